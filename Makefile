@@ -1,0 +1,44 @@
+# Set-up is part of every target: a fresh clone needs only `make demo` or `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+# the project is (re)installed only when pyproject.toml is newer than the stamp
+STAMP_BASE := $(VENV)/.installed-base
+STAMP_DEV := $(VENV)/.installed-dev
+STAMP_BENCH := $(VENV)/.installed-bench
+
+.PHONY: demo test bench browser clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(STAMP_BASE): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(STAMP_DEV): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@ $(STAMP_BASE)
+
+$(STAMP_BENCH): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[dev,bench]'
+	touch $@ $(STAMP_DEV) $(STAMP_BASE)
+
+demo: $(STAMP_BASE)
+	$(VENV)/bin/linkwise demo
+
+# The browser tests drive Debian's Chromium (Playwright's own browser download cannot work offline).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium missing: install Debian's chromium package for the browser tests"; fi; }
+
+test: $(STAMP_DEV) browser
+	$(PY) -m pytest -n 2 -q
+
+bench: $(STAMP_BENCH)
+	$(PY) benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,77 @@
+"""linkwise: active semi-supervised clustering with pairwise constraints.
+
+Find the grouping a person means by asking as few "do these two belong
+together?" questions as possible.
+
+Public names are loaded on first use (PEP 562), so ``import linkwise`` stays
+cheap for the command line and a session that needs only one method does not
+import the web server, Dask or plotting libraries.
+
+Examples
+--------
+>>> import linkwise as lw
+>>> X, y = lw.datasets.load("iris", scale="minmax")
+>>> oracle = lw.LabelOracle(y, random_state=0)
+>>> oracle.query(0, 1)
+True
+"""
+
+import importlib
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it
+_OBJECTS = {
+    "ConstraintStore": "linkwise.constraints",
+    "InconsistentConstraintError": "linkwise.exceptions",
+    "Oracle": "linkwise.oracle",
+    "LabelOracle": "linkwise.oracle",
+    "CallbackOracle": "linkwise.oracle",
+    "ActiveSession": "linkwise.loop",
+    "ActiveEstimator": "linkwise.loop",
+    "SeededKMeans": "linkwise.cluster",
+    "ConstrainedKMeans": "linkwise.cluster",
+    "COPKMeans": "linkwise.cluster",
+    "PCKMeans": "linkwise.cluster",
+    "MKMeans": "linkwise.cluster",
+    "MPCKMeans": "linkwise.cluster",
+    "ActiveClustering": "linkwise.active",
+    "COBRA": "linkwise.cobra",
+    "COBRAS": "linkwise.cobra",
+    "COBS": "linkwise.cobs",
+    "ActiveCOBS": "linkwise.cobs",
+    "BayesianActiveClustering": "linkwise.bayes",
+    "BayesianClustering": "linkwise.bayes",
+}
+_SUBMODULES = {
+    "active",
+    "bayes",
+    "bench",
+    "cluster",
+    "cobra",
+    "cobs",
+    "constraints",
+    "datasets",
+    "ensemble",
+    "loop",
+    "metrics",
+    "oracle",
+    "session",
+}
+
+__all__ = sorted(_OBJECTS) + sorted(_SUBMODULES)
+
+
+def __getattr__(name):
+    if name in _OBJECTS:
+        value = getattr(importlib.import_module(_OBJECTS[name]), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"linkwise.{name}")
+    else:
+        raise AttributeError(f"module 'linkwise' has no attribute {name!r}")
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,220 @@
+"""Argument checks shared by every linkwise estimator.
+
+One message format everywhere, in the spirit of scikit-learn's parameter
+validation: ``The 'n_clusters' parameter of PCKMeans must be an int >= 1, got 0.``
+"""
+
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "InvalidParameterError",
+    "check_scalar",
+    "check_option",
+    "check_pairs",
+    "check_index_set",
+    "owner_name",
+]
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A parameter or argument has the wrong type or value.
+
+    Subclasses both ``ValueError`` and ``TypeError`` (as scikit-learn's own
+    ``InvalidParameterError`` does), so callers may catch either.
+    """
+
+
+def owner_name(owner):
+    """Name used in messages: a string as is, a class by its name, else the type name."""
+    if isinstance(owner, str):
+        return owner
+    if isinstance(owner, type):
+        return owner.__name__
+    return type(owner).__name__
+
+
+def _fail(name, owner, what, value, role="parameter"):
+    raise InvalidParameterError(
+        f"The '{name}' {role} of {owner_name(owner)} must be {what}, got {value!r}."
+    )
+
+
+def check_scalar(
+    value,
+    name,
+    owner,
+    *,
+    kind,
+    low=None,
+    high=None,
+    include_low=True,
+    include_high=True,
+    none_ok=False,
+    role="parameter",
+):
+    """Check one int, float or bool parameter and return it.
+
+    Parameters
+    ----------
+    value : object
+        The value to check.
+    name : str
+        The parameter's name, as the user spells it.
+    owner : str, type or object
+        What the parameter belongs to (``"PCKMeans"``, ``"PCKMeans.fit"``).
+    kind : {"int", "float", "bool"}
+        ``"float"`` accepts any real number (ints included), never a bool.
+    low, high : number, optional
+        Bounds.
+    include_low, include_high : bool
+        Whether each bound is allowed.
+    none_ok : bool
+        Whether ``None`` is accepted (and returned as is).
+    role : str
+        ``"parameter"`` for constructor parameters, ``"argument"`` for
+        arguments of a method.
+
+    Returns
+    -------
+    value : int, float, bool or None
+
+    Examples
+    --------
+    >>> check_scalar(3, "n_clusters", "PCKMeans", kind="int", low=1)
+    3
+    """
+    if value is None and none_ok:
+        return None
+    if kind == "bool":
+        if isinstance(value, (bool, np.bool_)):
+            return bool(value)
+        _fail(name, owner, "a bool" + (" or None" if none_ok else ""), value, role)
+    types = {"int": numbers.Integral, "float": numbers.Real}[kind]
+    article = {"int": "an int", "float": "a float"}[kind]
+    interval = _describe_interval(low, high, include_low, include_high)
+    what = article + interval + (" or None" if none_ok else "")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, types):
+        _fail(name, owner, what, value, role)
+    if kind == "float" and not np.isfinite(value):
+        _fail(name, owner, what, value, role)
+    too_low = low is not None and (value < low if include_low else value <= low)
+    too_high = high is not None and (value > high if include_high else value >= high)
+    if too_low or too_high:
+        _fail(name, owner, what, value, role)
+    return int(value) if kind == "int" else float(value)
+
+
+def _describe_interval(low, high, include_low, include_high):
+    if low is not None and high is not None:
+        left = "[" if include_low else "("
+        right = "]" if include_high else ")"
+        return f" in {left}{low}, {high}{right}"
+    if low is not None:
+        return f" {'>=' if include_low else '>'} {low}"
+    if high is not None:
+        return f" {'<=' if include_high else '<'} {high}"
+    return ""
+
+
+def check_option(value, name, owner, options, *, role="parameter"):
+    """Check that ``value`` is one of ``options`` and return it.
+
+    Examples
+    --------
+    >>> check_option("full", "metric", "MPCKMeans", ("diagonal", "full"))
+    'full'
+    """
+    if not isinstance(value, (str, bool, type(None))) or value not in options:
+        listed = ", ".join(repr(o) for o in options)
+        _fail(name, owner, f"one of {listed}", value, role)
+    return value
+
+
+def check_pairs(pairs, n_samples, name, owner):
+    """Validate constraint pairs and return them as an ``(n_pairs, 2)`` int array.
+
+    ``None`` or an empty sequence gives an empty array. Each pair must hold
+    two distinct row indices in ``[0, n_samples)``.
+
+    Examples
+    --------
+    >>> check_pairs([(0, 1), (2, 3)], 5, "ml", "PCKMeans.fit").tolist()
+    [[0, 1], [2, 3]]
+    """
+    if pairs is None:
+        return np.empty((0, 2), dtype=np.intp)
+    try:
+        arr = np.asarray(pairs)
+    except ValueError:  # ragged nested sequences
+        raise InvalidParameterError(
+            f"The '{name}' argument of {owner_name(owner)} must be a sequence of "
+            f"(i, j) index pairs of shape (n_pairs, 2); it is ragged."
+        ) from None
+    if arr.size == 0:
+        return np.empty((0, 2), dtype=np.intp)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise InvalidParameterError(
+            f"The '{name}' argument of {owner_name(owner)} must be a sequence of "
+            f"(i, j) index pairs of shape (n_pairs, 2), got shape {arr.shape}."
+        )
+    if arr.dtype.kind not in "iu":
+        integral = arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))
+        if not integral:
+            raise InvalidParameterError(
+                f"The '{name}' argument of {owner_name(owner)} must hold integer row "
+                f"indices, got dtype {arr.dtype}."
+            )
+    arr = arr.astype(np.intp)
+    bad = np.flatnonzero((arr < 0).any(axis=1) | (arr >= n_samples).any(axis=1))
+    if bad.size:
+        k = bad[0]
+        raise InvalidParameterError(
+            f"The '{name}' argument of {owner_name(owner)} has pair {k} = "
+            f"{tuple(arr[k].tolist())} with an index out of range for X with "
+            f"{n_samples} rows; indices must be in [0, {n_samples - 1}]."
+        )
+    same = np.flatnonzero(arr[:, 0] == arr[:, 1])
+    if same.size:
+        k = same[0]
+        raise InvalidParameterError(
+            f"The '{name}' argument of {owner_name(owner)} has pair {k} = "
+            f"{tuple(arr[k].tolist())}: a point cannot be constrained with itself."
+        )
+    return arr
+
+
+def check_index_set(indices, n_samples, name, owner, *, allow_empty=False):
+    """Validate a set of row indices (or a boolean mask) and return sorted unique indices.
+
+    Examples
+    --------
+    >>> check_index_set([4, 1, 1], 5, "queryable", "COBRAS.fit").tolist()
+    [1, 4]
+    """
+    arr = np.asarray(indices)
+    if arr.dtype == bool:
+        if arr.shape != (n_samples,):
+            raise InvalidParameterError(
+                f"The '{name}' argument of {owner_name(owner)} is a boolean mask of "
+                f"shape {arr.shape}; it must have shape ({n_samples},), one entry per row of X."
+            )
+        arr = np.flatnonzero(arr)
+    elif arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
+        raise InvalidParameterError(
+            f"The '{name}' argument of {owner_name(owner)} must be a 1-D array of "
+            f"integer row indices or a boolean mask, got shape {arr.shape} and dtype {arr.dtype}."
+        )
+    arr = np.unique(arr.astype(np.intp))
+    if arr.size and (arr[0] < 0 or arr[-1] >= n_samples):
+        wrong = arr[0] if arr[0] < 0 else arr[-1]
+        raise InvalidParameterError(
+            f"The '{name}' argument of {owner_name(owner)} holds index {wrong}, out of "
+            f"range for X with {n_samples} rows."
+        )
+    if arr.size == 0 and not allow_empty:
+        raise InvalidParameterError(
+            f"The '{name}' argument of {owner_name(owner)} is empty; give at least one row index."
+        )
+    return arr

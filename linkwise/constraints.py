@@ -1,0 +1,346 @@
+"""The constraint store: every answer, and everything that follows from them.
+
+Must-links are transitive (a~b, b~c => a~c) and cannot-links are entailed across
+must-link components (a~b, b!~c => a!~c). The store keeps a union-find forest
+over must-links and, for each component root, the set of roots it is
+cannot-linked to; a union moves the smaller root's cannot-links onto the larger
+one, so :meth:`ConstraintStore.add` and :meth:`ConstraintStore.relation` run in
+near-constant time.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+from linkwise._validation import InvalidParameterError, check_pairs, check_scalar
+from linkwise.exceptions import InconsistentConstraintError
+
+__all__ = ["ConstraintStore", "Constraint"]
+
+
+class Constraint(NamedTuple):
+    """One stored answer: ``must_link`` is True for must-link, False for cannot-link."""
+
+    i: int
+    j: int
+    must_link: bool
+
+
+class ConstraintStore:
+    """Pairwise constraints with their transitive and entailed consequences.
+
+    Parameters
+    ----------
+    n : int
+        Number of points; indices run over ``0 .. n - 1``.
+    tolerant : bool, default=False
+        What to do with a constraint that contradicts the closure of earlier
+        ones. ``False`` raises :class:`~linkwise.InconsistentConstraintError`
+        and leaves the store unchanged. ``True`` keeps the constraint in the
+        explicit list, records it in :attr:`conflicts`, and leaves the closure
+        as the earlier constraints made it (the noise-handling methods resolve
+        conflicts from there).
+
+    Attributes
+    ----------
+    conflicts : list of Constraint
+        In tolerant mode, each stored constraint that contradicted the closure
+        when it was added, in order.
+
+    Examples
+    --------
+    >>> store = ConstraintStore(4)
+    >>> store.add(0, 1, True)
+    True
+    >>> store.add(1, 2, False)
+    True
+    >>> store.relation(0, 2)    # entailed: 0~1 and 1!~2
+    False
+    >>> store.relation(0, 3) is None
+    True
+    >>> [c.tolist() for c in store.components()]
+    [[0, 1], [2]]
+    """
+
+    def __init__(self, n, *, tolerant=False):
+        self.n = check_scalar(n, "n", "ConstraintStore", kind="int", low=1)
+        self.tolerant = check_scalar(tolerant, "tolerant", "ConstraintStore", kind="bool")
+        self._reset()
+
+    def _reset(self):
+        self._parent = list(range(self.n))
+        self._size = [1] * self.n
+        self._cl = {}  # root -> set of roots it is cannot-linked to
+        self._explicit = []
+        self.conflicts = []
+
+    @classmethod
+    def from_pairs(cls, n, ml=None, cl=None, *, tolerant=False):
+        """Build a store from must-link and cannot-link pair lists (must-links first).
+
+        Examples
+        --------
+        >>> ConstraintStore.from_pairs(3, ml=[(0, 1)], cl=[(1, 2)]).relation(0, 2)
+        False
+        """
+        store = cls(n, tolerant=tolerant)
+        for name, pairs, must in (("ml", ml, True), ("cl", cl, False)):
+            for i, j in check_pairs(pairs, store.n, name, "ConstraintStore.from_pairs").tolist():
+                store.add(i, j, must)
+        return store
+
+    # -- union-find ---------------------------------------------------------
+    def find(self, i):
+        """Root of ``i``'s must-link component (path halving)."""
+        parent = self._parent
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def _union(self, ra, rb):
+        if self._size[ra] < self._size[rb]:
+            ra, rb = rb, ra
+        self._parent[rb] = ra
+        self._size[ra] += self._size[rb]
+        moved = self._cl.pop(rb, None)
+        if moved:
+            mine = self._cl.setdefault(ra, set())
+            for other in moved:
+                peers = self._cl[other]
+                peers.discard(rb)
+                peers.add(ra)
+                mine.add(other)
+
+    # -- public API ---------------------------------------------------------
+    def _check_index(self, i, name):
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+            raise InvalidParameterError(
+                f"The '{name}' argument of ConstraintStore must be an int row index, got {i!r}."
+            )
+        if not 0 <= i < self.n:
+            raise InvalidParameterError(
+                f"The '{name}' argument of ConstraintStore is {i}, out of range for "
+                f"a store of {self.n} points; it must be in [0, {self.n - 1}]."
+            )
+        return int(i)
+
+    def _check_pair(self, i, j):
+        i, j = self._check_index(i, "i"), self._check_index(j, "j")
+        if i == j:
+            raise InvalidParameterError(
+                f"ConstraintStore got the pair ({i}, {j}): a point cannot be constrained with itself."
+            )
+        return i, j
+
+    def relation(self, i, j):
+        """What the constraints say about ``(i, j)``.
+
+        Returns
+        -------
+        relation : bool or None
+            True if ``i`` and ``j`` must be together (given or by transitivity),
+            False if they must be apart (given or entailed), None if unknown.
+        """
+        i, j = self._check_pair(i, j)
+        ri, rj = self.find(i), self.find(j)
+        if ri == rj:
+            return True
+        if rj in self._cl.get(ri, ()):
+            return False
+        return None
+
+    def add(self, i, j, must_link):
+        """Store the answer ``must_link`` for the pair ``(i, j)``.
+
+        Returns
+        -------
+        informative : bool
+            True if the constraint added knowledge (the pair's relation was
+            unknown), False if it was already implied or, in tolerant mode,
+            contradicted the closure (it is then listed in :attr:`conflicts`).
+
+        Raises
+        ------
+        InconsistentConstraintError
+            In strict mode, when the constraint contradicts the closure; the
+            store is left unchanged.
+        """
+        i, j = self._check_pair(i, j)
+        if not isinstance(must_link, (bool, np.bool_)):
+            raise InvalidParameterError(
+                "The 'must_link' argument of ConstraintStore.add must be a bool "
+                f"(True = must-link, False = cannot-link), got {must_link!r}."
+            )
+        must_link = bool(must_link)
+        known = self.relation(i, j)
+        constraint = Constraint(i, j, must_link)
+        if known is not None and known != must_link:
+            if not self.tolerant:
+                raise InconsistentConstraintError(
+                    f"{'Must' if must_link else 'Cannot'}-link ({i}, {j}) contradicts earlier "
+                    f"constraints, which imply {'must' if known else 'cannot'}-link.",
+                    pair=(i, j),
+                    must_link=must_link,
+                )
+            self._explicit.append(constraint)
+            self.conflicts.append(constraint)
+            return False
+        self._explicit.append(constraint)
+        if known is not None:
+            return False
+        ri, rj = self.find(i), self.find(j)
+        if must_link:
+            self._union(ri, rj)
+        else:
+            self._cl.setdefault(ri, set()).add(rj)
+            self._cl.setdefault(rj, set()).add(ri)
+        return True
+
+    def remove(self, i, j):
+        """Remove the most recent stored answer about ``(i, j)`` (either order).
+
+        The closure is rebuilt from the remaining answers, in their order.
+
+        Returns
+        -------
+        removed : Constraint
+        """
+        i, j = self._check_pair(i, j)
+        for k in range(len(self._explicit) - 1, -1, -1):
+            c = self._explicit[k]
+            if {c.i, c.j} == {i, j}:
+                break
+        else:
+            raise KeyError(f"no stored constraint for the pair ({i}, {j})")
+        kept = self._explicit[:k] + self._explicit[k + 1 :]
+        self._reset()
+        for c in kept:
+            self.add(*c)
+        return c
+
+    @property
+    def constraints(self):
+        """Every stored answer, in the order added (conflicting ones included)."""
+        return list(self._explicit)
+
+    def _pairs(self, must_link):
+        conflicting = set(self.conflicts)
+        pairs = [(c.i, c.j) for c in self._explicit if c.must_link == must_link and c not in conflicting]
+        return np.array(pairs, dtype=np.intp).reshape(-1, 2)
+
+    def must_link_pairs(self, closure=False):
+        """Must-link pairs as an ``(m, 2)`` int array.
+
+        Parameters
+        ----------
+        closure : bool, default=False
+            False: the stored must-links (conflicting ones excluded). True: every
+            pair inside a must-link component, one row per unordered pair; this
+            is quadratic in component size, so it is built only when asked.
+        """
+        if not closure:
+            return self._pairs(True)
+        blocks = []
+        for members in self.components():
+            if members.size > 1:
+                a, b = np.triu_indices(members.size, k=1)
+                blocks.append(np.column_stack([members[a], members[b]]))
+        return np.concatenate(blocks) if blocks else np.empty((0, 2), dtype=np.intp)
+
+    def cannot_link_pairs(self, closure=False):
+        """Cannot-link pairs as an ``(m, 2)`` int array.
+
+        Parameters
+        ----------
+        closure : bool, default=False
+            False: the stored cannot-links (conflicting ones excluded). True:
+            every pair entailed across cannot-linked components (the product
+            of their member sets), built only when asked.
+        """
+        if not closure:
+            return self._pairs(False)
+        labels = self.component_labels()
+        comps = self.components(all_points=True)  # indexed by component label
+        blocks = []
+        for ra, peers in self._cl.items():
+            for rb in peers:
+                if ra < rb:
+                    a, b = comps[labels[ra]], comps[labels[rb]]
+                    blocks.append(np.column_stack([np.repeat(a, b.size), np.tile(b, a.size)]))
+        return np.concatenate(blocks) if blocks else np.empty((0, 2), dtype=np.intp)
+
+    def component_labels(self):
+        """Must-link component id of every point, numbered 0.. in order of first member.
+
+        Points in no must-link get a component of their own.
+        """
+        roots = np.fromiter((self.find(i) for i in range(self.n)), dtype=np.intp, count=self.n)
+        _, labels = np.unique(roots, return_inverse=True)
+        # renumber by first occurrence so ids do not depend on which root won a union
+        first = np.full(labels.max() + 1, self.n, dtype=np.intp)
+        np.minimum.at(first, labels, np.arange(self.n))
+        order = np.argsort(first, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        return rank[labels]
+
+    def constrained_points(self):
+        """Sorted indices of points that appear in at least one stored constraint."""
+        if not self._explicit:
+            return np.empty(0, dtype=np.intp)
+        pts = np.array([(c.i, c.j) for c in self._explicit], dtype=np.intp).ravel()
+        return np.unique(pts)
+
+    def components(self, all_points=False):
+        """The neighbourhoods: must-link components, as sorted index arrays.
+
+        Parameters
+        ----------
+        all_points : bool, default=False
+            False: only components holding a constrained point (the
+            neighbourhoods of the active-learning literature, singletons with a
+            cannot-link included). True: every point's component.
+
+        Returns
+        -------
+        components : list of ndarray
+            Ordered by smallest member.
+        """
+        labels = self.component_labels()
+        if all_points:
+            keep = np.arange(self.n)
+        else:
+            keep = self.constrained_points()
+        if keep.size == 0:
+            return []
+        wanted = np.unique(labels[keep])
+        order = np.argsort(labels, kind="stable")
+        bounds = np.searchsorted(labels[order], np.arange(labels.max() + 2))
+        return [order[bounds[c] : bounds[c + 1]] for c in wanted]
+
+    def n_components(self):
+        """Number of neighbourhoods (components holding a constrained point)."""
+        return len({self.find(int(p)) for p in self.constrained_points()})
+
+    def copy(self):
+        """An independent copy with the same answers, closure and conflicts."""
+        other = ConstraintStore.__new__(ConstraintStore)
+        other.n, other.tolerant = self.n, self.tolerant
+        other._parent = list(self._parent)
+        other._size = list(self._size)
+        other._cl = {r: set(s) for r, s in self._cl.items()}
+        other._explicit = list(self._explicit)
+        other.conflicts = list(self.conflicts)
+        return other
+
+    def __len__(self):
+        return len(self._explicit)
+
+    def __repr__(self):
+        n_ml = sum(c.must_link for c in self._explicit)
+        mode = ", tolerant" if self.tolerant else ""
+        return (
+            f"ConstraintStore(n={self.n}{mode}: {n_ml} must-link, "
+            f"{len(self._explicit) - n_ml} cannot-link, {len(self.conflicts)} conflicts)"
+        )

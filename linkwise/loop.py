@@ -1,0 +1,376 @@
+"""The one question loop shared by every active estimator.
+
+An active method is written once, as a *question generator*: a method
+``_questions(ctx)`` that yields a pair ``(i, j)`` and receives the answer
+(True = must-link, False = cannot-link, None = don't know) as the value of the
+``yield`` expression. It keeps its current clustering in ``ctx.labels``.
+
+The loop owns everything else: the budget (``max_queries``), the answer log,
+the :class:`~linkwise.ConstraintStore`, and the skipping of pairs whose
+relation is already known or follows from earlier answers (such pairs are
+answered from the store at once: never asked, never charged). ``fit`` drives
+the generator with an oracle; :class:`ActiveSession` lets a person drive it one
+question at a time (``ask`` / ``tell``).
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from sklearn.base import BaseEstimator, clone
+from sklearn.utils import check_array, check_random_state
+
+from linkwise._validation import InvalidParameterError, check_index_set
+from linkwise.constraints import ConstraintStore
+
+__all__ = ["ActiveEstimator", "ActiveSession", "QueryContext", "Recheck"]
+
+
+class Recheck(NamedTuple):
+    """Yield this instead of a plain pair to have a known pair asked again.
+
+    For methods that doubt an earlier answer (wrong-answer repair): the loop
+    asks it even though the store already knows the relation, and charges it.
+    """
+
+    i: int
+    j: int
+
+
+class QueryContext:
+    """What a question generator sees while it runs.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The validated data (float64).
+    queryable : ndarray of int
+        Sorted rows that may appear in a question.
+    queryable_mask : ndarray of bool
+        The same as a mask over rows.
+    constraints : ConstraintStore
+        Every answer so far and what follows from them (read it, do not write).
+    rng : numpy.random.RandomState
+        The one random generator of this run, from the estimator's ``random_state``.
+    labels : ndarray of int
+        The method's current clustering of every row; the method keeps it up
+        to date (it is what ``labels_`` reports at any moment).
+    max_queries : int or None
+        The budget (None: unlimited).
+    n_queries : int
+        Questions asked so far.
+    """
+
+    def __init__(self, X, queryable, constraints, rng, max_queries):
+        self.X = X
+        self.n_samples = X.shape[0]
+        self.queryable = queryable
+        self.queryable_mask = np.zeros(self.n_samples, dtype=bool)
+        self.queryable_mask[queryable] = True
+        self.constraints = constraints
+        self.rng = rng
+        self.labels = np.zeros(self.n_samples, dtype=np.intp)
+        self.max_queries = max_queries
+        self.n_queries = 0
+
+    @property
+    def budget_left(self):
+        """Questions that may still be asked (None: unlimited). For planning only."""
+        return None if self.max_queries is None else self.max_queries - self.n_queries
+
+
+def _pair_key(i, j):
+    return (i, j) if i < j else (j, i)
+
+
+class ActiveSession:
+    """Drive an active estimator one question at a time, for a person.
+
+    The estimator is cloned (the object you pass is never modified); its
+    question generator runs until it needs an answer that the constraint store
+    does not know.
+
+    Parameters
+    ----------
+    estimator : ActiveEstimator
+        An unfitted active estimator (COBRAS, ActiveClustering, ...).
+    X : array-like of shape (n_samples, n_features)
+        The data.
+    queryable : array-like of int or bool mask, optional
+        Rows that may appear in a question (all rows by default). Labels still
+        cover every row.
+
+    Attributes
+    ----------
+    estimator_ : ActiveEstimator
+        The clone being fitted; after :meth:`finish` it carries ``labels_``,
+        ``constraints_``, ``query_log_``, ``n_queries_``.
+    query_log : list of (int, int, bool or None)
+        Questions asked and their answers, in order.
+
+    Examples
+    --------
+    >>> import linkwise as lw
+    >>> X, y = lw.datasets.load("iris", scale="minmax")
+    >>> session = lw.ActiveSession(lw.COBRAS(max_queries=5, random_state=0), X)
+    >>> while (pair := session.ask()) is not None:
+    ...     session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+    >>> session.n_queries
+    5
+    >>> session.labels_.shape
+    (147,)
+    """
+
+    def __init__(self, estimator, X, queryable=None):
+        if not isinstance(estimator, ActiveEstimator):
+            raise InvalidParameterError(
+                "The 'estimator' argument of ActiveSession must be an active estimator "
+                f"(COBRAS, COBRA, ActiveClustering, ...), got {type(estimator).__name__}."
+            )
+        self._start(clone(estimator), X, queryable)
+
+    @classmethod
+    def _fitting(cls, estimator, X, queryable):
+        """A session that fits ``estimator`` itself (what ``fit`` uses)."""
+        session = cls.__new__(cls)
+        session._start(estimator, X, queryable)
+        return session
+
+    def _start(self, estimator, X, queryable):
+        owner = f"{type(estimator).__name__}.fit"
+        estimator._validate_params()
+        X = check_array(X, dtype=np.float64, ensure_min_samples=2, input_name="X", estimator=type(estimator).__name__)
+        n = X.shape[0]
+        queryable = np.arange(n) if queryable is None else check_index_set(queryable, n, "queryable", owner)
+        store = ConstraintStore(n, tolerant=estimator._tolerant_constraints())
+        rng = check_random_state(estimator.random_state)
+        self.estimator_ = estimator
+        self._ctx = QueryContext(X, queryable, store, rng, getattr(estimator, "max_queries", None))
+        self.query_log = []
+        self._history = []
+        self._dont_know = set()
+        self._pending = None
+        self._gen = estimator._questions(self._ctx)
+        self._advance(None, first=True)
+
+    # -- driving the generator ---------------------------------------------
+    def _checked(self, item):
+        recheck = isinstance(item, Recheck)
+        try:
+            i, j = (int(v) for v in item)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"{type(self.estimator_).__name__} yielded {item!r}; a question generator must yield (i, j) pairs."
+            ) from None
+        ctx = self._ctx
+        if i == j or not (ctx.queryable_mask[i] and ctx.queryable_mask[j]):
+            raise RuntimeError(
+                f"{type(self.estimator_).__name__} asked about ({i}, {j}); questions must be about two "
+                "different queryable rows. This is a bug in the method."
+            )
+        return i, j, recheck
+
+    def _advance(self, answer, first=False):
+        ctx = self._ctx
+        while True:
+            try:
+                item = next(self._gen) if first else self._gen.send(answer)
+            except StopIteration:
+                self._pending = None
+                self._gen = None
+                return
+            first = False
+            i, j, recheck = self._checked(item)
+            if not recheck:
+                known = ctx.constraints.relation(i, j)
+                if known is not None:
+                    answer = known
+                    continue
+                if _pair_key(i, j) in self._dont_know:
+                    answer = None
+                    continue
+            if ctx.max_queries is not None and ctx.n_queries >= ctx.max_queries:
+                # budget spent: the generator stays suspended; its ctx.labels is the answer
+                self._pending = None
+                return
+            self._pending = (i, j)
+            return
+
+    def ask(self):
+        """The pair the method wants answered next, or None when it is done.
+
+        None means the budget is spent or the method has nothing left to ask.
+        Calling ``ask`` again before :meth:`tell` returns the same pair.
+        """
+        return self._pending
+
+    def tell(self, pair, answer):
+        """Answer the pending question.
+
+        Parameters
+        ----------
+        pair : tuple of int
+            The pair returned by :meth:`ask` (either order).
+        answer : bool or None
+            True (same cluster), False (different clusters) or None (don't
+            know: stored as no constraint, and never asked again).
+        """
+        if self._pending is None:
+            raise RuntimeError("No question is pending: ask() returned None, so the session is done.")
+        try:
+            same = _pair_key(*(int(v) for v in pair)) == _pair_key(*self._pending)
+        except (TypeError, ValueError):
+            same = False
+        if not same:
+            raise InvalidParameterError(
+                f"The 'pair' argument of ActiveSession.tell must be the pending question "
+                f"{self._pending}, got {pair!r}."
+            )
+        if answer is not None and not isinstance(answer, (bool, np.bool_)):
+            raise InvalidParameterError(
+                "The 'answer' argument of ActiveSession.tell must be True (same cluster), "
+                f"False (different clusters) or None (don't know), got {answer!r}."
+            )
+        i, j = self._pending
+        answer = None if answer is None else bool(answer)
+        ctx = self._ctx
+        if answer is None:
+            self._dont_know.add(_pair_key(i, j))
+        else:
+            ctx.constraints.add(i, j, answer)  # a strict store may refuse: nothing else has changed yet
+        ctx.n_queries += 1
+        self.query_log.append((i, j, answer))
+        self._advance(answer)
+        if self.estimator_._anytime:
+            self._history.append(self.estimator_._snapshot(ctx))
+
+    def replay(self, answers):
+        """Feed stored answers, as long as the method asks pairs they cover.
+
+        Parameters
+        ----------
+        answers : mapping of (i, j) -> bool or None
+            Answers by pair (either order of each pair is accepted).
+
+        Returns
+        -------
+        n_replayed : int
+            How many questions were answered from ``answers``. Stops at the
+            first question ``answers`` does not cover (that is the next one
+            to ask a person).
+        """
+        by_key = {_pair_key(int(i), int(j)): a for (i, j), a in answers.items()}
+        n = 0
+        while (pair := self.ask()) is not None and _pair_key(*pair) in by_key:
+            self.tell(pair, by_key[_pair_key(*pair)])
+            n += 1
+        return n
+
+    # -- results ------------------------------------------------------------
+    @property
+    def labels_(self):
+        """The current clustering of every row."""
+        return self.estimator_._current_labels(self._ctx)
+
+    @property
+    def n_queries(self):
+        """Questions answered so far ("don't know" included)."""
+        return self._ctx.n_queries
+
+    @property
+    def constraints(self):
+        """The session's :class:`~linkwise.ConstraintStore`."""
+        return self._ctx.constraints
+
+    @property
+    def done(self):
+        """True when nothing is left to ask (budget spent or method finished)."""
+        return self._pending is None
+
+    def finish(self):
+        """Stop asking and return the fitted estimator.
+
+        Sets ``labels_``, ``constraints_``, ``query_log_``, ``n_queries_`` (and
+        ``labels_history_`` for anytime methods) on :attr:`estimator_`.
+        """
+        est, ctx = self.estimator_, self._ctx
+        est.labels_ = est._current_labels(ctx)
+        if self._gen is not None:
+            self._gen.close()
+            self._gen = None
+        self._pending = None
+        est.constraints_ = ctx.constraints
+        est.query_log_ = list(self.query_log)
+        est.n_queries_ = ctx.n_queries
+        if est._anytime:
+            est.labels_history_ = est._history_array(self._history)
+        return est
+
+
+class ActiveEstimator(BaseEstimator):
+    """Base class of estimators that ask an oracle (or a person) questions.
+
+    Subclasses implement ``_questions(ctx)``, a generator (see
+    :mod:`linkwise.loop`), and may override ``_validate_params``,
+    ``_current_labels`` and ``_tolerant_constraints``. Set ``_anytime = True``
+    when the clustering after every question is meaningful; ``fit`` then
+    records ``labels_history_``.
+
+    ``random_state`` and (optionally) ``max_queries`` are read by the loop.
+    """
+
+    _anytime = False
+
+    def _validate_params(self):
+        """Check constructor parameters; raise InvalidParameterError naming the bad one."""
+
+    def _tolerant_constraints(self):
+        """Whether contradicting answers are recorded (True) or refused (False)."""
+        return False
+
+    def _current_labels(self, ctx):
+        """The clustering to report now (default: what the generator keeps in ``ctx.labels``)."""
+        return np.asarray(ctx.labels).copy()
+
+    def _snapshot(self, ctx):
+        """One ``labels_history_`` entry; override for a compact form on large data."""
+        return self._current_labels(ctx).astype(np.int32)
+
+    def _history_array(self, snapshots):
+        """Turn the snapshots into ``labels_history_`` (default: ``(n_queries, n_samples)`` int32)."""
+        if not snapshots:
+            return np.empty((0, self.labels_.shape[0]), dtype=np.int32)
+        return np.stack(snapshots)
+
+    def _questions(self, ctx):
+        raise NotImplementedError(f"{type(self).__name__} must implement _questions(ctx)")
+
+    def fit(self, X, oracle, queryable=None):
+        """Cluster ``X``, asking ``oracle`` about pairs within the budget.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        oracle : Oracle
+            Anything with ``query(i, j) -> True | False | None``, e.g.
+            :class:`~linkwise.LabelOracle`.
+        queryable : array-like of int or bool mask, optional
+            Rows that may appear in a question; labels still cover every row.
+
+        Returns
+        -------
+        self
+        """
+        if not callable(getattr(oracle, "query", None)):
+            raise InvalidParameterError(
+                f"The 'oracle' argument of {type(self).__name__}.fit must have a query(i, j) method "
+                f"(e.g. linkwise.LabelOracle(y)), got {type(oracle).__name__}."
+            )
+        session = ActiveSession._fitting(self, X, queryable)
+        while (pair := session.ask()) is not None:
+            session.tell(pair, oracle.query(*pair))
+        session.finish()
+        return self
+
+    def fit_predict(self, X, oracle, queryable=None):
+        """Fit and return ``labels_``."""
+        return self.fit(X, oracle, queryable).labels_

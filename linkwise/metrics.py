@@ -1,0 +1,108 @@
+"""Clustering quality: ARI and NMI (scikit-learn), pairwise F-measure, constraint satisfaction."""
+
+import numpy as np
+from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+from sklearn.metrics.cluster import pair_confusion_matrix
+
+from linkwise._validation import InvalidParameterError, check_pairs
+
+__all__ = [
+    "ari",
+    "nmi",
+    "pairwise_precision_recall_f",
+    "pairwise_f_measure",
+    "constraint_satisfaction",
+]
+
+
+def _check_labelings(y_true, y_pred):
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    if y_true.ndim != 1 or y_pred.shape != y_true.shape:
+        raise InvalidParameterError(
+            f"'y_true' and 'y_pred' must be 1-D arrays of the same length, got shapes {y_true.shape} and {y_pred.shape}."
+        )
+    return y_true, y_pred
+
+
+def ari(y_true, y_pred):
+    """Adjusted Rand index (scikit-learn's ``adjusted_rand_score``).
+
+    Examples
+    --------
+    >>> ari([0, 0, 1, 1], [1, 1, 0, 0])
+    1.0
+    """
+    return float(adjusted_rand_score(*_check_labelings(y_true, y_pred)))
+
+
+def nmi(y_true, y_pred):
+    """Normalised mutual information (scikit-learn, arithmetic mean normalisation).
+
+    Examples
+    --------
+    >>> nmi([0, 0, 1, 1], [1, 1, 0, 0])
+    1.0
+    """
+    return float(normalized_mutual_info_score(*_check_labelings(y_true, y_pred)))
+
+
+def pairwise_precision_recall_f(y_true, y_pred):
+    """Pairwise precision, recall and F-measure over all unordered pairs.
+
+    A pair is a true positive when both labelings put it together. Used by
+    Pei, Liu & Fern (ECML PKDD 2015) to score Bayesian active clustering.
+    Counts come from the contingency table, so this is O(n) in memory.
+
+    Returns
+    -------
+    precision, recall, f : float
+        1.0 where the denominator is zero (nothing predicted or nothing to find).
+
+    Examples
+    --------
+    >>> pairwise_precision_recall_f([0, 0, 1, 1], [0, 0, 0, 1])
+    (0.3333333333333333, 0.5, 0.4)
+    """
+    y_true, y_pred = _check_labelings(y_true, y_pred)
+    (_, fp), (fn, tp) = pair_confusion_matrix(y_true, y_pred) // 2
+    precision = tp / (tp + fp) if tp + fp else 1.0
+    recall = tp / (tp + fn) if tp + fn else 1.0
+    f = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return float(precision), float(recall), float(f)
+
+
+def pairwise_f_measure(y_true, y_pred):
+    """Pairwise F-measure (harmonic mean of pairwise precision and recall).
+
+    Examples
+    --------
+    >>> pairwise_f_measure([0, 0, 1, 1], [0, 0, 1, 1])
+    1.0
+    """
+    return pairwise_precision_recall_f(y_true, y_pred)[2]
+
+
+def constraint_satisfaction(labels, ml=None, cl=None):
+    """Fraction of constraints a clustering satisfies (1.0 when there are none).
+
+    Parameters
+    ----------
+    labels : array-like of shape (n_samples,)
+    ml, cl : array-like of shape (n_pairs, 2), optional
+        Must-link and cannot-link pairs.
+
+    Examples
+    --------
+    >>> constraint_satisfaction([0, 0, 1], ml=[(0, 1)], cl=[(0, 1), (1, 2)])
+    0.6666666666666666
+    """
+    labels = np.asarray(labels)
+    if labels.ndim != 1:
+        raise InvalidParameterError(f"'labels' must be a 1-D array, got shape {labels.shape}.")
+    ml = check_pairs(ml, labels.size, "ml", "constraint_satisfaction")
+    cl = check_pairs(cl, labels.size, "cl", "constraint_satisfaction")
+    total = len(ml) + len(cl)
+    if total == 0:
+        return 1.0
+    ok = np.sum(labels[ml[:, 0]] == labels[ml[:, 1]]) + np.sum(labels[cl[:, 0]] != labels[cl[:, 1]])
+    return float(ok / total)

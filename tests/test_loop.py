@@ -1,0 +1,147 @@
+import numpy as np
+import pytest
+from sklearn.datasets import make_blobs
+
+import linkwise as lw
+from linkwise.loop import ActiveEstimator, Recheck
+from tests.reference import ClosestPairsFirst
+
+
+@pytest.fixture
+def blobs():
+    X, y = make_blobs(n_samples=30, centers=3, cluster_std=0.3, random_state=0)
+    return X, y
+
+
+def test_fit_recovers_labels_and_never_asks_known_pairs(blobs):
+    X, y = blobs
+    oracle = lw.LabelOracle(y)
+    est = ClosestPairsFirst().fit(X, oracle)
+    assert lw.metrics.ari(y, est.labels_) == 1.0
+    asked = [(i, j) for i, j, _ in est.query_log_]
+    assert len(set(map(frozenset, asked))) == len(asked)
+    # replaying the log pair by pair: no asked pair was inferable from the answers before it
+    store = lw.ConstraintStore(len(y))
+    for i, j, answer in est.query_log_:
+        assert store.relation(i, j) is None
+        store.add(i, j, answer)
+    # far fewer than all 435 pairs: transitivity and entailment answer the rest
+    assert est.n_queries_ == oracle.n_queries < 100
+    assert est.labels_history_.shape == (est.n_queries_, len(y))
+
+
+def test_budget_is_owned_by_the_loop(blobs):
+    X, y = blobs
+    est = ClosestPairsFirst(max_queries=7).fit(X, lw.LabelOracle(y))
+    assert est.n_queries_ == 7 and len(est.query_log_) == 7
+    assert len(est.constraints_) == 7
+
+
+def test_queryable_limits_questions_but_labels_cover_all(blobs):
+    X, y = blobs
+    queryable = np.arange(0, 30, 2)
+
+    def answer(i, j):
+        assert i in queryable and j in queryable
+        return bool(y[i] == y[j])
+
+    est = ClosestPairsFirst().fit(X, lw.CallbackOracle(answer), queryable=queryable)
+    assert est.labels_.shape == (30,)
+    assert est.n_queries_ > 0
+
+
+def test_dont_know_is_not_stored_and_not_asked_again(blobs):
+    X, y = blobs
+    asked = []
+
+    def answer(i, j):
+        asked.append((i, j))
+        return None if len(asked) == 1 else bool(y[i] == y[j])
+
+    est = ClosestPairsFirst().fit(X, lw.CallbackOracle(answer))
+    first = asked[0]
+    assert asked.count(first) == 1
+    assert est.query_log_[0] == (*first, None)
+    assert len(est.constraints_) == est.n_queries_ - 1
+
+
+def test_session_ask_tell_matches_fit_and_user_object_untouched(blobs):
+    X, y = blobs
+    template = ClosestPairsFirst(max_queries=12, random_state=0)
+    session = lw.ActiveSession(template, X)
+    assert session.ask() == session.ask()
+    while (pair := session.ask()) is not None:
+        session.tell(pair[::-1], bool(y[pair[0]] == y[pair[1]]))  # either order is accepted
+    fitted = session.finish()
+    direct = ClosestPairsFirst(max_queries=12, random_state=0).fit(X, lw.LabelOracle(y))
+    assert fitted.query_log_ == direct.query_log_
+    np.testing.assert_array_equal(fitted.labels_, direct.labels_)
+    assert not hasattr(template, "labels_")
+
+
+def test_replay_resumes_where_answers_stop(blobs):
+    X, y = blobs
+    full = ClosestPairsFirst(max_queries=10).fit(X, lw.LabelOracle(y))
+    answers = {(i, j): a for i, j, a in full.query_log_[:6]}
+    session = lw.ActiveSession(ClosestPairsFirst(max_queries=10), X)
+    assert session.replay(answers) == 6
+    assert session.ask() == full.query_log_[6][:2]
+
+
+def test_tell_rejects_wrong_pair_and_bad_answer(blobs):
+    X, y = blobs
+    session = lw.ActiveSession(ClosestPairsFirst(), X)
+    i, j = session.ask()
+    with pytest.raises(ValueError, match="pending question"):
+        session.tell((i, (j + 1) % 30 if (j + 1) % 30 != i else (j + 2) % 30), True)
+    with pytest.raises(TypeError, match="'answer'"):
+        session.tell((i, j), "yes")
+    assert session.n_queries == 0 and len(session.constraints) == 0
+
+
+def test_bad_inputs_name_the_argument(blobs):
+    X, y = blobs
+    Xn = X.copy()
+    Xn[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        ClosestPairsFirst().fit(Xn, lw.LabelOracle(y))
+    with pytest.raises(TypeError, match="'oracle'"):
+        ClosestPairsFirst().fit(X, y)
+    with pytest.raises(ValueError, match="'queryable'.*out of\\s+range"):
+        ClosestPairsFirst().fit(X, lw.LabelOracle(y), queryable=[0, 99])
+    with pytest.raises(ValueError, match="'max_queries' parameter of ClosestPairsFirst must be an int >= 0"):
+        ClosestPairsFirst(max_queries=-1).fit(X, lw.LabelOracle(y))
+    with pytest.raises(TypeError, match="active estimator"):
+        lw.ActiveSession(object(), X)
+
+
+class _Doubter(ActiveEstimator):
+    """Asks one pair, then asks for it to be confirmed."""
+
+    def __init__(self, *, random_state=None):
+        self.random_state = random_state
+
+    def _tolerant_constraints(self):
+        return True
+
+    def _questions(self, ctx):
+        first = yield (0, 1)
+        second = yield Recheck(0, 1)
+        ctx.labels = np.array([0, 0 if first and second else 1, 2])
+
+
+def test_recheck_asks_a_known_pair_again():
+    answers = iter([True, False])
+    est = _Doubter().fit(np.eye(3), lw.CallbackOracle(lambda i, j: next(answers)))
+    assert [a for *_, a in est.query_log_] == [True, False]
+    assert est.constraints_.conflicts == [lw.constraints.Constraint(0, 1, False)]
+    assert est.labels_.tolist() == [0, 1, 2]
+
+
+def test_method_asking_outside_queryable_is_caught():
+    class Bad(_Doubter):
+        def _questions(self, ctx):
+            yield (0, 2)
+
+    with pytest.raises(RuntimeError, match="queryable"):
+        Bad().fit(np.eye(3), lw.LabelOracle([0, 0, 1]), queryable=[0, 1])
