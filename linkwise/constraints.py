@@ -208,16 +208,16 @@ class ConstraintStore:
         """
         i, j = self._check_pair(i, j)
         for k in range(len(self._explicit) - 1, -1, -1):
-            c = self._explicit[k]
-            if {c.i, c.j} == {i, j}:
+            if {self._explicit[k].i, self._explicit[k].j} == {i, j}:
                 break
         else:
             raise KeyError(f"no stored constraint for the pair ({i}, {j})")
+        removed = self._explicit[k]
         kept = self._explicit[:k] + self._explicit[k + 1 :]
         self._reset()
-        for c in kept:
-            self.add(*c)
-        return c
+        for constraint in kept:
+            self.add(*constraint)
+        return removed
 
     @property
     def constraints(self):

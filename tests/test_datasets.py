@@ -1,0 +1,68 @@
+import gzip
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from linkwise import datasets
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+
+
+def test_every_shipped_dataset_loads_with_manifest_sizes():
+    names = datasets.names()
+    assert len(names) == 27 and "bbcsport" not in names and "crabs" not in names
+    for name in names:
+        meta = datasets.info(name)
+        X, y = datasets.load(name)
+        assert X.shape == (meta["n"], meta["d"]) and y.shape == (meta["n"],)
+        assert np.isfinite(X).all() and set(np.unique(y)) == set(range(meta["k"]))
+        assert meta["source"].startswith("github:") and meta["license"]
+
+
+def test_digit_subsets_are_distinct():
+    sizes = {name: datasets.info(name)["n"] for name in ("optdigits389", "digits389", "pendigits389")}
+    assert sizes == {"optdigits389": 1151, "digits389": 537, "pendigits389": 3165}
+
+
+def test_scaling():
+    X, _ = datasets.load("wine", scale="minmax")
+    np.testing.assert_allclose(X.min(axis=0), 0)
+    np.testing.assert_allclose(X.max(axis=0), 1)
+    Z, _ = datasets.load("wine", scale="standard")
+    np.testing.assert_allclose(Z.mean(axis=0), 0, atol=1e-12)
+    np.testing.assert_allclose(Z.std(axis=0), 1)
+    # the cached raw copy is not altered by scaling or by the caller
+    raw, y = datasets.load("wine")
+    raw[0, 0] = -1
+    assert datasets.load("wine")[0][0, 0] != -1
+
+
+def test_user_directory_and_environment(tmp_path, monkeypatch):
+    src = datasets.DATA_DIR / "iris.csv.gz"
+    shutil.copy(src, tmp_path / "mine.csv.gz")
+    X, y = datasets.load("mine", data_dir=tmp_path)
+    assert X.shape == (147, 4)
+    assert datasets.info("mine", data_dir=tmp_path)["source"] is None
+    monkeypatch.setenv("LINKWISE_DATA", str(tmp_path))
+    assert "mine" in datasets.names()
+
+
+@pytest.mark.skipif(not (SHARED / "crabs.csv.gz").exists(), reason="shared datasets not beside the repo")
+def test_unshipped_datasets_read_from_shared():
+    X, y = datasets.load("crabs", data_dir=SHARED)
+    assert X.shape == (200, 5)
+
+
+def test_errors(tmp_path):
+    with pytest.raises(ValueError, match="Unknown dataset 'nope'.*data_dir"):
+        datasets.load("nope")
+    with pytest.raises(ValueError, match="'scale' argument of load must be one of"):
+        datasets.load("iris", scale="zscore")
+    with pytest.raises(ValueError, match="'name'"):
+        datasets.load("../iris")
+    with gzip.open(tmp_path / "bad.csv.gz", "wt") as f:
+        f.write("a,b\n1,2\n")
+    with pytest.raises(ValueError, match="no 'label' column"):
+        datasets.load("bad", data_dir=tmp_path)

@@ -1,0 +1,57 @@
+import re
+
+import numpy as np
+import pytest
+
+from linkwise._validation import check_index_set, check_option, check_pairs, check_scalar
+
+
+@pytest.mark.parametrize(
+    "kwargs, value, message",
+    [
+        (dict(kind="int", low=1), 0, "The 'k' parameter of Owner must be an int >= 1, got 0."),
+        (dict(kind="int", low=1), 2.0, "must be an int >= 1, got 2.0"),
+        (dict(kind="int", low=1), True, "must be an int >= 1, got True"),
+        (dict(kind="float", low=0, high=1, include_low=False), 0.0, "a float in (0, 1], got 0.0"),
+        (dict(kind="float"), float("nan"), "a float, got nan"),
+        (dict(kind="bool"), 1, "a bool, got 1"),
+        (dict(kind="int", high=3, none_ok=True), 4, "an int <= 3 or None, got 4"),
+    ],
+)
+def test_scalar_messages(kwargs, value, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        check_scalar(value, "k", "Owner", **kwargs)
+
+
+def test_scalar_accepts_numpy_types_and_none():
+    assert check_scalar(np.int64(3), "k", "O", kind="int") == 3
+    assert check_scalar(np.float32(0.5), "k", "O", kind="float") == 0.5
+    assert check_scalar(None, "k", "O", kind="int", none_ok=True) is None
+
+
+def test_option():
+    with pytest.raises(ValueError, match="one of 'a', 'b', got 'c'"):
+        check_option("c", "x", "O", ("a", "b"))
+    with pytest.raises(TypeError):
+        check_option(["a"], "x", "O", ("a", "b"))
+
+
+def test_pairs():
+    assert check_pairs(None, 3, "ml", "O").shape == (0, 2)
+    assert check_pairs(np.array([[0.0, 2.0]]), 3, "ml", "O").dtype == np.intp
+    with pytest.raises(ValueError, match="ragged"):
+        check_pairs([(0, 1), (2,)], 3, "ml", "O")
+    with pytest.raises(ValueError, match="integer"):
+        check_pairs([(0, 1.5)], 3, "ml", "O")
+    with pytest.raises(ValueError, match=r"pair 1 = \(2, 3\).*\[0, 2\]"):
+        check_pairs([(0, 1), (2, 3)], 3, "ml", "O")
+
+
+def test_index_set():
+    assert check_index_set(np.array([True, False, True]), 3, "q", "O").tolist() == [0, 2]
+    with pytest.raises(ValueError, match="shape \\(3,\\)"):
+        check_index_set(np.array([True]), 3, "q", "O")
+    with pytest.raises(ValueError, match="empty"):
+        check_index_set([], 3, "q", "O")
+    with pytest.raises(ValueError, match="1-D"):
+        check_index_set([[0]], 3, "q", "O")
