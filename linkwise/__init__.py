@@ -38,6 +38,7 @@ _OBJECTS = {
     "ActiveClustering": "linkwise.active",
     "COBRA": "linkwise.cobra",
     "COBRAS": "linkwise.cobra",
+    "NoiseRobustCOBRAS": "linkwise.robust",
     "COBS": "linkwise.cobs",
     "ActiveCOBS": "linkwise.cobs",
     "BayesianActiveClustering": "linkwise.bayes",
@@ -56,6 +57,7 @@ _SUBMODULES = {
     "loop",
     "metrics",
     "oracle",
+    "robust",
     "session",
 }
 
