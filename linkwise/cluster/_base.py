@@ -1,0 +1,198 @@
+"""What every clusterer of the constrained k-means family shares.
+
+Parameter and data checks, the k-means++ seeding (which can also *complete* a
+set of centres chosen from the constraints), the Lloyd iteration skeleton, the
+choice of the best of ``n_init`` runs, and ``predict``.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from linkwise._validation import InvalidParameterError, check_scalar, owner_name
+
+
+class _Run(NamedTuple):
+    """The outcome of one initialisation: what ``fit`` keeps from the best run."""
+
+    labels: np.ndarray
+    centers: np.ndarray
+    objective: float
+    n_iter: int
+    state: object = None  # method-specific extras (learned metrics, ...)
+
+
+def sq_distances(X, x_sq, centers):
+    """Squared Euclidean distances ``(n_samples, n_clusters)``, clipped at 0."""
+    d = x_sq[:, None] - 2.0 * (X @ centers.T) + np.einsum("ij,ij->i", centers, centers)[None, :]
+    return np.maximum(d, 0.0, out=d)
+
+
+def one_hot(labels, n_clusters):
+    """Sparse ``(n_clusters, n_samples)`` membership matrix: ``one_hot @ X`` sums each cluster."""
+    n = labels.size
+    return sp.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(n_clusters, n))
+
+
+def update_centers(X, labels, old_centers):
+    """Cluster means; an empty cluster keeps its previous centre."""
+    n_clusters = old_centers.shape[0]
+    counts = np.bincount(labels, minlength=n_clusters)
+    sums = one_hot(labels, n_clusters) @ X
+    centers = old_centers.copy()
+    full = counts > 0
+    centers[full] = sums[full] / counts[full, None]
+    return centers
+
+
+def kmeans_plusplus(X, x_sq, n_clusters, rng, centers=None):
+    """Greedy k-means++ seeding, optionally completing given centres.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    x_sq : ndarray of shape (n_samples,)
+        Squared row norms of ``X``.
+    n_clusters : int
+        Number of centres wanted.
+    rng : numpy.random.RandomState
+    centers : ndarray of shape (m, n_features), optional
+        Centres already chosen (``m <= n_clusters``); the rest are drawn with
+        probability proportional to the squared distance to the nearest chosen
+        centre, keeping the best of ``2 + log(n_clusters)`` candidates as
+        scikit-learn's ``kmeans_plusplus`` does.
+
+    Returns
+    -------
+    centers : ndarray of shape (n_clusters, n_features)
+    """
+    n = X.shape[0]
+    chosen = [] if centers is None else list(centers)
+    if len(chosen) >= n_clusters:
+        return np.asarray(chosen[:n_clusters], dtype=float)
+    if not chosen:
+        chosen.append(X[rng.randint(n)])
+    closest = sq_distances(X, x_sq, np.asarray(chosen)).min(axis=1)
+    n_trials = 2 + int(np.log(n_clusters))
+    while len(chosen) < n_clusters:
+        total = closest.sum()
+        if total <= 0:  # every point sits on a centre: any point will do
+            candidates = rng.randint(n, size=n_trials)
+        else:
+            cum = np.cumsum(closest)
+            candidates = np.minimum(np.searchsorted(cum, rng.uniform(size=n_trials) * total), n - 1)
+        trial = np.minimum(closest[:, None], sq_distances(X, x_sq, X[candidates]))
+        best = int(np.argmin(trial.sum(axis=0)))
+        closest = trial[:, best]
+        chosen.append(X[candidates[best]])
+    return np.asarray(chosen, dtype=float)
+
+
+def lloyd(assign, update, centers, max_iter, tol):
+    """Alternate ``assign(centers) -> labels`` and ``update(labels, centers) -> centers``.
+
+    Stops when the labels no longer change or the centres move less than
+    ``tol`` (sum of squared shifts), as scikit-learn's ``KMeans`` does.
+    ``assign`` may return None (no feasible assignment): the run is abandoned.
+
+    Returns
+    -------
+    labels, centers, n_iter : or None when the run was abandoned
+    """
+    labels = None
+    for n_iter in range(1, max_iter + 1):
+        new_labels = assign(centers)
+        if new_labels is None:
+            return None
+        new_centers = update(new_labels, centers)
+        shift = float(((new_centers - centers) ** 2).sum())
+        converged = labels is not None and np.array_equal(labels, new_labels)
+        labels, centers = new_labels, new_centers
+        if converged or shift <= tol:
+            break
+    return labels, centers, n_iter
+
+
+class KMeansFamily(ClusterMixin, BaseEstimator):
+    """Base class: checks, best-of-``n_init`` and ``predict`` for the k-means family.
+
+    Subclasses implement ``_validate_extra()`` (their own parameters),
+    ``_fit_runs(X, rng, **data)`` returning the best :class:`_Run`, and
+    ``_point_costs(X, centers)`` (the per-cluster cost of an unconstrained
+    point, used by ``predict``).
+    """
+
+    def _validate_common(self):
+        check_scalar(self.n_clusters, "n_clusters", self, kind="int", low=1)
+        check_scalar(self.n_init, "n_init", self, kind="int", low=1)
+        check_scalar(self.max_iter, "max_iter", self, kind="int", low=1)
+        check_scalar(self.tol, "tol", self, kind="float", low=0.0)
+
+    def _validate_X(self, X):
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
+        if X.shape[0] < self.n_clusters:
+            raise InvalidParameterError(
+                f"The 'n_clusters' parameter of {owner_name(self)} must be at most the number "
+                f"of samples, got n_clusters={self.n_clusters} for n_samples={X.shape[0]}."
+            )
+        return X
+
+    def _tol(self, X):
+        """Absolute tolerance on centre shifts, relative to the data's spread (as in KMeans)."""
+        return self.tol * float(np.mean(np.var(X, axis=0)))
+
+    def _best_run(self, run, rng):
+        """Best (lowest objective) of ``n_init`` calls of ``run(rng)``; None if all failed."""
+        best = None
+        for _ in range(self.n_init):
+            result = run(rng)
+            if result is not None and (best is None or result.objective < best.objective):
+                best = result
+        return best
+
+    def _set_fitted(self, X, result):
+        self.labels_ = result.labels.astype(np.intp)
+        self.cluster_centers_ = result.centers
+        self.n_iter_ = result.n_iter
+        self.objective_ = float(result.objective)
+        centered = X - result.centers[self.labels_]
+        self.inertia_ = float(np.einsum("ij,ij->", centered, centered))
+
+    def predict(self, X):
+        """Assign new points, which carry no constraints, to their cheapest cluster.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return np.argmin(self._point_costs(X, self.cluster_centers_), axis=1).astype(np.intp)
+
+    def _point_costs(self, X, centers):
+        return sq_distances(X, np.einsum("ij,ij->i", X, X), centers)
+
+
+def check_y_ignored(y, owner):
+    """Reject constraint lists passed positionally where ``y`` (ignored) goes."""
+    if y is not None and np.ndim(y) == 2:
+        raise InvalidParameterError(
+            f"{owner_name(owner)}.fit got a 2-D 'y'; pass constraints by keyword: "
+            "fit(X, ml=[(i, j), ...], cl=[(i, j), ...]). 'y' is ignored."
+        )
+
+
+def start(estimator, X):
+    """Validate parameters and data; return ``(X, rng)`` (the one generator of this fit)."""
+    estimator._validate_common()
+    estimator._validate_extra()
+    X = estimator._validate_X(X)
+    return X, check_random_state(estimator.random_state)

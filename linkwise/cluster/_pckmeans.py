@@ -1,0 +1,145 @@
+"""PCKMeans: k-means with soft pairwise constraints (Basu, Banerjee & Mooney 2004)."""
+
+import numpy as np
+
+from linkwise._validation import check_scalar
+from linkwise.cluster._base import KMeansFamily, _Run, check_y_ignored, lloyd, sq_distances, start, update_centers
+from linkwise.cluster._graph import PairGraph, check_constraints, neighbourhood_centers
+
+
+class PCKMeans(KMeansFamily):
+    """Pairwise constrained k-means: constraints may be broken, at a price.
+
+    Minimises half the within-cluster sum of squares plus ``w`` for every
+    must-link split across clusters and ``w_bar`` for every cannot-link kept
+    inside one. Centres start from the must-link neighbourhoods (the
+    ``n_clusters`` largest ones, or all of them completed by a point
+    cannot-linked to every neighbourhood and then k-means++). Each assignment
+    step visits the constrained points one at a time in a fresh random order
+    (iterated conditional modes); the points without constraints are
+    assigned all at once to their nearest centre. Contradictory constraints
+    are tolerated: they just cost something whatever the clustering.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+        Number of clusters.
+    w : float, default=1.0
+        Cost of breaking one must-link (``0`` uses the constraints only to
+        initialise, a large value makes them practically hard).
+    w_bar : float, default=1.0
+        Cost of breaking one cannot-link.
+    n_init : int, default=1
+        Number of runs (each with its own random order, tie-breaks and
+        k-means++ completion); the one with the lowest objective is kept.
+    max_iter : int, default=100
+        Maximum number of assignment / update rounds per run.
+    tol : float, default=1e-4
+        Convergence threshold on the squared movement of the centres,
+        relative to the mean feature variance (as in ``KMeans``).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the initialisation and the assignment order.
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+    objective_ : float
+        Final value of the objective (half the sum of squared distances plus
+        the violation costs).
+    inertia_ : float
+        Sum of squared distances of the points to their centres.
+    n_iter_ : int
+        Rounds run by the kept run.
+    n_features_in_ : int
+
+    See Also
+    --------
+    MPCKMeans : the same with learned metrics and distance-scaled costs.
+    COPKMeans : constraints as hard rules.
+
+    References
+    ----------
+    S. Basu, A. Banerjee and R. J. Mooney. Active semi-supervision for
+    pairwise constrained clustering. SIAM International Conference on Data
+    Mining (SDM), 2004.
+
+    T. Švehla. Active semi-supervised clustering. Master's thesis, Czech
+    Technical University in Prague, 2018 (section 2.3.1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from linkwise import PCKMeans
+    >>> X = np.array([[0.0, 0.0], [0.1, 0.0], [0.0, 0.1], [5.0, 5.0], [5.1, 5.0], [5.0, 5.1]])
+    >>> model = PCKMeans(n_clusters=2, random_state=0).fit(X, ml=[(0, 1)], cl=[(0, 3)])
+    >>> model.labels_[0] == model.labels_[1], model.labels_[0] != model.labels_[3]
+    (np.True_, np.True_)
+    """
+
+    def __init__(self, n_clusters=8, *, w=1.0, w_bar=1.0, n_init=1, max_iter=100, tol=1e-4, random_state=None):
+        self.n_clusters = n_clusters
+        self.w = w
+        self.w_bar = w_bar
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    def _validate_extra(self):
+        check_scalar(self.w, "w", self, kind="float", low=0.0)
+        check_scalar(self.w_bar, "w_bar", self, kind="float", low=0.0)
+
+    def fit(self, X, y=None, *, ml=None, cl=None):
+        """Cluster ``X`` under must-link pairs ``ml`` and cannot-link pairs ``cl``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : None
+            Ignored (scikit-learn convention).
+        ml, cl : array-like of shape (n_pairs, 2), optional
+            Row-index pairs that should (``ml``) or should not (``cl``) share a cluster.
+
+        Returns
+        -------
+        self : PCKMeans
+        """
+        check_y_ignored(y, self)
+        X, rng = start(self, X)
+        graph = PairGraph(*check_constraints(ml, cl, X.shape[0], self))
+        x_sq = np.einsum("ij,ij->i", X, X)
+        tol = self._tol(X)
+        self._set_fitted(X, self._best_run(lambda r: self._run(X, x_sq, graph, tol, r), rng))
+        return self
+
+    def _run(self, X, x_sq, graph, tol, rng):
+        k, w, w_bar = self.n_clusters, float(self.w), float(self.w_bar)
+        edge_is_ml = graph.is_ml[graph.edge_pair]
+        node_labels = np.full(graph.n_nodes, -1, dtype=np.intp)
+
+        def edge_cost(edges, neighbour):
+            # must-link: w for every cluster but the neighbour's; cannot-link: w_bar for the neighbour's
+            ml, known = edge_is_ml[edges], neighbour >= 0
+            cost = np.zeros((edges.size, k))
+            cost[ml & known] = w
+            rows = np.flatnonzero(known)
+            cost[rows, neighbour[rows]] = np.where(ml[rows], 0.0, w_bar)
+            return cost
+
+        def assign(centers):
+            half_d = 0.5 * sq_distances(X, x_sq, centers)
+            labels = np.argmin(half_d, axis=1)
+            labels[graph.points] = graph.icm(half_d[graph.points], node_labels, edge_cost, rng)
+            return labels
+
+        centers = neighbourhood_centers(graph, X, x_sq, k, rng, select="largest", cannot_link_seed=True)
+        labels, centers, n_iter = lloyd(assign, lambda lab, old: update_centers(X, lab, old), centers, self.max_iter, tol)
+        residual = X - centers[labels]
+        violated = graph.violated(labels)
+        objective = (
+            0.5 * np.einsum("ij,ij->", residual, residual)
+            + w * np.count_nonzero(violated & graph.is_ml)
+            + w_bar * np.count_nonzero(violated & ~graph.is_ml)
+        )
+        return _Run(labels, centers, objective, n_iter)
