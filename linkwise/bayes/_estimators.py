@@ -1,0 +1,356 @@
+"""BayesianActiveClustering (Info / Uncertain / random pairs) and the passive BayesianClustering."""
+
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from linkwise._validation import InvalidParameterError, check_option, check_pairs, check_scalar, owner_name
+from linkwise.bayes._sampler import ParticleFilter
+from linkwise.bayes._selection import candidate_pool, first_acyclic, pair_scores
+from linkwise.loop import ActiveEstimator
+
+__all__ = ["BayesianActiveClustering", "BayesianClustering"]
+
+_INIT_STEPS = 10  # slice-sampling steps that turn Gaussian draws into draws from the full prior
+_MAX_POOL_DRAWS = 20  # fresh candidate samples tried before concluding no acyclic pair is left
+
+
+class _BayesianModelMixin:
+    """Parameter checks, the particle filter and the MAP fit shared by both estimators."""
+
+    def _check_model_params(self):
+        check_scalar(self.n_clusters, "n_clusters", self, kind="int", low=2)
+        check_scalar(self.n_particles, "n_particles", self, kind="int", low=1, none_ok=True)
+        check_scalar(self.lam, "lam", self, kind="float", low=0.0, include_low=False)
+        check_scalar(self.tau, "tau", self, kind="float", low=0.0)
+        check_scalar(self.eps, "eps", self, kind="float", low=0.0, high=0.5, include_low=False, include_high=False)
+        check_scalar(self.n_mcmc_steps, "n_mcmc_steps", self, kind="int", low=1)
+
+    def _check_n_samples(self, n_samples):
+        if n_samples < self.n_clusters:
+            raise InvalidParameterError(
+                f"The 'n_clusters' parameter of {owner_name(self)} must be at most the number of "
+                f"samples, got n_clusters={self.n_clusters} for n_samples={n_samples}."
+            )
+
+    def _particle_filter(self, X, rng):
+        n_particles = self.n_particles or 2 * X.shape[1] * self.n_clusters
+        return ParticleFilter(
+            X,
+            self.n_clusters,
+            n_particles,
+            lam=self.lam,
+            tau=self.tau,
+            eps=self.eps,
+            n_mcmc_steps=self.n_mcmc_steps,
+            n_init_steps=_INIT_STEPS,
+            rng=rng,
+        )
+
+    @staticmethod
+    def _map(model, starts):
+        """MAP estimate of W by L-BFGS from the start with the highest posterior density."""
+        starts = np.stack(starts)
+        return model.map_estimate(starts[np.argmax(model.log_posterior(starts))])
+
+
+_PARAMETERS_DOC = """n_particles : int or None, default=None
+        Posterior samples of W kept at all times; None means ``2 * d * K``
+        as in the paper.
+    lam : float, default=10.0
+        Precision of the Gaussian prior on W (larger: smaller weights).
+    tau : float, default=1.0
+        Weight of the prior's separation term (average assignment entropy).
+    eps : float, default=0.05
+        Probability that an answer is wrong, in (0, 0.5): makes constraints
+        soft.
+    n_mcmc_steps : int, default=5
+        Slice-sampling steps that move the particles after each answer."""
+
+
+class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
+    """Bayesian active clustering: ask the pair whose answer tells the model most.
+
+    A logistic model ``P(y_i = k | W, x_i)`` assigns points to clusters; the
+    prior on W prefers small weights and confident (well separated)
+    assignments. The posterior over W given the answers is kept as particles
+    (elliptical slice sampling, updated after each answer by resample-move).
+    Answered pairs form a forest, so the likelihood and the answer
+    probabilities of new pairs are exact (message passing with O(K)
+    messages); candidate pairs that would close a cycle are skipped. The
+    clustering after each answer comes from the MAP estimate of W (L-BFGS),
+    with max-product over the constrained points.
+
+    Features are standardised internally (zero mean, unit variance), as in
+    the paper; the model has no intercept.
+
+    Parameters
+    ----------
+    n_clusters : int, default=2
+        Number of clusters K.
+    criterion : {"info", "uncertain", "random"}, default="info"
+        ``"info"``: the pair maximising the mutual information between its
+        answer and W. ``"uncertain"``: the pair whose answer is most
+        uncertain. ``"random"``: a random pair (the paper's passive baseline).
+    {parameters}
+    candidate_pairs : int, default=10000
+        Size of the candidate pool scored for each question: every queryable
+        pair when there are at most this many, else this many pairs drawn
+        uniformly afresh for each question.
+    max_queries : int or None, default=None
+        Question budget (None: until no pair that keeps the forest is left).
+    random_state : int, RandomState or None, default=None
+        Seeds the particles, the candidate pools and the random criterion.
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+        The clustering of every row.
+    W_map_ : ndarray of shape (n_features, n_clusters)
+        MAP weights (for standardised features) given all answers.
+    constraints_ : ConstraintStore
+        Every answer.
+    query_log_ : list of (int, int, bool or None)
+        Questions in the order asked.
+    n_queries_ : int
+    labels_history_ : ndarray of shape (n_queries, n_samples)
+        The clustering after each question.
+    n_cycle_pairs_dropped_ : ndarray of shape (n_queries,)
+        For each question, how many better-scoring candidate pairs were
+        skipped because they would have closed a cycle (the paper's Table 2).
+
+    See Also
+    --------
+    BayesianClustering : the same model fitted to given constraints.
+
+    References
+    ----------
+    Pei, Liu, Fern. Bayesian Active Clustering with Pairwise Constraints.
+    ECML PKDD 2015 (LNAI 9284), pp. 235-250.
+
+    Murray, Adams, MacKay. Elliptical slice sampling. AISTATS 2010.
+
+    Examples
+    --------
+    >>> import linkwise as lw
+    >>> from sklearn.datasets import make_blobs
+    >>> X, y = make_blobs(n_samples=60, centers=2, random_state=0)
+    >>> est = lw.BayesianActiveClustering(2, n_particles=8, max_queries=5, random_state=0)
+    >>> est.fit(X, lw.LabelOracle(y)).n_queries_
+    5
+    >>> lw.metrics.pairwise_f_measure(y, est.labels_) > 0.9
+    True
+    """
+
+    _anytime = True
+
+    def __init__(
+        self,
+        n_clusters=2,
+        *,
+        criterion="info",
+        n_particles=None,
+        lam=10.0,
+        tau=1.0,
+        eps=0.05,
+        n_mcmc_steps=5,
+        candidate_pairs=10000,
+        max_queries=None,
+        random_state=None,
+    ):
+        self.n_clusters = n_clusters
+        self.criterion = criterion
+        self.n_particles = n_particles
+        self.lam = lam
+        self.tau = tau
+        self.eps = eps
+        self.n_mcmc_steps = n_mcmc_steps
+        self.candidate_pairs = candidate_pairs
+        self.max_queries = max_queries
+        self.random_state = random_state
+
+    def _validate_params(self):
+        self._check_model_params()
+        check_option(self.criterion, "criterion", self, ("info", "uncertain", "random"))
+        check_scalar(self.candidate_pairs, "candidate_pairs", self, kind="int", low=1)
+        check_scalar(self.max_queries, "max_queries", self, kind="int", low=0, none_ok=True)
+
+    def _questions(self, ctx):
+        self._check_n_samples(ctx.n_samples)
+        particles = self._particle_filter(StandardScaler().fit_transform(ctx.X), ctx.rng)
+        self.n_cycle_pairs_dropped_ = np.zeros(0, dtype=np.intp)
+        W_map = self._refit(particles, ctx, None)
+        unknown = set()  # "don't know" pairs (as a * n + b): never offered again
+        dropped = []
+        while (choice := self._choose(particles, ctx, unknown)) is not None:
+            a, b, n_dropped, p_must = choice
+            answer = yield a, b
+            dropped.append(n_dropped)
+            self.n_cycle_pairs_dropped_ = np.asarray(dropped, dtype=np.intp)
+            if answer is None:
+                unknown.add(a * ctx.n_samples + b)
+                continue
+            particles.add(a, b, answer, p_must)
+            W_map = self._refit(particles, ctx, W_map)
+
+    def _refit(self, particles, ctx, W_map):
+        """MAP from the best particle or the previous MAP; keeps ``ctx.labels`` current."""
+        starts = [particles.best()] if W_map is None else [particles.best(), W_map]
+        W_map = self._map(particles.model, starts)
+        self.W_map_ = W_map
+        ctx.labels = particles.model.labels(W_map)
+        return W_map
+
+    def _choose(self, particles, ctx, unknown):
+        """The next pair ``(a, b, n_dropped, p_must)``, or None when no acyclic pair is left."""
+        forest, queryable = particles.model.forest, ctx.queryable
+        trees = forest.tree[queryable]
+        if queryable.size < 2 or (trees[0] >= 0 and np.all(trees == trees[0])):
+            return None
+        complete = queryable.size * (queryable.size - 1) // 2 <= self.candidate_pairs
+        for _ in range(1 if complete else _MAX_POOL_DRAWS):
+            a, b = candidate_pool(queryable, self.candidate_pairs, ctx.rng)
+            if unknown:
+                known = np.isin(a * ctx.n_samples + b, np.fromiter(unknown, dtype=np.intp))
+                a, b = a[~known], b[~known]
+            cycle = forest.closes_cycle(a, b)
+            if cycle.all():
+                continue
+            if self.criterion == "random":
+                p_must, scores = None, ctx.rng.uniform(size=a.size)
+            else:
+                p_must = particles.p_must(a, b)
+                scores = pair_scores(p_must, self.criterion)
+            k, n_dropped = first_acyclic(scores, cycle)
+            return int(a[k]), int(b[k]), n_dropped, None if p_must is None else p_must[:, k]
+        return None
+
+
+BayesianActiveClustering.__doc__ = BayesianActiveClustering.__doc__.replace("{parameters}", _PARAMETERS_DOC)
+
+
+class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
+    """The Bayesian clustering model of Pei et al. fitted to given constraints ("BC+tree").
+
+    Constraints are added one by one (must-links first) to a particle
+    filter over W, as the active estimator does with answers; a constraint
+    that would close a cycle in the constraint graph is skipped (with a
+    warning), since inference is exact only on a forest. Labels come from the
+    MAP estimate of W. Features are standardised internally.
+
+    Parameters
+    ----------
+    n_clusters : int, default=2
+        Number of clusters K.
+    {parameters}
+    random_state : int, RandomState or None, default=None
+        Seeds the particles.
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+    W_map_ : ndarray of shape (n_features, n_clusters)
+        MAP weights (for standardised features).
+    scaler_ : sklearn.preprocessing.StandardScaler
+        The standardisation fitted on X (used by :meth:`predict`).
+    dropped_constraints_ : ndarray of shape (n_dropped, 2)
+        Constraints skipped because they would have closed a cycle.
+
+    See Also
+    --------
+    BayesianActiveClustering : chooses the pairs itself.
+
+    References
+    ----------
+    Pei, Liu, Fern. Bayesian Active Clustering with Pairwise Constraints.
+    ECML PKDD 2015 (LNAI 9284), pp. 235-250.
+
+    Examples
+    --------
+    >>> import linkwise as lw
+    >>> from sklearn.datasets import make_blobs
+    >>> X, y = make_blobs(n_samples=40, centers=2, random_state=0)
+    >>> bc = lw.BayesianClustering(2, n_particles=8, random_state=0)
+    >>> labels = bc.fit(X, ml=[(0, 1)], cl=[(0, 2)]).labels_
+    >>> bool(labels[0] == labels[1]), bool(labels[0] != labels[2])
+    (True, True)
+    """
+
+    def __init__(
+        self, n_clusters=2, *, n_particles=None, lam=10.0, tau=1.0, eps=0.05, n_mcmc_steps=5, random_state=None
+    ):
+        self.n_clusters = n_clusters
+        self.n_particles = n_particles
+        self.lam = lam
+        self.tau = tau
+        self.eps = eps
+        self.n_mcmc_steps = n_mcmc_steps
+        self.random_state = random_state
+
+    def fit(self, X, y=None, ml=None, cl=None):
+        """Fit the model to X and the constraints.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : None
+            Ignored (scikit-learn convention); pass constraints by keyword.
+        ml, cl : array-like of shape (n_pairs, 2), optional
+            Must-link and cannot-link pairs of row indices.
+
+        Returns
+        -------
+        self
+        """
+        self._check_model_params()
+        if y is not None and np.ndim(y) == 2:
+            raise InvalidParameterError(
+                "BayesianClustering.fit got a 2-D 'y'; pass constraints by keyword: "
+                "fit(X, ml=[(i, j), ...], cl=[(i, j), ...]). 'y' is ignored."
+            )
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        self._check_n_samples(X.shape[0])
+        ml = check_pairs(ml, X.shape[0], "ml", "BayesianClustering.fit")
+        cl = check_pairs(cl, X.shape[0], "cl", "BayesianClustering.fit")
+        rng = check_random_state(self.random_state)
+        self.scaler_ = StandardScaler().fit(X)
+        particles = self._particle_filter(self.scaler_.transform(X), rng)
+        dropped = []
+        for (a, b), must in zip(np.vstack([ml, cl]).tolist(), [True] * len(ml) + [False] * len(cl)):
+            if particles.model.forest.closes_cycle(a, b):
+                dropped.append((a, b))
+            else:
+                particles.add(a, b, must)
+        self.dropped_constraints_ = np.asarray(dropped, dtype=np.intp).reshape(-1, 2)
+        if dropped:
+            warnings.warn(
+                f"BayesianClustering skipped {len(dropped)} constraint(s) that would close a cycle in the "
+                "constraint graph (the model needs a forest); see dropped_constraints_.",
+                UserWarning,
+                stacklevel=2,
+            )
+        self.W_map_ = self._map(particles.model, [particles.best()])
+        self.labels_ = particles.model.labels(self.W_map_)
+        return self
+
+    def predict(self, X):
+        """Most probable cluster of new points (which carry no constraints).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return np.argmax(self.scaler_.transform(X) @ self.W_map_, axis=1)
+
+
+BayesianClustering.__doc__ = BayesianClustering.__doc__.replace("{parameters}", _PARAMETERS_DOC)

@@ -1,0 +1,258 @@
+"""Exact inference on the constraint forest.
+
+The answered pairs form a graph whose nodes are the constrained points; the
+model keeps it a forest, so sum-product and max-product message passing are
+exact. Every edge potential is an "epsilon-identity" matrix: ``psi(k, l) =
+a + b * [k == l]`` with ``(a, b) = (eps, 1 - 2 eps)`` for a must-link and
+``(1 - eps, 2 eps - 1)`` for a cannot-link. A message through such an edge is
+``a * sum(h) + b * h``, which costs O(K) instead of O(K^2).
+
+Arrays are laid out node first, ``(n_nodes, n_particles, n_clusters)``, so one
+pass serves every particle at once; nodes are stored in breadth-first order
+(a parent always comes before its children) and processed a whole depth level
+at a time.
+"""
+
+from collections import deque
+
+import numpy as np
+from scipy.special import logsumexp
+
+__all__ = ["ConstraintForest", "upward", "downward", "same_cluster_in_tree", "max_product"]
+
+
+class ConstraintForest:
+    """The graph of answered pairs, rooted and ordered for message passing.
+
+    Parameters
+    ----------
+    n_samples : int
+        Rows of X; every node is one of them.
+    pairs : ndarray of shape (n_edges, 2)
+        Answered pairs (row indices). They must form a forest.
+    must : ndarray of shape (n_edges,) of bool
+        True for a must-link, False for a cannot-link.
+
+    Attributes
+    ----------
+    nodes : ndarray of shape (n_nodes,)
+        Row index of each node, in breadth-first order (trees one after another,
+        each rooted at its smallest row index).
+    parent : ndarray of shape (n_nodes,)
+        Position of each node's parent in ``nodes`` (-1 for a root).
+    must : ndarray of shape (n_nodes,) of bool
+        Type of the edge to the parent (meaningless for roots).
+    depth : ndarray of shape (n_nodes,)
+        Distance to the root.
+    levels : list of ndarray
+        ``levels[t]`` holds the positions of the nodes at depth ``t``.
+    tree : ndarray of shape (n_samples,)
+        Tree id of every row, -1 for rows in no constraint. A pair closes a
+        cycle exactly when both rows have the same id >= 0.
+    position : ndarray of shape (n_samples,)
+        Position of every row in ``nodes``, -1 for rows in no constraint.
+    """
+
+    def __init__(self, n_samples, pairs, must):
+        pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+        must = np.asarray(must, dtype=bool).reshape(-1)
+        adjacency = {}
+        for (i, j), m in zip(pairs.tolist(), must.tolist()):
+            adjacency.setdefault(i, []).append((j, m))
+            adjacency.setdefault(j, []).append((i, m))
+        position = {}
+        nodes, parent, kind, depth = [], [], [], []
+        self.tree = np.full(n_samples, -1, dtype=np.intp)
+        n_trees = 0
+        for root in sorted(adjacency):
+            if root in position:
+                continue
+            position[root] = len(nodes)
+            nodes.append(root)
+            parent.append(-1)
+            kind.append(True)
+            depth.append(0)
+            queue = deque([root])
+            while queue:
+                u = queue.popleft()
+                self.tree[u] = n_trees
+                for v, m in sorted(adjacency[u]):
+                    if v in position:
+                        continue
+                    position[v] = len(nodes)
+                    nodes.append(v)
+                    parent.append(position[u])
+                    kind.append(m)
+                    depth.append(depth[position[u]] + 1)
+                    queue.append(v)
+            n_trees += 1
+        if len(pairs) != len(nodes) - n_trees:  # a forest has one edge fewer than nodes per tree
+            raise ValueError("the answered pairs contain a cycle; the constraint graph must be a forest")
+        self.n_samples = n_samples
+        self.pairs, self.pair_must = pairs, must
+        self.nodes = np.asarray(nodes, dtype=np.intp)
+        self.parent = np.asarray(parent, dtype=np.intp)
+        self.must = np.asarray(kind, dtype=bool)
+        self.depth = np.asarray(depth, dtype=np.intp)
+        self.levels = [np.flatnonzero(self.depth == t) for t in range(int(self.depth.max(initial=-1)) + 1)]
+        self.roots = self.levels[0] if self.levels else np.empty(0, dtype=np.intp)
+        self.position = np.full(n_samples, -1, dtype=np.intp)
+        self.position[self.nodes] = np.arange(self.nodes.size)
+
+    def __len__(self):
+        return self.nodes.size
+
+    def closes_cycle(self, a, b):
+        """Whether adding the pairs ``(a[k], b[k])`` would close a cycle (vectorised)."""
+        ta, tb = self.tree[a], self.tree[b]
+        return (ta >= 0) & (ta == tb)
+
+    def with_edge(self, a, b, must):
+        """A new forest with one more answered pair (which must not close a cycle)."""
+        return ConstraintForest(
+            self.n_samples, np.vstack([self.pairs, [[a, b]]]), np.append(self.pair_must, bool(must))
+        )
+
+    def coefficients(self, eps):
+        """``(a, b)`` of every node's edge to its parent, shaped to broadcast over (node, particle, k)."""
+        a = np.where(self.must, eps, 1.0 - eps)
+        b = np.where(self.must, 1.0 - 2.0 * eps, 2.0 * eps - 1.0)
+        return a[:, None, None], b[:, None, None]
+
+
+def upward(forest, log_phi, eps):
+    """Collect messages from the leaves to the roots (sum-product).
+
+    Parameters
+    ----------
+    forest : ConstraintForest
+    log_phi : ndarray of shape (n_nodes, n_particles, n_clusters)
+        Log node potentials ``log P(y_i = k | W, x_i)`` of the forest's nodes.
+    eps : float
+        Probability of a wrong answer in the pair-label model.
+
+    Returns
+    -------
+    log_z : ndarray of shape (n_particles,)
+        ``log P(Z | W)``: node potentials are normalised, so rows outside the
+        forest contribute nothing.
+    beta : ndarray of shape (n_nodes, n_particles, n_clusters)
+        Each node's subtree belief (its potential times its children's
+        messages), normalised over clusters.
+    """
+    a, b = forest.coefficients(eps)
+    log_beta = log_phi.copy()
+    beta = np.empty_like(log_phi)
+    log_z = np.zeros(log_phi.shape[1])
+    for t in range(len(forest.levels) - 1, -1, -1):
+        level = forest.levels[t]
+        norm = logsumexp(log_beta[level], axis=-1)
+        beta[level] = np.exp(log_beta[level] - norm[..., None])
+        if t == 0:
+            log_z = norm.sum(axis=0)
+        else:
+            # the message a*sum(beta) + b*beta, with sum(beta) = 1 after normalising
+            message = np.log(a[level] + b[level] * beta[level]) + norm[..., None]
+            np.add.at(log_beta, forest.parent[level], message)
+    return log_z, beta
+
+
+def downward(forest, beta, eps):
+    """Node marginals ``P(y_i | Z, W)`` from the upward beliefs.
+
+    Returns
+    -------
+    q : ndarray of shape (n_nodes, n_particles, n_clusters)
+    """
+    a, b = forest.coefficients(eps)
+    q = np.empty_like(beta)
+    if forest.levels:
+        q[forest.roots] = beta[forest.roots]
+    for level in forest.levels[1:]:
+        u = forest.parent[level]
+        # the parent's belief without this child's message, sent back down
+        rest = q[u] / (a[level] + b[level] * beta[level])
+        rest /= rest.sum(axis=-1, keepdims=True)
+        qv = beta[level] * (a[level] + b[level] * rest)
+        q[level] = qv / qv.sum(axis=-1, keepdims=True)
+    return q
+
+
+def same_cluster_in_tree(forest, beta, q, eps, u, v):
+    """``P(y_u = y_v | Z, W)`` for node pairs inside one tree.
+
+    Given Z the labels along the tree path are a Markov chain; with ``c`` the
+    lowest common ancestor, ``P(y_u = y_v) = sum_k q_c(k) sum_l D_cu[k, l]
+    D_cv[k, l]`` where ``D_cu`` is the product of the parent-to-child
+    conditionals from ``c`` down to ``u``.
+
+    Parameters
+    ----------
+    u, v : ndarray of int
+        Node positions (in ``forest.nodes``) of pairs in the same tree.
+
+    Returns
+    -------
+    ndarray of shape (n_particles, n_pairs)
+    """
+    n_particles, k = beta.shape[1], beta.shape[2]
+    if u.size == 0:
+        return np.empty((n_particles, 0))
+    a, b = forest.coefficients(eps)
+    eye = np.eye(k)
+    # P(y_child = l | y_parent = k, Z) = psi(k, l) beta_child(l) / (a + b beta_child(k))
+    psi = a[..., None] + b[..., None] * eye
+    cond = psi * beta[:, :, None, :] / (a + b * beta)[..., None]
+    # chain[offset[w] + t] = P(y_w | y of w's ancestor at depth t, Z); the last one is the identity
+    offset = np.concatenate([[0], np.cumsum(forest.depth + 1)])
+    chain = np.empty((offset[-1], n_particles, k, k))
+    ancestors = np.full((len(forest), len(forest.levels)), -1, dtype=np.intp)
+    for w in range(len(forest)):
+        p, d = forest.parent[w], forest.depth[w]
+        if p >= 0:
+            chain[offset[w] : offset[w] + d] = chain[offset[p] : offset[p] + d] @ cond[w]
+            ancestors[w, :d] = ancestors[p, :d]
+        chain[offset[w] + d] = eye
+        ancestors[w, d] = w
+    common = (ancestors[u] == ancestors[v]) & (ancestors[u] >= 0)
+    lca_depth = np.cumprod(common, axis=1).sum(axis=1) - 1
+    lca = ancestors[u, lca_depth]
+    du, dv = chain[offset[u] + lca_depth], chain[offset[v] + lca_depth]
+    return np.einsum("psk,pskl,pskl->sp", q[lca], du, dv)
+
+
+def max_product(forest, log_phi, eps):
+    """Most probable labels of the forest's nodes for one W (max-product).
+
+    Parameters
+    ----------
+    log_phi : ndarray of shape (n_nodes, n_clusters)
+
+    Returns
+    -------
+    labels : ndarray of shape (n_nodes,)
+    """
+    n, k = log_phi.shape
+    labels = np.zeros(n, dtype=np.intp)
+    if n == 0:
+        return labels
+    log_same = np.where(forest.must, np.log1p(-eps), np.log(eps))
+    log_diff = np.where(forest.must, np.log(eps), np.log1p(-eps))
+    delta = log_phi.copy()
+    choice = np.zeros((n, k), dtype=np.intp)  # best child label given the parent's label
+    ks = np.arange(k)
+    for level in forest.levels[:0:-1]:
+        d = delta[level]
+        order = np.argsort(-d, axis=1, kind="stable")
+        first, second = order[:, 0], order[:, 1]
+        top = np.take_along_axis(d, order[:, :2], axis=1)
+        is_first = ks == first[:, None]
+        other = np.where(is_first, top[:, 1:2], top[:, 0:1]) + log_diff[level, None]
+        other_label = np.where(is_first, second[:, None], first[:, None])
+        same = d + log_same[level, None]
+        choice[level] = np.where(same >= other, ks, other_label)
+        np.add.at(delta, forest.parent[level], np.maximum(same, other))
+    labels[forest.roots] = np.argmax(delta[forest.roots], axis=1)
+    for level in forest.levels[1:]:
+        labels[level] = choice[level, labels[forest.parent[level]]]
+    return labels

@@ -1,0 +1,128 @@
+"""The Bayesian clustering model: logistic assignments, separation prior, posterior and its gradient.
+
+``P(y_i = k | W, x_i)`` is a softmax of ``W^T x_i`` (W is d x K). The log
+prior is ``-lam/2 ||W||^2 - tau/N sum_i H(y_i | W, x_i)`` (a Gaussian times a
+reward for confident, well separated assignments), and ``P(Z | W)`` sums the
+labels of the constrained points out on the constraint forest.
+"""
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import log_softmax
+
+from linkwise.bayes._forest import downward, max_product, same_cluster_in_tree, upward
+
+__all__ = ["Model"]
+
+_CHUNK = 4096  # candidate pairs per block when gathering marginals (bounds memory)
+
+
+class Model:
+    """Log posterior of W given the answers so far (one forest, many W at once).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Standardised data.
+    forest : ConstraintForest
+    lam, tau, eps : float
+        Gaussian precision, weight of the separation (entropy) term, and
+        probability of a wrong answer.
+    """
+
+    def __init__(self, X, forest, lam, tau, eps):
+        self.X, self.forest = X, forest
+        self.lam, self.tau, self.eps = lam, tau, eps
+        self.X_nodes = X[forest.nodes]
+
+    def log_assignments(self, W, rows=None):
+        """``log P(y_i | W, x_i)`` of shape (n_rows, n_particles, K) for W of shape (n_particles, d, K)."""
+        X = self.X if rows is None else self.X[rows]
+        s, d, k = W.shape
+        # one matrix product for every particle: (n, d) @ (d, s*k)
+        logits = (X @ W.transpose(1, 0, 2).reshape(d, s * k)).reshape(-1, s, k)
+        return log_softmax(logits, axis=-1)
+
+    def log_likelihood(self, W):
+        """The non-Gaussian part of the log posterior, per particle: ``log P(Z|W) - tau/N sum H``.
+
+        The elliptical slice sampler handles the Gaussian factor itself.
+        """
+        log_p = self.log_assignments(W)
+        entropy = -np.einsum("nsk,nsk->s", np.exp(log_p), log_p) / log_p.shape[0]
+        log_z, _ = upward(self.forest, log_p[self.forest.nodes], self.eps)
+        return log_z - self.tau * entropy
+
+    def log_posterior(self, W, log_likelihood=None):
+        """Unnormalised ``log P(W | Z, X)`` per particle."""
+        if log_likelihood is None:
+            log_likelihood = self.log_likelihood(W)
+        return log_likelihood - 0.5 * self.lam * np.einsum("sdk,sdk->s", W, W)
+
+    def same_cluster(self, W, a, b):
+        """``P(y_a = y_b | Z, W)`` for candidate pairs, per particle.
+
+        Pairs across trees (or with a point outside the forest) have
+        independent labels given Z, so the probability is the dot product of
+        their marginals; pairs inside one tree (which would close a cycle) go
+        through :func:`same_cluster_in_tree`.
+
+        Returns
+        -------
+        ndarray of shape (n_particles, n_pairs)
+        """
+        forest = self.forest
+        rows, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
+        q = np.exp(self.log_assignments(W, rows))
+        if len(forest):
+            _, beta = upward(forest, self.log_assignments(W, forest.nodes), self.eps)
+            q_nodes = downward(forest, beta, self.eps)
+            position = forest.position[rows]
+            q[position >= 0] = q_nodes[position[position >= 0]]
+        ia, ib = inverse[: a.size], inverse[a.size :]
+        inside = forest.closes_cycle(a, b)
+        out = np.empty((W.shape[0], a.size))
+        across = np.flatnonzero(~inside)
+        for chunk in np.array_split(across, max(1, across.size // _CHUNK)):
+            out[:, chunk] = np.einsum("csk,csk->sc", q[ia[chunk]], q[ib[chunk]])
+        if inside.any():
+            out[:, inside] = same_cluster_in_tree(
+                forest, beta, q_nodes, self.eps, forest.position[a[inside]], forest.position[b[inside]]
+            )
+        return out
+
+    def objective(self, w):
+        """Negative log posterior of one flat W and its gradient (for L-BFGS).
+
+        The gradient is ``sum_{i in forest} x_i (q_i - p_i)^T - lam W +
+        tau/N sum_i x_i g_i^T`` with ``g_ik = p_ik (log p_ik - sum_j p_ij log
+        p_ij)``, the derivative of ``-H(y_i)`` with respect to the logits.
+        """
+        d, n = self.X.shape[1], self.X.shape[0]
+        W = w.reshape(1, d, -1)
+        log_p = self.log_assignments(W)[:, 0]
+        p = np.exp(log_p)
+        plogp = p * log_p
+        neg_entropy = plogp.sum(axis=1)
+        value = -0.5 * self.lam * np.dot(w, w) + self.tau * neg_entropy.sum() / n
+        grad = -self.lam * W[0] + (self.tau / n) * self.X.T @ (plogp - p * neg_entropy[:, None])
+        forest = self.forest
+        if len(forest):
+            log_z, beta = upward(forest, log_p[forest.nodes, None], self.eps)
+            q = downward(forest, beta, self.eps)[:, 0]
+            value += log_z[0]
+            grad += self.X_nodes.T @ (q - p[forest.nodes])
+        return -value, -grad.ravel()
+
+    def map_estimate(self, W0):
+        """Maximise the log posterior from ``W0`` (d, K) by L-BFGS with the analytic gradient."""
+        result = minimize(self.objective, W0.ravel(), jac=True, method="L-BFGS-B")
+        return result.x.reshape(W0.shape)
+
+    def labels(self, W):
+        """Cluster labels for one W: max-product on the forest, argmax of the softmax elsewhere."""
+        log_p = self.log_assignments(W[None])[:, 0]
+        labels = np.argmax(log_p, axis=1)
+        forest = self.forest
+        labels[forest.nodes] = max_product(forest, log_p[forest.nodes], self.eps)
+        return labels

@@ -1,0 +1,132 @@
+"""Posterior samples of W: elliptical slice sampling and a resample-move particle filter.
+
+The prior is a Gaussian ``N(0, I / lam)`` times ``exp(-tau/N sum H)``, so the
+posterior is that Gaussian times a "likelihood" ``exp(log P(Z|W) - tau/N sum
+H)``: the setting of elliptical slice sampling, a slice sampler without step
+sizes to tune. Every particle takes its step at the same time (one batched
+likelihood evaluation per shrinking round).
+"""
+
+import numpy as np
+
+from linkwise.bayes._forest import ConstraintForest
+from linkwise.bayes._model import Model
+
+__all__ = ["elliptical_slice", "systematic_resample", "ParticleFilter"]
+
+
+def elliptical_slice(W, log_lik, log_lik_fn, scale, rng, n_steps):
+    """Move every particle ``n_steps`` elliptical slice-sampling steps.
+
+    Parameters
+    ----------
+    W : ndarray of shape (n_particles, ...)
+        Current particles (not modified).
+    log_lik : ndarray of shape (n_particles,)
+        ``log_lik_fn(W)``.
+    log_lik_fn : callable
+        Log likelihood of a batch of particles.
+    scale : float
+        Standard deviation of the isotropic Gaussian prior.
+    rng : numpy.random.RandomState
+    n_steps : int
+
+    Returns
+    -------
+    W, log_lik : the moved particles and their log likelihoods.
+
+    References
+    ----------
+    Murray, Adams, MacKay. Elliptical slice sampling. AISTATS 2010.
+    """
+    W, log_lik = W.copy(), log_lik.copy()
+    n = W.shape[0]
+    expand = (slice(None),) + (None,) * (W.ndim - 1)
+    for _ in range(n_steps):
+        nu = scale * rng.standard_normal(W.shape)
+        threshold = log_lik + np.log(rng.uniform(size=n))
+        theta = rng.uniform(0.0, 2.0 * np.pi, size=n)
+        low, high = theta - 2.0 * np.pi, theta.copy()
+        todo = np.arange(n)
+        while todo.size:
+            t = theta[todo]
+            proposal = W[todo] * np.cos(t)[expand] + nu[todo] * np.sin(t)[expand]
+            value = log_lik_fn(proposal)
+            accept = value > threshold[todo]
+            W[todo[accept]] = proposal[accept]
+            log_lik[todo[accept]] = value[accept]
+            todo, t = todo[~accept], t[~accept]
+            # shrink the angle bracket towards 0 (the current point, always on the slice)
+            low[todo] = np.where(t < 0, t, low[todo])
+            high[todo] = np.where(t < 0, high[todo], t)
+            theta[todo] = rng.uniform(low[todo], high[todo])
+    return W, log_lik
+
+
+def systematic_resample(weights, rng):
+    """Indices of ``len(weights)`` particles drawn in proportion to ``weights`` (systematic scheme)."""
+    n = weights.size
+    cumulative = np.cumsum(weights)
+    positions = (rng.uniform() + np.arange(n)) / n * cumulative[-1]
+    return np.minimum(np.searchsorted(cumulative, positions, side="right"), n - 1)
+
+
+class ParticleFilter:
+    """Particles from ``P(W | Z, X)``, updated after each answer by resample-move.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Standardised data.
+    n_clusters, n_particles : int
+    lam, tau, eps : float
+        Model parameters (see :class:`~linkwise.bayes._model.Model`).
+    n_mcmc_steps : int
+        Slice-sampling steps after each answer.
+    n_init_steps : int
+        Slice-sampling steps that turn Gaussian draws into prior draws.
+    rng : numpy.random.RandomState
+
+    Attributes
+    ----------
+    W : ndarray of shape (n_particles, n_features, n_clusters)
+    model : Model
+        The posterior given the answers so far.
+    """
+
+    def __init__(self, X, n_clusters, n_particles, *, lam, tau, eps, n_mcmc_steps, n_init_steps, rng):
+        self.model = Model(X, ConstraintForest(X.shape[0], [], []), lam, tau, eps)
+        self.n_mcmc_steps, self.rng = n_mcmc_steps, rng
+        self.W = rng.standard_normal((n_particles, X.shape[1], n_clusters)) / np.sqrt(lam)
+        self.log_lik = self.model.log_likelihood(self.W)
+        self._move(n_init_steps)
+
+    def _move(self, n_steps):
+        model = self.model
+        self.W, self.log_lik = elliptical_slice(
+            self.W, self.log_lik, model.log_likelihood, 1.0 / np.sqrt(model.lam), self.rng, n_steps
+        )
+
+    def p_must(self, a, b):
+        """``P(z_ab = must-link | Z, W_s)`` of shape (n_particles, n_pairs)."""
+        eps = self.model.eps
+        return eps + (1.0 - 2.0 * eps) * self.model.same_cluster(self.W, np.atleast_1d(a), np.atleast_1d(b))
+
+    def add(self, a, b, must, p_must=None):
+        """Condition on the answer ``z_ab``: resample by its probability, then move.
+
+        ``p_must`` (per particle) may be passed when already computed; the
+        pair must not close a cycle of the constraint forest.
+        """
+        if p_must is None:
+            p_must = self.p_must(a, b)[:, 0]
+        keep = systematic_resample(p_must if must else 1.0 - p_must, self.rng)
+        model = self.model
+        self.model = Model(model.X, model.forest.with_edge(a, b, must), model.lam, model.tau, model.eps)
+        self.W = self.W[keep]
+        self.log_lik = self.model.log_likelihood(self.W)
+        self._move(self.n_mcmc_steps)
+
+    def best(self):
+        """The particle with the highest posterior density."""
+        return self.W[np.argmax(self.model.log_posterior(self.W, self.log_lik))]

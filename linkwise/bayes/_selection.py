@@ -1,0 +1,63 @@
+"""Which pair to ask next: candidate pools and the Info / Uncertain criteria."""
+
+import numpy as np
+
+__all__ = ["candidate_pool", "pair_scores", "first_acyclic"]
+
+
+def candidate_pool(queryable, size, rng):
+    """Candidate pairs ``(a, b)`` (row indices, ``a < b``) among the queryable rows.
+
+    All pairs when there are at most ``size`` of them, else about ``size``
+    distinct pairs drawn uniformly (a fresh draw for every question).
+    """
+    n = queryable.size
+    if n * (n - 1) // 2 <= size:
+        i, j = np.triu_indices(n, k=1)
+    else:
+        i = rng.randint(n, size=size)
+        j = rng.randint(n - 1, size=size)
+        j += j >= i  # uniform over the other n - 1 rows
+        i, j = np.divmod(np.unique(np.minimum(i, j) * n + np.maximum(i, j)), n)
+    return queryable[i], queryable[j]
+
+
+def _binary_entropy(p):
+    p = np.clip(p, 1e-12, 1.0 - 1e-12)
+    return -(p * np.log(p) + (1.0 - p) * np.log1p(-p))
+
+
+def pair_scores(p_must, criterion):
+    """Selection scores of candidate pairs from per-particle answer probabilities.
+
+    Parameters
+    ----------
+    p_must : ndarray of shape (n_particles, n_pairs)
+        ``P(z_ab = must-link | Z, W_s)`` for each particle ``W_s``.
+    criterion : {"uncertain", "info"}
+        ``"uncertain"``: entropy of the answer with W integrated out.
+        ``"info"``: that minus the expected entropy given W, i.e. the mutual
+        information between the answer and W.
+    """
+    score = _binary_entropy(p_must.mean(axis=0))
+    if criterion == "info":
+        score -= _binary_entropy(p_must).mean(axis=0)
+    return score
+
+
+def first_acyclic(scores, closes_cycle):
+    """The best-scoring pair that keeps the constraint graph a forest.
+
+    Returns
+    -------
+    index : int or None
+        Position of the chosen pair (None if every pair closes a cycle).
+    n_dropped : int
+        Better-ranked pairs skipped because they would close a cycle.
+    """
+    order = np.argsort(-scores, kind="stable")
+    allowed = ~closes_cycle[order]
+    if not allowed.any():
+        return None, int(closes_cycle.sum())
+    rank = int(np.argmax(allowed))
+    return int(order[rank]), rank
