@@ -1,0 +1,213 @@
+"""Co-association from an ensemble of k-means runs, and constraints imputed from it.
+
+An ensemble of base clusterings, each fitted on a random subsample of the
+rows, tells how often two points land in the same cluster: their
+*co-association*. Pairs almost always together are likely must-links, pairs
+never together likely cannot-links (Greene & Cunningham, ECML 2007). The
+:class:`~linkwise.active.Committee` strategy builds on this.
+
+Every clustering is kept as one column of integer codes; co-association
+between a point and a group of points is then a histogram look-up, so the
+strategies never need the dense ``(n, n)`` matrix that :func:`coassociation`
+returns for direct use on moderate ``n``.
+"""
+
+import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+from sklearn.cluster import KMeans
+from sklearn.utils import check_array, check_random_state
+
+from linkwise._validation import InvalidParameterError, check_scalar
+
+__all__ = ["coassociation", "impute_constraints"]
+
+# rows of unique ensemble signatures compared per block when finding imputed neighbourhoods
+_BLOCK = 512
+
+
+def coassociation(X, n_clusters, *, n_estimators=100, sample_fraction=0.8, random_state=None):
+    """Co-association matrix of an ensemble of k-means clusterings on subsamples.
+
+    Each of ``n_estimators`` k-means runs (random initialisation) clusters a
+    random ``sample_fraction`` of the rows, drawn without replacement; the
+    rows left out are assigned to their nearest centroid. Entry ``A[i, j]`` is
+    the fraction of runs that put ``i`` and ``j`` in the same cluster.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The data.
+    n_clusters : int
+        Clusters per k-means run (usually the number of classes wanted).
+    n_estimators : int, default=100
+        Number of base clusterings.
+    sample_fraction : float, default=0.8
+        Fraction of the rows each base clustering is fitted on, in (0, 1].
+    random_state : int, RandomState instance or None, default=None
+        Seeds the subsamples and every k-means run.
+
+    Returns
+    -------
+    A : ndarray of shape (n_samples, n_samples)
+        Symmetric, values in [0, 1], ones on the diagonal. Dense: memory grows
+        as ``n_samples ** 2``.
+
+    See Also
+    --------
+    impute_constraints : threshold ``A`` into must-link and cannot-link pairs.
+
+    References
+    ----------
+    D. Greene and P. Cunningham. Constraint selection by committee: an
+    ensemble approach to identifying informative constraints for
+    semi-supervised clustering. ECML 2007, LNAI 4701, pp. 140-151.
+
+    Examples
+    --------
+    >>> import linkwise as lw
+    >>> from sklearn.datasets import make_blobs
+    >>> X, y = make_blobs(60, centers=3, cluster_std=0.5, random_state=0)
+    >>> A = lw.ensemble.coassociation(X, 3, n_estimators=20, random_state=0)
+    >>> A.shape
+    (60, 60)
+    >>> bool(A[y == 0][:, y == 0].min() == 1.0), bool(A[y == 0][:, y == 1].max() == 0.0)
+    (True, True)
+    """
+    X = check_array(X, dtype=np.float64, ensure_min_samples=2, input_name="X")
+    codes = _ensemble_labels(
+        X, n_clusters, n_estimators, sample_fraction, check_random_state(random_state), owner="coassociation"
+    )
+    flat, n_codes = _flat_codes(codes)
+    onehot = _onehot(flat, n_codes)
+    return (onehot @ onehot.T).astype(np.float64) / codes.shape[1]
+
+
+def impute_constraints(A, kappa_ml=0.98, kappa_cl=0.0):
+    """Guess constraints from a co-association matrix by thresholding it.
+
+    A pair with ``A[i, j] >= kappa_ml`` becomes a must-link, one with
+    ``A[i, j] <= kappa_cl`` a cannot-link; pairs in between are left
+    uncertain. Conservative thresholds give few but precise constraints.
+
+    Parameters
+    ----------
+    A : array-like of shape (n_samples, n_samples)
+        Co-association values in [0, 1], e.g. from :func:`coassociation`.
+    kappa_ml : float, default=0.98
+        Least co-association of an imputed must-link.
+    kappa_cl : float, default=0.0
+        Greatest co-association of an imputed cannot-link; must be below
+        ``kappa_ml``.
+
+    Returns
+    -------
+    ml, cl : ndarray of shape (n_pairs, 2)
+        Imputed must-link and cannot-link pairs ``(i, j)`` with ``i < j``,
+        in row-major order. Only the upper triangle of ``A`` is read.
+
+    References
+    ----------
+    D. Greene and P. Cunningham. Constraint selection by committee: an
+    ensemble approach to identifying informative constraints for
+    semi-supervised clustering. ECML 2007, LNAI 4701, pp. 140-151.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from linkwise.ensemble import impute_constraints
+    >>> A = np.array([[1.0, 0.99, 0.0], [0.99, 1.0, 0.5], [0.0, 0.5, 1.0]])
+    >>> ml, cl = impute_constraints(A, kappa_ml=0.98, kappa_cl=0.0)
+    >>> ml.tolist(), cl.tolist()
+    ([[0, 1]], [[0, 2]])
+    """
+    owner = "impute_constraints"
+    kappa_ml = check_scalar(kappa_ml, "kappa_ml", owner, kind="float", low=0.0, high=1.0, role="argument")
+    kappa_cl = check_scalar(kappa_cl, "kappa_cl", owner, kind="float", low=0.0, high=kappa_ml, include_high=False, role="argument")
+    A = check_array(A, dtype=np.float64, input_name="A")
+    if A.shape[0] != A.shape[1]:
+        raise InvalidParameterError(
+            f"The 'A' argument of {owner} must be a square co-association matrix, got shape {A.shape}."
+        )
+    if A.min() < 0.0 or A.max() > 1.0:
+        raise InvalidParameterError(
+            f"The 'A' argument of {owner} must hold co-association values in [0, 1], "
+            f"got values in [{A.min():g}, {A.max():g}]."
+        )
+    ml = np.argwhere(np.triu(A >= kappa_ml, k=1))
+    cl = np.argwhere(np.triu(A <= kappa_cl, k=1))
+    return ml.astype(np.intp), cl.astype(np.intp)
+
+
+# -- ensemble codes, shared with the query strategies -------------------------
+def _ensemble_labels(X, n_clusters, n_estimators, sample_fraction, rng, owner):
+    """``(n_samples, n_estimators)`` int32 labels of k-means runs on subsamples."""
+    n = X.shape[0]
+    n_clusters = check_scalar(n_clusters, "n_clusters", owner, kind="int", low=1, high=n)
+    n_estimators = check_scalar(n_estimators, "n_estimators", owner, kind="int", low=1)
+    sample_fraction = check_scalar(
+        sample_fraction, "sample_fraction", owner, kind="float", low=0.0, high=1.0, include_low=False
+    )
+    size = max(n_clusters, int(round(sample_fraction * n)))
+    codes = np.empty((n, n_estimators), dtype=np.int32)
+    for t in range(n_estimators):
+        rows = rng.choice(n, size, replace=False)
+        km = KMeans(n_clusters, init="random", n_init=1, random_state=rng.randint(np.iinfo(np.int32).max))
+        codes[:, t] = km.fit(X[rows]).predict(X)  # nearest centroid for every row, sampled or not
+    return codes
+
+
+def _flat_codes(codes):
+    """Shift each column's codes into its own id range; return them and the number of ids."""
+    codes = np.asarray(codes)
+    width = codes.max(axis=0).astype(np.int64) + 1
+    offsets = np.concatenate([[0], np.cumsum(width)[:-1]])
+    return (codes + offsets).astype(np.intp), int(width.sum())
+
+
+def _agreement(flat, n_codes, members, rows=None):
+    """For each row, how many (row, member) code agreements there are, summed over members.
+
+    Divided by ``n_columns * len(members)`` this is the mean co-association of
+    each row with the group ``members`` (trees of a forest work the same way,
+    with leaf ids as codes). Cost is linear in ``len(rows) * n_columns``.
+    """
+    hist = np.bincount(flat[np.asarray(members)].ravel(), minlength=n_codes)
+    return hist[flat if rows is None else flat[rows]].sum(axis=1)
+
+
+def _onehot(flat, n_codes):
+    """Dense float32 indicator matrix of the codes: rows dot rows = agreement counts."""
+    onehot = np.zeros((flat.shape[0], n_codes), dtype=np.float32)
+    np.put_along_axis(onehot, flat, 1.0, axis=1)
+    return onehot
+
+
+def _imputed_neighbourhoods(flat, n_codes, kappa_ml):
+    """Component label of every row under the transitive closure of imputed must-links.
+
+    Equal to the connected components of ``impute_constraints(A, kappa_ml)``'s
+    must-links, without the ``(n, n)`` matrix: rows with identical codes are
+    merged first (they co-associate fully), then unique code rows are compared
+    block by block and joined through a running component labelling.
+    """
+    n_columns = flat.shape[1]
+    unique, inverse = np.unique(flat, axis=0, return_inverse=True)
+    u = unique.shape[0]
+    onehot = _onehot(unique, n_codes)
+    nodes = np.arange(u)
+    root = nodes  # a representative node of each node's component so far
+    labels = nodes
+    for start in range(0, u, _BLOCK):
+        stop = min(start + _BLOCK, u)
+        counts = onehot[start:stop] @ onehot[start:].T  # each pair (i, j >= i) once
+        r, c = np.nonzero(counts.astype(np.float64) / n_columns >= kappa_ml)
+        # this block's edges plus a star joining every node to its representative
+        heads = np.concatenate([r + start, nodes])
+        tails = np.concatenate([c + start, root])
+        graph = coo_matrix((np.ones(heads.size, dtype=np.int8), (heads, tails)), shape=(u, u))
+        n_comp, labels = connected_components(graph, directed=False)
+        first = np.empty(n_comp, dtype=np.intp)
+        first[labels[::-1]] = nodes[::-1]  # smallest node of each component
+        root = first[labels]
+    return labels[inverse.ravel()]
