@@ -1,0 +1,41 @@
+"""Benchmark harness: the papers' cross-validation protocol for every method, on one machine or a Dask cluster.
+
+:func:`run` runs named methods (see :func:`registry`) on datasets at a list
+of budgets (numbers of questions), one joblib task per (method, dataset,
+repeat, fold) cell, and appends each finished cell to ``results.csv`` so an
+interrupted run resumes where it stopped. :func:`report` rebuilds the tables,
+statistics, learning curves and the HTML report from those raw results.
+
+The command line is ``linkwise bench`` (``linkwise bench --list`` shows the
+methods) and ``linkwise bench report DIR``.
+
+Examples
+--------
+>>> import tempfile
+>>> from linkwise import bench
+>>> rep = bench.run(["iris"], ["kmeans"], budgets=[0, 10], folds=2, out=tempfile.mkdtemp())
+>>> sorted(rep.summary["method"].unique())
+['kmeans']
+"""
+
+from linkwise.bench._demo import DEMO_METHODS, run_demo
+from linkwise.bench._protocol import METRICS, FoldOracle, ProtocolViolation, fold_split
+from linkwise.bench._registry import MethodSpec, register, registry
+from linkwise.bench._report import Report, report
+from linkwise.bench._runner import load_results, run
+
+__all__ = [
+    "DEMO_METHODS",
+    "METRICS",
+    "FoldOracle",
+    "MethodSpec",
+    "ProtocolViolation",
+    "Report",
+    "fold_split",
+    "load_results",
+    "register",
+    "registry",
+    "report",
+    "run",
+    "run_demo",
+]

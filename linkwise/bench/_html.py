@@ -1,0 +1,228 @@
+"""Files of a report: CSV tables, learning-curve PNGs, ``report.md`` and ``index.html``."""
+
+import html
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["write_report", "learning_curve", "markdown_table"]
+
+_METRIC_NAMES = {"ari": "ARI", "nmi": "NMI", "f": "pairwise F-measure"}
+
+
+def learning_curve(curves, dataset, metric, path):
+    """Plot one dataset's learning curves (mean ± std over folds and repeats) to a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only, never a window
+    import matplotlib.pyplot as plt
+
+    data = curves[curves["dataset"] == dataset]
+    methods = list(dict.fromkeys(data["method"]))
+    colors = plt.get_cmap("tab20").colors  # dark shades for the first ten methods, light ones after
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    for n, method in enumerate(methods):
+        mine = data[data["method"] == method]
+        color = colors[(2 * n) % 20 + (n >= 10)]
+        if mine["budget"].isna().all():  # own number of questions: one point with its spread
+            ax.errorbar(mine["queries"], mine["mean"], yerr=mine["std"], fmt="D", color=color, capsize=3, label=method)
+            continue
+        mine = mine.dropna(subset=["budget"])
+        x = mine["budget"].to_numpy(dtype=float)
+        ax.plot(x, mine["mean"], marker="o", markersize=3, color=color, linestyle="-" if n < 10 else "--", label=method)
+        ax.fill_between(x, mine["mean"] - mine["std"], mine["mean"] + mine["std"], color=color, alpha=0.12)
+    ax.set_xlabel("questions asked")
+    ax.set_ylabel(f"{_METRIC_NAMES[metric]} on the test folds")
+    ax.set_title(dataset)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8, frameon=False)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def markdown_table(frame):
+    """A DataFrame as a GitHub markdown table (index included when named).
+
+    Examples
+    --------
+    >>> print(markdown_table(pd.DataFrame({"a": [1], "b": ["x"]})))
+    | a | b |
+    |---|---|
+    | 1 | x |
+    """
+    if frame.index.name is not None:
+        frame = frame.reset_index()
+    header = "| " + " | ".join(map(str, frame.columns)) + " |"
+    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
+    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join([header, rule, *body])
+
+
+def _summary_table(rep, setting):
+    """Datasets x methods of "mean ± std" for one setting, best per dataset in bold, ranks below."""
+    data = rep.summary[rep.summary["setting"] == setting]
+    cells = data.assign(text=[f"{m:.3f} ± {s:.3f}" for m, s in zip(data["mean"], data["std"])])
+    table = cells.pivot(index="dataset", columns="method", values="text")
+    best = data.loc[data.groupby("dataset")["mean"].idxmax(), ["dataset", "method"]]
+    for dataset, method in best.itertuples(index=False):
+        table.loc[dataset, method] = f"**{table.loc[dataset, method]}**"
+    if setting.startswith("as "):  # how many questions the matched method asked, on average
+        own = setting[3:]
+        queries = data[data["method"] == own].set_index("dataset")["queries"]
+        table.insert(0, "questions", queries.reindex(table.index).map(lambda q: f"{q:.1f}"))
+    ranks = rep.ranks[rep.ranks["setting"] == setting].set_index("method")["rank"]
+    if len(ranks):
+        row = {m: f"{ranks[m]:.2f}" for m in table.columns if m in ranks.index}
+        table = pd.concat([table, pd.DataFrame([row], index=["average rank"])])
+    table = table.fillna("")
+    table.index.name = "dataset"
+    table.columns.name = None
+    return table
+
+
+def _tests_text(rep, setting):
+    tests = rep.tests[rep.tests["setting"] == setting]
+    ranks = rep.ranks[rep.ranks["setting"] == setting]
+    if tests.empty or np.isnan(tests["friedman_p"].iloc[0]):
+        n = int(ranks["n_datasets"].iloc[0]) if len(ranks) else 0
+        return f"Friedman test not defined here ({len(ranks)} methods, {n} complete datasets; it needs 3 and 2).", None
+    statistic, p_value = tests["friedman"].iloc[0], tests["friedman_p"].iloc[0]
+    n = int(ranks["n_datasets"].iloc[0])
+    control = ranks.loc[ranks["rank"].idxmin(), "method"]
+    text = (
+        f"Friedman χ² = {statistic:.2f}, p = {p_value:.3g} over {n} datasets. "
+        f"Holm post-hoc against the best-ranked method, {control} (α = 0.05):"
+    )
+    table = tests.dropna(subset=["z"]).sort_values("p")[["method", "z", "p", "p_holm", "significant"]]
+    table = table.assign(
+        z=table["z"].map(lambda v: f"{v:.2f}"),
+        p=table["p"].map(lambda v: f"{v:.3g}"),
+        p_holm=table["p_holm"].map(lambda v: f"{v:.3g}"),
+        significant=table["significant"].map(lambda v: "yes" if v else "no"),
+    )
+    return text, table.set_index("method")
+
+
+def _wins_table(rep, setting):
+    wins = rep.wins[rep.wins["setting"] == setting]
+    if wins.empty:
+        return None
+    cells = wins.assign(text=[f"{w}/{l}" for w, l in zip(wins["wins"], wins["losses"])])
+    table = cells.pivot(index="method", columns="opponent", values="text").fillna("–")
+    table.columns.name = None
+    return table
+
+
+def _methods_table(rep):
+    rows = [
+        {
+            "method": name,
+            "runs": {"own": "own number of questions", "anytime": "anytime (one run per curve)",
+                     "budget": "one run per budget", "baseline": "no questions"}[meta["kind"]],
+            "K": "given the true K" if meta["needs_k"] else "finds K",
+            "description": meta["description"],
+        }
+        for name, meta in rep.config["methods"].items()
+    ]
+    return pd.DataFrame(rows).set_index("method")
+
+
+def _settings_table(rep):
+    c = rep.config
+    done = rep.results.groupby(["method", "dataset", "repeat", "fold"]).ngroups
+    rows = [
+        ("datasets", ", ".join(c["datasets"])),
+        ("budgets (questions)", ", ".join(map(str, c["budgets"]))),
+        ("protocol", f"stratified {c['folds']}-fold CV × {c['repeats']} repeat(s), seed {c['seed']}; "
+                     "questions only about training rows, scores on the test fold"),
+        ("scaling", {"minmax": "min-max to [0, 1] (as the COBRA and COBS papers)",
+                     "standard": "standardised (z-scores)", None: "raw features"}[c["scale"]]),
+        ("metric", _METRIC_NAMES[rep.metric]),
+        ("cells finished", f"{done}" + (f" ({len(rep.errors)} failed)" if rep.errors else "")),
+        ("run time", f"{c.get('elapsed_seconds', 0.0):.0f} s of wall-clock time"),
+    ]
+    return pd.DataFrame(rows, columns=["setting", "value"]).set_index("setting")
+
+
+def _sections(rep):
+    """The report as a list of (kind, payload): "h2"/"h3"/"p" text, "table" frames, "img" paths."""
+    parts = [("h2", "Run"), ("table", _settings_table(rep)), ("h2", "Methods"), ("table", _methods_table(rep))]
+    parts.append(("h2", f"Results ({_METRIC_NAMES[rep.metric]}, mean ± std over folds and repeats)"))
+    for setting in rep.settings:
+        parts += [("h3", setting), ("table", _summary_table(rep, setting))]
+        text, holm = _tests_text(rep, setting)
+        parts.append(("p", text))
+        if holm is not None:
+            parts.append(("table", holm))
+        wins = _wins_table(rep, setting)
+        if wins is not None:
+            parts += [("p", "Wins/losses over datasets (row method against column method):"), ("table", wins)]
+    parts.append(("h2", "Learning curves"))
+    parts += [("img", path) for path in rep.figures.values()]
+    if rep.errors:
+        parts.append(("h2", "Failed cells (run again with --resume)"))
+        errors = pd.DataFrame(
+            [{**{k: e[k] for k in ("method", "dataset", "repeat", "fold")}, "error": e["error"].strip().splitlines()[-1]}
+             for e in rep.errors]
+        )
+        parts.append(("table", errors.set_index("method")))
+    return parts
+
+
+_CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.85em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: right; }
+th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
+img { max-width: 100%; margin: 0.5em 0; border: 1px solid #eee; }
+"""
+
+
+def _html_table(frame):
+    text = frame.to_html(escape=True, border=0)
+    # bold marks from the summary tables
+    return text.replace("<td>**", "<td><b>").replace("**</td>", "</b></td>")
+
+
+def write_report(rep):
+    """Write every report file into ``rep.out`` and set ``rep.figures`` and ``rep.html``."""
+    out = rep.out
+    rep.summary.to_csv(out / "summary.csv", index=False)
+    rep.ranks.to_csv(out / "ranks.csv", index=False)
+    rep.tests.to_csv(out / "tests.csv", index=False)
+    rep.wins.to_csv(out / "wins.csv", index=False)
+    (out / "curves").mkdir(exist_ok=True)
+    rep.figures = {}
+    for dataset in dict.fromkeys(rep.curves["dataset"]):
+        path = out / "curves" / f"{dataset}.png"
+        learning_curve(rep.curves, dataset, rep.metric, path)
+        rep.figures[dataset] = path
+    sections = _sections(rep)
+    title = "linkwise bench report"
+    md, body = [f"# {title}", ""], [f"<h1>{title}</h1>"]
+    for kind, payload in sections:
+        if kind in ("h2", "h3"):
+            md += [f"{'#' * int(kind[1])} {payload}", ""]
+            body.append(f"<{kind}>{html.escape(payload)}</{kind}>")
+        elif kind == "p":
+            md += [payload, ""]
+            body.append(f"<p>{html.escape(payload)}</p>")
+        elif kind == "table":
+            md += [markdown_table(payload), ""]
+            body.append(_html_table(payload))
+        else:
+            rel = Path(payload).relative_to(out).as_posix()
+            md += [f"![{Path(payload).stem}]({rel})", ""]
+            body.append(f'<img src="{html.escape(rel)}" alt="{html.escape(Path(payload).stem)}">')
+    files = "raw results: results.csv · tables: summary.csv, ranks.csv, tests.csv, wins.csv · settings: run.json"
+    md.append(files)
+    body.append(f"<p>{html.escape(files)}</p>")
+    (out / "report.md").write_text("\n".join(md) + "\n")
+    page = (
+        f"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>"
+        f"<style>{_CSS}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n"
+    )
+    rep.html = out / "index.html"
+    rep.html.write_text(page)

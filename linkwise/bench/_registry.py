@@ -1,0 +1,256 @@
+"""The named methods ``linkwise bench`` can run, with their default parameters.
+
+An entry is a lazy factory: ``make(n_clusters, max_queries, random_state)``
+returns a fresh estimator and imports its module only when called, so listing
+the registry imports no method. How the harness runs an entry follows from the
+estimator it makes (see :func:`method_kind`).
+"""
+
+import importlib
+from dataclasses import dataclass
+from functools import partial
+from typing import Callable
+
+from linkwise._validation import InvalidParameterError
+
+__all__ = ["MethodSpec", "register", "registry", "get_methods", "method_kind"]
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """A benchmark method: a name and a factory of estimators.
+
+    Parameters
+    ----------
+    name : str
+        Name used on the command line and in reports.
+    make : callable
+        ``make(n_clusters, max_queries, random_state) -> estimator``. An
+        :class:`~linkwise.ActiveEstimator` with a ``max_queries`` parameter is
+        run at each budget; one without it (COBRA) decides its own number of
+        questions; anything else is a plain clusterer fitted on ``X`` alone (a
+        baseline). Must be picklable (a module-level function or a
+        ``functools.partial`` of one) to run in worker processes.
+    needs_k : bool
+        Whether the method is given the true number of clusters.
+    description : str
+        One line: what it is and where it comes from.
+
+    Examples
+    --------
+    >>> from functools import partial
+    >>> from sklearn.cluster import KMeans
+    >>> spec = MethodSpec("kmeans-3", lambda k, b, rs: KMeans(3, random_state=rs), False, "K-means, K=3")
+    >>> spec.make(5, 10, 0).n_clusters
+    3
+    """
+
+    name: str
+    make: Callable
+    needs_k: bool
+    description: str
+
+
+def _build(path, **params):
+    module, attr = path.split(":")
+    return getattr(importlib.import_module(module), attr)(**params)
+
+
+def _kmeans(n_clusters, max_queries, random_state):
+    return _build("sklearn.cluster:KMeans", n_clusters=n_clusters, n_init=10, random_state=random_state)
+
+
+def _cobra(n_clusters, max_queries, random_state, *, n_super_instances):
+    return _build("linkwise.cobra:COBRA", n_super_instances=n_super_instances, random_state=random_state)
+
+
+def _budgeted(n_clusters, max_queries, random_state, *, path, k=False, **params):
+    if k:
+        params["n_clusters"] = n_clusters
+    return _build(path, max_queries=max_queries, random_state=random_state, **params)
+
+
+def _active(n_clusters, max_queries, random_state, *, clusterer, strategy):
+    return _build(
+        "linkwise.active:ActiveClustering",
+        clusterer=_build(f"linkwise.cluster:{clusterer}", n_clusters=n_clusters),
+        strategy=_build(f"linkwise.active:{strategy}"),
+        max_queries=max_queries,
+        random_state=random_state,
+    )
+
+
+_PAPERS = {
+    "Random": "random pairs of training rows",
+    "ExploreConsolidate": "Explore & Consolidate (Basu et al., SDM 2004)",
+    "MinMax": "MinMax (Mallapragada et al., ICPR 2008)",
+    "NPU": "NPU (Xiong et al., IEEE TKDE 2014)",
+    "Committee": "selection by committee (Greene & Cunningham, ECML 2007)",
+}
+_CLUSTERERS = {
+    "COPKMeans": "COP-KMeans (Wagstaff et al., ICML 2001)",
+    "PCKMeans": "PCKMeans (Basu et al., SDM 2004)",
+    "MPCKMeans": "MPCKMeans (Bilenko et al., ICML 2004)",
+}
+_SHORT = {"Random": "random", "ExploreConsolidate": "explore", "MinMax": "minmax", "NPU": "npu", "Committee": "committee"}
+
+
+def _defaults():
+    specs = [
+        MethodSpec("kmeans", _kmeans, True, "K-means without questions (scikit-learn, n_init=10): the baseline"),
+    ]
+    specs += [
+        MethodSpec(
+            f"cobra-{n}",
+            partial(_cobra, n_super_instances=n),
+            False,
+            f"COBRA with {n} super-instances; asks as many questions as it needs "
+            "(Van Craenendonck et al., IJCAI 2017)",
+        )
+        for n in (25, 50, 100)
+    ]
+    specs.append(
+        MethodSpec(
+            "cobras",
+            partial(_budgeted, path="linkwise.cobra:COBRAS"),
+            False,
+            "COBRAS, anytime super-instance refinement (Van Craenendonck et al., IJCAI 2018)",
+        )
+    )
+    combos = [
+        ("COPKMeans", "Random"),
+        ("PCKMeans", "Random"),
+        ("MPCKMeans", "Random"),
+        ("PCKMeans", "ExploreConsolidate"),
+        ("PCKMeans", "MinMax"),
+        ("PCKMeans", "NPU"),
+        ("MPCKMeans", "ExploreConsolidate"),
+        ("MPCKMeans", "MinMax"),
+        ("MPCKMeans", "NPU"),
+    ]
+    specs += [
+        MethodSpec(
+            f"{clusterer.lower()}-{_SHORT[strategy]}",
+            partial(_active, clusterer=clusterer, strategy=strategy),
+            True,
+            f"{_CLUSTERERS[clusterer]} with {_PAPERS[strategy]}",
+        )
+        for clusterer, strategy in combos
+    ]
+    specs += [
+        MethodSpec(
+            "committee",
+            partial(_active, clusterer="PCKMeans", strategy="Committee"),
+            True,
+            f"{_CLUSTERERS['PCKMeans']} with {_PAPERS['Committee']}",
+        ),
+        MethodSpec(
+            "cobs",
+            partial(_budgeted, path="linkwise.cobs:COBS"),
+            False,
+            "COBS: selects among ~900 unsupervised clusterings with random questions "
+            "(Van Craenendonck & Blockeel, Machine Learning 2017)",
+        ),
+        MethodSpec(
+            "active-cobs",
+            partial(_budgeted, path="linkwise.cobs:ActiveCOBS"),
+            False,
+            "COBS with active pair selection (Van Craenendonck & Blockeel, Machine Learning 2017)",
+        ),
+    ]
+    specs += [
+        MethodSpec(
+            f"bac-{strategy}",
+            partial(_budgeted, path="linkwise.bayes:BayesianActiveClustering", k=True, strategy=strategy),
+            True,
+            f"Bayesian active clustering, {strategy} pair selection (Pei, Liu & Fern, ECML PKDD 2015)",
+        )
+        for strategy in ("info", "uncertain")
+    ]
+    return {spec.name: spec for spec in specs}
+
+
+_REGISTRY = _defaults()
+
+
+def registry():
+    """Every registered method, by name (a copy: changing it changes nothing).
+
+    Examples
+    --------
+    >>> from linkwise.bench import registry
+    >>> registry()["cobras"].needs_k
+    False
+    """
+    return dict(_REGISTRY)
+
+
+def register(spec, *, replace=False):
+    """Add a method to the registry (for the library API and this process only).
+
+    Parameters
+    ----------
+    spec : MethodSpec
+    replace : bool, default=False
+        Allow replacing an entry of the same name.
+
+    Examples
+    --------
+    >>> from sklearn.cluster import AgglomerativeClustering
+    >>> def ward(k, budget, seed):
+    ...     return AgglomerativeClustering(n_clusters=k)
+    >>> register(MethodSpec("ward", ward, True, "Ward linkage, no questions"), replace=True)
+    >>> "ward" in registry()
+    True
+    """
+    if not isinstance(spec, MethodSpec):
+        raise InvalidParameterError(f"The 'spec' argument of register must be a MethodSpec, got {type(spec).__name__}.")
+    if spec.name in _REGISTRY and not replace:
+        raise InvalidParameterError(
+            f"A method named {spec.name!r} is already registered; pass replace=True to replace it."
+        )
+    _REGISTRY[spec.name] = spec
+
+
+def get_methods(names=None):
+    """The specs for ``names`` (None: every registered method), in the order given.
+
+    Names may also be :class:`MethodSpec` objects, which are used as they are.
+    """
+    if names is None:
+        return list(_REGISTRY.values())
+    if isinstance(names, (str, MethodSpec)):
+        names = [names]
+    specs = []
+    for name in names:
+        if isinstance(name, MethodSpec):
+            specs.append(name)
+        elif name in _REGISTRY:
+            specs.append(_REGISTRY[name])
+        else:
+            raise InvalidParameterError(
+                f"Unknown method {name!r}. Registered: {', '.join(_REGISTRY)} (see `linkwise bench --list`)."
+            )
+    if len({s.name for s in specs}) != len(specs):
+        raise InvalidParameterError("The 'methods' argument names a method twice.")
+    return specs
+
+
+def method_kind(estimator):
+    """How the harness runs an estimator.
+
+    Returns
+    -------
+    kind : {"anytime", "budget", "own", "baseline"}
+        ``"anytime"``: one run with the largest budget gives the whole curve;
+        ``"budget"``: one run per budget; ``"own"``: an active method that
+        decides its own number of questions (COBRA); ``"baseline"``: a plain
+        clusterer, fitted on ``X`` without questions.
+    """
+    from linkwise.loop import ActiveEstimator
+
+    if not isinstance(estimator, ActiveEstimator):
+        return "baseline"
+    if "max_queries" not in estimator.get_params(deep=False):
+        return "own"
+    return "anytime" if estimator._anytime else "budget"

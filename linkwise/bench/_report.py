@@ -1,0 +1,297 @@
+"""Tables and statistics from the raw results: summaries, wins/losses, average ranks, Friedman + Holm.
+
+A *setting* is one column of comparison: a budget of the grid ("25
+questions"), or "as cobra-25", where COBRA's rows meet every other method's
+rows at the number of questions COBRA asked in the same fold (its paper's
+protocol). Ranks and tests follow Demšar (JMLR 2006): methods ranked per
+dataset on the mean score, the Friedman test over datasets, and Holm's
+step-down correction of each method's z-test against the best-ranked one.
+"""
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from linkwise._validation import check_option
+from linkwise.bench._protocol import METRICS
+from linkwise.bench._runner import CONFIG, ERRORS, KEY, load_results
+
+__all__ = ["Report", "report", "comparison_frame", "average_ranks", "friedman_holm", "wins_losses"]
+
+ALPHA = 0.05
+
+
+@dataclass
+class Report:
+    """What :func:`report` computed and wrote.
+
+    Attributes
+    ----------
+    out : Path
+        The run directory.
+    config : dict
+        The run's settings (``run.json``), including ``elapsed_seconds``.
+    metric : str
+        The metric of the tables (``"ari"``, ``"nmi"`` or ``"f"``).
+    results : DataFrame
+        Raw results, one row per (method, dataset, repeat, fold, budget).
+    summary : DataFrame
+        Mean and std of the metric over folds and repeats per setting,
+        dataset and method, with the mean number of questions asked and the
+        mean seconds (``summary.csv``).
+    curves : DataFrame
+        The learning curves: mean and std per dataset, method and budget of
+        the grid; methods that choose their own number of questions appear
+        with ``budget`` <NA> at their mean number of questions.
+    ranks : DataFrame
+        Average rank of each method per setting (1 = best; ``ranks.csv``).
+    tests : DataFrame
+        Friedman statistic and p-value per setting, and each method's Holm-
+        corrected p-value against the best-ranked method (``tests.csv``).
+    wins : DataFrame
+        For each setting and pair of methods, the datasets where the first has
+        the higher mean score (wins), the lower (losses), or equal (``wins.csv``).
+    errors : list of dict
+        Cells that failed (method, dataset, repeat, fold, error).
+    figures : dict
+        Dataset -> path of its learning-curve PNG.
+    html : Path
+        ``index.html``, showing all of the above.
+    """
+
+    out: Path
+    config: dict
+    metric: str
+    results: pd.DataFrame
+    summary: pd.DataFrame
+    curves: pd.DataFrame
+    ranks: pd.DataFrame
+    tests: pd.DataFrame
+    wins: pd.DataFrame
+    errors: list = field(default_factory=list)
+    figures: dict = field(default_factory=dict)
+    html: Path = None
+
+    @property
+    def settings(self):
+        """Setting labels in display order (grid budgets, then matched ones)."""
+        return list(dict.fromkeys(self.summary["setting"]))
+
+
+def _grid_label(budget):
+    return f"{budget} questions"
+
+
+def comparison_frame(results, config, metric):
+    """Long frame (setting, method, dataset, repeat, fold, n_queries, score, seconds) of every comparison."""
+    own = [m for m, meta in config["methods"].items() if meta["kind"] == "own"]
+    is_own = results["method"].isin(own)
+    cols = KEY + ["n_queries", "seconds"]
+    parts = []
+    grid = results[~is_own & results["budget"].isin(config["budgets"])]
+    for budget in config["budgets"]:
+        part = grid[grid["budget"] == budget][cols + [metric]]
+        parts.append(part.assign(setting=_grid_label(budget)))
+    others = results[~is_own]
+    for name in own:
+        mine = results[results["method"] == name]
+        if mine.empty:
+            continue
+        cell = mine[["dataset", "repeat", "fold", "n_queries"]].rename(columns={"n_queries": "budget"})
+        cell["budget"] = cell["budget"].astype("Int64")
+        matched = others.merge(cell, on=["dataset", "repeat", "fold", "budget"])
+        setting = f"as {name}"
+        parts.append(mine[cols + [metric]].assign(setting=setting))
+        parts.append(matched[cols + [metric]].assign(setting=setting))
+    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols + [metric, "setting"])
+    return frame.rename(columns={metric: "score"})
+
+
+def _summary(frame, settings):
+    grouped = frame.groupby(["setting", "dataset", "method"], sort=False)
+    summary = grouped.agg(
+        mean=("score", "mean"),
+        std=("score", "std"),
+        n=("score", "size"),
+        queries=("n_queries", "mean"),
+        seconds=("seconds", "mean"),
+    ).reset_index()
+    summary["std"] = summary["std"].fillna(0.0)  # a single fold has no spread
+    order = {s: i for i, s in enumerate(settings)}
+    return summary.sort_values(["setting", "dataset", "method"], key=lambda c: c.map(order) if c.name == "setting" else c)
+
+
+def _score_matrix(summary, setting):
+    """Datasets x methods of mean scores, keeping only datasets every method has."""
+    table = summary[summary["setting"] == setting].pivot(index="dataset", columns="method", values="mean")
+    return table.dropna()
+
+
+def average_ranks(matrix):
+    """Average rank of each column (method) over rows (datasets); 1 = highest score, ties share ranks.
+
+    Examples
+    --------
+    >>> m = pd.DataFrame({"a": [0.9, 0.8], "b": [0.5, 0.8], "c": [0.1, 0.2]})
+    >>> average_ranks(m).to_dict()
+    {'a': 1.25, 'b': 1.75, 'c': 3.0}
+    """
+    ranks = np.apply_along_axis(stats.rankdata, 1, -matrix.to_numpy())
+    return pd.Series(ranks.mean(axis=0), index=matrix.columns)
+
+
+def friedman_holm(matrix, alpha=ALPHA):
+    """Friedman test over datasets and Holm's post-hoc test against the best-ranked method.
+
+    Returns
+    -------
+    friedman : tuple (statistic, p_value)
+        NaN when it is not defined (fewer than 3 methods or 2 datasets, or
+        every method tied on every dataset).
+    posthoc : DataFrame
+        Per method: average rank, z against the best-ranked method, raw and
+        Holm-adjusted p-values, and whether the difference is significant at
+        ``alpha`` (Demšar, JMLR 2006, section 3.2.2).
+
+    Examples
+    --------
+    >>> rng = np.random.RandomState(0)
+    >>> m = pd.DataFrame({"a": rng.rand(8) + 1, "b": rng.rand(8), "c": rng.rand(8)})
+    >>> (stat, p), posthoc = friedman_holm(m)
+    >>> p < 0.05, posthoc.loc["a", "rank"]
+    (True, 1.0)
+    """
+    n, k = matrix.shape
+    ranks = average_ranks(matrix) if n else pd.Series(np.nan, index=matrix.columns)
+    posthoc = pd.DataFrame({"rank": ranks, "z": np.nan, "p": np.nan, "p_holm": np.nan, "significant": False})
+    if k < 3 or n < 2 or np.all(matrix.to_numpy() == matrix.to_numpy()[:, :1]):
+        return (np.nan, np.nan), posthoc
+    statistic, p_value = stats.friedmanchisquare(*matrix.to_numpy().T)
+    control = ranks.idxmin()
+    others = ranks.drop(control)
+    z = (others - ranks[control]) / np.sqrt(k * (k + 1) / (6.0 * n))
+    p = 2 * stats.norm.sf(np.abs(z))
+    order = np.argsort(p)
+    # Holm: the i-th smallest p-value is multiplied by (m - i); adjusted values never decrease
+    adjusted = np.empty_like(p)
+    adjusted[order] = np.minimum(1.0, np.maximum.accumulate(p[order] * (len(p) - np.arange(len(p)))))
+    posthoc.loc[others.index, "z"] = z.to_numpy()
+    posthoc.loc[others.index, "p"] = p
+    posthoc.loc[others.index, "p_holm"] = adjusted
+    posthoc.loc[others.index, "significant"] = adjusted < alpha
+    return (float(statistic), float(p_value)), posthoc
+
+
+def wins_losses(matrix):
+    """Long frame (method, opponent, wins, losses, ties) over the datasets of ``matrix``.
+
+    Examples
+    --------
+    >>> m = pd.DataFrame({"a": [0.9, 0.8], "b": [0.5, 0.8]})
+    >>> wins_losses(m).iloc[0].to_dict()
+    {'method': 'a', 'opponent': 'b', 'wins': 1, 'losses': 0, 'ties': 1}
+    """
+    rows = []
+    values = matrix.round(12)  # equal up to float noise counts as a tie
+    for a in matrix.columns:
+        for b in matrix.columns:
+            if a != b:
+                wins = int((values[a] > values[b]).sum())
+                losses = int((values[a] < values[b]).sum())
+                rows.append({"method": a, "opponent": b, "wins": wins, "losses": losses, "ties": len(matrix) - wins - losses})
+    return pd.DataFrame(rows, columns=["method", "opponent", "wins", "losses", "ties"])
+
+
+def _curves(results, config, metric):
+    own = [m for m, meta in config["methods"].items() if meta["kind"] == "own"]
+    is_own = results["method"].isin(own)
+    grid = results[~is_own & results["budget"].isin(config["budgets"])]
+    parts = [grid, results[is_own]]
+    frame = pd.concat(parts, ignore_index=True)
+    frame["budget"] = frame["budget"].astype("Int64")
+    return (
+        frame.groupby(["dataset", "method", "budget"], dropna=False, sort=True)
+        .agg(mean=(metric, "mean"), std=(metric, "std"), queries=("n_queries", "mean"))
+        .reset_index()
+        .fillna({"std": 0.0})
+    )
+
+
+def _read_errors(out):
+    path = Path(out) / ERRORS
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def report(out, *, metric=None, write=True):
+    """Build the tables, statistics, plots and HTML report of a run directory.
+
+    Parameters
+    ----------
+    out : str or Path
+        A directory written by :func:`linkwise.bench.run` (``linkwise bench --out``).
+    metric : {"ari", "nmi", "f"}, optional
+        Metric of the tables and plots; default: the one the run was started with.
+    write : bool, default=True
+        Write ``summary.csv``, ``ranks.csv``, ``tests.csv``, ``wins.csv``, the
+        learning-curve PNGs, ``report.md`` and ``index.html`` into ``out``.
+
+    Returns
+    -------
+    Report
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from linkwise.bench import run, report
+    >>> out = tempfile.mkdtemp()
+    >>> _ = run(["iris", "wine"], ["kmeans"], budgets=[0], folds=2, out=out)
+    >>> report(out, metric="nmi", write=False).summary[["dataset", "method", "n"]].values.tolist()
+    [['iris', 'kmeans', 2], ['wine', 'kmeans', 2]]
+    """
+    out = Path(out)
+    results = load_results(out)
+    config = json.loads((out / CONFIG).read_text())
+    metric = config.get("metric", "ari") if metric is None else metric
+    check_option(metric, "metric", "report", tuple(METRICS), role="argument")
+    frame = comparison_frame(results, config, metric)
+    settings = list(dict.fromkeys(frame["setting"]))
+    summary = _summary(frame, settings)
+    ranks, tests, wins = [], [], []
+    for setting in settings:
+        matrix = _score_matrix(summary, setting)
+        (statistic, p_value), posthoc = friedman_holm(matrix)
+        ranks.append(posthoc["rank"].rename("rank").reset_index().assign(setting=setting, n_datasets=len(matrix)))
+        tests.append(
+            posthoc.drop(columns="rank").reset_index().assign(setting=setting, friedman=statistic, friedman_p=p_value)
+        )
+        wins.append(wins_losses(matrix).assign(setting=setting))
+    rep = Report(
+        out=out,
+        config=config,
+        metric=metric,
+        results=results,
+        summary=summary.reset_index(drop=True),
+        curves=_curves(results, config, metric),
+        ranks=_concat(ranks, ["method", "rank", "setting", "n_datasets"]),
+        tests=_concat(tests, ["method", "z", "p", "p_holm", "significant", "setting", "friedman", "friedman_p"]),
+        wins=_concat(wins, ["method", "opponent", "wins", "losses", "ties", "setting"]),
+        errors=_read_errors(out),
+    )
+    if write:
+        from linkwise.bench._html import write_report
+
+        write_report(rep)
+    return rep
+
+
+def _concat(parts, columns):
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return pd.DataFrame(columns=columns)
+    return pd.concat(parts, ignore_index=True).rename(columns={"index": "method"})

@@ -1,0 +1,473 @@
+"""Run the protocol: one joblib task per (method, dataset, repeat, fold) cell, results appended as cells finish.
+
+The raw results live in ``results.csv`` in the output directory, one row per
+(cell, budget), appended in one write as each cell finishes, so a run that is
+killed loses at most the cells still running; ``resume=True`` skips every
+finished cell. ``run.json`` keeps the protocol so a resumed run cannot mix
+settings, and ``errors.jsonl`` the tracebacks of failed cells (retried on
+resume).
+
+Methods that decide their own number of questions (COBRA) run first; every
+other method is then also run, in the same fold and repeat, at the number of
+questions each of them asked (the COBRA paper's protocol), besides the budgets
+of the grid.
+"""
+
+import json
+import os
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from linkwise import datasets as _datasets
+from linkwise._validation import InvalidParameterError, check_option, check_scalar
+from linkwise.bench._protocol import METRICS, FoldOracle, cell_seed, fold_split, score
+from linkwise.bench._registry import get_methods, method_kind
+
+__all__ = ["run", "run_cell", "load_results", "RESULTS", "CONFIG", "ERRORS", "COLUMNS", "PROTOCOL_KEYS"]
+
+RESULTS = "results.csv"
+CONFIG = "run.json"
+ERRORS = "errors.jsonl"
+KEY = ["method", "dataset", "repeat", "fold"]
+COLUMNS = KEY + ["budget", "n_queries", *METRICS, "seconds"]
+# settings that must not change when a run is resumed (methods and datasets may be added)
+PROTOCOL_KEYS = ("budgets", "folds", "repeats", "seed", "scale", "data_dir")
+
+
+@dataclass(frozen=True)
+class _Task:
+    """What one worker needs for one cell (the data is loaded in the worker)."""
+
+    spec: object
+    dataset: str
+    repeat: int
+    fold: int
+    budgets: tuple
+    folds: int
+    seed: int
+    scale: object
+    data_dir: object
+
+    @property
+    def key(self):
+        return (self.spec.name, self.dataset, self.repeat, self.fold)
+
+
+def run_cell(task):
+    """Run one cell and return ``{"key", "rows", "error"}`` (never raises).
+
+    Rows hold the scores on the test fold after each budget; an ``"own"``
+    method (COBRA) gives one row whose budget is None.
+    """
+    try:
+        rows = _cell_rows(task)
+    except Exception:  # a failing method must not stop a long benchmark: record and go on
+        return {"key": task.key, "rows": [], "error": traceback.format_exc()}
+    return {"key": task.key, "rows": rows, "error": None}
+
+
+def _cell_rows(task):
+    from linkwise.loop import ActiveSession
+
+    X, y = _datasets.load(task.dataset, scale=task.scale, data_dir=task.data_dir)
+    train, test = fold_split(y, task.folds, task.repeat, task.seed)[task.fold]
+    k = int(np.unique(y).size)
+    rs = cell_seed(task.seed, task.repeat, task.fold)
+    budgets = sorted(task.budgets)
+    est = task.spec.make(k, max(budgets) if budgets else None, rs)
+    kind = method_kind(est)
+    results = []  # (budget, n_queries, labels, seconds)
+    start = time.perf_counter()
+    if kind == "baseline":
+        labels = est.fit(X).labels_
+        results = [(b, 0, labels, time.perf_counter() - start) for b in budgets]
+    elif kind == "own":
+        est.fit(X, FoldOracle(y, train), queryable=train)
+        results = [(None, est.n_queries_, est.labels_, time.perf_counter() - start)]
+    elif kind == "anytime":
+        # one run; the clustering at each budget is what labels_history_ records after that question
+        oracle = FoldOracle(y, train)
+        session = ActiveSession(est, X, queryable=train)
+        for b in budgets:
+            while session.n_queries < b and (pair := session.ask()) is not None:
+                session.tell(pair, oracle.query(*pair))
+            results.append((b, session.n_queries, session.labels_, time.perf_counter() - start))
+    else:
+        for b in budgets:
+            t0 = time.perf_counter()
+            fitted = task.spec.make(k, b, rs).fit(X, FoldOracle(y, train), queryable=train)
+            results.append((b, fitted.n_queries_, fitted.labels_, time.perf_counter() - t0))
+    return [
+        {
+            "method": task.spec.name,
+            "dataset": task.dataset,
+            "repeat": task.repeat,
+            "fold": task.fold,
+            "budget": b,
+            "n_queries": int(q),
+            **score(y, labels, test),
+            "seconds": seconds,
+        }
+        for b, q, labels, seconds in results
+    ]
+
+
+# -- results file ----------------------------------------------------------------
+def _read_csv(path):
+    frame = pd.read_csv(path, dtype={"method": str, "dataset": str})
+    frame["budget"] = frame["budget"].astype("Int64")
+    return frame
+
+
+def load_results(out):
+    """The raw results of a run directory as a DataFrame, sorted by method, dataset, repeat, fold, budget.
+
+    A line cut short by a killed run is ignored.
+    """
+    path = Path(out) / RESULTS
+    if not path.is_file():
+        raise InvalidParameterError(f"{out} holds no {RESULTS}: run `linkwise bench --out {out}` first.")
+    _drop_torn_line(path)
+    frame = _read_csv(path)
+    return frame.sort_values(KEY + ["budget"], na_position="first", kind="stable").reset_index(drop=True)
+
+
+def _drop_torn_line(path):
+    """Cut a last line that a kill interrupted (cells are appended whole, so at most one)."""
+    with open(path, "rb+") as f:
+        data = f.read()
+        if data and not data.endswith(b"\n"):
+            f.truncate(data.rfind(b"\n") + 1)
+
+
+def _append(path, rows):
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    frame["budget"] = frame["budget"].astype("Int64")
+    text = frame.to_csv(header=not path.exists(), index=False)
+    # one write per cell, then fsync: a kill can lose only cells that had not finished
+    with open(path, "a", newline="") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+# -- the run ----------------------------------------------------------------------
+def _check_config(datasets, methods, budgets, folds, repeats, seed, scale, data_dir, n_jobs, backend):
+    names = _datasets.names(data_dir)
+    if datasets is None:
+        datasets = [n for n in names if n in _datasets.names()]  # shipped ones
+    elif isinstance(datasets, str):
+        datasets = [datasets]
+    datasets = list(datasets)
+    unknown = [d for d in datasets if d not in names]
+    if unknown or not datasets:
+        raise InvalidParameterError(
+            f"Unknown dataset(s) {', '.join(map(repr, unknown)) or '(none given)'}. Known: {', '.join(names)} "
+            "(pass data_dir= for <name>.csv.gz files elsewhere)."
+        )
+    if len(set(datasets)) != len(datasets):
+        raise InvalidParameterError("The 'datasets' argument names a dataset twice.")
+    specs = get_methods(methods)
+    try:
+        budgets = sorted({check_scalar(b, "budgets", "run", kind="int", low=0, role="argument") for b in budgets})
+    except TypeError:
+        raise InvalidParameterError(f"The 'budgets' argument of run must be a list of ints >= 0, got {budgets!r}.") from None
+    if not budgets:
+        raise InvalidParameterError("The 'budgets' argument of run is empty; give at least one number of questions.")
+    check_scalar(folds, "folds", "run", kind="int", low=2, role="argument")
+    check_scalar(repeats, "repeats", "run", kind="int", low=1, role="argument")
+    check_scalar(seed, "seed", "run", kind="int", low=0, role="argument")
+    check_option(scale, "scale", "run", (None, "minmax", "standard"), role="argument")
+    check_scalar(n_jobs, "n_jobs", "run", kind="int", role="argument")
+    if n_jobs == 0:
+        raise InvalidParameterError("The 'n_jobs' argument of run must be a non-zero int (-1: all cores), got 0.")
+    check_option(backend, "backend", "run", ("loky", "dask"), role="argument")
+    return datasets, specs, budgets
+
+
+def _kinds(specs):
+    kinds = {}
+    for spec in specs:
+        try:
+            est = spec.make(2, 1, 0)
+        except ImportError as exc:
+            raise InvalidParameterError(f"Method {spec.name!r} is not available: {exc}.") from exc
+        kinds[spec.name] = method_kind(est)
+    return kinds
+
+
+def _open_out(out, config, resume):
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    results, stored = out / RESULTS, out / CONFIG
+    if results.exists() and not resume:
+        raise InvalidParameterError(
+            f"{out} already holds results; pass resume=True (--resume) to continue that run, or choose another out."
+        )
+    previous = json.loads(stored.read_text()) if resume and stored.exists() else None
+    if previous is not None:
+        changed = [k for k in PROTOCOL_KEYS if previous.get(k) != config[k]]
+        if changed:
+            detail = ", ".join(f"{k}={previous.get(k)!r} (now {config[k]!r})" for k in changed)
+            raise InvalidParameterError(f"{out} holds a run with other settings: {detail}. Resume with the same ones.")
+        # a resumed run may add methods or datasets; the report covers all of them
+        config["datasets"] = list(dict.fromkeys(previous["datasets"] + config["datasets"]))
+        config["methods"] = {**previous["methods"], **config["methods"]}
+        config["elapsed_seconds"] = previous.get("elapsed_seconds", 0.0)
+    (out / ERRORS).write_text("")
+    return out
+
+
+def _save_config(out, config):
+    tmp = out / (CONFIG + ".tmp")
+    tmp.write_text(json.dumps(config, indent=2) + "\n")
+    os.replace(tmp, out / CONFIG)
+
+
+def _tasks(specs, kinds, datasets, config, own_rows, present):
+    """The cells still to run. ``present``: budgets already in the file per cell key."""
+    common = {k: config[k] for k in ("folds", "seed", "scale", "data_dir")}
+    tasks = []
+    for spec in specs:
+        for dataset in datasets:
+            for repeat in range(config["repeats"]):
+                for fold in range(config["folds"]):
+                    if kinds[spec.name] == "own":
+                        budgets = ()
+                        done = (spec.name, dataset, repeat, fold) in present
+                    else:
+                        matched = own_rows.get((dataset, repeat, fold), set())
+                        budgets = tuple(sorted(set(config["budgets"]) | matched))
+                        done = set(budgets) <= present.get((spec.name, dataset, repeat, fold), set())
+                    if not done:
+                        tasks.append(_Task(spec, dataset, repeat, fold, budgets, **common))
+    return tasks
+
+
+def _drop_cells(path, frame, keys):
+    """Rewrite the results without the rows of ``keys`` (cells to be run again whole)."""
+    if not keys:
+        return frame
+    index = frame.set_index(KEY).index
+    keep = ~index.isin(list(keys))
+    frame = frame[keep]
+    tmp = path.with_suffix(".tmp")
+    frame.to_csv(tmp, index=False)
+    os.replace(tmp, path)
+    return frame
+
+
+class _Executor:
+    """joblib over loky processes or a Dask cluster; yields cell results as they finish."""
+
+    def __init__(self, n_jobs, backend, scheduler):
+        self.n_jobs, self.backend, self.scheduler = n_jobs, backend, scheduler
+        self._client = self._cluster = None
+
+    def __enter__(self):
+        if self.backend == "dask":
+            from distributed import Client, LocalCluster
+
+            if self.scheduler is None:
+                n = os.cpu_count() if self.n_jobs < 0 else self.n_jobs
+                self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, dashboard_address=None)
+                self._client = Client(self._cluster)
+            else:
+                self._client = Client(self.scheduler)
+        return self
+
+    def __exit__(self, *exc):
+        if self._client is not None:
+            self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+    def map(self, tasks):
+        from joblib import Parallel, delayed, parallel_config
+
+        if not tasks:
+            return
+        n_jobs = -1 if self.backend == "dask" else self.n_jobs
+        with parallel_config(backend=self.backend):
+            yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(run_cell)(t) for t in tasks)
+
+
+def _progress(enabled, total, done):
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    progress = Progress(
+        TextColumn("[bold]cells"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        TextColumn("{task.description}"),
+        disable=not enabled,
+    )
+    task = progress.add_task("", total=total, completed=done)
+    return progress, task
+
+
+def run(
+    datasets=None,
+    methods=None,
+    budgets=(0, 10, 25, 50, 100),
+    *,
+    folds=5,
+    repeats=1,
+    seed=0,
+    scale="minmax",
+    data_dir=None,
+    out="linkwise-bench",
+    resume=False,
+    n_jobs=1,
+    backend="loky",
+    scheduler=None,
+    metric="ari",
+    progress=False,
+    write_report=True,
+):
+    """Run the cross-validation protocol and write the raw results and the report.
+
+    Parameters
+    ----------
+    datasets : list of str, optional
+        Dataset names (default: every shipped dataset).
+    methods : list of str or MethodSpec, optional
+        Registry names (default: every registered method).
+    budgets : list of int, default=(0, 10, 25, 50, 100)
+        Numbers of questions. Methods that choose their own (COBRA) ignore
+        them, and every other method is also run at the number they asked.
+    folds : int, default=5
+        Stratified folds: questions only about training rows, scores on the test fold.
+    repeats : int, default=1
+        Repeats of the whole cross-validation with reshuffled folds and new seeds.
+    seed : int, default=0
+        Seeds the fold splits and every method's ``random_state``.
+    scale : {"minmax", "standard", None}, default="minmax"
+        Feature scaling; the COBRA and COBS papers normalise to [0, 1].
+    data_dir : str, optional
+        Extra directory of ``<name>.csv.gz`` datasets (must be readable by the workers).
+    out : str or Path, default="linkwise-bench"
+        Output directory (raw results, tables, plots, ``index.html``).
+    resume : bool, default=False
+        Continue the run in ``out``, skipping finished cells. Without it an
+        ``out`` that holds results is refused.
+    n_jobs : int, default=1
+        Parallel workers for loky (-1: all cores), or local Dask workers.
+    backend : {"loky", "dask"}, default="loky"
+        Where cells run: local processes, or a Dask cluster.
+    scheduler : str, optional
+        Address of a running Dask scheduler; None starts a local cluster.
+    metric : {"ari", "nmi", "f"}, default="ari"
+        Metric of the tables and plots (all three are in the raw results).
+    progress : bool, default=False
+        Show a progress bar (cells done / total, ETA) on the terminal.
+    write_report : bool, default=True
+        Write the tables, plots and ``index.html`` (``linkwise bench report``
+        can do it later from the raw results).
+
+    Returns
+    -------
+    report : Report
+        Tables and file paths (see :func:`linkwise.bench.report`); ``report.errors``
+        lists cells that failed (they are retried by a resumed run).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from linkwise.bench import run
+    >>> rep = run(["iris"], ["kmeans"], budgets=[0], folds=2, out=tempfile.mkdtemp())
+    >>> rep.results[["method", "dataset", "fold", "budget"]].shape
+    (2, 4)
+    """
+    datasets, specs, budgets = _check_config(
+        datasets, methods, budgets, folds, repeats, seed, scale, data_dir, n_jobs, backend
+    )
+    check_option(metric, "metric", "run", tuple(METRICS), role="argument")
+    if scheduler is not None and backend != "dask":
+        raise InvalidParameterError("The 'scheduler' argument of run needs backend='dask'.")
+    kinds = _kinds(specs)
+    config = {
+        "datasets": datasets,
+        "methods": {s.name: {"needs_k": s.needs_k, "kind": kinds[s.name], "description": s.description} for s in specs},
+        "budgets": budgets,
+        "folds": folds,
+        "repeats": repeats,
+        "seed": seed,
+        "scale": scale,
+        "data_dir": None if data_dir is None else str(data_dir),
+        "metric": metric,
+        "elapsed_seconds": 0.0,
+    }
+    out = _open_out(out, config, resume)
+    _save_config(out, config)
+    path = out / RESULTS
+    frame = load_results(out) if path.exists() else pd.DataFrame(columns=COLUMNS)
+    started = time.perf_counter()
+
+    def present_budgets(frame):
+        present = {}
+        for row in frame[KEY + ["budget"]].itertuples(index=False):
+            present.setdefault(tuple(row[:4]), set()).add(None if pd.isna(row.budget) else int(row.budget))
+        return present
+
+    def own_counts(frame):
+        own = frame[frame["budget"].isna()]
+        counts = {}
+        for row in own.itertuples(index=False):
+            counts.setdefault((row.dataset, row.repeat, row.fold), set()).add(int(row.n_queries))
+        return counts
+
+    own_specs = [s for s in specs if kinds[s.name] == "own"]
+    other_specs = [s for s in specs if kinds[s.name] != "own"]
+    n_cells = len(specs) * len(datasets) * repeats * folds
+    phase1 = _tasks(own_specs, kinds, datasets, config, {}, present_budgets(frame))
+    # cells whose rows are incomplete (cut by a kill, or missing a new matched budget) are run again whole
+    pending_other = _tasks(other_specs, kinds, datasets, config, own_counts(frame), present_budgets(frame))
+    frame = _drop_cells(path, frame, {t.key for t in phase1 + pending_other})
+    done = n_cells - len(phase1) - len(pending_other)
+
+    errors = []
+    bar, bar_task = _progress(progress, n_cells, done)
+    with bar, _Executor(n_jobs, backend, scheduler) as executor:
+
+        def consume(tasks):
+            for result in executor.map(tasks):
+                if result["error"] is None:
+                    _append(path, result["rows"])
+                else:
+                    errors.append(result)
+                    with open(out / ERRORS, "a") as f:
+                        method, dataset, repeat, fold = result["key"]
+                        record = {"method": method, "dataset": dataset, "repeat": repeat, "fold": fold}
+                        f.write(json.dumps({**record, "error": result["error"]}) + "\n")
+                bar.update(bar_task, advance=1, description=" ".join(map(str, result["key"][:2])))
+
+        consume(phase1)
+        frame = load_results(out) if path.exists() else frame
+        # new COBRA counts may add matched budgets to cells that looked finished: those run again too
+        phase2 = _tasks(other_specs, kinds, datasets, config, own_counts(frame), present_budgets(frame))
+        frame = _drop_cells(path, frame, {t.key for t in phase2})
+        bar.update(bar_task, completed=n_cells - len(phase2))
+        consume(phase2)
+
+    config["elapsed_seconds"] = config["elapsed_seconds"] + (time.perf_counter() - started)
+    _save_config(out, config)
+    from linkwise.bench._report import report
+
+    return report(out, metric=metric, write=write_report)
+

@@ -1,0 +1,167 @@
+"""``linkwise bench``: run the benchmark protocol from the command line (a shell over :mod:`linkwise.bench`)."""
+
+import json
+from pathlib import Path
+
+import click
+from click.core import ParameterSource
+
+from linkwise._validation import InvalidParameterError
+
+__all__ = ["bench", "print_summary"]
+
+
+def _split(value, cast=str):
+    if value is None:
+        return None
+    try:
+        return [cast(v.strip()) for v in value.split(",") if v.strip()]
+    except ValueError:
+        raise click.BadParameter(f"expected a comma-separated list, got {value!r}") from None
+
+
+def print_summary(rep, console=None):
+    """Print the learning curves (mean metric per method and budget) and average ranks of a report."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    name = {"ari": "ARI", "nmi": "NMI", "f": "pairwise F"}[rep.metric]
+    curves = rep.curves
+    budgets = rep.config["budgets"]
+    for dataset in dict.fromkeys(curves["dataset"]):
+        data = curves[curves["dataset"] == dataset]
+        table = Table(title=f"{dataset}: mean {name} on the test folds", title_justify="left")
+        table.add_column("method")
+        for b in budgets:
+            table.add_column(f"{b} q", justify="right")
+        table.add_column("own questions", justify="right")
+        for method in dict.fromkeys(data["method"]):
+            mine = data[data["method"] == method]
+            if mine["budget"].isna().all():
+                row = [""] * len(budgets) + [f"{mine['mean'].iloc[0]:.3f} @ {mine['queries'].iloc[0]:.0f} q"]
+            else:
+                by_budget = dict(zip(mine["budget"].astype(int), mine["mean"]))
+                row = [f"{by_budget[b]:.3f}" if b in by_budget else "" for b in budgets] + [""]
+            table.add_row(method, *row)
+        console.print(table)
+    if len(rep.ranks) and rep.ranks["n_datasets"].max() > 1 and rep.ranks["method"].nunique() > 1:
+        table = Table(title="average rank over datasets (1 = best)", title_justify="left")
+        table.add_column("method")
+        settings = rep.settings
+        for s in settings:
+            table.add_column(s, justify="right")
+        pivot = rep.ranks.pivot(index="method", columns="setting", values="rank")
+        for method, row in pivot.iterrows():
+            table.add_row(method, *[("" if row.get(s) != row.get(s) else f"{row.get(s):.2f}") for s in settings])
+        console.print(table)
+    needs_k = [m for m, meta in rep.config["methods"].items() if meta["needs_k"]]
+    if needs_k:
+        console.print(f"Given the true number of clusters: {', '.join(needs_k)}.")
+    if rep.errors:
+        console.print(
+            f"[red]{len(rep.errors)} cell(s) failed[/red]: see {rep.out / 'errors.jsonl'} (rerun with --resume).",
+            soft_wrap=True,
+        )
+    console.print(f"Report: {rep.html}", soft_wrap=True)  # a path must stay on one line to be copied
+
+
+def _list_methods():
+    from rich.console import Console
+    from rich.table import Table
+
+    from linkwise.bench import registry
+
+    table = Table("method", "K", "description", title="linkwise bench methods")
+    for name, spec in registry().items():
+        table.add_row(name, "true K given" if spec.needs_k else "finds K", spec.description)
+    Console().print(table)
+
+
+def _stored_defaults(ctx, out, params):
+    """With --resume, options left at their default take the values the run was started with."""
+    path = Path(out) / "run.json"
+    if not path.is_file():
+        return params
+    stored = json.loads(path.read_text())
+    for name, key in (("folds", "folds"), ("repeats", "repeats"), ("seed", "seed"), ("scale", "scale"),
+                      ("metric", "metric"), ("data_dir", "data_dir"), ("budgets", "budgets"),
+                      ("datasets", "datasets"), ("methods", "methods")):
+        if ctx.get_parameter_source(name) == ParameterSource.DEFAULT:
+            value = stored[key]
+            params[name] = list(value) if key == "methods" else value
+    return params
+
+
+@click.group(invoke_without_command=True)
+@click.option("--datasets", help="Comma-separated dataset names (default: every shipped dataset).")
+@click.option("--methods", help="Comma-separated method names (default: all; see --list).")
+@click.option("--budgets", default="0,10,25,50,100", show_default=True, help="Comma-separated numbers of questions.")
+@click.option("--folds", default=5, show_default=True, type=int, help="Stratified cross-validation folds.")
+@click.option("--repeats", default=1, show_default=True, type=int, help="Repeats with reshuffled folds and new seeds.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seeds the folds and every method.")
+@click.option("--scale", default="minmax", show_default=True, type=click.Choice(["minmax", "standard", "none"]),
+              help="Feature scaling (the COBRA/COBS papers use minmax, to [0, 1]).")
+@click.option("--metric", default="ari", show_default=True, type=click.Choice(["ari", "nmi", "f"]),
+              help="Metric of the tables and plots (all are in the raw results).")
+@click.option("--n-jobs", default=1, show_default=True, type=int, help="Parallel workers (-1: all cores).")
+@click.option("--backend", default="loky", show_default=True, type=click.Choice(["loky", "dask"]),
+              help="Run cells in local processes (loky) or on a Dask cluster.")
+@click.option("--scheduler", metavar="ADDRESS", help="Dask scheduler address (default: start a local cluster).")
+@click.option("--out", default="linkwise-bench", show_default=True, type=click.Path(file_okay=False),
+              help="Output directory for results and the report.")
+@click.option("--resume", is_flag=True, help="Continue the run in --out, skipping finished cells.")
+@click.option("--data-dir", type=click.Path(file_okay=False), help="Extra directory of <name>.csv.gz datasets.")
+@click.option("--list", "list_", is_flag=True, help="List the registered methods and exit.")
+@click.pass_context
+def bench(ctx, list_, **params):
+    """Benchmark active clustering methods with the papers' cross-validation protocol.
+
+    Every (method, dataset, repeat, fold) cell is one task; questions are only
+    about training rows and clusterings are scored on the test fold. Results are
+    appended to OUT/results.csv as cells finish (--resume continues a run), and
+    OUT/index.html shows the tables, statistics and learning curves.
+
+    \b
+    Example:
+      linkwise bench --datasets iris,wine --methods cobras,pckmeans-minmax \\
+          --budgets 10,25,50,100 --folds 5 --repeats 3 --n-jobs -1 --out results/
+      linkwise bench report results/
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    if list_:
+        _list_methods()
+        return
+    from rich.console import Console
+
+    from linkwise.bench import run
+
+    params["datasets"] = _split(params["datasets"])
+    params["methods"] = _split(params["methods"])
+    params["budgets"] = _split(params["budgets"], int)
+    params["scale"] = None if params["scale"] == "none" else params["scale"]
+    if params["resume"]:
+        params = _stored_defaults(ctx, params["out"], params)
+    console = Console()
+    try:
+        rep = run(progress=True, **params)
+    except InvalidParameterError as exc:
+        raise click.ClickException(str(exc)) from None
+    print_summary(rep, console)
+    if rep.errors:
+        ctx.exit(1)
+
+
+@bench.command("report")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+@click.option("--metric", type=click.Choice(["ari", "nmi", "f"]), help="Metric (default: the run's).")
+def report_command(directory, metric):
+    """Rebuild the tables, plots and HTML report of DIRECTORY from its raw results."""
+    from linkwise.bench import report
+
+    try:
+        rep = report(directory, metric=metric)
+    except InvalidParameterError as exc:
+        raise click.ClickException(str(exc)) from None
+    print_summary(rep)

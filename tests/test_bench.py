@@ -1,0 +1,342 @@
+"""The benchmark harness: protocol, runner, matched budgets, resume, Dask.
+
+Small reference methods stand in for the real ones here (each kind the harness
+distinguishes: anytime, one run per budget, own number of questions,
+baseline), so these tests check the harness, not the methods.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import pairwise_distances
+
+import linkwise as lw
+from linkwise.bench import FoldOracle, MethodSpec, ProtocolViolation, fold_split, load_results, run
+from linkwise.bench._protocol import cell_seed
+from linkwise.bench._registry import method_kind
+from linkwise.bench._runner import RESULTS, _Task, run_cell
+from linkwise.loop import ActiveEstimator
+from tests.reference import ClosestPairsFirst
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _propagate(ctx):
+    """Label every row like its nearest constrained row (its must-link component)."""
+    store = ctx.constraints
+    points = store.constrained_points()
+    if len(points) == 0:
+        return np.zeros(ctx.n_samples, dtype=np.intp)
+    components = store.component_labels()[points]
+    nearest = pairwise_distances(ctx.X, ctx.X[points]).argmin(axis=1)
+    return components[nearest]
+
+
+class RandomPairs(ActiveEstimator):
+    """One run per budget: random pairs of queryable rows, nearest-neighbour labels at the end."""
+
+    def __init__(self, *, max_queries=None, random_state=None):
+        self.max_queries = max_queries
+        self.random_state = random_state
+
+    def _current_labels(self, ctx):
+        return _propagate(ctx)
+
+    def _questions(self, ctx):
+        while True:
+            i, j = ctx.rng.choice(ctx.queryable, size=2, replace=False)
+            yield int(i), int(j)
+
+
+class FirstRows(ActiveEstimator):
+    """Decides its own number of questions (like COBRA): every pair among its first ``n_points`` queryable rows."""
+
+    def __init__(self, *, n_points=6, random_state=None):
+        self.n_points = n_points
+        self.random_state = random_state
+
+    def _current_labels(self, ctx):
+        return _propagate(ctx)
+
+    def _questions(self, ctx):
+        rows = ctx.rng.choice(ctx.queryable, size=min(self.n_points, ctx.queryable.size), replace=False)
+        for a in range(rows.size):
+            for b in range(a + 1, rows.size):
+                yield int(rows[a]), int(rows[b])
+
+
+class Chain(ActiveEstimator):
+    """Asks (q0, q1), (q1, q2), ...: touches every queryable row and no other."""
+
+    def __init__(self, *, max_queries=None, random_state=None):
+        self.max_queries = max_queries
+        self.random_state = random_state
+
+    def _questions(self, ctx):
+        for a, b in zip(ctx.queryable[:-1], ctx.queryable[1:]):
+            yield int(a), int(b)
+
+
+class Broken(RandomPairs):
+    """Fails on one dataset, to check that failures are recorded and retried."""
+
+    def _questions(self, ctx):
+        if ctx.n_samples == 178:  # wine
+            raise ArithmeticError("broken on purpose")
+        yield from super()._questions(ctx)
+
+
+def make_closest(k, budget, seed):
+    return ClosestPairsFirst(max_queries=budget, random_state=seed)
+
+
+def make_random(k, budget, seed):
+    return RandomPairs(max_queries=budget, random_state=seed)
+
+
+def make_first_rows(k, budget, seed):
+    return FirstRows(n_points=7, random_state=seed)
+
+
+def make_chain(k, budget, seed):
+    return Chain(max_queries=budget, random_state=seed)
+
+
+def make_broken(k, budget, seed):
+    return Broken(max_queries=budget, random_state=seed)
+
+
+CLOSEST = MethodSpec("closest", make_closest, False, "reference: closest pairs first (anytime)")
+RANDOM = MethodSpec("random-pairs", make_random, False, "reference: random pairs, one run per budget")
+FIRST = MethodSpec("first-rows", make_first_rows, False, "reference: asks as many questions as it needs")
+CHAIN = MethodSpec("chain", make_chain, False, "reference: a chain over every queryable row")
+BROKEN = MethodSpec("broken", make_broken, False, "reference: fails on wine")
+REFERENCE = [CLOSEST, RANDOM, FIRST, "kmeans"]
+QUIET = dict(progress=False, write_report=False)  # no progress bar, no plots: the report has its own tests
+
+
+def _scores(frame):
+    """Raw results without the timing column (the only part allowed to differ between runs)."""
+    return frame.drop(columns="seconds").reset_index(drop=True)
+
+
+# -- protocol ------------------------------------------------------------------------
+def test_fold_split_is_stratified_and_partitions_rows():
+    _, y = lw.datasets.load("wine")
+    folds = fold_split(y, 5, repeat=0, seed=0)
+    tests = np.concatenate([test for _, test in folds])
+    assert np.array_equal(np.sort(tests), np.arange(y.size))
+    for train, test in folds:
+        assert np.intersect1d(train, test).size == 0 and train.size + test.size == y.size
+        # every class is split in proportion: at most one row off per fold
+        assert np.all(np.abs(np.bincount(y[test], minlength=3) - np.bincount(y, minlength=3) / 5) <= 1)
+    again = fold_split(y, 5, repeat=0, seed=0)
+    other = fold_split(y, 5, repeat=1, seed=0)
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(folds, again))
+    assert not all(np.array_equal(a[1], b[1]) for a, b in zip(folds, other))
+
+
+def test_fold_oracle_refuses_test_rows():
+    oracle = FoldOracle([0, 0, 1, 1, 1], train=[0, 1, 2])
+    assert oracle.query(0, 1) is True and oracle.query(1, 2) is False
+    with pytest.raises(ProtocolViolation, match="test row 4"):
+        oracle.query(1, 4)
+    with pytest.raises(ProtocolViolation, match="test row 3"):
+        oracle.query(3, 0)
+    assert oracle.n_queries == 2
+
+
+def test_questions_touch_exactly_the_training_rows():
+    """The chain asks about every queryable row; the oracle raises if one is a test row."""
+    X, y = lw.datasets.load("iris")
+    for fold, (train, test) in enumerate(fold_split(y, 5, repeat=0, seed=3)):
+        task = _Task(CHAIN, "iris", 0, fold, (1000,), folds=5, seed=3, scale="minmax", data_dir=None)
+        result = run_cell(task)
+        assert result["error"] is None, result["error"]
+        # a chain over the queryable rows asks len(queryable) - 1 questions: queryable == train
+        assert result["rows"][0]["n_queries"] == train.size - 1
+    # and a method that asks about test rows is stopped (by the loop's queryable check first)
+    est = Chain(max_queries=5, random_state=0)
+    with pytest.raises((ProtocolViolation, RuntimeError)):
+        est.fit(X, FoldOracle(y, train), queryable=None)
+
+
+def test_method_kinds():
+    assert method_kind(make_closest(3, 5, 0)) == "anytime"
+    assert method_kind(make_random(3, 5, 0)) == "budget"
+    assert method_kind(make_first_rows(3, 5, 0)) == "own"
+    assert method_kind(lw.bench.registry()["kmeans"].make(3, 5, 0)) == "baseline"
+
+
+# -- runner --------------------------------------------------------------------------
+def test_anytime_curve_is_labels_history(tmp_path):
+    """One run gives the whole curve; each point is the clustering labels_history_ records."""
+    rep = run(["iris"], [CLOSEST], [0, 5, 40], folds=3, out=tmp_path, **QUIET)
+    X, y = lw.datasets.load("iris", scale="minmax")
+    train, test = fold_split(y, 3, repeat=0, seed=0)[1]
+    est = make_closest(3, 40, cell_seed(0, 0, 1)).fit(X, lw.LabelOracle(y), queryable=train)
+    rows = rep.results[(rep.results["fold"] == 1)].set_index("budget")
+    for budget in (5, 40):
+        expected = lw.metrics.ari(y[test], est.labels_history_[budget - 1][test])
+        assert rows.loc[budget, "ari"] == pytest.approx(expected)
+        assert rows.loc[budget, "n_queries"] == budget
+    assert rows.loc[0, "n_queries"] == 0
+
+
+def test_competitors_get_the_questions_the_own_method_asked(tmp_path):
+    rep = run(["iris", "wine"], REFERENCE, [0, 10], folds=3, out=tmp_path, **QUIET)
+    res = rep.results
+    own = res[res["method"] == "first-rows"]
+    assert own["budget"].isna().all() and len(own) == 6
+    for row in own.itertuples():
+        cell = res[(res["dataset"] == row.dataset) & (res["fold"] == row.fold)]
+        for method in ("closest", "random-pairs", "kmeans"):
+            mine = cell[cell["method"] == method]
+            assert set(mine["budget"].dropna()) == {0, 10, row.n_queries}
+    # the matched setting compares every method at first-rows' count, per fold
+    matched = rep.summary[rep.summary["setting"] == "as first-rows"]
+    assert set(matched["method"]) == {"first-rows", "closest", "random-pairs", "kmeans"}
+    q = matched.set_index(["dataset", "method"])["queries"]
+    assert q[("iris", "closest")] == q[("iris", "first-rows")] > 0
+    assert q[("iris", "kmeans")] == 0
+    # reference methods learn from answers: random pairs beat no answers at all
+    grid = rep.summary[rep.summary["setting"] == "10 questions"].set_index(["dataset", "method"])["mean"]
+    zero = rep.summary[rep.summary["setting"] == "0 questions"].set_index(["dataset", "method"])["mean"]
+    assert grid[("iris", "random-pairs")] > zero[("iris", "random-pairs")]
+
+
+def test_failed_cells_are_recorded_and_retried_on_resume(tmp_path):
+    rep = run(["iris", "wine"], [BROKEN], [5], folds=2, out=tmp_path, **QUIET)
+    assert len(rep.errors) == 2 and {e["dataset"] for e in rep.errors} == {"wine"}
+    assert "broken on purpose" in rep.errors[0]["error"]
+    assert set(rep.results["dataset"]) == {"iris"}
+    lines = (tmp_path / "errors.jsonl").read_text().splitlines()
+    assert len(lines) == 2 and json.loads(lines[0])["method"] == "broken"
+    # a resumed run retries only the failed cells
+    again = run(["iris", "wine"], [BROKEN], [5], folds=2, out=tmp_path, resume=True, **QUIET)
+    assert len(again.errors) == 2
+    pd.testing.assert_frame_equal(_scores(again.results), _scores(rep.results))
+
+
+def test_existing_results_need_resume_and_the_same_protocol(tmp_path):
+    run(["iris"], ["kmeans"], [0], folds=2, out=tmp_path, **QUIET)
+    with pytest.raises(ValueError, match="already holds results; pass resume=True"):
+        run(["iris"], ["kmeans"], [0], folds=2, out=tmp_path, **QUIET)
+    with pytest.raises(ValueError, match="folds=2 \\(now 3\\)"):
+        run(["iris"], ["kmeans"], [0], folds=3, out=tmp_path, resume=True, **QUIET)
+    # adding a dataset and a method on resume runs only the new cells
+    rep = run(["wine"], [RANDOM], [0], folds=2, out=tmp_path, resume=True, **QUIET)
+    assert sorted(rep.config["datasets"]) == ["iris", "wine"]
+    assert len(rep.results) == 2 + 2  # kmeans on iris (kept), random-pairs on wine (new)
+
+
+def test_resume_after_interruption_gives_the_same_table(tmp_path):
+    full = run(["iris", "wine"], REFERENCE, [0, 5, 20], folds=3, out=tmp_path / "full", **QUIET)
+    out = tmp_path / "cut"
+    # interrupted: only part of the cells finished, and the last line was cut mid-write
+    run(["iris"], REFERENCE[:2], [0, 5, 20], folds=3, out=out, **QUIET)
+    data = (out / RESULTS).read_bytes()
+    (out / RESULTS).write_bytes(data[: len(data) - 17])
+    resumed = run(["iris", "wine"], REFERENCE, [0, 5, 20], folds=3, out=out, resume=True, **QUIET)
+    pd.testing.assert_frame_equal(_scores(resumed.results), _scores(full.results))
+    pd.testing.assert_frame_equal(
+        resumed.summary.drop(columns="seconds").reset_index(drop=True),
+        full.summary.drop(columns="seconds").reset_index(drop=True),
+    )
+
+
+class SlowClosest(ClosestPairsFirst):
+    """The reference method, slowed down so that a run can be killed halfway."""
+
+    def _questions(self, ctx):
+        for pair in super()._questions(ctx):
+            time.sleep(0.005)
+            yield pair
+
+
+def make_slow(k, budget, seed):
+    return SlowClosest(max_queries=budget, random_state=seed)
+
+
+SLOW = MethodSpec("slow-closest", make_slow, False, "reference, slowed down")
+
+
+def test_resume_after_a_killed_process(tmp_path):
+    """Kill a real run with SIGKILL once some cells are written; resuming completes it exactly."""
+    out = tmp_path / "killed"
+    script = textwrap.dedent(
+        f"""
+        from linkwise.bench import run
+        from tests.test_bench import SLOW
+        run(["iris", "wine"], [SLOW, "kmeans"], [0, 10, 30], folds=5, out={str(out)!r})
+        """
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            path = out / RESULTS
+            if path.exists() and path.read_text().count("\n") > 4 * 3:  # header + at least 4 cells
+                break
+            assert proc.poll() is None, "the run ended before it could be killed"
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    written = load_results(out).groupby(["method", "dataset", "fold"]).ngroups
+    assert 0 < written < 20
+    resumed = run(["iris", "wine"], [SLOW, "kmeans"], [0, 10, 30], folds=5, out=out, resume=True, **QUIET)
+    full = run(["iris", "wine"], [SLOW, "kmeans"], [0, 10, 30], folds=5, out=tmp_path / "full", **QUIET)
+    pd.testing.assert_frame_equal(_scores(resumed.results), _scores(full.results))
+
+
+def test_loky_and_dask_backends_give_the_serial_results(tmp_path):
+    """Cells are independent tasks: two loky workers or a real local Dask cluster change nothing."""
+    distributed = pytest.importorskip("distributed")
+    kwargs = dict(folds=2, **QUIET)
+    serial = run(["iris"], REFERENCE, [0, 10], out=tmp_path / "serial", **kwargs)
+    loky = run(["iris"], REFERENCE, [0, 10], out=tmp_path / "loky", n_jobs=2, **kwargs)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
+        dask = run(
+            ["iris"], REFERENCE, [0, 10], out=tmp_path / "dask", backend="dask",
+            scheduler=cluster.scheduler_address, **kwargs,
+        )
+        with distributed.Client(cluster) as client:
+            # the cells really ran on the cluster's workers
+            assert set(client.run(lambda: "linkwise.bench._runner" in sys.modules).values()) == {True}
+    assert loky.errors == dask.errors == []
+    pd.testing.assert_frame_equal(_scores(loky.results), _scores(serial.results))
+    pd.testing.assert_frame_equal(_scores(dask.results), _scores(serial.results))
+
+
+def test_bad_arguments_are_named(tmp_path):
+    cases = [
+        (dict(datasets=["nope"]), "Unknown dataset"),
+        (dict(methods=["nope"]), "Unknown method 'nope'"),
+        (dict(budgets=[-1]), "'budgets' argument of run must be a list of ints >= 0"),
+        (dict(budgets=[]), "'budgets' argument of run is empty"),
+        (dict(folds=1), "'folds' argument of run must be an int >= 2"),
+        (dict(repeats=0), "'repeats' argument"),
+        (dict(n_jobs=0), "'n_jobs' argument"),
+        (dict(backend="spark"), "'backend' argument of run must be one of 'loky', 'dask'"),
+        (dict(scheduler="tcp://x:1"), "'scheduler' argument of run needs backend='dask'"),
+        (dict(metric="acc"), "'metric' argument"),
+        (dict(scale="log"), "'scale' argument"),
+        (dict(methods=["kmeans", "kmeans"]), "names a method twice"),
+    ]
+    for change, message in cases:
+        kwargs = dict(datasets=["iris"], methods=["kmeans"], budgets=[0], folds=2, out=tmp_path / "x")
+        kwargs.update(change)
+        with pytest.raises(ValueError, match=message):
+            run(**kwargs)
