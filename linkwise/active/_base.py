@@ -1,0 +1,180 @@
+"""What every query strategy shares: the base class, ``collect``, and the neighbourhood look-up.
+
+A strategy is a question generator, ``_questions(ctx, n_clusters, fit_labels)``,
+run by the shared loop (:mod:`linkwise.loop`) either inside
+:class:`~linkwise.active.ActiveClustering` or alone through
+:meth:`QueryStrategy.collect`. ``fit_labels()`` returns the current clustering
+of a constrained clusterer fitted on the answers so far (iterative strategies
+such as NPU need it while they ask).
+"""
+
+import numpy as np
+from sklearn.base import BaseEstimator, clone
+
+from linkwise._validation import InvalidParameterError, check_scalar
+from linkwise.loop import ActiveEstimator
+
+__all__ = ["QueryStrategy"]
+
+# result of asking a point against every neighbourhood: cannot-linked to all of them
+NEW = -1
+
+
+class QueryStrategy(BaseEstimator):
+    """Base class of the query strategies in :mod:`linkwise.active`.
+
+    Subclasses implement ``_questions(ctx, n_clusters, fit_labels)`` as a
+    generator of ``(i, j)`` pairs (see :mod:`linkwise.loop`) and may override
+    ``_validate_params``. Set ``_needs_clusterer = True`` when the strategy
+    re-clusters while it asks.
+    """
+
+    _needs_clusterer = False
+
+    def _validate_params(self):
+        """Check constructor parameters; raise InvalidParameterError naming the bad one."""
+
+    def _questions(self, ctx, n_clusters, fit_labels):
+        raise NotImplementedError(f"{type(self).__name__} must implement _questions(ctx, n_clusters, fit_labels)")
+
+    def collect(self, X, oracle, *, n_clusters, max_queries=None, queryable=None, random_state=None):
+        """Ask ``oracle`` the questions this strategy picks and return the answers.
+
+        The questions run through the shared loop, so a pair whose relation is
+        already known or inferable is never asked and ``max_queries`` is never
+        exceeded. A strategy that re-clusters while asking (NPU) uses
+        :class:`~linkwise.PCKMeans` here; pair it with another clusterer
+        through :class:`~linkwise.active.ActiveClustering`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data.
+        oracle : Oracle
+            Anything with ``query(i, j) -> True | False | None``.
+        n_clusters : int
+            Number of clusters the strategy looks for.
+        max_queries : int or None, default=None
+            Budget of questions (None: ask until the strategy is done).
+        queryable : array-like of int or bool mask, optional
+            Rows that may appear in a question (all rows by default).
+        random_state : int, RandomState instance or None, default=None
+            Seeds every random choice of the strategy.
+
+        Returns
+        -------
+        constraints : ConstraintStore
+            Every answer, with what follows from them.
+        """
+        owner = f"{type(self).__name__}.collect"
+        n_clusters = check_scalar(n_clusters, "n_clusters", owner, kind="int", low=1, role="argument")
+        clusterer = None
+        if self._needs_clusterer:
+            from linkwise.cluster import PCKMeans
+
+            clusterer = PCKMeans(n_clusters=n_clusters)
+        run = _Collect(strategy=self, n_clusters=n_clusters, clusterer=clusterer, max_queries=max_queries, random_state=random_state)
+        return run.fit(X, oracle, queryable).constraints_
+
+
+class ConstrainedFit:
+    """A constrained clusterer refitted on the current answers, once per new answer.
+
+    The clusterer is cloned; if its ``random_state`` is None it is seeded
+    from the run's generator, so the same answers always give the same labels.
+    Conflicting answers of a tolerant store are left out (the store's pair
+    lists exclude them).
+    """
+
+    def __init__(self, clusterer, ctx):
+        template = clone(clusterer)
+        if template.get_params().get("random_state", 0) is None:
+            template.set_params(random_state=ctx.rng.randint(np.iinfo(np.int32).max))
+        self.template = template
+        self.ctx = ctx
+        self.fitted = None
+        self._key = None
+
+    def labels(self):
+        """Labels of every row from the clusterer fitted on the answers so far."""
+        store = self.ctx.constraints
+        key = (len(store), len(store.conflicts))  # a store only grows during one run
+        if key != self._key:
+            self.fitted = clone(self.template).fit(
+                self.ctx.X, ml=store.must_link_pairs(), cl=store.cannot_link_pairs()
+            )
+            self._key = key
+        return np.asarray(self.fitted.labels_)
+
+
+def check_clusterer(clusterer, owner):
+    """A constrained clusterer: ``fit(X, ml=, cl=)`` and an int ``n_clusters`` parameter; return n_clusters."""
+    params = clusterer.get_params() if hasattr(clusterer, "get_params") else {}
+    if not callable(getattr(clusterer, "fit", None)) or "n_clusters" not in params:
+        raise InvalidParameterError(
+            f"The 'clusterer' parameter of {owner} must be a constrained clusterer with fit(X, ml=, cl=) "
+            f"and an n_clusters parameter (e.g. linkwise.PCKMeans(n_clusters=3)), got {type(clusterer).__name__}."
+        )
+    return check_scalar(params["n_clusters"], "n_clusters", f"{owner}'s clusterer", kind="int", low=1)
+
+
+def run_strategy(strategy, ctx, n_clusters, fit_labels):
+    """Validate a strategy against the data and run its question generator."""
+    if n_clusters > ctx.n_samples:
+        raise InvalidParameterError(
+            f"n_clusters={n_clusters} is larger than the number of rows of X ({ctx.n_samples}); "
+            "ask for at most one cluster per row."
+        )
+    strategy._validate_params()
+    return strategy._questions(ctx, n_clusters, fit_labels)
+
+
+class _Collect(ActiveEstimator):
+    """Runs one strategy alone under the shared loop (what ``collect`` fits)."""
+
+    def __init__(self, *, strategy, n_clusters, clusterer=None, max_queries=None, random_state=None):
+        self.strategy = strategy
+        self.n_clusters = n_clusters
+        self.clusterer = clusterer
+        self.max_queries = max_queries
+        self.random_state = random_state
+
+    def _validate_params(self):
+        check_scalar(self.max_queries, "max_queries", f"{type(self.strategy).__name__}.collect", kind="int", low=0, none_ok=True, role="argument")
+
+    def _questions(self, ctx):
+        fit_labels = None if self.clusterer is None else ConstrainedFit(self.clusterer, ctx).labels
+        yield from run_strategy(clone(self.strategy), ctx, self.n_clusters, fit_labels)
+
+
+def ask_membership(x, order, anchors, complete):
+    """Find the neighbourhood of point ``x`` by asking it against one anchor per neighbourhood.
+
+    A generator to use with ``yield from``: neighbourhoods are tried in
+    ``order`` until a must-link. When ``complete`` (the neighbourhoods are
+    known to cover every cluster), the last one left is concluded without a
+    question once all others answered cannot-link, so at most K - 1 questions
+    are asked per point.
+
+    Returns
+    -------
+    h : int or None
+        The neighbourhood ``x`` belongs to, ``NEW`` if it is cannot-linked to
+        all of them, None if a "don't know" left it undecided.
+    """
+    n_no = 0
+    for h in order:
+        if complete and n_no == len(order) - 1:
+            return int(h)
+        answer = yield (int(x), int(anchors[h]))
+        if answer:
+            return int(h)
+        n_no += answer is False
+    return NEW if n_no == len(order) else None
+
+
+def argbest(scores, candidates, rng):
+    """Index of the largest score among ``candidates`` (bool mask), ties broken at random."""
+    masked = np.where(candidates, scores, -np.inf)
+    best = np.flatnonzero(masked == masked.max())
+    return int(best[0] if best.size == 1 else rng.choice(best))

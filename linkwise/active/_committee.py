@@ -1,0 +1,194 @@
+"""Committee: constraint selection by an ensemble of k-means clusterings."""
+
+import numpy as np
+
+from linkwise._validation import check_scalar
+from linkwise.active._base import NEW, QueryStrategy, argbest, ask_membership
+from linkwise.ensemble import _agreement, _ensemble_labels, _flat_codes, _imputed_neighbourhoods
+
+__all__ = ["Committee"]
+
+
+class Committee(QueryStrategy):
+    """Constraint selection by committee: ask where an ensemble of clusterings disagrees.
+
+    An ensemble of ``n_estimators`` k-means runs on random subsamples gives
+    the co-association of every pair (see :mod:`linkwise.ensemble`). Pairs
+    co-assigned in at least ``kappa_ml`` of the runs are imputed must-links;
+    their transitive closure gives imputed neighbourhoods.
+
+    *Initialisation*: the median of the largest neighbourhood (the queryable
+    member with the highest mean co-association to the others) is the first
+    representative; the median of each next largest neighbourhood is asked
+    against the representatives so far and becomes a new one when it is
+    cannot-linked to all of them, until there are K. Candidates whose
+    co-association with every representative is at most ``kappa_cl`` (imputed
+    cannot-links) are tried first. Each representative's cluster starts as
+    its imputed neighbourhood.
+
+    *Expansion*: the unassigned queryable point with the least certain
+    assignment (the margin between its two highest size-weighted mean
+    co-associations with the clusters, Eq. 5 of the paper) is asked against
+    the representatives by decreasing association; after K - 1 cannot-links
+    the last cluster is concluded without a question. Once every unassigned
+    point is placed, the budget left goes to the members the imputed
+    neighbourhoods placed without a question, least certain first (an answer
+    may move one to another cluster).
+
+    Only the ``(n, n_estimators)`` ensemble labels are stored; co-association
+    with a cluster is updated from histograms as it grows, so picking the
+    next point costs ``O(n * n_estimators)``.
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Base k-means clusterings (random initialisation, one run each).
+    sample_fraction : float, default=0.8
+        Fraction of the rows each base clustering is fitted on; the others
+        go to their nearest centroid.
+    kappa_ml : float, default=0.98
+        Least co-association of an imputed must-link.
+    kappa_cl : float, default=0.0
+        Greatest co-association of an imputed cannot-link; must be below
+        ``kappa_ml``.
+
+    References
+    ----------
+    D. Greene and P. Cunningham. Constraint selection by committee: an
+    ensemble approach to identifying informative constraints for
+    semi-supervised clustering. ECML 2007, LNAI 4701, pp. 140-151.
+
+    Examples
+    --------
+    >>> import linkwise as lw
+    >>> X, y = lw.datasets.load("iris", scale="standard")
+    >>> strategy = lw.active.Committee(n_estimators=20)
+    >>> store = strategy.collect(X, lw.LabelOracle(y), n_clusters=3, max_queries=10, random_state=0)
+    >>> len(store)
+    10
+    """
+
+    def __init__(self, *, n_estimators=100, sample_fraction=0.8, kappa_ml=0.98, kappa_cl=0.0):
+        self.n_estimators = n_estimators
+        self.sample_fraction = sample_fraction
+        self.kappa_ml = kappa_ml
+        self.kappa_cl = kappa_cl
+
+    def _validate_params(self):
+        check_scalar(self.n_estimators, "n_estimators", self, kind="int", low=1)
+        check_scalar(self.sample_fraction, "sample_fraction", self, kind="float", low=0.0, high=1.0, include_low=False)
+        kappa_ml = check_scalar(self.kappa_ml, "kappa_ml", self, kind="float", low=0.0, high=1.0)
+        check_scalar(self.kappa_cl, "kappa_cl", self, kind="float", low=0.0, high=kappa_ml, include_high=False)
+
+    def _questions(self, ctx, n_clusters, fit_labels):
+        codes = _ensemble_labels(ctx.X, n_clusters, self.n_estimators, self.sample_fraction, ctx.rng, owner=self)
+        flat, n_codes = _flat_codes(codes)
+        clusters = _Clusters(flat, n_codes)
+        open_ = ctx.queryable_mask.copy()  # queryable points not asked about yet
+
+        # initialisation: representatives from the largest imputed neighbourhoods
+        medians, hoods = _medians(flat, n_codes, _imputed_neighbourhoods(flat, n_codes, self.kappa_ml), ctx.queryable_mask)
+        pending = np.ones(len(medians), dtype=bool)
+        distinct = np.ones(len(medians), dtype=bool)  # imputed cannot-link to every representative
+        cl_agreements = self.kappa_cl * codes.shape[1]
+        while len(clusters.reps) < n_clusters and pending.any():
+            preferred = pending & distinct
+            k = int(np.argmax(preferred if preferred.any() else pending))
+            pending[k] = False
+            r = int(medians[k])
+            h = yield from ask_membership(r, clusters.order(r), clusters.reps, complete=False)
+            open_[r] = False
+            if h == NEW:
+                clusters.new(r, hoods[k])
+                distinct &= (flat[medians] == flat[r]).sum(axis=1) <= cl_agreements
+            elif h is not None:
+                clusters.assign(r, h)
+
+        # expansion: unassigned points, least certain first; then, while the budget
+        # lasts, the members the imputed neighbourhoods placed without a question
+        while open_.any():
+            priority = clusters.certainty() + 2.0 * (clusters.owner >= 0)
+            x = argbest(-priority, open_, ctx.rng)
+            complete = len(clusters.reps) >= n_clusters
+            h = yield from ask_membership(x, clusters.order(x), clusters.reps, complete=complete)
+            open_[x] = False
+            if h == NEW:
+                clusters.new(x, [x])
+            elif h is not None:
+                clusters.assign(x, h)
+
+
+class _Clusters:
+    """Clusters around the representatives, with each row's summed co-association to them."""
+
+    def __init__(self, flat, n_codes):
+        self.flat, self.n_codes = flat, n_codes
+        self.reps = []
+        self.sizes = []
+        self.sums = np.zeros((flat.shape[0], 0))
+        self.owner = np.full(flat.shape[0], -1, dtype=np.intp)  # cluster of each row, -1: none
+
+    def new(self, rep, members):
+        members = np.asarray(members, dtype=np.intp)
+        for x in members[self.owner[members] >= 0]:
+            self._leave(x)
+        self.reps.append(rep)
+        self.sizes.append(len(members))
+        self.sums = np.column_stack([self.sums, _agreement(self.flat, self.n_codes, members)])
+        self.owner[members] = len(self.reps) - 1
+
+    def assign(self, x, c):
+        if self.owner[x] == c:
+            return
+        if self.owner[x] >= 0:
+            self._leave(x)
+        self.sizes[c] += 1
+        self.sums[:, c] += _agreement(self.flat, self.n_codes, [x])
+        self.owner[x] = c
+
+    def _leave(self, x):
+        """Take ``x`` out of its cluster (an imputed member that an answer placed elsewhere)."""
+        c = self.owner[x]
+        self.sizes[c] -= 1
+        self.sums[:, c] -= _agreement(self.flat, self.n_codes, [x])
+        self.owner[x] = -1
+
+    def order(self, x):
+        """Clusters by decreasing mean co-association with ``x`` (the paper's S row)."""
+        if not self.reps:
+            return np.empty(0, dtype=np.intp)
+        return np.argsort(-self.sums[x] / np.array(self.sizes), kind="stable")
+
+    def certainty(self):
+        """Size-weighted margin ``2 T_a / (T_a + T_b) - 1`` of every row (Eq. 5).
+
+        ``T_c = |c| / total * S_c`` is the summed co-association up to a
+        common factor, so the margin comes straight from ``sums``.
+        """
+        if self.sums.shape[1] < 2:
+            return np.ones(self.sums.shape[0])  # one cluster: no competing assignment
+        top = -np.partition(-self.sums, 1, axis=1)[:, :2]
+        total = top.sum(axis=1)
+        return np.divide(2.0 * top[:, 0], total, out=np.ones_like(total), where=total > 0) - 1.0
+
+
+def _medians(flat, n_codes, hood, queryable_mask):
+    """Median queryable row of each neighbourhood that has one, largest neighbourhoods first.
+
+    The median is the queryable member with the highest mean co-association
+    with the neighbourhood's members. Returns the medians and the member
+    arrays, in order of decreasing neighbourhood size (ties: lower label).
+    """
+    by = np.argsort(hood, kind="stable")
+    bounds = np.searchsorted(hood[by], np.arange(hood.max() + 2))
+    medians, hoods = [], []
+    for g in np.argsort(-np.diff(bounds), kind="stable"):
+        members = by[bounds[g] : bounds[g + 1]]
+        candidates = members[queryable_mask[members]]
+        if candidates.size == 0:
+            continue
+        if candidates.size > 1:
+            candidates = candidates[[np.argmax(_agreement(flat, n_codes, members, rows=candidates))]]
+        medians.append(candidates[0])
+        hoods.append(members)
+    return np.array(medians, dtype=np.intp), hoods

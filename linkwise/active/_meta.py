@@ -1,0 +1,96 @@
+"""ActiveClustering: any constrained clusterer, questions chosen by a query strategy."""
+
+from sklearn.base import clone
+
+from linkwise._validation import InvalidParameterError, check_scalar
+from linkwise.active._base import ConstrainedFit, QueryStrategy, check_clusterer, run_strategy
+from linkwise.loop import ActiveEstimator
+
+__all__ = ["ActiveClustering"]
+
+
+class ActiveClustering(ActiveEstimator):
+    """Cluster with a constrained clusterer, asking the pairs a strategy picks.
+
+    The strategy chooses every question; the answers go to the shared
+    constraint store, and the clustering is the clusterer fitted on them. The
+    clusterer is refitted whenever it is asked for labels after a new answer
+    (iterative strategies such as :class:`NPU` ask for them between
+    questions). When the budget runs out mid-phase the strategy simply stops
+    and the clusterer is fitted on what was learned.
+
+    Parameters
+    ----------
+    clusterer : estimator
+        A constrained clusterer with ``fit(X, ml=, cl=)``, ``labels_`` and an
+        ``n_clusters`` parameter (:class:`~linkwise.PCKMeans`,
+        :class:`~linkwise.MPCKMeans`, ...). It is cloned, never modified. If
+        its ``random_state`` is None it is seeded from ``random_state``.
+    strategy : QueryStrategy
+        :class:`Random`, :class:`ExploreConsolidate`, :class:`MinMax`,
+        :class:`NPU` or :class:`Committee`. It looks for the clusterer's
+        ``n_clusters`` clusters. It is cloned, never modified.
+    max_queries : int or None, default=None
+        Budget of questions (None: until the strategy has nothing left to ask).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the strategy's random choices and an unseeded clusterer.
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+        Cluster of every row.
+    constraints_ : ConstraintStore
+        Every answer and what follows from them.
+    query_log_ : list of (int, int, bool or None)
+        Questions in the order asked, with their answers.
+    n_queries_ : int
+        Questions asked.
+    clusterer_ : estimator
+        The clusterer fitted on the final answers.
+    strategy_ : QueryStrategy
+        The strategy's clone after the run (MinMax's ``sigma_`` lives here).
+
+    References
+    ----------
+    J. Švehla. Active Semi-Supervised Clustering. Master's thesis, Czech
+    Technical University in Prague, 2018 (strategy / clusterer pairing and
+    the learning-curve protocol).
+
+    Examples
+    --------
+    >>> import linkwise as lw
+    >>> X, y = lw.datasets.load("iris", scale="standard")
+    >>> est = lw.ActiveClustering(
+    ...     lw.PCKMeans(n_clusters=3), lw.active.MinMax(), max_queries=20, random_state=0
+    ... ).fit(X, lw.LabelOracle(y))
+    >>> est.n_queries_
+    20
+    >>> est.labels_.shape
+    (147,)
+    """
+
+    def __init__(self, clusterer, strategy, *, max_queries=None, random_state=None):
+        self.clusterer = clusterer
+        self.strategy = strategy
+        self.max_queries = max_queries
+        self.random_state = random_state
+
+    def _validate_params(self):
+        check_clusterer(self.clusterer, type(self).__name__)
+        if not isinstance(self.strategy, QueryStrategy):
+            raise InvalidParameterError(
+                "The 'strategy' parameter of ActiveClustering must be a query strategy from linkwise.active "
+                f"(Random, ExploreConsolidate, MinMax, NPU, Committee), got {type(self.strategy).__name__}."
+            )
+        check_scalar(self.max_queries, "max_queries", self, kind="int", low=0, none_ok=True)
+
+    def _questions(self, ctx):
+        n_clusters = check_clusterer(self.clusterer, type(self).__name__)
+        self._fit = ConstrainedFit(self.clusterer, ctx)
+        self.strategy_ = clone(self.strategy)
+        yield from run_strategy(self.strategy_, ctx, n_clusters, self._fit.labels)
+
+    def _current_labels(self, ctx):
+        labels = self._fit.labels().copy()
+        self.clusterer_ = self._fit.fitted
+        return labels

@@ -1,0 +1,42 @@
+"""Random: pairs drawn uniformly among the queryable points (the baseline)."""
+
+from linkwise.active._base import QueryStrategy
+
+__all__ = ["Random"]
+
+# pairs drawn from the generator at once (the draws, not the questions, are batched)
+_DRAWS = 256
+
+
+class Random(QueryStrategy):
+    """Ask about pairs of queryable points drawn uniformly at random.
+
+    Each unordered pair is drawn at most once; a drawn pair whose relation
+    already follows from earlier answers is answered by the constraint store
+    and costs no question. The strategy ends when every pair was drawn.
+
+    References
+    ----------
+    J. Švehla. Active Semi-Supervised Clustering. Master's thesis, Czech
+    Technical University in Prague, 2018 (Random baseline of Sec. 5.4.3).
+
+    Examples
+    --------
+    >>> import linkwise as lw
+    >>> X, y = lw.datasets.load("iris")
+    >>> store = lw.active.Random().collect(X, lw.LabelOracle(y), n_clusters=3, max_queries=10, random_state=0)
+    >>> len(store)
+    10
+    """
+
+    def _questions(self, ctx, n_clusters, fit_labels):
+        q = ctx.queryable
+        n_pairs = q.size * (q.size - 1) // 2
+        drawn = set()
+        while len(drawn) < n_pairs:
+            for a, b in ctx.rng.randint(q.size, size=(_DRAWS, 2)).tolist():
+                key = (a, b) if a < b else (b, a)
+                if a == b or key in drawn:
+                    continue
+                drawn.add(key)
+                yield int(q[a]), int(q[b])
