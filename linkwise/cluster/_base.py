@@ -24,6 +24,7 @@ class _Run(NamedTuple):
     objective: float
     n_iter: int
     state: object = None  # method-specific extras (learned metrics, ...)
+    score: object = None  # what the best run minimises, when not the objective alone
 
 
 def sq_distances(X, x_sq, centers):
@@ -117,13 +118,17 @@ def lloyd(assign, update, centers, max_iter, tol):
     return labels, centers, n_iter
 
 
+def _score(run):
+    return run.objective if run.score is None else run.score
+
+
 class KMeansFamily(ClusterMixin, BaseEstimator):
     """Base class: checks, best-of-``n_init`` and ``predict`` for the k-means family.
 
-    Subclasses implement ``_validate_extra()`` (their own parameters),
-    ``_fit_runs(X, rng, **data)`` returning the best :class:`_Run`, and
-    ``_point_costs(X, centers)`` (the per-cluster cost of an unconstrained
-    point, used by ``predict``).
+    Subclasses write ``fit`` (``start`` -> one ``_run`` per initialisation via
+    ``_best_run`` -> ``_set_fitted``) and may override ``_validate_extra()``
+    (their own parameters) and ``_point_costs(X, centers)`` (the per-cluster
+    cost of a point without constraints, used by ``predict``).
     """
 
     def _validate_common(self):
@@ -131,6 +136,9 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
         check_scalar(self.n_init, "n_init", self, kind="int", low=1)
         check_scalar(self.max_iter, "max_iter", self, kind="int", low=1)
         check_scalar(self.tol, "tol", self, kind="float", low=0.0)
+
+    def _validate_extra(self):
+        """Check the subclass's own parameters (none here)."""
 
     def _validate_X(self, X):
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
@@ -150,7 +158,7 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
         best = None
         for _ in range(self.n_init):
             result = run(rng)
-            if result is not None and (best is None or result.objective < best.objective):
+            if result is not None and (best is None or _score(result) < _score(best)):
                 best = result
         return best
 

@@ -114,9 +114,12 @@ class PairGraph:
         -------
         labels : ndarray
             The same array, updated.
+        batch : ndarray of int, shape (n_nodes,)
+            When each node moved (nodes in later batches saw the new labels
+            of their neighbours in earlier ones).
         """
         if self.n_nodes == 0:
-            return labels
+            return labels, np.zeros(0, dtype=np.intp)
         layer = self._layers(rng)
         n_layers = int(layer.max()) + 1
         node_order = np.argsort(layer, kind="stable")
@@ -132,7 +135,7 @@ class PairGraph:
             cost = base_cost[nodes]
             np.add.at(cost, position[self.src[edges]], edge_cost(edges, labels[self.dst[edges]]))
             labels[nodes] = np.argmin(cost, axis=1)
-        return labels
+        return labels, layer
 
 
 def weighted_farthest_first(points, weights, n_select):

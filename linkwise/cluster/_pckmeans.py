@@ -116,21 +116,23 @@ class PCKMeans(KMeansFamily):
     def _run(self, X, x_sq, graph, tol, rng):
         k, w, w_bar = self.n_clusters, float(self.w), float(self.w_bar)
         edge_is_ml = graph.is_ml[graph.edge_pair]
-        node_labels = np.full(graph.n_nodes, -1, dtype=np.intp)
+        node_labels = None  # ICM starts from the nearest-centre labels of the first round
 
         def edge_cost(edges, neighbour):
             # must-link: w for every cluster but the neighbour's; cannot-link: w_bar for the neighbour's
-            ml, known = edge_is_ml[edges], neighbour >= 0
+            ml = edge_is_ml[edges]
             cost = np.zeros((edges.size, k))
-            cost[ml & known] = w
-            rows = np.flatnonzero(known)
-            cost[rows, neighbour[rows]] = np.where(ml[rows], 0.0, w_bar)
+            cost[ml] = w
+            cost[np.arange(edges.size), neighbour] = np.where(ml, 0.0, w_bar)
             return cost
 
         def assign(centers):
+            nonlocal node_labels
             half_d = 0.5 * sq_distances(X, x_sq, centers)
             labels = np.argmin(half_d, axis=1)
-            labels[graph.points] = graph.icm(half_d[graph.points], node_labels, edge_cost, rng)
+            if node_labels is None:
+                node_labels = labels[graph.points]
+            labels[graph.points] = graph.icm(half_d[graph.points], node_labels, edge_cost, rng)[0]
             return labels
 
         centers = neighbourhood_centers(graph, X, x_sq, k, rng, select="largest", cannot_link_seed=True)

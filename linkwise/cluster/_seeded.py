@@ -1,0 +1,198 @@
+"""SeededKMeans and ConstrainedKMeans: k-means guided by partial labels (Basu et al. 2002)."""
+
+import numbers
+
+import numpy as np
+
+from linkwise._validation import InvalidParameterError, owner_name
+from linkwise.cluster._base import KMeansFamily, _Run, kmeans_plusplus, lloyd, sq_distances, start, update_centers
+
+
+def _check_seeds(y, n_samples, n_clusters, owner):
+    """Validate partial labels: ints in ``[-1, n_clusters)``, -1 = unlabeled, one per row."""
+    if y is None:
+        return np.full(n_samples, -1, dtype=np.intp)
+    arr = np.asarray(y)
+    where = f"The 'y' argument of {owner_name(owner)}.fit"
+    if arr.ndim != 1 or arr.shape[0] != n_samples:
+        raise InvalidParameterError(
+            f"{where} must be a 1-D array with one label per row of X ({n_samples}), got shape {arr.shape}."
+        )
+    integral = arr.dtype.kind in "iu" or (
+        arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))
+    )
+    if not integral and not all(isinstance(v, numbers.Integral) for v in arr.tolist()):
+        raise InvalidParameterError(
+            f"{where} must hold integer cluster labels (-1 for unlabeled rows), got dtype {arr.dtype}."
+        )
+    arr = arr.astype(np.intp)
+    bad = np.flatnonzero((arr < -1) | (arr >= n_clusters))
+    if bad.size:
+        raise InvalidParameterError(
+            f"{where} has label {arr[bad[0]]} at row {bad[0]}; labels must be -1 (unlabeled) "
+            f"or a cluster in [0, {n_clusters - 1}] (n_clusters={n_clusters})."
+        )
+    return arr
+
+
+class SeededKMeans(KMeansFamily):
+    """K-means whose centres start at the means of labelled seed points.
+
+    Cluster ``k`` starts at the mean of the points labelled ``k``; clusters
+    without seeds are completed by k-means++. After that the seeds are
+    ordinary points: a wrong label only affects the start.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+        Number of clusters.
+    n_init : int, default=1
+        Number of runs (they differ only in how unseeded clusters start);
+        the lowest within-cluster sum of squares is kept.
+    max_iter : int, default=100
+        Maximum number of assignment / update rounds per run.
+    tol : float, default=1e-4
+        Convergence threshold on the squared movement of the centres,
+        relative to the mean feature variance (as in ``KMeans``).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the k-means++ completion.
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+    inertia_ : float
+        Sum of squared distances of the points to their centres.
+    objective_ : float
+        The same (what is minimised).
+    n_iter_ : int
+    n_features_in_ : int
+
+    See Also
+    --------
+    ConstrainedKMeans : keeps the seeds in their clusters throughout.
+
+    References
+    ----------
+    S. Basu, A. Banerjee and R. J. Mooney. Semi-supervised clustering by
+    seeding. International Conference on Machine Learning (ICML), 2002.
+
+    T. Švehla. Active semi-supervised clustering. Master's thesis, Czech
+    Technical University in Prague, 2018 (section 2.2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from linkwise import SeededKMeans
+    >>> X = np.array([[0.0, 0.0], [0.1, 0.0], [0.0, 0.1], [5.0, 5.0], [5.1, 5.0], [5.0, 5.1]])
+    >>> SeededKMeans(n_clusters=2).fit(X, [1, -1, -1, 0, -1, -1]).labels_.tolist()
+    [1, 1, 1, 0, 0, 0]
+    """
+
+    _keep_seeds = False
+
+    def __init__(self, n_clusters=8, *, n_init=1, max_iter=100, tol=1e-4, random_state=None):
+        self.n_clusters = n_clusters
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Cluster ``X`` from partial labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of int, shape (n_samples,), optional
+            Cluster of each seed point in ``[0, n_clusters)``; -1 for
+            unlabeled rows. None: no seeds (plain k-means++).
+
+        Returns
+        -------
+        self
+        """
+        X, rng = start(self, X)
+        seeds = _check_seeds(y, X.shape[0], self.n_clusters, self)
+        x_sq = np.einsum("ij,ij->i", X, X)
+        tol = self._tol(X)
+        self._set_fitted(X, self._best_run(lambda r: self._run(X, x_sq, seeds, tol, r), rng))
+        return self
+
+    def _run(self, X, x_sq, seeds, tol, rng):
+        k = self.n_clusters
+        labelled = np.flatnonzero(seeds >= 0)
+        seeded = np.unique(seeds[labelled])
+        unseeded = np.setdiff1d(np.arange(k), seeded)
+        start_centers = update_centers(X[labelled], seeds[labelled], np.zeros((k, X.shape[1])))[seeded]
+        completed = kmeans_plusplus(X, x_sq, k, rng, start_centers)
+        centers = np.empty_like(completed)
+        centers[seeded] = completed[: seeded.size]
+        centers[unseeded] = completed[seeded.size :]
+
+        def assign(centers):
+            labels = np.argmin(sq_distances(X, x_sq, centers), axis=1)
+            if self._keep_seeds:
+                labels[labelled] = seeds[labelled]
+            return labels
+
+        labels, centers, n_iter = lloyd(assign, lambda lab, old: update_centers(X, lab, old), centers, self.max_iter, tol)
+        residual = X - centers[labels]
+        return _Run(labels, centers, float(np.einsum("ij,ij->", residual, residual)), n_iter)
+
+
+class ConstrainedKMeans(SeededKMeans):
+    """K-means that starts from labelled seeds and keeps them in their clusters.
+
+    Like :class:`SeededKMeans`, cluster ``k`` starts at the mean of the
+    points labelled ``k``; in every assignment step the seeds stay in their
+    given cluster and only unlabeled points move. Labels are hard: a wrong
+    one is kept.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+        Number of clusters.
+    n_init : int, default=1
+        Number of runs (they differ only in how unseeded clusters start);
+        the lowest within-cluster sum of squares is kept.
+    max_iter : int, default=100
+        Maximum number of assignment / update rounds per run.
+    tol : float, default=1e-4
+        Convergence threshold on the squared movement of the centres,
+        relative to the mean feature variance (as in ``KMeans``).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the k-means++ completion.
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+        Equal to ``y`` on every labelled row.
+    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+    inertia_ : float
+    objective_ : float
+    n_iter_ : int
+    n_features_in_ : int
+
+    See Also
+    --------
+    SeededKMeans : uses the seeds only to start.
+
+    References
+    ----------
+    S. Basu, A. Banerjee and R. J. Mooney. Semi-supervised clustering by
+    seeding. International Conference on Machine Learning (ICML), 2002.
+
+    T. Švehla. Active semi-supervised clustering. Master's thesis, Czech
+    Technical University in Prague, 2018 (section 2.2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from linkwise import ConstrainedKMeans
+    >>> X = np.array([[0.0, 0.0], [0.1, 0.0], [0.0, 0.1], [5.0, 5.0], [5.1, 5.0], [5.0, 5.1]])
+    >>> ConstrainedKMeans(n_clusters=2).fit(X, [0, -1, -1, 1, -1, 0]).labels_.tolist()
+    [0, 0, 0, 1, 1, 0]
+    """
+
+    _keep_seeds = True
