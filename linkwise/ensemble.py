@@ -71,8 +71,9 @@ def coassociation(X, n_clusters, *, n_estimators=100, sample_fraction=0.8, rando
     >>> A = lw.ensemble.coassociation(X, 3, n_estimators=20, random_state=0)
     >>> A.shape
     (60, 60)
-    >>> bool(A[y == 0][:, y == 0].min() == 1.0), bool(A[y == 0][:, y == 1].max() == 0.0)
-    (True, True)
+    >>> same = y[:, None] == y[None, :]
+    >>> round(float(A[same].mean()), 2), round(float(A[~same].mean()), 2)  # some runs split a blob
+    (0.98, 0.03)
     """
     X = check_array(X, dtype=np.float64, ensure_min_samples=2, input_name="X")
     codes = _ensemble_labels(
