@@ -1,0 +1,44 @@
+"""Human sessions: a person answers an active method's questions in a web page or a terminal.
+
+:func:`load_data` reads the person's table (CSV or Parquet) into features and
+displayable rows; :class:`HumanSession` drives an
+:class:`~linkwise.ActiveSession` and saves every answer in a SQLite session
+file before the next question is shown, so a session survives crashes, can be
+resumed, undone and exported. :func:`serve` shows it as a web page on
+127.0.0.1, :func:`run_terminal` as a terminal prompt. The command line verbs
+are ``linkwise cluster`` and ``linkwise export``.
+"""
+
+import importlib
+
+from linkwise.session._controller import HumanSession, Refused
+from linkwise.session._data import Dataset, UnsafePathError, embed_text, load_data
+from linkwise.session._store import Answer, SessionFileError, SessionStore
+
+__all__ = [
+    "Answer",
+    "Dataset",
+    "HumanSession",
+    "Refused",
+    "SessionFileError",
+    "SessionStore",
+    "UnsafePathError",
+    "create_app",
+    "embed_text",
+    "load_data",
+    "run_terminal",
+    "serve",
+]
+
+# the web server and the terminal prompt are imported only when used
+_LAZY = {"create_app": "_web", "serve": "_web", "run_terminal": "_terminal"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"linkwise.session.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'linkwise.session' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,430 @@
+"""One human session: an ActiveSession fed from, and saved to, a session file.
+
+The controller is what the web page and the terminal prompt talk to. There is
+one current question per session, whoever looks at it: an answer names the
+question it answers (its *position*), and an answer to a question that is no
+longer current is refused, so two browser tabs cannot answer twice.
+
+Resuming relies on the loop's determinism: the same data, seed and answers
+give the same questions. Opening a session replays the stored answers *by
+pair* into a fresh :class:`~linkwise.ActiveSession` and stops at the first
+question the file does not answer; undo and corrections edit the file and
+replay.
+"""
+
+import secrets
+import threading
+from collections import defaultdict, deque
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+
+from linkwise._validation import InvalidParameterError
+from linkwise.exceptions import InconsistentConstraintError
+from linkwise.loop import ActiveEstimator, ActiveSession
+from linkwise.session._methods import build_estimator, canonical, encode_params, method_spec
+from linkwise.session._store import SessionFileError, SessionStore
+
+__all__ = ["HumanSession", "Refused", "ANSWER_WORDS"]
+
+ANSWER_WORDS = {True: "same", False: "different", None: "don't know"}
+
+
+class Refused(RuntimeError):
+    """An action that no longer fits the session's state (a stale question, an open contradiction)."""
+
+
+def _key(i, j):
+    return (i, j) if i < j else (j, i)
+
+
+def _explain(rows, i, j, must_link):
+    """The earlier answers that imply ``must_link`` for (i, j): a shortest must-link path, or
+    must-link paths from both ends to one cannot-link. Together with the contradicting answer
+    they form the cycle the person is shown."""
+    adjacent = defaultdict(list)
+    cannot = []
+    for r in rows:
+        if r.answer is True:
+            adjacent[r.i].append((r.j, r))
+            adjacent[r.j].append((r.i, r))
+        elif r.answer is False:
+            cannot.append(r)
+
+    def reach(source):
+        via = {source: None}
+        queue = deque([source])
+        while queue:
+            node = queue.popleft()
+            for other, row in adjacent[node]:
+                if other not in via:
+                    via[other] = (node, row)
+                    queue.append(other)
+        return via
+
+    def path(via, node):
+        steps = []
+        while via[node] is not None:
+            node, row = via[node]
+            steps.append(row)
+        return steps
+
+    from_i = reach(i)
+    if must_link:
+        return path(from_i, j)[::-1]
+    from_j = reach(j)
+    for r in cannot:
+        for a, b in ((r.i, r.j), (r.j, r.i)):
+            if a in from_i and b in from_j:
+                return path(from_i, a)[::-1] + [r] + path(from_j, b)
+    raise AssertionError("the constraint store implied a relation that the answers do not explain")
+
+
+class HumanSession:
+    """A resumable session in which a person answers an active method's questions.
+
+    Parameters
+    ----------
+    path : str or Path
+        The session file (SQLite; created if missing).
+    data : Dataset
+        From :func:`~linkwise.session.load_data`. A session file refuses data
+        with another fingerprint or other feature options.
+    estimator : ActiveEstimator, optional
+        The method for a new session (default: ``COBRAS()``); it is cloned.
+        When ``random_state`` is None the session draws a seed and stores it,
+        since replay needs the same questions for the same answers. For an
+        existing session, None means the stored method; an estimator given
+        must have the stored parameters (its ``random_state`` None adopts the
+        stored seed).
+
+    Attributes
+    ----------
+    store : SessionStore
+        The session file.
+    estimator : ActiveEstimator
+        The (unfitted) method with its stored parameters.
+    revision : int
+        Grows with every change of state (for clients that poll).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import linkwise as lw
+    >>> from linkwise.session import HumanSession, load_data
+    >>> from tests.reference import ClosestPairsFirst
+    >>> folder = tempfile.mkdtemp()
+    >>> csv = os.path.join(folder, "points.csv")
+    >>> _ = open(csv, "w").write("x,y\\n0,0\\n0,1\\n9,9\\n9,8\\n")
+    >>> data = load_data(csv)
+    >>> session = HumanSession(os.path.join(folder, "s.db"), data, ClosestPairsFirst(random_state=0))
+    >>> q = session.state()["question"]
+    >>> q["pair"]
+    [0, 1]
+    >>> session.answer(q["position"], True)["n_answered"]
+    1
+    >>> session.close()
+    >>> again = HumanSession(os.path.join(folder, "s.db"), data)  # resumes: question 2 is next
+    >>> again.state()["n_answered"]
+    1
+    >>> again.close()
+    """
+
+    def __init__(self, path, data, estimator=None):
+        self.data = data
+        self.store = SessionStore(path)
+        self._lock = threading.RLock()
+        self.revision = 0
+        try:
+            created = self.store.is_new
+            self.estimator = self._new_method(estimator) if created else self._stored_method(estimator)
+            self._rebuild()
+            if created:
+                self.store.write_meta({
+                    "data_path": str(data.path),
+                    "data_fingerprint": data.fingerprint,
+                    "data_options": data.options,
+                    "image_root": str(data.image_root),
+                    "text_embedding": data.embedding,
+                    "n_rows": data.n_rows,
+                    "method": method_spec(self.estimator),
+                    "params": encode_params(self.estimator),
+                })
+        except BaseException:
+            self.store.close()
+            if created:
+                for suffix in ("", "-wal", "-shm"):
+                    self.store.path.with_name(self.store.path.name + suffix).unlink(missing_ok=True)
+            raise
+
+    # -- opening --------------------------------------------------------------
+    def _new_method(self, estimator):
+        if estimator is None:
+            from linkwise.cobra import COBRAS
+
+            estimator = COBRAS()
+        if not isinstance(estimator, ActiveEstimator):
+            raise InvalidParameterError(
+                "The 'estimator' argument of HumanSession must be an active estimator (COBRAS, COBRA, ...), "
+                f"got {type(estimator).__name__}."
+            )
+        estimator = clone(estimator)
+        if estimator.random_state is None:
+            estimator.set_params(random_state=secrets.randbelow(2**31))
+        encode_params(estimator)  # refuse parameters the file cannot store, before anything is asked
+        return estimator
+
+    def _stored_method(self, estimator):
+        meta, path = self.store.meta, self.store.path
+        if meta["data_fingerprint"] != self.data.fingerprint:
+            raise SessionFileError(
+                f"The session {path} was made for other data: {meta['data_path']} "
+                f"(fingerprint {meta['data_fingerprint'][:12]}), not {self.data.path} "
+                f"(fingerprint {self.data.fingerprint[:12]}). Open it with the data it was made for, "
+                "or start a new session with another session file."
+            )
+        if meta["data_options"] != self.data.options:
+            changed = [f"{k}: {meta['data_options'].get(k)!r} -> {v!r}"
+                       for k, v in self.data.options.items() if meta["data_options"].get(k) != v]
+            raise SessionFileError(
+                f"The session {path} was made with other feature options ({'; '.join(changed)}). "
+                "Leave those options out to use the stored ones, or start a new session file."
+            )
+        stored = build_estimator(meta["method"], meta["params"])
+        if estimator is None:
+            return stored
+        if not isinstance(estimator, ActiveEstimator):
+            raise InvalidParameterError(
+                f"The 'estimator' argument of HumanSession must be an active estimator, got {type(estimator).__name__}."
+            )
+        estimator = clone(estimator)
+        if estimator.random_state is None:
+            estimator.set_params(random_state=stored.random_state)
+        wanted = encode_params(estimator)
+        if method_spec(estimator) != meta["method"]:
+            differs = f"method {meta['method']!r}, not {method_spec(estimator)!r}"
+        elif canonical(wanted) != canonical(meta["params"]):
+            differs = f"method {meta['method']!r} and " + ", ".join(
+                f"{k}={meta['params'].get(k)!r} (asked: {v!r})" for k, v in wanted.items() if meta["params"].get(k) != v
+            )
+        else:
+            return estimator
+        raise SessionFileError(
+            f"The session {path} was made with {differs}. Leave the method out to continue with the "
+            "stored one, or start a new session file."
+        )
+
+    # -- replay ---------------------------------------------------------------
+    def _rebuild(self):
+        """A fresh ActiveSession fed with the stored answers, by pair, in stored order."""
+        self._session = ActiveSession(self.estimator, self.data.X)
+        self._used = []  # the stored answer behind each question of the current run
+        self._conflict = None
+        waiting = defaultdict(deque)
+        for row in self.store.answers():
+            waiting[(row.i, row.j)].append(row)
+        while self._conflict is None and (pair := self._session.ask()) is not None:
+            rows = waiting.get(_key(*pair))
+            if not rows:
+                break
+            self._feed(pair, rows.popleft())
+        self._changed()
+
+    def _feed(self, pair, row):
+        """Tell the session one stored answer; open a contradiction if it conflicts."""
+        constraints = self._session.constraints
+        before = len(constraints.conflicts)
+        believed = None if row.answer is None else constraints.relation(row.i, row.j)
+        try:
+            self._session.tell(pair, row.answer)
+        except InconsistentConstraintError:
+            pass  # a strict store refused it: the same question stays pending until resolved
+        else:
+            self._used.append(row)
+            if len(constraints.conflicts) == before:
+                return
+        earlier = [r for r in self._used if r.seq != row.seq]
+        self._conflict = (row, believed, _explain(earlier, row.i, row.j, believed))
+
+    def _changed(self):
+        self.revision += 1
+        self._labels = None
+
+    # -- state ----------------------------------------------------------------
+    @property
+    def position(self):
+        """Names the current state: answers and undos must quote it, so a stale one is refused."""
+        n = self._session.n_queries
+        if self._conflict is not None:
+            return f"{n}.conflict-{self._conflict[0].seq}"
+        pair = self._session.ask()
+        return f"{n}.end" if pair is None else f"{n}.{pair[0]}-{pair[1]}"
+
+    def labels(self):
+        """The current clustering of every row, numbered 0.. in order of first appearance."""
+        with self._lock:
+            if self._labels is None:
+                raw = np.asarray(self._session.labels_)
+                _, first, inverse = np.unique(raw, return_index=True, return_inverse=True)
+                rank = np.empty(first.size, dtype=np.intp)
+                rank[np.argsort(first, kind="stable")] = np.arange(first.size)
+                self._labels = rank[inverse.ravel()]
+            return self._labels
+
+    def _conflict_state(self):
+        row, believed, earlier = self._conflict
+        item = self.data.item
+
+        def described(r, new):
+            return {"seq": r.seq, "rows": [r.i, r.j], "ids": [item(r.i)["id"], item(r.j)["id"]],
+                    "answer": ANSWER_WORDS[r.answer], "answered_at": r.answered_at, "new": new}
+
+        return {
+            "id": row.seq,
+            "pair": [row.i, row.j],
+            "items": [item(row.i), item(row.j)],
+            "believed": ANSWER_WORDS[believed],
+            "answers": [described(r, False) for r in earlier] + [described(row, True)],
+        }
+
+    def state(self):
+        """Everything a client shows: the question (or contradiction), counts, clusters.
+
+        Returns
+        -------
+        state : dict
+            ``position``, ``revision``, ``question`` (``pair``, ``items``,
+            ``number``; None when done or while a contradiction is open),
+            ``conflict`` (the contradicting answers and what the earlier ones
+            imply, or None), ``done``, ``n_answered``, ``n_clusters``,
+            ``can_undo``, ``method``, ``embedding``, ``data``, ``n_rows``.
+        """
+        with self._lock:
+            session = self._session
+            pair = None if self._conflict is not None else session.ask()
+            question = None
+            if pair is not None:
+                question = {"pair": [int(pair[0]), int(pair[1])], "number": session.n_queries + 1,
+                            "items": [self.data.item(pair[0]), self.data.item(pair[1])]}
+            return {
+                "position": self.position,
+                "revision": self.revision,
+                "question": question,
+                "conflict": None if self._conflict is None else self._conflict_state(),
+                "done": self._conflict is None and pair is None,
+                "n_answered": session.n_queries,
+                "n_clusters": int(self.labels().max()) + 1,
+                "can_undo": bool(self._used) or self._conflict is not None,
+                "method": type(self.estimator).__name__,
+                "embedding": self.data.embedding,
+                "data": self.data.path.name,
+                "n_rows": self.data.n_rows,
+            }
+
+    # -- actions --------------------------------------------------------------
+    def _expect(self, position):
+        if position != self.position:
+            raise Refused(
+                "That question has already been answered (perhaps in another window); "
+                "the current question is shown now."
+            )
+
+    def answer(self, position, answer):
+        """Store the answer to the current question, then move on.
+
+        Parameters
+        ----------
+        position : str
+            The ``position`` of the state the person answered.
+        answer : bool or None
+            True (same group), False (different groups), None (don't know).
+
+        Returns
+        -------
+        state : dict
+            The new :meth:`state`.
+
+        Raises
+        ------
+        Refused
+            The question is no longer current, a contradiction must be
+            resolved first, or there is no question left.
+        """
+        if answer is not None and not isinstance(answer, (bool, np.bool_)):
+            raise InvalidParameterError(
+                f"The 'answer' argument of HumanSession.answer must be True, False or None, got {answer!r}."
+            )
+        with self._lock:
+            self._expect(position)
+            if self._conflict is not None:
+                raise Refused("Resolve the contradiction first: say which answer was wrong.")
+            pair = self._session.ask()
+            if pair is None:
+                raise Refused("There is no question left; finish to save the labels.")
+            row = self.store.add(pair[0], pair[1], answer)  # committed before anything else happens
+            self._feed(pair, row)
+            self._changed()
+            return self.state()
+
+    def undo(self, position):
+        """Remove the answer to the previous question (or the contradicting one) and replay.
+
+        The removed answer is kept in the file's ``retracted`` table.
+        """
+        with self._lock:
+            self._expect(position)
+            if self._conflict is not None:
+                last = self._conflict[0]
+            elif self._used:
+                last = self._used[-1]
+            else:
+                raise Refused("There is no answer to undo.")
+            self.store.undo(last.seq)
+            self._rebuild()
+            return self.state()
+
+    def resolve(self, conflict_id, wrong_seq):
+        """Settle a contradiction: the answer ``wrong_seq`` was wrong.
+
+        Answers are same/different, so the wrong one is corrected (flipped)
+        and the person keeps the other; the original stays in the file's
+        ``retracted`` table and the session replays.
+        """
+        with self._lock:
+            if self._conflict is None or self._conflict[0].seq != conflict_id:
+                raise Refused("That contradiction has already been resolved; the current state is shown now.")
+            row, _, earlier = self._conflict
+            if wrong_seq not in {r.seq for r in (row, *earlier)}:
+                raise Refused(f"Answer #{wrong_seq} is not part of this contradiction.")
+            self.store.correct(wrong_seq)
+            self._rebuild()
+            return self.state()
+
+    # -- results --------------------------------------------------------------
+    def labels_frame(self):
+        """The current clustering as a DataFrame with columns ``id`` and ``cluster``."""
+        return pd.DataFrame({"id": self.data.ids.to_numpy(), "cluster": self.labels()})
+
+    def answers_frame(self):
+        """Every answer ever given (live, undone or corrected) with the two ids and times."""
+        ids = self.data.ids.to_numpy()
+        live = [{"seq": a.seq, "i": a.i, "j": a.j, "answer": a.answer, "answered_at": a.answered_at,
+                 "status": "live", "retracted_at": None} for a in self.store.answers()]
+        gone = [{**r, "status": r["reason"]} for r in self.store.retracted()]
+        frame = pd.DataFrame(live + gone, columns=["seq", "i", "j", "answer", "answered_at", "status",
+                                                   "retracted_at"])
+        frame.insert(1, "id_a", ids[frame["i"].to_numpy(dtype=np.intp)])
+        frame.insert(2, "id_b", ids[frame["j"].to_numpy(dtype=np.intp)])
+        frame["answer"] = frame["answer"].map(ANSWER_WORDS)
+        return frame.drop(columns=["i", "j"]).sort_values(["seq", "answered_at"], kind="stable")
+
+    def write_labels(self, path):
+        """Write the current clustering as CSV (``id``, ``cluster``); returns the number of clusters."""
+        with self._lock:
+            self.labels_frame().to_csv(path, index=False)
+            return int(self.labels().max()) + 1
+
+    def close(self):
+        """Close the session file."""
+        self.store.close()

@@ -1,0 +1,218 @@
+// The page of a linkwise human session. The server holds the state; this script
+// shows it and sends the person's answers. Item text is only ever set with
+// textContent, never as markup.
+"use strict";
+
+const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
+                 "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
+let state = null;
+let points = null;
+let busy = false;
+
+const $ = (id) => document.getElementById(id);
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+function showMessage(text) {
+  const box = $("message");
+  box.textContent = text || "";
+  box.hidden = !text;
+}
+
+function itemCard(item, letter, other) {
+  const card = el("article", "item");
+  const head = el("header");
+  head.append(el("span", "letter", letter), el("span", "item-id", item.id));
+  card.append(head);
+  if (item.image) {
+    const img = el("img");
+    img.src = item.image;
+    img.alt = "image of item " + item.id;
+    card.append(img);
+  } else if (item.image_error) {
+    card.append(el("p", "refused", item.image_error));
+  }
+  if (item.text !== null) card.append(el("p", "text", item.text));
+  if (item.fields.length) {
+    const table = el("table");
+    item.fields.forEach(([name, value], k) => {
+      const tr = el("tr", other.fields[k][1] === value ? null : "differs");
+      tr.append(el("th", null, name), el("td", null, value));
+      table.append(tr);
+    });
+    card.append(table);
+  }
+  return card;
+}
+
+function fillPair(container, items) {
+  container.replaceChildren(itemCard(items[0], "A", items[1]), itemCard(items[1], "B", items[0]));
+}
+
+function clock(iso) {
+  const t = new Date(iso);
+  return isNaN(t) ? iso : t.toLocaleString();
+}
+
+function renderConflict(conflict) {
+  const newest = conflict.answers[conflict.answers.length - 1];
+  $("conflict-text").textContent =
+    "Your earlier answers imply “" + conflict.believed + "” for A and B, which is what linkwise " +
+    "believes now; your latest answer says “" + newest.answer + "”. Which one is right?";
+  fillPair($("conflict-pair"), conflict.items);
+  const list = $("conflict-answers");
+  list.replaceChildren();
+  const samePair = conflict.answers.length === 2;
+  conflict.answers.forEach((a, k) => {
+    const li = el("li");
+    const what = el("span", "what", a.ids[0] + " and " + a.ids[1] + ": " + a.answer);
+    const when = el("span", "when", (a.new ? "just now, " : "") + clock(a.answered_at));
+    const button = el("button", "resolve");
+    button.type = "button";
+    // two answers on one pair: the person keeps one, the other is corrected
+    const wrong = samePair ? conflict.answers[1 - k].seq : a.seq;
+    button.textContent = samePair ? "Keep “" + a.answer + "”" : "This one is wrong";
+    button.addEventListener("click", () => post("/api/resolve", {conflict: conflict.id, wrong: wrong}));
+    li.append(what, when, button);
+    list.append(li);
+  });
+}
+
+function render(next) {
+  state = next;
+  $("n-answered").textContent = state.n_answered;
+  $("n-clusters").textContent = state.n_clusters;
+  const about = [state.data + " (" + state.n_rows + " items)", state.method];
+  if (state.embedding) about.push("text: " + state.embedding);
+  $("about").textContent = about.join(" · ");
+  $("ask").hidden = !state.question;
+  $("conflict").hidden = !state.conflict;
+  $("done").hidden = !state.done;
+  if (state.question) {
+    $("prompt").textContent = "Question " + state.question.number + ": do A and B belong to the same group?";
+    fillPair($("pair"), state.question.items);
+  }
+  if (state.conflict) renderConflict(state.conflict);
+  for (const b of document.querySelectorAll("[data-undo]")) b.disabled = !state.can_undo;
+  document.body.dataset.position = state.position;
+  drawScatter();
+}
+
+function drawScatter() {
+  const canvas = $("scatter");
+  if (!points || !state) return;
+  const ratio = window.devicePixelRatio || 1;
+  const size = canvas.clientWidth;
+  if (canvas.width !== Math.round(size * ratio)) {
+    canvas.width = canvas.height = Math.round(size * ratio);
+  }
+  const ctx = canvas.getContext("2d");
+  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+  ctx.clearRect(0, 0, size, size);
+  const pad = 10;
+  const at = (x, y) => [pad + x * (size - 2 * pad), size - pad - y * (size - 2 * pad)];
+  for (let k = 0; k < points.x.length; k++) {
+    const [px, py] = at(points.x[k], points.y[k]);
+    ctx.fillStyle = PALETTE[state.labels[k] % PALETTE.length];
+    ctx.beginPath();
+    ctx.arc(px, py, 2.6, 0, 2 * Math.PI);
+    ctx.fill();
+  }
+  const pair = state.question || state.conflict;
+  if (!pair) return;
+  pair.items.forEach((item, k) => {
+    const [px, py] = at(item.point[0], item.point[1]);
+    ctx.lineWidth = 2.5;
+    ctx.strokeStyle = "#111";
+    ctx.beginPath();
+    ctx.arc(px, py, 7, 0, 2 * Math.PI);
+    ctx.stroke();
+    ctx.font = "bold 13px system-ui, sans-serif";
+    ctx.fillStyle = "#111";
+    ctx.textBaseline = k ? "top" : "bottom";
+    ctx.fillText(k ? "B" : "A", px + (k ? 7 : -16), py + (k ? 5 : -5));
+  });
+}
+
+async function post(url, payload) {
+  if (busy) return;
+  busy = true;
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: {"Content-Type": "application/json"},
+      body: JSON.stringify(payload),
+    });
+    const reply = await response.json();
+    showMessage(response.ok ? "" : reply.error);
+    if (reply.state) render(reply.state);
+    return response.ok ? reply : null;
+  } catch (err) {
+    showMessage("The linkwise server does not answer (" + err.message + "). Your answers so far are saved.");
+    return null;
+  } finally {
+    busy = false;
+  }
+}
+
+function answer(word) {
+  if (state && state.question) post("/api/answer", {position: state.position, answer: word});
+}
+
+function undo() {
+  if (state && state.can_undo) post("/api/undo", {position: state.position});
+}
+
+async function finish() {
+  const reply = await post("/api/finish", {});
+  if (!reply) return;
+  const box = $("message");
+  box.replaceChildren(
+    document.createTextNode("Saved the clustering of " + reply.n_rows + " items (" + reply.n_clusters +
+      " clusters) to " + reply.path + ". "),
+  );
+  const link = el("a", null, "Download it");
+  link.href = "/labels.csv";
+  box.append(link, document.createTextNode(". You may close this page, or keep answering."));
+  box.hidden = false;
+}
+
+async function poll() {
+  // another tab or window may have answered: show the session's current question
+  if (busy || document.hidden || !state) return;
+  try {
+    const response = await fetch("/api/state?revision=" + state.revision);
+    const reply = await response.json();
+    if (!reply.unchanged && !busy) render(reply);
+  } catch (err) {
+    // the server is gone; the next click reports it
+  }
+}
+
+document.addEventListener("keydown", (event) => {
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  const key = event.key.toLowerCase();
+  if (key === "s") answer("same");
+  else if (key === "d") answer("different");
+  else if (key === "?" || key === "k") answer("unknown");
+  else if (key === "u") undo();
+  else return;
+  event.preventDefault();
+});
+
+document.addEventListener("DOMContentLoaded", async () => {
+  for (const b of document.querySelectorAll("[data-answer]")) {
+    b.addEventListener("click", () => answer(b.dataset.answer));
+  }
+  for (const b of document.querySelectorAll("[data-undo]")) b.addEventListener("click", undo);
+  $("finish").addEventListener("click", finish);
+  window.addEventListener("resize", drawScatter);
+  points = await (await fetch("/api/points")).json();
+  render(await (await fetch("/api/state")).json());
+  setInterval(poll, 1500);
+});

@@ -1,0 +1,111 @@
+"""Shared pieces of the human-session tests: data files, a scripted method, a server process."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import numpy as np
+import pandas as pd
+
+import linkwise as lw
+from linkwise.loop import ActiveEstimator, Recheck
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SPECIES = np.array(["setosa", "versicolor", "virginica"])
+
+
+def iris_csv(folder, extra=None):
+    """Iris as a person's CSV: a name column, four measurements, the species as text (not a feature)."""
+    X, y = lw.datasets.load("iris")
+    frame = pd.DataFrame(X, columns=["sepal_length", "sepal_width", "petal_length", "petal_width"])
+    frame.insert(0, "name", [f"flower-{k}" for k in range(len(y))])
+    frame["species"] = SPECIES[y]
+    for column, values in (extra or {}).items():
+        frame[column] = values
+    path = Path(folder) / "iris.csv"
+    frame.to_csv(path, index=False)
+    return path, y
+
+
+class Scripted(ActiveEstimator):
+    """Test-only method: asks the pairs of ``script`` in order; ``[i, j, "recheck"]`` re-asks a known pair.
+
+    Clusters are the must-link components. ``tolerant`` chooses the constraint store's mode.
+    """
+
+    _anytime = True
+
+    def __init__(self, *, script=(), tolerant=True, max_queries=None, random_state=None):
+        self.script = script
+        self.tolerant = tolerant
+        self.max_queries = max_queries
+        self.random_state = random_state
+
+    def _tolerant_constraints(self):
+        return self.tolerant
+
+    def _questions(self, ctx):
+        ctx.labels = ctx.constraints.component_labels()
+        for step in self.script:
+            yield Recheck(step[0], step[1]) if len(step) == 3 else (step[0], step[1])
+            ctx.labels = ctx.constraints.component_labels()
+
+
+class Server:
+    """``linkwise cluster ... --ui web`` in a subprocess; ``url`` once it listens."""
+
+    def __init__(self, *args, cwd=None):
+        env = {**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"}
+        command = [sys.executable, "-c", "from linkwise.cli import main; main()", "cluster", *map(str, args),
+                   "--no-browser"]
+        self.process = subprocess.Popen(command, cwd=cwd or REPO, env=env, stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, text=True)
+        self.output = []
+        deadline = time.monotonic() + 120
+        for line in self.process.stdout:
+            self.output.append(line)
+            found = re.search(r"http://127\.0\.0\.1:\d+/", line)
+            if found:
+                self.url = found.group(0)
+                break
+            if time.monotonic() > deadline:
+                break
+        else:
+            raise RuntimeError("the server stopped before listening:\n" + "".join(self.output))
+        self.client = httpx.Client(base_url=self.url, timeout=30)
+
+    def state(self):
+        return self.client.get("/api/state").json()
+
+    def post(self, route, **payload):
+        return self.client.post(route, json=payload)
+
+    def kill(self):
+        """SIGKILL: no shutdown code runs, as in a crash."""
+        self.client.close()
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(30)
+        self.process.stdout.close()
+
+    def stop(self):
+        self.client.close()
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(30)
+        self.process.stdout.close()
+
+
+def truth_answer(y, pair):
+    return "same" if y[pair[0]] == y[pair[1]] else "different"

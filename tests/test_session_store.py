@@ -1,0 +1,68 @@
+import sqlite3
+
+import pytest
+
+from linkwise.session import SessionFileError, SessionStore
+
+
+def test_answers_are_committed_before_add_returns(tmp_path):
+    path = tmp_path / "s.db"
+    store = SessionStore(path)
+    store.write_meta({"method": "cobras", "params": {"max_queries": 5}})
+    row = store.add(7, 2, False)
+    # a second connection (another process after a crash) sees the row at once
+    other = sqlite3.connect(path)
+    assert other.execute("SELECT i, j, answer FROM answers").fetchall() == [(2, 7, 0)]
+    assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    other.close()
+    assert (row.i, row.j, row.answer) == (2, 7, False)
+    assert row.answered_at.endswith("+00:00")
+    store.close()
+
+
+def test_meta_and_answers_survive_reopening(tmp_path):
+    path = tmp_path / "s.db"
+    with SessionStore(path) as store:
+        assert store.is_new
+        store.write_meta({"method": "cobras", "params": {"random_state": 3}, "data_options": {"features": ["a"]}})
+        store.add(0, 1, True)
+        store.add(1, 2, None)
+    with SessionStore(path, create=False) as store:
+        assert not store.is_new
+        assert store.meta["params"] == {"random_state": 3}
+        assert store.meta["data_options"] == {"features": ["a"]}
+        assert [(a.seq, a.i, a.j, a.answer) for a in store.answers()] == [(1, 0, 1, True), (2, 1, 2, None)]
+
+
+def test_undo_and_correct_keep_the_original(tmp_path):
+    with SessionStore(tmp_path / "s.db") as store:
+        first = store.add(0, 1, True)
+        second = store.add(2, 3, False)
+        store.undo(second.seq)
+        store.correct(first.seq)
+        assert [(a.seq, a.answer) for a in store.answers()] == [(first.seq, False)]
+        gone = store.retracted()
+        assert [(r["seq"], r["answer"], r["reason"]) for r in gone] == [(2, False, "undone"), (1, True, "corrected")]
+        dont_know = store.add(4, 5, None)
+        with pytest.raises(ValueError, match="don't know"):
+            store.correct(dont_know.seq)
+        assert store.answers()[-1].answer is None  # the failed correction changed nothing
+        with pytest.raises(KeyError):
+            store.undo(99)
+
+
+def test_refuses_files_that_are_not_sessions(tmp_path):
+    with pytest.raises(SessionFileError, match="No session file"):
+        SessionStore(tmp_path / "missing.db", create=False)
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is not sqlite at all" * 100)
+    with pytest.raises(SessionFileError, match="not a linkwise session file"):
+        SessionStore(junk)
+    future = tmp_path / "future.db"
+    db = sqlite3.connect(future)
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    db.execute("INSERT INTO meta VALUES ('format', '99')")
+    db.commit()
+    db.close()
+    with pytest.raises(SessionFileError, match="format 99"):
+        SessionStore(future)
