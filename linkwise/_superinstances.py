@@ -1,0 +1,414 @@
+"""Super-instances and their merging: the machinery shared by COBRA and COBRAS.
+
+A *super-instance* is a small region of the data (a K-means cluster) that is
+treated as one unit: only its representative point is ever asked about, and
+all its points get the same label. Clusters are groups of super-instances.
+
+:class:`SuperInstanceTree` records every split (COBRA splits the data once,
+COBRAS keeps splitting), so the clustering shown after any question can be
+rebuilt later from a few integers per super-instance: this is what keeps
+``labels_history_`` small on large data (:class:`LabelsHistory`).
+
+:class:`SuperInstanceClustering` is the base of both estimators: it holds the
+merging phase (closest representatives first, decided by the constraint
+store where it already knows the answer) and the loop hooks.
+"""
+
+import functools
+import warnings
+
+import numpy as np
+from scipy.spatial.distance import cdist, pdist
+from sklearn.cluster import KMeans
+from threadpoolctl import ThreadpoolController
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted
+
+from linkwise.loop import ActiveEstimator
+
+__all__ = ["SuperInstanceTree", "SuperInstanceClustering", "LabelsHistory", "kmeans_labels", "nearest_queryable"]
+
+# Above this many points K-means is fitted on a sample and the rest is assigned
+# to the nearest centre; it keeps every split fast on millions of points.
+SAMPLE_SIZE = 4096
+
+# Histories up to this many entries (n_queries * n_samples) are returned as a
+# plain array; larger ones are rebuilt row by row on access.
+_DENSE_HISTORY_MAX = 1 << 24
+
+
+def _seed(rng):
+    return int(rng.randint(np.iinfo(np.int32).max))
+
+
+def sample_positions(n_points, queryable, rng, size=SAMPLE_SIZE):
+    """Positions (into a point set of ``n_points``) of a K-means fitting sample.
+
+    All positions when the set is small; otherwise half drawn among the
+    queryable positions and half among all, so representatives can be found
+    in the sample even when few points are queryable.
+    """
+    if n_points <= size:
+        return np.arange(n_points)
+    q = np.flatnonzero(queryable)
+    parts = [rng.randint(0, n_points, size // 2)]
+    if q.size:
+        parts.append(q[rng.randint(0, q.size, size // 2)])
+    return np.unique(np.concatenate(parts))
+
+
+@functools.cache
+def _threadpools():
+    return ThreadpoolController()
+
+
+def kmeans_labels(X, k, rng, *, n_init):
+    """K-means labels and centres of ``X`` (seeded from ``rng``).
+
+    The fits here are small and many, so they run on one OpenMP thread:
+    starting threads costs more than it saves, and much more on a busy
+    machine. Duplicate points can leave fewer distinct clusters than ``k``;
+    that is expected (callers keep the non-empty ones), so scikit-learn's
+    warning about it is silenced.
+    """
+    km = KMeans(n_clusters=k, n_init=n_init, random_state=_seed(rng))
+    with warnings.catch_warnings(), _threadpools().limit(limits=1, user_api="openmp"):
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        km.fit(X)
+    return km.labels_, km.cluster_centers_
+
+
+def nearest_centre(X, centres, chunk=1 << 16):
+    """Index of the nearest centre for every row of ``X`` (chunked, vectorised)."""
+    out = np.empty(X.shape[0], dtype=np.intp)
+    sq = np.einsum("ij,ij->i", centres, centres)
+    for start in range(0, X.shape[0], chunk):
+        block = X[start : start + chunk]
+        out[start : start + chunk] = np.argmin(sq - 2.0 * block @ centres.T, axis=1)
+    return out
+
+
+def nearest_queryable(X, candidates, centre):
+    """The candidate row closest to ``centre`` (first one on ties).
+
+    Large candidate sets are thinned by a fixed stride (deterministic) to
+    ``SAMPLE_SIZE`` rows.
+    """
+    stride = -(-candidates.size // SAMPLE_SIZE)
+    cand = candidates[::stride]
+    d = np.einsum("ij,ij->i", X[cand] - centre, X[cand] - centre)
+    return int(cand[np.argmin(d)])
+
+
+def part_means(Xm, labels, n_parts):
+    """Mean of the rows of ``Xm`` in each part (one bincount per feature)."""
+    counts = np.bincount(labels, minlength=n_parts).astype(float)
+    sums = np.stack([np.bincount(labels, weights=Xm[:, f], minlength=n_parts) for f in range(Xm.shape[1])], axis=1)
+    return sums / np.maximum(counts, 1.0)[:, None]
+
+
+def absorb_unqueryable(X, members, labels, queryable_mask):
+    """Renumber parts 0..; parts without a queryable point join the nearest part that has one.
+
+    Nearest is measured between part means. Returns the new labels and the
+    means of the resulting parts (None if no part has a queryable point).
+    """
+    _, labels = np.unique(labels, return_inverse=True)
+    Xm = X[members]
+    n_parts = labels.max() + 1
+    means = part_means(Xm, labels, n_parts)
+    has_q = np.bincount(labels, weights=queryable_mask[members], minlength=n_parts) > 0
+    if not has_q.any():
+        return labels, None
+    if not has_q.all():
+        keep = np.flatnonzero(has_q)
+        target = np.arange(n_parts)
+        lost = np.flatnonzero(~has_q)
+        target[lost] = keep[np.argmin(cdist(means[lost], means[keep]), axis=1)]
+        _, labels = np.unique(target[labels], return_inverse=True)
+        means = part_means(Xm, labels, labels.max() + 1)
+    return labels, means
+
+
+class SuperInstanceTree:
+    """Every super-instance created so far, and the current clustering of them.
+
+    Super-instance 0 holds all points; a split replaces a leaf by children with
+    new, larger ids. ``cluster[s]`` is the cluster of leaf ``s`` (any integer;
+    labels are renumbered when shown). Only leaves keep a member list.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Used to place the first super-instance (it is not kept).
+    queryable_mask : ndarray of bool
+    """
+
+    def __init__(self, X, queryable_mask):
+        n_samples = X.shape[0]
+        centre = X.mean(axis=0)
+        self.queryable_mask = queryable_mask
+        self.leaf_of_point = np.zeros(n_samples, dtype=np.intp)
+        self.members = {0: np.arange(n_samples)}
+        self.parent = [-1]
+        self.first_point = [0]
+        self.size = [n_samples]
+        self.n_queryable = [int(queryable_mask.sum())]
+        self.rep = [nearest_queryable(X, np.flatnonzero(queryable_mask), centre)]
+        self.position = [centre]
+        self.cluster = np.zeros(1, dtype=np.intp)
+        self.shown = (1, self.cluster.copy())
+        self._cache = None
+
+    @property
+    def n_ids(self):
+        return len(self.parent)
+
+    def leaves(self):
+        """Current super-instances, as a sorted id array."""
+        return np.array(sorted(self.members), dtype=np.intp)
+
+    def replace(self, sid, labels, reps, positions):
+        """Split leaf ``sid``: its members take part ``labels``; each part becomes a leaf in a cluster of its own.
+
+        Returns the new ids.
+        """
+        pts = self.members.pop(sid)
+        self._cache = None
+        order = np.argsort(labels, kind="stable")
+        bounds = np.searchsorted(labels[order], np.arange(len(reps) + 1))
+        new = []
+        for p in range(len(reps)):
+            part = pts[order[bounds[p] : bounds[p + 1]]]  # stays sorted: pts is sorted, the sort is stable
+            nid = self.n_ids
+            self.members[nid] = part
+            self.leaf_of_point[part] = nid
+            self.parent.append(sid)
+            self.first_point.append(int(part[0]))
+            self.size.append(int(part.size))
+            self.n_queryable.append(int(self.queryable_mask[part].sum()))
+            self.rep.append(int(reps[p]))
+            self.position.append(positions[p])
+            new.append(nid)
+        self.cluster = np.concatenate([self.cluster, np.asarray(new, dtype=np.intp)])
+        return np.asarray(new, dtype=np.intp)
+
+    def show(self):
+        """Make the current clustering the one reported (``labels_`` and history)."""
+        self.shown = (self.n_ids, self.cluster.copy())
+
+    def _leaves_by_first_point(self):
+        """Current leaves ordered by their first point, and the parent array (cached until the next split)."""
+        if self._cache is None:
+            leaves = self.leaves()
+            leaves = leaves[np.argsort(np.asarray(self.first_point)[leaves], kind="stable")]
+            self._cache = leaves, np.asarray(self.parent, dtype=np.intp)
+        return self._cache
+
+    def labels(self, view=None):
+        """Point labels under ``view`` (default: the shown clustering), numbered 0.. by first point.
+
+        A view is ``(n_ids, cluster)`` saved by :meth:`show`: each current
+        leaf takes the cluster of its ancestor that existed then.
+        """
+        n_then, cluster_then = self.shown if view is None else view
+        leaves, parent = self._leaves_by_first_point()
+        anc = leaves.copy()
+        while (late := anc >= n_then).any():
+            anc[late] = parent[anc[late]]
+        _, first, inverse = np.unique(cluster_then[anc], return_index=True, return_inverse=True)
+        rank = np.empty_like(first)
+        rank[np.argsort(first)] = np.arange(first.size)
+        per_id = np.zeros(self.n_ids, dtype=np.intp)
+        per_id[leaves] = rank[inverse]
+        return per_id[self.leaf_of_point]
+
+    def super_instance_labels(self):
+        """Leaf of every point, numbered 0.. by first point."""
+        leaves, _ = self._leaves_by_first_point()
+        per_id = np.zeros(self.n_ids, dtype=np.intp)
+        per_id[leaves] = np.arange(leaves.size)
+        return per_id[self.leaf_of_point]
+
+
+class LabelsHistory:
+    """``labels_history_`` of a large run, rebuilt row by row when indexed.
+
+    Behaves as a read-only ``(n_queries, n_samples)`` int32 array for
+    indexing (``h[t]``, ``h[-1]``, ``h[a:b]``, ``h[t, rows]``), ``len``,
+    iteration and ``np.asarray``; it stores only a few integers per
+    super-instance per question.
+    """
+
+    def __init__(self, tree, views):
+        self._tree = tree
+        self._views = list(views)
+        self.shape = (len(self._views), tree.leaf_of_point.size)
+        self.dtype = np.dtype(np.int32)
+        self.ndim = 2
+
+    @property
+    def size(self):
+        return self.shape[0] * self.shape[1]
+
+    def __len__(self):
+        return self.shape[0]
+
+    def _row(self, t):
+        return self._tree.labels(self._views[t]).astype(np.int32)
+
+    def __getitem__(self, key):
+        if isinstance(key, tuple):
+            rows, cols = key[0], key[1:]
+            return self[rows][(slice(None),) * (not np.isscalar(rows)) + cols]
+        if isinstance(key, (int, np.integer)):
+            t = int(key) + (self.shape[0] if key < 0 else 0)
+            if not 0 <= t < self.shape[0]:
+                raise IndexError(f"index {key} is out of bounds for a history of {self.shape[0]} questions")
+            return self._row(t)
+        ts = np.arange(self.shape[0])[key]
+        out = np.empty((ts.size, self.shape[1]), dtype=np.int32)
+        built = {}  # consecutive questions often share one view: build each once
+        for k, t in enumerate(ts):
+            view = self._views[t]
+            key_ = (view[0], id(view[1]))
+            if key_ not in built:
+                built[key_] = self._row(t)
+            out[k] = built[key_]
+        return out
+
+    def __iter__(self):
+        return (self._row(t) for t in range(self.shape[0]))
+
+    def __array__(self, dtype=None, copy=None):
+        out = self[:]
+        return out if dtype is None else out.astype(dtype)
+
+    def __repr__(self):
+        return f"LabelsHistory(shape={self.shape}, rebuilt on access)"
+
+
+class SuperInstanceClustering(ActiveEstimator):
+    """Base of COBRA and COBRAS: the merging phase and the loop hooks.
+
+    Subclasses build a :class:`SuperInstanceTree` in ``self._tree`` at the
+    start of ``_questions`` and call :meth:`_merge_phase` after each split.
+    """
+
+    _anytime = True
+
+    @property
+    def super_instances_(self):
+        """Super-instance of every row (numbered 0.. by first row)."""
+        check_is_fitted(self, "labels_")
+        return self._tree.super_instance_labels()
+
+    @property
+    def representatives_(self):
+        """The row asked about for each super-instance (indexed like ``super_instances_``)."""
+        check_is_fitted(self, "labels_")
+        leaves, _ = self._tree._leaves_by_first_point()
+        return np.asarray(self._tree.rep, dtype=np.intp)[leaves]
+
+    # -- reuse of earlier answers -----------------------------------------
+    def _known_relations(self, ctx, reps):
+        """What the constraint store already says about clusters of representatives.
+
+        Returns ``(comp, cl)``: ``comp[a]`` is the must-link component of
+        representative ``a`` (numbered 0..), ``cl`` a boolean matrix over
+        components, True where a cannot-link (given or entailed) separates
+        them. Every earlier answer counts, through transitivity and
+        entailment, whichever points it was about.
+        """
+        store = ctx.constraints
+        roots = np.fromiter((store.find(int(r)) for r in reps), dtype=np.intp, count=len(reps))
+        uniq, comp = np.unique(roots, return_inverse=True)
+        cl = np.zeros((uniq.size, uniq.size), dtype=bool)
+        pairs = store.cannot_link_pairs()
+        if pairs.size:
+            ends = np.fromiter((store.find(int(p)) for p in pairs.ravel()), dtype=np.intp, count=pairs.size)
+            ends = ends.reshape(-1, 2)
+            at = np.searchsorted(uniq, ends).clip(max=uniq.size - 1)
+            both = (uniq[at] == ends).all(axis=1)  # both sides hold a representative
+            cl[at[both, 0], at[both, 1]] = True
+            cl[at[both, 1], at[both, 0]] = True
+        return comp, cl
+
+    # -- the merging phase ---------------------------------------------------
+    def _merge_phase(self, ctx, new, *, live):
+        """Merge clusters of super-instances, closest representatives first (a generator).
+
+        Every pair of clusters not separated by a cannot-link is considered in
+        order of single-linkage distance between their super-instances; the
+        representatives of the closest two super-instances are asked, and a
+        must-link merges the clusters. Pairs of leaves that are both old were
+        settled by an earlier phase (cannot-links survive splits through
+        entailment), so only pairs with a leaf in ``new`` are scanned.
+        Answers the store already implies are used without a question.
+
+        With ``live``, the shown clustering follows every merge; otherwise it
+        is updated once, when the phase completes.
+        """
+        tree = self._tree
+        leaves = tree.leaves()
+        reps = np.asarray(tree.rep, dtype=np.intp)[leaves]
+        pos = np.stack([tree.position[s] for s in leaves])
+        ia, ib, dist = _candidate_pairs(pos, np.isin(leaves, new))
+        order = np.argsort(dist, kind="stable")
+        ia, ib = ia[order], ib[order]
+        comp, cl = self._known_relations(ctx, reps)
+        tree.cluster[leaves] = leaves[_first_of_each(comp)]
+        if live:
+            tree.show()
+        start, chunk = 0, 256
+        while start < ia.size:
+            stop = min(ia.size, start + chunk)
+            ca, cb = comp[ia[start:stop]], comp[ib[start:stop]]
+            open_ = np.flatnonzero((ca != cb) & ~cl[ca, cb])
+            if not open_.size:
+                start, chunk = stop, chunk * 2
+                continue
+            k = start + open_[0]
+            a, b = comp[ia[k]], comp[ib[k]]
+            answer = yield int(reps[ia[k]]), int(reps[ib[k]])
+            start, chunk = k + 1, 256
+            if answer is True:
+                comp[comp == b] = a
+                cl[a] |= cl[b]
+                cl[:, a] |= cl[:, b]
+                tree.cluster[leaves] = leaves[_first_of_each(comp)]
+                if live:
+                    tree.show()
+            elif answer is False:
+                cl[a, b] = cl[b, a] = True
+            # None ("don't know"): leave the pair undecided and move on
+        tree.show()
+
+    # -- loop hooks -----------------------------------------------------------
+    def _current_labels(self, ctx):
+        return self._tree.labels()
+
+    def _snapshot(self, ctx):
+        return self._tree.shown
+
+    def _history_array(self, snapshots):
+        history = LabelsHistory(self._tree, snapshots)
+        return np.asarray(history) if history.size <= _DENSE_HISTORY_MAX else history
+
+
+def _first_of_each(comp):
+    """For each position, the first position with the same component (a stable cluster id)."""
+    _, first, inverse = np.unique(comp, return_index=True, return_inverse=True)
+    return first[inverse]
+
+
+def _candidate_pairs(pos, is_new):
+    """Leaf-index pairs (a, b) with a new leaf, and their distances."""
+    new = np.flatnonzero(is_new)
+    old = np.flatnonzero(~is_new)
+    a1, b1 = np.triu_indices(new.size, k=1)
+    d_nn = pdist(pos[new]) if new.size > 1 else np.empty(0)
+    d_no = cdist(pos[new], pos[old]).ravel() if old.size else np.empty(0)
+    ia = np.concatenate([new[a1], np.repeat(new, old.size)])
+    ib = np.concatenate([new[b1], np.tile(old, new.size)])
+    return ia, ib, np.concatenate([d_nn, d_no])

@@ -1,0 +1,197 @@
+import numpy as np
+import pytest
+from sklearn.datasets import make_blobs
+
+import linkwise as lw
+import linkwise._superinstances as si_module
+from linkwise._superinstances import LabelsHistory
+
+
+@pytest.fixture(scope="module")
+def iris():
+    return lw.datasets.load("iris", scale="minmax")
+
+
+@pytest.fixture(scope="module")
+def ecoli():
+    return lw.datasets.load("ecoli", scale="minmax")
+
+
+def _fit(X, y, **kw):
+    return lw.COBRAS(**kw).fit(X, lw.LabelOracle(y))
+
+
+def test_learning_curve_improves_and_history_is_consistent(iris):
+    X, y = iris
+    early, late = [], []
+    for seed in range(3):
+        est = _fit(X, y, max_queries=60, random_state=seed)
+        h = est.labels_history_
+        assert isinstance(h, np.ndarray) and h.shape == (60, len(y)) and h.dtype == np.int32
+        np.testing.assert_array_equal(h[-1], est.labels_)
+        early.append(lw.metrics.ari(y, h[4]))
+        late.append(lw.metrics.ari(y, h[-1]))
+    # the paper's iris curve reaches ~0.9 ARI within 60 questions
+    assert np.mean(late) > 0.8
+    assert np.mean(late) > np.mean(early)
+
+
+def test_stopping_early_gives_the_history_of_a_longer_run(ecoli):
+    """Anytime: a run stopped after b questions asks the same questions and reports history row b - 1."""
+    X, y = ecoli
+    full = _fit(X, y, max_queries=80, random_state=1)
+    for b in (1, 7, 33, 80):
+        short = _fit(X, y, max_queries=b, random_state=1)
+        assert short.query_log_ == full.query_log_[:b]
+        np.testing.assert_array_equal(short.labels_, full.labels_history_[b - 1])
+
+
+def test_budget_queryable_and_determinism(ecoli):
+    X, y = ecoli
+    rng = np.random.RandomState(0)
+    queryable = np.sort(rng.permutation(len(y))[: int(0.8 * len(y))])
+    allowed = set(queryable.tolist())
+
+    def answer(i, j):
+        assert i in allowed and j in allowed
+        return bool(y[i] == y[j])
+
+    runs = [lw.COBRAS(max_queries=50, random_state=5).fit(X, lw.CallbackOracle(answer), queryable=queryable) for _ in range(2)]
+    assert runs[0].n_queries_ == 50 == len(runs[0].query_log_)
+    assert runs[0].query_log_ == runs[1].query_log_
+    np.testing.assert_array_equal(runs[0].labels_, runs[1].labels_)
+    assert runs[0].labels_.shape == (len(y),)
+    # every super-instance is represented by a queryable row
+    assert set(runs[0].representatives_.tolist()) <= allowed
+    other = lw.COBRAS(max_queries=50, random_state=6).fit(X, lw.CallbackOracle(answer), queryable=queryable)
+    assert other.query_log_ != runs[0].query_log_
+
+
+@pytest.mark.parametrize(("name", "seed"), [("ecoli", 0), ("wine", 1)])
+def test_answers_between_representatives_are_honoured(name, seed):
+    """Run to the end: every answer between final representatives holds in labels_, and no
+    super-instance holds both points of a cannot-link (split-level answers included)."""
+    X, y = lw.datasets.load(name, scale="minmax")
+    queryable = np.flatnonzero(np.random.RandomState(seed).rand(len(y)) < 0.8)
+    est = lw.COBRAS(random_state=seed).fit(X, lw.LabelOracle(y), queryable=queryable)
+    reps = set(est.representatives_.tolist())
+    si, labels = est.super_instances_, est.labels_
+    between_reps = 0
+    for i, j, answer in est.query_log_:
+        if answer is False:
+            assert si[i] != si[j]
+        if i in reps and j in reps:
+            between_reps += 1
+            assert (labels[i] == labels[j]) == answer
+    assert between_reps > 50
+    # asked to the end: refined down to a few rows per super-instance
+    assert len(reps) > 0.7 * len(queryable)
+    assert lw.metrics.ari(y, labels) > 0.85
+
+
+def test_perfect_oracle_on_separated_blobs_recovers_them():
+    X, y = make_blobs(n_samples=300, centers=5, cluster_std=0.4, random_state=3)
+    est = lw.COBRAS(max_queries=40, random_state=0).fit(X, lw.LabelOracle(y))
+    assert lw.metrics.ari(y, est.labels_) == 1.0
+
+
+def test_session_matches_fit_and_dont_know_is_skipped(iris):
+    X, y = iris
+    asked = []
+
+    def answer(i, j):
+        asked.append(frozenset((i, j)))
+        return None if len(asked) % 4 == 0 else bool(y[i] == y[j])
+
+    est = lw.COBRAS(max_queries=40, random_state=2).fit(X, lw.CallbackOracle(answer))
+    assert len(set(asked)) == len(asked) == 40  # a "don't know" pair is never asked again
+    assert sum(a is None for _, _, a in est.query_log_) == 10
+
+    session = lw.ActiveSession(lw.COBRAS(max_queries=40, random_state=2), X)
+    replies = iter(a for _, _, a in est.query_log_)
+    while (pair := session.ask()) is not None:
+        session.tell(pair, next(replies))
+    fitted = session.finish()
+    assert fitted.query_log_ == est.query_log_
+    np.testing.assert_array_equal(fitted.labels_, est.labels_)
+
+
+def test_noisy_answers_do_not_break_the_run(iris):
+    X, y = iris
+    est = lw.COBRAS(max_queries=100, random_state=0).fit(X, lw.LabelOracle(y, noise=0.2, random_state=0))
+    assert est.n_queries_ == 100
+    assert est.constraints_.conflicts == []  # only pairs the store did not know are asked
+
+
+def test_lazy_history_matches_the_dense_one(iris, monkeypatch):
+    X, y = iris
+    dense = _fit(X, y, max_queries=25, random_state=4).labels_history_
+    monkeypatch.setattr(si_module, "_DENSE_HISTORY_MAX", 0)
+    lazy = _fit(X, y, max_queries=25, random_state=4).labels_history_
+    assert isinstance(lazy, LabelsHistory)
+    assert lazy.shape == dense.shape and len(lazy) == 25
+    np.testing.assert_array_equal(np.asarray(lazy), dense)
+    np.testing.assert_array_equal(lazy[-1], dense[-1])
+    np.testing.assert_array_equal(lazy[3:9:2], dense[3:9:2])
+    np.testing.assert_array_equal(lazy[7, [0, 50, 100]], dense[7, [0, 50, 100]])
+    assert [row.tolist() for row in lazy][10] == dense[10].tolist()
+    with pytest.raises(IndexError, match="out of bounds"):
+        lazy[25]
+
+
+# -- bad input -------------------------------------------------------------------
+def test_identical_points_need_no_question():
+    X = np.ones((20, 3))
+    est = lw.COBRAS(random_state=0).fit(X, lw.LabelOracle(np.arange(20) % 2))
+    assert est.n_queries_ == 0
+    assert est.labels_.tolist() == [0] * 20
+    assert est.labels_history_.shape == (0, 20)
+
+
+def test_single_queryable_point_needs_no_question(iris):
+    X, y = iris
+    est = lw.COBRAS(random_state=0).fit(X, lw.LabelOracle(y), queryable=[5])
+    assert est.n_queries_ == 0 and set(est.labels_) == {0}
+    assert est.representatives_.tolist() == [5]
+
+
+def test_two_points():
+    est = lw.COBRAS(random_state=0).fit([[0.0], [1.0]], lw.LabelOracle([0, 1]))
+    assert est.n_queries_ == 1 and est.labels_.tolist() == [0, 1]
+
+
+def test_oracle_that_raises_propagates_and_leaves_estimator_unfitted(iris):
+    X, _ = iris
+
+    def broken(i, j):
+        raise ConnectionError("annotator went away")
+
+    est = lw.COBRAS(random_state=0)
+    with pytest.raises(ConnectionError, match="annotator went away"):
+        est.fit(X, lw.CallbackOracle(broken))
+    assert not hasattr(est, "labels_")
+    with pytest.raises(lw.exceptions.NotFittedError):
+        est.super_instances_
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"max_queries": -1}, "The 'max_queries' parameter of COBRAS must be an int >= 0 or None, got -1."),
+        ({"max_queries": 2.5}, "The 'max_queries' parameter of COBRAS must be an int >= 0 or None, got 2.5."),
+    ],
+)
+def test_bad_parameters(iris, params, message):
+    X, y = iris
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
+        lw.COBRAS(**params).fit(X, lw.LabelOracle(y))
+
+
+def test_bad_data_and_oracle(iris):
+    X, y = iris
+    with pytest.raises(ValueError, match="NaN"):
+        lw.COBRAS().fit(np.full((5, 2), np.nan), lw.LabelOracle([0] * 5))
+    with pytest.raises(TypeError, match="'oracle' argument of COBRAS.fit"):
+        lw.COBRAS().fit(X, y)
+    with pytest.raises(ValueError, match="'queryable' argument"):
+        lw.COBRAS().fit(X, lw.LabelOracle(y), queryable=[500])
