@@ -13,11 +13,10 @@ collects answers with ``strategy.collect(X, oracle, n_clusters=...)``.
 =====================  ===========================================================
 """
 
-from linkwise.active._base import QueryStrategy
 from linkwise.active._committee import Committee
 from linkwise.active._explore import ExploreConsolidate, MinMax
 from linkwise.active._meta import ActiveClustering
 from linkwise.active._npu import NPU
 from linkwise.active._random import Random
 
-__all__ = ["ActiveClustering", "Random", "ExploreConsolidate", "MinMax", "NPU", "Committee", "QueryStrategy"]
+__all__ = ["ActiveClustering", "Random", "ExploreConsolidate", "MinMax", "NPU", "Committee"]

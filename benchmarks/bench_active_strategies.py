@@ -1,0 +1,264 @@
+"""Active query strategies: learning curves, imputed-constraint quality, question-selection speed.
+
+1. Learning curves in the setup of Švehla (CTU 2018), Fig. 5.3: PCKMeans (the
+   constraint weight of the thesis's Table 5.2 per dataset) with Random,
+   Explore & Consolidate, MinMax, NPU (50 trees) and, beyond the thesis,
+   Committee; stratified 5-fold cross-validation, questions only about the
+   training rows, ARI on the test fold, features standardised. One run per
+   fold reads the clustering at every budget through ``ActiveSession`` (every
+   strategy asks the same first b questions whatever its budget).
+2. Imputed constraints as in Greene & Cunningham (ECML 2007), Table 1: an
+   ensemble of k-means runs on 80% subsamples, kappa_ml = 0.98, kappa_cl = 0;
+   pairwise precision / recall of the imputed must-links and cannot-links
+   against the classes, and the mean NMI of the base clusterings.
+3. Speed: milliseconds to take an answer and pick the next question (one
+   ``ActiveSession.tell``) for MinMax and Committee at n = 20,000 after
+   set-up, as a ratio to Random's in the same run; NPU seconds per question
+   (50 trees, PCKMeans) at n = 2,000 and 20,000, with and without batches.
+
+    python benchmarks/bench_active_strategies.py [--quick]
+"""
+
+import argparse
+import os
+import time
+import warnings
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+from sklearn.datasets import make_blobs  # noqa: E402
+from sklearn.feature_extraction.text import TfidfTransformer  # noqa: E402
+
+import linkwise as lw  # noqa: E402
+from linkwise.ensemble import _ensemble_labels, _flat_codes, _onehot  # noqa: E402
+
+OUT = Path(__file__).parent / "results" / "active_strategies.md"
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+
+# thesis Table 5.1 data sets (Breast Cancer = wdbc, 569 x 30) with PCKMeans's w of Table 5.2
+THESIS = {"wdbc": 10.0, "digits389": 10.0, "glass": 0.1, "ionosphere": 1.0, "iris": 1.0, "wine": 1.0}
+STRATEGIES = {
+    "Random": lambda: lw.active.Random(),
+    "E&C": lambda: lw.active.ExploreConsolidate(),
+    "MinMax": lambda: lw.active.MinMax(),
+    "NPU": lambda: lw.active.NPU(n_trees=50),
+    "Committee": lambda: lw.active.Committee(),
+}
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+# -- 1. learning curves -----------------------------------------------------------
+def curve(name, w, strategy, budgets, folds, seed):
+    """Mean test-fold ARI at each budget, over the folds."""
+    X, y = lw.datasets.load(name, scale="standard")
+    k = len(np.unique(y))
+    scores = np.zeros((len(folds), len(budgets)))
+    for f, (train, test) in enumerate(folds):
+        est = lw.ActiveClustering(
+            lw.PCKMeans(n_clusters=k, w=w, w_bar=w), STRATEGIES[strategy](), max_queries=max(budgets), random_state=seed + f
+        )
+        session = lw.ActiveSession(est, X, queryable=train)
+        oracle = lw.bench.FoldOracle(y, train)
+        for b, budget in enumerate(budgets):
+            while session.n_queries < budget and (pair := session.ask()) is not None:
+                session.tell(pair, oracle.query(*pair))
+            scores[f, b] = lw.metrics.ari(y[test], session.labels_[test])
+    return scores.mean(axis=0)
+
+
+def learning_curves(datasets, budgets, n_folds, repeats):
+    results, seconds = {}, {}
+    for name in datasets:
+        y = lw.datasets.load(name)[1]
+        for strategy in STRATEGIES:
+            start = time.perf_counter()
+            runs = [
+                curve(name, THESIS[name], strategy, budgets, lw.bench.fold_split(y, n_folds, r, seed=0), seed=100 * r)
+                for r in range(repeats)
+            ]
+            results[name, strategy] = np.mean(runs, axis=0)
+            seconds[name, strategy] = time.perf_counter() - start
+            print(f"  {name:12s} {strategy:10s} {np.round(results[name, strategy], 3)}  ({seconds[name, strategy]:.0f} s)", flush=True)
+    return results, seconds
+
+
+def curves_report(results, seconds, datasets, budgets):
+    parts = []
+    for name in datasets:
+        rows = [[s] + [f"{v:.3f}" for v in results[name, s]] + [f"{seconds[name, s]:.0f}"] for s in STRATEGIES]
+        parts.append(f"**{name}** (PCKMeans w = {THESIS[name]:g})\n\n" + table(["strategy"] + [str(b) for b in budgets] + ["s"], rows))
+    asked = [b > 0 for b in budgets]
+    summary = []
+    for s in STRATEGIES:
+        means = [results[name, s][asked].mean() for name in datasets]
+        gains = [(results[name, s] - results[name, "Random"])[asked].mean() for name in datasets]
+        wins = sum(
+            (results[name, s] > results[name, "Random"] + 1e-12)[asked].sum() for name in datasets
+        )
+        summary.append([s] + [f"{m:.3f}" for m in means] + [f"{np.mean(means):.3f}", f"{np.mean(gains):+.3f}", f"{wins}/{sum(asked) * len(datasets)}"])
+    header = ["strategy"] + list(datasets) + ["mean", "gain vs Random", "budgets above Random"]
+    parts.insert(0, "Mean ARI over the budgets > 0, per dataset:\n\n" + table(header, summary))
+    return "\n\n".join(parts)
+
+
+# -- 2. imputed constraints ---------------------------------------------------------
+def load_for_imputation(name):
+    if name == "bbcsport":
+        if not (SHARED / "bbcsport.csv.gz").exists():
+            return None
+        X, y = lw.datasets.load("bbcsport", data_dir=SHARED)
+        # Greene & Cunningham: log tf-idf, cosine; k-means on unit rows ranks by cosine
+        X = TfidfTransformer(sublinear_tf=True).fit_transform(X).toarray()
+        return X, y
+    return lw.datasets.load(name, scale="standard")
+
+
+def imputed(name, n_estimators):
+    data = load_for_imputation(name)
+    if data is None:
+        return None
+    X, y = data
+    n, k = len(y), len(np.unique(y))
+    start = time.perf_counter()
+    codes = _ensemble_labels(X, k, n_estimators, 0.8, np.random.RandomState(0), owner="bench")
+    flat, n_codes = _flat_codes(codes)
+    onehot = _onehot(flat, n_codes)
+    A = (onehot @ onehot.T).astype(np.float64) / n_estimators  # as coassociation() builds it
+    ml, cl = lw.ensemble.impute_constraints(A, kappa_ml=0.98, kappa_cl=0.0)
+    seconds = time.perf_counter() - start
+    same = y[:, None] == y[None, :]
+    n_same = (same.sum() - n) // 2
+    n_diff = n * (n - 1) // 2 - n_same
+    ml_ok = int((y[ml[:, 0]] == y[ml[:, 1]]).sum())
+    cl_ok = int((y[cl[:, 0]] != y[cl[:, 1]]).sum())
+    base_nmi = np.mean([lw.metrics.nmi(y, codes[:, t]) for t in range(n_estimators)])
+    ratio = lambda a, b: f"{a / b:.2f}" if b else "-"  # noqa: E731
+    return [
+        name, n, f"{base_nmi:.2f}",
+        len(ml), ratio(ml_ok, len(ml)), ratio(ml_ok, n_same),
+        len(cl), ratio(cl_ok, len(cl)), ratio(cl_ok, n_diff),
+        f"{seconds:.1f}",
+    ]
+
+
+# -- 3. speed -----------------------------------------------------------------------
+def tell_times(strategy, X, y, n_questions, n_clusters):
+    """Seconds of set-up (until the first question) and of each tell (answer + next question)."""
+    est = lw.ActiveClustering(lw.PCKMeans(n_clusters=n_clusters), strategy, max_queries=n_questions, random_state=0)
+    oracle = lw.LabelOracle(y)
+    start = time.perf_counter()
+    session = lw.ActiveSession(est, X)
+    setup = time.perf_counter() - start
+    times = []
+    while (pair := session.ask()) is not None:
+        answer = oracle.query(*pair)
+        start = time.perf_counter()
+        session.tell(pair, answer)
+        times.append(time.perf_counter() - start)
+    return setup, np.array(times)
+
+
+def speed(n_questions, npu_questions):
+    rows = []
+    X, y = make_blobs(20_000, centers=10, n_features=10, cluster_std=2.0, random_state=0)
+    base = None
+    for name, strategy in [("Random", lw.active.Random()), ("MinMax", lw.active.MinMax()), ("Committee", lw.active.Committee())]:
+        setup, t = tell_times(strategy, X, y, n_questions, 10)
+        base = t.mean() if base is None else base
+        rows.append([name, "20,000", f"{setup:.2f}", len(t), f"{1e3 * t.mean():.2f}", f"{1e3 * np.percentile(t, 95):.2f}", f"{1e3 * t.max():.2f}", f"{t.mean() / base:.1f}"])
+        print(f"  {name:10s} set-up {setup:.2f} s, tell mean {1e3 * t.mean():.2f} ms, max {1e3 * t.max():.2f} ms", flush=True)
+    npu_rows = []
+    for n in (2_000, 20_000):
+        Xn, yn = make_blobs(n, centers=10, n_features=10, cluster_std=2.0, random_state=0)
+        for batch in (1, 10):
+            count = npu_questions if batch == 1 else 20 * npu_questions
+            setup, t = tell_times(lw.active.NPU(n_trees=50, batch_size=batch), Xn, yn, count, 10)
+            base_setup, base_t = tell_times(lw.active.Random(), Xn, yn, count, 10)
+            # the first re-clustering happens while setting up: count it in
+            per_question = (setup + t.sum()) / len(t)
+            ratio = per_question / ((base_setup + base_t.sum()) / len(base_t))
+            npu_rows.append([f"{n:,}", batch, len(t), f"{setup:.2f}", f"{per_question:.3f}", f"{ratio:.0f}"])
+            print(f"  NPU n={n} batch={batch}: set-up {setup:.2f} s, {per_question:.3f} s/question", flush=True)
+    return rows, npu_rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="iris and wine, budgets up to 30, fewer runs")
+    args = parser.parse_args()
+    warnings.filterwarnings("ignore", category=UserWarning)
+    if args.quick:
+        datasets, budgets, repeats = ["iris", "wine"], [0, 10, 20, 30], 1
+        imputation_sets, n_estimators = ["iris", "wine", "bbcsport"], 100
+        n_questions, npu_questions = 100, 2
+    else:
+        datasets, budgets, repeats = list(THESIS), list(range(0, 101, 10)), 1
+        imputation_sets, n_estimators = ["bbcsport"] + list(THESIS), 1000
+        n_questions, npu_questions = 300, 3
+
+    print("1. learning curves (mean test ARI over 5 folds)", flush=True)
+    results, seconds = learning_curves(datasets, budgets, 5, repeats)
+    print("2. imputed constraints", flush=True)
+    rows = [r for name in imputation_sets if (r := imputed(name, n_estimators)) is not None]
+    imputed_table = table(
+        ["dataset", "n", "base NMI", "ML selected", "ML PP", "ML PR", "CL selected", "CL PP", "CL PR", "s"], rows
+    )
+    print(imputed_table, flush=True)
+    print("3. speed", flush=True)
+    speed_rows, npu_rows = speed(n_questions, npu_questions)
+    speed_table = table(["strategy", "n", "set-up s", "answers", "ms/answer mean", "p95", "max", "ratio to Random"], speed_rows)
+    npu_table = table(["n", "batch_size", "questions", "set-up s", "s/question (with set-up)", "ratio to Random"], npu_rows)
+
+    mode = "quick" if args.quick else "full"
+    text = f"""# Active query strategies
+
+Mode: {mode}. Produced by `benchmarks/bench_active_strategies.py{' --quick' if args.quick else ''}` (OMP_NUM_THREADS=1,
+one shared 2-core machine; times are indicative, ratios are measured in the same run).
+
+## 1. Learning curves (Švehla 2018, Fig. 5.3 setup)
+
+PCKMeans with each strategy; stratified 5-fold cross-validation ({repeats} repeat(s)), questions
+only about the training rows, ARI on the test fold, averaged over the folds; features
+standardised; budgets {budgets}. Column `s`: seconds for all folds of that strategy.
+
+{curves_report(results, seconds, datasets, budgets)}
+
+## 2. Imputed constraints (Greene & Cunningham 2007, Table 1 layout)
+
+{n_estimators} k-means runs (random initialisation) on 80% subsamples, out-of-sample rows to the
+nearest centroid; kappa_ml = 0.98, kappa_cl = 0. PP / PR: pairwise precision / recall of the
+imputed pairs against the classes (must-links inferred by transitivity not counted). bbcsport:
+log tf-idf, unit rows (cosine), as in the paper; the others standardised.
+
+{imputed_table}
+
+## 3. Speed of choosing the next question
+
+One `ActiveSession.tell` = store the answer + run the strategy to its next question
+(the clusterer is not refitted by MinMax, Committee or Random). make_blobs, 10 features,
+10 centres. Set-up = building the session until the first question (Committee: its
+100-run ensemble and imputed neighbourhoods; MinMax: sampled kernel width).
+
+{speed_table}
+
+NPU (50 trees, PCKMeans re-fitted before each re-clustering): seconds per question over
+the whole run, set-up (the first clusterer fit and forest) included; a point may take
+several questions, and only its first one waits for a re-clustering. `batch_size=10`
+re-clusters once per 10 points. Ratio: to Random's whole-run time per question.
+
+{npu_table}
+"""
+    OUT.parent.mkdir(exist_ok=True)
+    OUT.write_text(text)
+    print(f"written {OUT}")
+
+
+if __name__ == "__main__":
+    main()
