@@ -20,7 +20,7 @@ _MAX_POOL_DRAWS = 20  # fresh candidate samples tried before concluding no acycl
 
 
 class _BayesianModelMixin:
-    """Parameter checks, the particle filter and the MAP fit shared by both estimators."""
+    """Parameter checks and the particle filter shared by both estimators."""
 
     def _check_model_params(self):
         check_scalar(self.n_clusters, "n_clusters", self, kind="int", low=2)
@@ -50,12 +50,6 @@ class _BayesianModelMixin:
             n_init_steps=_INIT_STEPS,
             rng=rng,
         )
-
-    @staticmethod
-    def _map(model, starts):
-        """MAP estimate of W by L-BFGS from the start with the highest posterior density."""
-        starts = np.stack(starts)
-        return model.map_estimate(starts[np.argmax(model.log_posterior(starts))])
 
 
 _PARAMETERS_DOC = """n_particles : int or None, default=None
@@ -138,7 +132,7 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
     --------
     >>> import linkwise as lw
     >>> from sklearn.datasets import make_blobs
-    >>> X, y = make_blobs(n_samples=60, centers=2, random_state=0)
+    >>> X, y = make_blobs(n_samples=60, centers=2, n_features=8, random_state=0)
     >>> est = lw.BayesianActiveClustering(2, n_particles=8, max_queries=5, random_state=0)
     >>> est.fit(X, lw.LabelOracle(y)).n_queries_
     5
@@ -184,28 +178,27 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
         particles = self._particle_filter(StandardScaler().fit_transform(ctx.X), ctx.rng)
         self.n_cycle_pairs_dropped_ = np.zeros(0, dtype=np.intp)
         W_map = self._refit(particles, ctx, None)
-        unknown = set()  # "don't know" pairs (as a * n + b): never offered again
+        asked = set()  # pairs (as a * n + b) already asked, "don't know" included: out of the pool
         dropped = []
-        while (choice := self._choose(particles, ctx, unknown)) is not None:
+        while (choice := self._choose(particles, ctx, asked)) is not None:
             a, b, n_dropped, p_must = choice
             answer = yield a, b
+            asked.add(a * ctx.n_samples + b)
             dropped.append(n_dropped)
             self.n_cycle_pairs_dropped_ = np.asarray(dropped, dtype=np.intp)
             if answer is None:
-                unknown.add(a * ctx.n_samples + b)
                 continue
             particles.add(a, b, answer, p_must)
             W_map = self._refit(particles, ctx, W_map)
 
     def _refit(self, particles, ctx, W_map):
         """MAP from the best particle or the previous MAP; keeps ``ctx.labels`` current."""
-        starts = [particles.best()] if W_map is None else [particles.best(), W_map]
-        W_map = self._map(particles.model, starts)
+        W_map = particles.map_estimate(W_map)
         self.W_map_ = W_map
         ctx.labels = particles.model.labels(W_map)
         return W_map
 
-    def _choose(self, particles, ctx, unknown):
+    def _choose(self, particles, ctx, asked):
         """The next pair ``(a, b, n_dropped, p_must)``, or None when no acyclic pair is left."""
         forest, queryable = particles.model.forest, ctx.queryable
         trees = forest.tree[queryable]
@@ -214,8 +207,8 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
         complete = queryable.size * (queryable.size - 1) // 2 <= self.candidate_pairs
         for _ in range(1 if complete else _MAX_POOL_DRAWS):
             a, b = candidate_pool(queryable, self.candidate_pairs, ctx.rng)
-            if unknown:
-                known = np.isin(a * ctx.n_samples + b, np.fromiter(unknown, dtype=np.intp))
+            if asked:
+                known = np.isin(a * ctx.n_samples + b, np.fromiter(asked, dtype=np.intp))
                 a, b = a[~known], b[~known]
             cycle = forest.closes_cycle(a, b)
             if cycle.all():
@@ -273,7 +266,7 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
     --------
     >>> import linkwise as lw
     >>> from sklearn.datasets import make_blobs
-    >>> X, y = make_blobs(n_samples=40, centers=2, random_state=0)
+    >>> X, y = make_blobs(n_samples=40, centers=2, n_features=8, random_state=0)
     >>> bc = lw.BayesianClustering(2, n_particles=8, random_state=0)
     >>> labels = bc.fit(X, ml=[(0, 1)], cl=[(0, 2)]).labels_
     >>> bool(labels[0] == labels[1]), bool(labels[0] != labels[2])
@@ -333,7 +326,7 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
                 UserWarning,
                 stacklevel=2,
             )
-        self.W_map_ = self._map(particles.model, [particles.best()])
+        self.W_map_ = particles.map_estimate()
         self.labels_ = particles.model.labels(self.W_map_)
         return self
 

@@ -16,9 +16,26 @@ at a time.
 from collections import deque
 
 import numpy as np
-from scipy.special import logsumexp
 
-__all__ = ["ConstraintForest", "upward", "downward", "same_cluster_in_tree", "max_product"]
+__all__ = ["ConstraintForest", "upward", "downward", "same_cluster_in_tree", "max_product", "normalise_log"]
+
+
+def normalise_log(log_x):
+    """Split log weights over the last axis into probabilities and their log normaliser.
+
+    This runs in the sampler's innermost loop. K is small, so the maximum
+    and the sum run as K element-wise operations: NumPy reductions along a
+    short last axis are several times slower.
+    """
+    top = log_x[..., 0].copy()
+    for k in range(1, log_x.shape[-1]):
+        np.maximum(top, log_x[..., k], out=top)
+    x = np.exp(log_x - top[..., None])
+    total = x[..., 0].copy()
+    for k in range(1, log_x.shape[-1]):
+        total += x[..., k]
+    x /= total[..., None]
+    return x, top + np.log(total)
 
 
 class ConstraintForest:
@@ -146,8 +163,7 @@ def upward(forest, log_phi, eps):
     log_z = np.zeros(log_phi.shape[1])
     for t in range(len(forest.levels) - 1, -1, -1):
         level = forest.levels[t]
-        norm = logsumexp(log_beta[level], axis=-1)
-        beta[level] = np.exp(log_beta[level] - norm[..., None])
+        beta[level], norm = normalise_log(log_beta[level])
         if t == 0:
             log_z = norm.sum(axis=0)
         else:

@@ -8,9 +8,8 @@ labels of the constrained points out on the constraint forest.
 
 import numpy as np
 from scipy.optimize import minimize
-from scipy.special import log_softmax
 
-from linkwise.bayes._forest import downward, max_product, same_cluster_in_tree, upward
+from linkwise.bayes._forest import downward, max_product, normalise_log, same_cluster_in_tree, upward
 
 __all__ = ["Model"]
 
@@ -35,22 +34,29 @@ class Model:
         self.lam, self.tau, self.eps = lam, tau, eps
         self.X_nodes = X[forest.nodes]
 
-    def log_assignments(self, W, rows=None):
-        """``log P(y_i | W, x_i)`` of shape (n_rows, n_particles, K) for W of shape (n_particles, d, K)."""
+    def _logits(self, W, rows=None):
         X = self.X if rows is None else self.X[rows]
         s, d, k = W.shape
-        # one matrix product for every particle: (n, d) @ (d, s*k)
-        logits = (X @ W.transpose(1, 0, 2).reshape(d, s * k)).reshape(-1, s, k)
-        return log_softmax(logits, axis=-1)
+        # one matrix product for every particle: (n, d) @ (d, s*k) -> (n, s, k)
+        return (X @ W.transpose(1, 0, 2).reshape(d, s * k)).reshape(-1, s, k)
+
+    def log_assignments(self, W, rows=None):
+        """``log P(y_i | W, x_i)`` of shape (n_rows, n_particles, K) for W of shape (n_particles, d, K)."""
+        logits = self._logits(W, rows)
+        return logits - normalise_log(logits)[1][..., None]
 
     def log_likelihood(self, W):
         """The non-Gaussian part of the log posterior, per particle: ``log P(Z|W) - tau/N sum H``.
 
         The elliptical slice sampler handles the Gaussian factor itself.
         """
-        log_p = self.log_assignments(W)
-        entropy = -np.einsum("nsk,nsk->s", np.exp(log_p), log_p) / log_p.shape[0]
-        log_z, _ = upward(self.forest, log_p[self.forest.nodes], self.eps)
+        logits = self._logits(W)
+        p, log_norm = normalise_log(logits)
+        # H(y_i) = log_norm_i - sum_k p_ik logit_ik
+        p *= logits  # reductions over the long first axis are the fast ones
+        entropy = (log_norm.sum(axis=0) - p.sum(axis=0).sum(axis=-1)) / logits.shape[0]
+        nodes = self.forest.nodes
+        log_z, _ = upward(self.forest, logits[nodes] - log_norm[nodes, :, None], self.eps)
         return log_z - self.tau * entropy
 
     def log_posterior(self, W, log_likelihood=None):
@@ -84,7 +90,8 @@ class Model:
         out = np.empty((W.shape[0], a.size))
         across = np.flatnonzero(~inside)
         for chunk in np.array_split(across, max(1, across.size // _CHUNK)):
-            out[:, chunk] = np.einsum("csk,csk->sc", q[ia[chunk]], q[ib[chunk]])
+            product = q[ia[chunk]] * q[ib[chunk]]
+            out[:, chunk] = sum(product[..., k] for k in range(product.shape[-1])).T
         if inside.any():
             out[:, inside] = same_cluster_in_tree(
                 forest, beta, q_nodes, self.eps, forest.position[a[inside]], forest.position[b[inside]]

@@ -14,6 +14,8 @@ from linkwise.bayes._model import Model
 
 __all__ = ["elliptical_slice", "systematic_resample", "ParticleFilter"]
 
+_RAY_SCALES = np.array([0.1, 0.2, 0.35, 0.5, 0.7, 1.0, 1.4])  # rescalings tried before the MAP search
+
 
 def elliptical_slice(W, log_lik, log_lik_fn, scale, rng, n_steps):
     """Move every particle ``n_steps`` elliptical slice-sampling steps.
@@ -127,6 +129,17 @@ class ParticleFilter:
         self.log_lik = self.model.log_likelihood(self.W)
         self._move(self.n_mcmc_steps)
 
-    def best(self):
-        """The particle with the highest posterior density."""
-        return self.W[np.argmax(self.model.log_posterior(self.W, self.log_lik))]
+    def map_estimate(self, previous=None):
+        """MAP estimate of W by L-BFGS, started from the best point on the particles' rays.
+
+        The Gaussian factor makes the shortest particles the densest whatever
+        their direction, and L-BFGS from a poorly aimed one can stall at the
+        symmetric saddle W = 0. So each particle is first rescaled along its
+        ray (a short grid of scales, all particles at once) and the start is
+        the densest rescaled particle, or ``previous`` (the last MAP) if it is
+        denser still.
+        """
+        starts = (_RAY_SCALES[:, None, None, None] * self.W[None]).reshape(-1, *self.W.shape[1:])
+        if previous is not None:
+            starts = np.concatenate([starts, previous[None]])
+        return self.model.map_estimate(starts[np.argmax(self.model.log_posterior(starts))])

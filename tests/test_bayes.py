@@ -1,0 +1,158 @@
+"""BayesianActiveClustering and BayesianClustering through their public API."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_blobs
+
+import linkwise as lw
+from linkwise.bayes._forest import ConstraintForest
+
+FAST = dict(n_particles=8, n_mcmc_steps=2)
+
+
+@pytest.fixture(scope="module")
+def blobs():
+    X, y = make_blobs(n_samples=40, centers=3, n_features=8, cluster_std=2.0, random_state=0)
+    return X, y
+
+
+def _answered_forest(est, n):
+    """The graph of answered pairs; building it raises if it has a cycle."""
+    answered = [(i, j, a) for i, j, a in est.query_log_ if a is not None]
+    return ConstraintForest(n, [(i, j) for i, j, _ in answered], [a for *_, a in answered])
+
+
+@pytest.mark.parametrize("criterion", ["info", "uncertain", "random"])
+def test_questions_keep_a_forest_until_none_is_left(criterion):
+    # 9 points: a forest spanning them has 8 edges, after which every pair closes a cycle
+    X, y = make_blobs(n_samples=9, centers=3, n_features=2, random_state=1)
+    est = lw.BayesianActiveClustering(3, criterion=criterion, random_state=0, **FAST)
+    est.fit(X, lw.LabelOracle(y))
+    assert est.n_queries_ == 8
+    forest = _answered_forest(est, 9)
+    assert len(forest) == 9 and len(forest.roots) == 1
+    assert est.n_cycle_pairs_dropped_.shape == (8,)
+    # before question t the t answered pairs span at most t + 1 points: at most
+    # t (t + 1) / 2 - t unasked pairs among them can close a cycle
+    t = np.arange(8)
+    assert np.all(est.n_cycle_pairs_dropped_ <= t * (t - 1) // 2)
+    assert est.labels_history_.shape == (8, 9)
+    np.testing.assert_array_equal(est.labels_history_[-1], est.labels_)
+
+
+def test_info_skips_cycle_closing_pairs_and_counts_them(blobs):
+    X, y = blobs
+    est = lw.BayesianActiveClustering(3, criterion="info", max_queries=25, random_state=0, **FAST)
+    est.fit(X, lw.LabelOracle(y))
+    _answered_forest(est, len(y))  # no cycle
+    assert est.n_cycle_pairs_dropped_.sum() > 0  # Info likes pairs around points already asked about
+
+
+def test_budget_history_and_quality(blobs):
+    X, y = blobs
+    est = lw.BayesianActiveClustering(3, max_queries=15, random_state=1, **FAST).fit(X, lw.LabelOracle(y))
+    assert est.n_queries_ == 15 == len(est.query_log_) == len(est.constraints_)
+    assert est.labels_history_.shape == (15, 40)
+    assert est.W_map_.shape == (8, 3)
+    assert lw.metrics.pairwise_f_measure(y, est.labels_) > 0.9
+    # every answer is honoured by the final clustering on these well separated blobs
+    ml, cl = est.constraints_.must_link_pairs(), est.constraints_.cannot_link_pairs()
+    assert lw.metrics.constraint_satisfaction(est.labels_, ml, cl) == 1.0
+
+
+def test_queryable_limits_questions_and_labels_cover_every_row(blobs):
+    X, y = blobs
+    queryable = np.arange(0, 40, 3)
+
+    def answer(i, j):
+        assert i in queryable and j in queryable
+        return bool(y[i] == y[j])
+
+    est = lw.BayesianActiveClustering(3, max_queries=8, random_state=0, **FAST)
+    est.fit(X, lw.CallbackOracle(answer), queryable=queryable)
+    assert est.n_queries_ == 8 and est.labels_.shape == (40,)
+
+
+def test_same_seed_same_questions_and_session_matches_fit(blobs):
+    X, y = blobs
+    params = dict(criterion="uncertain", max_queries=6, random_state=3, **FAST)
+    first = lw.BayesianActiveClustering(3, **params).fit(X, lw.LabelOracle(y))
+    again = lw.BayesianActiveClustering(3, **params).fit(X, lw.LabelOracle(y))
+    assert first.query_log_ == again.query_log_
+    np.testing.assert_array_equal(first.labels_history_, again.labels_history_)
+    template = lw.BayesianActiveClustering(3, **params)
+    session = lw.ActiveSession(template, X)
+    while (pair := session.ask()) is not None:
+        session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+    assert session.finish().query_log_ == first.query_log_
+    assert not hasattr(template, "W_map_")
+    other = lw.BayesianActiveClustering(3, **{**params, "random_state": 4}).fit(X, lw.LabelOracle(y))
+    assert other.query_log_ != first.query_log_
+
+
+def test_dont_know_is_skipped_and_not_asked_again(blobs):
+    X, y = blobs
+    asked = []
+
+    def answer(i, j):
+        asked.append((i, j))
+        return None if len(asked) == 1 else bool(y[i] == y[j])
+
+    est = lw.BayesianActiveClustering(3, max_queries=6, random_state=0, **FAST)
+    est.fit(X, lw.CallbackOracle(answer))
+    assert asked.count(asked[0]) == 1 and est.query_log_[0] == (*asked[0], None)
+    assert len(est.constraints_) == 5
+    _answered_forest(est, len(y))
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"n_clusters": 1}, "'n_clusters' parameter of BayesianActiveClustering must be an int >= 2"),
+        ({"criterion": "entropy"}, "'criterion'"),
+        ({"n_particles": 0}, "'n_particles'"),
+        ({"lam": 0.0}, "'lam' parameter of BayesianActiveClustering must be a float > 0"),
+        ({"tau": -1.0}, "'tau'"),
+        ({"eps": 0.5}, r"'eps' parameter of BayesianActiveClustering must be a float in \(0.0, 0.5\)"),
+        ({"n_mcmc_steps": 0}, "'n_mcmc_steps'"),
+        ({"candidate_pairs": 0}, "'candidate_pairs'"),
+        ({"max_queries": -1}, "'max_queries'"),
+        ({"n_clusters": 50}, "at most the number of samples"),
+    ],
+)
+def test_bad_parameters_are_named(blobs, params, match):
+    X, y = blobs
+    with pytest.raises(lw.loop.InvalidParameterError, match=match):
+        lw.BayesianActiveClustering(**params).fit(X, lw.LabelOracle(y))
+
+
+def test_passive_model_honours_constraints_and_predicts(blobs):
+    X, y = blobs
+    ml = [(i, j) for i, j in [(0, 1), (2, 3), (4, 5)] if y[i] == y[j]]
+    cl = [(i, j) for i, j in [(0, 2), (1, 4), (6, 7)] if y[i] != y[j]]
+    bc = lw.BayesianClustering(3, random_state=0, **FAST).fit(X, ml=ml, cl=cl)
+    assert lw.metrics.constraint_satisfaction(bc.labels_, ml, cl) == 1.0
+    free = np.setdiff1d(np.arange(40), np.ravel(ml + cl))
+    np.testing.assert_array_equal(bc.predict(X)[free], bc.labels_[free])
+    assert bc.dropped_constraints_.shape == (0, 2)
+    unconstrained = lw.BayesianClustering(3, random_state=0, **FAST).fit(X)
+    assert unconstrained.labels_.shape == (40,)
+
+
+def test_passive_model_skips_cycle_closing_constraints_with_a_warning(blobs):
+    X, _ = blobs
+    with pytest.warns(UserWarning, match="skipped 1 constraint"):
+        bc = lw.BayesianClustering(2, random_state=0, **FAST).fit(X, ml=[(0, 1), (1, 2)], cl=[(0, 2)])
+    assert bc.dropped_constraints_.tolist() == [[0, 2]]
+    assert bc.labels_[0] == bc.labels_[1] == bc.labels_[2]
+
+
+def test_passive_model_rejects_bad_input(blobs):
+    X, _ = blobs
+    bc = lw.BayesianClustering(3)
+    with pytest.raises(lw.loop.InvalidParameterError, match="'ml' argument of BayesianClustering.fit"):
+        bc.fit(X, ml=[(0, 40)])
+    with pytest.raises(lw.loop.InvalidParameterError, match="pass constraints by keyword"):
+        bc.fit(X, [(0, 1)])
+    with pytest.raises(ValueError, match="NaN"):
+        bc.fit(np.full((5, 2), np.nan))

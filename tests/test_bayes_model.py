@@ -1,0 +1,173 @@
+"""Exactness of the Bayesian model's building blocks: forest message passing, gradient, sampler."""
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy.optimize import check_grad
+
+from linkwise.bayes._forest import ConstraintForest, downward, max_product, same_cluster_in_tree, upward
+from linkwise.bayes._model import Model
+from linkwise.bayes._sampler import elliptical_slice, systematic_resample
+from linkwise.bayes._selection import candidate_pool, first_acyclic, pair_scores
+
+N_ROWS = 11
+# two trees and an isolated must-link, rows 8-10 unconstrained
+PAIRS = np.array([[0, 1], [1, 2], [1, 3], [3, 6], [4, 5], [5, 7]])
+MUST = np.array([True, False, True, False, True, False])
+
+
+def _joint(phi, rows, pairs, must, eps):
+    """Every labelling of ``rows`` (as columns) and its unnormalised probability, by enumeration."""
+    k = phi.shape[1]
+    labels = np.array(list(itertools.product(range(k), repeat=len(rows))))
+    col = {r: t for t, r in enumerate(rows)}
+    weight = np.prod(phi[rows, labels], axis=1)
+    for (i, j), m in zip(pairs.tolist(), must):
+        same = labels[:, col[i]] == labels[:, col[j]]
+        weight *= np.where(same == m, 1 - eps, eps)
+    return labels, weight
+
+
+def _brute_force(phi, pairs, must, eps):
+    """Partition function, node marginals, same-label probabilities and the MAP labelling."""
+    nodes = np.unique(pairs)
+    labels, weight = _joint(phi, nodes, pairs, must, eps)
+    z = weight.sum()
+    k = phi.shape[1]
+    marginal = np.stack([np.bincount(labels[:, t], weights=weight, minlength=k) for t in range(len(nodes))]) / z
+    same = np.einsum("n,nab->ab", weight, labels[:, :, None] == labels[:, None, :]) / z
+    best = dict(zip(nodes.tolist(), labels[np.argmax(weight)].tolist()))
+    return z, dict(zip(nodes.tolist(), marginal)), same, nodes, best
+
+
+@pytest.mark.parametrize("k, eps, seed", [(2, 0.05, 0), (3, 0.2, 1), (4, 0.01, 2)])
+def test_message_passing_equals_brute_force(k, eps, seed):
+    rng = np.random.RandomState(seed)
+    forest = ConstraintForest(N_ROWS, PAIRS, MUST)
+    n_particles = 3
+    phi = rng.dirichlet(np.ones(k), size=(n_particles, N_ROWS))
+    log_phi = np.log(phi[:, forest.nodes].transpose(1, 0, 2))
+    log_z, beta = upward(forest, log_phi, eps)
+    q = downward(forest, beta, eps)
+    # every pair of nodes inside one tree (including a node with itself)
+    u, v = np.array(
+        [(a, b) for a in range(len(forest)) for b in range(len(forest))
+         if forest.tree[forest.nodes[a]] == forest.tree[forest.nodes[b]]]
+    ).T
+    same = same_cluster_in_tree(forest, beta, q, eps, u, v)
+    for s in range(n_particles):
+        z, marginal, same_bf, nodes, best = _brute_force(phi[s], PAIRS, MUST, eps)
+        assert log_z[s] == pytest.approx(np.log(z), rel=1e-10)
+        for pos, row in enumerate(forest.nodes):
+            np.testing.assert_allclose(q[pos, s], marginal[row], rtol=1e-9)
+        index = {row: t for t, row in enumerate(nodes.tolist())}
+        expected = [same_bf[index[forest.nodes[a]], index[forest.nodes[b]]] for a, b in zip(u, v)]
+        np.testing.assert_allclose(same[s], expected, rtol=1e-9)
+        np.testing.assert_allclose(same[s][u == v], 1.0)
+        labels = max_product(forest, log_phi[:, s], eps)
+        assert {int(r): int(lab) for r, lab in zip(forest.nodes, labels)} == best
+
+
+def test_model_same_cluster_covers_pairs_across_trees_and_outside():
+    rng = np.random.RandomState(3)
+    X = rng.randn(N_ROWS, 3)
+    eps = 0.1
+    model = Model(X, ConstraintForest(N_ROWS, PAIRS, MUST), 10.0, 1.0, eps)
+    W = rng.randn(2, 3, 3)
+    a, b = np.array([0, 0, 2, 8, 4, 6]), np.array([6, 4, 9, 10, 7, 2])
+    got = model.same_cluster(W, a, b)
+    for s in range(2):
+        log_p = model.log_assignments(W[s : s + 1])[:, 0]
+        phi = np.exp(log_p)
+        for t, (i, j) in enumerate(zip(a, b)):
+            rows = sorted(set(PAIRS.ravel().tolist()) | {int(i), int(j)})
+            labels, weight = _joint(phi, rows, PAIRS, MUST, eps)
+            same = labels[:, rows.index(i)] == labels[:, rows.index(j)]
+            assert got[s, t] == pytest.approx(weight[same].sum() / weight.sum(), rel=1e-9)
+
+
+def test_forest_structure_and_cycle_detection():
+    forest = ConstraintForest(N_ROWS, PAIRS, MUST)
+    assert len(forest) == 8
+    assert np.all(forest.parent[forest.depth > 0] < np.flatnonzero(forest.depth > 0))  # parents first
+    assert forest.closes_cycle(np.array([0, 0, 8, 4]), np.array([6, 4, 9, 7])).tolist() == [True, False, False, True]
+    with pytest.raises(ValueError, match="cycle"):
+        ConstraintForest(N_ROWS, np.vstack([PAIRS, [[2, 6]]]), np.append(MUST, True))
+    with pytest.raises(ValueError, match="cycle"):  # a repeated pair is a cycle of length 2
+        ConstraintForest(N_ROWS, np.vstack([PAIRS, [[1, 0]]]), np.append(MUST, True))
+    grown = forest.with_edge(2, 4, False)
+    assert grown.closes_cycle(np.array([0]), np.array([7]))[0]
+    assert len(forest.pairs) == 6  # the original is untouched
+
+
+@pytest.mark.parametrize("with_constraints", [False, True])
+def test_gradient_matches_finite_differences(with_constraints):
+    rng = np.random.RandomState(4)
+    X = rng.randn(20, 4)
+    forest = ConstraintForest(20, PAIRS if with_constraints else [], MUST if with_constraints else [])
+    model = Model(X, forest, lam=10.0, tau=2.0, eps=0.05)
+    for _ in range(3):
+        w = rng.randn(4 * 3)
+        value, grad = model.objective(w)
+        error = check_grad(lambda v: model.objective(v)[0], lambda v: model.objective(v)[1], w)
+        assert error < 1e-5 * max(1.0, np.linalg.norm(grad))
+        # the objective is the negative of the batched log posterior
+        assert -value == pytest.approx(model.log_posterior(w.reshape(1, 4, 3))[0], rel=1e-10)
+
+
+def test_map_estimate_is_a_stationary_point_and_labels_honour_strong_constraints():
+    rng = np.random.RandomState(5)
+    X = rng.randn(30, 2)
+    forest = ConstraintForest(30, [[0, 1], [1, 2]], [False, False])
+    model = Model(X, forest, lam=1.0, tau=1.0, eps=0.01)
+    W = model.map_estimate(rng.randn(2, 2) * 0.1)
+    assert np.linalg.norm(model.objective(W.ravel())[1]) < 1e-3
+    labels = model.labels(W)
+    assert labels[0] != labels[1] and labels[1] != labels[2]
+
+
+def test_elliptical_slice_samples_a_gaussian_posterior():
+    # prior N(0, 1), likelihood N(y=2 | w, 0.5^2): posterior N(1.6, 0.2)
+    rng = np.random.RandomState(6)
+
+    def log_lik(W):
+        return -0.5 * ((W[:, 0] - 2.0) / 0.5) ** 2
+
+    W = rng.standard_normal((2000, 1))
+    W, ll = elliptical_slice(W, log_lik(W), log_lik, 1.0, rng, n_steps=15)
+    np.testing.assert_allclose(ll, log_lik(W))
+    assert W.mean() == pytest.approx(1.6, abs=0.05)
+    assert W.var() == pytest.approx(0.2, abs=0.03)
+
+
+def test_systematic_resampling_follows_the_weights():
+    rng = np.random.RandomState(7)
+    weights = np.array([0.0, 1.0, 3.0, 0.0, 4.0])
+    counts = np.bincount(systematic_resample(weights, rng), minlength=5)
+    assert counts.sum() == 5 and counts[0] == counts[3] == 0
+    big = np.bincount(systematic_resample(np.repeat(weights, 200), rng) // 200, minlength=5)
+    np.testing.assert_allclose(big / 1000, weights / weights.sum(), atol=0.002)
+
+
+def test_candidate_pool_all_pairs_or_distinct_sample():
+    rng = np.random.RandomState(8)
+    queryable = np.array([1, 4, 6, 9])
+    a, b = candidate_pool(queryable, 10, rng)
+    assert sorted(zip(a.tolist(), b.tolist())) == [(1, 4), (1, 6), (1, 9), (4, 6), (4, 9), (6, 9)]
+    queryable = np.arange(0, 400, 2)
+    a, b = candidate_pool(queryable, 500, rng)
+    assert 450 < a.size <= 500 and np.all(a < b)
+    assert np.isin(a, queryable).all() and np.isin(b, queryable).all()
+    assert len(set(zip(a.tolist(), b.tolist()))) == a.size
+
+
+def test_scores_and_cycle_skipping():
+    p = np.array([[0.5, 0.5, 0.95, 0.05], [0.5, 0.5, 0.05, 0.95]])
+    uncertain, info = pair_scores(p, "uncertain"), pair_scores(p, "info")
+    np.testing.assert_allclose(uncertain, np.log(2))
+    # same marginal uncertainty, but only the last two pairs are certain once W is known
+    assert info[0] == pytest.approx(0.0) and info[2] > 0.4 and np.all(info <= uncertain + 1e-12)
+    scores = np.array([0.1, 0.9, 0.8, 0.7])
+    assert first_acyclic(scores, np.array([False, True, True, False])) == (3, 2)
+    assert first_acyclic(scores, np.array([True, True, True, True])) == (None, 4)
