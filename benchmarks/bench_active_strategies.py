@@ -99,10 +99,9 @@ def curves_report(results, seconds, datasets, budgets):
     for s in STRATEGIES:
         means = [results[name, s][asked].mean() for name in datasets]
         gains = [(results[name, s] - results[name, "Random"])[asked].mean() for name in datasets]
-        wins = sum(
-            (results[name, s] > results[name, "Random"] + 1e-12)[asked].sum() for name in datasets
-        )
-        summary.append([s] + [f"{m:.3f}" for m in means] + [f"{np.mean(means):.3f}", f"{np.mean(gains):+.3f}", f"{wins}/{sum(asked) * len(datasets)}"])
+        wins = sum((results[name, s] > results[name, "Random"] + 1e-12)[asked].sum() for name in datasets)
+        totals = [f"{np.mean(means):.3f}", f"{np.mean(gains):+.3f}", f"{wins}/{sum(asked) * len(datasets)}"]
+        summary.append([s] + [f"{m:.3f}" for m in means] + totals)
     header = ["strategy"] + list(datasets) + ["mean", "gain vs Random", "budgets above Random"]
     parts.insert(0, "Mean ARI over the budgets > 0, per dataset:\n\n" + table(header, summary))
     return "\n\n".join(parts)
@@ -169,10 +168,11 @@ def speed(n_questions, npu_questions):
     rows = []
     X, y = make_blobs(20_000, centers=10, n_features=10, cluster_std=2.0, random_state=0)
     base = None
-    for name, strategy in [("Random", lw.active.Random()), ("MinMax", lw.active.MinMax()), ("Committee", lw.active.Committee())]:
-        setup, t = tell_times(strategy, X, y, n_questions, 10)
+    for name in ("Random", "MinMax", "Committee"):
+        setup, t = tell_times(STRATEGIES[name](), X, y, n_questions, 10)
         base = t.mean() if base is None else base
-        rows.append([name, "20,000", f"{setup:.2f}", len(t), f"{1e3 * t.mean():.2f}", f"{1e3 * np.percentile(t, 95):.2f}", f"{1e3 * t.max():.2f}", f"{t.mean() / base:.1f}"])
+        ms = [f"{1e3 * v:.2f}" for v in (t.mean(), np.percentile(t, 95), t.max())]
+        rows.append([name, "20,000", f"{setup:.2f}", len(t), *ms, f"{t.mean() / base:.1f}"])
         print(f"  {name:10s} set-up {setup:.2f} s, tell mean {1e3 * t.mean():.2f} ms, max {1e3 * t.max():.2f} ms", flush=True)
     npu_rows = []
     for n in (2_000, 20_000):

@@ -61,7 +61,8 @@ def coassociation(X, n_clusters, *, n_estimators=100, sample_fraction=0.8, rando
     ----------
     D. Greene and P. Cunningham. Constraint selection by committee: an
     ensemble approach to identifying informative constraints for
-    semi-supervised clustering. ECML 2007, LNAI 4701, pp. 140-151.
+    semi-supervised clustering. European Conference on Machine Learning
+    (ECML), 2007, LNAI 4701.
 
     Examples
     --------
@@ -111,7 +112,8 @@ def impute_constraints(A, kappa_ml=0.98, kappa_cl=0.0):
     ----------
     D. Greene and P. Cunningham. Constraint selection by committee: an
     ensemble approach to identifying informative constraints for
-    semi-supervised clustering. ECML 2007, LNAI 4701, pp. 140-151.
+    semi-supervised clustering. European Conference on Machine Learning
+    (ECML), 2007, LNAI 4701.
 
     Examples
     --------
@@ -124,7 +126,9 @@ def impute_constraints(A, kappa_ml=0.98, kappa_cl=0.0):
     """
     owner = "impute_constraints"
     kappa_ml = check_scalar(kappa_ml, "kappa_ml", owner, kind="float", low=0.0, high=1.0, role="argument")
-    kappa_cl = check_scalar(kappa_cl, "kappa_cl", owner, kind="float", low=0.0, high=kappa_ml, include_high=False, role="argument")
+    kappa_cl = check_scalar(
+        kappa_cl, "kappa_cl", owner, kind="float", low=0.0, high=kappa_ml, include_high=False, role="argument"
+    )
     A = check_array(A, dtype=np.float64, input_name="A")
     if A.shape[0] != A.shape[1]:
         raise InvalidParameterError(

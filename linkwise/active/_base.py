@@ -73,7 +73,9 @@ class QueryStrategy(BaseEstimator):
             from linkwise.cluster import PCKMeans
 
             clusterer = PCKMeans(n_clusters=n_clusters)
-        run = _Collect(strategy=self, n_clusters=n_clusters, clusterer=clusterer, max_queries=max_queries, random_state=random_state)
+        run = _Collect(
+            strategy=self, n_clusters=n_clusters, clusterer=clusterer, max_queries=max_queries, random_state=random_state
+        )
         return run.fit(X, oracle, queryable).constraints_
 
 
@@ -140,7 +142,8 @@ class _Collect(ActiveEstimator):
         self.random_state = random_state
 
     def _validate_params(self):
-        check_scalar(self.max_queries, "max_queries", f"{type(self.strategy).__name__}.collect", kind="int", low=0, none_ok=True, role="argument")
+        owner = f"{type(self.strategy).__name__}.collect"
+        check_scalar(self.max_queries, "max_queries", owner, kind="int", low=0, none_ok=True, role="argument")
 
     def _questions(self, ctx):
         fit_labels = None if self.clusterer is None else ConstrainedFit(self.clusterer, ctx).labels

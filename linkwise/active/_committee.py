@@ -56,7 +56,8 @@ class Committee(QueryStrategy):
     ----------
     D. Greene and P. Cunningham. Constraint selection by committee: an
     ensemble approach to identifying informative constraints for
-    semi-supervised clustering. ECML 2007, LNAI 4701, pp. 140-151.
+    semi-supervised clustering. European Conference on Machine Learning
+    (ECML), 2007, LNAI 4701.
 
     Examples
     --------
@@ -87,7 +88,8 @@ class Committee(QueryStrategy):
         open_ = ctx.queryable_mask.copy()  # queryable points not asked about yet
 
         # initialisation: representatives from the largest imputed neighbourhoods
-        medians, hoods = _medians(flat, n_codes, _imputed_neighbourhoods(flat, n_codes, self.kappa_ml), ctx.queryable_mask)
+        hood = _imputed_neighbourhoods(flat, n_codes, self.kappa_ml)
+        medians, hoods = _medians(flat, n_codes, hood, ctx.queryable_mask)
         pending = np.ones(len(medians), dtype=bool)
         distinct = np.ones(len(medians), dtype=bool)  # imputed cannot-link to every representative
         cl_agreements = self.kappa_cl * codes.shape[1]
