@@ -22,7 +22,6 @@ from sklearn.metrics import pairwise_distances
 import linkwise as lw
 from linkwise.bench import FoldOracle, MethodSpec, ProtocolViolation, fold_split, load_results, run
 from linkwise.bench._protocol import cell_seed
-from linkwise.bench._registry import method_kind
 from linkwise.bench._runner import RESULTS, _Task, run_cell
 from linkwise.loop import ActiveEstimator
 from tests.reference import ClosestPairsFirst
@@ -117,7 +116,7 @@ def make_broken(k, budget, seed):
 
 CLOSEST = MethodSpec("closest", make_closest, False, "reference: closest pairs first (anytime)")
 RANDOM = MethodSpec("random-pairs", make_random, False, "reference: random pairs, one run per budget")
-FIRST = MethodSpec("first-rows", make_first_rows, False, "reference: asks as many questions as it needs")
+FIRST = MethodSpec("first-rows", make_first_rows, False, "reference: asks as many questions as it needs", True)
 CHAIN = MethodSpec("chain", make_chain, False, "reference: a chain over every queryable row")
 BROKEN = MethodSpec("broken", make_broken, False, "reference: fails on wine")
 REFERENCE = [CLOSEST, RANDOM, FIRST, "kmeans"]
@@ -159,7 +158,7 @@ def test_questions_touch_exactly_the_training_rows():
     """The chain asks about every queryable row; the oracle raises if one is a test row."""
     X, y = lw.datasets.load("iris")
     for fold, (train, test) in enumerate(fold_split(y, 5, repeat=0, seed=3)):
-        task = _Task(CHAIN, "iris", 0, fold, (1000,), folds=5, seed=3, scale="minmax", data_dir=None)
+        task = _Task(CHAIN, "budget", "iris", 0, fold, (1000,), folds=5, seed=3, scale="minmax", data_dir=None)
         result = run_cell(task)
         assert result["error"] is None, result["error"]
         # a chain over the queryable rows asks len(queryable) - 1 questions: queryable == train
@@ -170,11 +169,34 @@ def test_questions_touch_exactly_the_training_rows():
         est.fit(X, FoldOracle(y, train), queryable=None)
 
 
+def make_pckmeans(k, budget, seed):
+    return lw.PCKMeans(n_clusters=k, random_state=seed)
+
+
+PCK = MethodSpec("pck", make_pckmeans, True, "constrained clusterer given random questions")
+
+
 def test_method_kinds():
-    assert method_kind(make_closest(3, 5, 0)) == "anytime"
-    assert method_kind(make_random(3, 5, 0)) == "budget"
-    assert method_kind(make_first_rows(3, 5, 0)) == "own"
-    assert method_kind(lw.bench.registry()["kmeans"].make(3, 5, 0)) == "baseline"
+    assert CLOSEST.kind() == "anytime"
+    assert RANDOM.kind() == "budget"
+    assert FIRST.kind() == "own"
+    assert PCK.kind() == "constrained"
+    assert lw.bench.registry()["kmeans"].kind() == "baseline"
+
+
+def test_constrained_clusterers_get_random_questions_about_training_rows():
+    budgets = (0, 10, 60)
+    result = run_cell(_Task(PCK, "constrained", "wine", 0, 2, budgets, folds=3, seed=0, scale="minmax", data_dir=None))
+    assert result["error"] is None, result["error"]
+    assert [r["n_queries"] for r in result["rows"]] == list(budgets)
+    # the same random questions as the Random strategy asks, fitted by the clusterer
+    X, y = lw.datasets.load("wine", scale="minmax")
+    train, test = fold_split(y, 3, repeat=0, seed=0)[2]
+    store = lw.active.Random().collect(
+        X, lw.LabelOracle(y), n_clusters=3, max_queries=60, queryable=train, random_state=cell_seed(0, 0, 2)
+    )
+    labels = make_pckmeans(3, 60, cell_seed(0, 0, 2)).fit(X, ml=store.must_link_pairs(), cl=store.cannot_link_pairs())
+    assert result["rows"][-1]["ari"] == pytest.approx(lw.metrics.ari(y[test], labels.labels_[test]))
 
 
 # -- runner --------------------------------------------------------------------------

@@ -7,6 +7,7 @@ estimator it makes (see :func:`method_kind`).
 """
 
 import importlib
+import inspect
 from dataclasses import dataclass
 from functools import partial
 from typing import Callable
@@ -25,16 +26,20 @@ class MethodSpec:
     name : str
         Name used on the command line and in reports.
     make : callable
-        ``make(n_clusters, max_queries, random_state) -> estimator``. An
-        :class:`~linkwise.ActiveEstimator` with a ``max_queries`` parameter is
-        run at each budget; one without it (COBRA) decides its own number of
-        questions; anything else is a plain clusterer fitted on ``X`` alone (a
-        baseline). Must be picklable (a module-level function or a
+        ``make(n_clusters, max_queries, random_state) -> estimator``: an
+        :class:`~linkwise.ActiveEstimator` (asks the oracle itself), a
+        constrained clusterer with ``fit(X, ml=, cl=)`` (given random
+        questions about training rows), or a plain clusterer fitted on ``X``
+        alone (a baseline). Must be picklable (a module-level function or a
         ``functools.partial`` of one) to run in worker processes.
     needs_k : bool
         Whether the method is given the true number of clusters.
     description : str
         One line: what it is and where it comes from.
+    own_questions : bool, default=False
+        The method decides how many questions it asks (COBRA): it runs once,
+        with ``max_queries=None``, and every other method is also run at the
+        number of questions it asked.
 
     Examples
     --------
@@ -49,6 +54,11 @@ class MethodSpec:
     make: Callable
     needs_k: bool
     description: str
+    own_questions: bool = False
+
+    def kind(self):
+        """How the harness runs this method (see :func:`method_kind`)."""
+        return "own" if self.own_questions else method_kind(self.make(2, 1, 0))
 
 
 def _build(path, **params):
@@ -62,6 +72,10 @@ def _kmeans(n_clusters, max_queries, random_state):
 
 def _cobra(n_clusters, max_queries, random_state, *, n_super_instances):
     return _build("linkwise.cobra:COBRA", n_super_instances=n_super_instances, random_state=random_state)
+
+
+def _cobs(n_clusters, max_queries, random_state):
+    return _build("linkwise.cobs:COBS", random_state=random_state)
 
 
 def _budgeted(n_clusters, max_queries, random_state, *, path, k=False, **params):
@@ -106,6 +120,7 @@ def _defaults():
             False,
             f"COBRA with {n} super-instances; asks as many questions as it needs "
             "(Van Craenendonck et al., IJCAI 2017)",
+            own_questions=True,
         )
         for n in (25, 50, 100)
     ]
@@ -146,9 +161,9 @@ def _defaults():
         ),
         MethodSpec(
             "cobs",
-            partial(_budgeted, path="linkwise.cobs:COBS"),
+            _cobs,
             False,
-            "COBS: selects among ~900 unsupervised clusterings with random questions "
+            "COBS: picks among ~900 unsupervised clusterings the one that satisfies most random questions "
             "(Van Craenendonck & Blockeel, Machine Learning 2017)",
         ),
         MethodSpec(
@@ -160,12 +175,12 @@ def _defaults():
     ]
     specs += [
         MethodSpec(
-            f"bac-{strategy}",
-            partial(_budgeted, path="linkwise.bayes:BayesianActiveClustering", k=True, strategy=strategy),
+            f"bac-{criterion}",
+            partial(_budgeted, path="linkwise.bayes:BayesianActiveClustering", k=True, criterion=criterion),
             True,
-            f"Bayesian active clustering, {strategy} pair selection (Pei, Liu & Fern, ECML PKDD 2015)",
+            f"Bayesian active clustering, {criterion} pair selection (Pei, Liu & Fern, ECML PKDD 2015)",
         )
-        for strategy in ("info", "uncertain")
+        for criterion in ("info", "uncertain")
     ]
     return {spec.name: spec for spec in specs}
 
@@ -237,20 +252,28 @@ def get_methods(names=None):
 
 
 def method_kind(estimator):
-    """How the harness runs an estimator.
+    """How the harness runs an estimator that does not choose its own number of questions.
 
     Returns
     -------
-    kind : {"anytime", "budget", "own", "baseline"}
-        ``"anytime"``: one run with the largest budget gives the whole curve;
-        ``"budget"``: one run per budget; ``"own"``: an active method that
-        decides its own number of questions (COBRA); ``"baseline"``: a plain
-        clusterer, fitted on ``X`` without questions.
+    kind : {"anytime", "budget", "constrained", "baseline"}
+        ``"anytime"``: an active estimator whose one run with the largest
+        budget gives the whole curve; ``"budget"``: an active estimator run
+        once per budget; ``"constrained"``: a constrained clusterer fitted on
+        the answers to random questions about training rows, per budget;
+        ``"baseline"``: a plain clusterer fitted on ``X`` alone.
+
+    Examples
+    --------
+    >>> from sklearn.cluster import KMeans
+    >>> import linkwise as lw
+    >>> method_kind(KMeans(3)), method_kind(lw.PCKMeans(n_clusters=3))
+    ('baseline', 'constrained')
     """
     from linkwise.loop import ActiveEstimator
 
-    if not isinstance(estimator, ActiveEstimator):
-        return "baseline"
-    if "max_queries" not in estimator.get_params(deep=False):
-        return "own"
-    return "anytime" if estimator._anytime else "budget"
+    if isinstance(estimator, ActiveEstimator):
+        return "anytime" if estimator._anytime else "budget"
+    if "ml" in inspect.signature(estimator.fit).parameters:
+        return "constrained"
+    return "baseline"

@@ -26,7 +26,7 @@ import pandas as pd
 from linkwise import datasets as _datasets
 from linkwise._validation import InvalidParameterError, check_option, check_scalar
 from linkwise.bench._protocol import METRICS, FoldOracle, cell_seed, fold_split, score
-from linkwise.bench._registry import get_methods, method_kind
+from linkwise.bench._registry import get_methods
 
 __all__ = ["run", "run_cell", "load_results", "RESULTS", "CONFIG", "ERRORS", "COLUMNS", "PROTOCOL_KEYS"]
 
@@ -44,6 +44,7 @@ class _Task:
     """What one worker needs for one cell (the data is loaded in the worker)."""
 
     spec: object
+    kind: str
     dataset: str
     repeat: int
     fold: int
@@ -61,8 +62,9 @@ class _Task:
 def run_cell(task):
     """Run one cell and return ``{"key", "rows", "error"}`` (never raises).
 
-    Rows hold the scores on the test fold after each budget; an ``"own"``
-    method (COBRA) gives one row whose budget is None.
+    Rows hold the scores on the test fold after each budget; a method that
+    chooses its own number of questions (COBRA) gives one row whose budget is
+    None. ``n_queries`` counts the questions the oracle answered.
     """
     try:
         rows = _cell_rows(task)
@@ -72,6 +74,7 @@ def run_cell(task):
 
 
 def _cell_rows(task):
+    from linkwise.active import Random
     from linkwise.loop import ActiveSession
 
     X, y = _datasets.load(task.dataset, scale=task.scale, data_dir=task.data_dir)
@@ -79,20 +82,18 @@ def _cell_rows(task):
     k = int(np.unique(y).size)
     rs = cell_seed(task.seed, task.repeat, task.fold)
     budgets = sorted(task.budgets)
-    est = task.spec.make(k, max(budgets) if budgets else None, rs)
-    kind = method_kind(est)
     results = []  # (budget, n_queries, labels, seconds)
     start = time.perf_counter()
-    if kind == "baseline":
-        labels = est.fit(X).labels_
-        results = [(b, 0, labels, time.perf_counter() - start) for b in budgets]
-    elif kind == "own":
-        est.fit(X, FoldOracle(y, train), queryable=train)
+    if task.kind == "own":
+        est = task.spec.make(k, None, rs).fit(X, FoldOracle(y, train), queryable=train)
         results = [(None, est.n_queries_, est.labels_, time.perf_counter() - start)]
-    elif kind == "anytime":
+    elif task.kind == "baseline":
+        labels = task.spec.make(k, None, rs).fit(X).labels_
+        results = [(b, 0, labels, time.perf_counter() - start) for b in budgets]
+    elif task.kind == "anytime":
         # one run; the clustering at each budget is what labels_history_ records after that question
         oracle = FoldOracle(y, train)
-        session = ActiveSession(est, X, queryable=train)
+        session = ActiveSession(task.spec.make(k, max(budgets), rs), X, queryable=train)
         for b in budgets:
             while session.n_queries < b and (pair := session.ask()) is not None:
                 session.tell(pair, oracle.query(*pair))
@@ -100,8 +101,14 @@ def _cell_rows(task):
     else:
         for b in budgets:
             t0 = time.perf_counter()
-            fitted = task.spec.make(k, b, rs).fit(X, FoldOracle(y, train), queryable=train)
-            results.append((b, fitted.n_queries_, fitted.labels_, time.perf_counter() - t0))
+            oracle = FoldOracle(y, train)
+            if task.kind == "budget":
+                labels = task.spec.make(k, b, rs).fit(X, oracle, queryable=train).labels_
+            else:  # constrained: random questions about training rows (the same seed: nested sets)
+                store = Random().collect(X, oracle, n_clusters=k, max_queries=b, queryable=train, random_state=rs)
+                ml, cl = store.must_link_pairs(), store.cannot_link_pairs()
+                labels = task.spec.make(k, b, rs).fit(X, ml=ml, cl=cl).labels_
+            results.append((b, oracle.n_queries, labels, time.perf_counter() - t0))
     return [
         {
             "method": task.spec.name,
@@ -194,10 +201,9 @@ def _kinds(specs):
     kinds = {}
     for spec in specs:
         try:
-            est = spec.make(2, 1, 0)
+            kinds[spec.name] = spec.kind()
         except ImportError as exc:
             raise InvalidParameterError(f"Method {spec.name!r} is not available: {exc}.") from exc
-        kinds[spec.name] = method_kind(est)
     return kinds
 
 
@@ -245,7 +251,7 @@ def _tasks(specs, kinds, datasets, config, own_rows, present):
                         budgets = tuple(sorted(set(config["budgets"]) | matched))
                         done = set(budgets) <= present.get((spec.name, dataset, repeat, fold), set())
                     if not done:
-                        tasks.append(_Task(spec, dataset, repeat, fold, budgets, **common))
+                        tasks.append(_Task(spec, kinds[spec.name], dataset, repeat, fold, budgets, **common))
     return tasks
 
 
