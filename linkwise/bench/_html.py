@@ -43,7 +43,7 @@ def learning_curve(curves, dataset, metric, path):
 
 
 def markdown_table(frame):
-    """A DataFrame as a GitHub markdown table (index included when named).
+    """A DataFrame as a GitHub markdown table (its index is left out).
 
     Examples
     --------
@@ -52,136 +52,176 @@ def markdown_table(frame):
     |---|---|
     | 1 | x |
     """
-    if frame.index.name is not None:
-        frame = frame.reset_index()
     header = "| " + " | ".join(map(str, frame.columns)) + " |"
     rule = "|" + "|".join("---" for _ in frame.columns) + "|"
     body = ["| " + " | ".join(str(v) for v in row) + " |" for row in frame.itertuples(index=False)]
     return "\n".join([header, rule, *body])
 
 
-def _summary_table(rep, setting):
-    """Datasets x methods of "mean ± std" for one setting, best per dataset in bold, ranks below."""
+def _text(mean, std):
+    return f"{mean:.3f} ± {std:.3f}"
+
+
+def _curve_table(rep, dataset):
+    """Methods x budgets of "mean ± std" for one dataset; own-question methods as "score @ questions"."""
+    data = rep.curves[rep.curves["dataset"] == dataset]
+    rows = []
+    for method in dict.fromkeys(data["method"]):
+        mine = data[data["method"] == method]
+        if mine["budget"].isna().all():
+            score = _text(mine["mean"].iloc[0], mine["std"].iloc[0])
+            row = {"own questions": f"{score} @ {mine['queries'].iloc[0]:.1f}"}
+        else:
+            row = {f"{int(b)} q": _text(m, sd) for b, m, sd in zip(mine["budget"], mine["mean"], mine["std"])}
+        rows.append({"method": method, **row})
+    columns = ["method"] + [f"{b} q" for b in rep.config["budgets"]]
+    table = pd.DataFrame(rows)
+    columns += [c for c in table.columns if c not in columns]
+    return table.reindex(columns=columns).fillna("")
+
+
+def _summary_table(rep, setting, with_ranks):
+    """Datasets x methods of "mean ± std" for one setting, best per dataset in bold, average ranks below."""
     data = rep.summary[rep.summary["setting"] == setting]
-    cells = data.assign(text=[f"{m:.3f} ± {s:.3f}" for m, s in zip(data["mean"], data["std"])])
+    cells = data.assign(text=[_text(m, s) for m, s in zip(data["mean"], data["std"])])
     table = cells.pivot(index="dataset", columns="method", values="text")
     best = data.loc[data.groupby("dataset")["mean"].idxmax(), ["dataset", "method"]]
     for dataset, method in best.itertuples(index=False):
         table.loc[dataset, method] = f"**{table.loc[dataset, method]}**"
     if setting.startswith("as "):  # how many questions the matched method asked, on average
-        own = setting[3:]
-        queries = data[data["method"] == own].set_index("dataset")["queries"]
+        queries = data[data["method"] == setting[3:]].set_index("dataset")["queries"]
         table.insert(0, "questions", queries.reindex(table.index).map(lambda q: f"{q:.1f}"))
     ranks = rep.ranks[rep.ranks["setting"] == setting].set_index("method")["rank"]
-    if len(ranks):
+    if with_ranks and len(ranks):
         row = {m: f"{ranks[m]:.2f}" for m in table.columns if m in ranks.index}
         table = pd.concat([table, pd.DataFrame([row], index=["average rank"])])
-    table = table.fillna("")
-    table.index.name = "dataset"
-    table.columns.name = None
-    return table
+    return table.fillna("").rename_axis(index="dataset", columns=None).reset_index()
 
 
 def _tests_text(rep, setting):
     tests = rep.tests[rep.tests["setting"] == setting]
     ranks = rep.ranks[rep.ranks["setting"] == setting]
+    n = int(ranks["n_datasets"].iloc[0]) if len(ranks) else 0
     if tests.empty or np.isnan(tests["friedman_p"].iloc[0]):
-        n = int(ranks["n_datasets"].iloc[0]) if len(ranks) else 0
         return f"Friedman test not defined here ({len(ranks)} methods, {n} complete datasets; it needs 3 and 2).", None
     statistic, p_value = tests["friedman"].iloc[0], tests["friedman_p"].iloc[0]
-    n = int(ranks["n_datasets"].iloc[0])
     control = ranks.loc[ranks["rank"].idxmin(), "method"]
     text = (
         f"Friedman χ² = {statistic:.2f}, p = {p_value:.3g} over {n} datasets. "
         f"Holm post-hoc against the best-ranked method, {control} (α = 0.05):"
     )
     table = tests.dropna(subset=["z"]).sort_values("p")[["method", "z", "p", "p_holm", "significant"]]
-    table = table.assign(
+    return text, table.assign(
         z=table["z"].map(lambda v: f"{v:.2f}"),
         p=table["p"].map(lambda v: f"{v:.3g}"),
         p_holm=table["p_holm"].map(lambda v: f"{v:.3g}"),
         significant=table["significant"].map(lambda v: "yes" if v else "no"),
     )
-    return text, table.set_index("method")
 
 
 def _wins_table(rep, setting):
     wins = rep.wins[rep.wins["setting"] == setting]
-    if wins.empty:
-        return None
     cells = wins.assign(text=[f"{w}/{l}" for w, l in zip(wins["wins"], wins["losses"])])
     table = cells.pivot(index="method", columns="opponent", values="text").fillna("–")
-    table.columns.name = None
-    return table
+    return table.rename_axis(index="method", columns=None).reset_index()
+
+
+def _runtime_table(rep):
+    """Mean seconds per run at the largest budget (own-question methods: their whole run)."""
+    largest = f"{rep.config['budgets'][-1]} questions"
+    own = [m for m, meta in rep.config["methods"].items() if meta["kind"] == "own"]
+    data = rep.summary[(rep.summary["setting"] == largest) | (rep.summary["method"].isin(own))]
+    data = data.drop_duplicates(["dataset", "method"])
+    table = data.pivot(index="dataset", columns="method", values="seconds").map(lambda v: f"{v:.2f}")
+    return table.fillna("").rename_axis(index="dataset", columns=None).reset_index()
+
+
+_RUNS = {
+    "own": "own number of questions",
+    "anytime": "anytime: one run gives the curve",
+    "budget": "one run per budget",
+    "constrained": "random questions, one fit per budget",
+    "baseline": "no questions",
+}
 
 
 def _methods_table(rep):
     rows = [
         {
             "method": name,
-            "runs": {"own": "own number of questions", "anytime": "anytime (one run per curve)",
-                     "budget": "one run per budget", "baseline": "no questions"}[meta["kind"]],
+            "runs": _RUNS[meta["kind"]],
             "K": "given the true K" if meta["needs_k"] else "finds K",
             "description": meta["description"],
         }
         for name, meta in rep.config["methods"].items()
     ]
-    return pd.DataFrame(rows).set_index("method")
+    return pd.DataFrame(rows)
 
 
 def _settings_table(rep):
     c = rep.config
     done = rep.results.groupby(["method", "dataset", "repeat", "fold"]).ngroups
+    scaling = {
+        "minmax": "min-max to [0, 1] (as the COBRA and COBS papers)",
+        "standard": "standardised (z-scores)",
+        None: "raw features",
+    }
     rows = [
         ("datasets", ", ".join(c["datasets"])),
         ("budgets (questions)", ", ".join(map(str, c["budgets"]))),
-        ("protocol", f"stratified {c['folds']}-fold CV × {c['repeats']} repeat(s), seed {c['seed']}; "
-                     "questions only about training rows, scores on the test fold"),
-        ("scaling", {"minmax": "min-max to [0, 1] (as the COBRA and COBS papers)",
-                     "standard": "standardised (z-scores)", None: "raw features"}[c["scale"]]),
+        (
+            "protocol",
+            f"stratified {c['folds']}-fold CV × {c['repeats']} repeat(s), seed {c['seed']}; "
+            "questions only about training rows, scores on the test fold",
+        ),
+        ("scaling", scaling[c["scale"]]),
         ("metric", _METRIC_NAMES[rep.metric]),
         ("cells finished", f"{done}" + (f" ({len(rep.errors)} failed)" if rep.errors else "")),
         ("run time", f"{c.get('elapsed_seconds', 0.0):.0f} s of wall-clock time"),
     ]
-    return pd.DataFrame(rows, columns=["setting", "value"]).set_index("setting")
+    return pd.DataFrame(rows, columns=["", "value"])
 
 
 def _sections(rep):
     """The report as a list of (kind, payload): "h2"/"h3"/"p" text, "table" frames, "img" paths."""
     parts = [("h2", "Run"), ("table", _settings_table(rep)), ("h2", "Methods"), ("table", _methods_table(rep))]
-    parts.append(("h2", f"Results ({_METRIC_NAMES[rep.metric]}, mean ± std over folds and repeats)"))
+    metric = _METRIC_NAMES[rep.metric]
+    parts.append(("h2", f"Learning curves ({metric} on the test folds, mean ± std over folds and repeats)"))
+    for dataset, path in rep.figures.items():
+        parts += [("h3", dataset), ("table", _curve_table(rep, dataset)), ("img", path)]
+    several = rep.summary["dataset"].nunique() > 1
+    parts.append(("h2", "Comparison across datasets" if several else "Comparison at equal numbers of questions"))
     for setting in rep.settings:
-        parts += [("h3", setting), ("table", _summary_table(rep, setting))]
-        text, holm = _tests_text(rep, setting)
-        parts.append(("p", text))
-        if holm is not None:
-            parts.append(("table", holm))
-        wins = _wins_table(rep, setting)
-        if wins is not None:
-            parts += [("p", "Wins/losses over datasets (row method against column method):"), ("table", wins)]
-    parts.append(("h2", "Learning curves"))
-    parts += [("img", path) for path in rep.figures.values()]
+        parts += [("h3", setting), ("table", _summary_table(rep, setting, with_ranks=several))]
+        if several:
+            text, holm = _tests_text(rep, setting)
+            parts.append(("p", text))
+            if holm is not None:
+                parts.append(("table", holm))
+            parts.append(("p", "Wins/losses over datasets (row method against column method):"))
+            parts.append(("table", _wins_table(rep, setting)))
+    parts += [("h2", "Run time (mean seconds per run at the largest budget)"), ("table", _runtime_table(rep))]
     if rep.errors:
         parts.append(("h2", "Failed cells (run again with --resume)"))
-        errors = pd.DataFrame(
-            [{**{k: e[k] for k in ("method", "dataset", "repeat", "fold")}, "error": e["error"].strip().splitlines()[-1]}
-             for e in rep.errors]
-        )
-        parts.append(("table", errors.set_index("method")))
+        errors = [
+            {**{k: e[k] for k in ("method", "dataset", "repeat", "fold")}, "error": e["error"].strip().splitlines()[-1]}
+            for e in rep.errors
+        ]
+        parts.append(("table", pd.DataFrame(errors)))
     return parts
 
 
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
 table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.85em; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: right; }
-th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: left; }
+th { background: #f3f3f3; }
 img { max-width: 100%; margin: 0.5em 0; border: 1px solid #eee; }
 """
 
 
 def _html_table(frame):
-    text = frame.to_html(escape=True, border=0)
+    text = frame.to_html(escape=True, border=0, index=False)
     # bold marks from the summary tables
     return text.replace("<td>**", "<td><b>").replace("**</td>", "</b></td>")
 

@@ -84,10 +84,15 @@ def _budgeted(n_clusters, max_queries, random_state, *, path, k=False, **params)
     return _build(path, max_queries=max_queries, random_state=random_state, **params)
 
 
+# COP-KMeans stops when a point fits no cluster; relaxed, it breaks the fewest cannot-links instead
+_CLUSTERER_PARAMS = {"COPKMeans": {"on_infeasible": "relax"}}
+
+
 def _active(n_clusters, max_queries, random_state, *, clusterer, strategy):
+    params = _CLUSTERER_PARAMS.get(clusterer, {})
     return _build(
         "linkwise.active:ActiveClustering",
-        clusterer=_build(f"linkwise.cluster:{clusterer}", n_clusters=n_clusters),
+        clusterer=_build(f"linkwise.cluster:{clusterer}", n_clusters=n_clusters, **params),
         strategy=_build(f"linkwise.active:{strategy}"),
         max_queries=max_queries,
         random_state=random_state,
@@ -102,7 +107,7 @@ _PAPERS = {
     "Committee": "selection by committee (Greene & Cunningham, ECML 2007)",
 }
 _CLUSTERERS = {
-    "COPKMeans": "COP-KMeans (Wagstaff et al., ICML 2001)",
+    "COPKMeans": "COP-KMeans (Wagstaff et al., ICML 2001; on_infeasible='relax')",
     "PCKMeans": "PCKMeans (Basu et al., SDM 2004)",
     "MPCKMeans": "MPCKMeans (Bilenko et al., ICML 2004)",
 }

@@ -111,7 +111,7 @@ def comparison_frame(results, config, metric):
     return frame.rename(columns={metric: "score"})
 
 
-def _summary(frame, settings):
+def _summary(frame, settings, config):
     grouped = frame.groupby(["setting", "dataset", "method"], sort=False)
     summary = grouped.agg(
         mean=("score", "mean"),
@@ -121,8 +121,13 @@ def _summary(frame, settings):
         seconds=("seconds", "mean"),
     ).reset_index()
     summary["std"] = summary["std"].fillna(0.0)  # a single fold has no spread
-    order = {s: i for i, s in enumerate(settings)}
-    return summary.sort_values(["setting", "dataset", "method"], key=lambda c: c.map(order) if c.name == "setting" else c)
+    return _in_order(summary, {"setting": settings, "dataset": config["datasets"], "method": list(config["methods"])})
+
+
+def _in_order(frame, orders):
+    """Sort ``frame`` by the given column orders (settings, then the run's dataset and method order)."""
+    ranks = {column: {v: i for i, v in enumerate(order)} for column, order in orders.items()}
+    return frame.sort_values(list(orders), key=lambda c: c.map(ranks[c.name]), kind="stable")
 
 
 def _score_matrix(summary, setting):
@@ -213,12 +218,13 @@ def _curves(results, config, metric):
     parts = [grid, results[is_own]]
     frame = pd.concat(parts, ignore_index=True)
     frame["budget"] = frame["budget"].astype("Int64")
-    return (
+    curves = (
         frame.groupby(["dataset", "method", "budget"], dropna=False, sort=True)
         .agg(mean=(metric, "mean"), std=(metric, "std"), queries=("n_queries", "mean"))
         .reset_index()
         .fillna({"std": 0.0})
     )
+    return _in_order(curves, {"dataset": config["datasets"], "method": list(config["methods"])})
 
 
 def _read_errors(out):
@@ -261,7 +267,7 @@ def report(out, *, metric=None, write=True):
     check_option(metric, "metric", "report", tuple(METRICS), role="argument")
     frame = comparison_frame(results, config, metric)
     settings = list(dict.fromkeys(frame["setting"]))
-    summary = _summary(frame, settings)
+    summary = _summary(frame, settings, config)
     ranks, tests, wins = [], [], []
     for setting in settings:
         matrix = _score_matrix(summary, setting)
