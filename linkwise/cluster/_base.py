@@ -36,7 +36,8 @@ def sq_distances(X, x_sq, centers):
 def one_hot(labels, n_clusters):
     """Sparse ``(n_clusters, n_samples)`` membership matrix: ``one_hot @ X`` sums each cluster."""
     n = labels.size
-    return sp.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(n_clusters, n))
+    # built directly in CSC form (one entry per column): no COO conversion, no sorting
+    return sp.csc_matrix((np.ones(n), labels, np.arange(n + 1)), shape=(n_clusters, n))
 
 
 def update_centers(X, labels, old_centers):

@@ -150,6 +150,7 @@ class COPKMeans(KMeansFamily):
     def _run(self, X, x_sq, group, n_groups, graph, failures, rng):
         k = self.n_clusters
         members = one_hot(group, n_groups)
+        schedule = graph.schedule(k, rng)  # one order per run, as COP-k-means keeps the data order
         n_violated = 0
 
         def assign(centers):
@@ -164,20 +165,18 @@ class COPKMeans(KMeansFamily):
                 out[placed, neighbour[placed]] = blocked
                 return out
 
-            node_labels, batch = graph.icm(
-                cost[graph.points], np.full(graph.n_nodes, -1, dtype=np.intp), edge_cost, rng
-            )
+            node_labels = schedule.sweep(cost[graph.points], np.full(graph.n_nodes, -1, dtype=np.intp), edge_cost)
             group_labels[graph.points] = node_labels
             bad = node_labels[graph.pair_nodes[:, 0]] == node_labels[graph.pair_nodes[:, 1]]
             n_violated = int(np.count_nonzero(bad))
             if n_violated and self.on_infeasible == "raise":
                 # the later of the two groups found every cluster blocked; report the first such
                 later = np.where(
-                    batch[graph.pair_nodes[bad, 0]] > batch[graph.pair_nodes[bad, 1]],
+                    schedule.batch[graph.pair_nodes[bad, 0]] > schedule.batch[graph.pair_nodes[bad, 1]],
                     graph.pair_nodes[bad, 0],
                     graph.pair_nodes[bad, 1],
                 )
-                failures.append(graph.points[later[np.argmin(batch[later])]])
+                failures.append(graph.points[later[np.argmin(schedule.batch[later])]])
                 return None
             return group_labels[group]
 

@@ -5,9 +5,9 @@ Three things the constrained k-means family shares:
 * :class:`PairGraph`: the constraints over the *constrained points only*
   (nodes), as directed edges (each pair in both directions) with a
   CSR-like grouping, so that a point's penalty needs only its own edges;
-* :meth:`PairGraph.icm`: one pass of iterated conditional modes (ICM), the
+* :class:`Schedule`: passes of iterated conditional modes (ICM), the
   order-dependent greedy assignment of PCKMeans / MPCKMeans / COPKMeans, in a
-  fresh random order, vectorised without changing its result (see there);
+  random order, vectorised without changing its result (see there);
 * :func:`neighbourhood_centers`: the initialisation from the must-link
   neighbourhoods (Basu et al. 2004; Bilenko et al. 2004).
 """
@@ -72,7 +72,11 @@ class PairGraph:
         )
         return connected_components(adjacency, directed=False)
 
-    def _layers(self, rng):
+    def schedule(self, n_clusters, rng):
+        """A random visiting order for ICM passes, as a :class:`Schedule`."""
+        return Schedule(self, self._batches(rng), n_clusters)
+
+    def _batches(self, rng):
         """Split the nodes, taken in a random order, into batches that can move at once.
 
         A node's batch is one more than the latest batch among its neighbours
@@ -86,56 +90,78 @@ class PairGraph:
         rank = rng.permutation(self.n_nodes)
         forward = rank[self.src] < rank[self.dst]
         before, after = self.src[forward], self.dst[forward]
-        layer = np.zeros(self.n_nodes, dtype=np.intp)
+        order = np.argsort(after, kind="stable")
+        before, after = before[order], after[order]
+        batch = np.zeros(self.n_nodes, dtype=np.intp)
+        if after.size == 0:
+            return batch
+        starts = np.flatnonzero(np.r_[True, after[1:] != after[:-1]])
+        targets = after[starts]
         while True:
-            pushed = layer.copy()
-            np.maximum.at(pushed, after, layer[before] + 1)
-            if np.array_equal(pushed, layer):
-                return layer
-            layer = pushed
+            pushed = np.maximum.reduceat(batch[before], starts) + 1
+            if np.array_equal(pushed, batch[targets]):
+                return batch
+            batch[targets] = pushed
 
-    def icm(self, base_cost, labels, edge_cost, rng):
-        """One ICM pass: each node, in a random order, takes its cheapest cluster.
+
+class Schedule:
+    """One random order of the constrained points, prepared for repeated ICM passes.
+
+    Iterated conditional modes (ICM) visits the points one at a time, each
+    taking the cluster that is cheapest given the current labels of its
+    constraint neighbours. The order is drawn once per run (as in
+    COP-k-means, which keeps one order); the batches of
+    :meth:`PairGraph._batches` make each pass a handful of vectorised steps
+    whose result is exactly that of the one-at-a-time pass.
+
+    Attributes
+    ----------
+    batch : ndarray of int, shape (n_nodes,)
+        The step in which each node moves.
+    """
+
+    def __init__(self, graph, batch, n_clusters):
+        self.batch = batch
+        self.n_clusters = n_clusters
+        self._steps = []
+        if graph.n_nodes == 0:
+            return
+        n_steps = int(batch.max()) + 1
+        node_order = np.argsort(batch, kind="stable")
+        node_bounds = np.searchsorted(batch[node_order], np.arange(n_steps + 1))
+        position = np.empty(graph.n_nodes, dtype=np.intp)  # row of each node within its step
+        position[node_order] = np.arange(graph.n_nodes) - np.repeat(node_bounds[:-1], np.diff(node_bounds))
+        edge_step = batch[graph.src]
+        edge_order = np.argsort(edge_step, kind="stable")
+        edge_bounds = np.searchsorted(edge_step[edge_order], np.arange(n_steps + 1))
+        for b in range(n_steps):
+            nodes = node_order[node_bounds[b] : node_bounds[b + 1]]
+            edges = edge_order[edge_bounds[b] : edge_bounds[b + 1]]
+            # (row, cluster) cell of each edge's cost: one bincount sums a node's edges
+            cells = (position[graph.src[edges]][:, None] * n_clusters + np.arange(n_clusters)).ravel()
+            self._steps.append((nodes, edges, graph.dst[edges], cells))
+
+    def sweep(self, base_cost, labels, edge_cost):
+        """One ICM pass; ``labels`` (of the nodes) is updated in place and returned.
 
         Parameters
         ----------
         base_cost : ndarray of shape (n_nodes, n_clusters)
             Each node's cost per cluster, constraints aside.
         labels : ndarray of int, shape (n_nodes,)
-            Current labels of the nodes (-1: not assigned yet, imposes
-            nothing); updated in place as the pass goes.
+            Current labels of the nodes (-1: not placed yet, which the
+            ``edge_cost`` of COPKMeans reads as imposing nothing).
         edge_cost : callable
             ``edge_cost(edges, neighbour_labels)`` gives the
             ``(len(edges), n_clusters)`` cost that each directed edge adds to
             its source node for each cluster, given the neighbour's label.
-        rng : numpy.random.RandomState
-
-        Returns
-        -------
-        labels : ndarray
-            The same array, updated.
-        batch : ndarray of int, shape (n_nodes,)
-            When each node moved (nodes in later batches saw the new labels
-            of their neighbours in earlier ones).
         """
-        if self.n_nodes == 0:
-            return labels, np.zeros(0, dtype=np.intp)
-        layer = self._layers(rng)
-        n_layers = int(layer.max()) + 1
-        node_order = np.argsort(layer, kind="stable")
-        node_bounds = np.searchsorted(layer[node_order], np.arange(n_layers + 1))
-        position = np.empty(self.n_nodes, dtype=np.intp)  # row of each node within its batch
-        position[node_order] = np.arange(self.n_nodes) - np.repeat(node_bounds[:-1], np.diff(node_bounds))
-        edge_layer = layer[self.src]
-        edge_order = np.argsort(edge_layer, kind="stable")
-        edge_bounds = np.searchsorted(edge_layer[edge_order], np.arange(n_layers + 1))
-        for b in range(n_layers):
-            nodes = node_order[node_bounds[b] : node_bounds[b + 1]]
-            edges = edge_order[edge_bounds[b] : edge_bounds[b + 1]]
-            cost = base_cost[nodes]
-            np.add.at(cost, position[self.src[edges]], edge_cost(edges, labels[self.dst[edges]]))
-            labels[nodes] = np.argmin(cost, axis=1)
-        return labels, layer
+        k = self.n_clusters
+        for nodes, edges, neighbours, cells in self._steps:
+            cost = edge_cost(edges, labels[neighbours]).ravel()
+            penalty = np.bincount(cells, weights=cost, minlength=nodes.size * k).reshape(nodes.size, k)
+            labels[nodes] = np.argmin(base_cost[nodes] + penalty, axis=1)
+        return labels
 
 
 def weighted_farthest_first(points, weights, n_select):
@@ -156,18 +182,18 @@ def weighted_farthest_first(points, weights, n_select):
     return np.array(chosen, dtype=np.intp)
 
 
-def neighbourhood_centers(graph, X, x_sq, n_clusters, rng, *, select, cannot_link_seed):
+def neighbourhood_centers(graph, X, x_sq, n_clusters, rng, *, cannot_link_seed):
     """Initial centres from the must-link neighbourhoods.
 
     The neighbourhoods are the components of the must-link closure with at
     least two points. With at least ``n_clusters`` of them, their centroids
-    are chosen by ``select``: ``"largest"`` (PCKMeans: the largest ones, ties
-    at random) or ``"farthest"`` (MPCKMeans: weighted farthest-first
-    traversal, weights = sizes). With fewer, every neighbourhood centroid is
-    used; with ``cannot_link_seed`` (PCKMeans) a point outside them that is
-    cannot-linked to all of them becomes the next centre; the remaining
-    centres are completed by k-means++ (the papers perturb the global mean
-    instead; k-means++ makes the unconstrained case match KMeans).
+    are chosen by weighted farthest-first traversal (weights = sizes, as in
+    Bilenko et al. 2004). With fewer, every neighbourhood centroid is used;
+    with ``cannot_link_seed`` (PCKMeans, Basu et al. 2004) a point outside
+    them that is cannot-linked to all of them becomes the next centre; the
+    remaining centres are completed by k-means++ (the papers perturb the
+    global mean instead; k-means++ makes the unconstrained case match
+    KMeans).
 
     Returns
     -------
@@ -178,11 +204,7 @@ def neighbourhood_centers(graph, X, x_sq, n_clusters, rng, *, select, cannot_lin
     hood = np.flatnonzero(sizes >= 2)
     means = (one_hot(comp, n_comp) @ X[graph.points]) / np.maximum(sizes, 1)[:, None]
     if hood.size >= n_clusters:
-        if select == "largest":
-            pick = hood[np.lexsort((rng.uniform(size=hood.size), -sizes[hood]))[:n_clusters]]
-        else:
-            pick = hood[weighted_farthest_first(means[hood], sizes[hood].astype(float), n_clusters)]
-        return means[pick]
+        return means[hood[weighted_farthest_first(means[hood], sizes[hood].astype(float), n_clusters)]]
     centers = means[hood]
     if cannot_link_seed and hood.size:
         inside = sizes[comp] >= 2

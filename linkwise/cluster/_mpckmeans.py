@@ -110,7 +110,8 @@ class MPCKMeans(KMeansFamily):
     neighbourhoods (weighted farthest-first traversal when there are more
     than ``n_clusters`` of them, k-means++ completion when fewer) with
     Euclidean metrics. Each round assigns the points (constrained ones one at
-    a time in a fresh random order, the others all at once), then updates
+    a time, in a random order drawn once per run, starting from their
+    nearest-centre labels; the others all at once), then updates
     the centres and sets each ``A = |cluster| * S^-1``, where ``S`` is the
     cluster's scatter plus the outer products of its broken constraints,
     projected onto the positive semidefinite cone and regularised when
@@ -124,19 +125,20 @@ class MPCKMeans(KMeansFamily):
         Learn diagonal matrices (feature weights) or full ones.
     shared_metric : bool, default=True
         One metric for all clusters (True) or one per cluster (False).
-    w : float, default=1.0
-        Weight of must-link violations.
+    w : float, default=0.5
+        Weight of must-link violations. A broken must-link costs ``w``
+        times the pair's squared distance, about twice what a point costs
+        on average, so the default makes one broken must-link weigh about
+        as much as one point.
     w_bar : float, default=0.03
-        Weight of cannot-link violations. Lower than ``w`` by default
-        because a broken cannot-link is measured from the largest squared
-        distance in the data, tens of times the squared distance of a
-        typical pair that a broken must-link costs; with ``w_bar = w`` the
-        cannot-links act as nearly hard and runs stick in poor local minima
-        (on iris and wine with 200 random constraints, mean ARI .84 / .78
-        instead of .98 / .91).
+        Weight of cannot-link violations. Much lower than ``w`` because a
+        broken cannot-link is measured from the largest squared distance
+        in the data, tens of times a typical pair's; with ``w_bar = w`` the
+        cannot-links act as nearly hard and runs stick in poor local
+        minima (see ``benchmarks/results/kmeans_family.md``).
     n_init : int, default=1
-        Number of runs (random order, tie-breaks, k-means++ completion); the
-        lowest objective is kept.
+        Number of runs (each with its own visiting order and k-means++
+        completion); the lowest objective is kept.
     max_iter : int, default=100
         Maximum number of rounds per run.
     tol : float, default=1e-4
@@ -192,7 +194,7 @@ class MPCKMeans(KMeansFamily):
         *,
         metric="diagonal",
         shared_metric=True,
-        w=1.0,
+        w=0.5,
         w_bar=0.03,
         n_init=1,
         max_iter=100,
@@ -251,6 +253,7 @@ class MPCKMeans(KMeansFamily):
         extent = X.max(axis=0) - X.min(axis=0)
         edge_pair, edge_is_ml = graph.edge_pair, graph.is_ml[graph.edge_pair]
         node_labels = None  # ICM starts from the nearest-centre labels of the first round
+        schedule = graph.schedule(k, rng)
 
         def pair_costs(metrics):
             """Squared pair distances and cannot-link slack per cluster, ``(n_pairs, k)`` each."""
@@ -275,7 +278,7 @@ class MPCKMeans(KMeansFamily):
             labels = np.argmin(cost, axis=1)
             if node_labels is None:
                 node_labels = labels[graph.points]
-            labels[graph.points] = graph.icm(cost[graph.points], node_labels, edge_cost, rng)[0]
+            labels[graph.points] = schedule.sweep(cost[graph.points], node_labels, edge_cost)
             return labels
 
         def update(labels, old_centers):
@@ -297,7 +300,7 @@ class MPCKMeans(KMeansFamily):
             metrics = metrics.updated(blocks, np.bincount(labels, minlength=k), shared=self.shared_metric)
             return centers
 
-        centers = neighbourhood_centers(graph, X, np.einsum("ij,ij->i", X, X), k, rng, select="farthest", cannot_link_seed=False)
+        centers = neighbourhood_centers(graph, X, np.einsum("ij,ij->i", X, X), k, rng, cannot_link_seed=False)
         labels, centers, n_iter = lloyd(assign, update, centers, self.max_iter, tol)
         point_cost = metrics.point_costs(X, centers)[np.arange(X.shape[0]), labels].sum()
         dist, slack = pair_costs(metrics)

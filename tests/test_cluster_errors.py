@@ -1,0 +1,150 @@
+"""Bad input to the constrained k-means family: a clear ValueError / TypeError naming the argument."""
+
+import numpy as np
+import pytest
+from sklearn.exceptions import NotFittedError
+
+from linkwise._validation import InvalidParameterError
+from linkwise.cluster import COPKMeans, ConstrainedKMeans, MKMeans, MPCKMeans, PCKMeans, SeededKMeans
+
+PAIRWISE = [PCKMeans, MPCKMeans, COPKMeans, MKMeans]
+ALL = PAIRWISE + [SeededKMeans, ConstrainedKMeans]
+X = np.random.RandomState(0).normal(size=(20, 3))
+
+
+def fit(model, X, **constraints):
+    if isinstance(model, SeededKMeans):
+        return model.fit(X, constraints.get("y"))
+    return model.fit(X, **constraints)
+
+
+@pytest.mark.parametrize("cls", ALL)
+@pytest.mark.parametrize(("value", "pattern"), [(np.nan, "NaN"), (np.inf, "infinity")])
+def test_nan_or_inf_in_X(cls, value, pattern):
+    bad = X.copy()
+    bad[3, 1] = value
+    with pytest.raises(ValueError, match=pattern):
+        fit(cls(n_clusters=2), bad)
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_X_of_the_wrong_shape(cls):
+    with pytest.raises(ValueError, match="Expected 2D array"):
+        fit(cls(n_clusters=2), X[:, 0])
+    with pytest.raises(ValueError, match="0 feature"):
+        fit(cls(n_clusters=2), np.empty((5, 0)))
+
+
+@pytest.mark.parametrize("cls", ALL)
+@pytest.mark.parametrize("value", [0, -1])
+def test_n_clusters_below_one(cls, value):
+    name = cls.__name__
+    with pytest.raises(InvalidParameterError, match=rf"The 'n_clusters' parameter of {name} must be an int >= 1, got {value}\."):
+        fit(cls(n_clusters=value), X)
+
+
+@pytest.mark.parametrize("cls", ALL)
+@pytest.mark.parametrize("value", [2.5, "3", None, True])
+def test_n_clusters_not_an_int(cls, value):
+    with pytest.raises(TypeError, match="'n_clusters' parameter .* must be an int"):
+        fit(cls(n_clusters=value), X)
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_more_clusters_than_points(cls):
+    with pytest.raises(ValueError, match=r"'n_clusters' .* at most the number of samples, got n_clusters=21 for n_samples=20"):
+        fit(cls(n_clusters=21), X)
+
+
+@pytest.mark.parametrize("cls", ALL)
+@pytest.mark.parametrize(
+    ("param", "value", "pattern"),
+    [
+        ("n_init", 0, "'n_init' parameter .* int >= 1"),
+        ("max_iter", 0, "'max_iter' parameter .* int >= 1"),
+        ("tol", -1.0, "'tol' parameter .* float >= 0.0"),
+        ("tol", "small", "'tol' parameter .* float >= 0.0"),
+    ],
+)
+def test_common_parameters(cls, param, value, pattern):
+    with pytest.raises(InvalidParameterError, match=pattern):
+        fit(cls(n_clusters=2, **{param: value}), X)
+
+
+@pytest.mark.parametrize(
+    ("model", "pattern"),
+    [
+        (PCKMeans(w=-1.0), "'w' parameter of PCKMeans must be a float >= 0.0, got -1.0"),
+        (PCKMeans(w_bar=np.nan), "'w_bar' parameter of PCKMeans must be a float >= 0.0"),
+        (MPCKMeans(w="1"), "'w' parameter of MPCKMeans must be a float"),
+        (MPCKMeans(w_bar=-0.1), "'w_bar' parameter of MPCKMeans"),
+        (MPCKMeans(metric="euclidean"), "'metric' parameter of MPCKMeans must be one of 'diagonal', 'full'"),
+        (MPCKMeans(shared_metric="yes"), "'shared_metric' parameter of MPCKMeans must be a bool"),
+        (MKMeans(metric="mahalanobis"), "'metric' parameter of MKMeans must be one of 'diagonal', 'full'"),
+        (COPKMeans(on_infeasible="ignore"), "'on_infeasible' parameter of COPKMeans must be one of 'raise', 'relax'"),
+    ],
+)
+def test_method_parameters(model, pattern):
+    with pytest.raises(InvalidParameterError, match=pattern):
+        model.set_params(n_clusters=2).fit(X)
+
+
+@pytest.mark.parametrize("cls", PAIRWISE)
+@pytest.mark.parametrize("arg", ["ml", "cl"])
+@pytest.mark.parametrize(
+    ("pairs", "pattern"),
+    [
+        ([(0, 20)], r"pair 0 = \(0, 20\) with an index out of range .* \[0, 19\]"),
+        ([(1, 2), (-1, 3)], r"pair 1 = \(-1, 3\) with an index out of range"),
+        ([(4, 4)], r"pair 0 = \(4, 4\): a point cannot be constrained with itself"),
+        ([(0, 1, 2)], r"shape \(n_pairs, 2\), got shape \(1, 3\)"),
+        ([0, 1], r"shape \(n_pairs, 2\), got shape \(2,\)"),
+        ([(0, 1), (2,)], "ragged"),
+        ([(0.5, 1.0)], "integer row indices"),
+        ([("a", "b")], "integer row indices"),
+    ],
+)
+def test_bad_constraint_pairs_name_the_argument(cls, arg, pairs, pattern):
+    with pytest.raises(InvalidParameterError, match=rf"The '{arg}' argument of {cls.__name__}\.fit .*{pattern}"):
+        cls(n_clusters=2).fit(X, **{arg: pairs})
+
+
+@pytest.mark.parametrize("cls", PAIRWISE)
+def test_integral_float_pairs_and_empty_lists_are_fine(cls):
+    model = cls(n_clusters=2, random_state=0).fit(X, ml=np.array([[0.0, 1.0]]), cl=[])
+    assert model.labels_[0] == model.labels_[1] or cls is not COPKMeans
+
+
+@pytest.mark.parametrize("cls", PAIRWISE)
+def test_constraints_passed_positionally_are_refused(cls):
+    with pytest.raises(TypeError, match=r"pass constraints by keyword: fit\(X, ml="):
+        cls(n_clusters=2).fit(X, [(0, 1), (2, 3)])
+    with pytest.raises(TypeError):
+        cls(n_clusters=2).fit(X, None, [(0, 1)])
+
+
+@pytest.mark.parametrize("cls", [SeededKMeans, ConstrainedKMeans])
+@pytest.mark.parametrize(
+    ("y", "pattern"),
+    [
+        (np.zeros(19, dtype=int), r"one label per row of X \(20\), got shape \(19,\)"),
+        (np.zeros((20, 1), dtype=int), r"1-D array .* got shape \(20, 1\)"),
+        (np.r_[np.full(19, -1), 2], r"label 2 at row 19; labels must be -1 \(unlabeled\) or a cluster in \[0, 1\]"),
+        (np.r_[np.full(19, -1), -2], "label -2 at row 19"),
+        (np.full(20, 0.5), "integer cluster labels"),
+        (np.array(["a"] * 20), "integer cluster labels"),
+    ],
+)
+def test_bad_seed_labels(cls, y, pattern):
+    with pytest.raises(InvalidParameterError, match=rf"The 'y' argument of {cls.__name__}\.fit .*{pattern}"):
+        cls(n_clusters=2).fit(X, y)
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_predict_checks_fitted_and_features(cls):
+    model = cls(n_clusters=2, random_state=0)
+    with pytest.raises(NotFittedError):
+        model.predict(X)
+    fit(model, X)
+    with pytest.raises(ValueError, match="3 features"):
+        model.predict(X[:, :2])
