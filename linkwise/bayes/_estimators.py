@@ -56,7 +56,11 @@ _PARAMETERS_DOC = """n_particles : int or None, default=None
         Posterior samples of W kept at all times; None means ``2 * d * K``
         as in the paper.
     lam : float, default=10.0
-        Precision of the Gaussian prior on W (larger: smaller weights).
+        Variance of the Gaussian prior on W (larger: weaker prior), the
+        paper's lambda. The paper's text calls lambda the prior covariance
+        and uses 10; its eq. (3) prints ``-lambda/2 ||W||^2``, a precision,
+        which at 10 keeps the weights near 0 on standardised data (pass
+        ``lam=0.1`` for that reading).
     tau : float, default=1.0
         Weight of the prior's separation term (average assignment entropy).
     eps : float, default=0.05

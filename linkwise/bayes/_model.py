@@ -1,9 +1,11 @@
 """The Bayesian clustering model: logistic assignments, separation prior, posterior and its gradient.
 
 ``P(y_i = k | W, x_i)`` is a softmax of ``W^T x_i`` (W is d x K). The log
-prior is ``-lam/2 ||W||^2 - tau/N sum_i H(y_i | W, x_i)`` (a Gaussian times a
-reward for confident, well separated assignments), and ``P(Z | W)`` sums the
-labels of the constrained points out on the constraint forest.
+prior is ``-||W||^2 / (2 lam) - tau/N sum_i H(y_i | W, x_i)``: a Gaussian of
+variance ``lam`` (the paper's text calls its lambda the prior covariance; its
+eq. (3) prints ``-lam/2 ||W||^2``, see ``BayesianActiveClustering``) times a
+reward for confident, well separated assignments. ``P(Z | W)`` sums the labels
+of the constrained points out on the constraint forest.
 """
 
 import numpy as np
@@ -25,8 +27,8 @@ class Model:
         Standardised data.
     forest : ConstraintForest
     lam, tau, eps : float
-        Gaussian precision, weight of the separation (entropy) term, and
-        probability of a wrong answer.
+        Variance of the Gaussian prior, weight of the separation (entropy)
+        term, and probability of a wrong answer.
     """
 
     def __init__(self, X, forest, lam, tau, eps):
@@ -63,7 +65,7 @@ class Model:
         """Unnormalised ``log P(W | Z, X)`` per particle."""
         if log_likelihood is None:
             log_likelihood = self.log_likelihood(W)
-        return log_likelihood - 0.5 * self.lam * np.einsum("sdk,sdk->s", W, W)
+        return log_likelihood - 0.5 * np.einsum("sdk,sdk->s", W, W) / self.lam
 
     def same_cluster(self, W, a, b):
         """``P(y_a = y_b | Z, W)`` for candidate pairs, per particle.
@@ -101,7 +103,7 @@ class Model:
     def objective(self, w):
         """Negative log posterior of one flat W and its gradient (for L-BFGS).
 
-        The gradient is ``sum_{i in forest} x_i (q_i - p_i)^T - lam W +
+        The gradient is ``sum_{i in forest} x_i (q_i - p_i)^T - W / lam +
         tau/N sum_i x_i g_i^T`` with ``g_ik = p_ik (log p_ik - sum_j p_ij log
         p_ij)``, the derivative of ``-H(y_i)`` with respect to the logits.
         """
@@ -111,8 +113,8 @@ class Model:
         p = np.exp(log_p)
         plogp = p * log_p
         neg_entropy = plogp.sum(axis=1)
-        value = -0.5 * self.lam * np.dot(w, w) + self.tau * neg_entropy.sum() / n
-        grad = -self.lam * W[0] + (self.tau / n) * self.X.T @ (plogp - p * neg_entropy[:, None])
+        value = -0.5 * np.dot(w, w) / self.lam + self.tau * neg_entropy.sum() / n
+        grad = -W[0] / self.lam + (self.tau / n) * self.X.T @ (plogp - p * neg_entropy[:, None])
         forest = self.forest
         if len(forest):
             log_z, beta = upward(forest, log_p[forest.nodes, None], self.eps)

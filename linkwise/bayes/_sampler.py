@@ -1,6 +1,6 @@
 """Posterior samples of W: elliptical slice sampling and a resample-move particle filter.
 
-The prior is a Gaussian ``N(0, I / lam)`` times ``exp(-tau/N sum H)``, so the
+The prior is a Gaussian ``N(0, lam I)`` times ``exp(-tau/N sum H)``, so the
 posterior is that Gaussian times a "likelihood" ``exp(log P(Z|W) - tau/N sum
 H)``: the setting of elliptical slice sampling, a slice sampler without step
 sizes to tune. Every particle takes its step at the same time (one batched
@@ -99,14 +99,14 @@ class ParticleFilter:
     def __init__(self, X, n_clusters, n_particles, *, lam, tau, eps, n_mcmc_steps, n_init_steps, rng):
         self.model = Model(X, ConstraintForest(X.shape[0], [], []), lam, tau, eps)
         self.n_mcmc_steps, self.rng = n_mcmc_steps, rng
-        self.W = rng.standard_normal((n_particles, X.shape[1], n_clusters)) / np.sqrt(lam)
+        self.W = rng.standard_normal((n_particles, X.shape[1], n_clusters)) * np.sqrt(lam)
         self.log_lik = self.model.log_likelihood(self.W)
         self._move(n_init_steps)
 
     def _move(self, n_steps):
         model = self.model
         self.W, self.log_lik = elliptical_slice(
-            self.W, self.log_lik, model.log_likelihood, 1.0 / np.sqrt(model.lam), self.rng, n_steps
+            self.W, self.log_lik, model.log_likelihood, np.sqrt(model.lam), self.rng, n_steps
         )
 
     def p_must(self, a, b):
