@@ -6,9 +6,9 @@ from scipy.spatial.distance import pdist, squareform
 from linkwise._superinstances import (
     SuperInstanceClustering,
     SuperInstanceTree,
-    absorb_unqueryable,
-    kmeans_labels,
-    nearest_centre,
+    kmeans,
+    make_parts,
+    predict,
     sample_positions,
 )
 from linkwise._validation import InvalidParameterError, check_scalar
@@ -123,15 +123,9 @@ class COBRA(SuperInstanceClustering):
             )
         tree = self._tree = SuperInstanceTree(X, qmask)
         sample = sample_positions(n, qmask, ctx.rng, size=_EXACT_MAX)
-        labels, centres = kmeans_labels(X[sample], k, ctx.rng, n_init=1)
-        if sample.size < n:
-            labels = nearest_centre(X, centres)
-        labels, _ = absorb_unqueryable(X, tree.members[0], labels, qmask)
-        order = np.argsort(labels, kind="stable")
-        bounds = np.searchsorted(labels[order], np.arange(labels.max() + 2))
-        reps = []
-        for p in range(labels.max() + 1):
-            part = order[bounds[p] : bounds[p + 1]]
-            reps.append(_medoid(X, part[qmask[part]]))
-        new = tree.replace(0, labels, reps, [X[r] for r in reps])
+        model = kmeans(X[sample], k, ctx.rng)
+        labels = model.labels_ if sample.size == n else predict(model, X)
+        parts, _ = make_parts(X, tree.members[0], labels, qmask, Xm=X)
+        reps = [_medoid(X, part[qmask[part]]) for part in parts]  # root members are all rows
+        new = tree.replace(0, parts, reps, [X[r] for r in reps])
         yield from self._merge_phase(ctx, new, live=True)

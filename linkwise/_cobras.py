@@ -5,18 +5,20 @@ import numpy as np
 from linkwise._superinstances import (
     SuperInstanceClustering,
     SuperInstanceTree,
-    absorb_unqueryable,
-    kmeans_labels,
-    nearest_centre,
-    nearest_queryable,
+    bisect,
+    kmeans,
+    make_parts,
+    predict,
+    representative,
     sample_positions,
 )
 from linkwise._validation import check_scalar
 
 __all__ = ["COBRAS"]
 
-# K-means restarts for each split (splits are many and small).
-_N_INIT = 3
+# One k-means++ start per split (scikit-learn's default): three starts gave the
+# same learning curves on iris, wine, ecoli, dermatology and glass, at 1.5x the time.
+_N_INIT = 1
 
 
 class COBRAS(SuperInstanceClustering):
@@ -155,31 +157,31 @@ class COBRAS(SuperInstanceClustering):
         """Descend by 2-means splits while the representatives are cannot-linked (a generator).
 
         Returns ``(sample, level, first_split, separated)``: the rows K-means
-        is fitted on, the level (>= 1), the first split as ``(labels over
-        sample, means)`` (None if the super-instance cannot be split in two
-        parts holding a queryable row each) and the cannot-linked pairs.
+        is fitted on, the level (>= 1), the first split as ``(parts of the
+        sample, their means)`` (None if the super-instance cannot be split in
+        two parts holding a queryable row each) and the cannot-linked pairs.
         """
         X, qmask, rng = ctx.X, ctx.queryable_mask, ctx.rng
         pts = self._tree.members[sid]
         sample = pts[sample_positions(pts.size, qmask[pts], rng)]
         current, level, first_split, separated = sample, 0, None, []
         while True:
-            labels, _ = kmeans_labels(X[current], 2, rng, n_init=_N_INIT)
-            labels, means = absorb_unqueryable(X, current, labels, qmask)
-            if labels.max() < 1:
+            labels = kmeans(X[current], 2, rng, n_init=_N_INIT).labels_
+            parts, means = make_parts(X, current, labels, qmask)
+            if len(parts) < 2:
                 break
-            a, b = (nearest_queryable(X, current[(labels == p) & qmask[current]], means[p]) for p in (0, 1))
+            a, b = (representative(X, current[part], qmask, m) for part, m in zip(parts, means))
             if first_split is None:
-                first_split = (labels, means)
+                first_split = (parts, means)
             answer = yield a, b
             if answer is not False:
                 break
             separated.append((a, b))
             level += 1
-            halves = [p for p in (0, 1) if np.count_nonzero(qmask[current[labels == p]]) >= 2]
+            halves = [part for part in parts if np.count_nonzero(qmask[current[part]]) >= 2]
             if not halves:
                 break
-            current = current[labels == halves[rng.randint(len(halves))]]
+            current = current[halves[rng.randint(len(halves))]]
         return sample, max(level, 1), first_split, separated
 
     def _split(self, ctx, sid, sample, level, first_split, separated):
@@ -191,29 +193,36 @@ class COBRAS(SuperInstanceClustering):
         Xp = X if pts.size == ctx.n_samples else X[pts]
         whole = sample.size == pts.size
         k = min(2**level, tree.n_queryable[sid], sample.size)
-        if k == 2:
-            labels = first_split[0] if whole else nearest_centre(Xp, first_split[1])
+        if k == 2 and whole:
+            labels = np.empty(pts.size, dtype=np.intp)
+            for p, part in enumerate(first_split[0]):
+                labels[part] = p
+        elif k == 2:
+            labels = bisect(Xp, first_split[1])
         elif whole:
-            labels, _ = kmeans_labels(Xp, k, ctx.rng, n_init=_N_INIT)
+            labels = kmeans(Xp, k, ctx.rng, n_init=_N_INIT).labels_
         else:
-            labels = nearest_centre(Xp, kmeans_labels(X[sample], k, ctx.rng, n_init=_N_INIT)[1])
-        labels = self._separate(X, pts, labels.copy(), separated)
-        labels, means = absorb_unqueryable(X, pts, labels, qmask)
-        if labels.max() < 1:
+            labels = predict(kmeans(X[sample], k, ctx.rng, n_init=_N_INIT), Xp)
+        labels = self._separate(Xp, pts, labels.copy(), separated)
+        parts, means = make_parts(X, pts, labels, qmask, Xm=Xp)
+        if len(parts) < 2:
             return None
-        reps = [nearest_queryable(X, pts[(labels == p) & qmask[pts]], means[p]) for p in range(labels.max() + 1)]
-        return tree.replace(sid, labels, reps, list(means))
+        reps = [representative(X, pts[part], qmask, m) for part, m in zip(parts, means)]
+        return tree.replace(sid, parts, reps, list(means))
 
     @staticmethod
-    def _separate(X, pts, labels, separated):
-        """Divide any part holding both points of a cannot-link: each row joins the nearer of the two."""
+    def _separate(Xp, pts, labels, separated):
+        """Divide any part holding both points of a cannot-link: each row joins the nearer of the two.
+
+        ``Xp`` holds the rows ``pts`` of the data, ``labels`` their parts.
+        """
         for a, b in separated:
             pa, pb = np.searchsorted(pts, (a, b))
             if labels[pa] != labels[pb]:
                 continue
             part = np.flatnonzero(labels == labels[pa])
-            rows = X[pts[part]]
-            to_b = np.sum((rows - X[b]) ** 2, axis=1) < np.sum((rows - X[a]) ** 2, axis=1)
+            rows = Xp[part]
+            to_b = np.sum((rows - Xp[pb]) ** 2, axis=1) < np.sum((rows - Xp[pa]) ** 2, axis=1)
             new = labels.max() + 1
             labels[part[to_b]] = new
             labels[pb] = new

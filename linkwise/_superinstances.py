@@ -26,7 +26,19 @@ from sklearn.utils.validation import check_is_fitted
 
 from linkwise.loop import ActiveEstimator
 
-__all__ = ["SuperInstanceTree", "SuperInstanceClustering", "LabelsHistory", "kmeans_labels", "nearest_queryable"]
+__all__ = [
+    "SuperInstanceTree",
+    "SuperInstanceClustering",
+    "LabelsHistory",
+    "group",
+    "bisect",
+    "kmeans",
+    "make_parts",
+    "predict",
+    "nearest_queryable",
+    "representative",
+    "sample_positions",
+]
 
 # Above this many points K-means is fitted on a sample and the rest is assigned
 # to the nearest centre; it keeps every split fast on millions of points.
@@ -62,8 +74,8 @@ def _threadpools():
     return ThreadpoolController()
 
 
-def kmeans_labels(X, k, rng, *, n_init):
-    """K-means labels and centres of ``X`` (seeded from ``rng``).
+def kmeans(X, k, rng, *, n_init=1):
+    """A K-means model of ``X`` (seeded from ``rng``).
 
     The fits here are small and many, so they run on one OpenMP thread:
     starting threads costs more than it saves, and much more on a busy
@@ -75,17 +87,19 @@ def kmeans_labels(X, k, rng, *, n_init):
     with warnings.catch_warnings(), _threadpools().limit(limits=1, user_api="openmp"):
         warnings.simplefilter("ignore", ConvergenceWarning)
         km.fit(X)
-    return km.labels_, km.cluster_centers_
+    return km
 
 
-def nearest_centre(X, centres, chunk=1 << 16):
-    """Index of the nearest centre for every row of ``X`` (chunked, vectorised)."""
-    out = np.empty(X.shape[0], dtype=np.intp)
-    sq = np.einsum("ij,ij->i", centres, centres)
-    for start in range(0, X.shape[0], chunk):
-        block = X[start : start + chunk]
-        out[start : start + chunk] = np.argmin(sq - 2.0 * block @ centres.T, axis=1)
-    return out
+def predict(model, X):
+    """Nearest centre of ``model`` for every row of ``X`` (scikit-learn's assignment, one thread)."""
+    with _threadpools().limit(limits=1, user_api="openmp"):
+        return model.predict(X)
+
+
+def bisect(X, centres):
+    """Nearest of two ``centres`` for every row: the side of their bisecting hyperplane (one product)."""
+    w = centres[1] - centres[0]
+    return (X @ w > 0.5 * (centres[1] @ centres[1] - centres[0] @ centres[0])).astype(np.intp)
 
 
 def nearest_queryable(X, candidates, centre):
@@ -100,34 +114,78 @@ def nearest_queryable(X, candidates, centre):
     return int(cand[np.argmin(d)])
 
 
-def part_means(Xm, labels, n_parts):
-    """Mean of the rows of ``Xm`` in each part (one bincount per feature)."""
-    counts = np.bincount(labels, minlength=n_parts).astype(float)
-    sums = np.stack([np.bincount(labels, weights=Xm[:, f], minlength=n_parts) for f in range(Xm.shape[1])], axis=1)
-    return sums / np.maximum(counts, 1.0)[:, None]
+def representative(X, rows, queryable_mask, centre):
+    """The queryable row of ``rows`` closest to ``centre`` (searched among a fixed-stride subset of large sets)."""
+    thin = rows[:: -(-rows.size // (2 * SAMPLE_SIZE))]
+    cand = thin[queryable_mask[thin]]
+    if not cand.size:  # the stride missed the few queryable rows
+        cand = rows[queryable_mask[rows]]
+    return nearest_queryable(X, cand, centre)
 
 
-def absorb_unqueryable(X, members, labels, queryable_mask):
-    """Renumber parts 0..; parts without a queryable point join the nearest part that has one.
+def group(labels, n_parts):
+    """Positions holding each label ``0 .. n_parts - 1``, each sorted.
 
-    Nearest is measured between part means. Returns the new labels and the
-    means of the resulting parts (None if no part has a queryable point).
+    A stable sort on 16-bit keys (a radix sort in NumPy) keeps this linear
+    on millions of points.
     """
-    _, labels = np.unique(labels, return_inverse=True)
-    Xm = X[members]
-    n_parts = labels.max() + 1
-    means = part_means(Xm, labels, n_parts)
+    keys = labels.astype(np.uint16) if n_parts <= np.iinfo(np.uint16).max else labels
+    order = np.argsort(keys, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(labels, minlength=n_parts))])
+    return [order[bounds[p] : bounds[p + 1]] for p in range(n_parts)]
+
+
+def _sums(Xm, labels, n_parts, most=1 << 16):
+    """Per-part feature sums and counts over at most ``most`` rows (a fixed stride).
+
+    Parts that the stride misses get exact sums from all their rows.
+    """
+    step = -(-labels.size // most)
+    sub = labels[::step]
+    rows = Xm[::step]
+    counts = np.bincount(sub, minlength=n_parts).astype(float)
+    sums = np.stack([np.bincount(sub, weights=rows[:, f], minlength=n_parts) for f in range(Xm.shape[1])], axis=1)
+    for p in np.flatnonzero(counts == 0):
+        exact = Xm[labels == p]
+        sums[p], counts[p] = exact.sum(axis=0), exact.shape[0]
+    return sums, counts
+
+
+def make_parts(X, members, labels, queryable_mask, Xm=None):
+    """Group ``members`` by ``labels``; a part without a queryable row joins the nearest part that has one.
+
+    Nearest is measured between part means (estimated on at most 65,536
+    rows of a large set). Returns the parts as sorted position arrays into
+    ``members`` and their means (an ``(n_parts, n_features)`` array).
+
+    Parameters
+    ----------
+    X : ndarray
+    members : ndarray of int
+        Sorted rows of ``X``.
+    labels : ndarray of int
+        A part number ``>= 0`` for each member.
+    queryable_mask : ndarray of bool
+        Over all rows of ``X``.
+    Xm : ndarray, optional
+        ``X[members]`` if the caller has it.
+    """
+    Xm = X[members] if Xm is None else Xm
+    n_parts = int(labels.max()) + 1
+    present = np.bincount(labels, minlength=n_parts) > 0
     has_q = np.bincount(labels, weights=queryable_mask[members], minlength=n_parts) > 0
-    if not has_q.any():
-        return labels, None
-    if not has_q.all():
-        keep = np.flatnonzero(has_q)
-        target = np.arange(n_parts)
-        lost = np.flatnonzero(~has_q)
+    sums, counts = _sums(Xm, labels, n_parts)
+    target = np.arange(n_parts)
+    keep, lost = np.flatnonzero(has_q), np.flatnonzero(present & ~has_q)
+    if keep.size and lost.size:
+        means = sums / np.maximum(counts, 1.0)[:, None]
         target[lost] = keep[np.argmin(cdist(means[lost], means[keep]), axis=1)]
-        _, labels = np.unique(target[labels], return_inverse=True)
-        means = part_means(Xm, labels, labels.max() + 1)
-    return labels, means
+        np.add.at(sums, target[lost], sums[lost])
+        np.add.at(counts, target[lost], counts[lost])
+        labels = target[labels]
+    kept = np.flatnonzero(present & (has_q | ~has_q.any()))
+    parts = group(labels, n_parts)
+    return [parts[p] for p in kept], sums[kept] / counts[kept][:, None]
 
 
 class SuperInstanceTree:
@@ -154,7 +212,7 @@ class SuperInstanceTree:
         self.first_point = [0]
         self.size = [n_samples]
         self.n_queryable = [int(queryable_mask.sum())]
-        self.rep = [nearest_queryable(X, np.flatnonzero(queryable_mask), centre)]
+        self.rep = [representative(X, np.arange(n_samples), queryable_mask, centre)]
         self.position = [centre]
         self.cluster = np.zeros(1, dtype=np.intp)
         self.shown = (1, self.cluster.copy())
@@ -168,27 +226,25 @@ class SuperInstanceTree:
         """Current super-instances, as a sorted id array."""
         return np.array(sorted(self.members), dtype=np.intp)
 
-    def replace(self, sid, labels, reps, positions):
-        """Split leaf ``sid``: its members take part ``labels``; each part becomes a leaf in a cluster of its own.
+    def replace(self, sid, parts, reps, positions):
+        """Split leaf ``sid`` into ``parts`` (position arrays into its members, each sorted).
 
-        Returns the new ids.
+        Each part becomes a leaf in a cluster of its own; returns the new ids.
         """
         pts = self.members.pop(sid)
         self._cache = None
-        order = np.argsort(labels, kind="stable")
-        bounds = np.searchsorted(labels[order], np.arange(len(reps) + 1))
         new = []
-        for p in range(len(reps)):
-            part = pts[order[bounds[p] : bounds[p + 1]]]  # stays sorted: pts is sorted, the sort is stable
+        for part, rep, position in zip(parts, reps, positions):
+            rows = pts[part]
             nid = self.n_ids
-            self.members[nid] = part
-            self.leaf_of_point[part] = nid
+            self.members[nid] = rows
+            self.leaf_of_point[rows] = nid
             self.parent.append(sid)
-            self.first_point.append(int(part[0]))
-            self.size.append(int(part.size))
-            self.n_queryable.append(int(self.queryable_mask[part].sum()))
-            self.rep.append(int(reps[p]))
-            self.position.append(positions[p])
+            self.first_point.append(int(rows[0]))
+            self.size.append(int(rows.size))
+            self.n_queryable.append(int(np.count_nonzero(self.queryable_mask[rows])))
+            self.rep.append(int(rep))
+            self.position.append(position)
             new.append(nid)
         self.cluster = np.concatenate([self.cluster, np.asarray(new, dtype=np.intp)])
         return np.asarray(new, dtype=np.intp)

@@ -1,0 +1,296 @@
+"""COBRA and COBRAS: question counts, speed, scale, and quality against PCKMeans+MinMax / MPCKMeans+NPU.
+
+1. Table 1 of the COBRA paper (Van Craenendonck, Dumančić, Blockeel, IJCAI
+   2017): questions COBRA asks with 25 super-instances, mean of 5 runs, data
+   scaled to [0, 1], next to the paper's numbers and the section 3 lower
+   bound N_S - N_C + C(N_C, 2).
+2. Merging step: a full COBRA run with 500 super-instances (questions
+   answered at once), its K-means fit as the baseline of the same run, and a
+   plain-Python Algorithm 1 (restart after every merge) on the same
+   super-instances for comparison.
+3. Scale: COBRA (50 super-instances) and COBRAS (200 questions) on
+   make_blobs with n = 1,000,000, d = 10, 10 centres, a perfect oracle: total
+   seconds as a ratio to one scikit-learn K-means fit (k = 10) of the same
+   data, and the time between questions after the first.
+4. Quality, the paper's protocol: stratified 5-fold cross-validation,
+   questions only about training rows, ARI on the test fold. COBRA with 25,
+   50 and 100 super-instances asks what it needs; COBRAS, PCKMeans+MinMax and
+   MPCKMeans+NPU (both given the true K) get the same number of questions in
+   the same fold. Wins and losses per dataset as in the paper's Table 2.
+   Every method runs once per fold up to the largest budget and its
+   clustering is read at each budget through ``ActiveSession`` (each asks the
+   same first b questions whatever its budget).
+
+    python benchmarks/bench_cobra.py [--quick] [--parts table1,merge,scale,compare]
+                                     [--datasets iris,wine] [--super-instances 25,50]
+"""
+
+import argparse
+import itertools
+import os
+import time
+from math import comb
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+from scipy.spatial.distance import cdist  # noqa: E402
+from scipy.stats import wilcoxon  # noqa: E402
+from sklearn.cluster import KMeans  # noqa: E402
+from sklearn.datasets import make_blobs  # noqa: E402
+
+import linkwise as lw  # noqa: E402
+from linkwise.bench._protocol import FoldOracle, cell_seed, fold_split  # noqa: E402
+
+OUT = Path(__file__).parent / "results" / "cobra.md"
+
+TABLE_1 = {"iris": 34, "wine": 35, "dermatology": 42, "hepatitis": 39, "ecoli": 51, "optdigits389": 54}
+# the COBRA paper's 15 UCI datasets, all shipped
+PAPER_DATASETS = [
+    "iris", "wine", "dermatology", "hepatitis", "glass", "ionosphere", "optdigits389", "ecoli",
+    "breast-cancer-wisconsin", "segmentation", "column_2C", "parkinsons", "spambase", "sonar", "yeast",
+]  # fmt: skip
+COMPETITORS = {
+    "PCKMeans+MinMax": lambda k, b, s: lw.ActiveClustering(
+        lw.PCKMeans(n_clusters=k), lw.active.MinMax(), max_queries=b, random_state=s
+    ),
+    "MPCKMeans+NPU": lambda k, b, s: lw.ActiveClustering(
+        lw.MPCKMeans(n_clusters=k), lw.active.NPU(), max_queries=b, random_state=s
+    ),
+}
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+# -- 1. Table 1 -------------------------------------------------------------------
+def table_1():
+    rows = []
+    for name, paper in TABLE_1.items():
+        X, y = lw.datasets.load(name, scale="minmax")
+        runs = [lw.COBRA(n_super_instances=25, random_state=s).fit(X, lw.LabelOracle(y)) for s in range(5)]
+        counts = [r.n_queries_ for r in runs]
+        mean = np.mean(counts)
+        bound = 25 - len(np.unique(y)) + comb(len(np.unique(y)), 2)
+        aris = [lw.metrics.ari(y, r.labels_) for r in runs]
+        rows.append(
+            [name, len(y), paper, f"{mean:.1f}", f"{100 * (mean / paper - 1):+.0f}%", bound,
+             f"{min(counts)}-{max(counts)}", f"{np.mean(aris):.3f}"]
+        )  # fmt: skip
+    header = ["dataset", "n", "paper", "linkwise (5 runs)", "vs paper", "lower bound", "range", "ARI"]
+    return table(header, rows)
+
+
+# -- 2. merging step ---------------------------------------------------------------
+def naive_algorithm_1(points, labels):
+    """Algorithm 1 of the paper, literally: rebuild and sort the cluster pairs after every merge."""
+    clusters = [[i] for i in range(len(points))]
+    d = cdist(points, points)
+    cannot, asked = set(), 0
+    merged = True
+    while merged:
+        merged = False
+        pairs = []
+        for a, b in itertools.combinations(range(len(clusters)), 2):
+            if any((x, y) in cannot for x in clusters[a] for y in clusters[b]):
+                continue
+            sub = d[np.ix_(clusters[a], clusters[b])]
+            i, j = np.unravel_index(sub.argmin(), sub.shape)
+            pairs.append((sub[i, j], a, b, clusters[a][i], clusters[b][j]))
+        for _, a, b, x, y in sorted(pairs):
+            asked += 1
+            if labels[x] == labels[y]:
+                clusters[a] += clusters.pop(b)
+                merged = True
+                break
+            cannot |= {(x, y), (y, x)}
+    return asked
+
+
+def merge_speed(n_super, n, naive_super):
+    X, y = make_blobs(n_samples=n, n_features=5, centers=30, cluster_std=1.0, random_state=0)
+    rows = []
+    for k in sorted({n_super, naive_super}):
+        start = time.perf_counter()
+        KMeans(n_clusters=k, n_init=1, random_state=0).fit(X)
+        t_kmeans = time.perf_counter() - start
+        start = time.perf_counter()
+        est = lw.COBRA(n_super_instances=k, random_state=0).fit(X, lw.LabelOracle(y))
+        t_cobra = time.perf_counter() - start
+        t_rest = max(t_cobra - t_kmeans, 1e-9)
+        naive = ""
+        if k <= naive_super:
+            reps = est.representatives_
+            start = time.perf_counter()
+            asked = naive_algorithm_1(X[reps], y[reps])
+            t_naive = time.perf_counter() - start
+            naive = f"{t_naive:.2f} s ({t_naive / t_rest:.0f}x), {asked} questions"
+        rows.append(
+            [k, n, est.n_queries_, f"{t_cobra:.2f}", f"{t_kmeans:.2f}", f"{t_rest:.2f}",
+             f"{t_cobra / t_kmeans:.1f}", naive or "-"]
+        )  # fmt: skip
+    header = ["super-instances", "n", "questions", "COBRA s", "K-means fit s (baseline)",
+              "merging + loop s", "COBRA / K-means", "plain Algorithm 1 on the same super-instances"]  # fmt: skip
+    return table(header, rows)
+
+
+# -- 3. scale ----------------------------------------------------------------------
+def timed_fit(est, X, y):
+    """Total wall seconds, seconds to the first question, and the gaps between questions in
+    milliseconds of wall time and of this process's CPU time (the machine is shared)."""
+    stamps, cpu = [], []
+
+    def answer(i, j):
+        stamps.append(time.perf_counter())
+        cpu.append(time.process_time())
+        return bool(y[i] == y[j])
+
+    start = time.perf_counter()
+    est.fit(X, lw.CallbackOracle(answer))
+    total = time.perf_counter() - start
+    return total, stamps[0] - start, np.diff(stamps) * 1000, np.diff(cpu) * 1000
+
+
+def scale(n):
+    X, y = make_blobs(n_samples=n, n_features=10, centers=10, random_state=0)
+    start = time.perf_counter()
+    KMeans(n_clusters=10, n_init=1, random_state=0).fit(X)
+    t_base = time.perf_counter() - start
+    rows = []
+    for est in (lw.COBRA(n_super_instances=50, random_state=0), lw.COBRAS(max_queries=200, random_state=0)):
+        total, first, wall, cpu = timed_fit(est, X, y)
+        rows.append(
+            [type(est).__name__, n, est.n_queries_, f"{total:.1f}", f"{total / t_base:.1f}", f"{first:.2f}",
+             f"{np.median(wall):.1f}", f"{np.percentile(wall, 95):.1f}", f"{wall.max():.0f} / {cpu.max():.0f}",
+             f"{(wall > 50).sum()} / {(cpu > 50).sum()}", f"{lw.metrics.ari(y, est.labels_):.3f}"]
+        )  # fmt: skip
+    header = ["method", "n", "questions", "total s", "total / K-means fit", "s to 1st question",
+              "gap median ms", "gap p95 ms", "gap max ms (wall / CPU)", "gaps > 50 ms (wall / CPU)", "ARI"]  # fmt: skip
+    return table(header, rows), t_base
+
+
+# -- 4. comparison -----------------------------------------------------------------
+def read_at(est, X, oracle, queryable, budgets):
+    """Labels of a run at each budget (one run up to the largest), and its seconds."""
+    start = time.perf_counter()
+    session = lw.ActiveSession(est, X, queryable=queryable)
+    out = {}
+    for b in sorted(budgets):
+        while session.n_queries < b and (pair := session.ask()) is not None:
+            session.tell(pair, oracle.query(*pair))
+        out[b] = session.labels_
+    return out, time.perf_counter() - start
+
+
+def compare(datasets, n_supers, n_folds):
+    """Per dataset and number of super-instances: questions and mean test ARI of every method."""
+    results = {}  # (dataset, n_super) -> {method: [ari per fold]}, plus "questions"
+    seconds = {}
+    for name in datasets:
+        X, y = lw.datasets.load(name, scale="minmax")
+        k = len(np.unique(y))
+        for fold, (train, test) in enumerate(fold_split(y, n_folds, repeat=0, seed=0)):
+            seed = cell_seed(0, 0, fold)
+            budgets = {}
+            for ns in n_supers:
+                start = time.perf_counter()
+                est = lw.COBRA(n_super_instances=ns, random_state=seed).fit(X, FoldOracle(y, train), queryable=train)
+                seconds.setdefault("COBRA", []).append(time.perf_counter() - start)
+                cell = results.setdefault((name, ns), {})
+                cell.setdefault("questions", []).append(est.n_queries_)
+                cell.setdefault("COBRA", []).append(lw.metrics.ari(y[test], est.labels_[test]))
+                budgets[ns] = est.n_queries_
+            largest = max(budgets.values())
+            methods = {"COBRAS": lambda b, s: lw.COBRAS(max_queries=b, random_state=s)}
+            methods.update({m: (lambda make: lambda b, s: make(k, b, s))(make) for m, make in COMPETITORS.items()})
+            for method, make in methods.items():
+                labels, secs = read_at(make(largest, seed), X, FoldOracle(y, train), train, set(budgets.values()))
+                seconds.setdefault(method, []).append(secs)
+                for ns, b in budgets.items():
+                    results[(name, ns)].setdefault(method, []).append(lw.metrics.ari(y[test], labels[b][test]))
+            print(f"  {name} fold {fold}: budgets {budgets}", flush=True)
+    return results, seconds
+
+
+def wins_losses(results, n_supers, pairs):
+    rows = []
+    for a, b in pairs:
+        row = [f"{a} vs {b}"]
+        for ns in n_supers:
+            diffs = np.array([np.mean(c[a]) - np.mean(c[b]) for (_, s), c in results.items() if s == ns])
+            win, loss = diffs[diffs > 0], diffs[diffs < 0]
+            p = wilcoxon(diffs).pvalue if np.count_nonzero(diffs) >= 6 else float("nan")
+            row += [f"{win.size} ({win.mean() if win.size else 0:.2f})", f"{loss.size} ({-loss.mean() if loss.size else 0:.2f})",
+                    f"{p:.3f}"]  # fmt: skip
+        rows.append(row)
+    header = ["comparison"] + [f"{h} ({ns} SI)" for ns in n_supers for h in ("win", "loss", "Wilcoxon p")]
+    return table(header, rows)
+
+
+def per_dataset(results):
+    methods = ["COBRA", "COBRAS", *COMPETITORS]
+    rows = []
+    for (name, ns), cell in results.items():
+        means = [np.mean(cell[m]) for m in methods]
+        best = max(means)
+        rows.append(
+            [name, ns, f"{np.mean(cell['questions']):.0f}"]
+            + [f"**{v:.3f}**" if v == best else f"{v:.3f}" for v in means]
+        )
+    return table(["dataset", "super-instances", "questions", *methods], rows)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small sizes (about 2 minutes)")
+    parser.add_argument("--parts", default="table1,merge,scale,compare")
+    parser.add_argument("--datasets", help="comma-separated (default: the paper's 15; quick: iris,wine)")
+    parser.add_argument("--super-instances", help="comma-separated (default 25,50,100; quick: 25)")
+    args = parser.parse_args()
+    parts = set(args.parts.split(","))
+    datasets = args.datasets.split(",") if args.datasets else (["iris", "wine"] if args.quick else PAPER_DATASETS)
+    default_supers = "25" if args.quick else "25,50,100"
+    n_supers = [int(v) for v in (args.super_instances or default_supers).split(",")]
+    n = 100_000 if args.quick else 1_000_000
+    mode = "quick" if args.quick else "full"
+
+    sections = [f"# COBRA and COBRAS ({mode} mode)\n", "Written by `benchmarks/bench_cobra.py`; "
+                "one process, `OMP_NUM_THREADS=1`, on the shared 2-core machine.\n"]  # fmt: skip
+    if "table1" in parts:
+        sections += ["## Table 1: questions with 25 super-instances\n", table_1(), ""]
+        print(sections[-2], flush=True)
+    if "merge" in parts:
+        sections += ["## Merging step: a full COBRA run, questions answered at once\n",
+                     merge_speed(500, 2000 if args.quick else 5000, 100), ""]  # fmt: skip
+        print(sections[-2], flush=True)
+    if "scale" in parts:
+        text, t_base = scale(n)
+        sections += [f"## Scale: make_blobs n = {n:,}, d = 10, 10 centres, perfect oracle\n",
+                     f"Baseline: one scikit-learn K-means fit (k = 10, one start) of the same data, {t_base:.1f} s.\n",
+                     text, ""]  # fmt: skip
+        print(text, flush=True)
+    if "compare" in parts:
+        start = time.perf_counter()
+        results, seconds = compare(datasets, n_supers, 5)
+        pairs = [("COBRA", m) for m in COMPETITORS] + [("COBRAS", m) for m in COMPETITORS] + [("COBRAS", "COBRA")]
+        secs = table(["method", "mean s per fold run"], [[m, f"{np.mean(v):.2f}"] for m, v in seconds.items()])
+        sections += [
+            "## Quality: the paper's 5-fold protocol (ARI on the test fold, true K for the competitors)\n",
+            f"Datasets: {', '.join(datasets)}; {time.perf_counter() - start:.0f} s.\n",
+            "Wins and losses over datasets (mean margin in brackets), as in the paper's Table 2:\n",
+            wins_losses(results, n_supers, pairs), "", "Per dataset (mean test ARI over the folds):\n",
+            per_dataset(results), "", "Run time per fold (each competitor runs once up to its largest budget):\n",
+            secs, "",
+        ]  # fmt: skip
+        print("\n".join(sections[-9:]), flush=True)
+    OUT.parent.mkdir(exist_ok=True)
+    OUT.write_text("\n".join(sections) + "\n")
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()
