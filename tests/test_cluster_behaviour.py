@@ -108,10 +108,10 @@ def test_constrained_kmeans_keeps_seeds_seeded_kmeans_does_not(blobs):
 # -- with no constraints PCKMeans is k-means ----------------------------------------
 
 
-@pytest.mark.parametrize("model", [PCKMeans(n_clusters=4, n_init=5, random_state=0), COPKMeans(n_clusters=4, n_init=5, random_state=0), SeededKMeans(n_clusters=4, n_init=5, random_state=0)])
-def test_without_constraints_matches_kmeans(model, blobs):
+@pytest.mark.parametrize("cls", [PCKMeans, COPKMeans, SeededKMeans])
+def test_without_constraints_matches_kmeans(cls, blobs):
     X, y = blobs
-    ours = model.fit(X)
+    ours = cls(n_clusters=4, n_init=5, random_state=0).fit(X)
     theirs = KMeans(n_clusters=4, n_init=5, random_state=0).fit(X)
     assert ours.inertia_ == pytest.approx(theirs.inertia_, rel=1e-3)
     assert adjusted_rand_score(theirs.labels_, ours.labels_) > 0.99

@@ -39,7 +39,8 @@ def test_X_of_the_wrong_shape(cls):
 @pytest.mark.parametrize("value", [0, -1])
 def test_n_clusters_below_one(cls, value):
     name = cls.__name__
-    with pytest.raises(InvalidParameterError, match=rf"The 'n_clusters' parameter of {name} must be an int >= 1, got {value}\."):
+    expected = rf"The 'n_clusters' parameter of {name} must be an int >= 1, got {value}\."
+    with pytest.raises(InvalidParameterError, match=expected):
         fit(cls(n_clusters=value), X)
 
 
@@ -52,7 +53,8 @@ def test_n_clusters_not_an_int(cls, value):
 
 @pytest.mark.parametrize("cls", ALL)
 def test_more_clusters_than_points(cls):
-    with pytest.raises(ValueError, match=r"'n_clusters' .* at most the number of samples, got n_clusters=21 for n_samples=20"):
+    expected = r"'n_clusters' .* at most the number of samples, got n_clusters=21 for n_samples=20"
+    with pytest.raises(ValueError, match=expected):
         fit(cls(n_clusters=21), X)
 
 

@@ -51,6 +51,11 @@ def update_centers(X, labels, old_centers):
     return centers
 
 
+def mean_update(X):
+    """The k-means update step for :func:`lloyd`: ``(labels, old_centers) -> cluster means``."""
+    return lambda labels, old_centers: update_centers(X, labels, old_centers)
+
+
 def kmeans_plusplus(X, x_sq, n_clusters, rng, centers=None):
     """Greedy k-means++ seeding, optionally completing given centres.
 

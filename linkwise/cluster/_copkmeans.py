@@ -11,10 +11,10 @@ from linkwise.cluster._base import (
     check_y_ignored,
     kmeans_plusplus,
     lloyd,
+    mean_update,
     one_hot,
     sq_distances,
     start,
-    update_centers,
 )
 from linkwise.cluster._graph import PairGraph, check_constraints
 from linkwise.exceptions import InconsistentConstraintError
@@ -23,14 +23,17 @@ from linkwise.exceptions import InconsistentConstraintError
 class COPKMeans(KMeansFamily):
     """Constrained k-means with hard must-link and cannot-link constraints.
 
-    Must-linked points (with the transitive closure) move as one group.
-    Each assignment step starts from scratch: the groups without
-    cannot-links go to their nearest centre at once; the others, in a fresh
-    random order, each go to the nearest centre whose cluster holds none of
-    the groups it is cannot-linked to and that were already placed in this
-    step. When a group finds every cluster blocked, the step has failed
-    (the papers' COP-k-means gives up; this can happen even when a feasible
-    clustering exists, because the outcome depends on the order).
+    Must-linked points (with the transitive closure) move as one group,
+    which goes to the cluster with the smallest total squared distance to
+    its members (Wagstaff et al. place points one by one, so a group follows
+    whichever member comes first). Each assignment step starts from scratch:
+    the groups without cannot-links are placed all at once; the others, in
+    a random order drawn once per run, each go to the nearest cluster that
+    holds none of the groups it is cannot-linked to and that were already
+    placed in this step. Centres start by k-means++. When a group finds
+    every cluster blocked, the step has failed (COP-k-means gives up; this
+    can happen even when a feasible clustering exists, because the outcome
+    depends on the order).
 
     Parameters
     ----------
@@ -181,7 +184,7 @@ class COPKMeans(KMeansFamily):
             return group_labels[group]
 
         centers = kmeans_plusplus(X, x_sq, k, rng)
-        result = lloyd(assign, lambda lab, old: update_centers(X, lab, old), centers, self.max_iter, self._tol(X))
+        result = lloyd(assign, mean_update(X), centers, self.max_iter, self._tol(X))
         if result is None:
             return None
         labels, centers, n_iter = result
@@ -190,8 +193,8 @@ class COPKMeans(KMeansFamily):
         return _Run(labels, centers, inertia, n_iter, state=n_violated, score=(n_violated, inertia))
 
     def _infeasible_error(self, failed_group, group):
-        point = int(np.flatnonzero(group == failed_group)[0])
         together = np.flatnonzero(group == failed_group)
+        point = int(together[0])
         with_ml = f" (with the {together.size - 1} points must-linked to it)" if together.size > 1 else ""
         return ValueError(
             f"COPKMeans could not place point {point}{with_ml} in any of its n_init={self.n_init} "

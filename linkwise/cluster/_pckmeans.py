@@ -3,7 +3,7 @@
 import numpy as np
 
 from linkwise._validation import check_scalar
-from linkwise.cluster._base import KMeansFamily, _Run, check_y_ignored, lloyd, sq_distances, start, update_centers
+from linkwise.cluster._base import KMeansFamily, _Run, check_y_ignored, lloyd, mean_update, sq_distances, start
 from linkwise.cluster._graph import PairGraph, check_constraints, neighbourhood_centers
 
 
@@ -150,7 +150,7 @@ class PCKMeans(KMeansFamily):
             return labels
 
         centers = neighbourhood_centers(graph, X, x_sq, k, rng, cannot_link_seed=True)
-        labels, centers, n_iter = lloyd(assign, lambda lab, old: update_centers(X, lab, old), centers, self.max_iter, tol)
+        labels, centers, n_iter = lloyd(assign, mean_update(X), centers, self.max_iter, tol)
         residual = X - centers[labels]
         violated = graph.violated(labels)
         objective = (

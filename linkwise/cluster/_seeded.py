@@ -5,7 +5,16 @@ import numbers
 import numpy as np
 
 from linkwise._validation import InvalidParameterError, owner_name
-from linkwise.cluster._base import KMeansFamily, _Run, kmeans_plusplus, lloyd, sq_distances, start, update_centers
+from linkwise.cluster._base import (
+    KMeansFamily,
+    _Run,
+    kmeans_plusplus,
+    lloyd,
+    mean_update,
+    sq_distances,
+    start,
+    update_centers,
+)
 
 
 def _check_seeds(y, n_samples, n_clusters, owner):
@@ -136,7 +145,7 @@ class SeededKMeans(KMeansFamily):
                 labels[labelled] = seeds[labelled]
             return labels
 
-        labels, centers, n_iter = lloyd(assign, lambda lab, old: update_centers(X, lab, old), centers, self.max_iter, tol)
+        labels, centers, n_iter = lloyd(assign, mean_update(X), centers, self.max_iter, tol)
         residual = X - centers[labels]
         return _Run(labels, centers, float(np.einsum("ij,ij->", residual, residual)), n_iter)
 
