@@ -6,10 +6,13 @@ the registry imports no method. How the harness runs an entry follows from the
 estimator it makes (see :func:`method_kind`).
 """
 
+import atexit
 import importlib
 import inspect
+import shutil
+import tempfile
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from typing import Callable
 
 from linkwise._validation import InvalidParameterError
@@ -43,7 +46,7 @@ class MethodSpec:
 
     Examples
     --------
-    >>> from functools import partial
+    >>> from functools import lru_cache, partial
     >>> from sklearn.cluster import KMeans
     >>> spec = MethodSpec("kmeans-3", lambda k, b, rs: KMeans(3, random_state=rs), False, "K-means, K=3")
     >>> spec.make(5, 10, 0).n_clusters
@@ -74,8 +77,17 @@ def _cobra(n_clusters, max_queries, random_state, *, n_super_instances):
     return _build("linkwise.cobra:COBRA", n_super_instances=n_super_instances, random_state=random_state)
 
 
+@lru_cache(maxsize=1)
+def _candidate_cache():
+    """A directory for this process's COBS candidates, removed when the process exits."""
+    path = tempfile.mkdtemp(prefix="linkwise-bench-cobs-")
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
+
+
 def _cobs(n_clusters, max_queries, random_state):
-    return _build("linkwise.cobs:COBS", random_state=random_state)
+    # COBS is refitted at every budget of a cell with the same seed: generate its ~900 candidates once
+    return _build("linkwise.cobs:COBS", random_state=random_state, cache=_candidate_cache())
 
 
 def _budgeted(n_clusters, max_queries, random_state, *, path, k=False, **params):

@@ -167,7 +167,7 @@ def friedman_holm(matrix, alpha=ALPHA):
     >>> rng = np.random.RandomState(0)
     >>> m = pd.DataFrame({"a": rng.rand(8) + 1, "b": rng.rand(8), "c": rng.rand(8)})
     >>> (stat, p), posthoc = friedman_holm(m)
-    >>> p < 0.05, posthoc.loc["a", "rank"]
+    >>> bool(p < 0.05), float(posthoc.loc["a", "rank"])
     (True, 1.0)
     """
     n, k = matrix.shape

@@ -235,21 +235,37 @@ def _save_config(out, config):
     os.replace(tmp, out / CONFIG)
 
 
-def _tasks(specs, kinds, datasets, config, own_rows, present):
-    """The cells still to run. ``present``: budgets already in the file per cell key."""
+def _present(frame):
+    """Budgets already in the results, per cell key (None: the row of an own-question method)."""
+    present = {}
+    for row in frame[KEY + ["budget"]].itertuples(index=False):
+        present.setdefault(tuple(row[:4]), set()).add(None if pd.isna(row.budget) else int(row.budget))
+    return present
+
+
+def _own_counts(frame):
+    """Questions asked by each own-question method, per (dataset, repeat, fold)."""
+    counts = {}
+    for row in frame[frame["budget"].isna()].itertuples(index=False):
+        counts.setdefault((row.dataset, row.repeat, row.fold), set()).add(int(row.n_queries))
+    return counts
+
+
+def _tasks(specs, kinds, datasets, config, frame):
+    """The cells of ``specs`` that ``frame`` (the results so far) does not hold complete."""
     common = {k: config[k] for k in ("folds", "seed", "scale", "data_dir")}
+    present, matched = _present(frame), _own_counts(frame)
     tasks = []
     for spec in specs:
         for dataset in datasets:
             for repeat in range(config["repeats"]):
                 for fold in range(config["folds"]):
+                    key = (spec.name, dataset, repeat, fold)
                     if kinds[spec.name] == "own":
-                        budgets = ()
-                        done = (spec.name, dataset, repeat, fold) in present
+                        budgets, done = (), key in present
                     else:
-                        matched = own_rows.get((dataset, repeat, fold), set())
-                        budgets = tuple(sorted(set(config["budgets"]) | matched))
-                        done = set(budgets) <= present.get((spec.name, dataset, repeat, fold), set())
+                        budgets = tuple(sorted(set(config["budgets"]) | matched.get((dataset, repeat, fold), set())))
+                        done = set(budgets) <= present.get(key, set())
                     if not done:
                         tasks.append(_Task(spec, kinds[spec.name], dataset, repeat, fold, budgets, **common))
     return tasks
@@ -257,15 +273,11 @@ def _tasks(specs, kinds, datasets, config, own_rows, present):
 
 def _drop_cells(path, frame, keys):
     """Rewrite the results without the rows of ``keys`` (cells to be run again whole)."""
-    if not keys:
-        return frame
-    index = frame.set_index(KEY).index
-    keep = ~index.isin(list(keys))
-    frame = frame[keep]
-    tmp = path.with_suffix(".tmp")
-    frame.to_csv(tmp, index=False)
-    os.replace(tmp, path)
-    return frame
+    drop = frame.set_index(KEY).index.isin(list(keys))
+    if drop.any():
+        tmp = path.with_suffix(".tmp")
+        frame[~drop].to_csv(tmp, index=False)
+        os.replace(tmp, path)
 
 
 class _Executor:
@@ -422,33 +434,15 @@ def run(
     out = _open_out(out, config, resume)
     _save_config(out, config)
     path = out / RESULTS
-    frame = load_results(out) if path.exists() else pd.DataFrame(columns=COLUMNS)
+    empty = pd.DataFrame({c: pd.Series(dtype="Int64" if c == "budget" else None) for c in COLUMNS})
+    frame = load_results(out) if path.exists() else empty
     started = time.perf_counter()
-
-    def present_budgets(frame):
-        present = {}
-        for row in frame[KEY + ["budget"]].itertuples(index=False):
-            present.setdefault(tuple(row[:4]), set()).add(None if pd.isna(row.budget) else int(row.budget))
-        return present
-
-    def own_counts(frame):
-        own = frame[frame["budget"].isna()]
-        counts = {}
-        for row in own.itertuples(index=False):
-            counts.setdefault((row.dataset, row.repeat, row.fold), set()).add(int(row.n_queries))
-        return counts
-
-    own_specs = [s for s in specs if kinds[s.name] == "own"]
-    other_specs = [s for s in specs if kinds[s.name] != "own"]
+    own = [s for s in specs if kinds[s.name] == "own"]
+    others = [s for s in specs if kinds[s.name] != "own"]
     n_cells = len(specs) * len(datasets) * repeats * folds
-    phase1 = _tasks(own_specs, kinds, datasets, config, {}, present_budgets(frame))
-    # cells whose rows are incomplete (cut by a kill, or missing a new matched budget) are run again whole
-    pending_other = _tasks(other_specs, kinds, datasets, config, own_counts(frame), present_budgets(frame))
-    frame = _drop_cells(path, frame, {t.key for t in phase1 + pending_other})
-    done = n_cells - len(phase1) - len(pending_other)
-
-    errors = []
-    bar, bar_task = _progress(progress, n_cells, done)
+    phase1 = _tasks(own, kinds, datasets, config, frame)
+    todo = len(phase1) + len(_tasks(others, kinds, datasets, config, frame))
+    bar, bar_task = _progress(progress, n_cells, n_cells - todo)
     with bar, _Executor(n_jobs, backend, scheduler) as executor:
 
         def consume(tasks):
@@ -456,18 +450,18 @@ def run(
                 if result["error"] is None:
                     _append(path, result["rows"])
                 else:
-                    errors.append(result)
+                    method, dataset, repeat, fold = result["key"]
+                    record = {"method": method, "dataset": dataset, "repeat": repeat, "fold": fold}
                     with open(out / ERRORS, "a") as f:
-                        method, dataset, repeat, fold = result["key"]
-                        record = {"method": method, "dataset": dataset, "repeat": repeat, "fold": fold}
                         f.write(json.dumps({**record, "error": result["error"]}) + "\n")
-                bar.update(bar_task, advance=1, description=" ".join(map(str, result["key"][:2])))
+                bar.update(bar_task, advance=1, description=f"{result['key'][0]} {result['key'][1]}")
 
+        # own-question methods (COBRA) first: their counts are budgets of every other method
         consume(phase1)
         frame = load_results(out) if path.exists() else frame
-        # new COBRA counts may add matched budgets to cells that looked finished: those run again too
-        phase2 = _tasks(other_specs, kinds, datasets, config, own_counts(frame), present_budgets(frame))
-        frame = _drop_cells(path, frame, {t.key for t in phase2})
+        phase2 = _tasks(others, kinds, datasets, config, frame)
+        # a cell cut by a kill, or missing a newly matched budget, is run again whole
+        _drop_cells(path, frame, {t.key for t in phase2})
         bar.update(bar_task, completed=n_cells - len(phase2))
         consume(phase2)
 
