@@ -20,9 +20,9 @@ import warnings
 import numpy as np
 from scipy.spatial.distance import cdist, pdist
 from sklearn.cluster import KMeans
-from threadpoolctl import ThreadpoolController
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
+from threadpoolctl import ThreadpoolController
 
 from linkwise.loop import ActiveEstimator
 
@@ -35,7 +35,6 @@ __all__ = [
     "kmeans",
     "make_parts",
     "predict",
-    "nearest_queryable",
     "representative",
     "sample_positions",
 ]
@@ -102,25 +101,19 @@ def bisect(X, centres):
     return (X @ w > 0.5 * (centres[1] @ centres[1] - centres[0] @ centres[0])).astype(np.intp)
 
 
-def nearest_queryable(X, candidates, centre):
-    """The candidate row closest to ``centre`` (first one on ties).
-
-    Large candidate sets are thinned by a fixed stride (deterministic) to
-    ``SAMPLE_SIZE`` rows.
-    """
-    stride = -(-candidates.size // SAMPLE_SIZE)
-    cand = candidates[::stride]
-    d = np.einsum("ij,ij->i", X[cand] - centre, X[cand] - centre)
-    return int(cand[np.argmin(d)])
-
-
 def representative(X, rows, queryable_mask, centre):
-    """The queryable row of ``rows`` closest to ``centre`` (searched among a fixed-stride subset of large sets)."""
+    """The queryable row of ``rows`` closest to ``centre`` (the first on ties).
+
+    Sets larger than ``SAMPLE_SIZE`` are searched among a fixed-stride subset
+    (deterministic, and plenty to land next to the centre).
+    """
     thin = rows[:: -(-rows.size // (2 * SAMPLE_SIZE))]
     cand = thin[queryable_mask[thin]]
     if not cand.size:  # the stride missed the few queryable rows
         cand = rows[queryable_mask[rows]]
-    return nearest_queryable(X, cand, centre)
+    cand = cand[:: -(-cand.size // SAMPLE_SIZE)]
+    diff = X[cand] - centre
+    return int(cand[np.argmin(np.einsum("ij,ij->i", diff, diff))])
 
 
 def group(labels, n_parts):
@@ -246,7 +239,8 @@ class SuperInstanceTree:
             self.rep.append(int(rep))
             self.position.append(position)
             new.append(nid)
-        self.cluster = np.concatenate([self.cluster, np.asarray(new, dtype=np.intp)])
+        fresh = self.cluster.max() + 1 + np.arange(len(new))  # a cluster of its own each
+        self.cluster = np.concatenate([self.cluster, fresh])
         return np.asarray(new, dtype=np.intp)
 
     def show(self):
@@ -261,13 +255,13 @@ class SuperInstanceTree:
             self._cache = leaves, np.asarray(self.parent, dtype=np.intp)
         return self._cache
 
-    def labels(self, view=None):
-        """Point labels under ``view`` (default: the shown clustering), numbered 0.. by first point.
+    def _label_per_id(self, view):
+        """Label (0.. by first point) of every current leaf under ``view``, indexed by super-instance id.
 
         A view is ``(n_ids, cluster)`` saved by :meth:`show`: each current
         leaf takes the cluster of its ancestor that existed then.
         """
-        n_then, cluster_then = self.shown if view is None else view
+        n_then, cluster_then = view
         leaves, parent = self._leaves_by_first_point()
         anc = leaves.copy()
         while (late := anc >= n_then).any():
@@ -275,9 +269,13 @@ class SuperInstanceTree:
         _, first, inverse = np.unique(cluster_then[anc], return_index=True, return_inverse=True)
         rank = np.empty_like(first)
         rank[np.argsort(first)] = np.arange(first.size)
-        per_id = np.zeros(self.n_ids, dtype=np.intp)
+        per_id = np.zeros(self.n_ids, dtype=np.int32)
         per_id[leaves] = rank[inverse]
-        return per_id[self.leaf_of_point]
+        return per_id
+
+    def labels(self, view=None):
+        """Point labels under ``view`` (default: the shown clustering), numbered 0.. by first point."""
+        return self._label_per_id(self.shown if view is None else view)[self.leaf_of_point].astype(np.intp)
 
     def super_instance_labels(self):
         """Leaf of every point, numbered 0.. by first point."""
@@ -311,7 +309,7 @@ class LabelsHistory:
         return self.shape[0]
 
     def _row(self, t):
-        return self._tree.labels(self._views[t]).astype(np.int32)
+        return self._tree._label_per_id(self._views[t])[self._tree.leaf_of_point]
 
     def __getitem__(self, key):
         if isinstance(key, tuple):
@@ -323,15 +321,19 @@ class LabelsHistory:
                 raise IndexError(f"index {key} is out of bounds for a history of {self.shape[0]} questions")
             return self._row(t)
         ts = np.arange(self.shape[0])[key]
-        out = np.empty((ts.size, self.shape[1]), dtype=np.int32)
-        built = {}  # consecutive questions often share one view: build each once
+        # consecutive questions often share one view: label its super-instances once, then one gather
+        index, tables = {}, []
+        which = np.empty(ts.size, dtype=np.intp)
         for k, t in enumerate(ts):
             view = self._views[t]
-            key_ = (view[0], id(view[1]))
-            if key_ not in built:
-                built[key_] = self._row(t)
-            out[k] = built[key_]
-        return out
+            ident = (view[0], id(view[1]))
+            if ident not in index:
+                index[ident] = len(tables)
+                tables.append(self._tree._label_per_id(view))
+            which[k] = index[ident]
+        if not ts.size:
+            return np.empty((0, self.shape[1]), dtype=np.int32)
+        return np.take(np.stack(tables)[which], self._tree.leaf_of_point, axis=1)
 
     def __iter__(self):
         return (self._row(t) for t in range(self.shape[0]))
@@ -413,7 +415,7 @@ class SuperInstanceClustering(ActiveEstimator):
         order = np.argsort(dist, kind="stable")
         ia, ib = ia[order], ib[order]
         comp, cl = self._known_relations(ctx, reps)
-        tree.cluster[leaves] = leaves[_first_of_each(comp)]
+        tree.cluster[leaves] = comp
         if live:
             tree.show()
         start, chunk = 0, 256
@@ -432,7 +434,7 @@ class SuperInstanceClustering(ActiveEstimator):
                 comp[comp == b] = a
                 cl[a] |= cl[b]
                 cl[:, a] |= cl[:, b]
-                tree.cluster[leaves] = leaves[_first_of_each(comp)]
+                tree.cluster[leaves] = comp
                 if live:
                     tree.show()
             elif answer is False:
@@ -450,12 +452,6 @@ class SuperInstanceClustering(ActiveEstimator):
     def _history_array(self, snapshots):
         history = LabelsHistory(self._tree, snapshots)
         return np.asarray(history) if history.size <= _DENSE_HISTORY_MAX else history
-
-
-def _first_of_each(comp):
-    """For each position, the first position with the same component (a stable cluster id)."""
-    _, first, inverse = np.unique(comp, return_index=True, return_inverse=True)
-    return first[inverse]
 
 
 def _candidate_pairs(pos, is_new):
