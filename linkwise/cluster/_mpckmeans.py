@@ -107,8 +107,8 @@ class MPCKMeans(KMeansFamily):
     metric); a broken cannot-link costs ``w_bar`` times how much shorter the
     pair is than the data's bounding-box diagonal under the cluster's metric
     (joining close points is worse). Centres start from the must-link
-    neighbourhoods (weighted farthest-first traversal when there are more
-    than ``n_clusters`` of them, k-means++ completion when fewer) with
+    neighbourhoods (weighted farthest-first traversal when there are at
+    least ``n_clusters`` of them, k-means++ completion when fewer) with
     Euclidean metrics. Each round assigns the points (constrained ones one at
     a time, in a random order drawn once per run, starting from their
     nearest-centre labels; the others all at once), then updates

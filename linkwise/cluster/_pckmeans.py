@@ -13,7 +13,7 @@ class PCKMeans(KMeansFamily):
     Minimises half the within-cluster sum of squares plus ``w`` for every
     given must-link split across clusters and ``w_bar`` for every given
     cannot-link kept inside one. Centres start from the must-link
-    neighbourhoods: with more than ``n_clusters`` of them, a weighted
+    neighbourhoods: with at least ``n_clusters`` of them, a weighted
     farthest-first traversal of their centroids (Basu et al. take the
     largest ones; the traversal, from the MPCKMeans paper, is more robust:
     mean ARI .84 instead of .77 on iris, 200 random constraints, 20 draws); with
