@@ -181,3 +181,12 @@ def test_dont_know_moves_to_the_next_pair(iris):
     asked = [frozenset(p[:2]) for p in est.query_log_]
     assert len(set(asked)) == len(asked)
     assert lw.metrics.ari(y, est.labels_) > 0.6
+
+
+def test_large_data_is_clustered_from_a_sample_with_few_queryable_rows():
+    centres = [[0, 0], [10, 0], [20, 0], [0, 10], [10, 10]]
+    X, y = make_blobs(n_samples=25_000, centers=centres, cluster_std=1.0, random_state=2)
+    queryable = np.sort(np.random.RandomState(1).choice(len(y), 100, replace=False))
+    est = lw.COBRA(n_super_instances=20, random_state=0).fit(X, lw.LabelOracle(y), queryable=queryable)
+    assert set(est.representatives_.tolist()) <= set(queryable.tolist())
+    assert lw.metrics.ari(y, est.labels_) > 0.95

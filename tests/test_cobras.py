@@ -195,3 +195,21 @@ def test_bad_data_and_oracle(iris):
         lw.COBRAS().fit(X, y)
     with pytest.raises(ValueError, match="'queryable' argument"):
         lw.COBRAS().fit(X, lw.LabelOracle(y), queryable=[500])
+
+
+def test_large_super_instances_are_split_on_a_sample():
+    """Above 4,096 rows the splits run on a seeded sample; few queryable rows still represent every part."""
+    centres = [[0, 0], [10, 0], [20, 0], [0, 10], [10, 10], [20, 10]]
+    X, y = make_blobs(n_samples=20_000, centers=centres, cluster_std=1.0, random_state=1)
+    queryable = np.sort(np.random.RandomState(0).choice(len(y), 150, replace=False))
+    allowed = set(queryable.tolist())
+
+    def answer(i, j):
+        assert i in allowed and j in allowed
+        return bool(y[i] == y[j])
+
+    runs = [lw.COBRAS(max_queries=40, random_state=0).fit(X, lw.CallbackOracle(answer), queryable=queryable) for _ in range(2)]
+    assert runs[0].query_log_ == runs[1].query_log_
+    assert lw.metrics.ari(y, runs[0].labels_) > 0.95
+    si = runs[0].super_instances_
+    assert all(np.isin(np.flatnonzero(si == s), queryable).any() for s in np.unique(si))
