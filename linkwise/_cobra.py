@@ -80,15 +80,17 @@ class COBRA(SuperInstanceClustering):
 
     Notes
     -----
-    Medoids are taken among the queryable rows of each super-instance (the
-    row with the smallest summed distance to the others). The merging step
-    scans the pairs of super-instances once, in order of distance, with
-    vectorised skipping of decided pairs: it is not quadratic in Python.
-    Above 20,000 rows K-means is fitted on a seeded sample and every row
-    joins its nearest centre; medoids of large super-instances are searched
-    among 1,000 of their queryable rows. A "don't know" answer leaves the
-    pair undecided: the next closest pair of super-instances between the
-    same two clusters may be asked instead.
+    K-means runs once, from one k-means++ start. Medoids are taken among the
+    queryable rows of each super-instance (the row with the smallest summed
+    distance to the others). The merging step scans the pairs of
+    super-instances once, in order of distance, skipping decided pairs in
+    vectorised blocks (restarting the scan after a merge, as Algorithm 1
+    does, would only revisit pairs already decided); it keeps an
+    ``N_S x N_S`` boolean matrix. Above 20,000 rows K-means is fitted on a
+    seeded sample and every row joins its nearest centre; medoids of large
+    super-instances are searched among 1,000 of their queryable rows. A
+    "don't know" answer leaves the pair undecided: the next closest pair of
+    super-instances between the same two clusters may be asked instead.
 
     References
     ----------

@@ -102,9 +102,11 @@ class COBRAS(SuperInstanceClustering):
     level reached is used); in a merging phase it leaves that pair
     undecided and moves on to the next.
 
-    *Scale.* Super-instances larger than 4,096 rows are split by K-means
-    fitted on a seeded sample, every row joining its nearest centre; the
-    split level is found on that sample.
+    *Scale.* Every split is one k-means++ start. Super-instances larger than
+    4,096 rows are split by K-means fitted on a seeded sample (half of it
+    queryable rows), every row joining its nearest centre; the split level
+    is found on that sample, and representatives of large parts are searched
+    among a fixed-stride subset of their rows.
 
     References
     ----------
