@@ -40,7 +40,7 @@ def _import(spec, base, what):
     except (ImportError, AttributeError) as exc:
         raise InvalidParameterError(f"The {what} {spec!r} cannot be imported: {exc}.") from None
     if not (isinstance(cls, type) and issubclass(cls, base)):
-        raise InvalidParameterError(f"The {what} {spec!r} is not a {base.__name__} subclass.")
+        raise InvalidParameterError(f"The {what} {spec!r} is not a subclass of {base.__name__}.")
     return cls
 
 

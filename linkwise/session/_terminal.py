@@ -6,6 +6,10 @@ answers contradict each other, the prompt lists them and a digit picks the
 wrong one.
 """
 
+import os
+import sys
+from contextlib import contextmanager
+
 import click
 from rich.console import Console
 from rich.table import Table
@@ -23,9 +27,9 @@ def _short(value):
     return value if len(value) <= _CELL else value[: _CELL - 1] + "…"
 
 
-def _pair_table(items, title):
+def _pair_table(items):
     a, b = items
-    table = Table(title=title, title_justify="left", show_lines=False)
+    table = Table()
     table.add_column("")
     table.add_column("A", overflow="fold")
     table.add_column("B", overflow="fold")
@@ -40,7 +44,28 @@ def _pair_table(items, title):
     return table
 
 
-def run_terminal(session, labels_path, *, console=None, getchar=click.getchar):
+@contextmanager
+def _keys():
+    """Read single key presses. On a POSIX terminal it stays in cbreak mode for the whole
+    session, so keys typed ahead wait in the terminal's queue instead of being flushed."""
+    try:
+        import termios
+        import tty
+    except ImportError:  # Windows
+        termios = None
+    if termios is None or not sys.stdin.isatty():
+        yield click.getchar
+        return
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    tty.setcbreak(fd, termios.TCSANOW)  # Ctrl+C still interrupts
+    try:
+        yield lambda: os.read(fd, 1).decode(errors="replace") or "q"  # end of input quits
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+def run_terminal(session, labels_path, *, console=None, getchar=None):
     """Ask the session's questions in the terminal until the person quits.
 
     Parameters
@@ -49,8 +74,8 @@ def run_terminal(session, labels_path, *, console=None, getchar=click.getchar):
     labels_path : str or Path
         Where the labels CSV (``id``, ``cluster``) is written on quit.
     console : rich.console.Console, optional
-    getchar : callable
-        Reads one key press (``click.getchar`` reads the real terminal).
+    getchar : callable, optional
+        Returns one key press (default: read the terminal).
 
     Returns
     -------
@@ -64,12 +89,20 @@ def run_terminal(session, labels_path, *, console=None, getchar=click.getchar):
         about += f" · text: {first['embedding']}"
     console.print(f"[bold]linkwise[/bold] {about}", markup=True)
     console.print(f"Session file: {session.store.path} (every answer is saved at once)")
+    if getchar is None:
+        with _keys() as getchar:
+            return _ask(session, labels_path, console, getchar)
+    return _ask(session, labels_path, console, getchar)
+
+
+def _ask(session, labels_path, console, getchar):
     while True:
         state = session.state()
         console.print(f"\n{state['n_answered']} answered · {state['n_clusters']} clusters")
         conflict = state["conflict"]
         if conflict is not None:
-            console.print(_pair_table(conflict["items"], "Two of your answers disagree"))
+            console.print("[bold]Two of your answers disagree[/bold]", markup=True)
+            console.print(_pair_table(conflict["items"]))
             console.print(f"Your earlier answers imply '{conflict['believed']}' for A and B (what linkwise "
                           "believes now). Which answer is wrong?")
             for k, a in enumerate(conflict["answers"], 1):
@@ -78,7 +111,8 @@ def run_terminal(session, labels_path, *, console=None, getchar=click.getchar):
             console.print("Press its number, u to undo the latest answer, q to quit.", markup=False)
         elif state["question"] is not None:
             q = state["question"]
-            console.print(_pair_table(q["items"], f"Question {q['number']}: do A and B belong to the same group?"))
+            console.print(f"[bold]Question {q['number']}:[/bold] do A and B belong to the same group?", markup=True)
+            console.print(_pair_table(q["items"]))
             console.print("[s] same  [d] different  [?] don't know  [u] undo  [q] quit", markup=False)
         else:
             console.print("No more questions. [u] undo  [q] quit and save the labels", markup=False)
@@ -92,7 +126,7 @@ def run_terminal(session, labels_path, *, console=None, getchar=click.getchar):
                 session.resolve(conflict["id"], conflict["answers"][int(key) - 1]["seq"])
             elif key in _KEYS and state["question"] is not None:
                 session.answer(state["position"], _KEYS[key])
-            else:
+            elif key.isprintable():
                 console.print(f"Key {key!r} does nothing here.", markup=False)
         except Refused as exc:  # say why; the loop shows the current state
             console.print(str(exc), markup=False)

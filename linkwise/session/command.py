@@ -58,7 +58,7 @@ def _user_errors(run):
               help="Folder image paths must lie under (default: the data file's folder).")
 @click.option("--features", help="Comma-separated numeric columns to cluster on (default: every numeric column).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Labels CSV written when you finish. Default: <session name>.labels.csv beside the session file.")
+              help="Labels CSV written when you finish. Default: <data name>.labels.csv beside the session file.")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, help="Port on 127.0.0.1 (default: a free one).")
 @click.option("--no-browser", is_flag=True, help="Print the page's address without opening a browser.")
 def cluster(data, method, params, ui, session_file, id_column, text_column, image_column, image_root, features,
@@ -74,7 +74,7 @@ def cluster(data, method, params, ui, session_file, id_column, text_column, imag
     from linkwise.session._store import SessionStore
 
     session_file = session_file or data.parent / f"{_stem(data)}.linkwise.db"
-    out = out or session_file.with_name(f"{_stem(session_file)}.labels.csv")
+    out = out or session_file.with_name(f"{session_file.stem.removesuffix('.linkwise')}.labels.csv")
     params = _parse_params(params)
 
     def open_session():

@@ -5,6 +5,7 @@
 
 const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
                  "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
+const FIELDS_SHOWN = 12;
 let state = null;
 let points = null;
 let busy = false;
@@ -38,14 +39,23 @@ function itemCard(item, letter, other) {
     card.append(el("p", "refused", item.image_error));
   }
   if (item.text !== null) card.append(el("p", "text", item.text));
-  if (item.fields.length) {
+  const rows = item.fields.map(([name, value], k) => {
+    const tr = el("tr", other.fields[k][1] === value ? null : "differs");
+    tr.append(el("th", null, name), el("td", null, value));
+    return tr;
+  });
+  if (rows.length) {
     const table = el("table");
-    item.fields.forEach(([name, value], k) => {
-      const tr = el("tr", other.fields[k][1] === value ? null : "differs");
-      tr.append(el("th", null, name), el("td", null, value));
-      table.append(tr);
-    });
+    table.append(...rows.slice(0, FIELDS_SHOWN));
     card.append(table);
+  }
+  if (rows.length > FIELDS_SHOWN) {
+    // wide tables: the rest of the columns one click away
+    const more = el("details");
+    const rest = el("table");
+    rest.append(...rows.slice(FIELDS_SHOWN));
+    more.append(el("summary", null, (rows.length - FIELDS_SHOWN) + " more columns"), rest);
+    card.append(more);
   }
   return card;
 }
@@ -161,7 +171,8 @@ async function post(url, payload) {
 }
 
 function answer(word) {
-  if (state && state.question) post("/api/answer", {position: state.position, answer: word});
+  // during a contradiction the server refuses, and its message says what to do
+  if (state && !state.done) post("/api/answer", {position: state.position, answer: word});
 }
 
 function undo() {

@@ -1,0 +1,179 @@
+"""The session page in a real headless Chromium (Debian's /usr/bin/chromium, driven by Playwright)."""
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import linkwise as lw
+from linkwise.session import load_data
+from tests.e2e.helpers import CHROMIUM, CHROMIUM_ARGS, REPO, Server, iris_csv
+
+pytestmark = pytest.mark.browser
+
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"Debian's chromium is not installed at {CHROMIUM} ('make test' installs it with apt)",
+                allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package (dev extra) is not installed")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1200, "height": 800})
+    yield context.new_page()
+    context.close()
+
+
+def position(page):
+    return page.get_attribute("body", "data-position")
+
+
+def wait_moved(page, old):
+    """Wait until the page shows a state other than ``old`` (no eval: the page's CSP forbids it)."""
+    page.wait_for_selector(f'body[data-position]:not([data-position="{old}"])', state="attached")
+
+
+def shown_rows(page, container="#pair"):
+    return [int(t.removeprefix("flower-")) for t in page.locator(f"{container} .item-id").all_text_contents()]
+
+
+def open_page(page, server):
+    page.goto(server.url)
+    page.wait_for_selector("body[data-position]", state="attached")
+
+
+def test_answer_reload_undo_finish_gives_the_direct_runs_labels(page, tmp_path):
+    data_path, y = iris_csv(tmp_path)
+    labels_path = tmp_path / "labels.csv"
+    server = Server(data_path, "--id-column", "name", "--session", tmp_path / "s.db", "--out", labels_path)
+    try:
+        open_page(page, server)
+        for k in range(10):
+            a, b = shown_rows(page)
+            old = position(page)
+            same = y[a] == y[b]
+            if k % 2:  # keyboard shortcuts and buttons both work
+                page.keyboard.press("s" if same else "d")
+            else:
+                page.click("button.same" if same else "button.different")
+            wait_moved(page, old)
+        assert page.text_content("#n-answered") == "10"
+        before = position(page)
+        page.reload()
+        page.wait_for_selector("body[data-position]", state="attached")
+        assert position(page) == before and page.text_content("#n-answered") == "10"
+        assert page.locator("#scatter").is_visible()
+        page.click("#ask button.undo")
+        wait_moved(page, before)
+        assert page.text_content("#n-answered") == "9"
+        page.click("#finish")
+        page.wait_for_selector("#message >> text=Saved the clustering")
+        assert page.locator("#message a[href='/labels.csv']").is_visible()
+    finally:
+        server.stop()
+
+    written = pd.read_csv(labels_path)
+    params = json.loads(sqlite3.connect(tmp_path / "s.db").execute(
+        "SELECT value FROM meta WHERE key = 'params'").fetchone()[0])
+    X = load_data(data_path, id_column="name").X
+    direct = lw.COBRAS(random_state=params["random_state"], max_queries=9).fit(X, lw.LabelOracle(y))
+    assert written["id"].tolist() == [f"flower-{k}" for k in range(len(y))]
+    assert lw.metrics.ari(direct.labels_, written["cluster"]) == 1.0
+    assert written["cluster"].nunique() == np.unique(direct.labels_).size
+
+    exported = subprocess.run(
+        [sys.executable, "-c", "from linkwise.cli import main; main()", "export", str(tmp_path / "s.db")],
+        capture_output=True, text=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, check=True)
+    assert exported.stdout == written.to_csv(index=False)
+
+
+def test_item_text_is_shown_as_text_never_run(browser, tmp_path):
+    attacks = ["<script>window.__pwned = 1</script>", '<img src=x onerror="window.__pwned = 2">',
+               "<b>bold?</b> & \"quotes\""]
+    path, _ = iris_csv(tmp_path, extra={"note": [attacks[k % 3] for k in range(147)]})
+    server = Server(path, "--id-column", "name", "--session", tmp_path / "s.db",
+                    "--method", "tests.reference:ClosestPairsFirst")
+    # without the page's CSP, so that only the escaping stands between the cell and the page
+    context = browser.new_context(bypass_csp=True)
+    page = context.new_page()
+    try:
+        open_page(page, server)
+        notes = page.locator("#pair td").all_text_contents()
+        assert any(text in notes for text in attacks)
+        page.wait_for_timeout(300)
+        assert page.evaluate("window.__pwned === undefined")
+        assert page.locator("#pair script, #pair img, #pair b").count() == 0
+    finally:
+        context.close()
+        server.stop()
+
+
+def test_two_tabs_share_one_question_and_a_late_answer_is_refused(page, tmp_path):
+    data_path, y = iris_csv(tmp_path)
+    server = Server(data_path, "--id-column", "name", "--session", tmp_path / "s.db")
+    other = page.context.new_page()
+    try:
+        open_page(page, server)
+        open_page(other, server)
+        assert position(page) == position(other) and shown_rows(page) == shown_rows(other)
+        # hold the second tab's polling so that it still shows the old question when it answers
+        other.route("**/api/state?revision=*", lambda route: route.abort())
+        old = position(page)
+        page.click("button.same")
+        wait_moved(page, old)
+        other.click("button.different")
+        other.wait_for_selector("#message >> text=already been answered")
+        assert position(other) == position(page)
+        assert len(sqlite3.connect(tmp_path / "s.db").execute("SELECT * FROM answers").fetchall()) == 1
+        # with polling back, an answer in one tab shows up in the other
+        other.unroute("**/api/state?revision=*")
+        old = position(page)
+        page.click("button.different")
+        wait_moved(page, old)
+        wait_moved(other, old)
+        assert position(other) == position(page)
+    finally:
+        other.close()
+        server.stop()
+
+
+def test_a_contradiction_is_shown_and_the_person_keeps_one_answer(page, tmp_path):
+    data_path, _ = iris_csv(tmp_path)
+    script = json.dumps([[0, 1], [0, 1, "recheck"], [2, 3]])
+    server = Server(data_path, "--id-column", "name", "--session", tmp_path / "s.db",
+                    "--method", "tests.e2e.helpers:Scripted", "--param", f"script={script}")
+    try:
+        open_page(page, server)
+        old = position(page)
+        page.keyboard.press("s")
+        wait_moved(page, old)
+        old = position(page)
+        page.keyboard.press("d")  # contradicts the first answer
+        page.wait_for_selector("#conflict:not([hidden])")
+        assert shown_rows(page, "#conflict-pair") == [0, 1]
+        answers = page.locator("#conflict-answers li").all_text_contents()
+        assert len(answers) == 2 and "same" in answers[0] and "different" in answers[1]
+        assert "believes" in page.text_content("#conflict-text")
+        page.keyboard.press("s")  # answering is refused while the contradiction is open
+        page.wait_for_selector("#message >> text=Resolve the contradiction first")
+        page.click("#conflict-answers button >> text=Keep “same”")
+        page.wait_for_selector("#ask:not([hidden])")
+        assert shown_rows(page) == [2, 3]
+        stored = sqlite3.connect(tmp_path / "s.db").execute("SELECT answer FROM answers ORDER BY seq").fetchall()
+        assert stored == [(1,), (1,)]
+    finally:
+        server.stop()

@@ -1,0 +1,87 @@
+"""Kill the `linkwise cluster` server with SIGKILL between answers: nothing is lost, nothing re-asked."""
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import linkwise as lw
+from linkwise.session import load_data
+from tests.e2e.helpers import Server, iris_csv, truth_answer
+
+
+def listening_address(port):
+    """Local address of the listening TCP socket on ``port``, read from the kernel's table."""
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        local, state = line.split()[1], line.split()[3]
+        address, hex_port = local.split(":")
+        if int(hex_port, 16) == port and state == "0A":  # 0A = LISTEN
+            return ".".join(str(int(address[k:k + 2], 16)) for k in (6, 4, 2, 0))
+    return None
+
+
+def answer(server, y, n):
+    asked = []
+    for _ in range(n):
+        state = server.state()
+        pair = tuple(state["question"]["pair"])
+        reply = server.post("/api/answer", position=state["position"], answer=truth_answer(y, pair))
+        assert reply.status_code == 200
+        asked.append(pair)
+    return asked
+
+
+def test_sigkill_between_answers_loses_nothing_and_reasks_nothing(tmp_path):
+    data_path, y = iris_csv(tmp_path)
+    session_file = tmp_path / "iris.linkwise.db"
+    args = [data_path, "--id-column", "name", "--session", session_file]
+
+    server = Server(*args)
+    try:
+        assert server.url.startswith("http://127.0.0.1:")
+        if Path("/proc/net/tcp").exists():
+            assert listening_address(int(server.url.rsplit(":", 1)[1].strip("/"))) == "127.0.0.1"
+        asked = answer(server, y, 4)
+    finally:
+        server.kill()
+
+    server = Server(*args)  # the same command resumes
+    try:
+        state = server.state()
+        assert state["n_answered"] == 4
+        asked += answer(server, y, 3)
+        pending = server.state()["question"]["pair"]
+    finally:
+        server.kill()
+
+    server = Server(*args)
+    try:
+        state = server.state()
+        assert state["n_answered"] == 7 and state["question"]["pair"] == pending
+    finally:
+        server.stop()
+
+    rows = sqlite3.connect(session_file).execute("SELECT i, j FROM answers ORDER BY seq").fetchall()
+    assert rows == [tuple(sorted(p)) for p in asked]
+    assert len(set(rows)) == 7  # no pair asked twice
+    params = json.loads(sqlite3.connect(session_file).execute("SELECT value FROM meta WHERE key='params'").fetchone()[0])
+    direct = lw.COBRAS(random_state=params["random_state"], max_queries=7)
+    direct.fit(load_data(data_path, id_column="name").X, lw.LabelOracle(y))
+    assert [tuple(sorted(q[:2])) for q in direct.query_log_] == rows  # the questions of the method itself
+
+
+def test_reopening_with_other_data_is_refused_by_the_command(tmp_path):
+    data_path, y = iris_csv(tmp_path)
+    session_file = tmp_path / "s.db"
+    server = Server(data_path, "--session", session_file)
+    try:
+        answer(server, y, 1)
+    finally:
+        server.stop()
+    frame = pd.read_csv(data_path)
+    frame.loc[0, "sepal_length"] = 99
+    frame.to_csv(data_path, index=False)
+    with pytest.raises(RuntimeError, match="was made for other data"):
+        Server(data_path, "--session", session_file)
