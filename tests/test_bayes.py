@@ -40,12 +40,12 @@ def test_questions_keep_a_forest_until_none_is_left(criterion):
     np.testing.assert_array_equal(est.labels_history_[-1], est.labels_)
 
 
-def test_info_skips_cycle_closing_pairs_and_counts_them(blobs):
-    X, y = blobs
-    est = lw.BayesianActiveClustering(3, criterion="info", max_queries=25, random_state=0, **FAST)
-    est.fit(X, lw.LabelOracle(y))
-    _answered_forest(est, len(y))  # no cycle
-    assert est.n_cycle_pairs_dropped_.sum() > 0  # Info likes pairs around points already asked about
+def test_info_skips_cycle_closing_pairs_and_counts_them():
+    # on 12 points the growing tree soon holds the most informative pairs
+    X, y = make_blobs(n_samples=12, centers=3, n_features=2, random_state=1)
+    est = lw.BayesianActiveClustering(3, criterion="info", random_state=0, **FAST).fit(X, lw.LabelOracle(y))
+    assert est.n_queries_ == 11 and len(_answered_forest(est, 12).roots) == 1
+    assert est.n_cycle_pairs_dropped_.sum() > 0
 
 
 def test_budget_history_and_quality(blobs):
@@ -53,7 +53,7 @@ def test_budget_history_and_quality(blobs):
     est = lw.BayesianActiveClustering(3, max_queries=15, random_state=1, **FAST).fit(X, lw.LabelOracle(y))
     assert est.n_queries_ == 15 == len(est.query_log_) == len(est.constraints_)
     assert est.labels_history_.shape == (15, 40)
-    assert est.W_map_.shape == (8, 3)
+    assert est.W_map_.shape == (9, 3)  # with the intercept row
     assert lw.metrics.pairwise_f_measure(y, est.labels_) > 0.9
     # every answer is honoured by the final clustering on these well separated blobs
     ml, cl = est.constraints_.must_link_pairs(), est.constraints_.cannot_link_pairs()
@@ -115,6 +115,7 @@ def test_dont_know_is_skipped_and_not_asked_again(blobs):
         ({"tau": -1.0}, "'tau'"),
         ({"eps": 0.5}, r"'eps' parameter of BayesianActiveClustering must be a float in \(0.0, 0.5\)"),
         ({"n_mcmc_steps": 0}, "'n_mcmc_steps'"),
+        ({"fit_intercept": 1}, "'fit_intercept' parameter of BayesianActiveClustering must be a bool"),
         ({"candidate_pairs": 0}, "'candidate_pairs'"),
         ({"max_queries": -1}, "'max_queries'"),
         ({"n_clusters": 50}, "at most the number of samples"),

@@ -29,6 +29,7 @@ class _BayesianModelMixin:
         check_scalar(self.tau, "tau", self, kind="float", low=0.0)
         check_scalar(self.eps, "eps", self, kind="float", low=0.0, high=0.5, include_low=False, include_high=False)
         check_scalar(self.n_mcmc_steps, "n_mcmc_steps", self, kind="int", low=1)
+        check_scalar(self.fit_intercept, "fit_intercept", self, kind="bool")
 
     def _check_n_samples(self, n_samples):
         if n_samples < self.n_clusters:
@@ -37,10 +38,14 @@ class _BayesianModelMixin:
                 f"samples, got n_clusters={self.n_clusters} for n_samples={n_samples}."
             )
 
+    def _design(self, X_scaled):
+        """The model's inputs: standardised features, and a constant 1 with ``fit_intercept``."""
+        return np.hstack([X_scaled, np.ones((X_scaled.shape[0], 1))]) if self.fit_intercept else X_scaled
+
     def _particle_filter(self, X, rng):
         n_particles = self.n_particles or 2 * X.shape[1] * self.n_clusters
         return ParticleFilter(
-            X,
+            self._design(X),
             self.n_clusters,
             n_particles,
             lam=self.lam,
@@ -61,6 +66,10 @@ _PARAMETERS_DOC = """n_particles : int or None, default=None
         and uses 10; its eq. (3) prints ``-lambda/2 ||W||^2``, a precision,
         which at 10 keeps the weights near 0 on standardised data (pass
         ``lam=0.1`` for that reading).
+    fit_intercept : bool, default=True
+        Add a constant feature, so cluster boundaries need not pass through
+        the data's mean. The paper's model has none (``False``); without it
+        unbalanced classes, such as fertility's 88/12, cannot be separated.
     tau : float, default=1.0
         Weight of the prior's separation term (average assignment entropy).
     eps : float, default=0.05
@@ -84,7 +93,7 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
     with max-product over the constrained points.
 
     Features are standardised internally (zero mean, unit variance), as in
-    the paper; the model has no intercept.
+    the paper.
 
     Parameters
     ----------
@@ -108,8 +117,9 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
     ----------
     labels_ : ndarray of shape (n_samples,)
         The clustering of every row.
-    W_map_ : ndarray of shape (n_features, n_clusters)
-        MAP weights (for standardised features) given all answers.
+    W_map_ : ndarray of shape (n_features + fit_intercept, n_clusters)
+        MAP weights for the standardised features given all answers (the
+        last row is the intercept when ``fit_intercept``).
     constraints_ : ConstraintStore
         Every answer.
     query_log_ : list of (int, int, bool or None)
@@ -156,6 +166,7 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
         tau=1.0,
         eps=0.05,
         n_mcmc_steps=5,
+        fit_intercept=True,
         candidate_pairs=10000,
         max_queries=None,
         random_state=None,
@@ -167,6 +178,7 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
         self.tau = tau
         self.eps = eps
         self.n_mcmc_steps = n_mcmc_steps
+        self.fit_intercept = fit_intercept
         self.candidate_pairs = candidate_pairs
         self.max_queries = max_queries
         self.random_state = random_state
@@ -250,8 +262,9 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-    W_map_ : ndarray of shape (n_features, n_clusters)
-        MAP weights (for standardised features).
+    W_map_ : ndarray of shape (n_features + fit_intercept, n_clusters)
+        MAP weights for the standardised features (the last row is the
+        intercept when ``fit_intercept``).
     scaler_ : sklearn.preprocessing.StandardScaler
         The standardisation fitted on X (used by :meth:`predict`).
     dropped_constraints_ : ndarray of shape (n_dropped, 2)
@@ -278,7 +291,16 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
     """
 
     def __init__(
-        self, n_clusters=2, *, n_particles=None, lam=10.0, tau=1.0, eps=0.05, n_mcmc_steps=5, random_state=None
+        self,
+        n_clusters=2,
+        *,
+        n_particles=None,
+        lam=10.0,
+        tau=1.0,
+        eps=0.05,
+        n_mcmc_steps=5,
+        fit_intercept=True,
+        random_state=None,
     ):
         self.n_clusters = n_clusters
         self.n_particles = n_particles
@@ -286,6 +308,7 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
         self.tau = tau
         self.eps = eps
         self.n_mcmc_steps = n_mcmc_steps
+        self.fit_intercept = fit_intercept
         self.random_state = random_state
 
     def fit(self, X, y=None, ml=None, cl=None):
@@ -347,7 +370,7 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return np.argmax(self.scaler_.transform(X) @ self.W_map_, axis=1)
+        return np.argmax(self._design(self.scaler_.transform(X)) @ self.W_map_, axis=1)
 
 
 BayesianClustering.__doc__ = BayesianClustering.__doc__.replace("{parameters}", _PARAMETERS_DOC)
