@@ -6,7 +6,7 @@ from linkwise.bench._runner import CONFIG, ERRORS, RESULTS, run
 
 __all__ = ["DEMO_METHODS", "DEMO_DATASETS", "DEMO_BUDGETS", "run_demo"]
 
-# the k-means family with random constraints, the best-known active strategies, and the K-free methods
+# the k-means family with random questions, an active strategy, and the methods that find K themselves
 DEMO_METHODS = (
     "kmeans",
     "copkmeans-random",
@@ -15,7 +15,6 @@ DEMO_METHODS = (
     "pckmeans-minmax",
     "cobra-25",
     "cobras",
-    "active-cobs",
 )
 DEMO_DATASETS = ("wine",)
 DEMO_BUDGETS = (0, 25, 50, 100)

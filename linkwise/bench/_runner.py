@@ -390,6 +390,9 @@ def run(
         Where cells run: local processes, or a Dask cluster.
     scheduler : str, optional
         Address of a running Dask scheduler; None starts a local cluster.
+        Workers need linkwise installed (and ``data_dir`` readable). As
+        joblib does for any backend, a cluster with a single worker thread
+        runs the cells in this process instead.
     metric : {"ari", "nmi", "f"}, default="ari"
         Metric of the tables and plots (all three are in the raw results).
     progress : bool, default=False
