@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from sklearn.datasets import make_blobs
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import linkwise as lw
 from linkwise.bayes._forest import ConstraintForest
@@ -108,7 +109,7 @@ def test_dont_know_is_skipped_and_not_asked_again(blobs):
 @pytest.mark.parametrize(
     "params, match",
     [
-        ({"n_clusters": 1}, "'n_clusters' parameter of BayesianActiveClustering must be an int >= 2"),
+        ({"n_clusters": 0}, "'n_clusters' parameter of BayesianActiveClustering must be an int >= 1"),
         ({"criterion": "entropy"}, "'criterion'"),
         ({"n_particles": 0}, "'n_particles'"),
         ({"lam": 0.0}, "'lam' parameter of BayesianActiveClustering must be a float > 0"),
@@ -157,3 +158,8 @@ def test_passive_model_rejects_bad_input(blobs):
         bc.fit(X, [(0, 1)])
     with pytest.raises(ValueError, match="NaN"):
         bc.fit(np.full((5, 2), np.nan))
+
+
+@parametrize_with_checks([lw.BayesianClustering(n_particles=4, n_mcmc_steps=1, random_state=0)])
+def test_passive_model_is_a_scikit_learn_clusterer(estimator, check):
+    check(estimator)

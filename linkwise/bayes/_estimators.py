@@ -23,7 +23,7 @@ class _BayesianModelMixin:
     """Parameter checks and the particle filter shared by both estimators."""
 
     def _check_model_params(self):
-        check_scalar(self.n_clusters, "n_clusters", self, kind="int", low=2)
+        check_scalar(self.n_clusters, "n_clusters", self, kind="int", low=1)
         check_scalar(self.n_particles, "n_particles", self, kind="int", low=1, none_ok=True)
         check_scalar(self.lam, "lam", self, kind="float", low=0.0, include_low=False)
         check_scalar(self.tau, "tau", self, kind="float", low=0.0)

@@ -250,7 +250,7 @@ def max_product(forest, log_phi, eps):
     """
     n, k = log_phi.shape
     labels = np.zeros(n, dtype=np.intp)
-    if n == 0:
+    if n == 0 or k == 1:
         return labels
     log_same = np.where(forest.must, np.log1p(-eps), np.log(eps))
     log_diff = np.where(forest.must, np.log(eps), np.log1p(-eps))

@@ -24,7 +24,8 @@ class Model:
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
-        Standardised data.
+        The model's inputs (standardised features, with a constant column for
+        an intercept).
     forest : ConstraintForest
     lam, tau, eps : float
         Variance of the Gaussian prior, weight of the separation (entropy)
@@ -61,11 +62,9 @@ class Model:
         log_z, _ = upward(self.forest, logits[nodes] - log_norm[nodes, :, None], self.eps)
         return log_z - self.tau * entropy
 
-    def log_posterior(self, W, log_likelihood=None):
+    def log_posterior(self, W):
         """Unnormalised ``log P(W | Z, X)`` per particle."""
-        if log_likelihood is None:
-            log_likelihood = self.log_likelihood(W)
-        return log_likelihood - 0.5 * np.einsum("sdk,sdk->s", W, W) / self.lam
+        return self.log_likelihood(W) - 0.5 * np.einsum("sdk,sdk->s", W, W) / self.lam
 
     def same_cluster(self, W, a, b):
         """``P(y_a = y_b | Z, W)`` for candidate pairs, per particle.
@@ -106,6 +105,9 @@ class Model:
         The gradient is ``sum_{i in forest} x_i (q_i - p_i)^T - W / lam +
         tau/N sum_i x_i g_i^T`` with ``g_ik = p_ik (log p_ik - sum_j p_ij log
         p_ij)``, the derivative of ``-H(y_i)`` with respect to the logits.
+        This is the paper's section 3.4 gradient, except for the sign of the
+        entropy term, which is printed negated there; the sign here is the
+        derivative of the prior as written (checked by finite differences).
         """
         d, n = self.X.shape[1], self.X.shape[0]
         W = w.reshape(1, d, -1)

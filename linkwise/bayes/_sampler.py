@@ -79,7 +79,7 @@ class ParticleFilter:
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
-        Standardised data.
+        The model's inputs (see :class:`~linkwise.bayes._model.Model`).
     n_clusters, n_particles : int
     lam, tau, eps : float
         Model parameters (see :class:`~linkwise.bayes._model.Model`).
