@@ -139,6 +139,10 @@ def test_passive_model_honours_constraints_and_predicts(blobs):
     assert bc.dropped_constraints_.shape == (0, 2)
     unconstrained = lw.BayesianClustering(3, random_state=0, **FAST).fit(X)
     assert unconstrained.labels_.shape == (40,)
+    # the paper's model, without the intercept
+    paper = lw.BayesianClustering(3, fit_intercept=False, random_state=0, **FAST).fit(X, ml=ml, cl=cl)
+    assert paper.W_map_.shape == (8, 3) and bc.W_map_.shape == (9, 3)
+    assert lw.metrics.constraint_satisfaction(paper.labels_, ml, cl) == 1.0
 
 
 def test_passive_model_skips_cycle_closing_constraints_with_a_warning(blobs):

@@ -8,7 +8,7 @@ from scipy.optimize import check_grad
 
 from linkwise.bayes._forest import ConstraintForest, downward, max_product, same_cluster_in_tree, upward
 from linkwise.bayes._model import Model
-from linkwise.bayes._sampler import elliptical_slice, systematic_resample
+from linkwise.bayes._sampler import ParticleFilter, elliptical_slice, systematic_resample
 from linkwise.bayes._selection import candidate_pool, first_acyclic, pair_scores
 
 N_ROWS = 11
@@ -171,3 +171,13 @@ def test_scores_and_cycle_skipping():
     scores = np.array([0.1, 0.9, 0.8, 0.7])
     assert first_acyclic(scores, np.array([False, True, True, False])) == (3, 2)
     assert first_acyclic(scores, np.array([True, True, True, True])) == (None, 4)
+
+
+def test_particles_without_answers_follow_the_prior_of_variance_lam():
+    rng = np.random.RandomState(9)
+    X = rng.randn(30, 3)
+    # tau = 0: the prior is the Gaussian alone, N(0, lam I)
+    particles = ParticleFilter(X, 2, 400, lam=4.0, tau=0.0, eps=0.05, n_mcmc_steps=1, n_init_steps=3, rng=rng)
+    assert particles.W.shape == (400, 3, 2)
+    assert particles.W.mean() == pytest.approx(0.0, abs=0.15)
+    assert particles.W.var() == pytest.approx(4.0, rel=0.1)

@@ -66,17 +66,17 @@ _PARAMETERS_DOC = """n_particles : int or None, default=None
         and uses 10; its eq. (3) prints ``-lambda/2 ||W||^2``, a precision,
         which at 10 keeps the weights near 0 on standardised data (pass
         ``lam=0.1`` for that reading).
-    fit_intercept : bool, default=True
-        Add a constant feature, so cluster boundaries need not pass through
-        the data's mean. The paper's model has none (``False``); without it
-        unbalanced classes, such as fertility's 88/12, cannot be separated.
     tau : float, default=1.0
         Weight of the prior's separation term (average assignment entropy).
     eps : float, default=0.05
         Probability that an answer is wrong, in (0, 0.5): makes constraints
         soft.
     n_mcmc_steps : int, default=5
-        Slice-sampling steps that move the particles after each answer."""
+        Slice-sampling steps that move the particles after each answer.
+    fit_intercept : bool, default=True
+        Add a constant feature, so cluster boundaries need not pass through
+        the data's mean. The paper's model has none (``False``); without it
+        unbalanced classes, such as fertility's 88/12, cannot be separated."""
 
 
 class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
