@@ -1,0 +1,192 @@
+"""Human sessions: time from an answer to the next question shown, with COBRAS on shipped data.
+
+A shipped dataset is written as a person's CSV and served by the real command
+(``linkwise cluster DATA.csv --no-browser``, a subprocess). A simulated person
+answers from the classes, and three times are measured per question:
+
+- *method step*: in-process ``ActiveSession.tell`` + ``ask`` + ``labels_`` with
+  the same answers: what COBRAS itself needs (the baseline);
+- *HTTP*: ``POST /api/answer`` to its response, which carries the next
+  question: method step + SQLite commit (WAL, synchronous=FULL) + JSON;
+- *browser*: in headless Chromium (when ``/usr/bin/chromium`` exists), from the
+  click on "Same"/"Different" to the animation frame that paints the next
+  question, timed inside the page (``performance.now``).
+
+Target: under 100 ms from a click to the next question.
+
+    python benchmarks/bench_session.py [--quick]
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import httpx  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+import linkwise as lw  # noqa: E402
+from linkwise.session import load_data  # noqa: E402
+
+OUT = Path(__file__).parent / "results" / "session.md"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SEED = 0
+
+
+def write_csv(name, folder):
+    X, y = lw.datasets.load(name)
+    frame = pd.DataFrame(X, columns=[f"f{k}" for k in range(X.shape[1])])
+    frame.insert(0, "item", [f"item-{k}" for k in range(len(y))])
+    path = Path(folder) / f"{name}.csv"
+    frame.to_csv(path, index=False)
+    return path, y
+
+
+def start_server(csv, folder):
+    command = [sys.executable, "-c", "from linkwise.cli import main; main()", "cluster", str(csv),
+               "--id-column", "item", "--session", str(Path(folder) / "s.db"), "--param", f"random_state={SEED}",
+               "--no-browser"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               env={**os.environ, "OMP_NUM_THREADS": "1"})
+    for line in process.stdout:
+        found = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        if found:
+            return process, found.group(0)
+    raise RuntimeError("the server did not start")
+
+
+def stop_server(process):
+    process.terminate()
+    process.wait(30)
+    process.stdout.close()
+
+
+def method_steps(csv, y, n):
+    """Milliseconds per in-process step (tell + ask + labels_) with COBRAS."""
+    X = load_data(csv, id_column="item").X
+    session = lw.ActiveSession(lw.COBRAS(random_state=SEED), X)
+    times = []
+    for _ in range(n):
+        pair = session.ask()
+        if pair is None:
+            break
+        start = time.perf_counter()
+        session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+        session.ask()
+        session.labels_
+        times.append(time.perf_counter() - start)
+    return np.array(times) * 1000
+
+
+def http_steps(url, y, n):
+    times = []
+    with httpx.Client(base_url=url, timeout=60) as client:
+        state = client.get("/api/state").json()
+        for _ in range(n):
+            if state["question"] is None:
+                break
+            i, j = state["question"]["pair"]
+            payload = {"position": state["position"], "answer": "same" if y[i] == y[j] else "different"}
+            start = time.perf_counter()
+            state = client.post("/api/answer", json=payload).json()["state"]
+            times.append(time.perf_counter() - start)
+    return np.array(times) * 1000
+
+
+# In the page: click, then wait for the next question's render and the frame that paints it.
+_CLICK_TO_SHOWN = """(selector) => new Promise((resolve) => {
+  const start = performance.now();
+  const observer = new MutationObserver(() => {
+    observer.disconnect();
+    requestAnimationFrame(() => resolve(performance.now() - start));
+  });
+  observer.observe(document.body, {attributes: true, attributeFilter: ["data-position"]});
+  document.querySelector(selector).click();
+})"""
+
+
+def browser_steps(url, y, n):
+    from playwright.sync_api import sync_playwright
+
+    times = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1200, "height": 800})
+        page.goto(url)
+        page.wait_for_selector("body[data-position]", state="attached")
+        for _ in range(n):
+            if page.locator("#ask").is_hidden():
+                break
+            a, b = (int(t.removeprefix("item-")) for t in page.locator("#pair .item-id").all_text_contents())
+            times.append(page.evaluate(_CLICK_TO_SHOWN, "button.same" if y[a] == y[b] else "button.different"))
+        browser.close()
+    return np.array(times)
+
+
+def summary(ms):
+    return f"{np.median(ms):.1f} / {np.percentile(ms, 90):.1f} / {ms.max():.1f}" if ms.size else "n/a"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="two datasets, 20 questions")
+    args = parser.parse_args()
+    names = ["iris", "wine"] if args.quick else ["iris", "wine", "ecoli", "segmentation", "cure-t2-4k"]
+    n = 20 if args.quick else 50
+    browser = Path(CHROMIUM).exists()
+    rows = []
+    for name in names:
+        with tempfile.TemporaryDirectory() as folder:
+            csv, y = write_csv(name, folder)
+            base = method_steps(csv, y, n)
+            process, url = start_server(csv, folder)
+            try:
+                http = http_steps(url, y, n)
+            finally:
+                stop_server(process)
+            (Path(folder) / "s.db").unlink()
+            click = np.array([])
+            if browser:
+                process, url = start_server(csv, folder)
+                try:
+                    click = browser_steps(url, y, n)
+                finally:
+                    stop_server(process)
+        worst = np.percentile(click if click.size else http, 90)
+        rows.append((name, len(y), http.size, summary(base), summary(http), summary(click),
+                     f"{np.median(http) / np.median(base):.2f}", "yes" if worst < 100 else "NO"))
+        print(" | ".join(map(str, rows[-1])), flush=True)
+
+    header = ("dataset", "n", "questions", "method step ms (median / p90 / max)", "HTTP answer -> next question ms",
+              "browser click -> next question shown ms", "HTTP / method step (medians)", "p90 < 100 ms")
+    lines = [
+        "# Human sessions: answer-to-next-question latency",
+        "",
+        f"COBRAS (random_state={SEED}) through `linkwise cluster` (uvicorn on 127.0.0.1, one process), answers "
+        "from the classes. Method step = in-process `ActiveSession.tell + ask + labels_` (the baseline); "
+        "HTTP = `POST /api/answer` round trip (includes the SQLite commit with synchronous=FULL); browser = "
+        "headless Chromium, from the click to the frame that paints the next question, timed in the page. "
+        f"OMP_NUM_THREADS=1; {'quick' if args.quick else 'full'} mode; 2-core machine shared with other jobs.",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+    ]
+    lines += ["| " + " | ".join(map(str, row)) + " |" for row in rows]
+    if not browser:
+        lines += ["", f"Browser column: n/a, {CHROMIUM} is not installed."]
+    OUT.parent.mkdir(exist_ok=True)
+    OUT.write_text("\n".join(lines) + "\n")
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()
