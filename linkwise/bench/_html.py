@@ -139,6 +139,7 @@ def _runtime_table(rep):
 _RUNS = {
     "own": "own number of questions",
     "anytime": "anytime: one run gives the curve",
+    "nested": "one run gives the curve (questions do not depend on the budget)",
     "budget": "one run per budget",
     "constrained": "random questions, one fit per budget",
     "baseline": "no questions",

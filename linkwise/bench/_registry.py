@@ -43,6 +43,10 @@ class MethodSpec:
         The method decides how many questions it asks (COBRA): it runs once,
         with ``max_queries=None``, and every other method is also run at the
         number of questions it asked.
+    nested : bool, default=False
+        The questions an active method asks do not depend on its budget, so
+        one run with the largest budget gives the clustering at every smaller
+        one (as for anytime methods) instead of one run per budget.
 
     Examples
     --------
@@ -58,10 +62,14 @@ class MethodSpec:
     needs_k: bool
     description: str
     own_questions: bool = False
+    nested: bool = False
 
     def kind(self):
-        """How the harness runs this method (see :func:`method_kind`)."""
-        return "own" if self.own_questions else method_kind(self.make(2, 1, 0))
+        """How the harness runs this method: ``"own"``, ``"nested"`` or a :func:`method_kind`."""
+        if self.own_questions:
+            return "own"
+        kind = method_kind(self.make(2, 1, 0))
+        return "nested" if kind == "budget" and self.nested else kind
 
 
 def _build(path, **params):
@@ -166,6 +174,7 @@ def _defaults():
             partial(_active, clusterer=clusterer, strategy=strategy),
             True,
             f"{_CLUSTERERS[clusterer]} with {_PAPERS[strategy]}",
+            nested=True,
         )
         for clusterer, strategy in combos
     ]
@@ -175,6 +184,7 @@ def _defaults():
             partial(_active, clusterer="PCKMeans", strategy="Committee"),
             True,
             f"{_CLUSTERERS['PCKMeans']} with {_PAPERS['Committee']}",
+            nested=True,
         ),
         MethodSpec(
             "cobs",

@@ -90,8 +90,9 @@ def _cell_rows(task):
     elif task.kind == "baseline":
         labels = task.spec.make(k, None, rs).fit(X).labels_
         results = [(b, 0, labels, time.perf_counter() - start) for b in budgets]
-    elif task.kind == "anytime":
+    elif task.kind in ("anytime", "nested"):
         # one run; the clustering at each budget is what labels_history_ records after that question
+        # (nested methods: what a run with that budget would return, as their questions do not depend on it)
         oracle = FoldOracle(y, train)
         session = ActiveSession(task.spec.make(k, max(budgets), rs), X, queryable=train)
         for b in budgets:
