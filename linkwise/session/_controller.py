@@ -111,23 +111,22 @@ class HumanSession:
     Examples
     --------
     >>> import os, tempfile
+    >>> import pandas as pd
     >>> import linkwise as lw
     >>> from linkwise.session import HumanSession, load_data
-    >>> from tests.reference import ClosestPairsFirst
+    >>> X, y = lw.datasets.load("iris")
     >>> folder = tempfile.mkdtemp()
-    >>> csv = os.path.join(folder, "points.csv")
-    >>> _ = open(csv, "w").write("x,y\\n0,0\\n0,1\\n9,9\\n9,8\\n")
-    >>> data = load_data(csv)
-    >>> session = HumanSession(os.path.join(folder, "s.db"), data, ClosestPairsFirst(random_state=0))
-    >>> q = session.state()["question"]
-    >>> q["pair"]
-    [0, 1]
-    >>> session.answer(q["position"], True)["n_answered"]
+    >>> pd.DataFrame(X).to_csv(os.path.join(folder, "iris.csv"), index=False)
+    >>> data = load_data(os.path.join(folder, "iris.csv"))
+    >>> session = HumanSession(os.path.join(folder, "iris.db"), data, lw.COBRAS(random_state=0))
+    >>> state = session.state()
+    >>> i, j = state["question"]["pair"]
+    >>> session.answer(state["position"], bool(y[i] == y[j]))["n_answered"]
     1
     >>> session.close()
-    >>> again = HumanSession(os.path.join(folder, "s.db"), data)  # resumes: question 2 is next
-    >>> again.state()["n_answered"]
-    1
+    >>> again = HumanSession(os.path.join(folder, "iris.db"), data)  # resumes after question 1
+    >>> again.state()["n_answered"], again.estimator.random_state
+    (1, 0)
     >>> again.close()
     """
 

@@ -130,6 +130,15 @@ class Dataset:
         How the text column was embedded (None without a text column).
     image_root : Path
         The folder image paths must lie under.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.csv")
+    >>> _ = open(path, "w").write("name,size,note\\nx,1,<b>big</b>\\ny,3,small\\n")
+    >>> item = load_data(path, id_column="name").item(0)
+    >>> item["id"], item["fields"]
+    ('x', [['size', '1'], ['note', '<b>big</b>']])
     """
 
     def __init__(self, path, table, ids, X, options, embedding, image_root):

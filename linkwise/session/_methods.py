@@ -49,8 +49,10 @@ def resolve_method(spec):
 
     Examples
     --------
-    >>> resolve_method("tests.reference:ClosestPairsFirst").__name__
-    'ClosestPairsFirst'
+    >>> resolve_method("cobras").__name__
+    'COBRAS'
+    >>> resolve_method("linkwise.cobra:COBRA").__name__
+    'COBRA'
     """
     if not isinstance(spec, str):
         raise InvalidParameterError(f"The method must be given as a string, got {spec!r}.")
@@ -58,7 +60,14 @@ def resolve_method(spec):
 
 
 def method_spec(estimator):
-    """The spec that :func:`resolve_method` turns back into ``type(estimator)``."""
+    """The spec that :func:`resolve_method` turns back into ``type(estimator)``.
+
+    Examples
+    --------
+    >>> import linkwise as lw
+    >>> method_spec(lw.COBRAS())
+    'cobras'
+    """
     cls = type(estimator)
     for short, spec in METHODS.items():
         module, attr = spec.split(":")
@@ -97,8 +106,8 @@ def encode_params(estimator):
 
     Examples
     --------
-    >>> from tests.reference import ClosestPairsFirst
-    >>> encode_params(ClosestPairsFirst(max_queries=5, random_state=0))
+    >>> import linkwise as lw
+    >>> encode_params(lw.COBRAS(max_queries=5, random_state=0))
     {'max_queries': 5, 'random_state': 0}
     """
     owner = type(estimator).__name__

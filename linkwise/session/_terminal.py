@@ -81,6 +81,26 @@ def run_terminal(session, labels_path, *, console=None, getchar=None):
     -------
     n_clusters : int
         Clusters in the labels written.
+
+    Examples
+    --------
+    Scripted keys instead of a person: answer "same", then quit.
+
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> import linkwise as lw
+    >>> from io import StringIO
+    >>> from rich.console import Console
+    >>> from linkwise.session import HumanSession, load_data
+    >>> folder = tempfile.mkdtemp()
+    >>> pd.DataFrame(lw.datasets.load("iris")[0]).to_csv(os.path.join(folder, "iris.csv"), index=False)
+    >>> session = HumanSession(os.path.join(folder, "s.db"), load_data(os.path.join(folder, "iris.csv")))
+    >>> keys = iter("sq")
+    >>> k = run_terminal(session, os.path.join(folder, "labels.csv"), console=Console(file=StringIO()),
+    ...                  getchar=lambda: next(keys))
+    >>> session.state()["n_answered"]
+    1
+    >>> session.close()
     """
     console = console or Console(highlight=False)
     first = session.state()
@@ -101,7 +121,7 @@ def _ask(session, labels_path, console, getchar):
         console.print(f"\n{state['n_answered']} answered · {state['n_clusters']} clusters")
         conflict = state["conflict"]
         if conflict is not None:
-            console.print("[bold]Two of your answers disagree[/bold]", markup=True)
+            console.print("[bold]Your answers disagree[/bold]", markup=True)
             console.print(_pair_table(conflict["items"]))
             console.print(f"Your earlier answers imply '{conflict['believed']}' for A and B (what linkwise "
                           "believes now). Which answer is wrong?")

@@ -76,16 +76,15 @@ def create_app(session, labels_path):
     Examples
     --------
     >>> import os, tempfile
-    >>> from starlette.testclient import TestClient
+    >>> import pandas as pd
+    >>> import linkwise as lw
     >>> from linkwise.session import HumanSession, load_data
-    >>> from tests.reference import ClosestPairsFirst
     >>> folder = tempfile.mkdtemp()
-    >>> csv = os.path.join(folder, "points.csv")
-    >>> _ = open(csv, "w").write("x,y\\n0,0\\n0,1\\n9,9\\n")
-    >>> session = HumanSession(os.path.join(folder, "s.db"), load_data(csv), ClosestPairsFirst(random_state=0))
-    >>> client = TestClient(create_app(session, os.path.join(folder, "labels.csv")), base_url="http://127.0.0.1")
-    >>> client.get("/api/state").json()["question"]["pair"]
-    [0, 1]
+    >>> pd.DataFrame(lw.datasets.load("iris")[0]).to_csv(os.path.join(folder, "iris.csv"), index=False)
+    >>> session = HumanSession(os.path.join(folder, "s.db"), load_data(os.path.join(folder, "iris.csv")))
+    >>> app = create_app(session, os.path.join(folder, "labels.csv"))
+    >>> [route.path for route in app.routes][:4]
+    ['/', '/api/state', '/api/points', '/api/answer']
     >>> session.close()
     """
     data = session.data
@@ -212,6 +211,13 @@ def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
         Open the page in the default browser.
     echo : callable
         Prints the address (the command line passes ``click.echo``).
+
+    Examples
+    --------
+    >>> from linkwise.session import HumanSession, load_data, serve
+    >>> session = HumanSession("iris.db", load_data("iris.csv"))  # doctest: +SKIP
+    >>> serve(session, "iris.labels.csv")  # doctest: +SKIP
+    linkwise session at http://127.0.0.1:50713/  (Ctrl+C to stop; answers are saved as you go)
     """
     import uvicorn
 

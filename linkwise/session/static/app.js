@@ -5,7 +5,7 @@
 
 const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
                  "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
-const FIELDS_SHOWN = 12;
+const FIELDS_SHOWN = 10;
 let state = null;
 let points = null;
 let busy = false;
@@ -71,13 +71,14 @@ function clock(iso) {
 
 function renderConflict(conflict) {
   const newest = conflict.answers[conflict.answers.length - 1];
+  const samePair = conflict.answers.length === 2;
   $("conflict-text").textContent =
     "Your earlier answers imply “" + conflict.believed + "” for A and B, which is what linkwise " +
-    "believes now; your latest answer says “" + newest.answer + "”. Which one is right?";
+    "believes now; your latest answer says “" + newest.answer + "”. " +
+    (samePair ? "Which answer is right?" : "Which of these answers is wrong?");
   fillPair($("conflict-pair"), conflict.items);
   const list = $("conflict-answers");
   list.replaceChildren();
-  const samePair = conflict.answers.length === 2;
   conflict.answers.forEach((a, k) => {
     const li = el("li");
     const what = el("span", "what", a.ids[0] + " and " + a.ids[1] + ": " + a.answer);

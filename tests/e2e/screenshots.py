@@ -1,0 +1,103 @@
+"""Make the README's screenshots of the session page with the headless Chromium.
+
+    python -m tests.e2e.screenshots [--out docs]
+
+Writes ``session-web.png`` (a wide light window: hand-written digits shown as
+images, after a few answers), ``session-narrow.png`` (a phone-width window,
+iris as a table) and ``session-conflict.png`` (two answers that disagree).
+"""
+
+import argparse
+import json
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import linkwise as lw
+from tests.e2e.helpers import CHROMIUM, CHROMIUM_ARGS, Server, iris_csv
+
+
+def digits_csv(folder):
+    """digits389 as a person's folder: one PNG per digit, pixel columns as features."""
+    import matplotlib.pyplot as plt
+
+    X, y = lw.datasets.load("digits389")
+    (Path(folder) / "img").mkdir()
+    for k, pixels in enumerate(X):
+        big = np.kron(pixels.reshape(8, 8), np.ones((24, 24)))
+        plt.imsave(Path(folder) / "img" / f"{k}.png", big, cmap="gray_r", vmin=0, vmax=16)
+    frame = pd.DataFrame(X.astype(int), columns=[f"px{r}{c}" for r in range(8) for c in range(8)])
+    frame.insert(0, "scan", [f"scan-{k:04d}" for k in range(len(y))])
+    frame.insert(1, "image", [f"img/{k}.png" for k in range(len(y))])
+    frame.insert(2, "writer", [f"writer {k % 30 + 1}" for k in range(len(y))])
+    path = Path(folder) / "digits.csv"
+    frame.to_csv(path, index=False)
+    return path, y
+
+
+def answer(page, y, n, prefix):
+    for _ in range(n):
+        a, b = (int(t.removeprefix(prefix)) for t in page.locator("#pair .item-id").all_text_contents())
+        old = page.get_attribute("body", "data-position")
+        page.keyboard.press("s" if y[a] == y[b] else "d")
+        page.wait_for_selector(f'body:not([data-position="{old}"])', state="attached")
+
+
+def main():
+    from playwright.sync_api import sync_playwright
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default="docs", type=Path)
+    out = parser.parse_args().out
+    out.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory() as folder, sync_playwright() as p:
+        folder = Path(folder)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+        digits, y = digits_csv(folder)
+        server = Server(digits, "--id-column", "scan", "--image-column", "image", "--session", folder / "d.db",
+                        "--param", "random_state=3")
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 820})
+            page.goto(server.url)
+            page.wait_for_selector("body[data-position]", state="attached")
+            answer(page, y, 12, "scan-")
+            page.wait_for_timeout(300)
+            page.screenshot(path=out / "session-web.png")
+        finally:
+            server.stop()
+
+        iris, y = iris_csv(folder)
+        server = Server(iris, "--id-column", "name", "--session", folder / "i.db", "--param", "random_state=0")
+        try:
+            page = browser.new_page(viewport={"width": 400, "height": 860}, device_scale_factor=2)
+            page.goto(server.url)
+            page.wait_for_selector("body[data-position]", state="attached")
+            answer(page, y, 8, "flower-")
+            page.screenshot(path=out / "session-narrow.png", full_page=True)
+        finally:
+            server.stop()
+
+        script = json.dumps([[7, 10], [10, 28], [7, 28, "recheck"]])
+        server = Server(iris, "--id-column", "name", "--session", folder / "c.db",
+                        "--method", "tests.e2e.helpers:Scripted", "--param", f"script={script}")
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 820})
+            page.goto(server.url)
+            page.wait_for_selector("body[data-position]", state="attached")
+            for key in "ssd":
+                old = page.get_attribute("body", "data-position")
+                page.keyboard.press(key)
+                page.wait_for_selector(f'body:not([data-position="{old}"])', state="attached")
+            page.screenshot(path=out / "session-conflict.png")
+        finally:
+            server.stop()
+        browser.close()
+    for name in ("session-web.png", "session-narrow.png", "session-conflict.png"):
+        print(out / name)
+
+
+if __name__ == "__main__":
+    main()
