@@ -163,11 +163,15 @@ def _ensemble_labels(X, n_clusters, n_estimators, sample_fraction, rng, owner):
 
 
 def _flat_codes(codes):
-    """Shift each column's codes into its own id range; return them and the number of ids."""
+    """Shift each column's codes into its own id range; return them and the number of ids.
+
+    Column-major, so that summing over the columns of every row runs over
+    contiguous memory.
+    """
     codes = np.asarray(codes)
     width = codes.max(axis=0).astype(np.int64) + 1
     offsets = np.concatenate([[0], np.cumsum(width)[:-1]])
-    return (codes + offsets).astype(np.intp), int(width.sum())
+    return np.asfortranarray(codes + offsets, dtype=np.intp), int(width.sum())
 
 
 def _agreement(flat, n_codes, members, rows=None):
@@ -177,8 +181,11 @@ def _agreement(flat, n_codes, members, rows=None):
     each row with the group ``members`` (trees of a forest work the same way,
     with leaf ids as codes). Cost is linear in ``len(rows) * n_columns``.
     """
-    hist = np.bincount(flat[np.asarray(members)].ravel(), minlength=n_codes)
-    return hist[flat if rows is None else flat[rows]].sum(axis=1)
+    members = np.asarray(members)
+    target = flat if rows is None else flat[rows]
+    if members.size == 1:  # the hot path of growing a cluster: comparing beats a histogram look-up
+        return (target == flat[members[0]]).sum(axis=1)
+    return np.bincount(flat[members].ravel(), minlength=n_codes)[target].sum(axis=1)
 
 
 def _onehot(flat, n_codes):
