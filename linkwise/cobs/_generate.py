@@ -1,0 +1,452 @@
+"""Generate COBS's candidate clusterings: K-means, DBSCAN and spectral clustering over a grid.
+
+The work is split into tasks that share what they can and run through joblib
+(``n_jobs``; any joblib backend, e.g. ``joblib.parallel_backend("dask")``):
+
+* one k-nearest-neighbour search for the whole grid (spectral kNN graphs for
+  every k and DBSCAN's core distances for every minPts come from it);
+* spectral clustering: one task per affinity. The spectral embedding is
+  computed once with as many eigenvectors as the largest K, and K-means
+  (``n_init=10``) runs on its first K columns for each K. This is what
+  scikit-learn's ``SpectralClustering(n_clusters=K)`` computes (same
+  normalised Laplacian, same scaling of the eigenvectors, K-means seeded
+  alike), except that the K smallest eigenvectors come out of one solve
+  instead of one per K. They only differ where eigenvalues tie at the K-th
+  place (a graph with more connected components than K), where any basis of
+  the tied eigenspace is as valid. kNN graphs are sparse and solved with
+  ARPACK, as scikit-learn does; Gaussian affinities are dense and solved with
+  LAPACK's dense symmetric eigensolver: for small sigma their smallest
+  eigenvalues crowd near zero and ARPACK's shift-invert iteration, which
+  scikit-learn uses, can then run for many minutes on a few thousand rows;
+* DBSCAN: one task per minPts. Its clusters at every eps are cuts of one
+  single-linkage tree over the mutual reachability distance
+  ``max(core(a), core(b), d(a, b))`` (core points are those whose minPts-th
+  neighbour, the point itself included, is within eps); a border point joins
+  the cluster of its nearest core point within eps. This equals
+  scikit-learn's DBSCAN except for a border point within eps of two clusters,
+  which scikit-learn gives to whichever cluster reaches it first;
+* K-means: one task per K running the seeds one after the other.
+"""
+
+import hashlib
+import json
+import os
+import tempfile
+import warnings
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+from scipy import sparse
+from scipy.linalg import eigh
+from scipy.sparse.csgraph import laplacian as csgraph_laplacian
+from scipy.cluster.hierarchy import fcluster, linkage
+from scipy.spatial.distance import pdist
+from sklearn.cluster import DBSCAN, KMeans, SpectralClustering, k_means
+from sklearn.manifold import spectral_embedding
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.neighbors import NearestNeighbors
+from sklearn.utils import check_array, check_random_state
+from threadpoolctl import threadpool_limits
+
+from linkwise._validation import InvalidParameterError, check_option, check_scalar
+from linkwise.cobs._grid import FAMILIES, GridSpec
+
+__all__ = ["Candidates", "generate", "make_estimator", "NOISE_MODES"]
+
+NOISE_MODES = ("singletons", "cluster")
+_CACHE_VERSION = "linkwise-cobs-1"
+
+
+class Candidates:
+    """A set of clusterings of the same rows, with the parameters that made each.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n_candidates, n_samples)
+        One clustering per row (int32); DBSCAN noise is already turned into
+        clusters as ``dbscan_noise`` asked.
+    params : sequence of dict
+        For each clustering, ``{"algorithm": ..., <parameter>: <value>}``;
+        :func:`make_estimator` turns one into a scikit-learn estimator.
+
+    Attributes
+    ----------
+    labels : ndarray of shape (n_candidates, n_samples), int32
+    params : tuple of dict
+    n_clusters_found : ndarray of shape (n_candidates,)
+        Number of clusters of each clustering (noise clusters included).
+
+    Examples
+    --------
+    >>> import linkwise as lw
+    >>> X, _ = lw.datasets.load("iris", scale="minmax")
+    >>> grid = {"kmeans": {"n_clusters": [2, 3], "n_seeds": 2}}
+    >>> cands = lw.cobs.generate(X, algorithms=["kmeans"], grid=grid, random_state=0)
+    >>> len(cands), cands.labels.shape
+    (4, (4, 147))
+    >>> cands.to_frame()[["algorithm", "n_clusters", "n_clusters_found"]].values.tolist()
+    [['kmeans', 2, 2], ['kmeans', 2, 2], ['kmeans', 3, 3], ['kmeans', 3, 3]]
+    """
+
+    def __init__(self, labels, params):
+        self.labels = np.asarray(labels, dtype=np.int32)
+        self.params = tuple(params)
+        ordered = np.sort(self.labels, axis=1)
+        self.n_clusters_found = (np.diff(ordered, axis=1) != 0).sum(axis=1) + 1
+
+    def __len__(self):
+        return len(self.params)
+
+    def __repr__(self):
+        counts = pd.Series([p["algorithm"] for p in self.params]).value_counts()
+        parts = ", ".join(f"{name} {counts[name]}" for name in FAMILIES if name in counts)
+        return f"Candidates({len(self)} clusterings of {self.labels.shape[1]} rows: {parts})"
+
+    def to_frame(self):
+        """The parameter table (a DataFrame): one row per clustering, with ``n_clusters_found``."""
+        return pd.DataFrame(list(self.params)).convert_dtypes().assign(n_clusters_found=self.n_clusters_found)
+
+
+def make_estimator(params):
+    """The unfitted scikit-learn estimator for one candidate's parameters.
+
+    Parameters
+    ----------
+    params : dict
+        One entry of :attr:`Candidates.params` (e.g. ``COBS().best_``).
+
+    Returns
+    -------
+    estimator : KMeans, DBSCAN or SpectralClustering
+
+    Examples
+    --------
+    >>> from linkwise.cobs import make_estimator
+    >>> make_estimator({"algorithm": "dbscan", "eps": 0.5, "min_samples": 4})
+    DBSCAN(min_samples=4)
+    >>> make_estimator({"algorithm": "spectral", "n_clusters": 3, "affinity": "rbf",
+    ...                 "sigma": 0.5, "random_state": 7})
+    SpectralClustering(gamma=2.0, n_clusters=3, random_state=7)
+    """
+    algorithm = params["algorithm"]
+    if algorithm == "kmeans":
+        return KMeans(n_clusters=params["n_clusters"], n_init=1, random_state=params["random_state"])
+    if algorithm == "dbscan":
+        return DBSCAN(eps=params["eps"], min_samples=params["min_samples"])
+    if params["affinity"] == "rbf":
+        return SpectralClustering(
+            n_clusters=params["n_clusters"],
+            affinity="rbf",
+            gamma=0.5 / params["sigma"] ** 2,
+            random_state=params["random_state"],
+        )
+    return SpectralClustering(
+        n_clusters=params["n_clusters"],
+        affinity="nearest_neighbors",
+        n_neighbors=params["n_neighbors"],
+        random_state=params["random_state"],
+    )
+
+
+def apply_noise(labels, mode):
+    """Turn DBSCAN noise (label -1) into clusters: one per point, or one for all noise of a row."""
+    labels = np.array(labels, dtype=np.int32, ndmin=2)
+    noise = labels < 0
+    if not noise.any():
+        return labels
+    first_free = labels.max(axis=1, keepdims=True) + 1
+    if mode == "cluster":
+        fill = np.broadcast_to(first_free, labels.shape)
+    else:
+        fill = first_free + np.cumsum(noise, axis=1, dtype=np.int32) - 1
+    return np.where(noise, fill, labels).astype(np.int32)
+
+
+# -- tasks (top-level functions, so that any joblib backend can ship them) ---------
+
+
+@contextmanager
+def _task():
+    """How every task runs: on one thread (parallelism is across tasks, through
+    joblib; on small data, threads inside each K-means only add overhead), and
+    without the expected warnings of a grid sweep (disconnected kNN graphs,
+    fewer distinct points than K), which would bury the user's own."""
+    with threadpool_limits(limits=1), warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # ConvergenceWarning is a UserWarning
+        yield
+
+
+def _kmeans_task(X, params):
+    with _task():
+        return np.stack([make_estimator(p).fit(X).labels_ for p in params]).astype(np.int32)
+
+
+def _dense_embedding(affinity_matrix, n_components):
+    """The embedding scikit-learn's ``spectral_embedding`` computes (same normalised
+    Laplacian, same scaling), from LAPACK's dense symmetric solver instead of ARPACK."""
+    laplacian, dd = csgraph_laplacian(affinity_matrix, normed=True, return_diag=True)
+    laplacian.flat[:: laplacian.shape[0] + 1] = 1.0
+    vectors = eigh(laplacian, subset_by_index=[0, n_components - 1], overwrite_a=True, check_finite=False)[1]
+    return vectors / dd[:, None]
+
+
+def _spectral_task(X, knn_ind, affinity, value, n_clusters, seed):
+    n, n_components = X.shape[0], max(n_clusters)
+    rs = np.random.RandomState(seed)
+    with _task():
+        if affinity == "nearest_neighbors":
+            # the k nearest neighbours, the point itself included, as kneighbors_graph(include_self=True)
+            conn = sparse.csr_matrix(
+                (np.ones(n * value), knn_ind[:, :value].ravel(), np.arange(0, n * value + 1, value)), shape=(n, n)
+            )
+            maps = spectral_embedding(
+                0.5 * (conn + conn.T), n_components=n_components, random_state=rs, drop_first=False
+            )
+        else:
+            maps = _dense_embedding(rbf_kernel(X, gamma=0.5 / value**2), n_components)
+            rs.uniform(-1, 1, n)  # skip ARPACK's start vector, as SpectralClustering draws it, so K-means starts alike
+        state = rs.get_state()  # as in SpectralClustering, K-means continues the embedding's generator
+        out = np.empty((len(n_clusters), n), dtype=np.int32)
+        for row, k in enumerate(n_clusters):
+            rs.set_state(state)
+            out[row] = k_means(maps[:, :k], k, random_state=rs, n_init=10)[1]
+        return out
+
+
+def _mutual_reachability(X, core):
+    """Condensed ``max(core[a], core[b], d(a, b))``, built in place row block by row block."""
+    d = pdist(X)
+    n, start = X.shape[0], 0
+    for i in range(n - 1):
+        seg = d[start : start + n - 1 - i]
+        np.maximum(seg, core[i + 1 :], out=seg)
+        np.maximum(seg, core[i], out=seg)
+        start += n - 1 - i
+    return d
+
+
+def _dbscan_task(X, knn_dist, knn_ind, min_samples, eps_values):
+    n = X.shape[0]
+    out = np.full((len(eps_values), n), -1, dtype=np.int32)
+    if min_samples > knn_dist.shape[1]:
+        return out  # fewer rows than minPts: no core point, everything is noise
+    core_dist = knn_dist[:, min_samples - 1]
+    tree = linkage(_mutual_reachability(X, core_dist), method="single")
+    for row, eps in enumerate(eps_values):
+        comp = fcluster(tree, eps, criterion="distance")
+        core = core_dist <= eps
+        labels = np.where(core, comp, 0)
+        # A non-core point has fewer than minPts points within eps, so all of them
+        # are in its kNN list: its nearest core point within eps is the first hit.
+        hit = (knn_dist <= eps) & core[knn_ind]
+        border = ~core & hit.any(axis=1)
+        first = hit[border].argmax(axis=1)
+        labels[border] = comp[knn_ind[border, first]]
+        clustered = labels > 0
+        out[row, clustered] = np.unique(labels[clustered], return_inverse=True)[1]
+    return out
+
+
+# -- orchestration ----------------------------------------------------------------
+
+
+def _neighbours(X, k):
+    """The k nearest rows of each row (itself included) and their exact Euclidean distances."""
+    ind = NearestNeighbors(n_neighbors=k).fit(X).kneighbors(X, return_distance=False)
+    # recomputed directly so they compare with eps exactly as pdist's distances do
+    dist = np.sqrt(((X[:, None, :] - X[ind]) ** 2).sum(axis=2))
+    order = np.argsort(dist, axis=1, kind="stable")
+    return np.take_along_axis(dist, order, axis=1), np.take_along_axis(ind, order, axis=1)
+
+
+def _eps_values(X, eps, owner):
+    if not isinstance(eps, int):
+        return eps
+    d = pdist(X)
+    positive = d[d > 0]
+    if positive.size == 0:
+        raise InvalidParameterError(
+            f"{owner} cannot spread DBSCAN's eps over the pairwise distances: all rows of X are "
+            "identical. Give explicit eps values in the grid."
+        )
+    return [float(v) for v in np.linspace(positive.min(), d.max(), eps)]
+
+
+def _plan(X, spec, kmeans_seeds, spectral_seed, owner):
+    """The tasks of the grid, in the canonical candidate order, each with its parameters."""
+    n = X.shape[0]
+    values = spec.values
+    k = 0
+    if "dbscan" in values:
+        k = max(k, values["dbscan"]["min_samples"][-1])
+    if "spectral" in values and values["spectral"]["n_neighbors"]:
+        k = max(k, values["spectral"]["n_neighbors"][-1])
+    knn_dist, knn_ind = _neighbours(X, min(k, n)) if k else (None, None)
+    plan = []  # (cost rank, params of each row, delayed call)
+    if "kmeans" in values:
+        for n_clusters in values["kmeans"]["n_clusters"]:
+            params = [{"algorithm": "kmeans", "n_clusters": n_clusters, "random_state": s} for s in kmeans_seeds]
+            plan.append((2, params, delayed(_kmeans_task)(X, params)))
+    if "dbscan" in values:
+        eps_values = _eps_values(X, values["dbscan"]["eps"], owner)
+        for m in values["dbscan"]["min_samples"]:
+            params = [{"algorithm": "dbscan", "eps": e, "min_samples": m} for e in eps_values]
+            plan.append((1, params, delayed(_dbscan_task)(X, knn_dist, knn_ind, m, eps_values)))
+    if "spectral" in values:
+        ks = values["spectral"]["n_clusters"]
+        graphs = [("nearest_neighbors", "n_neighbors", v) for v in values["spectral"]["n_neighbors"]]
+        graphs += [("rbf", "sigma", v) for v in values["spectral"]["sigma"]]
+        for affinity, key, value in graphs:
+            common = {"affinity": affinity, key: value, "random_state": spectral_seed}
+            params = [{"algorithm": "spectral", "n_clusters": c, **common} for c in ks]
+            plan.append((0, params, delayed(_spectral_task)(X, knn_ind, affinity, value, ks, spectral_seed)))
+    return plan
+
+
+def _run(X, plan, n_jobs):
+    # costliest tasks first, so that the last ones to finish are short; results go back in plan order
+    order = sorted(range(len(plan)), key=lambda t: plan[t][0])
+    results = Parallel(n_jobs=n_jobs)(plan[t][2] for t in order)
+    by_task = dict(zip(order, results))
+    labels = np.concatenate([by_task[t] for t in range(len(plan))])
+    params = [p for _, task_params, _ in plan for p in task_params]
+    return labels, params
+
+
+def _cache_file(cache, X, spec, seeds):
+    h = hashlib.sha256()
+    h.update(_CACHE_VERSION.encode())
+    h.update(repr(X.shape).encode())
+    h.update(np.ascontiguousarray(X).tobytes())
+    h.update(spec.key().encode())
+    h.update(json.dumps(seeds).encode())
+    return Path(cache) / f"cobs-{h.hexdigest()[:40]}.npz"
+
+
+def _load(path):
+    with np.load(path) as f:
+        return f["labels"], json.loads(str(f["params"]))
+
+
+def _save(path, labels, params):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # write then rename: a reader never sees half a file, parallel writers never clash
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez_compressed(f, labels=labels, params=np.array(json.dumps(params)))
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def check_common(owner, spec_args, dbscan_noise, n_jobs, cache):
+    """Checks shared by :func:`generate`, COBS and ActiveCOBS; returns the GridSpec."""
+    spec = GridSpec(*spec_args, owner)
+    check_option(dbscan_noise, "dbscan_noise", owner, NOISE_MODES)
+    check_scalar(n_jobs, "n_jobs", owner, kind="int", none_ok=True)
+    if n_jobs == 0:
+        raise InvalidParameterError(
+            f"The 'n_jobs' parameter of {owner} must be None, a positive int or a negative int "
+            "(-1: every core), got 0."
+        )
+    if cache is not None and not isinstance(cache, (str, os.PathLike)):
+        raise InvalidParameterError(
+            f"The 'cache' parameter of {owner} must be None or a directory path, got {type(cache).__name__}."
+        )
+    return spec
+
+
+def generate(
+    X,
+    *,
+    algorithms=FAMILIES,
+    grid=None,
+    dbscan_noise="singletons",
+    n_jobs=None,
+    cache=None,
+    random_state=None,
+):
+    """Cluster ``X`` with every algorithm and parameter setting of a grid.
+
+    The expensive, offline step of COBS: run it once, then select among the
+    candidates with as many constraint sets as you like (:class:`COBS` and
+    :class:`ActiveCOBS` call it, and reuse its ``cache``).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The data (Euclidean distances are used throughout).
+    algorithms : sequence of {"kmeans", "dbscan", "spectral"}, default=all three
+        The algorithm families to run.
+    grid : dict, optional
+        ``{family: {parameter: values}}`` overriding the default grid
+        (:func:`paper_grid`, the paper's Table 2: 931 clusterings) family by
+        family and parameter by parameter.
+    dbscan_noise : {"singletons", "cluster"}, default="singletons"
+        DBSCAN's noise points each form their own cluster (the paper's
+        choice) or together form one cluster.
+    n_jobs : int, optional
+        Tasks run in parallel through joblib: ``-1`` uses every core; under
+        ``joblib.parallel_backend("dask")`` they run on a Dask cluster.
+    cache : str or path, optional
+        A directory. The candidates are stored there in a ``.npz`` file named
+        by a hash of ``X``, the grid and the drawn seeds, and read back instead
+        of recomputed when the same generation is asked again.
+    random_state : int, RandomState instance or None
+        Draws the K-means seeds (one per run, ``n_seeds`` of them, shared by
+        every K) and the spectral clustering seed. An int makes the result,
+        and so the cache file, reproducible.
+
+    Returns
+    -------
+    candidates : Candidates
+        The clusterings (``labels``: int32 ``(n_candidates, n_samples)``) in
+        the order K-means (by K, then seed), DBSCAN (by minPts, then eps),
+        spectral (kNN graphs by k, then Gaussian kernels by sigma; K inside),
+        with their ``params``.
+
+    Notes
+    -----
+    Memory grows as ``n_samples ** 2`` (the pairwise distances for DBSCAN,
+    the dense Gaussian affinities for spectral clustering): :class:`COBS`
+    generates on a sample of at most ``max_samples`` rows.
+
+    References
+    ----------
+    Van Craenendonck, T. and Blockeel, H. (2017). Constraint-based clustering
+    selection. Machine Learning, 106(9-10), 1497-1521.
+
+    Examples
+    --------
+    >>> import linkwise as lw
+    >>> X, _ = lw.datasets.load("iris", scale="minmax")
+    >>> grid = {"kmeans": {"n_clusters": [2, 3], "n_seeds": 3},
+    ...         "dbscan": {"eps": 4, "min_samples": [3, 5]}}
+    >>> cands = lw.cobs.generate(X, algorithms=["kmeans", "dbscan"], grid=grid, random_state=0)
+    >>> cands
+    Candidates(14 clusterings of 147 rows: kmeans 6, dbscan 8)
+    """
+    owner = "generate"
+    spec = check_common(owner, (algorithms, grid), dbscan_noise, n_jobs, cache)
+    X = check_array(X, dtype=np.float64, ensure_min_samples=2, input_name="X", estimator=owner)
+    return candidates_for(X, spec, dbscan_noise, n_jobs, cache, check_random_state(random_state), owner)
+
+
+def candidates_for(X, spec, dbscan_noise, n_jobs, cache, rng, owner):
+    """:func:`generate` on checked arguments (``X`` validated, ``rng`` a RandomState)."""
+    spec.check_against(X.shape[0], owner)
+    n_seeds = spec.values["kmeans"]["n_seeds"] if "kmeans" in spec.values else 0
+    seeds = [int(s) for s in rng.randint(np.iinfo(np.int32).max, size=n_seeds + 1)]
+    path = None if cache is None else _cache_file(cache, X, spec, seeds)
+    if path is not None and path.exists():
+        labels, params = _load(path)
+    else:
+        labels, params = _run(X, _plan(X, spec, seeds[:-1], seeds[-1], owner), n_jobs)
+        if path is not None:
+            _save(path, labels, params)
+    return Candidates(apply_noise(labels, dbscan_noise), params)

@@ -1,0 +1,173 @@
+"""The grid of unsupervised clusterings that COBS chooses from.
+
+A grid maps an algorithm family to the values of its parameters. The default
+is the grid of Van Craenendonck & Blockeel (2017), Table 2: 931 clusterings.
+
+* ``"kmeans"``: ``n_clusters`` (K) and ``n_seeds`` runs from different random
+  initialisations for each K (9 x 20 = 180).
+* ``"dbscan"``: ``eps`` (an int: that many evenly spaced values between the
+  smallest and the largest pairwise distance of the data; or explicit values)
+  and ``min_samples`` (minPts, the point itself included). Table 2 gives
+  minPts in [2, 20], i.e. 19 values, but the paper counts 400 DBSCAN
+  clusterings (20 x 20) and 931 in all; the default takes minPts in [1, 20] to
+  keep the paper's count. minPts = 1 makes every point a core point: the
+  clusters are the connected components of the eps-neighbourhood graph.
+* ``"spectral"``: ``n_clusters`` (K) for each affinity, a k-nearest-neighbour
+  graph for each ``n_neighbors`` (k) and a Gaussian kernel
+  ``exp(-d^2 / (2 sigma^2))`` for each ``sigma``: 9 x (19 + 20) = 351.
+  Either list may be empty (e.g. ``"sigma": []`` for kNN graphs only: the
+  dense Gaussian affinities cost O(n^3) time and O(n^2) memory each).
+"""
+
+import json
+import numbers
+
+import numpy as np
+
+from linkwise._validation import InvalidParameterError, check_option, check_scalar
+
+__all__ = ["FAMILIES", "paper_grid", "GridSpec"]
+
+FAMILIES = ("kmeans", "dbscan", "spectral")
+
+_KEYS = {
+    "kmeans": ("n_clusters", "n_seeds"),
+    "dbscan": ("eps", "min_samples"),
+    "spectral": ("n_clusters", "n_neighbors", "sigma"),
+}
+
+
+def paper_grid():
+    """The default grid: Table 2 of Van Craenendonck & Blockeel (2017), 931 clusterings.
+
+    Returns
+    -------
+    grid : dict
+        ``{family: {parameter: values}}``; pass a modified copy as ``grid=``
+        to :func:`generate`, :class:`COBS` or :class:`ActiveCOBS` (families
+        or parameters left out keep these values).
+
+    Examples
+    --------
+    >>> from linkwise.cobs import paper_grid
+    >>> grid = paper_grid()
+    >>> grid["kmeans"]
+    {'n_clusters': [2, 3, 4, 5, 6, 7, 8, 9, 10], 'n_seeds': 20}
+    >>> len(grid["spectral"]["sigma"]), grid["dbscan"]["eps"]
+    (20, 20)
+    """
+    return {
+        "kmeans": {"n_clusters": list(range(2, 11)), "n_seeds": 20},
+        "dbscan": {"eps": 20, "min_samples": list(range(1, 21))},
+        "spectral": {
+            "n_clusters": list(range(2, 11)),
+            "n_neighbors": list(range(2, 21)),
+            "sigma": [round(float(s), 10) for s in np.linspace(0.01, 5.0, 20)],
+        },
+    }
+
+
+def _int_list(values, name, owner, low, allow_empty=False):
+    what = f"a {'' if allow_empty else 'non-empty '}sequence of ints >= {low}"
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise InvalidParameterError(f"The '{name}' entry of the grid of {owner} must be {what}, got {values!r}.")
+    out = list(values)
+    if (not out and not allow_empty) or any(
+        isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) or v < low for v in out
+    ):
+        raise InvalidParameterError(f"The '{name}' entry of the grid of {owner} must be {what}, got {values!r}.")
+    return sorted({int(v) for v in out})
+
+
+def _positive_floats(values, name, owner, allow_empty=False):
+    what = f"a {'' if allow_empty else 'non-empty '}sequence of finite floats > 0"
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise InvalidParameterError(f"The '{name}' entry of the grid of {owner} must be {what}, got {values!r}.")
+    out = list(values)
+    if (not out and not allow_empty) or any(
+        isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or not np.isfinite(v) or v <= 0
+        for v in out
+    ):
+        raise InvalidParameterError(f"The '{name}' entry of the grid of {owner} must be {what}, got {values!r}.")
+    return sorted({float(v) for v in out})
+
+
+class GridSpec:
+    """A checked grid: the families to run and the values of their parameters.
+
+    Data-dependent values (DBSCAN's eps range) and random seeds are resolved
+    later, by :func:`linkwise.cobs.generate`.
+    """
+
+    def __init__(self, algorithms, grid, owner):
+        if isinstance(algorithms, str) or not hasattr(algorithms, "__iter__"):
+            raise InvalidParameterError(
+                f"The 'algorithms' parameter of {owner} must be a sequence of names from "
+                f"{', '.join(map(repr, FAMILIES))}, got {algorithms!r}."
+            )
+        algorithms = list(algorithms)
+        for name in algorithms:
+            check_option(name, "algorithms", owner, FAMILIES)
+        if not algorithms or len(set(algorithms)) != len(algorithms):
+            raise InvalidParameterError(
+                f"The 'algorithms' parameter of {owner} must name each of "
+                f"{', '.join(map(repr, FAMILIES))} at most once and at least one, got {algorithms!r}."
+            )
+        if grid is not None and not isinstance(grid, dict):
+            raise InvalidParameterError(
+                f"The 'grid' parameter of {owner} must be None (the paper's grid) or a dict "
+                f"{{family: {{parameter: values}}}}, got {type(grid).__name__}."
+            )
+        grid = {} if grid is None else grid
+        for family, values in grid.items():
+            check_option(family, "grid", owner, FAMILIES)
+            if not isinstance(values, dict):
+                raise InvalidParameterError(
+                    f"The 'grid' parameter of {owner} must map {family!r} to a dict of parameter "
+                    f"values, got {type(values).__name__}."
+                )
+            for key in values:
+                check_option(key, f"grid[{family!r}]", owner, _KEYS[family])
+        defaults = paper_grid()
+        self.families = [f for f in FAMILIES if f in algorithms]  # canonical order
+        self.values = {}
+        for family in self.families:
+            merged = {**defaults[family], **grid.get(family, {})}
+            self.values[family] = self._checked(family, merged, owner)
+
+    @staticmethod
+    def _checked(family, values, owner):
+        out = {}
+        for key, value in values.items():
+            if key == "n_seeds":
+                out[key] = check_scalar(value, "n_seeds", f"the grid of {owner}", kind="int", low=1, role="entry")
+            elif key == "eps":
+                if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+                    out[key] = check_scalar(value, "eps", f"the grid of {owner}", kind="int", low=1, role="entry")
+                else:
+                    out[key] = _positive_floats(value, "eps", owner)
+            elif key == "sigma":  # may be empty: kNN graphs only
+                out[key] = _positive_floats(value, "sigma", owner, allow_empty=True)
+            else:  # n_clusters, min_samples, n_neighbors (may be empty: Gaussian kernels only)
+                out[key] = _int_list(value, key, owner, low=1, allow_empty=key == "n_neighbors")
+        if family == "spectral" and not (out["n_neighbors"] or out["sigma"]):
+            raise InvalidParameterError(
+                f"The grid of {owner} gives spectral clustering no affinity: 'n_neighbors' and 'sigma' "
+                "are both empty. Give values to either, or leave 'spectral' out of 'algorithms'."
+            )
+        return out
+
+    def check_against(self, n_samples, owner):
+        """Refuse parameter values that the data cannot support."""
+        for family in self.families:
+            for key in ("n_clusters", "n_neighbors"):
+                values = self.values[family].get(key)
+                if values and values[-1] >= n_samples:
+                    raise InvalidParameterError(
+                        f"The grid of {owner} asks for {key}={values[-1]} ({family}) but X has only "
+                        f"{n_samples} rows; use values < {n_samples}."
+                    )
+
+    def key(self):
+        """Canonical JSON of the grid (for the cache key)."""
+        return json.dumps({f: self.values[f] for f in self.families}, sort_keys=True)

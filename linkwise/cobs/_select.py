@@ -1,0 +1,171 @@
+"""COBS: pick, among many unsupervised clusterings, the one that satisfies the most constraints."""
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils import check_array, check_random_state
+
+from linkwise._validation import check_pairs, check_scalar
+from linkwise.cobs._generate import apply_noise, candidates_for, check_common, make_estimator
+from linkwise.cobs._grid import FAMILIES
+
+__all__ = ["COBS", "satisfied", "best_candidate", "sample_rows", "refit"]
+
+
+def satisfied(labels, ml, cl):
+    """Number of must-links and cannot-links each clustering (row of ``labels``) satisfies."""
+    scores = np.zeros(labels.shape[0], dtype=np.intp)
+    if len(ml):
+        scores += (labels[:, ml[:, 0]] == labels[:, ml[:, 1]]).sum(axis=1)
+    if len(cl):
+        scores += (labels[:, cl[:, 0]] != labels[:, cl[:, 1]]).sum(axis=1)
+    return scores
+
+
+def best_candidate(scores, n_clusters_found):
+    """Index of the most satisfying clustering; ties go to fewer clusters, then to the first."""
+    key = scores.astype(np.int64) * (int(n_clusters_found.max()) + 1) - n_clusters_found
+    return int(np.argmax(key))
+
+
+def sample_rows(n_samples, preferred, size, rng):
+    """Sorted rows to generate on: ``preferred`` ones first (a random ``size`` of them if more),
+    the rest drawn at random from the other rows."""
+    preferred = np.asarray(preferred, dtype=np.intp)
+    if preferred.size >= size:
+        return np.sort(rng.choice(preferred, size, replace=False))
+    others = np.setdiff1d(np.arange(n_samples), preferred)
+    return np.sort(np.concatenate([preferred, rng.choice(others, size - preferred.size, replace=False)]))
+
+
+def refit(X, params, dbscan_noise):
+    """Labels of the chosen configuration fitted on all of ``X`` (the large-data path)."""
+    return apply_noise(make_estimator(params).fit(X).labels_, dbscan_noise)[0]
+
+
+class COBS(ClusterMixin, BaseEstimator):
+    """Constraint-based selection: the unsupervised clustering that satisfies the most constraints.
+
+    COBS clusters the data with K-means, DBSCAN and spectral clustering over a
+    grid of their parameters (:func:`linkwise.cobs.generate`) and returns the
+    candidate that satisfies the largest number of the given must-link and
+    cannot-link constraints, breaking ties in favour of fewer clusters. The
+    constraints choose the algorithm and its parameters (K included); they are
+    not used inside any algorithm, and contradicting (noisy) constraints are
+    simply counted.
+
+    Parameters
+    ----------
+    algorithms : sequence of {"kmeans", "dbscan", "spectral"}, default=all three
+        Algorithm families to generate candidates with.
+    grid : dict, optional
+        ``{family: {parameter: values}}`` overriding the paper's grid (Table 2,
+        931 clusterings: :func:`linkwise.cobs.paper_grid`).
+    dbscan_noise : {"singletons", "cluster"}, default="singletons"
+        DBSCAN noise points each form their own cluster (as in the paper), or
+        all of them one cluster.
+    max_samples : int, default=20000
+        With more rows than this, candidates are generated and selected on a
+        sample of this many rows (every constrained row included), and the
+        chosen configuration is then fitted once on all rows, as the paper
+        suggests for large data.
+    n_jobs : int, optional
+        joblib parallelism of the generation (``-1``: every core; the active
+        joblib backend is used, e.g. Dask).
+    cache : str or path, optional
+        Directory where generated candidates are stored and found again.
+    random_state : int, RandomState instance or None
+        Seeds the K-means and spectral runs (and the sample on large data).
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+        The selected clustering.
+    best_ : dict
+        Algorithm and parameters of the selected clustering
+        (:func:`linkwise.cobs.make_estimator` rebuilds it).
+    best_index_ : int
+        Its index in ``candidates_``.
+    scores_ : ndarray of shape (n_candidates,)
+        Constraints satisfied by each candidate.
+    candidates_ : Candidates
+        Every generated clustering (``labels``, int32 ``(n_candidates, n)``)
+        and its parameters (``params``, ``to_frame()``).
+    sample_indices_ : ndarray or None
+        The rows candidates were generated on, or None when all rows were used.
+
+    References
+    ----------
+    Van Craenendonck, T. and Blockeel, H. (2017). Constraint-based clustering
+    selection. Machine Learning, 106(9-10), 1497-1521.
+
+    Examples
+    --------
+    >>> import linkwise as lw
+    >>> X, y = lw.datasets.load("iris", scale="minmax")
+    >>> grid = {"kmeans": {"n_clusters": [2, 3, 4], "n_seeds": 2},
+    ...         "dbscan": {"eps": 5, "min_samples": [4]}}
+    >>> cobs = lw.COBS(algorithms=["kmeans", "dbscan"], grid=grid, random_state=0)
+    >>> cobs = cobs.fit(X, ml=[(0, 1), (60, 70)], cl=[(0, 100), (50, 120), (55, 110)])
+    >>> cobs.best_["algorithm"], cobs.best_["n_clusters"], int(cobs.scores_.max())
+    ('kmeans', 3, 4)
+    """
+
+    def __init__(
+        self,
+        *,
+        algorithms=FAMILIES,
+        grid=None,
+        dbscan_noise="singletons",
+        max_samples=20_000,
+        n_jobs=None,
+        cache=None,
+        random_state=None,
+    ):
+        self.algorithms = algorithms
+        self.grid = grid
+        self.dbscan_noise = dbscan_noise
+        self.max_samples = max_samples
+        self.n_jobs = n_jobs
+        self.cache = cache
+        self.random_state = random_state
+
+    def fit(self, X, ml=None, cl=None):
+        """Generate the candidates and select the one that satisfies the most constraints.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        ml, cl : sequence of (int, int), optional
+            Must-link and cannot-link pairs of row indices.
+
+        Returns
+        -------
+        self
+        """
+        owner = type(self).__name__
+        spec = check_common(owner, (self.algorithms, self.grid), self.dbscan_noise, self.n_jobs, self.cache)
+        check_scalar(self.max_samples, "max_samples", owner, kind="int", low=2)
+        rng = check_random_state(self.random_state)
+        X = check_array(X, dtype=np.float64, ensure_min_samples=2, input_name="X", estimator=owner)
+        n = X.shape[0]
+        ml = check_pairs(ml, n, "ml", f"{owner}.fit")
+        cl = check_pairs(cl, n, "cl", f"{owner}.fit")
+        rows = None
+        if n > self.max_samples:
+            constrained = np.unique(np.concatenate([ml.ravel(), cl.ravel()]))
+            rows = sample_rows(n, constrained, max(self.max_samples, constrained.size), rng)
+            local = np.full(n, -1, dtype=np.intp)
+            local[rows] = np.arange(rows.size)
+            ml, cl = local[ml], local[cl]
+        data = X if rows is None else X[rows]
+        cands = candidates_for(data, spec, self.dbscan_noise, self.n_jobs, self.cache, rng, owner)
+        self.candidates_ = cands
+        self.sample_indices_ = rows
+        self.scores_ = satisfied(cands.labels, ml, cl)
+        self.best_index_ = best_candidate(self.scores_, cands.n_clusters_found)
+        self.best_ = dict(cands.params[self.best_index_])
+        if rows is None:
+            self.labels_ = cands.labels[self.best_index_].copy()
+        else:
+            self.labels_ = refit(X, self.best_, self.dbscan_noise)
+        return self

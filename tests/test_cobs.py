@@ -1,0 +1,281 @@
+import itertools
+
+import joblib
+import numpy as np
+import pytest
+from sklearn.cluster import DBSCAN, KMeans, SpectralClustering
+from sklearn.datasets import make_blobs
+
+import linkwise as lw
+from linkwise._validation import InvalidParameterError
+from linkwise.cobs import Candidates, generate, make_estimator, paper_grid
+from linkwise.cobs._generate import _plan
+from linkwise.cobs._grid import GridSpec
+
+# the scikit-learn reference fits on small kNN graphs warn about disconnected graphs
+pytestmark = pytest.mark.filterwarnings("ignore:Graph is not fully connected:UserWarning")
+
+# a few candidates of each family: enough to exercise everything, quick to generate
+SMALL = {
+    "kmeans": {"n_clusters": [2, 3, 4], "n_seeds": 3},
+    "dbscan": {"eps": 6, "min_samples": [1, 3, 5]},
+    "spectral": {"n_clusters": [2, 3, 4], "n_neighbors": [6, 10], "sigma": [0.5, 2.0]},
+}
+
+
+@pytest.fixture(scope="module")
+def blobs():
+    X, y = make_blobs(n_samples=90, centers=3, cluster_std=0.6, random_state=0)
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def cands(blobs):
+    return generate(blobs[0], grid=SMALL, random_state=0)
+
+
+def random_constraints(y, n, seed, rows=None):
+    rng = np.random.RandomState(seed)
+    rows = np.arange(len(y)) if rows is None else rows
+    ml, cl = [], []
+    while len(ml) + len(cl) < n:
+        i, j = rng.choice(rows, 2, replace=False)
+        (ml if y[i] == y[j] else cl).append((int(i), int(j)))
+    return ml, cl
+
+
+# -- the grid ---------------------------------------------------------------------
+
+
+def test_default_grid_is_the_papers_931_clusterings(blobs):
+    spec = GridSpec(("kmeans", "dbscan", "spectral"), None, "test")
+    plan = _plan(blobs[0], spec, list(range(20)), 0, "test")
+    per_family = {}
+    for _, params, _ in plan:
+        for p in params:
+            per_family[p["algorithm"]] = per_family.get(p["algorithm"], 0) + 1
+    assert per_family == {"kmeans": 180, "dbscan": 400, "spectral": 351}
+    eps = sorted({p["eps"] for _, params, _ in plan for p in params if p["algorithm"] == "dbscan"})
+    d = np.linalg.norm(blobs[0][:, None] - blobs[0][None], axis=2)
+    assert len(eps) == 20
+    assert eps[0] == pytest.approx(d[d > 0].min()) and eps[-1] == pytest.approx(d.max())
+    sigma = paper_grid()["spectral"]["sigma"]
+    assert sigma[0] == 0.01 and sigma[-1] == 5.0 and len(sigma) == 20
+
+
+def test_candidates_are_compact_and_ordered(cands, blobs):
+    n_expected = 3 * 3 + 6 * 3 + (2 + 2) * 3
+    assert len(cands) == n_expected
+    assert cands.labels.shape == (n_expected, len(blobs[0])) and cands.labels.dtype == np.int32
+    frame = cands.to_frame()
+    assert list(frame["algorithm"].unique()) == ["kmeans", "dbscan", "spectral"]
+    assert (frame["n_clusters_found"].to_numpy() == [len(np.unique(row)) for row in cands.labels]).all()
+    assert "Candidates(39 clusterings of 90 rows" in repr(cands)
+
+
+# -- faithful to scikit-learn -------------------------------------------------------
+
+
+def test_kmeans_and_spectral_candidates_equal_sklearn(cands, blobs):
+    X = blobs[0]
+    for i, p in enumerate(cands.params):
+        if p["algorithm"] == "dbscan":
+            continue
+        ref = make_estimator(p).fit(X).labels_
+        assert lw.metrics.ari(ref, cands.labels[i]) == pytest.approx(1.0), p
+    assert isinstance(make_estimator(cands.params[0]), KMeans)
+    assert isinstance(make_estimator(cands.params[-1]), SpectralClustering)
+    rbf = next(p for p in cands.params if p.get("affinity") == "rbf")
+    assert make_estimator(rbf).gamma == pytest.approx(0.5 / rbf["sigma"] ** 2)
+
+
+def test_dbscan_candidates_equal_sklearn_and_noise_modes(blobs):
+    X = blobs[0]
+    grid = {"dbscan": {"eps": [0.3, 0.6, 1.2], "min_samples": [2, 4, 8]}}
+    singles = generate(X, algorithms=["dbscan"], grid=grid)
+    one = generate(X, algorithms=["dbscan"], grid=grid, dbscan_noise="cluster")
+    for i, p in enumerate(singles.params):
+        raw = DBSCAN(eps=p["eps"], min_samples=p["min_samples"]).fit(X).labels_
+        noise = raw < 0
+        # the same clusters (border points may go to another reachable cluster in sklearn)
+        assert lw.metrics.ari(raw[~noise], singles.labels[i][~noise]) > 0.97, p
+        # each noise point alone ...
+        assert len(np.unique(singles.labels[i][noise])) == noise.sum()
+        assert not np.isin(singles.labels[i][noise], singles.labels[i][~noise]).any()
+        # ... or all noise points together
+        if noise.any():
+            assert len(np.unique(one.labels[i][noise])) == 1
+            assert one.n_clusters_found[i] == raw.max() + 2
+        assert singles.n_clusters_found[i] == raw.max() + 1 + noise.sum()
+
+
+def test_min_samples_one_is_the_eps_graph_components(blobs):
+    from scipy.sparse.csgraph import connected_components
+
+    X = blobs[0]
+    cands = generate(X, algorithms=["dbscan"], grid={"dbscan": {"eps": [0.5], "min_samples": [1]}})
+    d = np.linalg.norm(X[:, None] - X[None], axis=2)
+    _, comp = connected_components(d <= 0.5, directed=False)
+    assert lw.metrics.ari(comp, cands.labels[0]) == 1.0
+
+
+# -- selection -----------------------------------------------------------------------
+
+
+def test_selection_is_the_most_satisfying_candidate_by_brute_force(blobs, tmp_path):
+    X, y = blobs
+    ml, cl = random_constraints(y, 12, seed=3)
+    # noisy answers: flip two of them, so that no candidate satisfies everything
+    ml, cl = ml + cl[:1], cl + ml[:1]
+    cobs = lw.COBS(grid=SMALL, random_state=0, cache=tmp_path).fit(X, ml=ml, cl=cl)
+    cands = cobs.candidates_
+    brute = [
+        sum(lab[i] == lab[j] for i, j in ml) + sum(lab[i] != lab[j] for i, j in cl) for lab in cands.labels
+    ]
+    np.testing.assert_array_equal(cobs.scores_, brute)
+    top = [c for c in range(len(cands)) if brute[c] == max(brute)]
+    fewest = min(cands.n_clusters_found[c] for c in top)
+    assert cobs.best_index_ == next(c for c in top if cands.n_clusters_found[c] == fewest)
+    assert cobs.best_ == cands.params[cobs.best_index_]
+    np.testing.assert_array_equal(cobs.labels_, cands.labels[cobs.best_index_])
+
+
+def test_ties_go_to_fewer_clusters(blobs, cands):
+    X, y = blobs
+    # no constraints: every candidate ties, the widest DBSCAN eps gives one cluster
+    cobs = lw.COBS(grid=SMALL, random_state=0).fit(X)
+    assert cobs.candidates_.n_clusters_found[cobs.best_index_] == 1
+    # a cannot-link that the first 2-means candidate satisfies: the 3- and 4-means
+    # candidates that also satisfy it tie with it, and lose
+    first = cands.labels[0]
+    i, j = int(np.flatnonzero(first == 0)[0]), int(np.flatnonzero(first == 1)[0])
+    cobs = lw.COBS(algorithms=["kmeans"], grid=SMALL, random_state=0).fit(X, cl=[(i, j)])
+    assert cobs.best_index_ == 0
+    assert (cobs.scores_ == 1).sum() > 3
+
+
+def test_cobs_finds_the_classes_of_wine():
+    X, y = lw.datasets.load("wine", scale="minmax")
+    grid = {
+        "kmeans": {"n_clusters": [2, 3, 4, 5], "n_seeds": 3},
+        "spectral": {"n_clusters": [2, 3, 4, 5], "n_neighbors": [5, 10], "sigma": [0.5, 1.0]},
+    }
+    ml, cl = random_constraints(y, 50, seed=0)
+    cobs = lw.COBS(algorithms=["kmeans", "spectral"], grid=grid, random_state=0).fit(X, ml=ml, cl=cl)
+    # the paper reports 0.90 for COBS on wine (Table 4), with the full grid
+    assert lw.metrics.ari(y, cobs.labels_) > 0.8
+    assert cobs.best_["n_clusters"] == 3
+
+
+def test_large_data_selects_on_a_sample_then_refits_on_all_rows(blobs):
+    X, y = blobs
+    ml, cl = random_constraints(y, 10, seed=1)
+    grid = {"kmeans": {"n_clusters": [2, 3, 4], "n_seeds": 2}, "dbscan": {"eps": 5, "min_samples": [3]}}
+    cobs = lw.COBS(algorithms=["kmeans", "dbscan"], grid=grid, max_samples=40, random_state=0).fit(X, ml, cl)
+    rows = cobs.sample_indices_
+    assert rows.size == 40 and np.isin(np.ravel(ml + cl), rows).all()
+    assert cobs.candidates_.labels.shape[1] == 40
+    refit = make_estimator(cobs.best_).fit(X).labels_
+    np.testing.assert_array_equal(cobs.labels_, refit)
+    assert lw.metrics.ari(y, cobs.labels_) > 0.9
+
+
+# -- generation: cache, determinism, parallel backends --------------------------------
+
+
+def test_cache_hit_gives_identical_candidates(blobs, tmp_path):
+    X = blobs[0]
+    first = generate(X, grid=SMALL, random_state=0, cache=tmp_path)
+    files = list(tmp_path.glob("*.npz"))
+    assert len(files) == 1
+    # prove the second call reads the file: plant a marker clustering in it
+    with np.load(files[0]) as f:
+        labels, params = f["labels"].copy(), f["params"]
+    labels[0] = np.arange(len(X))
+    np.savez_compressed(files[0], labels=labels, params=params)
+    second = generate(X, grid=SMALL, random_state=0, cache=tmp_path)
+    assert second.params == first.params
+    np.testing.assert_array_equal(second.labels[1:], first.labels[1:])
+    assert second.n_clusters_found[0] == len(X)
+    # another seed, another grid or other data: another file
+    generate(X, grid=SMALL, random_state=1, cache=tmp_path, algorithms=["kmeans"])
+    generate(X[:-1], grid=SMALL, random_state=0, cache=tmp_path, algorithms=["kmeans"])
+    assert len(list(tmp_path.glob("*.npz"))) == 3
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_generation_is_deterministic_and_seeded(blobs, cands):
+    again = generate(blobs[0], grid=SMALL, random_state=0)
+    np.testing.assert_array_equal(again.labels, cands.labels)
+    assert again.params == cands.params
+    other = generate(blobs[0], grid=SMALL, random_state=1, algorithms=["kmeans"])
+    assert [p["random_state"] for p in other.params] != [p["random_state"] for p in cands.params[:9]]
+
+
+def test_parallel_generation_equals_serial(blobs, cands):
+    par = generate(blobs[0], grid=SMALL, random_state=0, n_jobs=2)
+    np.testing.assert_array_equal(par.labels, cands.labels)
+    assert par.params == cands.params
+
+
+def test_generation_runs_on_a_dask_cluster(blobs, cands):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    ) as cluster, distributed.Client(cluster):
+        with joblib.parallel_backend("dask"):
+            par = generate(blobs[0], grid=SMALL, random_state=0)
+        assert cluster.scheduler.transition_counter > 0  # the tasks went through the scheduler
+    np.testing.assert_array_equal(par.labels, cands.labels)
+
+
+# -- bad input -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"algorithms": ["kmeans", "birch"]}, "'algorithms' parameter of COBS must be one of"),
+        ({"algorithms": "kmeans"}, "'algorithms' parameter of COBS must be a sequence"),
+        ({"algorithms": []}, "at least one"),
+        ({"algorithms": ["kmeans", "kmeans"]}, "at most once"),
+        ({"grid": [1]}, "'grid' parameter of COBS must be None"),
+        ({"grid": {"optics": {}}}, "'grid' parameter of COBS must be one of"),
+        ({"grid": {"kmeans": {"k": [2]}}}, "grid\\['kmeans'\\]' parameter of COBS must be one of"),
+        ({"grid": {"kmeans": {"n_clusters": []}}}, "'n_clusters' entry of the grid of COBS must be a non-empty"),
+        ({"grid": {"kmeans": {"n_seeds": 0}}}, "'n_seeds' entry of the grid of COBS must be an int >= 1"),
+        ({"grid": {"dbscan": {"eps": [0.5, -1.0]}}}, "'eps' entry of the grid of COBS"),
+        ({"grid": {"spectral": {"sigma": "wide"}}}, "'sigma' entry of the grid of COBS"),
+        ({"grid": {"kmeans": {"n_clusters": [2, 90]}}}, "n_clusters=90 \\(kmeans\\) but X has only 90 rows"),
+        ({"dbscan_noise": "drop"}, "'dbscan_noise' parameter of COBS must be one of"),
+        ({"n_jobs": 0}, "'n_jobs' parameter of COBS must be None"),
+        ({"n_jobs": 1.5}, "'n_jobs' parameter of COBS must be an int"),
+        ({"cache": 3}, "'cache' parameter of COBS must be None or a directory"),
+        ({"max_samples": 1}, "'max_samples' parameter of COBS must be an int >= 2"),
+    ],
+)
+def test_bad_parameters_are_named(blobs, kwargs, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        lw.COBS(**kwargs).fit(blobs[0])
+
+
+def test_bad_data_and_constraints_are_named(blobs):
+    X = blobs[0]
+    with pytest.raises(ValueError, match="'ml' argument of COBS.fit"):
+        lw.COBS(grid=SMALL).fit(X, ml=[(0, 90)])
+    with pytest.raises(ValueError, match="'cl' argument of COBS.fit"):
+        lw.COBS(grid=SMALL).fit(X, cl=[(3, 3)])
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        lw.COBS(grid=SMALL).fit(bad)
+    with pytest.raises(ValueError, match="all rows of X are identical"):
+        generate(np.zeros((5, 2)), algorithms=["dbscan"], grid={"dbscan": {"min_samples": [2]}})
+
+
+def test_exported_names():
+    assert lw.COBS is lw.cobs.COBS and lw.ActiveCOBS is lw.cobs.ActiveCOBS
+    assert set(lw.cobs.__all__) >= {"COBS", "ActiveCOBS", "generate", "Candidates", "paper_grid"}
+    tiny = generate(np.eye(4), algorithms=["kmeans"], grid={"kmeans": {"n_clusters": [2], "n_seeds": 1}})
+    assert isinstance(tiny, Candidates)
+    assert list(itertools.islice(paper_grid()["dbscan"]["min_samples"], 2)) == [1, 2]

@@ -1,0 +1,180 @@
+import numpy as np
+import pytest
+from sklearn.datasets import make_blobs
+
+import linkwise as lw
+from linkwise._validation import InvalidParameterError
+from linkwise.cobs import generate, make_estimator
+from linkwise.cobs._active import _draw_pairs
+
+GRID = {
+    "kmeans": {"n_clusters": [2, 3, 4], "n_seeds": 3},
+    "dbscan": {"eps": 6, "min_samples": [2, 5]},
+    "spectral": {"n_clusters": [2, 3, 4], "n_neighbors": [8], "sigma": [1.0]},
+}
+
+
+@pytest.fixture(scope="module")
+def blobs():
+    X, y = make_blobs(n_samples=80, centers=3, cluster_std=0.8, random_state=2)
+    return X, y
+
+
+def active(**kwargs):
+    return lw.ActiveCOBS(grid=GRID, random_state=0, **kwargs)
+
+
+def test_never_asks_a_known_pair_and_keeps_the_budget(blobs, tmp_path):
+    X, y = blobs
+    est = active(max_queries=25, cache=tmp_path).fit(X, lw.LabelOracle(y))
+    assert est.n_queries_ == len(est.query_log_) == 25
+    store = lw.ConstraintStore(len(y))
+    for i, j, answer in est.query_log_:
+        assert store.relation(i, j) is None
+        store.add(i, j, answer)
+    assert est.labels_history_.shape == (25, len(y))
+    np.testing.assert_array_equal(est.labels_history_[-1], est.labels_)
+
+
+def test_selection_and_weights_follow_the_answers(blobs):
+    X, y = blobs
+    est = active(max_queries=30).fit(X, lw.LabelOracle(y))
+    cands = est.candidates_
+    asked_ml = np.array([(i, j) for i, j, a in est.query_log_ if a]).reshape(-1, 2)
+    asked_cl = np.array([(i, j) for i, j, a in est.query_log_ if a is False]).reshape(-1, 2)
+    asked_sat = (cands.labels[:, asked_ml[:, 0]] == cands.labels[:, asked_ml[:, 1]]).sum(1) + (
+        cands.labels[:, asked_cl[:, 0]] != cands.labels[:, asked_cl[:, 1]]
+    ).sum(1)
+    # scores count the asked answers, plus those the store inferred for free
+    assert (est.scores_ >= asked_sat).all()
+    assert est.best_index_ == int(np.argmax(est.scores_ * 1000 - cands.n_clusters_found))
+    np.testing.assert_array_equal(est.labels_, cands.labels[est.best_index_])
+    # w = m ** (right - wrong) = m ** (2 * right - answers), scaled to a largest weight of 1
+    np.testing.assert_allclose(np.log2(est.weights_), 2 * (est.scores_ - est.scores_.max()), atol=1e-9)
+    assert lw.metrics.ari(y, est.labels_) > 0.8
+
+
+def test_first_question_is_the_most_disputed_pair(blobs):
+    X, y = blobs
+    queryable = np.arange(0, 80, 8)  # 10 rows, 45 pairs: the sample holds every pair
+    est = active(max_queries=1).fit(X, lw.LabelOracle(y), queryable=queryable)
+    labels = est.candidates_.labels
+    agreement = {}
+    for a in range(queryable.size):
+        for b in range(a + 1, queryable.size):
+            i, j = queryable[a], queryable[b]
+            same = (labels[:, i] == labels[:, j]).sum()
+            agreement[(i, j)] = abs(2 * same - len(labels))
+    i, j, _ = est.query_log_[0]
+    assert agreement[(min(i, j), max(i, j))] == min(agreement.values())
+
+
+def test_queryable_is_respected_and_labels_cover_every_row(blobs):
+    X, y = blobs
+    queryable = np.arange(0, 80, 3)
+
+    def answer(i, j):
+        assert i in queryable and j in queryable
+        return bool(y[i] == y[j])
+
+    est = active(max_queries=15).fit(X, lw.CallbackOracle(answer), queryable=queryable)
+    assert est.n_queries_ == 15 and est.labels_.shape == (80,)
+
+
+def test_unlimited_budget_stops_when_every_pair_is_known(blobs):
+    X, y = blobs
+    queryable = np.arange(12)
+    est = active(sample_size=5).fit(X, lw.LabelOracle(y), queryable=queryable)
+    store = est.constraints_
+    assert all(store.relation(i, j) is not None for i in queryable for j in queryable if i < j)
+    assert est.n_queries_ < 66  # transitivity and entailment answered the rest
+
+
+def test_deterministic_and_session_equals_fit(blobs):
+    X, y = blobs
+    a = active(max_queries=12).fit(X, lw.LabelOracle(y))
+    b = active(max_queries=12).fit(X, lw.LabelOracle(y))
+    assert a.query_log_ == b.query_log_
+    np.testing.assert_array_equal(a.labels_history_, b.labels_history_)
+    session = lw.ActiveSession(active(max_queries=12), X)
+    while (pair := session.ask()) is not None:
+        session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+    assert session.finish().query_log_ == a.query_log_
+    c = lw.ActiveCOBS(grid=GRID, random_state=1, max_queries=12).fit(X, lw.LabelOracle(y))
+    assert c.query_log_ != a.query_log_
+
+
+def test_dont_know_and_noisy_answers(blobs):
+    X, y = blobs
+    calls = []
+
+    def answer(i, j):
+        calls.append((i, j))
+        return None if len(calls) % 3 == 0 else bool(y[i] == y[j])
+
+    est = active(max_queries=15).fit(X, lw.CallbackOracle(answer))
+    assert len(est.constraints_) == 10 and len(set(calls)) == len(calls)
+    # a noisy person contradicts earlier answers: counted, not refused
+    noisy = active(max_queries=40).fit(X, lw.LabelOracle(y, noise=0.3, random_state=0))
+    assert noisy.n_queries_ == 40
+
+
+def test_large_data_uses_a_sample_and_refits_the_choice(blobs):
+    X, y = blobs
+    queryable = np.arange(0, 80, 2)
+    est = active(max_queries=10, max_samples=30).fit(X, lw.LabelOracle(y), queryable=queryable)
+    rows = est.sample_indices_
+    assert rows.size == 30 and np.isin(rows, queryable).all()
+    asked = np.ravel([(i, j) for i, j, _ in est.query_log_])
+    assert np.isin(asked, rows).all()
+    assert est.candidates_.labels.shape == (len(est.candidates_), 30)
+    # the history extends the sample's clustering to every row by nearest sampled row
+    np.testing.assert_array_equal(est.labels_history_[-1][rows], est.candidates_.labels[est.best_index_])
+    # the final labels fit the chosen configuration on all rows
+    np.testing.assert_array_equal(est.labels_, make_estimator(est.best_).fit(X).labels_)
+
+
+def test_pair_pools_are_unseen_distinct_and_queryable():
+    rng = np.random.RandomState(0)
+    rows = np.array([1, 4, 7, 9])
+    seen = set()
+    pools = []
+    while (pool := _draw_pairs(rng, rows, 10, 4, seen)).size:
+        seen.update(pool.tolist())
+        pools.append(pool)
+    codes = np.concatenate(pools)
+    assert len(codes) == len(set(codes.tolist())) == 6
+    a, b = codes // 10, codes % 10
+    assert (a < b).all() and np.isin(a, rows).all() and np.isin(b, rows).all()
+    # the rejection path (too many pairs to list) gives the same guarantees
+    big = np.arange(3000)
+    pool = _draw_pairs(rng, big, 3000, 500, {1 * 3000 + 2})
+    assert pool.size == 500 == len(set(pool.tolist())) and 3002 not in pool.tolist()
+    assert (pool // 3000 < pool % 3000).all()
+
+
+def test_shares_the_cache_with_generate(blobs, tmp_path):
+    X, y = blobs
+    est = active(max_queries=3, cache=tmp_path).fit(X, lw.LabelOracle(y))
+    assert len(list(tmp_path.glob("*.npz"))) == 1
+    again = active(max_queries=3, cache=tmp_path).fit(X, lw.LabelOracle(y))
+    np.testing.assert_array_equal(again.candidates_.labels, est.candidates_.labels)
+    assert len(list(tmp_path.glob("*.npz"))) == 1
+    assert isinstance(generate(X, grid=GRID, random_state=0), lw.cobs.Candidates)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"update_factor": 0.5}, "'update_factor' parameter of ActiveCOBS must be a float >= 1.0"),
+        ({"sample_size": 0}, "'sample_size' parameter of ActiveCOBS must be an int >= 1"),
+        ({"max_queries": -1}, "'max_queries' parameter of ActiveCOBS must be an int >= 0"),
+        ({"max_samples": 1}, "'max_samples' parameter of ActiveCOBS must be an int >= 2"),
+        ({"algorithms": ["optics"]}, "'algorithms' parameter of ActiveCOBS must be one of"),
+        ({"grid": {"spectral": {"n_neighbors": [], "sigma": []}}}, "gives spectral clustering no affinity"),
+    ],
+)
+def test_bad_parameters_are_named(blobs, kwargs, match):
+    X, y = blobs
+    with pytest.raises(InvalidParameterError, match=match):
+        lw.ActiveCOBS(**kwargs).fit(X, lw.LabelOracle(y))
