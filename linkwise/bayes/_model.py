@@ -48,23 +48,29 @@ class Model:
         logits = self._logits(W, rows)
         return logits - normalise_log(logits)[1][..., None]
 
-    def log_likelihood(self, W):
+    def log_likelihood(self, W, entropy_rows=None):
         """The non-Gaussian part of the log posterior, per particle: ``log P(Z|W) - tau/N sum H``.
 
         The elliptical slice sampler handles the Gaussian factor itself.
+        ``entropy_rows`` estimates the average entropy on a subset of rows
+        instead of all of them (to rank many candidate W cheaply).
         """
-        logits = self._logits(W)
+        logits = self._logits(W, entropy_rows)
         p, log_norm = normalise_log(logits)
         # H(y_i) = log_norm_i - sum_k p_ik logit_ik
         p *= logits  # reductions over the long first axis are the fast ones
         entropy = (log_norm.sum(axis=0) - p.sum(axis=0).sum(axis=-1)) / logits.shape[0]
         nodes = self.forest.nodes
-        log_z, _ = upward(self.forest, logits[nodes] - log_norm[nodes, :, None], self.eps)
+        if entropy_rows is None:
+            log_phi = logits[nodes] - log_norm[nodes, :, None]
+        else:
+            log_phi = self.log_assignments(W, nodes)
+        log_z, _ = upward(self.forest, log_phi, self.eps)
         return log_z - self.tau * entropy
 
-    def log_posterior(self, W):
-        """Unnormalised ``log P(W | Z, X)`` per particle."""
-        return self.log_likelihood(W) - 0.5 * np.einsum("sdk,sdk->s", W, W) / self.lam
+    def log_posterior(self, W, entropy_rows=None):
+        """Unnormalised ``log P(W | Z, X)`` per particle (see :meth:`log_likelihood`)."""
+        return self.log_likelihood(W, entropy_rows) - 0.5 * np.einsum("sdk,sdk->s", W, W) / self.lam
 
     def same_cluster(self, W, a, b):
         """``P(y_a = y_b | Z, W)`` for candidate pairs, per particle.
