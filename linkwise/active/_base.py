@@ -12,6 +12,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 
 from linkwise._validation import InvalidParameterError, check_scalar
+from linkwise.cluster import PCKMeans
 from linkwise.loop import ActiveEstimator
 
 __all__ = ["QueryStrategy"]
@@ -68,11 +69,7 @@ class QueryStrategy(BaseEstimator):
         """
         owner = f"{type(self).__name__}.collect"
         n_clusters = check_scalar(n_clusters, "n_clusters", owner, kind="int", low=1, role="argument")
-        clusterer = None
-        if self._needs_clusterer:
-            from linkwise.cluster import PCKMeans
-
-            clusterer = PCKMeans(n_clusters=n_clusters)
+        clusterer = PCKMeans(n_clusters=n_clusters) if self._needs_clusterer else None
         run = _Collect(
             strategy=self, n_clusters=n_clusters, clusterer=clusterer, max_queries=max_queries, random_state=random_state
         )
