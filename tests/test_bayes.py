@@ -41,6 +41,15 @@ def test_questions_keep_a_forest_until_none_is_left(criterion):
     np.testing.assert_array_equal(est.labels_history_[-1], est.labels_)
 
 
+def test_sampled_pools_also_run_until_the_forest_spans_the_queryable_rows():
+    X, y = make_blobs(n_samples=12, centers=3, n_features=2, random_state=1)
+    # 5 of the 66 pairs per question: late questions need fresh draws to find an acyclic pair
+    est = lw.BayesianActiveClustering(3, candidate_pairs=5, random_state=0, **FAST).fit(X, lw.LabelOracle(y))
+    assert est.n_queries_ == 11 and len(_answered_forest(est, 12).roots) == 1
+    two = lw.BayesianActiveClustering(3, random_state=0, **FAST).fit(X, lw.LabelOracle(y), queryable=[3, 7])
+    assert [(i, j) for i, j, _ in two.query_log_] == [(3, 7)]
+
+
 def test_info_skips_cycle_closing_pairs_and_counts_them():
     # on 12 points the growing tree soon holds the most informative pairs
     X, y = make_blobs(n_samples=12, centers=3, n_features=2, random_state=1)
