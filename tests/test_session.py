@@ -67,7 +67,7 @@ def active_methods():
     import importlib
 
     candidates = [("linkwise.cobra", "COBRAS", {}), ("linkwise.cobra", "COBRA", {}),
-                  ("linkwise.cobs", "ActiveCOBS", {"algorithms": ("kmeans",)}), ("linkwise.bayes", "BayesianActiveClustering", {}),
+                  ("linkwise.robust", "NoiseRobustCOBRAS", {}), ("linkwise.cobs", "ActiveCOBS", {"algorithms": ("kmeans",)}), ("linkwise.bayes", "BayesianActiveClustering", {}),
                   ("linkwise.active", "ActiveClustering", {"clusterer": "PCKMeans", "strategy": "MinMax"})]
     methods = [ClosestPairsFirst()]
     for module, name, params in candidates:
@@ -228,7 +228,7 @@ def test_a_contradicting_answer_is_shown_and_the_person_keeps_one(tmp_path, tole
     state = session.answer(session.state()["position"], False)  # contradicts "same" for (0, 1)
     conflict = state["conflict"]
     assert state["question"] is None and not state["done"]
-    assert conflict["pair"] == [0, 1] and conflict["believed"] == "same"
+    assert conflict["pair"] == [0, 1] and conflict["believed"] == conflict["clustering"] == "same"
     assert [(a["ids"], a["answer"], a["new"]) for a in conflict["answers"]] == [
         (["a", "b"], "same", False), (["a", "b"], "different", True)]
     with pytest.raises(Refused, match="Resolve the contradiction first"):
@@ -297,3 +297,33 @@ def test_cannot_link_contradiction_is_explained_through_the_cannot_link(tmp_path
     assert conflict["believed"] == "different"
     assert [a["ids"] for a in conflict["answers"]] == [["a", "b"], ["b", "d"], ["d", "e"], ["a", "e"]]
     session.close()
+
+
+def test_noise_robust_cobras_contradictions_reach_the_person(iris, tmp_path):
+    robust = pytest.importorskip("linkwise.robust")
+    data, y = iris
+    oracle = lw.LabelOracle(y, noise=0.15, random_state=1)  # a person who gets 15% of answers wrong
+    session = HumanSession(tmp_path / "s.db", data, robust.NoiseRobustCOBRAS(noise_probability=0.1, random_state=0))
+    settled = 0
+    for _ in range(60):
+        state = session.state()
+        conflict = state["conflict"]
+        if conflict is not None:
+            # the person looks again and sees which answer was wrong
+            wrong = [a for a in conflict["answers"] if (a["answer"] == "same") != (y[a["rows"][0]] == y[a["rows"][1]])]
+            session.resolve(conflict["id"], wrong[0]["seq"])
+            settled += 1
+            continue
+        if state["done"]:
+            break
+        i, j = state["question"]["pair"]
+        session.answer(state["position"], oracle.query(i, j))
+    assert settled >= 1
+    assert len(session.store.retracted()) == settled
+    assert lw.metrics.ari(y, session.labels()) > 0.6
+    position, labels = session.state()["position"], session.labels().copy()
+    session.close()
+    again = HumanSession(tmp_path / "s.db", data)
+    assert again.state()["position"] == position
+    np.testing.assert_array_equal(again.labels(), labels)
+    again.close()

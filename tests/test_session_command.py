@@ -30,6 +30,11 @@ def test_terminal_session_resumes_with_the_stored_options(tmp_path):
     assert "max_queries=30 (asked: 10)" in changed.output
     other = run("cluster", data_path, "--ui", "terminal", "--id-column", "species", input="q")
     assert other.exit_code == 1 and "'species' is not unique" in other.output
+    frame = pd.read_csv(data_path)
+    frame.loc[0, "sepal_length"] = 99
+    frame.to_csv(data_path, index=False)
+    edited = run("cluster", data_path, "--ui", "terminal", input="q")
+    assert edited.exit_code == 1 and "was made for other data" in edited.output
 
 
 def test_export_writes_labels_and_every_answer(tmp_path):
@@ -73,7 +78,7 @@ def test_command_line_mistakes_get_one_clear_line(tmp_path):
     bad_param = run("cluster", data_path, "--param", "max_queries")
     assert bad_param.exit_code == 2 and "'max_queries' is not NAME=VALUE" in bad_param.output
     unknown = run("cluster", data_path, "--method", "kmeans", "--ui", "terminal")
-    assert unknown.exit_code == 1 and "neither a known name (bayes, cobra, cobras, cobs)" in unknown.output
+    assert unknown.exit_code == 1 and "neither a known name (bayes, cobra, cobras, cobs, robust-cobras)" in unknown.output
     not_active = run("cluster", data_path, "--method", "linkwise.cluster:PCKMeans", "--ui", "terminal")
     assert not_active.exit_code == 1 and "is not a subclass of ActiveEstimator" in not_active.output
     bad_value = run("cluster", data_path, "--param", "max_queries=-3", "--ui", "terminal")

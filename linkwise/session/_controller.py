@@ -279,11 +279,13 @@ class HumanSession:
             return {"seq": r.seq, "rows": [r.i, r.j], "ids": [item(r.i)["id"], item(r.j)["id"]],
                     "answer": ANSWER_WORDS[r.answer], "answered_at": r.answered_at, "new": new}
 
+        labels = self.labels()
         return {
             "id": row.seq,
             "pair": [row.i, row.j],
             "items": [item(row.i), item(row.j)],
             "believed": ANSWER_WORDS[believed],
+            "clustering": ANSWER_WORDS[bool(labels[row.i] == labels[row.j])],
             "answers": [described(r, False) for r in earlier] + [described(row, True)],
         }
 
@@ -295,8 +297,9 @@ class HumanSession:
         state : dict
             ``position``, ``revision``, ``question`` (``pair``, ``items``,
             ``number``; None when done or while a contradiction is open),
-            ``conflict`` (the contradicting answers and what the earlier ones
-            imply, or None), ``done``, ``n_answered``, ``n_clusters``,
+            ``conflict`` (the contradicting answers, what the earlier ones
+            imply, and whether the current clustering puts the pair
+            together; or None), ``done``, ``n_answered``, ``n_clusters``,
             ``can_undo``, ``method``, ``embedding``, ``data``, ``n_rows``.
         """
         with self._lock:

@@ -21,6 +21,7 @@ __all__ = ["METHODS", "resolve_method", "encode_params", "build_estimator", "met
 METHODS = {
     "cobras": "linkwise.cobra:COBRAS",
     "cobra": "linkwise.cobra:COBRA",
+    "robust-cobras": "linkwise.robust:NoiseRobustCOBRAS",
     "cobs": "linkwise.cobs:ActiveCOBS",
     "bayes": "linkwise.bayes:BayesianActiveClustering",
 }

@@ -123,8 +123,9 @@ def _ask(session, labels_path, console, getchar):
         if conflict is not None:
             console.print("[bold]Your answers disagree[/bold]", markup=True)
             console.print(_pair_table(conflict["items"]))
-            console.print(f"Your earlier answers imply '{conflict['believed']}' for A and B (what linkwise "
-                          "believes now). Which answer is wrong?")
+            where = "in the same group" if conflict["clustering"] == "same" else "in different groups"
+            console.print(f"Your earlier answers imply '{conflict['believed']}' for A and B; the clustering "
+                          f"linkwise holds now puts them {where}. Which answer is wrong?", markup=False)
             for k, a in enumerate(conflict["answers"], 1):
                 when = "just now" if a["new"] else a["answered_at"]
                 console.print(f"  [{k}] {a['ids'][0]} and {a['ids'][1]}: {a['answer']} ({when})", markup=False)

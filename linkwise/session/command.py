@@ -44,7 +44,7 @@ def _user_errors(run):
 
 @click.command()
 @click.argument("data", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--method", help="Active method: cobras (default), cobra, cobs, bayes, or module:Class.")
+@click.option("--method", help="Active method: cobras (default), robust-cobras, cobra, cobs, bayes, or module:Class.")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="A method parameter, e.g. --param max_queries=100 (read as JSON, else as text). Repeatable.")
 @click.option("--ui", type=click.Choice(["web", "terminal"]), default="web", show_default=True,

@@ -167,7 +167,7 @@ def test_a_contradiction_is_shown_and_the_person_keeps_one_answer(page, tmp_path
         assert shown_rows(page, "#conflict-pair") == [0, 1]
         answers = page.locator("#conflict-answers li").all_text_contents()
         assert len(answers) == 2 and "same" in answers[0] and "different" in answers[1]
-        assert "believes" in page.text_content("#conflict-text")
+        assert "puts them in the same group" in page.text_content("#conflict-text")
         page.keyboard.press("s")  # answering is refused while the contradiction is open
         page.wait_for_selector("#message >> text=Resolve the contradiction first")
         page.click("#conflict-answers button >> text=Keep “same”")

@@ -4,9 +4,6 @@ import json
 import sqlite3
 from pathlib import Path
 
-import pandas as pd
-import pytest
-
 import linkwise as lw
 from linkwise.session import load_data
 from tests.e2e.helpers import Server, iris_csv, truth_answer
@@ -70,18 +67,3 @@ def test_sigkill_between_answers_loses_nothing_and_reasks_nothing(tmp_path):
     direct = lw.COBRAS(random_state=params["random_state"], max_queries=7)
     direct.fit(load_data(data_path, id_column="name").X, lw.LabelOracle(y))
     assert [tuple(sorted(q[:2])) for q in direct.query_log_] == rows  # the questions of the method itself
-
-
-def test_reopening_with_other_data_is_refused_by_the_command(tmp_path):
-    data_path, y = iris_csv(tmp_path)
-    session_file = tmp_path / "s.db"
-    server = Server(data_path, "--session", session_file)
-    try:
-        answer(server, y, 1)
-    finally:
-        server.stop()
-    frame = pd.read_csv(data_path)
-    frame.loc[0, "sepal_length"] = 99
-    frame.to_csv(data_path, index=False)
-    with pytest.raises(RuntimeError, match="was made for other data"):
-        Server(data_path, "--session", session_file)

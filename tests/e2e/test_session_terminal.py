@@ -138,7 +138,7 @@ def test_a_contradiction_is_settled_with_a_digit(tmp_path):
         term.press("s")
         term.question()
         term.press("d")
-        found = term.expect(r"Your answers disagree.*imply 'same'.*\[1\] flower-0 and flower-1: same.*"
+        found = term.expect(r"Your answers disagree.*imply 'same'.*puts them in the same group.*\[1\] flower-0 and flower-1: same.*"
                             r"\[2\] flower-0 and flower-1: different \(just now\)")
         assert found
         term.press("2")  # the latest answer was the wrong one

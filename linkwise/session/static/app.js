@@ -73,8 +73,9 @@ function renderConflict(conflict) {
   const newest = conflict.answers[conflict.answers.length - 1];
   const samePair = conflict.answers.length === 2;
   $("conflict-text").textContent =
-    "Your earlier answers imply “" + conflict.believed + "” for A and B, which is what linkwise " +
-    "believes now; your latest answer says “" + newest.answer + "”. " +
+    "Your earlier answers imply “" + conflict.believed + "” for A and B; your latest answer says “" +
+    newest.answer + "”. The clustering linkwise holds now puts them " +
+    (conflict.clustering === "same" ? "in the same group. " : "in different groups. ") +
     (samePair ? "Which answer is right?" : "Which of these answers is wrong?");
   fillPair($("conflict-pair"), conflict.items);
   const list = $("conflict-answers");
