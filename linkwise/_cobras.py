@@ -98,6 +98,11 @@ class COBRAS(SuperInstanceClustering):
     final super-instances are always honoured, and so are must-links
     (without noise in the answers).
 
+    *Rows that may not be asked about.* When 2-means cuts off only rows
+    outside ``queryable`` (which would leave the super-instance unsplittable
+    for good), the split is fitted on its queryable rows instead and the
+    other rows join the nearer side.
+
     *"Don't know".* While choosing a split level it ends the descent (the
     level reached is used); in a merging phase it leaves that pair
     undecided and moves on to the next.
@@ -171,7 +176,12 @@ class COBRAS(SuperInstanceClustering):
             labels = kmeans(X[current], 2, rng, n_init=_N_INIT).labels_
             parts, means = make_parts(X, current, labels, qmask)
             if len(parts) < 2:
-                break
+                # 2-means cut off only rows that may not be asked about: split the queryable rows instead
+                asked = current[qmask[current]]
+                centres = kmeans(X[asked], 2, rng, n_init=_N_INIT).cluster_centers_
+                parts, means = make_parts(X, current, bisect(X[current], centres), qmask)
+                if len(parts) < 2:
+                    break
             a, b = (representative(X, current[part], qmask, m) for part, m in zip(parts, means))
             if first_split is None:
                 first_split = (parts, means)
