@@ -213,3 +213,13 @@ def test_large_super_instances_are_split_on_a_sample():
     assert lw.metrics.ari(y, runs[0].labels_) > 0.95
     si = runs[0].super_instances_
     assert all(np.isin(np.flatnonzero(si == s), queryable).any() for s in np.unique(si))
+
+
+def test_split_cutting_off_only_unqueryable_rows_falls_back_to_queryable_rows():
+    rng = np.random.RandomState(0)
+    X = np.concatenate([rng.normal(0, 0.1, (20, 2)), rng.normal(1, 0.1, (20, 2)), [[100.0, 100.0], [101.0, 100.0]]])
+    y = np.array([0] * 20 + [1] * 20 + [1, 1])
+    # 2-means on all rows isolates the two far rows, which may not be asked about
+    est = lw.COBRAS(max_queries=10, random_state=0).fit(X, lw.LabelOracle(y), queryable=np.arange(40))
+    assert est.n_queries_ > 0
+    assert lw.metrics.ari(y[:40], est.labels_[:40]) == 1.0
