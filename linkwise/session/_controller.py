@@ -105,8 +105,8 @@ class HumanSession:
         The session file.
     estimator : ActiveEstimator
         The (unfitted) method with its stored parameters.
-    revision : int
-        Grows with every change of state (for clients that poll).
+    revision : str
+        Changes with every change of state (for clients that poll).
 
     Examples
     --------
@@ -134,7 +134,9 @@ class HumanSession:
         self.data = data
         self.store = SessionStore(path)
         self._lock = threading.RLock()
-        self.revision = 0
+        # a fresh prefix per process: a page that polled an earlier server never mistakes a new state for its own
+        self._boot = secrets.token_hex(4)
+        self._changes = 0
         try:
             created = self.store.is_new
             self.estimator = self._new_method(estimator) if created else self._stored_method(estimator)
@@ -247,8 +249,13 @@ class HumanSession:
         self._conflict = (row, believed, _explain(earlier, row.i, row.j, believed))
 
     def _changed(self):
-        self.revision += 1
+        self._changes += 1
         self._labels = None
+
+    @property
+    def revision(self):
+        """Changes with every change of state (for clients that poll)."""
+        return f"{self._boot}.{self._changes}"
 
     # -- state ----------------------------------------------------------------
     @property

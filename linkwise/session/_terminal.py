@@ -60,7 +60,7 @@ def _keys():
     saved = termios.tcgetattr(fd)
     tty.setcbreak(fd, termios.TCSANOW)  # Ctrl+C still interrupts
     try:
-        yield lambda: os.read(fd, 1).decode(errors="replace") or "q"  # end of input quits
+        yield lambda: os.read(fd, 1).decode(errors="replace")
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
@@ -158,6 +158,7 @@ def _ask(session, labels_path, console, getchar):
 
 def _read_key(getchar):
     try:
-        return getchar().lower()
+        key = getchar()
     except (KeyboardInterrupt, EOFError):
         return "q"
+    return key.lower() if key else "q"  # no more input: quit

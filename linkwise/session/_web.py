@@ -99,8 +99,8 @@ def create_app(session, labels_path):
         return {**item, "image": f"/item/{row}/image" if item["image"] else None,
                 "point": projection[row].round(4).tolist()}
 
-    def full_state():
-        state = session.state()
+    def full_state(state=None):
+        state = state or session.state()
         for part in ("question", "conflict"):
             if state[part] is not None:
                 state[part] = {**state[part], "items": [decorate(it) for it in state[part]["items"]]}
@@ -136,19 +136,16 @@ def create_app(session, labels_path):
         word = payload.get("answer")
         if word not in _ANSWERS:
             raise InvalidParameterError(f"'answer' must be one of {', '.join(_ANSWERS)}, got {word!r}.")
-        session.answer(str(payload["position"]), _ANSWERS[word])
-        return {"state": full_state()}
+        return {"state": full_state(session.answer(str(payload["position"]), _ANSWERS[word]))}
 
     def do_undo(payload):
-        session.undo(str(payload["position"]))
-        return {"state": full_state()}
+        return {"state": full_state(session.undo(str(payload["position"])))}
 
     def do_resolve(payload):
         conflict, wrong = payload["conflict"], payload["wrong"]
         if not (isinstance(conflict, int) and isinstance(wrong, int)):
             raise InvalidParameterError("'conflict' and 'wrong' must be answer numbers.")
-        session.resolve(conflict, wrong)
-        return {"state": full_state()}
+        return {"state": full_state(session.resolve(conflict, wrong))}
 
     def do_finish(payload):
         k = session.write_labels(labels_path)

@@ -199,7 +199,7 @@ async function poll() {
   // another tab or window may have answered: show the session's current question
   if (busy || document.hidden || !state) return;
   try {
-    const response = await fetch("/api/state?revision=" + state.revision);
+    const response = await fetch("/api/state?revision=" + encodeURIComponent(state.revision));
     const reply = await response.json();
     if (!reply.unchanged && !busy) render(reply);
   } catch (err) {
