@@ -6,10 +6,7 @@ import pytest
 
 from linkwise._validation import InvalidParameterError
 from linkwise.session import UnsafePathError, embed_text, load_data
-from tests.e2e.helpers import iris_csv
-
-PNG = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
-       b"\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x04\x00\x09\xfb\x03\xfd\xe3U\xf2\x9c\x00\x00\x00\x00IEND\xaeB`\x82")
+from tests.e2e.helpers import PNG, iris_csv
 
 
 def test_numeric_columns_are_the_default_features(tmp_path):

@@ -11,8 +11,7 @@ import uvicorn
 
 import linkwise as lw
 from linkwise.session import HumanSession, create_app, load_data
-from tests.e2e.helpers import iris_csv, truth_answer
-from tests.test_session_data import PNG
+from tests.e2e.helpers import PNG, iris_csv, truth_answer
 
 
 class LiveServer:
