@@ -128,13 +128,18 @@ function drawScatter() {
   ctx.clearRect(0, 0, size, size);
   const pad = 10;
   const at = (x, y) => [pad + x * (size - 2 * pad), size - pad - y * (size - 2 * pad)];
-  for (let k = 0; k < points.x.length; k++) {
-    const [px, py] = at(points.x[k], points.y[k]);
-    ctx.fillStyle = PALETTE[state.labels[k] % PALETTE.length];
+  // one path per colour: a few fills instead of one per point
+  PALETTE.forEach((colour, c) => {
     ctx.beginPath();
-    ctx.arc(px, py, 2.6, 0, 2 * Math.PI);
+    for (let k = 0; k < points.x.length; k++) {
+      if (state.labels[k] % PALETTE.length !== c) continue;
+      const [px, py] = at(points.x[k], points.y[k]);
+      ctx.moveTo(px + 2.6, py);
+      ctx.arc(px, py, 2.6, 0, 2 * Math.PI);
+    }
+    ctx.fillStyle = colour;
     ctx.fill();
-  }
+  });
   const pair = state.question || state.conflict;
   if (!pair) return;
   pair.items.forEach((item, k) => {
