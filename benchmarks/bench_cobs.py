@@ -107,15 +107,16 @@ def timed_generate(X, grid, **kwargs):
 def generation(quick):
     from distributed import Client, LocalCluster
 
+    knn_only = {"spectral": {"sigma": []}}
     cases = [("wine", *load("wine"), None)]
     if quick:
-        cases.append(("make_blobs 1,000", *make_blobs(1000, centers=5, random_state=0), {"spectral": {"sigma": []}}))
+        cases.append(("make_blobs 1,000", *make_blobs(1000, centers=5, random_state=0), knn_only))
     else:
         cases.append(("segmentation", *load("segmentation"), None))
-        cases.append(("make_blobs 10,000", *make_blobs(10_000, centers=5, random_state=0), {"spectral": {"sigma": []}}))
+        cases.append(("make_blobs 10,000", *make_blobs(10_000, centers=5, random_state=0), knn_only))
     rows = []
     joblib.Parallel(n_jobs=2)(joblib.delayed(abs)(i) for i in range(4))  # start the loky workers untimed
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
         with Client(cluster) as client:
             for name, X, _, grid in cases:
                 serial, cands = timed_generate(X, grid)
@@ -258,7 +259,7 @@ Dask results are checked identical to serial. make_blobs grids drop the
 Gaussian-kernel spectral affinities (`grid={{"spectral": {{"sigma": []}}}}`): a
 dense n x n eigenproblem per sigma, O(n^3), is hours at n = 10,000.
 
-{table(["data", "n x d", "candidates", "serial s", "2 loky workers s", "Dask, 2 workers s", "naive sklearn s"], gen_rows)}
+{table(["data", "n x d", "candidates", "serial s", "2 loky workers s", "Dask 2 workers s", "naive s"], gen_rows)}
 
 Shared work: one kNN search for the whole grid; one spectral embedding per
 affinity reused for every K (9 K per embedding); DBSCAN as cuts of one

@@ -221,7 +221,7 @@ def test_parallel_generation_equals_serial(blobs, cands):
 def test_generation_runs_on_a_dask_cluster(blobs, cands):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0"
     ) as cluster, distributed.Client(cluster):
         with joblib.parallel_backend("dask"):
             par = generate(blobs[0], grid=SMALL, random_state=0)

@@ -169,7 +169,8 @@ class ActiveCOBS(ActiveEstimator):
         if ctx.n_samples > self.max_samples:
             rows = sample_rows(ctx.n_samples, ctx.queryable, self.max_samples, ctx.rng)
             queryable = np.flatnonzero(ctx.queryable_mask[rows])  # positions within the sample
-            to_row = NearestNeighbors(n_neighbors=1).fit(ctx.X[rows]).kneighbors(ctx.X, return_distance=False)[:, 0]
+            nearest = NearestNeighbors(n_neighbors=1).fit(ctx.X[rows])
+            to_row = nearest.kneighbors(ctx.X, return_distance=False)[:, 0]
             to_row[rows] = np.arange(rows.size)
         data = ctx.X if rows is None else ctx.X[rows]
         cands = candidates_for(data, spec, self.dbscan_noise, self.n_jobs, self.cache, ctx.rng, owner)

@@ -210,7 +210,8 @@ def _spectral_task(X, knn_ind, affinity, value, n_clusters, seed):
             )
         else:
             maps = _dense_embedding(rbf_kernel(X, gamma=0.5 / value**2), n_components)
-            rs.uniform(-1, 1, n)  # skip ARPACK's start vector, as SpectralClustering draws it, so K-means starts alike
+            # draw ARPACK's start vector anyway, as SpectralClustering does, so that K-means starts alike
+            rs.uniform(-1, 1, n)
         state = rs.get_state()  # as in SpectralClustering, K-means continues the embedding's generator
         out = np.empty((len(n_clusters), n), dtype=np.int32)
         for row, k in enumerate(n_clusters):
