@@ -1,4 +1,4 @@
-"""``linkwise demo``: a one-minute benchmark of the main methods on shipped data (see :func:`linkwise.bench.run_demo`)."""
+"""``linkwise demo``: a one-minute benchmark of the main methods on shipped data (:func:`linkwise.bench.run_demo`)."""
 
 import click
 

@@ -123,6 +123,11 @@ REFERENCE = [CLOSEST, RANDOM, FIRST, "kmeans"]
 QUIET = dict(progress=False, write_report=False)  # no progress bar, no plots: the report has its own tests
 
 
+def make_task(spec, kind, dataset, budgets, *, fold=0, folds=5, seed=0, noise=0.0, data_dir=None):
+    """One cell of repeat 0, min-max scaled."""
+    return _Task(spec, kind, dataset, 0, fold, tuple(budgets), folds, seed, "minmax", noise, data_dir)
+
+
 def _scores(frame):
     """Raw results without the timing column (the only part allowed to differ between runs)."""
     return frame.drop(columns="seconds").reset_index(drop=True)
@@ -158,7 +163,7 @@ def test_questions_touch_exactly_the_training_rows():
     """The chain asks about every queryable row; the oracle raises if one is a test row."""
     X, y = lw.datasets.load("iris")
     for fold, (train, test) in enumerate(fold_split(y, 5, repeat=0, seed=3)):
-        task = _Task(CHAIN, "budget", "iris", 0, fold, (1000,), folds=5, seed=3, scale="minmax", data_dir=None)
+        task = make_task(CHAIN, "budget", "iris", (1000,), fold=fold, seed=3)
         result = run_cell(task)
         assert result["error"] is None, result["error"]
         # a chain over the queryable rows asks len(queryable) - 1 questions: queryable == train
@@ -186,7 +191,7 @@ def test_method_kinds():
 
 def test_constrained_clusterers_get_random_questions_about_training_rows():
     budgets = (0, 10, 60)
-    result = run_cell(_Task(PCK, "constrained", "wine", 0, 2, budgets, folds=3, seed=0, scale="minmax", data_dir=None))
+    result = run_cell(make_task(PCK, "constrained", "wine", budgets, fold=2, folds=3))
     assert result["error"] is None, result["error"]
     assert [r["n_queries"] for r in result["rows"]] == list(budgets)
     # the same random questions as the Random strategy asks, fitted by the clusterer
@@ -234,6 +239,23 @@ def test_competitors_get_the_questions_the_own_method_asked(tmp_path):
     grid = rep.summary[rep.summary["setting"] == "10 questions"].set_index(["dataset", "method"])["mean"]
     zero = rep.summary[rep.summary["setting"] == "0 questions"].set_index(["dataset", "method"])["mean"]
     assert grid[("iris", "random-pairs")] > zero[("iris", "random-pairs")]
+
+
+def test_noisy_answers_are_the_same_for_every_method(tmp_path):
+    # the chain asks every training row once: with 30% noise about 30% of its answers are wrong
+    X, y = lw.datasets.load("iris", scale="minmax")
+    train, test = fold_split(y, 5, repeat=0, seed=0)[0]
+    task = make_task(CHAIN, "budget", "iris", (1000,), noise=0.3)
+    oracle = FoldOracle(y, train, noise=0.3, random_state=cell_seed(0, 0, 0))
+    flipped = [oracle.is_flipped(a, b) for a, b in zip(train[:-1], train[1:])]
+    assert 0.2 < np.mean(flipped) < 0.4
+    assert run_cell(task)["rows"][0]["n_queries"] == len(flipped)
+    clean = run(["iris"], [RANDOM], [40], folds=2, out=tmp_path / "clean", **QUIET)
+    noisy = run(["iris"], [RANDOM], [40], folds=2, noise=0.3, out=tmp_path / "noisy", **QUIET)
+    assert noisy.config["noise"] == 0.3
+    assert noisy.summary["mean"].iloc[0] < clean.summary["mean"].iloc[0]
+    with pytest.raises(ValueError, match="noise=0.3 \\(now 0.0\\)"):
+        run(["iris"], [RANDOM], [40], folds=2, out=tmp_path / "noisy", resume=True, **QUIET)
 
 
 def test_failed_cells_are_recorded_and_retried_on_resume(tmp_path):
@@ -355,6 +377,7 @@ def test_bad_arguments_are_named(tmp_path):
         (dict(scheduler="tcp://x:1"), "'scheduler' argument of run needs backend='dask'"),
         (dict(metric="acc"), "'metric' argument"),
         (dict(scale="log"), "'scale' argument"),
+        (dict(noise=1.5), "'noise' argument of run must be a float in \\[0.0, 1.0\\]"),
         (dict(methods=["kmeans", "kmeans"]), "names a method twice"),
     ]
     for change, message in cases:

@@ -8,7 +8,8 @@ import pytest
 
 import linkwise as lw
 from linkwise.bench import registry
-from linkwise.bench._runner import _Task, run_cell
+from linkwise.bench._runner import run_cell
+from tests.test_bench import make_task
 
 BUDGETS = (0, 4)
 
@@ -30,8 +31,7 @@ def test_every_registered_method_runs(name, tiny):
     spec = registry()[name]
     kind = spec.kind()
     budgets = () if kind == "own" else BUDGETS
-    task = _Task(spec, kind, "tiny", 0, 0, budgets, folds=3, seed=0, scale="minmax", data_dir=str(tiny))
-    result = run_cell(task)
+    result = run_cell(make_task(spec, kind, "tiny", budgets, folds=3, data_dir=str(tiny)))
     assert result["error"] is None, result["error"]
     rows = result["rows"]
     assert [r["budget"] for r in rows] == (list(budgets) or [None])
@@ -49,9 +49,8 @@ def test_every_registered_method_runs(name, tiny):
 def test_nested_methods_ask_the_same_questions_whatever_the_budget(name, tiny):
     """One run read at a smaller budget (how the harness runs them) equals a run with that budget."""
     spec = registry()[name]
-    common = dict(folds=3, seed=0, scale="minmax", data_dir=str(tiny))
-    one_run = run_cell(_Task(spec, "nested", "tiny", 0, 1, (3, 8), **common))
-    with_budget = run_cell(_Task(spec, "budget", "tiny", 0, 1, (3,), **common))
+    one_run = run_cell(make_task(spec, "nested", "tiny", (3, 8), fold=1, folds=3, data_dir=str(tiny)))
+    with_budget = run_cell(make_task(spec, "budget", "tiny", (3,), fold=1, folds=3, data_dir=str(tiny)))
     assert one_run["error"] is None and with_budget["error"] is None
     a, b = one_run["rows"][0], with_budget["rows"][0]
     assert (a["budget"], a["n_queries"], a["ari"], a["nmi"]) == (b["budget"], b["n_queries"], b["ari"], b["nmi"])

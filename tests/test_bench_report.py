@@ -140,6 +140,7 @@ def test_bench_command_runs_lists_and_resumes(tmp_path, monkeypatch):
     ],
 )
 def test_bench_command_reports_bad_options(tmp_path, args, message):
-    result = CliRunner().invoke(main, ["bench", "--methods", "kmeans", "--datasets", "iris", *args, "--out", str(tmp_path)])
+    base = ["bench", "--methods", "kmeans", "--datasets", "iris"]
+    result = CliRunner().invoke(main, [*base, *args, "--out", str(tmp_path)])
     assert result.exit_code != 0
     assert message in result.output

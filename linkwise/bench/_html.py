@@ -176,6 +176,7 @@ def _settings_table(rep):
             "questions only about training rows, scores on the test fold",
         ),
         ("scaling", scaling[c["scale"]]),
+        ("answers", "simulated from the labels" + (f", {c['noise']:.0%} of them wrong" if c["noise"] else "")),
         ("metric", _METRIC_NAMES[rep.metric]),
         ("cells finished", f"{done}" + (f" ({len(rep.errors)} failed)" if rep.errors else "")),
         ("run time", f"{c.get('elapsed_seconds', 0.0):.0f} s of wall-clock time"),

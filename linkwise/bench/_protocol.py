@@ -40,6 +40,10 @@ class FoldOracle(LabelOracle):
         Labels of every row.
     train : array-like of int
         Rows that may be asked about.
+    noise : float in [0, 1], default=0.0
+        Probability that an answer is wrong (see :class:`~linkwise.LabelOracle`).
+    random_state : int, RandomState instance or None, default=None
+        Seeds which answers are wrong.
 
     Examples
     --------
@@ -49,11 +53,11 @@ class FoldOracle(LabelOracle):
     >>> oracle.query(0, 3)
     Traceback (most recent call last):
     ...
-    linkwise.bench._protocol.ProtocolViolation: question (0, 3) touches test row 3; only training rows may be asked about
+    linkwise.bench._protocol.ProtocolViolation: question (0, 3) touches test row 3, not a training row
     """
 
-    def __init__(self, y, train):
-        super().__init__(y)
+    def __init__(self, y, train, noise=0.0, random_state=None):
+        super().__init__(y, noise=noise, random_state=random_state)
         self._allowed = np.zeros(self.y.size, dtype=bool)
         self._allowed[np.asarray(train, dtype=np.intp)] = True
 
@@ -62,7 +66,7 @@ class FoldOracle(LabelOracle):
         for row in (i, j):
             if 0 <= row < self.y.size and not self._allowed[row]:
                 raise ProtocolViolation(
-                    f"question ({i}, {j}) touches test row {row}; only training rows may be asked about"
+                    f"question ({i}, {j}) touches test row {row}, not a training row"
                 )
         return super().query(i, j)
 

@@ -131,7 +131,7 @@ _CLUSTERERS = {
     "PCKMeans": "PCKMeans (Basu et al., SDM 2004)",
     "MPCKMeans": "MPCKMeans (Bilenko et al., ICML 2004)",
 }
-_SHORT = {"Random": "random", "ExploreConsolidate": "explore", "MinMax": "minmax", "NPU": "npu", "Committee": "committee"}
+_SHORT = {"Random": "random", "ExploreConsolidate": "explore", "MinMax": "minmax", "NPU": "npu"}
 
 
 def _defaults():

@@ -207,7 +207,8 @@ def wins_losses(matrix):
             if a != b:
                 wins = int((values[a] > values[b]).sum())
                 losses = int((values[a] < values[b]).sum())
-                rows.append({"method": a, "opponent": b, "wins": wins, "losses": losses, "ties": len(matrix) - wins - losses})
+                ties = len(matrix) - wins - losses
+                rows.append({"method": a, "opponent": b, "wins": wins, "losses": losses, "ties": ties})
     return pd.DataFrame(rows, columns=["method", "opponent", "wins", "losses", "ties"])
 
 

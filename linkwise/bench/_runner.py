@@ -36,7 +36,7 @@ ERRORS = "errors.jsonl"
 KEY = ["method", "dataset", "repeat", "fold"]
 COLUMNS = KEY + ["budget", "n_queries", *METRICS, "seconds"]
 # settings that must not change when a run is resumed (methods and datasets may be added)
-PROTOCOL_KEYS = ("budgets", "folds", "repeats", "seed", "scale", "data_dir")
+PROTOCOL_KEYS = ("budgets", "folds", "repeats", "seed", "scale", "noise", "data_dir")
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,7 @@ class _Task:
     folds: int
     seed: int
     scale: object
+    noise: float
     data_dir: object
 
     @property
@@ -82,10 +83,14 @@ def _cell_rows(task):
     k = int(np.unique(y).size)
     rs = cell_seed(task.seed, task.repeat, task.fold)
     budgets = sorted(task.budgets)
+
+    def oracle():  # wrong answers (with noise) are the same pairs for every method of the cell
+        return FoldOracle(y, train, noise=task.noise, random_state=rs)
+
     results = []  # (budget, n_queries, labels, seconds)
     start = time.perf_counter()
     if task.kind == "own":
-        est = task.spec.make(k, None, rs).fit(X, FoldOracle(y, train), queryable=train)
+        est = task.spec.make(k, None, rs).fit(X, oracle(), queryable=train)
         results = [(None, est.n_queries_, est.labels_, time.perf_counter() - start)]
     elif task.kind == "baseline":
         labels = task.spec.make(k, None, rs).fit(X).labels_
@@ -93,23 +98,23 @@ def _cell_rows(task):
     elif task.kind in ("anytime", "nested"):
         # one run; the clustering at each budget is what labels_history_ records after that question
         # (nested methods: what a run with that budget would return, as their questions do not depend on it)
-        oracle = FoldOracle(y, train)
+        answers = oracle()
         session = ActiveSession(task.spec.make(k, max(budgets), rs), X, queryable=train)
         for b in budgets:
             while session.n_queries < b and (pair := session.ask()) is not None:
-                session.tell(pair, oracle.query(*pair))
+                session.tell(pair, answers.query(*pair))
             results.append((b, session.n_queries, session.labels_, time.perf_counter() - start))
     else:
         for b in budgets:
             t0 = time.perf_counter()
-            oracle = FoldOracle(y, train)
+            answers = oracle()
             if task.kind == "budget":
-                labels = task.spec.make(k, b, rs).fit(X, oracle, queryable=train).labels_
+                labels = task.spec.make(k, b, rs).fit(X, answers, queryable=train).labels_
             else:  # constrained: random questions about training rows (the same seed: nested sets)
-                store = Random().collect(X, oracle, n_clusters=k, max_queries=b, queryable=train, random_state=rs)
+                store = Random().collect(X, answers, n_clusters=k, max_queries=b, queryable=train, random_state=rs)
                 ml, cl = store.must_link_pairs(), store.cannot_link_pairs()
                 labels = task.spec.make(k, b, rs).fit(X, ml=ml, cl=cl).labels_
-            results.append((b, oracle.n_queries, labels, time.perf_counter() - t0))
+            results.append((b, answers.n_queries, labels, time.perf_counter() - t0))
     return [
         {
             "method": task.spec.name,
@@ -165,7 +170,7 @@ def _append(path, rows):
 
 
 # -- the run ----------------------------------------------------------------------
-def _check_config(datasets, methods, budgets, folds, repeats, seed, scale, data_dir, n_jobs, backend):
+def _check_config(datasets, methods, budgets, folds, repeats, seed, scale, noise, data_dir, n_jobs, backend):
     names = _datasets.names(data_dir)
     if datasets is None:
         datasets = [n for n in names if n in _datasets.names()]  # shipped ones
@@ -184,13 +189,16 @@ def _check_config(datasets, methods, budgets, folds, repeats, seed, scale, data_
     try:
         budgets = sorted({check_scalar(b, "budgets", "run", kind="int", low=0, role="argument") for b in budgets})
     except TypeError:
-        raise InvalidParameterError(f"The 'budgets' argument of run must be a list of ints >= 0, got {budgets!r}.") from None
+        raise InvalidParameterError(
+            f"The 'budgets' argument of run must be a list of ints >= 0, got {budgets!r}."
+        ) from None
     if not budgets:
         raise InvalidParameterError("The 'budgets' argument of run is empty; give at least one number of questions.")
     check_scalar(folds, "folds", "run", kind="int", low=2, role="argument")
     check_scalar(repeats, "repeats", "run", kind="int", low=1, role="argument")
     check_scalar(seed, "seed", "run", kind="int", low=0, role="argument")
     check_option(scale, "scale", "run", (None, "minmax", "standard"), role="argument")
+    check_scalar(noise, "noise", "run", kind="float", low=0.0, high=1.0, role="argument")
     check_scalar(n_jobs, "n_jobs", "run", kind="int", role="argument")
     if n_jobs == 0:
         raise InvalidParameterError("The 'n_jobs' argument of run must be a non-zero int (-1: all cores), got 0.")
@@ -254,7 +262,7 @@ def _own_counts(frame):
 
 def _tasks(specs, kinds, datasets, config, frame):
     """The cells of ``specs`` that ``frame`` (the results so far) does not hold complete."""
-    common = {k: config[k] for k in ("folds", "seed", "scale", "data_dir")}
+    common = {k: config[k] for k in ("folds", "seed", "scale", "noise", "data_dir")}
     present, matched = _present(frame), _own_counts(frame)
     tasks = []
     for spec in specs:
@@ -349,6 +357,7 @@ def run(
     repeats=1,
     seed=0,
     scale="minmax",
+    noise=0.0,
     data_dir=None,
     out="linkwise-bench",
     resume=False,
@@ -378,6 +387,9 @@ def run(
         Seeds the fold splits and every method's ``random_state``.
     scale : {"minmax", "standard", None}, default="minmax"
         Feature scaling; the COBRA and COBS papers normalise to [0, 1].
+    noise : float in [0, 1], default=0.0
+        Probability that the simulated person answers wrongly; the same pairs
+        are answered wrongly for every method in a fold.
     data_dir : str, optional
         Extra directory of ``<name>.csv.gz`` datasets (must be readable by the workers).
     out : str or Path, default="linkwise-bench"
@@ -417,7 +429,7 @@ def run(
     (2, 4)
     """
     datasets, specs, budgets = _check_config(
-        datasets, methods, budgets, folds, repeats, seed, scale, data_dir, n_jobs, backend
+        datasets, methods, budgets, folds, repeats, seed, scale, noise, data_dir, n_jobs, backend
     )
     check_option(metric, "metric", "run", tuple(METRICS), role="argument")
     if scheduler is not None and backend != "dask":
@@ -431,6 +443,7 @@ def run(
         "repeats": repeats,
         "seed": seed,
         "scale": scale,
+        "noise": float(noise),
         "data_dir": None if data_dir is None else str(data_dir),
         "metric": metric,
         "elapsed_seconds": 0.0,

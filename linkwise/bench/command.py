@@ -85,7 +85,7 @@ def _stored_defaults(ctx, out, params):
         return params
     stored = json.loads(path.read_text())
     for name, key in (("folds", "folds"), ("repeats", "repeats"), ("seed", "seed"), ("scale", "scale"),
-                      ("metric", "metric"), ("data_dir", "data_dir"), ("budgets", "budgets"),
+                      ("metric", "metric"), ("noise", "noise"), ("data_dir", "data_dir"), ("budgets", "budgets"),
                       ("datasets", "datasets"), ("methods", "methods")):
         if ctx.get_parameter_source(name) == ParameterSource.DEFAULT:
             value = stored[key]
@@ -102,6 +102,8 @@ def _stored_defaults(ctx, out, params):
 @click.option("--seed", default=0, show_default=True, type=int, help="Seeds the folds and every method.")
 @click.option("--scale", default="minmax", show_default=True, type=click.Choice(["minmax", "standard", "none"]),
               help="Feature scaling (the COBRA/COBS papers use minmax, to [0, 1]).")
+@click.option("--noise", default=0.0, show_default=True, type=float,
+              help="Probability that a simulated answer is wrong.")
 @click.option("--metric", default="ari", show_default=True, type=click.Choice(["ari", "nmi", "f"]),
               help="Metric of the tables and plots (all are in the raw results).")
 @click.option("--n-jobs", default=1, show_default=True, type=int, help="Parallel workers (-1: all cores).")
