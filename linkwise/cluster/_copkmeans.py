@@ -82,7 +82,7 @@ class COPKMeans(KMeansFamily):
     clustering with background knowledge. International Conference on
     Machine Learning (ICML), 2001.
 
-    T. Švehla. Active semi-supervised clustering. Master's thesis, Czech
+    J. Švehla. Active semi-supervised clustering. Master's thesis, Czech
     Technical University in Prague, 2018 (section 2.3.1).
 
     Examples

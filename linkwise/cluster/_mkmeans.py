@@ -118,7 +118,7 @@ class MKMeans(KMeansFamily):
     learning, with application to clustering with side-information. Advances
     in Neural Information Processing Systems (NIPS), 2003.
 
-    T. Švehla. Active semi-supervised clustering. Master's thesis, Czech
+    J. Švehla. Active semi-supervised clustering. Master's thesis, Czech
     Technical University in Prague, 2018 (section 2.3.2).
 
     Examples

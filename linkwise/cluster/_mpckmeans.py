@@ -175,7 +175,7 @@ class MPCKMeans(KMeansFamily):
     learning in semi-supervised clustering. International Conference on
     Machine Learning (ICML), 2004.
 
-    T. Švehla. Active semi-supervised clustering. Master's thesis, Czech
+    J. Švehla. Active semi-supervised clustering. Master's thesis, Czech
     Technical University in Prague, 2018 (section 2.3.3).
 
     Examples

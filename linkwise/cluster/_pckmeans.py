@@ -77,7 +77,7 @@ class PCKMeans(KMeansFamily):
     pairwise constrained clustering. SIAM International Conference on Data
     Mining (SDM), 2004.
 
-    T. Švehla. Active semi-supervised clustering. Master's thesis, Czech
+    J. Švehla. Active semi-supervised clustering. Master's thesis, Czech
     Technical University in Prague, 2018 (section 2.3.1).
 
     Examples

@@ -86,7 +86,7 @@ class SeededKMeans(KMeansFamily):
     S. Basu, A. Banerjee and R. J. Mooney. Semi-supervised clustering by
     seeding. International Conference on Machine Learning (ICML), 2002.
 
-    T. Švehla. Active semi-supervised clustering. Master's thesis, Czech
+    J. Švehla. Active semi-supervised clustering. Master's thesis, Czech
     Technical University in Prague, 2018 (section 2.2).
 
     Examples
@@ -192,7 +192,7 @@ class ConstrainedKMeans(SeededKMeans):
     S. Basu, A. Banerjee and R. J. Mooney. Semi-supervised clustering by
     seeding. International Conference on Machine Learning (ICML), 2002.
 
-    T. Švehla. Active semi-supervised clustering. Master's thesis, Czech
+    J. Švehla. Active semi-supervised clustering. Master's thesis, Czech
     Technical University in Prague, 2018 (section 2.2).
 
     Examples
