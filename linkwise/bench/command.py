@@ -22,6 +22,7 @@ def _split(value, cast=str):
 
 def print_summary(rep, console=None):
     """Print the learning curves (mean metric per method and budget) and average ranks of a report."""
+    import pandas as pd
     from rich.console import Console
     from rich.table import Table
 
@@ -51,9 +52,9 @@ def print_summary(rep, console=None):
         settings = rep.settings
         for s in settings:
             table.add_column(s, justify="right")
-        pivot = rep.ranks.pivot(index="method", columns="setting", values="rank")
+        pivot = rep.ranks.pivot(index="method", columns="setting", values="rank").reindex(columns=settings)
         for method, row in pivot.iterrows():
-            table.add_row(method, *[("" if row.get(s) != row.get(s) else f"{row.get(s):.2f}") for s in settings])
+            table.add_row(method, *["" if pd.isna(v) else f"{v:.2f}" for v in row])
         console.print(table)
     needs_k = [m for m, meta in rep.config["methods"].items() if meta["needs_k"]]
     if needs_k:
