@@ -166,8 +166,10 @@ def report(rows, datasets, noise_levels, seeds, quick, methods):
             cells += [f"{mean(rows, 't100', dataset=name, noise=noise, method=m):.2f}" for m in methods]
             lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "## Against the targets of issue 9", ""]
-    lines += ["| dataset | robust ARI@100, 10 % noise | nCOBRAS (issue) | robust s/100 q | speed-up vs nCOBRAS (73-77 s) |",
-              "|---|---|---|---|---|"]
+    lines += [
+        "| dataset | robust ARI@100, 10 % noise | nCOBRAS (issue) | robust s/100 q | speed-up vs nCOBRAS (73-77 s) |",
+        "|---|---|---|---|---|",
+    ]
     for name in [d for d in datasets if d in NCOBRAS]:
         t = mean(rows, "t100", dataset=name, noise=0.10, method="robust")
         lines.append(

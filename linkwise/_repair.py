@@ -373,7 +373,7 @@ class AnswerGraph:
         return np.array([find(x) for x in range(len(parent))], dtype=np.intp)
 
     def _conflict_cycle(self, values):
-        """Edge ids of a shortest cycle with exactly one cannot-link under ``values`` (its cannot-link first), or None."""
+        """Edge ids of a shortest cycle with one cannot-link under ``values`` (that one first), or None."""
         if not len(values):
             return None
         a, b = self._arrays()

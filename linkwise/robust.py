@@ -135,7 +135,13 @@ class NoiseRobustCOBRAS(COBRAS):
     """
 
     def __init__(
-        self, *, max_queries=None, noise_probability=0.05, check_threshold=0.02, max_repair_questions=4, random_state=None
+        self,
+        *,
+        max_queries=None,
+        noise_probability=0.05,
+        check_threshold=0.02,
+        max_repair_questions=4,
+        random_state=None,
     ):
         self.max_queries = max_queries
         self.noise_probability = noise_probability
@@ -220,7 +226,9 @@ class NoiseRobustCOBRAS(COBRAS):
             if answer is None:
                 continue
             repaired = yield from self._record(ctx, i, j, answer)
-            if check and answer and not repaired and graph.weak(i, j) and graph.suspicion([(i, j)]) >= self.check_threshold:
+            # a merge resting on this one answer matters at once: later merges build on it
+            doubtful = check and answer and not repaired and graph.weak(i, j)
+            if doubtful and graph.suspicion([(i, j)]) >= self.check_threshold:
                 repaired = yield from self._verify(ctx, [(i, j)])
             if repaired:
                 inner.close()
@@ -268,25 +276,27 @@ class NoiseRobustCOBRAS(COBRAS):
         """
         graph, tree = self._graph, self._tree
         store = graph.store
-        cluster_of = {store.find(int(r)): c for r, c in zip(self._reps().tolist(), tree.cluster[tree.leaves()].tolist())}
-        decisions = {}
+        leaves = tree.leaves()
+        cluster_of = {store.find(int(r)): c for r, c in zip(self._reps().tolist(), tree.cluster[leaves].tolist())}
+        holding, separating = [], {}
         for i, j in graph.pairs().tolist():
             ci, cj = cluster_of.get(store.find(i)), cluster_of.get(store.find(j))
             if ci is None or cj is None:
                 continue
             if graph.believed(i, j):
                 if graph.weak(i, j):
-                    decisions[(i, j)] = [(i, j)]
+                    holding.append([(i, j)])
             elif ci != cj:
-                decisions.setdefault((min(ci, cj), max(ci, cj), None), []).append((i, j))
-        doubtful = sorted(((graph.suspicion(pairs), k) for k, pairs in decisions.items()), reverse=True)
-        for suspicion, key in doubtful:
-            if suspicion < self.check_threshold:
+                separating.setdefault((min(ci, cj), max(ci, cj)), []).append((i, j))
+        decisions = holding + list(separating.values())
+        suspicion = np.array([graph.suspicion(pairs) for pairs in decisions])
+        for k in np.argsort(-suspicion, kind="stable"):
+            if suspicion[k] < self.check_threshold:
                 break
-            repaired = yield from self._verify(ctx, decisions[key])
-            if repaired:
+            if (yield from self._verify(ctx, decisions[k])):
                 return True
         return False
+
 
     def _repair(self, ctx):
         """Resolve the contradiction in the answers (a generator); returns whether the belief changed."""
