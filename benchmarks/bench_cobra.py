@@ -258,8 +258,9 @@ def wins_losses(results, n_supers, pairs):
             diffs = np.array([np.mean(c[a]) - np.mean(c[b]) for (_, s), c in results.items() if s == ns])
             win, loss = diffs[diffs > 0], diffs[diffs < 0]
             p = wilcoxon(diffs).pvalue if np.count_nonzero(diffs) >= 6 else float("nan")
-            row += [f"{win.size} ({win.mean() if win.size else 0:.2f})", f"{loss.size} ({-loss.mean() if loss.size else 0:.2f})",
-                    f"{p:.3f}"]  # fmt: skip
+            margin_win = win.mean() if win.size else 0.0
+            margin_loss = -loss.mean() if loss.size else 0.0
+            row += [f"{win.size} ({margin_win:.2f})", f"{loss.size} ({margin_loss:.2f})", f"{p:.3f}"]
         rows.append(row)
     header = ["comparison"] + [f"{h} ({ns} SI)" for ns in n_supers for h in ("win", "loss", "Wilcoxon p")]
     return table(header, rows)

@@ -111,7 +111,8 @@ def test_queryable_rows_only_and_super_instances_without_them_are_merged(iris):
 
 def test_medoid_is_the_most_central_queryable_row():
     X = np.array([[0.0], [1.0], [2.0], [10.0], [10.5], [13.0]])
-    est = lw.COBRA(n_super_instances=2, random_state=0).fit(X, lw.LabelOracle([0, 0, 0, 1, 1, 1]), queryable=[0, 1, 2, 3, 5])
+    oracle = lw.LabelOracle([0, 0, 0, 1, 1, 1])
+    est = lw.COBRA(n_super_instances=2, random_state=0).fit(X, oracle, queryable=[0, 1, 2, 3, 5])
     # 1 is central in {0, 1, 2}; 3 and 5 tie in {3, 5} (4 is not queryable): the first wins
     assert est.representatives_.tolist() == [1, 3]
     assert est.query_log_ == [(1, 3, False)]
@@ -120,7 +121,8 @@ def test_medoid_is_the_most_central_queryable_row():
 # -- bad input -------------------------------------------------------------------
 def test_more_super_instances_than_points():
     X, y = make_blobs(n_samples=10, random_state=0)
-    with pytest.raises(ValueError, match=r"'n_super_instances' parameter of COBRA must be at most the number of rows of X \(10\), got 50"):
+    message = r"'n_super_instances' parameter of COBRA must be at most the number of rows of X \(10\), got 50"
+    with pytest.raises(ValueError, match=message):
         lw.COBRA().fit(X, lw.LabelOracle(y))
     est = lw.COBRA(n_super_instances=10, random_state=0).fit(X, lw.LabelOracle(y))
     assert lw.metrics.ari(y, est.labels_) == 1.0  # one point per super-instance: exact

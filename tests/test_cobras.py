@@ -56,7 +56,8 @@ def test_budget_queryable_and_determinism(ecoli):
         assert i in allowed and j in allowed
         return bool(y[i] == y[j])
 
-    runs = [lw.COBRAS(max_queries=50, random_state=5).fit(X, lw.CallbackOracle(answer), queryable=queryable) for _ in range(2)]
+    oracle = lw.CallbackOracle(answer)
+    runs = [lw.COBRAS(max_queries=50, random_state=5).fit(X, oracle, queryable=queryable) for _ in range(2)]
     assert runs[0].n_queries_ == 50 == len(runs[0].query_log_)
     assert runs[0].query_log_ == runs[1].query_log_
     np.testing.assert_array_equal(runs[0].labels_, runs[1].labels_)
@@ -208,7 +209,8 @@ def test_large_super_instances_are_split_on_a_sample():
         assert i in allowed and j in allowed
         return bool(y[i] == y[j])
 
-    runs = [lw.COBRAS(max_queries=40, random_state=0).fit(X, lw.CallbackOracle(answer), queryable=queryable) for _ in range(2)]
+    oracle = lw.CallbackOracle(answer)
+    runs = [lw.COBRAS(max_queries=40, random_state=0).fit(X, oracle, queryable=queryable) for _ in range(2)]
     assert runs[0].query_log_ == runs[1].query_log_
     assert lw.metrics.ari(y, runs[0].labels_) > 0.95
     si = runs[0].super_instances_
