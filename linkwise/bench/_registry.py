@@ -157,6 +157,15 @@ def _defaults():
             "COBRAS, anytime super-instance refinement (Van Craenendonck et al., IJCAI 2018)",
         )
     )
+    specs.append(
+        MethodSpec(
+            "cobras-robust",
+            partial(_budgeted, path="linkwise.robust:NoiseRobustCOBRAS"),
+            False,
+            "COBRAS that detects and repairs wrong answers (Van Craenendonck et al., IJCAI 2018; "
+            "repair: linkwise.robust); for runs with --noise",
+        )
+    )
     combos = [
         ("COPKMeans", "Random"),
         ("PCKMeans", "Random"),
