@@ -156,6 +156,17 @@ def test_session_matches_fit_and_shows_corrections_as_they_happen(iris):
     assert fitted.n_queries_ == len(fitted.query_log_) == 60
 
 
+def test_no_pair_is_asked_twice_so_a_session_resumes_by_pair(iris):
+    X, y = iris
+    est = NoiseRobustCOBRAS(max_queries=80, random_state=4).fit(X, lw.LabelOracle(y, noise=0.15, random_state=4))
+    asked = [frozenset((i, j)) for i, j, _ in est.query_log_]
+    assert len(set(asked)) == len(asked)
+    assert est.n_extra_queries_ > 0
+    resumed = lw.ActiveSession(NoiseRobustCOBRAS(max_queries=80, random_state=4), X)
+    assert resumed.replay({(i, j): a for i, j, a in est.query_log_}) == 80
+    np.testing.assert_array_equal(resumed.labels_, est.labels_)
+
+
 def test_dont_know_answers_are_tolerated(iris):
     X, y = iris
     rng = np.random.RandomState(0)
