@@ -115,6 +115,7 @@ def test_bench_command_runs_lists_and_resumes(tmp_path, monkeypatch):
     assert "Given the true number of clusters: kmeans." in result.output
     assert f"Report: {out / 'index.html'}" in result.output
     assert "@" in result.output  # first-rows: score @ its own number of questions
+    assert "cells 8/8" in result.stderr  # progress lines when the output is not a terminal
     first = pd.read_csv(out / "results.csv")
     # resume with no other option: the stored settings are used, nothing is left to run
     again = CliRunner().invoke(main, ["bench", "--out", str(out), "--resume"], terminal_width=200)

@@ -324,28 +324,55 @@ class _Executor:
             yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(run_cell)(t) for t in tasks)
 
 
-def _progress(enabled, total, done):
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+class _Progress:
+    """Cells done / total with an ETA: a rich bar on a terminal, a line every 5% in a log."""
 
-    progress = Progress(
-        TextColumn("[bold]cells"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        TextColumn("{task.description}"),
-        disable=not enabled,
-    )
-    task = progress.add_task("", total=total, completed=done)
-    return progress, task
+    def __init__(self, enabled, total, done):
+        from rich.console import Console
+
+        self.enabled, self.total, self.done = enabled, total, done
+        self.console = Console(stderr=True)
+        self._bar = None
+        if enabled and self.console.is_terminal:
+            from rich import progress as rp
+
+            self._bar = rp.Progress(
+                rp.TextColumn("[bold]cells"),
+                rp.BarColumn(),
+                rp.MofNCompleteColumn(),
+                rp.TimeElapsedColumn(),
+                rp.TextColumn("ETA"),
+                rp.TimeRemainingColumn(),
+                rp.TextColumn("{task.description}"),
+                console=self.console,
+            )
+            self._task = self._bar.add_task("", total=total, completed=done)
+
+    def __enter__(self):
+        self._start, self._start_done, self._printed = time.monotonic(), self.done, -1
+        if self._bar is not None:
+            self._bar.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self._bar is not None:
+            self._bar.stop()
+
+    def set_done(self, done):
+        self.done = done
+        if self._bar is not None:
+            self._bar.update(self._task, completed=done)
+
+    def advance(self, description):
+        self.done += 1
+        if self._bar is not None:
+            self._bar.update(self._task, advance=1, description=description)
+        elif self.enabled and (step := 20 * self.done // max(self.total, 1)) > self._printed:
+            self._printed = step
+            elapsed = time.monotonic() - self._start
+            rate = (self.done - self._start_done) / elapsed if elapsed > 0 else 0.0
+            eta = f"{(self.total - self.done) / rate:.0f} s" if rate > 0 else "?"
+            self.console.print(f"cells {self.done}/{self.total}, {elapsed:.0f} s elapsed, ETA {eta}", soft_wrap=True)
 
 
 def run(
@@ -409,7 +436,8 @@ def run(
     metric : {"ari", "nmi", "f"}, default="ari"
         Metric of the tables and plots (all three are in the raw results).
     progress : bool, default=False
-        Show a progress bar (cells done / total, ETA) on the terminal.
+        Show cells done / total and an ETA on stderr: a progress bar on a
+        terminal, a line every 5% of the cells otherwise (logs).
     write_report : bool, default=True
         Write the tables, plots and ``index.html`` (``linkwise bench report``
         can do it later from the raw results).
@@ -459,8 +487,7 @@ def run(
     n_cells = len(specs) * len(datasets) * repeats * folds
     phase1 = _tasks(own, kinds, datasets, config, frame)
     todo = len(phase1) + len(_tasks(others, kinds, datasets, config, frame))
-    bar, bar_task = _progress(progress, n_cells, n_cells - todo)
-    with bar, _Executor(n_jobs, backend, scheduler) as executor:
+    with _Progress(progress, n_cells, n_cells - todo) as bar, _Executor(n_jobs, backend, scheduler) as executor:
 
         def consume(tasks):
             for result in executor.map(tasks):
@@ -471,7 +498,7 @@ def run(
                     record = {"method": method, "dataset": dataset, "repeat": repeat, "fold": fold}
                     with open(out / ERRORS, "a") as f:
                         f.write(json.dumps({**record, "error": result["error"]}) + "\n")
-                bar.update(bar_task, advance=1, description=f"{result['key'][0]} {result['key'][1]}")
+                bar.advance(f"{result['key'][0]} {result['key'][1]}")
 
         # own-question methods (COBRA) first: their counts are budgets of every other method
         consume(phase1)
@@ -479,7 +506,7 @@ def run(
         phase2 = _tasks(others, kinds, datasets, config, frame)
         # a cell cut by a kill, or missing a newly matched budget, is run again whole
         _drop_cells(path, frame, {t.key for t in phase2})
-        bar.update(bar_task, completed=n_cells - len(phase2))
+        bar.set_done(n_cells - len(phase2))
         consume(phase2)
 
     config["elapsed_seconds"] = config["elapsed_seconds"] + (time.perf_counter() - started)
