@@ -33,7 +33,7 @@ def print_summary(rep, console=None):
     for dataset in dict.fromkeys(curves["dataset"]):
         data = curves[curves["dataset"] == dataset]
         table = Table(title=f"{dataset}: mean {name} on the test folds", title_justify="left")
-        table.add_column("method")
+        table.add_column("method", no_wrap=True)
         for b in budgets:
             table.add_column(f"{b} q", justify="right")
         table.add_column("own questions", justify="right")
@@ -47,11 +47,11 @@ def print_summary(rep, console=None):
             table.add_row(method, *row)
         console.print(table)
     if len(rep.ranks) and rep.ranks["n_datasets"].max() > 1 and rep.ranks["method"].nunique() > 1:
-        table = Table(title="average rank over datasets (1 = best)", title_justify="left")
-        table.add_column("method")
+        table = Table(title="average rank over datasets (1 = best; q = questions)", title_justify="left")
+        table.add_column("method", no_wrap=True)
         settings = rep.settings
         for s in settings:
-            table.add_column(s, justify="right")
+            table.add_column(s.replace(" questions", " q"), justify="right")
         pivot = rep.ranks.pivot(index="method", columns="setting", values="rank").reindex(columns=settings)
         for method, row in pivot.iterrows():
             table.add_row(method, *["" if pd.isna(v) else f"{v:.2f}" for v in row])
