@@ -330,7 +330,7 @@ def test_resume_after_a_killed_process(tmp_path):
     try:
         deadline = time.monotonic() + 120
         path = out / RESULTS
-        # the slow method's three cells run first (about 0.6 s each): kill after the first
+        # kill once a cell is written; the slow method's three cells take about 0.6 s each
         while not (path.exists() and path.read_text().count("\n") > 3):
             assert proc.poll() is None and time.monotonic() < deadline, "the run ended before it could be killed"
             time.sleep(0.02)
