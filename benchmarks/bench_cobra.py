@@ -67,11 +67,11 @@ COMPETITORS = {
 
 TABLE_1_NOTE = """\
 Our COBRA counts are lower than the paper's. The data are the paper's: asking closest pairs
-first without super-instances (Table 1, column 5) takes the paper's numbers of questions
-(third column). The merging is Algorithm 1: a
-literal re-implementation (restart after every merge, section 2 below) asks the same number of
-questions as ours on the same super-instances. The difference comes from the super-instances;
-on optdigits389 ours are nearly pure and the count sits at the lower bound.
+first without super-instances (Table 1, column 5) takes the paper's numbers of questions (third
+column). The merging is Algorithm 1: a literal re-implementation (restart after every merge,
+section 2 below) asks the same number of questions as ours on the same super-instances. The
+difference comes from the super-instances; on optdigits389 ours are nearly pure and the count
+sits at the lower bound.
 """
 SCALE_NOTE = """\
 Wall-clock gaps depend on the load of the shared machine; CPU is this process's own time. The
