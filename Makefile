@@ -5,7 +5,6 @@ PY := $(VENV)/bin/python
 # the project is (re)installed only when pyproject.toml is newer than the stamp
 STAMP_BASE := $(VENV)/.installed-base
 STAMP_DEV := $(VENV)/.installed-dev
-STAMP_BENCH := $(VENV)/.installed-bench
 
 .PHONY: demo test bench browser clean
 
@@ -21,10 +20,6 @@ $(STAMP_DEV): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $@ $(STAMP_BASE)
 
-$(STAMP_BENCH): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e '.[dev,bench]'
-	touch $@ $(STAMP_DEV) $(STAMP_BASE)
-
 demo: $(STAMP_BASE)
 	$(VENV)/bin/linkwise demo
 
@@ -37,7 +32,7 @@ browser:
 test: $(STAMP_DEV) browser
 	$(PY) -m pytest -n 2 -q
 
-bench: $(STAMP_BENCH)
+bench: $(STAMP_DEV)
 	$(PY) benchmarks/run.py
 
 clean:
