@@ -10,7 +10,6 @@ STAMP_DEV := $(VENV)/.installed-dev
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
 
 $(STAMP_BASE): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e .
