@@ -13,9 +13,10 @@ Examples
 --------
 >>> import tempfile
 >>> from linkwise import bench
->>> rep = bench.run(["iris"], ["kmeans"], budgets=[0, 10], folds=2, out=tempfile.mkdtemp())
->>> sorted(rep.summary["method"].unique())
-['kmeans']
+>>> with tempfile.TemporaryDirectory() as out:
+...     rep = bench.run(["iris"], ["kmeans", "cobras"], budgets=[0, 10], folds=2, out=out)
+>>> rep.curves[["method", "budget", "queries"]].values.tolist()
+[['kmeans', 0, 0.0], ['kmeans', 10, 0.0], ['cobras', 0, 0.0], ['cobras', 10, 10.0]]
 """
 
 from linkwise.bench._demo import DEMO_METHODS, run_demo

@@ -63,7 +63,8 @@ def run_demo(
     Examples
     --------
     >>> import tempfile
-    >>> rep = run_demo(tempfile.mkdtemp(), methods=["kmeans"], budgets=[0], folds=2, n_jobs=1)
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     rep = run_demo(out, methods=["kmeans"], budgets=[0], folds=2, n_jobs=1)
     >>> rep.html.name
     'index.html'
     """

@@ -31,7 +31,8 @@ def learning_curve(curves, dataset, metric, path):
         mine = mine.dropna(subset=["budget"])
         x = mine["budget"].to_numpy(dtype=float)
         ax.plot(x, mine["mean"], marker="o", markersize=3, color=color, linestyle="-" if n < 10 else "--", label=method)
-        ax.fill_between(x, mine["mean"] - mine["std"], mine["mean"] + mine["std"], color=color, alpha=0.12)
+        band = 0.12 if len(methods) <= 6 else 0.05  # many overlapping bands would hide the lines
+        ax.fill_between(x, mine["mean"] - mine["std"], mine["mean"] + mine["std"], color=color, alpha=band)
     ax.set_xlabel("questions asked")
     ax.set_ylabel(f"{_METRIC_NAMES[metric]} on the test folds")
     ax.set_title(dataset)

@@ -256,9 +256,10 @@ def report(out, *, metric=None, write=True):
     --------
     >>> import tempfile
     >>> from linkwise.bench import run, report
-    >>> out = tempfile.mkdtemp()
-    >>> _ = run(["iris", "wine"], ["kmeans"], budgets=[0], folds=2, out=out)
-    >>> report(out, metric="nmi", write=False).summary[["dataset", "method", "n"]].values.tolist()
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     _ = run(["iris", "wine"], ["kmeans"], budgets=[0], folds=2, out=out, write_report=False)
+    ...     nmi = report(out, metric="nmi", write=False)
+    >>> nmi.summary[["dataset", "method", "n"]].values.tolist()
     [['iris', 'kmeans', 2], ['wine', 'kmeans', 2]]
     """
     out = Path(out)

@@ -455,9 +455,15 @@ def run(
     --------
     >>> import tempfile
     >>> from linkwise.bench import run
-    >>> rep = run(["iris"], ["kmeans"], budgets=[0], folds=2, out=tempfile.mkdtemp())
-    >>> rep.results[["method", "dataset", "fold", "budget"]].shape
-    (2, 4)
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     rep = run(["iris"], ["kmeans", "cobra-25"], budgets=[0], folds=2, out=out)
+    >>> res = rep.results
+    >>> res.loc[res["method"] == "cobra-25", "n_queries"].tolist()  # COBRA chose how many, per fold
+    [26, 22]
+    >>> res.loc[res["method"] == "kmeans", "budget"].tolist()  # the budgets, and COBRA's count in each fold
+    [0, 26, 0, 22]
+    >>> rep.html.name
+    'index.html'
     """
     datasets, specs, budgets = _check_config(
         datasets, methods, budgets, folds, repeats, seed, scale, noise, data_dir, n_jobs, backend
