@@ -6,15 +6,20 @@ from linkwise.bench._runner import CONFIG, ERRORS, RESULTS, run
 
 __all__ = ["DEMO_METHODS", "DEMO_DATASETS", "DEMO_BUDGETS", "run_demo"]
 
-# the k-means family with random questions, an active strategy, and the methods that find K themselves
+# one or two of every family: the k-means family with random questions and with active strategies,
+# COBRA and COBRAS, active COBS, Bayesian active clustering
 DEMO_METHODS = (
     "kmeans",
     "copkmeans-random",
     "pckmeans-random",
     "mpckmeans-random",
     "pckmeans-minmax",
+    "mpckmeans-minmax",
+    "pckmeans-npu",
     "cobra-25",
     "cobras",
+    "active-cobs",
+    "bac-info",
 )
 DEMO_DATASETS = ("wine",)
 DEMO_BUDGETS = (0, 25, 50, 100)
@@ -47,7 +52,7 @@ def run_demo(
     Each method's clustering is scored (ARI) on held-out folds after 0, 25, 50
     and 100 questions answered from the true labels; COBRA asks as many
     questions as it needs and the others are also run at that number. About a
-    minute on two cores.
+    minute on two cores (the Bayesian method and NPU take most of it).
 
     Parameters
     ----------
