@@ -25,7 +25,16 @@ METRICS = {
 
 
 class ProtocolViolation(RuntimeError):
-    """A method asked about a row it must not see the label of (a test row)."""
+    """A method asked about a row it must not see the label of (a test row).
+
+    Examples
+    --------
+    >>> try:
+    ...     FoldOracle([0, 1, 1], train=[0, 1]).query(1, 2)
+    ... except ProtocolViolation as exc:
+    ...     print(exc)
+    question (1, 2) touches test row 2, not a training row
+    """
 
 
 class FoldOracle(LabelOracle):

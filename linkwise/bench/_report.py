@@ -61,6 +61,19 @@ class Report:
         Dataset -> path of its learning-curve PNG.
     html : Path
         ``index.html``, showing all of the above.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from linkwise.bench import run
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     rep = run(["iris", "wine", "glass"], ["kmeans", "cobras", "pckmeans-minmax"], [20], folds=2, out=out)
+    >>> rep.settings
+    ['20 questions']
+    >>> rep.ranks.set_index("method")["rank"].round(2).to_dict()
+    {'cobras': 1.33, 'kmeans': 2.33, 'pckmeans-minmax': 2.33}
+    >>> sorted(rep.figures)
+    ['glass', 'iris', 'wine']
     """
 
     out: Path
@@ -251,6 +264,15 @@ def report(out, *, metric=None, write=True):
     Returns
     -------
     Report
+
+    References
+    ----------
+    J. Demšar. Statistical comparisons of classifiers over multiple data sets.
+    Journal of Machine Learning Research 7, 2006 (average ranks, Friedman test,
+    post-hoc tests against a control method).
+
+    S. Holm. A simple sequentially rejective multiple test procedure.
+    Scandinavian Journal of Statistics 6, 1979.
 
     Examples
     --------

@@ -140,7 +140,18 @@ def _read_csv(path):
 def load_results(out):
     """The raw results of a run directory as a DataFrame, sorted by method, dataset, repeat, fold, budget.
 
-    A line cut short by a killed run is ignored.
+    One row per (cell, budget) with the questions asked (``n_queries``), the
+    test-fold ``ari``, ``nmi`` and pairwise ``f``, and ``seconds``. A line cut
+    short by a killed run is ignored.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     _ = run(["wine"], ["cobras"], budgets=[5, 20], folds=2, out=out, write_report=False)
+    ...     frame = load_results(out)
+    >>> frame[["fold", "budget", "n_queries"]].values.tolist()
+    [[0, 5, 5], [0, 20, 20], [1, 5, 5], [1, 20, 20]]
     """
     path = Path(out) / RESULTS
     if not path.is_file():
@@ -450,6 +461,15 @@ def run(
     report : Report
         Tables and file paths (see :func:`linkwise.bench.report`); ``report.errors``
         lists cells that failed (they are retried by a resumed run).
+
+    References
+    ----------
+    T. Van Craenendonck, S. Dumančić and H. Blockeel. COBRA: a fast and simple
+    method for active clustering with pairwise constraints. IJCAI 2017
+    (cross-validation protocol; competitors at COBRA's number of questions).
+
+    T. Van Craenendonck and H. Blockeel. Constraint-based clustering selection.
+    Machine Learning 106, 2017 (random constraints from the training folds).
 
     Examples
     --------
