@@ -478,10 +478,9 @@ def run(
     >>> with tempfile.TemporaryDirectory() as out:
     ...     rep = run(["iris"], ["kmeans", "cobra-25"], budgets=[0], folds=2, out=out)
     >>> res = rep.results
-    >>> res.loc[res["method"] == "cobra-25", "n_queries"].tolist()  # COBRA chose how many, per fold
-    [26, 22]
-    >>> res.loc[res["method"] == "kmeans", "budget"].tolist()  # the budgets, and COBRA's count in each fold
-    [0, 26, 0, 22]
+    >>> asked = res.loc[res["method"] == "cobra-25", "n_queries"].tolist()  # COBRA chose how many, per fold
+    >>> res.loc[res["method"] == "kmeans", "budget"].tolist() == [0, asked[0], 0, asked[1]]
+    True
     >>> rep.html.name
     'index.html'
     """
