@@ -359,9 +359,11 @@ def test_loky_and_dask_backends_give_the_serial_results(tmp_path):
         with distributed.Client(cluster) as client:
             # the cells really ran on the cluster's workers
             assert set(client.run(lambda: "linkwise.bench._runner" in sys.modules).values()) == {True}
-    assert loky.errors == dask.errors == []
-    pd.testing.assert_frame_equal(_scores(loky.results), _scores(serial.results))
-    pd.testing.assert_frame_equal(_scores(dask.results), _scores(serial.results))
+    # no scheduler address: the run starts (and closes) a local cluster of its own
+    local = run(["iris"], REFERENCE, [0, 10], out=tmp_path / "local", backend="dask", n_jobs=2, **kwargs)
+    assert loky.errors == dask.errors == local.errors == []
+    for other in (loky, dask, local):
+        pd.testing.assert_frame_equal(_scores(other.results), _scores(serial.results))
 
 
 def test_bad_arguments_are_named(tmp_path):
