@@ -154,7 +154,7 @@ def _defaults():
             "cobras",
             partial(_budgeted, path="linkwise.cobra:COBRAS"),
             False,
-            "COBRAS, anytime super-instance refinement (Van Craenendonck et al., IJCAI 2018)",
+            "COBRAS, anytime super-instance refinement (Van Craenendonck et al., IDA 2018)",
         )
     )
     specs.append(
@@ -162,7 +162,7 @@ def _defaults():
             "cobras-robust",
             partial(_budgeted, path="linkwise.robust:NoiseRobustCOBRAS"),
             False,
-            "COBRAS that detects and repairs wrong answers (Van Craenendonck et al., IJCAI 2018; "
+            "COBRAS that detects and repairs wrong answers (Van Craenendonck et al., IDA 2018; "
             "repair: linkwise.robust); for runs with --noise",
         )
     )
