@@ -8,15 +8,13 @@ from linkwise._validation import check_option
 from linkwise.cluster._base import (
     KMeansFamily,
     _Run,
-    check_y_ignored,
     kmeans_plusplus,
     lloyd,
     mean_update,
     one_hot,
     sq_distances,
-    start,
 )
-from linkwise.cluster._graph import PairGraph, check_constraints
+from linkwise.cluster._graph import PairGraph, start_constrained
 from linkwise.exceptions import InconsistentConstraintError
 
 
@@ -123,10 +121,8 @@ class COPKMeans(KMeansFamily):
         -------
         self : COPKMeans
         """
-        check_y_ignored(y, self)
-        X, rng = start(self, X)
+        X, rng, ml, cl = start_constrained(self, X, y, ml, cl)
         n = X.shape[0]
-        ml, cl = check_constraints(ml, cl, n, self)
         adjacency = sp.coo_matrix((np.ones(len(ml)), (ml[:, 0], ml[:, 1])), shape=(n, n))
         n_groups, group = connected_components(adjacency, directed=False)
         inside = np.flatnonzero(group[cl[:, 0]] == group[cl[:, 1]])

@@ -17,7 +17,14 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from linkwise._validation import check_pairs, owner_name
-from linkwise.cluster._base import kmeans_plusplus, one_hot
+from linkwise.cluster._base import check_y_ignored, kmeans_plusplus, one_hot, start
+
+
+def start_constrained(estimator, X, y, ml, cl):
+    """The checks every ``fit(X, y=None, *, ml, cl)`` starts with; returns ``(X, rng, ml, cl)``."""
+    check_y_ignored(y, estimator)
+    X, rng = start(estimator, X)
+    return (X, rng, *check_constraints(ml, cl, X.shape[0], estimator))
 
 
 def check_constraints(ml, cl, n_samples, owner):

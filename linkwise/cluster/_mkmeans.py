@@ -5,8 +5,8 @@ from scipy.optimize import minimize
 from sklearn.cluster import KMeans
 
 from linkwise._validation import check_option
-from linkwise.cluster._base import KMeansFamily, _Run, check_y_ignored, sq_distances, start, update_centers
-from linkwise.cluster._graph import check_constraints
+from linkwise.cluster._base import KMeansFamily, _Run, sq_distances, update_centers
+from linkwise.cluster._graph import start_constrained
 
 # Directions no must-link pins down would grow without bound; the must-link
 # scatter gets this fraction of its mean diagonal added to keep them finite.
@@ -158,9 +158,7 @@ class MKMeans(KMeansFamily):
         -------
         self : MKMeans
         """
-        check_y_ignored(y, self)
-        X, rng = start(self, X)
-        ml, cl = check_constraints(ml, cl, X.shape[0], self)
+        X, rng, ml, cl = start_constrained(self, X, y, ml, cl)
         L = learn_metric(X, ml, cl, full=self.metric == "full", rng=rng)
         km = KMeans(
             self.n_clusters, n_init=self.n_init, max_iter=self.max_iter, tol=self.tol, random_state=rng

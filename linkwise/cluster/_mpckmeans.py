@@ -3,8 +3,8 @@
 import numpy as np
 
 from linkwise._validation import check_option, check_scalar
-from linkwise.cluster._base import KMeansFamily, _Run, check_y_ignored, lloyd, one_hot, start, update_centers
-from linkwise.cluster._graph import PairGraph, check_constraints, neighbourhood_centers
+from linkwise.cluster._base import KMeansFamily, _Run, lloyd, update_centers
+from linkwise.cluster._graph import PairGraph, neighbourhood_centers, start_constrained
 
 # A singular scatter S gets this fraction of its trace added to its diagonal
 # before A = |X_k| S^-1 (the regularisation of the thesis, after Bilenko et al.).
@@ -232,9 +232,8 @@ class MPCKMeans(KMeansFamily):
         -------
         self : MPCKMeans
         """
-        check_y_ignored(y, self)
-        X, rng = start(self, X)
-        graph = PairGraph(*check_constraints(ml, cl, X.shape[0], self))
+        X, rng, ml, cl = start_constrained(self, X, y, ml, cl)
+        graph = PairGraph(ml, cl)
         tol = self._tol(X)
         best = self._best_run(lambda r: self._run(X, graph, tol, r), rng)
         self._set_fitted(X, best)

@@ -3,8 +3,8 @@
 import numpy as np
 
 from linkwise._validation import check_scalar
-from linkwise.cluster._base import KMeansFamily, _Run, check_y_ignored, lloyd, mean_update, sq_distances, start
-from linkwise.cluster._graph import PairGraph, check_constraints, neighbourhood_centers
+from linkwise.cluster._base import KMeansFamily, _Run, lloyd, mean_update, sq_distances
+from linkwise.cluster._graph import PairGraph, neighbourhood_centers, start_constrained
 
 
 class PCKMeans(KMeansFamily):
@@ -118,9 +118,8 @@ class PCKMeans(KMeansFamily):
         -------
         self : PCKMeans
         """
-        check_y_ignored(y, self)
-        X, rng = start(self, X)
-        graph = PairGraph(*check_constraints(ml, cl, X.shape[0], self))
+        X, rng, ml, cl = start_constrained(self, X, y, ml, cl)
+        graph = PairGraph(ml, cl)
         x_sq = np.einsum("ij,ij->i", X, X)
         tol = self._tol(X)
         self._set_fitted(X, self._best_run(lambda r: self._run(X, x_sq, graph, tol, r), rng))
