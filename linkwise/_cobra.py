@@ -113,7 +113,6 @@ class COBRA(SuperInstanceClustering):
 
     def _validate_params(self):
         check_scalar(self.n_super_instances, "n_super_instances", self, kind="int", low=1)
-        check_scalar(self.max_queries, "max_queries", self, kind="int", low=0, none_ok=True)
 
     def _questions(self, ctx):
         X, n, qmask = ctx.X, ctx.n_samples, ctx.queryable_mask

@@ -12,7 +12,6 @@ from linkwise._superinstances import (
     representative,
     sample_positions,
 )
-from linkwise._validation import check_scalar
 
 __all__ = ["COBRAS"]
 
@@ -133,9 +132,6 @@ class COBRAS(SuperInstanceClustering):
     def __init__(self, *, max_queries=None, random_state=None):
         self.max_queries = max_queries
         self.random_state = random_state
-
-    def _validate_params(self):
-        check_scalar(self.max_queries, "max_queries", self, kind="int", low=0, none_ok=True)
 
     def _questions(self, ctx):
         tree = self._tree = SuperInstanceTree(ctx.X, ctx.queryable_mask)

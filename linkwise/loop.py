@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_array, check_random_state
 
-from linkwise._validation import InvalidParameterError, check_index_set
+from linkwise._validation import InvalidParameterError, check_index_set, check_scalar
 from linkwise.constraints import ConstraintStore
 
 __all__ = ["ActiveEstimator", "ActiveSession", "QueryContext", "Recheck"]
@@ -138,13 +138,17 @@ class ActiveSession:
     def _start(self, estimator, X, queryable):
         owner = f"{type(estimator).__name__}.fit"
         estimator._validate_params()
+        # the loop owns the budget, so it alone checks it
+        max_queries = check_scalar(
+            getattr(estimator, "max_queries", None), "max_queries", estimator, kind="int", low=0, none_ok=True
+        )
         X = check_array(X, dtype=np.float64, ensure_min_samples=2, input_name="X", estimator=type(estimator).__name__)
         n = X.shape[0]
         queryable = np.arange(n) if queryable is None else check_index_set(queryable, n, "queryable", owner)
         store = ConstraintStore(n, tolerant=estimator._tolerant_constraints())
         rng = check_random_state(estimator.random_state)
         self.estimator_ = estimator
-        self._ctx = QueryContext(X, queryable, store, rng, getattr(estimator, "max_queries", None))
+        self._ctx = QueryContext(X, queryable, store, rng, max_queries)
         self.query_log = []
         self._history = []
         self._dont_know = set()

@@ -6,7 +6,6 @@ It exists only to prove the shared question loop; real methods live in the packa
 import numpy as np
 from sklearn.metrics import pairwise_distances
 
-from linkwise._validation import check_scalar
 from linkwise.loop import ActiveEstimator
 
 
@@ -18,9 +17,6 @@ class ClosestPairsFirst(ActiveEstimator):
     def __init__(self, *, max_queries=None, random_state=None):
         self.max_queries = max_queries
         self.random_state = random_state
-
-    def _validate_params(self):
-        check_scalar(self.max_queries, "max_queries", self, kind="int", low=0, none_ok=True)
 
     def _questions(self, ctx):
         q = ctx.queryable

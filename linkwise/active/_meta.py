@@ -2,7 +2,7 @@
 
 from sklearn.base import clone
 
-from linkwise._validation import InvalidParameterError, check_scalar
+from linkwise._validation import InvalidParameterError
 from linkwise.active._base import ConstrainedFit, QueryStrategy, check_clusterer, run_strategy
 from linkwise.loop import ActiveEstimator
 
@@ -82,7 +82,6 @@ class ActiveClustering(ActiveEstimator):
                 "The 'strategy' parameter of ActiveClustering must be a query strategy from linkwise.active "
                 f"(Random, ExploreConsolidate, MinMax, NPU, Committee), got {type(self.strategy).__name__}."
             )
-        check_scalar(self.max_queries, "max_queries", self, kind="int", low=0, none_ok=True)
 
     def _questions(self, ctx):
         n_clusters = check_clusterer(self.clusterer, type(self).__name__)

@@ -187,7 +187,6 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
         self._check_model_params()
         check_option(self.criterion, "criterion", self, ("info", "uncertain", "random"))
         check_scalar(self.candidate_pairs, "candidate_pairs", self, kind="int", low=1)
-        check_scalar(self.max_queries, "max_queries", self, kind="int", low=0, none_ok=True)
 
     def _questions(self, ctx):
         self._check_n_samples(ctx.n_samples)

@@ -156,7 +156,6 @@ class ActiveCOBS(ActiveEstimator):
         check_common(self, (self.algorithms, self.grid), self.dbscan_noise, self.n_jobs, self.cache)
         check_scalar(self.update_factor, "update_factor", self, kind="float", low=1.0)
         check_scalar(self.sample_size, "sample_size", self, kind="int", low=1)
-        check_scalar(self.max_queries, "max_queries", self, kind="int", low=0, none_ok=True)
         check_scalar(self.max_samples, "max_samples", self, kind="int", low=2)
 
     def _tolerant_constraints(self):
