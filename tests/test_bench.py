@@ -204,6 +204,23 @@ def test_constrained_clusterers_get_random_questions_about_training_rows():
     assert result["rows"][-1]["ari"] == pytest.approx(lw.metrics.ari(y[test], labels.labels_[test]))
 
 
+def test_a_method_seeded_per_repeat_gets_one_seed_for_every_fold():
+    seeds = []
+
+    def make_recording(k, budget, seed):
+        seeds.append(seed)
+        return make_pckmeans(k, budget, seed)
+
+    for per_repeat in (True, False):
+        spec = MethodSpec("pck", make_recording, True, "records its seeds", seed_per_repeat=per_repeat)
+        seeds.clear()
+        for fold in range(3):
+            assert run_cell(make_task(spec, "constrained", "iris", (5,), fold=fold, folds=3))["error"] is None
+        assert (len(set(seeds)) == 1) is per_repeat
+    # COBS and active COBS generate their candidates once per repeat
+    assert lw.bench.registry()["cobs"].seed_per_repeat and lw.bench.registry()["active-cobs"].seed_per_repeat
+
+
 # -- runner --------------------------------------------------------------------------
 def test_anytime_curve_is_labels_history(tmp_path):
     """One run gives the whole curve; each point is the clustering labels_history_ records."""

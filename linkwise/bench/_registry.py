@@ -6,13 +6,12 @@ the registry imports no method. How the harness runs an entry follows from the
 estimator it makes (see :func:`method_kind`).
 """
 
-import atexit
 import importlib
 import inspect
-import shutil
+import os
 import tempfile
 from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import partial
 from typing import Callable
 
 from linkwise._validation import InvalidParameterError
@@ -47,6 +46,12 @@ class MethodSpec:
         The questions an active method asks do not depend on its budget, so
         one run with the largest budget gives the clustering at every smaller
         one (as for anytime methods) instead of one run per budget.
+    seed_per_repeat : bool, default=False
+        The method's random choices go into unsupervised work on all rows
+        (COBS generates its candidate clusterings once per dataset, as in the
+        paper): every fold of a repeat gives it the same ``random_state``, so
+        that work is done once and cached, not once per fold. The questions
+        and the oracle's wrong answers still follow the fold's seed.
 
     Examples
     --------
@@ -63,6 +68,7 @@ class MethodSpec:
     description: str
     own_questions: bool = False
     nested: bool = False
+    seed_per_repeat: bool = False
 
     def kind(self):
         """How the harness runs this method: ``"own"``, ``"nested"`` or a :func:`method_kind`."""
@@ -85,16 +91,20 @@ def _cobra(n_clusters, max_queries, random_state, *, n_super_instances):
     return _build("linkwise.cobra:COBRA", n_super_instances=n_super_instances, random_state=random_state)
 
 
-@lru_cache(maxsize=1)
 def _candidate_cache():
-    """A directory for this process's COBS candidates, removed when the process exits."""
-    path = tempfile.mkdtemp(prefix="linkwise-bench-cobs-")
-    atexit.register(shutil.rmtree, path, ignore_errors=True)
-    return path
+    """The directory where COBS and active COBS keep candidates, shared by every worker process.
+
+    Files are keyed by a hash of the data, the grid and the seeds, and written
+    atomically, so concurrent workers and later (resumed) runs reuse them.
+    """
+    return os.path.join(tempfile.gettempdir(), "linkwise-bench-cobs")
 
 
-def _cobs(n_clusters, max_queries, random_state):
-    # COBS is refitted at every budget of a cell with the same seed: generate its ~900 candidates once
+def _cobs(n_clusters, max_queries, random_state, *, active):
+    if active:
+        return _build(
+            "linkwise.cobs:ActiveCOBS", max_queries=max_queries, random_state=random_state, cache=_candidate_cache()
+        )
     return _build("linkwise.cobs:COBS", random_state=random_state, cache=_candidate_cache())
 
 
@@ -197,16 +207,18 @@ def _defaults():
         ),
         MethodSpec(
             "cobs",
-            _cobs,
+            partial(_cobs, active=False),
             False,
             "COBS: picks among ~900 unsupervised clusterings the one that satisfies most random questions "
             "(Van Craenendonck & Blockeel, Machine Learning 2017)",
+            seed_per_repeat=True,
         ),
         MethodSpec(
             "active-cobs",
-            partial(_budgeted, path="linkwise.cobs:ActiveCOBS"),
+            partial(_cobs, active=True),
             False,
             "COBS with active pair selection (Van Craenendonck & Blockeel, Machine Learning 2017)",
+            seed_per_repeat=True,
         ),
     ]
     specs += [

@@ -82,6 +82,7 @@ def _cell_rows(task):
     train, test = fold_split(y, task.folds, task.repeat, task.seed)[task.fold]
     k = int(np.unique(y).size)
     rs = cell_seed(task.seed, task.repeat, task.fold)
+    method_rs = cell_seed(task.seed, task.repeat, 0) if task.spec.seed_per_repeat else rs
     budgets = sorted(task.budgets)
 
     def oracle():  # wrong answers (with noise) are the same pairs for every method of the cell
@@ -90,16 +91,16 @@ def _cell_rows(task):
     results = []  # (budget, n_queries, labels, seconds)
     start = time.perf_counter()
     if task.kind == "own":
-        est = task.spec.make(k, None, rs).fit(X, oracle(), queryable=train)
+        est = task.spec.make(k, None, method_rs).fit(X, oracle(), queryable=train)
         results = [(None, est.n_queries_, est.labels_, time.perf_counter() - start)]
     elif task.kind == "baseline":
-        labels = task.spec.make(k, None, rs).fit(X).labels_
+        labels = task.spec.make(k, None, method_rs).fit(X).labels_
         results = [(b, 0, labels, time.perf_counter() - start) for b in budgets]
     elif task.kind in ("anytime", "nested"):
         # one run; the clustering at each budget is what labels_history_ records after that question
         # (nested methods: what a run with that budget would return, as their questions do not depend on it)
         answers = oracle()
-        session = ActiveSession(task.spec.make(k, max(budgets), rs), X, queryable=train)
+        session = ActiveSession(task.spec.make(k, max(budgets), method_rs), X, queryable=train)
         for b in budgets:
             while session.n_queries < b and (pair := session.ask()) is not None:
                 session.tell(pair, answers.query(*pair))
@@ -109,11 +110,11 @@ def _cell_rows(task):
             t0 = time.perf_counter()
             answers = oracle()
             if task.kind == "budget":
-                labels = task.spec.make(k, b, rs).fit(X, answers, queryable=train).labels_
+                labels = task.spec.make(k, b, method_rs).fit(X, answers, queryable=train).labels_
             else:  # constrained: random questions about training rows (the same seed: nested sets)
                 store = Random().collect(X, answers, n_clusters=k, max_queries=b, queryable=train, random_state=rs)
                 ml, cl = store.must_link_pairs(), store.cannot_link_pairs()
-                labels = task.spec.make(k, b, rs).fit(X, ml=ml, cl=cl).labels_
+                labels = task.spec.make(k, b, method_rs).fit(X, ml=ml, cl=cl).labels_
             results.append((b, answers.n_queries, labels, time.perf_counter() - t0))
     return [
         {
