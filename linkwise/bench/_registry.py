@@ -97,7 +97,7 @@ def _candidate_cache():
     Files are keyed by a hash of the data, the grid and the seeds, and written
     atomically, so concurrent workers and later (resumed) runs reuse them.
     """
-    return os.path.join(tempfile.gettempdir(), "linkwise-bench-cobs")
+    return os.path.join(tempfile.gettempdir(), "linkwise-bench-candidates")
 
 
 def _cobs(n_clusters, max_queries, random_state, *, active):
