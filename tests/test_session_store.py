@@ -1,4 +1,9 @@
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -66,3 +71,43 @@ def test_refuses_files_that_are_not_sessions(tmp_path):
     db.close()
     with pytest.raises(SessionFileError, match="format 99"):
         SessionStore(future)
+
+
+def test_a_session_is_held_by_one_process_at_a_time(tmp_path):
+    path = tmp_path / "s.db"
+    first = SessionStore(path, exclusive=True)
+    first.add(0, 1, True)
+    with pytest.raises(SessionFileError, match=rf"s\.db is open in another linkwise session \(process {os.getpid()}\)"):
+        SessionStore(path, exclusive=True)
+    with SessionStore(path, create=False) as reader:  # reading (export) is never blocked
+        assert [a.answer for a in reader.answers()] == [True]
+    first.add(1, 2, False)  # the refused opening changed nothing for the holder
+    first.close()
+    with SessionStore(path, exclusive=True) as again:
+        assert [(a.i, a.j, a.answer) for a in again.answers()] == [(0, 1, True), (1, 2, False)]
+
+
+def test_a_killed_holder_leaves_the_session_free(tmp_path):
+    path = tmp_path / "s.db"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(path)], stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[1]
+    )
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        with pytest.raises(SessionFileError, match=rf"process {holder.pid}"):
+            SessionStore(path, exclusive=True)
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+    with SessionStore(path, exclusive=True) as store:
+        assert [(a.i, a.j, a.answer) for a in store.answers()] == [(3, 4, True)]
+
+
+HOLD = """
+import sys, time
+from linkwise.session import SessionStore
+store = SessionStore(sys.argv[1], exclusive=True)
+store.add(3, 4, True)
+print("ready", flush=True)
+time.sleep(60)
+"""

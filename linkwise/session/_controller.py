@@ -132,7 +132,7 @@ class HumanSession:
 
     def __init__(self, path, data, estimator=None):
         self.data = data
-        self.store = SessionStore(path)
+        self.store = SessionStore(path, exclusive=True)
         self._lock = threading.RLock()
         # a fresh prefix per process: a page that polled an earlier server never mistakes a new state for its own
         self._boot = secrets.token_hex(4)
@@ -155,7 +155,7 @@ class HumanSession:
         except BaseException:
             self.store.close()
             if created:
-                for suffix in ("", "-wal", "-shm"):
+                for suffix in ("", "-wal", "-shm", ".lock"):
                     self.store.path.with_name(self.store.path.name + suffix).unlink(missing_ok=True)
             raise
 

@@ -8,6 +8,7 @@ is kept in a ``retracted`` table with the reason.
 """
 
 import json
+import os
 import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
@@ -77,6 +78,12 @@ class SessionStore:
         The session file.
     create : bool, default=True
         Create the file when it does not exist (False: a missing file is an error).
+    exclusive : bool, default=False
+        Hold the session for this object alone until :meth:`close`: a second
+        exclusive opening, in this or another process, raises
+        :class:`SessionFileError` instead of interleaving two people's
+        questions in one file. The lock is an OS lock on ``<path>.lock``, so a
+        crashed process never leaves the session locked.
 
     Examples
     --------
@@ -93,10 +100,11 @@ class SessionStore:
     >>> store.close()
     """
 
-    def __init__(self, path, *, create=True):
+    def __init__(self, path, *, create=True, exclusive=False):
         self.path = Path(path)
         if not create and not self.path.is_file():
             raise SessionFileError(f"No session file at {self.path}.")
+        self._lock = _hold_lock(self.path) if exclusive else None
         try:
             # one connection shared by the web server's threads; the session controller serialises access
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -105,9 +113,11 @@ class SessionStore:
             self._db.executescript(_SCHEMA)
             rows = self._db.execute("SELECT key, value FROM meta").fetchall()
         except sqlite3.DatabaseError as exc:
+            self._release()
             raise SessionFileError(f"{self.path} is not a linkwise session file ({exc}).") from None
         self.meta = {k: json.loads(v) for k, v in rows}
         if self.meta and self.meta.get("format") != FORMAT:
+            self.close()
             raise SessionFileError(
                 f"{self.path} is a session file of format {self.meta.get('format')!r}; "
                 f"this linkwise reads format {FORMAT}."
@@ -183,11 +193,55 @@ class SessionStore:
         return [dict(zip(keys, (*r[:3], _from_db(r[3]), *r[4:]))) for r in rows]
 
     def close(self):
-        """Close the database connection."""
+        """Close the database connection (and give up the session, if held exclusively)."""
         self._db.close()
+        self._release()
+
+    def _release(self):
+        if self._lock is not None:
+            self._lock.close()  # closing the descriptor drops the OS lock
+            self._lock = None
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _hold_lock(path):
+    """Open ``<path>.lock`` and lock it without waiting; the open file keeps the lock."""
+    lock_path = path.with_name(path.name + ".lock")
+    f = open(lock_path, "a+")
+    try:
+        _try_lock(f)
+    except OSError:
+        try:
+            f.seek(0)
+            holder = f.read().strip() or "unknown"
+        except OSError:  # Windows: the holder's locked byte cannot be read
+            holder = "unknown"
+        f.close()
+        raise SessionFileError(
+            f"{path} is open in another linkwise session (process {holder}); answer the questions there, "
+            "or stop that session first (its answers are saved)."
+        ) from None
+    f.seek(0)
+    f.truncate()
+    f.write(str(os.getpid()))
+    f.flush()
+    return f
+
+
+if os.name == "nt":  # pragma: no cover - exercised on Windows only
+    import msvcrt
+
+    def _try_lock(f):
+        f.seek(0)
+        msvcrt.locking(f.fileno(), msvcrt.LK_NBLCK, 1)
+
+else:
+    import fcntl
+
+    def _try_lock(f):
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
