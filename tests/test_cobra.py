@@ -29,7 +29,10 @@ def test_table_1_question_counts():
     cannot-links. Our point-level closest-pairs-first counts equal the
     paper's column 5 exactly on the same data, and a brute-force
     re-implementation of Algorithm 1 gives our counts, so the difference is
-    not in the merging step.
+    not in the merging step. Other ways of building the super-instances
+    (z-score or no scaling, random init, ten K-means starts, the row closest
+    to the mean instead of the medoid, the 5-fold protocol) all give 25-28
+    questions on optdigits389 (benchmarks/results/cobra.md).
     """
     for name, paper in TABLE_1.items():
         X, y = lw.datasets.load(name, scale="minmax")
