@@ -1,6 +1,7 @@
 """COBRAS: refine super-instances incrementally, so it can stop after any question."""
 
 import numpy as np
+from scipy.spatial.distance import cdist
 
 from linkwise._superinstances import (
     SuperInstanceClustering,
@@ -18,6 +19,9 @@ __all__ = ["COBRAS"]
 # One k-means++ start per split (scikit-learn's default): three starts gave the
 # same learning curves on iris, wine, ecoli, dermatology and glass, at 1.5x the time.
 _N_INIT = 1
+# Super-instances with more rows are split lazily: the new ones are settled from the
+# K-means sample, and the rows are assigned a chunk per question of the merging phase.
+_LAZY_MIN = 1 << 17
 
 
 class COBRAS(SuperInstanceClustering):
@@ -110,7 +114,14 @@ class COBRAS(SuperInstanceClustering):
     4,096 rows are split by K-means fitted on a seeded sample (half of it
     queryable rows), every row joining its nearest centre; the split level
     is found on that sample, and representatives of large parts are searched
-    among a fixed-stride subset of their rows.
+    among a fixed-stride subset of their rows. Super-instances larger than
+    131,072 rows are split *lazily*, so that no wait between two questions
+    grows with the number of rows: the new super-instances, their means and
+    representatives are taken from the sample (a part without a queryable
+    row in the sample joins the nearest one), and the rows are assigned to
+    them (to the same parts as a direct split) 131,072 at a time, one step
+    per question of the merging phase; the rest is done, if need be, before
+    the next split or when the labels are read.
 
     References
     ----------
@@ -150,6 +161,7 @@ class COBRAS(SuperInstanceClustering):
     def _to_split(self, unsplittable):
         """The largest leaf with at least two queryable rows (lowest id on ties), or None."""
         tree = self._tree
+        tree.settle()
         best, best_size = None, 0
         for sid in sorted(tree.members):
             if tree.n_queryable[sid] >= 2 and sid not in unsplittable and tree.size[sid] > best_size:
@@ -198,9 +210,11 @@ class COBRAS(SuperInstanceClustering):
             return None
         X, qmask, tree = ctx.X, ctx.queryable_mask, self._tree
         pts = tree.members[sid]
+        k = min(2**level, tree.n_queryable[sid], sample.size)
+        if pts.size > _LAZY_MIN:
+            return self._split_lazily(ctx, sid, sample, k, first_split, separated)
         Xp = X if pts.size == ctx.n_samples else X[pts]
         whole = sample.size == pts.size
-        k = min(2**level, tree.n_queryable[sid], sample.size)
         if k == 2 and whole:
             labels = np.empty(pts.size, dtype=np.intp)
             for p, part in enumerate(first_split[0]):
@@ -211,27 +225,68 @@ class COBRAS(SuperInstanceClustering):
             labels = kmeans(Xp, k, ctx.rng, n_init=_N_INIT).labels_
         else:
             labels = predict(kmeans(X[sample], k, ctx.rng, n_init=_N_INIT), Xp)
-        labels = self._separate(Xp, pts, labels.copy(), separated)
+        labels = _apply_cuts(X, pts, labels.copy(), _cuts(X, pts, labels, separated, k))
         parts, means = make_parts(X, pts, labels, qmask, Xm=Xp)
         if len(parts) < 2:
             return None
         reps = [representative(X, pts[part], qmask, m) for part, m in zip(parts, means)]
         return tree.replace(sid, parts, reps, list(means))
 
-    @staticmethod
-    def _separate(Xp, pts, labels, separated):
-        """Divide any part holding both points of a cannot-link: each row joins the nearer of the two.
+    def _split_lazily(self, ctx, sid, sample, k, first_split, separated):
+        """Split a large leaf as :meth:`_split` does, settling the new super-instances on the sample.
 
-        ``Xp`` holds the rows ``pts`` of the data, ``labels`` their parts.
+        Parts, their means and representatives come from the K-means sample;
+        the rows are assigned to the parts later, between questions.
         """
-        for a, b in separated:
-            pa, pb = np.searchsorted(pts, (a, b))
-            if labels[pa] != labels[pb]:
-                continue
-            part = np.flatnonzero(labels == labels[pa])
-            rows = Xp[part]
-            to_b = np.sum((rows - Xp[pb]) ** 2, axis=1) < np.sum((rows - Xp[pa]) ** 2, axis=1)
-            new = labels.max() + 1
-            labels[part[to_b]] = new
-            labels[pb] = new
-        return labels
+        X, qmask = ctx.X, ctx.queryable_mask
+        if k == 2:
+            centres = first_split[1]
+            nearest = lambda rows: bisect(X[rows], centres)  # noqa: E731
+        else:
+            model = kmeans(X[sample], k, ctx.rng, n_init=_N_INIT)
+            centres = model.cluster_centers_
+            nearest = lambda rows: predict(model, X[rows])  # noqa: E731
+        labels = nearest(sample)
+        cuts = _cuts(X, sample, labels, separated, k)
+        labels = _apply_cuts(X, sample, labels, cuts)
+        parts, means = make_parts(X, sample, labels, qmask)
+        if len(parts) < 2:
+            return None
+        # part of every label; a K-means label absent from the sample joins the part of the nearest mean
+        target = np.argmin(cdist(np.vstack([centres, X[[b for _, _, b, _ in cuts]]]), means), axis=1)
+        for p, part in enumerate(parts):
+            target[labels[part]] = p
+        reps = [representative(X, sample[part], qmask, m) for part, m in zip(parts, means)]
+        assign = lambda rows: target[_apply_cuts(X, rows, nearest(rows), cuts)]  # noqa: E731
+        return self._tree.replace_lazily(sid, assign, reps, list(means))
+
+
+def _cuts(X, rows, labels, separated, n_parts):
+    """How to divide parts holding both points of a cannot-link given while choosing the split level.
+
+    ``labels`` holds the part (``< n_parts``) of each of the sorted ``rows``,
+    which include every point of ``separated``. Returns the cuts ``(part, a,
+    b, new)`` in order: each moves the rows of ``part`` nearer to ``b`` than
+    to ``a``, and ``b`` itself, to the new part ``new``.
+    """
+    points = np.unique(np.asarray(separated, dtype=np.intp))
+    part_of = labels[np.searchsorted(rows, points)].astype(np.intp) if points.size else np.empty(0, np.intp)
+    cuts = []
+    for a, b in separated:
+        pa, pb = np.searchsorted(points, (a, b))
+        if part_of[pa] != part_of[pb]:
+            continue
+        cuts.append((int(part_of[pa]), a, b, n_parts + len(cuts)))
+        part_of = _apply_cuts(X, points, part_of, cuts[-1:])  # the other points move as every row does
+    return cuts
+
+
+def _apply_cuts(X, rows, labels, cuts):
+    """``labels`` of ``rows`` after the ``cuts`` of :func:`_cuts` (in place)."""
+    for part, a, b, new in cuts:
+        members = np.flatnonzero(labels == part)
+        diff_a, diff_b = X[rows[members]] - X[a], X[rows[members]] - X[b]
+        to_b = np.sum(diff_b**2, axis=1) < np.sum(diff_a**2, axis=1)
+        labels[members[to_b]] = new
+        labels[rows == b] = new
+    return labels

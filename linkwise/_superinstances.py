@@ -9,6 +9,11 @@ COBRAS keeps splitting), so the clustering shown after any question can be
 rebuilt later from a few integers per super-instance: this is what keeps
 ``labels_history_`` small on large data (:class:`LabelsHistory`).
 
+:class:`SuperInstanceTree` can also split a super-instance *lazily*: the new
+super-instances exist (representatives, positions) before their rows are
+assigned, which then happens a chunk at a time between questions; this keeps
+the wait between two questions short on millions of points.
+
 :class:`SuperInstanceClustering` is the base of both estimators: it holds the
 merging phase (closest representatives first, decided by the constraint
 store where it already knows the answer) and the loop hooks.
@@ -42,6 +47,9 @@ __all__ = [
 # Above this many points K-means is fitted on a sample and the rest is assigned
 # to the nearest centre; it keeps every split fast on millions of points.
 SAMPLE_SIZE = 4096
+
+# Rows assigned between two questions while a lazy split is pending.
+_CHUNK = 1 << 17
 
 # Histories up to this many entries (n_queries * n_samples) are returned as a
 # plain array; larger ones are rebuilt row by row on access.
@@ -210,6 +218,7 @@ class SuperInstanceTree:
         self.cluster = np.zeros(1, dtype=np.intp)
         self.shown = (1, self.cluster.copy())
         self._cache = None
+        self._pending = []  # lazy splits: (rows, assign, new ids, part of each row, rows done)
 
     @property
     def n_ids(self):
@@ -225,23 +234,72 @@ class SuperInstanceTree:
         Each part becomes a leaf in a cluster of its own; returns the new ids.
         """
         pts = self.members.pop(sid)
+        ids = self._new_leaves(sid, reps, positions)
+        self._fill(ids, pts, parts)
+        return ids
+
+    def replace_lazily(self, sid, assign, reps, positions):
+        """Split leaf ``sid`` into leaves whose rows are assigned later.
+
+        ``assign(rows)`` gives the part (an index into the new leaves) of
+        each of ``rows``; it runs a chunk at a time (:meth:`advance`) and
+        must give every part at least one row. The leaves can be merged
+        before they have their rows; anything that needs the rows settles
+        first. Returns the new ids.
+        """
+        rows = self.members.pop(sid)
+        ids = self._new_leaves(sid, reps, positions)
+        self.members.update(dict.fromkeys(ids.tolist()))
+        self._pending.append([rows, assign, ids, np.empty(rows.size, dtype=np.intp), 0])
+        return ids
+
+    def advance(self, rows=None):
+        """One step of the oldest pending lazy split (a few milliseconds).
+
+        A step assigns up to ``rows`` (default 131,072) more of its rows or,
+        once they all are, gives the new leaves their rows.
+        """
+        if not self._pending:
+            return
+        job = self._pending[0]
+        todo, assign, ids, part, done = job
+        if done < todo.size:
+            stop = min(todo.size, done + (rows or _CHUNK))
+            part[done:stop] = assign(todo[done:stop])
+            job[4] = stop
+        else:
+            self._pending.pop(0)
+            self._fill(ids, todo, group(part, ids.size))
+
+    def settle(self):
+        """Finish every pending lazy split: each new leaf gets its rows."""
+        while self._pending:
+            self.advance(self._pending[0][0].size)
+
+    def _new_leaves(self, sid, reps, positions):
+        """Leaves split from ``sid`` (rows still to be given), each in a cluster of its own."""
+        ids = np.arange(self.n_ids, self.n_ids + len(reps))
+        self.parent += [sid] * ids.size
+        self.first_point += [-1] * ids.size
+        self.size += [0] * ids.size
+        self.n_queryable += [0] * ids.size
+        self.rep += [int(r) for r in reps]
+        self.position += list(positions)
+        fresh = self.cluster.max() + 1 + np.arange(ids.size)
+        self.cluster = np.concatenate([self.cluster, fresh])
         self._cache = None
-        new = []
-        for part, rep, position in zip(parts, reps, positions):
+        return ids
+
+    def _fill(self, ids, pts, parts):
+        """Give leaf ``ids[p]`` the rows ``pts[parts[p]]``."""
+        for nid, part in zip(ids.tolist(), parts):
             rows = pts[part]
-            nid = self.n_ids
             self.members[nid] = rows
             self.leaf_of_point[rows] = nid
-            self.parent.append(sid)
-            self.first_point.append(int(rows[0]))
-            self.size.append(int(rows.size))
-            self.n_queryable.append(int(np.count_nonzero(self.queryable_mask[rows])))
-            self.rep.append(int(rep))
-            self.position.append(position)
-            new.append(nid)
-        fresh = self.cluster.max() + 1 + np.arange(len(new))  # a cluster of its own each
-        self.cluster = np.concatenate([self.cluster, fresh])
-        return np.asarray(new, dtype=np.intp)
+            self.first_point[nid] = int(rows[0])
+            self.size[nid] = int(rows.size)
+            self.n_queryable[nid] = int(np.count_nonzero(self.queryable_mask[rows]))
+        self._cache = None
 
     def show(self):
         """Make the current clustering the one reported (``labels_`` and history)."""
@@ -249,6 +307,7 @@ class SuperInstanceTree:
 
     def _leaves_by_first_point(self):
         """Current leaves ordered by their first point, and the parent array (cached until the next split)."""
+        self.settle()
         if self._cache is None:
             leaves = self.leaves()
             leaves = leaves[np.argsort(np.asarray(self.first_point)[leaves], kind="stable")]
@@ -429,6 +488,7 @@ class SuperInstanceClustering(ActiveEstimator):
             k = start + open_[0]
             a, b = comp[ia[k]], comp[ib[k]]
             answer = yield int(reps[ia[k]]), int(reps[ib[k]])
+            tree.advance()  # rows of a lazy split, a chunk per question
             start, chunk = k + 1, 256
             if answer is True:
                 comp[comp == b] = a

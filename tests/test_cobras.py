@@ -225,3 +225,42 @@ def test_split_cutting_off_only_unqueryable_rows_falls_back_to_queryable_rows():
     est = lw.COBRAS(max_queries=10, random_state=0).fit(X, lw.LabelOracle(y), queryable=np.arange(40))
     assert est.n_queries_ > 0
     assert lw.metrics.ari(y[:40], est.labels_[:40]) == 1.0
+
+
+def test_lazy_splits_keep_the_super_instances_and_every_invariant(monkeypatch):
+    """Large super-instances are split lazily (rows assigned a chunk per question): forced here on
+    20,000 rows. The parts are those of the direct split; answers and budgets hold as ever."""
+    import linkwise._cobras as cobras_module
+
+    centres = [[0, 0], [10, 0], [20, 0], [0, 10], [10, 10], [20, 10]]
+    X, y = make_blobs(n_samples=20_000, centers=centres, cluster_std=1.0, random_state=1)
+    queryable = np.sort(np.random.RandomState(0).choice(len(y), 5000, replace=False))
+    allowed = set(queryable.tolist())
+
+    def answer(i, j):
+        assert i in allowed and j in allowed
+        return bool(y[i] == y[j])
+
+    def fit(b):
+        return lw.COBRAS(max_queries=b, random_state=2).fit(X, lw.CallbackOracle(answer), queryable=queryable)
+
+    direct = [fit(b) for b in (5, 9)]
+    monkeypatch.setattr(cobras_module, "_LAZY_MIN", 4096)
+    monkeypatch.setattr(si_module, "_CHUNK", 3000)
+    for b, est in zip((5, 9), direct):  # stopped before the second split: the same parts
+        lazy = fit(b)
+        assert len(np.unique(lazy.super_instances_)) > 2
+        assert lw.metrics.ari(est.super_instances_, lazy.super_instances_) == 1.0
+        np.testing.assert_array_equal(lazy.labels_, lazy.labels_history_[-1])
+    runs = [fit(60) for _ in range(2)]
+    assert runs[0].query_log_ == runs[1].query_log_ and runs[0].n_queries_ == 60
+    est = runs[0]
+    si, labels, reps = est.super_instances_, est.labels_, est.representatives_
+    np.testing.assert_array_equal(si[reps], np.arange(reps.size))  # each represented by a row of its own
+    rep_set = set(reps.tolist())
+    for i, j, a in est.query_log_:
+        if a is False:
+            assert si[i] != si[j]
+        if i in rep_set and j in rep_set:
+            assert (labels[i] == labels[j]) == a
+    assert lw.metrics.ari(y, labels) > 0.95
