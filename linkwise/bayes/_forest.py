@@ -63,6 +63,10 @@ class ConstraintForest:
         Distance to the root.
     levels : list of ndarray
         ``levels[t]`` holds the positions of the nodes at depth ``t``.
+    runs : list of (ndarray, ndarray)
+        ``runs[t]`` = (distinct parents of level ``t``, start of each one's
+        children in ``levels[t]``): siblings are contiguous and ordered by
+        parent.
     tree : ndarray of shape (n_samples,)
         Tree id of every row, -1 for rows in no constraint. A pair closes a
         cycle exactly when both rows have the same id >= 0.
@@ -112,6 +116,9 @@ class ConstraintForest:
         self.must = np.asarray(kind, dtype=bool)
         self.depth = np.asarray(depth, dtype=np.intp)
         self.levels = [np.flatnonzero(self.depth == t) for t in range(int(self.depth.max(initial=-1)) + 1)]
+        # breadth-first order keeps siblings next to each other, so a level's messages are summed
+        # per parent by np.add.reduceat over these runs (much faster than np.add.at)
+        self.runs = [np.unique(self.parent[level], return_index=True) for level in self.levels]
         self.roots = self.levels[0] if self.levels else np.empty(0, dtype=np.intp)
         self.position = np.full(n_samples, -1, dtype=np.intp)
         self.position[self.nodes] = np.arange(self.nodes.size)
@@ -169,7 +176,8 @@ def upward(forest, log_phi, eps):
         else:
             # the message a*sum(beta) + b*beta, with sum(beta) = 1 after normalising
             message = np.log(a[level] + b[level] * beta[level]) + norm[..., None]
-            np.add.at(log_beta, forest.parent[level], message)
+            parents, starts = forest.runs[t]
+            log_beta[parents] += np.add.reduceat(message, starts, axis=0)
     return log_z, beta
 
 
@@ -219,17 +227,18 @@ def same_cluster_in_tree(forest, beta, q, eps, u, v):
     # P(y_child = l | y_parent = k, Z) = psi(k, l) beta_child(l) / (a + b beta_child(k))
     psi = a[..., None] + b[..., None] * eye
     cond = psi * beta[:, :, None, :] / (a + b * beta)[..., None]
-    # chain[offset[w] + t] = P(y_w | y of w's ancestor at depth t, Z); the last one is the identity
+    # chain[offset[w] + t] = P(y_w | y of w's ancestor at depth t, Z); the last one is the identity.
+    # A whole depth level at a time: a node's chain is its parent's, times its own conditional.
     offset = np.concatenate([[0], np.cumsum(forest.depth + 1)])
     chain = np.empty((offset[-1], n_particles, k, k))
     ancestors = np.full((len(forest), len(forest.levels)), -1, dtype=np.intp)
-    for w in range(len(forest)):
-        p, d = forest.parent[w], forest.depth[w]
-        if p >= 0:
-            chain[offset[w] : offset[w] + d] = chain[offset[p] : offset[p] + d] @ cond[w]
-            ancestors[w, :d] = ancestors[p, :d]
-        chain[offset[w] + d] = eye
-        ancestors[w, d] = w
+    for t, level in enumerate(forest.levels):
+        if t:
+            parent, up = forest.parent[level], np.arange(t)
+            chain[offset[level][:, None] + up] = chain[offset[parent][:, None] + up] @ cond[level][:, None]
+            ancestors[level, :t] = ancestors[parent, :t]
+        chain[offset[level] + t] = eye
+        ancestors[level, t] = level
     common = (ancestors[u] == ancestors[v]) & (ancestors[u] >= 0)
     lca_depth = np.cumprod(common, axis=1).sum(axis=1) - 1
     lca = ancestors[u, lca_depth]
@@ -257,7 +266,7 @@ def max_product(forest, log_phi, eps):
     delta = log_phi.copy()
     choice = np.zeros((n, k), dtype=np.intp)  # best child label given the parent's label
     ks = np.arange(k)
-    for level in forest.levels[:0:-1]:
+    for level, (parents, starts) in zip(forest.levels[:0:-1], forest.runs[:0:-1]):
         d = delta[level]
         order = np.argsort(-d, axis=1, kind="stable")
         first, second = order[:, 0], order[:, 1]
@@ -267,7 +276,7 @@ def max_product(forest, log_phi, eps):
         other_label = np.where(is_first, second[:, None], first[:, None])
         same = d + log_same[level, None]
         choice[level] = np.where(same >= other, ks, other_label)
-        np.add.at(delta, forest.parent[level], np.maximum(same, other))
+        delta[parents] += np.add.reduceat(np.maximum(same, other), starts, axis=0)
     labels[forest.roots] = np.argmax(delta[forest.roots], axis=1)
     for level in forest.levels[1:]:
         labels[level] = choice[level, labels[forest.parent[level]]]

@@ -4,7 +4,9 @@ The prior is a Gaussian ``N(0, lam I)`` times ``exp(-tau/N sum H)``, so the
 posterior is that Gaussian times a "likelihood" ``exp(log P(Z|W) - tau/N sum
 H)``: the setting of elliptical slice sampling, a slice sampler without step
 sizes to tune. Every particle takes its step at the same time (one batched
-likelihood evaluation per shrinking round).
+likelihood evaluation per shrinking round). The sampler and the ranking of MAP
+starts evaluate the entropy term in single precision (see
+:mod:`linkwise.bayes._model`).
 """
 
 import numpy as np
@@ -101,13 +103,15 @@ class ParticleFilter:
         self.model = Model(X, ConstraintForest(X.shape[0], [], []), lam, tau, eps)
         self.n_mcmc_steps, self.rng = n_mcmc_steps, rng
         self.W = rng.standard_normal((n_particles, X.shape[1], n_clusters)) * np.sqrt(lam)
-        self.log_lik = self.model.log_likelihood(self.W)
         self._move(n_init_steps)
 
+    def _log_likelihood(self, W):
+        return self.model.log_likelihood(W, dtype=np.float32)
+
     def _move(self, n_steps):
-        model = self.model
-        self.W, self.log_lik = elliptical_slice(
-            self.W, self.log_lik, model.log_likelihood, np.sqrt(model.lam), self.rng, n_steps
+        """Slice-sample every particle under the current model (after computing its likelihood)."""
+        self.W, _ = elliptical_slice(
+            self.W, self._log_likelihood(self.W), self._log_likelihood, np.sqrt(self.model.lam), self.rng, n_steps
         )
 
     def p_must(self, a, b):
@@ -124,10 +128,8 @@ class ParticleFilter:
         if p_must is None:
             p_must = self.p_must(a, b)[:, 0]
         keep = systematic_resample(p_must if must else 1.0 - p_must, self.rng)
-        model = self.model
-        self.model = Model(model.X, model.forest.with_edge(a, b, must), model.lam, model.tau, model.eps)
+        self.model = self.model.with_edge(a, b, must)
         self.W = self.W[keep]
-        self.log_lik = self.model.log_likelihood(self.W)
         self._move(self.n_mcmc_steps)
 
     def map_estimate(self, previous=None):
@@ -146,4 +148,5 @@ class ParticleFilter:
             starts = np.concatenate([starts, previous[None]])
         n = self.model.X.shape[0]
         rows = np.arange(0, n, -(-n // _RANKING_ROWS)) if n > _RANKING_ROWS else None
-        return self.model.map_estimate(starts[np.argmax(self.model.log_posterior(starts, rows))])
+        ranking = self.model.log_posterior(starts, rows, dtype=np.float32)
+        return self.model.map_estimate(starts[np.argmax(ranking)])
