@@ -241,11 +241,13 @@ class COBRAS(SuperInstanceClustering):
         X, qmask = ctx.X, ctx.queryable_mask
         if k == 2:
             centres = first_split[1]
-            nearest = lambda rows: bisect(X[rows], centres)  # noqa: E731
         else:
             model = kmeans(X[sample], k, ctx.rng, n_init=_N_INIT)
             centres = model.cluster_centers_
-            nearest = lambda rows: predict(model, X[rows])  # noqa: E731
+
+        def nearest(rows):
+            return bisect(X[rows], centres) if k == 2 else predict(model, X[rows])
+
         labels = nearest(sample)
         cuts = _cuts(X, sample, labels, separated, k)
         labels = _apply_cuts(X, sample, labels, cuts)
@@ -257,7 +259,10 @@ class COBRAS(SuperInstanceClustering):
         for p, part in enumerate(parts):
             target[labels[part]] = p
         reps = [representative(X, sample[part], qmask, m) for part, m in zip(parts, means)]
-        assign = lambda rows: target[_apply_cuts(X, rows, nearest(rows), cuts)]  # noqa: E731
+
+        def assign(rows):
+            return target[_apply_cuts(X, rows, nearest(rows), cuts)]
+
         return self._tree.replace_lazily(sid, assign, reps, list(means))
 
 
@@ -285,8 +290,8 @@ def _apply_cuts(X, rows, labels, cuts):
     """``labels`` of ``rows`` after the ``cuts`` of :func:`_cuts` (in place)."""
     for part, a, b, new in cuts:
         members = np.flatnonzero(labels == part)
-        diff_a, diff_b = X[rows[members]] - X[a], X[rows[members]] - X[b]
-        to_b = np.sum(diff_b**2, axis=1) < np.sum(diff_a**2, axis=1)
+        Xm = X[rows[members]]
+        to_b = np.sum((Xm - X[b]) ** 2, axis=1) < np.sum((Xm - X[a]) ** 2, axis=1)
         labels[members[to_b]] = new
         labels[rows == b] = new
     return labels

@@ -218,7 +218,7 @@ class SuperInstanceTree:
         self.cluster = np.zeros(1, dtype=np.intp)
         self.shown = (1, self.cluster.copy())
         self._cache = None
-        self._pending = []  # lazy splits: (rows, assign, new ids, part of each row, rows done)
+        self._pending = []  # lazy splits: [rows, assign, new ids, part of each row (then rows of each part), rows done]
 
     @property
     def n_ids(self):
@@ -256,8 +256,9 @@ class SuperInstanceTree:
     def advance(self, rows=None):
         """One step of the oldest pending lazy split (a few milliseconds).
 
-        A step assigns up to ``rows`` (default 131,072) more of its rows or,
-        once they all are, gives the new leaves their rows.
+        A step assigns up to ``rows`` (default 131,072) more of its rows;
+        once they all are, one step groups them by part and the next gives
+        the new leaves their rows.
         """
         if not self._pending:
             return
@@ -267,9 +268,11 @@ class SuperInstanceTree:
             stop = min(todo.size, done + (rows or _CHUNK))
             part[done:stop] = assign(todo[done:stop])
             job[4] = stop
+        elif isinstance(part, np.ndarray):
+            job[3] = group(part, ids.size)
         else:
             self._pending.pop(0)
-            self._fill(ids, todo, group(part, ids.size))
+            self._fill(ids, todo, part)
 
     def settle(self):
         """Finish every pending lazy split: each new leaf gets its rows."""
