@@ -371,9 +371,37 @@ def load_compare(datasets, n_supers, quick):
 
 def seconds_table(seconds, datasets):
     methods = ["COBRA", "COBRAS", *COMPETITORS]
-    rows = [[d, *(f"{np.mean(seconds[d][m]):.2f}" for m in methods)] for d in datasets]
-    rows.append(["mean", *(f"{np.mean([np.mean(seconds[d][m]) for d in datasets]):.2f}" for m in methods)])
-    return table(["dataset", *methods], rows)
+    rows = [[d, *(f"{np.mean(seconds[d][m]):.2f}" for m in methods), f"{seconds[d]['dataset'][0]:.0f}"]
+            for d in datasets]  # fmt: skip
+    rows.append(["mean", *(f"{np.mean([np.mean(seconds[d][m]) for d in datasets]):.2f}" for m in methods), ""])
+    return table(["dataset", *methods, "whole dataset"], rows)
+
+
+def compare_section(results, seconds, n_supers, command):
+    order = {d: i for i, d in enumerate(PAPER_DATASETS)}
+    results = dict(sorted(results.items(), key=lambda kv: (order.get(kv[0][0], len(order)), kv[0][1])))
+    done = sorted({d for d, _ in results}, key=lambda d: order.get(d, len(order)))
+    pairs = [("COBRA", m) for m in COMPETITORS] + [("COBRAS", m) for m in COMPETITORS] + [("COBRAS", "COBRA")]
+    return [
+        "## Quality: the paper's 5-fold protocol (ARI on the test fold, true K for the competitors)\n",
+        f"Last command: `{command}`; results of earlier full runs on other datasets are kept "
+        f"(`{COMPARE_JSON.name}`).\n",
+        f"Datasets: {', '.join(done)}. "
+        f"Not run: {', '.join(d for d in PAPER_DATASETS if d not in done) or 'none'}.\n",
+        "Wins and losses over datasets (mean margin in brackets), as in the paper's Table 2:\n",
+        wins_losses(results, n_supers, pairs), "", "Per dataset (mean test ARI over the folds):\n",
+        per_dataset(results), "",
+        "Run time, seconds: per fold run (each competitor runs once up to its largest budget), and the "
+        "whole dataset (5 folds, every method); wall time of this process on the shared machine:\n",
+        seconds_table(seconds, done), "",
+    ]  # fmt: skip
+
+
+def write_report(sections, quick):
+    """Write the report; a full-mode report replaces only the sections it has."""
+    OUT.parent.mkdir(exist_ok=True)
+    text = "\n".join(sections) + "\n"
+    OUT.write_text(merge_sections(OUT.read_text(), text) if OUT.exists() and not quick else text)
 
 
 def main():
@@ -415,37 +443,24 @@ def main():
                      text, "", SCALE_NOTE]  # fmt: skip
         print(text, flush=True)
     if "compare" in parts:
+        # one dataset at a time, the report rewritten after each: a run cut short keeps what it finished
         results, seconds = load_compare(datasets, n_supers, args.quick)
-        new_results, new_seconds = compare(datasets, n_supers, 5)
-        results.update(new_results)
-        seconds.update(new_seconds)
-        if not args.quick:
-            COMPARE_JSON.write_text(json.dumps({
-                "super_instances": n_supers,
-                "results": [[d, ns, c] for (d, ns), c in results.items()],
-                "seconds": seconds,
-            }, indent=1))  # fmt: skip
-        order = {d: i for i, d in enumerate(PAPER_DATASETS)}
-        results = dict(sorted(results.items(), key=lambda kv: (order.get(kv[0][0], len(order)), kv[0][1])))
-        done = sorted({d for d, _ in results}, key=lambda d: order.get(d, len(order)))
-        pairs = [("COBRA", m) for m in COMPETITORS] + [("COBRAS", m) for m in COMPETITORS] + [("COBRAS", "COBRA")]
-        sections += [
-            "## Quality: the paper's 5-fold protocol (ARI on the test fold, true K for the competitors)\n",
-            f"Last command: `{command}`; results of earlier full runs on other datasets are kept "
-            f"(`{COMPARE_JSON.name}`).\n",
-            f"Datasets: {', '.join(done)}. "
-            f"Not run: {', '.join(d for d in PAPER_DATASETS if d not in done) or 'none'}.\n",
-            "Wins and losses over datasets (mean margin in brackets), as in the paper's Table 2:\n",
-            wins_losses(results, n_supers, pairs), "", "Per dataset (mean test ARI over the folds):\n",
-            per_dataset(results), "",
-            "Run time per fold run, seconds (each competitor runs once up to its largest budget; wall "
-            "time of this process on the shared machine):\n",
-            seconds_table(seconds, done), "",
-        ]  # fmt: skip
-        print("\n".join(sections[-10:]), flush=True)
-    OUT.parent.mkdir(exist_ok=True)
-    text = "\n".join(sections) + "\n"
-    OUT.write_text(merge_sections(OUT.read_text(), text) if OUT.exists() and not args.quick else text)
+        for name in datasets:
+            start = time.perf_counter()
+            new_results, new_seconds = compare([name], n_supers, 5)
+            results.update(new_results)
+            seconds.update(new_seconds)
+            seconds[name]["dataset"] = [time.perf_counter() - start]
+            if not args.quick:
+                COMPARE_JSON.write_text(json.dumps({
+                    "super_instances": n_supers,
+                    "results": [[d, ns, c] for (d, ns), c in results.items()],
+                    "seconds": seconds,
+                }, indent=1))  # fmt: skip
+            write_report(sections + compare_section(results, seconds, n_supers, command), args.quick)
+        print("\n".join(compare_section(results, seconds, n_supers, command)), flush=True)
+    else:
+        write_report(sections, args.quick)
     print(f"wrote {OUT}")
 
 
