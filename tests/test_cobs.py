@@ -3,13 +3,19 @@ import itertools
 import joblib
 import numpy as np
 import pytest
+from scipy import sparse
+from scipy.sparse.csgraph import laplacian as csgraph_laplacian
+from scipy.sparse.linalg import eigsh
 from sklearn.cluster import DBSCAN, KMeans, SpectralClustering
 from sklearn.datasets import make_blobs
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.neighbors import NearestNeighbors
 
 import linkwise as lw
 from linkwise._validation import InvalidParameterError
 from linkwise.cobs import Candidates, generate, make_estimator, paper_grid
-from linkwise.cobs._generate import _plan
+from linkwise.cobs import _generate
+from linkwise.cobs._generate import _canonical, _plan, _spectral_embedding, _spectral_task
 from linkwise.cobs._grid import GridSpec
 
 # the scikit-learn reference fits on small kNN graphs warn about disconnected graphs
@@ -227,6 +233,63 @@ def test_generation_runs_on_a_dask_cluster(blobs, cands):
             par = generate(blobs[0], grid=SMALL, random_state=0)
         assert cluster.scheduler.transition_counter > 0  # the tasks went through the scheduler
     np.testing.assert_array_equal(par.labels, cands.labels)
+
+
+# -- the spectral embedding: solver-independent, rounding-proof ------------------------
+
+
+def far_blobs(n_per_blob=30, n_blobs=4, seed=0):
+    """Blobs so far apart that a Gaussian kernel all but disconnects them: as many eigenvalues
+    tie at 0 as there are blobs, more than K = 2 or 3."""
+    centers = 100.0 * np.eye(n_blobs, 3)
+    return make_blobs(n_samples=n_per_blob * n_blobs, centers=centers, cluster_std=1.0, random_state=seed)
+
+
+def test_tied_eigenvectors_get_a_canonical_basis():
+    X, _ = far_blobs()
+    laplacian = csgraph_laplacian(rbf_kernel(X, gamma=0.5 / 3.0**2), normed=True)
+    laplacian.flat[:: len(X) + 1] = 1.0
+    values, vectors = np.linalg.eigh(laplacian)
+    assert (values[:4] < 1e-10).all() and values[4] > 1e-3  # four tied at 0, then a gap
+    rotation = np.linalg.qr(np.random.RandomState(0).standard_normal((4, 4)))[0]
+    rotated = vectors[:, :6].copy()
+    rotated[:, :4] = rotated[:, :4] @ rotation  # another, as valid, basis of the tied eigenspace
+    rotated[:, 5] *= -1
+    expected = _canonical(vectors[:, :6].copy(), values[:6], last_complete=True)
+    np.testing.assert_allclose(_canonical(rotated, values[:6], last_complete=True), expected, atol=1e-9)
+
+
+def test_spectral_candidates_do_not_hang_on_rounding_or_the_solver(monkeypatch):
+    X, _ = far_blobs()
+    # one unit in the last place on every entry changes the solvers' arithmetic, not the data
+    nudged = X * (1 + 2.3e-16 * np.random.RandomState(1).choice([-1, 1], X.shape))
+    ks = [2, 3, 4]
+    ref = _spectral_task(X, None, "rbf", 3.0, ks, seed=5)
+    np.testing.assert_array_equal(_spectral_task(nudged, None, "rbf", 3.0, ks, seed=5), ref)
+    # ARPACK (used above _DENSE_MAX rows) and LAPACK give the same clusterings
+    monkeypatch.setattr(_generate, "_DENSE_MAX", 10)
+    np.testing.assert_array_equal(_spectral_task(X, None, "rbf", 3.0, ks, seed=5), ref)
+    # ... and so do a sparse kNN graph (ARPACK) and the same graph as a dense matrix (LAPACK)
+    ind = NearestNeighbors(n_neighbors=5).fit(X).kneighbors(X, return_distance=False)
+    n = len(X)
+    conn = sparse.csr_matrix((np.ones(5 * n), ind.ravel(), np.arange(0, 5 * n + 1, 5)), shape=(n, n))
+    graph = 0.5 * (conn + conn.T)
+    monkeypatch.setattr(_generate, "_DENSE_MAX", 10_000)
+    from_arpack = _spectral_embedding(graph, 3, np.random.RandomState(0))
+    from_lapack = _spectral_embedding(graph.toarray(), 3, np.random.RandomState(0))
+    np.testing.assert_allclose(from_arpack, from_lapack, atol=1e-6)
+
+
+def test_large_gaussian_affinities_use_arpack_and_match_lapack(blobs, monkeypatch):
+    X = blobs[0]
+    ks = [2, 3, 4]
+    dense = [_spectral_task(X, None, "rbf", sigma, ks, seed=3) for sigma in (0.5, 2.0)]
+    calls = []
+    monkeypatch.setattr(_generate, "_DENSE_MAX", 10)
+    monkeypatch.setattr(_generate, "eigsh", lambda *a, **kw: calls.append(kw) or eigsh(*a, **kw))
+    iterative = [_spectral_task(X, None, "rbf", sigma, ks, seed=3) for sigma in (0.5, 2.0)]
+    assert len(calls) >= 2 and all(kw["sigma"] < 0 for kw in calls)  # shift-invert ARPACK ran
+    np.testing.assert_array_equal(np.concatenate(iterative), np.concatenate(dense))
 
 
 # -- bad input -------------------------------------------------------------------------

@@ -12,12 +12,15 @@ The work is split into tasks that share what they can and run through joblib
   normalised Laplacian, same scaling of the eigenvectors, K-means seeded
   alike), except that the K smallest eigenvectors come out of one solve
   instead of one per K. They only differ where eigenvalues tie at the K-th
-  place (a graph with more connected components than K), where any basis of
-  the tied eigenspace is as valid. kNN graphs are sparse and solved with
-  ARPACK, as scikit-learn does; Gaussian affinities are dense and solved with
-  LAPACK's dense symmetric eigensolver: for small sigma their smallest
-  eigenvalues crowd near zero and ARPACK's shift-invert iteration, which
-  scikit-learn uses, can then run for many minutes on a few thousand rows;
+  place (a graph with more (nearly) disconnected parts than K), where any
+  basis of the tied eigenspace is as valid: there, the basis is made
+  canonical, so that the result does not hang on rounding (the one
+  difference between processes, BLAS kernels or thread counts). kNN graphs
+  are sparse and solved with ARPACK in shift-invert mode, as scikit-learn
+  does; Gaussian affinities are dense: up to a few thousand rows LAPACK's
+  dense solver is quicker, above, ARPACK (one LU factorisation, then
+  matrix-vector work) until it fails to converge on the crowd of
+  eigenvalues near 0 of a narrow kernel, where LAPACK takes over;
 * DBSCAN: one task per minPts. Its clusters at every eps are cuts of one
   single-linkage tree over the mutual reachability distance
   ``max(core(a), core(b), d(a, b))`` (core points are those whose minPts-th
@@ -42,10 +45,10 @@ from joblib import Parallel, delayed
 from scipy import sparse
 from scipy.linalg import eigh
 from scipy.sparse.csgraph import laplacian as csgraph_laplacian
+from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.spatial.distance import pdist
 from sklearn.cluster import DBSCAN, KMeans, SpectralClustering, k_means
-from sklearn.manifold import spectral_embedding
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_array, check_random_state
@@ -57,7 +60,7 @@ from linkwise.cobs._grid import FAMILIES, GridSpec
 __all__ = ["Candidates", "generate", "make_estimator", "NOISE_MODES"]
 
 NOISE_MODES = ("singletons", "cluster")
-_CACHE_VERSION = "linkwise-cobs-1"
+_CACHE_VERSION = "linkwise-cobs-2"
 
 
 class Candidates:
@@ -187,13 +190,92 @@ def _kmeans_task(X, params):
         return np.stack([make_estimator(p).fit(X).labels_ for p in params]).astype(np.int32)
 
 
-def _dense_embedding(affinity_matrix, n_components):
-    """The embedding scikit-learn's ``spectral_embedding`` computes (same normalised
-    Laplacian, same scaling), from LAPACK's dense symmetric solver instead of ARPACK."""
-    laplacian, dd = csgraph_laplacian(affinity_matrix, normed=True, return_diag=True)
-    laplacian.flat[:: laplacian.shape[0] + 1] = 1.0
-    vectors = eigh(laplacian, subset_by_index=[0, n_components - 1], overwrite_a=True, check_finite=False)[1]
-    return vectors / dd[:, None]
+# Eigenvalues of a normalised Laplacian (all in [0, 2]) closer than this count as one tied eigenvalue.
+_TIE = 1e-8
+# Up to this many rows a Gaussian affinity's eigenvectors come from LAPACK's dense solver, O(n^3);
+# above, from ARPACK in shift-invert mode (one LU factorisation, a third of that work, then O(n^2)
+# per iteration), with LAPACK as the fallback.
+_DENSE_MAX = 2500
+# ARPACK restarts before falling back to LAPACK: converging runs take a few dozen; a narrow kernel
+# that crowds hundreds of eigenvalues at 0 never converges, and should not cost long to find out.
+_ARPACK_RESTARTS = 100
+
+
+def _canonical(vectors, values, last_complete):
+    """The eigenvectors in a basis that rounding cannot change.
+
+    For a tied eigenvalue (a graph with several parts that are, or are all
+    but, disconnected has several eigenvalues at 0) any orthonormal basis of
+    its eigenspace is an answer, and the one a solver returns is decided by
+    the last bits of its arithmetic: a single rounding done differently
+    (another solver, BLAS kernel, thread count or memory layout) changes the
+    embedding, and so the clusters. Each tied group is turned into the
+    eigenvectors of a fixed diagonal matrix restricted to the group's span,
+    which depend on that span only; the last group is left alone unless
+    ``last_complete`` (a group cut short does not span its eigenspace). Each
+    vector's largest entry is then made positive, as scikit-learn does.
+    """
+    n, m = vectors.shape
+    weight = (np.arange(1, n + 1) * 0.6180339887498949) % 1.0  # fixed, with distinct entries
+    groups = np.split(np.arange(m), np.flatnonzero(np.diff(values) > _TIE) + 1)
+    for group in groups if last_complete else groups[:-1]:
+        if group.size > 1:
+            span = vectors[:, group]
+            vectors[:, group] = span @ eigh(span.T @ (weight[:, None] * span))[1]
+    peak = np.abs(vectors).argmax(axis=0)
+    return vectors * np.sign(vectors[peak, np.arange(m)])
+
+
+def _smallest_eigenpairs(laplacian, k, v0, arpack):
+    """The k smallest eigenvalues (ascending) of a normalised Laplacian, their eigenvectors, and
+    whether ARPACK (shift-invert mode, as in scikit-learn's ``spectral_embedding``) found them;
+    if not, or not ``arpack``, LAPACK's dense solver did."""
+    n = laplacian.shape[0]
+    if arpack and k < n - 1:
+        try:
+            values, vectors = eigsh(
+                laplacian, k=k, sigma=-1e-5, which="LM", tol=0, v0=v0, maxiter=_ARPACK_RESTARTS
+            )
+            order = np.argsort(values, kind="stable")
+            return values[order], vectors[:, order], True
+        except ArpackNoConvergence:
+            pass
+    matrix = laplacian.toarray() if sparse.issparse(laplacian) else laplacian
+    return (*eigh(matrix, subset_by_index=[0, k - 1], check_finite=False), False)
+
+
+def _spectral_embedding(affinity, n_components, rs):
+    """scikit-learn's ``spectral_embedding`` (normalised Laplacian, eigenvectors divided by the
+    square root of the degrees), with tied eigenvectors in the basis of :func:`_canonical`.
+
+    Sparse (kNN graph) Laplacians and dense ones of more than ``_DENSE_MAX``
+    rows are solved with ARPACK, smaller dense ones with LAPACK.
+    """
+    laplacian, dd = csgraph_laplacian(affinity, normed=True, return_diag=True)
+    if sparse.issparse(laplacian):
+        laplacian = laplacian.tocsr()
+        laplacian.setdiag(1.0)
+    else:
+        laplacian.flat[:: laplacian.shape[0] + 1] = 1.0
+    n = laplacian.shape[0]
+    v0 = rs.uniform(-1, 1, n)  # ARPACK's start vector, drawn as scikit-learn draws it
+    arpack = sparse.issparse(laplacian) or n > _DENSE_MAX
+    # One eigenpair more than needed, to see whether the last needed one is tied with the next,
+    # and then up to 4 times as many, to take in all of its group. A longer tie is a crowd at 0
+    # (a kNN graph of a few neighbours, a very narrow kernel: many all but disconnected parts);
+    # its basis is left as the solver gives it, which is the same in every run as the solvers
+    # run single-threaded (see _task).
+    k = min(n_components + 1, n)
+    values, vectors, arpack = _smallest_eigenpairs(laplacian, k, v0, arpack)
+    if not (np.diff(values[n_components - 1 :]) > _TIE).any() and k < n:
+        k = min(4 * k, n)
+        values, vectors, arpack = _smallest_eigenpairs(laplacian, k, v0, arpack)
+    ends = np.flatnonzero(np.diff(values[n_components - 1 :]) > _TIE)
+    if ends.size:
+        m, complete = n_components + ends[0], True
+    else:
+        m, complete = (n, True) if k == n else (n_components, False)
+    return _canonical(vectors[:, :m], values[:m], complete)[:, :n_components] / dd[:, None]
 
 
 def _spectral_task(X, knn_ind, affinity, value, n_clusters, seed):
@@ -205,13 +287,9 @@ def _spectral_task(X, knn_ind, affinity, value, n_clusters, seed):
             conn = sparse.csr_matrix(
                 (np.ones(n * value), knn_ind[:, :value].ravel(), np.arange(0, n * value + 1, value)), shape=(n, n)
             )
-            maps = spectral_embedding(
-                0.5 * (conn + conn.T), n_components=n_components, random_state=rs, drop_first=False
-            )
+            maps = _spectral_embedding(0.5 * (conn + conn.T), n_components, rs)
         else:
-            maps = _dense_embedding(rbf_kernel(X, gamma=0.5 / value**2), n_components)
-            # draw ARPACK's start vector anyway, as SpectralClustering does, so that K-means starts alike
-            rs.uniform(-1, 1, n)
+            maps = _spectral_embedding(rbf_kernel(X, gamma=0.5 / value**2), n_components, rs)
         state = rs.get_state()  # as in SpectralClustering, K-means continues the embedding's generator
         out = np.empty((len(n_clusters), n), dtype=np.int32)
         for row, k in enumerate(n_clusters):
