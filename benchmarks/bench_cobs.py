@@ -16,10 +16,16 @@
 4. Fig. 5 (wine): Active COBS (m = 2, s = 200) against COBS with random
    constraints at small budgets.
 
-    python benchmarks/bench_cobs.py [--quick] [--cache DIR]
+    python benchmarks/bench_cobs.py [--quick] [--cache DIR] [--parts ...] [--table4 NAME ...] [--redo]
+
+Every result (a generation row, a Table 4 dataset, ...) is stored in the
+cache directory as soon as it is done and cobs.md is rewritten from all
+stored results: an interrupted run resumes where it stopped, and parts can run
+as separate processes.
 """
 
 import argparse
+import json
 import os
 import tempfile
 import time
@@ -36,6 +42,7 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 
 import linkwise as lw  # noqa: E402
 from linkwise.cobs import generate, make_estimator  # noqa: E402
+from linkwise.cobs._generate import _CACHE_VERSION  # noqa: E402
 
 OUT = Path(__file__).parent / "results" / "cobs.md"
 
@@ -61,6 +68,7 @@ PAPER = {
 }
 ARTIFICIAL = {"2d-4c-no4", "cure-t2-4k", "engytime", "jain", "flame"}  # the paper does not rescale these
 QUICK_TABLE4 = ["iris", "wine", "jain", "flame"]
+PARTS = ["generation", "questions", "table4", "fig5"]
 
 
 def table(header, rows):
@@ -105,44 +113,39 @@ def timed_generate(X, grid, **kwargs):
     return time.perf_counter() - wall, time.process_time() - cpu, cands
 
 
-def generation(quick):
-    from distributed import Client, LocalCluster
-
+def generation_cases(quick):
+    """(name, loader of X, grid) of the generation timings of the mode."""
     knn_only = {"spectral": {"sigma": []}}
-    cases = [("wine", *load("wine"), None)]
+    cases = [("wine", lambda: load("wine")[0], None)]
     if quick:
-        cases.append(("make_blobs 1,000", *make_blobs(1000, centers=5, random_state=0), knn_only))
+        cases.append(("make_blobs 1,000", lambda: make_blobs(1000, centers=5, random_state=0)[0], knn_only))
     else:
-        cases.append(("segmentation", *load("segmentation"), None))
-        cases.append(("make_blobs 10,000", *make_blobs(10_000, centers=5, random_state=0), knn_only))
-    rows = []
-    joblib.Parallel(n_jobs=2)(joblib.delayed(abs)(i) for i in range(4))  # start the loky workers untimed
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
-        with Client(cluster) as client:
-            for name, X, _, grid in cases:
-                serial, serial_cpu, cands = timed_generate(X, grid)
-                print(f"  {name}: serial {serial:.1f} s (CPU {serial_cpu:.1f} s)", flush=True)
-                loky, _, par = timed_generate(X, grid, n_jobs=2)
-                assert np.array_equal(par.labels, cands.labels)
-                with joblib.parallel_backend("dask"):
-                    dask, _, par = timed_generate(X, grid)
-                assert np.array_equal(par.labels, cands.labels)
-                naive = naive_seconds(X, cands.params, per_family=4 if quick else 8)
-                print(f"  {name}: 2 jobs {loky:.1f} s, dask {dask:.1f} s, naive CPU ~{naive:.0f} s", flush=True)
-                rows.append(
-                    [
-                        name,
-                        f"{X.shape[0]} x {X.shape[1]}",
-                        len(cands),
-                        f"{serial:.1f}",
-                        f"{loky:.1f} ({serial / loky:.2f}x)",
-                        f"{dask:.1f} ({serial / dask:.2f}x)",
-                        f"{serial_cpu:.1f}",
-                        f"{naive:.0f} ({naive / serial_cpu:.1f}x)",
-                    ]
-                )
-            client.shutdown()
-    return rows
+        cases.append(("segmentation", lambda: load("segmentation")[0], None))
+        cases.append(("make_blobs 10,000", lambda: make_blobs(10_000, centers=5, random_state=0)[0], knn_only))
+    return cases
+
+
+def generation(name, X, grid, quick):
+    """One row of the generation table: serial, 2 loky workers, the Dask cluster of ``client``, naive."""
+    serial, serial_cpu, cands = timed_generate(X, grid)
+    print(f"  {name}: serial {serial:.1f} s (CPU {serial_cpu:.1f} s)", flush=True)
+    loky, _, par = timed_generate(X, grid, n_jobs=2)
+    assert np.array_equal(par.labels, cands.labels), "2 loky workers and serial differ"
+    with joblib.parallel_backend("dask"):
+        dask, _, par = timed_generate(X, grid)
+    assert np.array_equal(par.labels, cands.labels), "Dask and serial differ"
+    naive = naive_seconds(X, cands.params, per_family=4 if quick else 8)
+    print(f"  {name}: 2 jobs {loky:.1f} s, dask {dask:.1f} s, naive CPU ~{naive:.0f} s", flush=True)
+    return [
+        name,
+        f"{X.shape[0]} x {X.shape[1]}",
+        len(cands),
+        f"{serial:.1f}",
+        f"{loky:.1f} ({serial / loky:.2f}x)",
+        f"{dask:.1f} ({serial / dask:.2f}x)",
+        f"{serial_cpu:.1f}",
+        f"{naive:.0f} ({naive / serial_cpu:.1f}x)",
+    ]
 
 
 # -- 2. active question speed -------------------------------------------------------------
@@ -167,32 +170,28 @@ def random_constraints(y, rows, n, rng):
     return ml, cl
 
 
-def table4(names, cache, n_jobs):
-    rows, gaps = [], []
-    for name in names:
-        X, y = load(name)
-        start = time.perf_counter()
-        cands = generate(X, random_state=0, cache=cache, n_jobs=n_jobs)
-        seconds = time.perf_counter() - start
-        best = max(lw.metrics.ari(y, labels) for labels in cands.labels)
-        rng = np.random.RandomState(0)
-        aris, used = [], {"kmeans": 0, "dbscan": 0, "spectral": 0}
-        folds = StratifiedKFold(5, shuffle=True, random_state=0).split(X, y)
-        for train, test in folds:
-            ml, cl = random_constraints(y, train, 50, rng)
-            cobs = lw.COBS(random_state=0, cache=cache).fit(X, ml=ml, cl=cl)
-            aris.append(lw.metrics.ari(y[test], cobs.labels_[test]))
-            used[cobs.best_["algorithm"]] += 1
-        paper_best, paper_cobs, paper_used = PAPER[name]
-        chosen = f"K:{used['kmeans']}/D:{used['dbscan']}/S:{used['spectral']}"
-        gaps.append(np.mean(aris) - paper_cobs)
-        rows.append(
-            [name, X.shape[0], f"{best:.2f}", paper_best, f"{np.mean(aris):.2f}", paper_cobs, chosen, paper_used,
-             f"{seconds:.0f}"]
-        )
-        print(f"  {name}: best {best:.2f} (paper {paper_best}), COBS {np.mean(aris):.2f} (paper {paper_cobs})",
-              flush=True)
-    return rows, gaps
+def table4(name, cache, n_jobs):
+    """One row of Table 4: best candidate ARI, COBS's validation ARI, algorithms chosen, and its gap to the paper."""
+    X, y = load(name)
+    start = time.perf_counter()
+    cands = generate(X, random_state=0, cache=cache, n_jobs=n_jobs)
+    seconds = time.perf_counter() - start
+    best = max(lw.metrics.ari(y, labels) for labels in cands.labels)
+    rng = np.random.RandomState(0)
+    aris, used = [], {"kmeans": 0, "dbscan": 0, "spectral": 0}
+    folds = StratifiedKFold(5, shuffle=True, random_state=0).split(X, y)
+    for train, test in folds:
+        ml, cl = random_constraints(y, train, 50, rng)
+        cobs = lw.COBS(random_state=0, cache=cache).fit(X, ml=ml, cl=cl)
+        aris.append(lw.metrics.ari(y[test], cobs.labels_[test]))
+        used[cobs.best_["algorithm"]] += 1
+    paper_best, paper_cobs, paper_used = PAPER[name]
+    chosen = f"K:{used['kmeans']}/D:{used['dbscan']}/S:{used['spectral']}"
+    print(f"  {name}: best {best:.2f} (paper {paper_best}), COBS {np.mean(aris):.2f} (paper {paper_cobs})",
+          flush=True)
+    row = [name, X.shape[0], f"{best:.2f}", paper_best, f"{np.mean(aris):.2f}", paper_cobs, chosen, paper_used,
+           f"{seconds:.0f}"]
+    return {"row": row, "gap": float(np.mean(aris) - paper_cobs)}
 
 
 # -- 4. active against random constraints on wine (Fig. 5) ----------------------------------------
@@ -221,33 +220,65 @@ def fig5(cache, budgets, repeats):
     return [[b, f"{np.mean(passive[b]):.2f}", f"{np.mean(active[b]):.2f}"] for b in budgets]
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="small run (about 2 minutes)")
-    parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "linkwise-bench-cobs"),
-                        help="candidate cache directory (kept between runs; parts 2-4 only)")
-    parser.add_argument("--table4", nargs="+", metavar="NAME", help="Table 4 datasets (default: by mode)")
-    args = parser.parse_args()
-    quick, cache = args.quick, args.cache
+class Store:
+    """Results kept item by item as JSON files, so that an interrupted run loses nothing: a rerun
+    skips what is stored (unless ``redo``), and the report is rewritten from the store after each item.
+    The directory is named by the mode and the generation code's cache version, so results of an
+    older generation are never reused."""
 
-    print("1. generation", flush=True)
-    gen_rows = generation(quick)
-    print("2. question speed", flush=True)
-    median_ms, max_ms = question_speed(cache)
-    print(f"  {median_ms:.2f} ms median per answer", flush=True)
-    print("3. Table 4", flush=True)
-    names = args.table4 or (QUICK_TABLE4 if quick else [n for n in PAPER if n in lw.datasets.names()])
-    t4_rows, gaps = table4(names, cache, n_jobs=2)
-    print("4. Fig. 5", flush=True)
-    budgets = [5, 10, 20] if quick else [5, 10, 20, 50]
-    f5_rows = fig5(cache, budgets, repeats=1 if quick else 3)
+    def __init__(self, cache, quick, redo):
+        self.dir = Path(cache) / f"results-{'quick' if quick else 'full'}-{_CACHE_VERSION}"
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.redo = redo
 
-    command = " ".join(["python benchmarks/bench_cobs.py"] + (["--quick"] if quick else [])
-                       + (["--table4", *args.table4] if args.table4 else []))
-    load = os.getloadavg()[0]
-    report = f"""# COBS benchmark ({"--quick" if quick else "full"})
+    def path(self, key):
+        return self.dir / f"{key.replace(' ', '_').replace(',', '')}.json"
 
-`{command}`; 2 cores shared with other jobs (load average {load:.1f} at the end), OMP_NUM_THREADS=1.
+    def get(self, key):
+        path = self.path(key)
+        return json.loads(path.read_text()) if path.exists() else None
+
+    def run(self, key, compute):
+        """The stored result of ``key``, computed and stored first if missing (or if redo)."""
+        if self.redo or self.get(key) is None:
+            value = compute()
+            tmp = self.path(key).with_suffix(".tmp")
+            tmp.write_text(json.dumps({"value": value, "load": os.getloadavg()[0], "at": time.strftime("%H:%M")}))
+            tmp.replace(self.path(key))
+        return self.get(key)["value"]
+
+
+def report(store, quick, names, budgets, repeats, command):
+    """The markdown report of everything in the store (missing items are listed as not run)."""
+    entries = [store.get(p.stem) for p in sorted(store.dir.glob("*.json"))]
+    loads = [e["load"] for e in entries if e]
+    load_text = f"{max(loads):.1f}" if loads else "n/a"
+    gen_rows, missing = [], []
+    for name, _, _ in generation_cases(quick):
+        entry = store.get(f"generation-{name}")
+        (gen_rows.append(entry["value"]) if entry else missing.append(f"generation of {name}"))
+    questions = store.get("questions")
+    if questions:
+        median_ms, max_ms = questions["value"]
+        question_text = f"""Median {median_ms:.2f} ms (max {max_ms:.2f} ms) per answer over 100 answers on
+wine: weight update, new selection and next question (one
+`ActiveSession.tell`). The paper reports < 20 ms for the same sizes."""
+    else:
+        question_text, missing = "Not run yet.", missing + ["question speed"]
+    t4 = [store.get(f"table4-{name}") for name in names]
+    missing += [f"Table 4 {name}" for name, entry in zip(names, t4) if entry is None]
+    t4 = [entry["value"] for entry in t4 if entry]
+    gaps = [entry["gap"] for entry in t4]
+    gap_text = (f"Mean difference COBS - paper over these datasets: {np.mean(gaps):+.3f}\n"
+                f"(mean absolute {np.mean(np.abs(gaps)):.3f}).") if gaps else ""
+    fig5 = store.get("fig5")
+    f5_rows = fig5["value"] if fig5 else []
+    missing += [] if fig5 else ["Fig. 5"]
+    status = "complete" if not missing else "partial; not run (yet): " + ", ".join(missing)
+    return f"""# COBS benchmark ({"--quick" if quick else "full"})
+
+`{command}`; 2 cores shared with other jobs (highest load average when a result was stored:
+{load_text}), OMP_NUM_THREADS=1. Status: {status}.
 
 ## 1. Generating the candidate clusterings
 
@@ -256,13 +287,14 @@ over serial. Wall times depend on what else ran on the 2 shared cores (see the
 load average above), so the comparison with the naive way uses CPU seconds of
 single-threaded runs in this process, which do not: the naive column is one
 scikit-learn estimator fitted per grid point (`make_estimator(params).fit(X)`),
-timed on an evenly spread subset of each family's grid points (Gaussian
-kernels with sigma < 0.1 left out: scikit-learn's ARPACK takes minutes on
-them, so this baseline is an under-estimate) and scaled to the family's size;
-in brackets its ratio to our serial CPU seconds. Parallel and
-Dask results are checked identical to serial. make_blobs grids drop the
-Gaussian-kernel spectral affinities (`grid={{"spectral": {{"sigma": []}}}}`): a
-dense n x n eigenproblem per sigma, O(n^3), is hours at n = 10,000.
+timed on an evenly spread subset of each family's grid points ({4 if quick else 8}
+per family; Gaussian kernels with sigma < 0.1 left out: scikit-learn's ARPACK
+takes minutes on them, so this baseline is an under-estimate) and scaled to
+the family's size; in brackets its ratio to our serial CPU seconds. Parallel
+and Dask results are checked identical to serial. make_blobs grids drop the
+Gaussian-kernel spectral affinities (`grid={{"spectral": {{"sigma": []}}}}`):
+a dense 10,000 x 10,000 affinity per sigma (0.8 GB) and its eigenproblem
+are out of reach of this shared machine.
 
 {table(["data", "n x d", "candidates", "serial s", "2 loky workers s", "Dask 2 workers s", "serial CPU s",
         "naive CPU s"], gen_rows)}
@@ -270,39 +302,85 @@ dense n x n eigenproblem per sigma, O(n^3), is hours at n = 10,000.
 Shared work: one kNN search for the whole grid; one spectral embedding per
 affinity reused for every K (9 K per embedding); DBSCAN as cuts of one
 single-linkage tree of the mutual reachability distance per minPts (20 eps per
-tree). The 2-worker speed-up is bounded by the 2 cores being shared with
-other jobs while this ran.
+tree). Gaussian affinities of more than 2,500 rows are solved with ARPACK
+(shift-invert) instead of LAPACK's dense solver. The 2-worker speed-up is
+bounded by the 2 cores being shared with other jobs while this ran.
 
 ## 2. Choosing the next question (Active COBS, 931 candidates x 200 pairs)
 
-Median {median_ms:.2f} ms (max {max_ms:.2f} ms) per answer over 100 answers on
-wine: weight update, new selection and next question (one
-`ActiveSession.tell`). The paper reports < 20 ms for the same sizes.
+{question_text}
 
 ## 3. Table 4 / Fig. 2: best candidate and selected clustering, 50 constraints
 
 5-fold stratified CV, 50 random pairs among the training rows per fold,
 ARI on the validation fold (mean of 5), the paper's 931-clustering grid;
 best = highest ARI of any candidate on all rows. UCI data scaled to [0, 1],
-the artificial sets raw, as in the paper. Generation seconds with n_jobs=2
-(0 when read from the candidate cache of an earlier run).
+the artificial sets raw, as in the paper. Generation seconds (wall) with
+n_jobs=2 (0 when read from the candidate cache of an earlier run).
 
-{table(["dataset", "n", "best", "paper best", "COBS", "paper COBS", "chosen", "paper chosen", "gen s"], t4_rows)}
+{table(["dataset", "n", "best", "paper best", "COBS", "paper COBS", "chosen", "paper chosen", "gen s"],
+       [entry["row"] for entry in t4])}
 
-Mean difference COBS - paper over these datasets: {np.mean(gaps):+.3f}
-(mean absolute {np.mean(np.abs(gaps)):.3f}).
+{gap_text}
 
 ## 4. Fig. 5: Active COBS against random constraints (wine)
 
 Mean validation-fold ARI after b questions (m = 2, s = 200; questions only
-among training rows; {1 if quick else 3} x 5 folds). The paper (Fig. 5 text)
+among training rows; {repeats} x 5 folds). The paper (Fig. 5 text)
 reports about 0.67 for random and 0.80 for active selection at 5 constraints.
 
-{table(["b", "COBS, random pairs", "Active COBS"], f5_rows)}
+{table(["b", "COBS, random pairs", "Active COBS"], f5_rows) if f5_rows else "Not run yet."}
 """
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(report)
-    print(report)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small run (about 2 minutes)")
+    parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "linkwise-bench-cobs"),
+                        help="candidate cache and partial results directory (kept between runs)")
+    parser.add_argument("--table4", nargs="+", metavar="NAME", help="Table 4 datasets (default: by mode)")
+    parser.add_argument("--parts", nargs="+", choices=PARTS, default=PARTS, help="parts to run (default: all)")
+    parser.add_argument("--redo", action="store_true", help="recompute results already stored by an earlier run")
+    args = parser.parse_args()
+    quick, cache = args.quick, args.cache
+    store = Store(cache, quick, args.redo)
+    names = args.table4 or (QUICK_TABLE4 if quick else [n for n in PAPER if n in lw.datasets.names()])
+    budgets = [5, 10, 20] if quick else [5, 10, 20, 50]
+    repeats = 1 if quick else 3
+    command = " ".join(["python benchmarks/bench_cobs.py"] + (["--quick"] if quick else [])
+                       + (["--table4", *args.table4] if args.table4 else []))
+
+    def write():
+        OUT.parent.mkdir(parents=True, exist_ok=True)
+        tmp = OUT.with_suffix(f".{os.getpid()}.tmp")  # parts may run as parallel processes
+        tmp.write_text(report(store, quick, names, budgets, repeats, command))
+        tmp.replace(OUT)
+
+    if "generation" in args.parts:
+        print("1. generation", flush=True)
+        from distributed import Client, LocalCluster
+
+        joblib.Parallel(n_jobs=2)(joblib.delayed(abs)(i) for i in range(4))  # start the loky workers untimed
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+            with Client(cluster) as client:
+                for name, make_X, grid in generation_cases(quick):
+                    store.run(f"generation-{name}", lambda: generation(name, make_X(), grid, quick))
+                    write()
+                client.shutdown()
+    if "questions" in args.parts:
+        print("2. question speed", flush=True)
+        store.run("questions", lambda: question_speed(cache))
+        write()
+    if "table4" in args.parts:
+        print("3. Table 4", flush=True)
+        for name in names:
+            store.run(f"table4-{name}", lambda: table4(name, cache, n_jobs=2))
+            write()
+    if "fig5" in args.parts:
+        print("4. Fig. 5", flush=True)
+        store.run("fig5", lambda: fig5(cache, budgets, repeats))
+    write()
+    print(OUT.read_text())
 
 
 if __name__ == "__main__":

@@ -228,8 +228,11 @@ def _canonical(vectors, values, last_complete):
 
 def _smallest_eigenpairs(laplacian, k, v0, arpack):
     """The k smallest eigenvalues (ascending) of a normalised Laplacian, their eigenvectors, and
-    whether ARPACK (shift-invert mode, as in scikit-learn's ``spectral_embedding``) found them;
-    if not, or not ``arpack``, LAPACK's dense solver did."""
+    whether ARPACK (shift-invert mode, as in scikit-learn's ``spectral_embedding``) found them.
+
+    If not, or not ``arpack``, LAPACK's dense solver finds 4 k of them (or
+    all): beside its O(n^3) reduction to tridiagonal form they cost little,
+    and they take in a tie at the k-th place without a second solve."""
     n = laplacian.shape[0]
     if arpack and k < n - 1:
         try:
@@ -241,7 +244,7 @@ def _smallest_eigenpairs(laplacian, k, v0, arpack):
         except ArpackNoConvergence:
             pass
     matrix = laplacian.toarray() if sparse.issparse(laplacian) else laplacian
-    return (*eigh(matrix, subset_by_index=[0, k - 1], check_finite=False), False)
+    return (*eigh(matrix, subset_by_index=[0, min(4 * k, n) - 1], check_finite=False), False)
 
 
 def _spectral_embedding(affinity, n_components, rs):
@@ -267,14 +270,13 @@ def _spectral_embedding(affinity, n_components, rs):
     # run single-threaded (see _task).
     k = min(n_components + 1, n)
     values, vectors, arpack = _smallest_eigenpairs(laplacian, k, v0, arpack)
-    if not (np.diff(values[n_components - 1 :]) > _TIE).any() and k < n:
-        k = min(4 * k, n)
-        values, vectors, arpack = _smallest_eigenpairs(laplacian, k, v0, arpack)
+    if arpack and not (np.diff(values[n_components - 1 :]) > _TIE).any() and k < n:
+        values, vectors, arpack = _smallest_eigenpairs(laplacian, min(4 * k, n), v0, arpack)
     ends = np.flatnonzero(np.diff(values[n_components - 1 :]) > _TIE)
     if ends.size:
         m, complete = n_components + ends[0], True
     else:
-        m, complete = (n, True) if k == n else (n_components, False)
+        m, complete = (n, True) if values.size == n else (n_components, False)
     return _canonical(vectors[:, :m], values[:m], complete)[:, :n_components] / dd[:, None]
 
 
