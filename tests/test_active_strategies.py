@@ -6,11 +6,13 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial.distance import cdist, pdist
 from sklearn.datasets import make_blobs
+from sklearn.ensemble import RandomForestClassifier
 
 import linkwise as lw
+import linkwise.active._npu as npu_module
 from linkwise.active import NPU, Committee, ExploreConsolidate, MinMax, Random
 from linkwise.active._committee import _Clusters
-from linkwise.active._npu import _membership_proba, _normalised_uncertainty
+from linkwise.active._npu import _canonical, _forest_leaves, _membership_proba, _normalised_uncertainty
 from linkwise.ensemble import _ensemble_labels, _flat_codes, coassociation, impute_constraints
 
 STRATEGIES = {
@@ -186,6 +188,42 @@ def test_npu_batches_recluster_less_often(blobs):
         if batch_size == 1:
             single = len(fits)
     assert len(fits) < single / 2
+
+
+def test_npu_forest_is_scikit_learns_random_forest(blobs):
+    X, y = blobs
+    leaves = _forest_leaves(X.astype(np.float32), y, 7, 42)
+    np.testing.assert_array_equal(leaves, RandomForestClassifier(n_estimators=7, random_state=42).fit(X, y).apply(X))
+
+
+def test_npu_canonical_labels_identify_partitions():
+    np.testing.assert_array_equal(_canonical(np.array([5, 5, 2, 9, 2])), [0, 0, 1, 2, 1])
+    assert np.array_equal(_canonical(np.array([1, 1, 0, 2])), _canonical(np.array([2, 2, 1, 0])))
+    assert not np.array_equal(_canonical(np.array([1, 1, 0, 2])), _canonical(np.array([1, 0, 0, 2])))
+
+
+def test_npu_regrows_the_forest_only_when_the_clustering_changes(blobs, monkeypatch):
+    X, y = blobs
+    fitted, grown_after = [], []  # every clustering; how many clusterings there were at each forest
+
+    def spy(X32, labels, n_trees, seed):
+        np.testing.assert_array_equal(labels, fitted[-1])  # grown on the latest clustering
+        grown_after.append(len(fitted))
+        return _forest_leaves(X32, labels, n_trees, seed)
+
+    class RecordingPCKMeans(lw.PCKMeans):
+        def fit(self, X, y=None, *, ml=None, cl=None):
+            super().fit(X, ml=ml, cl=cl)
+            fitted.append(_canonical(self.labels_))
+            return self
+
+    monkeypatch.setattr(npu_module, "_forest_leaves", spy)
+    est = lw.ActiveClustering(RecordingPCKMeans(n_clusters=3), NPU(n_trees=5), max_queries=30, random_state=0)
+    est.fit(X, lw.LabelOracle(y))
+    changed = {1} | {c for c in range(2, len(fitted) + 1) if not np.array_equal(fitted[c - 1], fitted[c - 2])}
+    # a forest after every change (the last clustering may be the final one, after the questions)
+    assert set(grown_after) <= changed and changed - set(grown_after) <= {len(fitted)}
+    assert 1 < len(grown_after) < len(fitted) - 1
 
 
 def test_committee_first_representative_is_median_of_largest_imputed_neighbourhood():

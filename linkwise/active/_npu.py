@@ -1,7 +1,8 @@
 """NPU: normalised point-based uncertainty, an iterative strategy that re-clusters as it asks."""
 
 import numpy as np
-from sklearn.ensemble import RandomForestClassifier
+from sklearn import config_context
+from sklearn.tree import DecisionTreeClassifier
 
 from linkwise._validation import check_scalar
 from linkwise.active._base import NEW, QueryStrategy, argbest, ask_membership
@@ -24,14 +25,19 @@ class NPU(QueryStrategy):
     probability). The point is asked against the neighbourhoods in that order
     until a must-link; cannot-linked to all, it starts a new neighbourhood.
 
-    Similarities are never stored as a matrix: the mean similarity of every
-    point to a neighbourhood comes from per-tree leaf histograms of its
-    members, linear in ``n * n_trees``.
+    The forest is regrown only when the clustering changed (as a partition,
+    whatever the cluster numbers): on the same clustering a new forest would
+    differ only in its random draws, and most answers leave the clustering
+    as it was, so this saves most of the training. Similarities are never
+    stored as a matrix: the mean similarity of every point to a
+    neighbourhood comes from per-tree leaf histograms of its members,
+    linear in ``n * n_trees``.
 
     Parameters
     ----------
     n_trees : int, default=50
-        Trees in the random forest (scikit-learn defaults otherwise).
+        Trees in the random forest (scikit-learn's ``RandomForestClassifier``
+        defaults otherwise).
     batch_size : int, default=1
         Points asked about per re-clustering. 1 is the published method; a
         larger batch re-clusters and re-trains the forest less often (the
@@ -74,11 +80,16 @@ class NPU(QueryStrategy):
         first = int(rng.choice(ctx.queryable))
         open_[first] = False
         members = [[first]]
+        X32 = np.asarray(ctx.X, dtype=np.float32)  # what the trees split on, converted once
+        partition = None  # the clustering the current forest was grown on
         while open_.any():
-            forest = RandomForestClassifier(n_estimators=self.n_trees, random_state=rng.randint(np.iinfo(np.int32).max))
-            flat, n_codes = _flat_codes(forest.fit(ctx.X, fit_labels()).apply(ctx.X))
-            # summed leaf agreements of every row with each neighbourhood's members
-            sums = np.column_stack([_agreement(flat, n_codes, m) for m in members]).astype(np.float64)
+            labels = _canonical(fit_labels())
+            if not np.array_equal(labels, partition):  # the same clustering keeps its forest
+                partition = labels
+                seed = rng.randint(np.iinfo(np.int32).max)
+                flat, n_codes = _flat_codes(_forest_leaves(X32, labels, self.n_trees, seed))
+                # summed leaf agreements of every row with each neighbourhood's members
+                sums = np.column_stack([_agreement(flat, n_codes, m) for m in members]).astype(np.float64)
             for _ in range(self.batch_size):
                 if not open_.any():
                     break
@@ -93,6 +104,36 @@ class NPU(QueryStrategy):
                 elif h is not None:
                     members[h].append(x)
                     sums[:, h] += _agreement(flat, n_codes, [x])
+
+
+def _forest_leaves(X32, labels, n_trees, seed):
+    """Leaf of every row in each tree of a random forest fitted to ``labels``: ``(n_samples, n_trees)``.
+
+    Exactly the forest of scikit-learn's
+    ``RandomForestClassifier(n_estimators=n_trees, random_state=seed)`` (each
+    tree grown until its leaves are pure on a bootstrap sample, given as
+    sample weights, with ``sqrt(n_features)`` candidate features per split),
+    built tree by tree with the same random numbers: on a few hundred rows
+    the forest's per-tree checks cost more than growing the trees.
+    """
+    n = X32.shape[0]
+    seeds = np.random.RandomState(seed).randint(np.iinfo(np.int32).max, size=n_trees)
+    leaves = np.empty((n, n_trees), dtype=np.intp)
+    with config_context(skip_parameter_validation=True):
+        for t, tree_seed in enumerate(seeds):
+            rows = np.random.RandomState(tree_seed).randint(0, n, n, dtype=np.int32)
+            tree = DecisionTreeClassifier(max_features="sqrt", random_state=tree_seed)
+            tree.fit(X32, labels, sample_weight=np.bincount(rows, minlength=n).astype(np.float64), check_input=False)
+            leaves[:, t] = tree.tree_.apply(X32)
+    return leaves
+
+
+def _canonical(labels):
+    """Labels renumbered in order of first appearance: equal arrays mean equal partitions."""
+    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    rank = np.empty(first.size, dtype=np.intp)
+    rank[np.argsort(first)] = np.arange(first.size)
+    return rank[inverse.ravel()]
 
 
 def _membership_proba(sums, sizes):
