@@ -30,6 +30,7 @@ import argparse
 import itertools
 import json
 import os
+import subprocess
 import sys
 import time
 from math import comb
@@ -283,7 +284,7 @@ def read_at(est, X, oracle, queryable, budgets):
     return out, time.perf_counter() - start
 
 
-def compare(datasets, n_supers, n_folds):
+def compare(datasets, n_supers, n_folds, rerun):
     """Per dataset and number of super-instances: questions and mean test ARI of every method."""
     results = {}  # (dataset, n_super) -> {method: [ari per fold]}, plus "questions"
     seconds = {}  # dataset -> {method: [seconds per fold run]}
@@ -304,7 +305,7 @@ def compare(datasets, n_supers, n_folds):
             largest = max(budgets.values())
             methods = {"COBRAS": lambda b, s: lw.COBRAS(max_queries=b, random_state=s)}
             methods.update({m: (lambda make: lambda b, s: make(k, b, s))(make) for m, make in COMPETITORS.items()})
-            for method, make in methods.items():
+            for method, make in ((m, f) for m, f in methods.items() if m in rerun):
                 labels, secs = read_at(make(largest, seed), X, FoldOracle(y, train), train, set(budgets.values()))
                 seconds[name].setdefault(method, []).append(secs)
                 for ns, b in budgets.items():
@@ -357,16 +358,14 @@ def merge_sections(old, new):
     return "\n".join([head.rstrip("\n") + "\n", *(merged[t].rstrip("\n") + "\n" for t in titles)])
 
 
-def load_compare(datasets, n_supers, quick):
-    """Comparison results of earlier full runs (other datasets), so separate runs combine into one table."""
+def load_compare(n_supers, quick):
+    """Comparison results of earlier full runs, so separate runs (datasets, methods) combine into one table."""
     if quick or not COMPARE_JSON.exists():
         return {}, {}
     saved = json.loads(COMPARE_JSON.read_text())
     if saved["super_instances"] != n_supers:
         return {}, {}
-    results = {(d, ns): c for d, ns, c in saved["results"] if d not in datasets}
-    seconds = {d: v for d, v in saved["seconds"].items() if d not in datasets}
-    return results, seconds
+    return {(d, ns): c for d, ns, c in saved["results"]}, saved["seconds"]
 
 
 def seconds_table(seconds, datasets):
@@ -384,17 +383,31 @@ def compare_section(results, seconds, n_supers, command):
     pairs = [("COBRA", m) for m in COMPETITORS] + [("COBRAS", m) for m in COMPETITORS] + [("COBRAS", "COBRA")]
     return [
         "## Quality: the paper's 5-fold protocol (ARI on the test fold, true K for the competitors)\n",
-        f"Last command: `{command}`; results of earlier full runs on other datasets are kept "
-        f"(`{COMPARE_JSON.name}`).\n",
+        f"Last command: `{command}`, at {code_version()}; results of earlier full runs (other datasets, "
+        f"methods not rerun) are kept (`{COMPARE_JSON.name}`).\n",
         f"Datasets: {', '.join(done)}. "
         f"Not run: {', '.join(d for d in PAPER_DATASETS if d not in done) or 'none'}.\n",
         "Wins and losses over datasets (mean margin in brackets), as in the paper's Table 2:\n",
         wins_losses(results, n_supers, pairs), "", "Per dataset (mean test ARI over the folds):\n",
         per_dataset(results), "",
-        "Run time, seconds: per fold run (each competitor runs once up to its largest budget), and the "
-        "whole dataset (5 folds, every method); wall time of this process on the shared machine:\n",
+        "Run time, seconds: per fold run (each competitor runs once up to its largest budget, in its last "
+        "run), and the whole dataset (5 folds, every method, in the last run of them all); wall time of "
+        "this process on the shared machine:\n",
         seconds_table(seconds, done), "",
     ]  # fmt: skip
+
+
+def code_version():
+    """Where the library ran from: this repository's commit and its uncommitted library files, or a copy."""
+    package = Path(lw.__file__).resolve().parent
+    repo = Path(__file__).resolve().parent.parent
+    if package.parent != repo:
+        return f"the library copied to {package.parent}"
+    git = ["git", "-C", str(repo)]
+    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    changed = subprocess.run([*git, "status", "--porcelain", "--", "linkwise"], capture_output=True, text=True)
+    files = [line[3:] for line in changed.stdout.splitlines()]
+    return f"commit {head}" + (f" with uncommitted changes to {', '.join(files)}" if files else "")
 
 
 def write_report(sections, quick):
@@ -410,6 +423,8 @@ def main():
     parser.add_argument("--parts", default="table1,merge,scale,compare")
     parser.add_argument("--datasets", help="comma-separated (default: the paper's 15; quick: iris,wine)")
     parser.add_argument("--super-instances", help="comma-separated (default 25,50,100; quick: 25)")
+    parser.add_argument("--methods", help="competitors of COBRA to rerun (default all); the others keep "
+                        "their results of the last full run")  # fmt: skip
     args = parser.parse_args()
     parts = set(args.parts.split(","))
     datasets = args.datasets.split(",") if args.datasets else (["iris", "wine"] if args.quick else PAPER_DATASETS)
@@ -444,13 +459,18 @@ def main():
         print(text, flush=True)
     if "compare" in parts:
         # one dataset at a time, the report rewritten after each: a run cut short keeps what it finished
-        results, seconds = load_compare(datasets, n_supers, args.quick)
+        results, seconds = load_compare(n_supers, args.quick)
+        rerun = args.methods.split(",") if args.methods else ["COBRAS", *COMPETITORS]
         for name in datasets:
             start = time.perf_counter()
-            new_results, new_seconds = compare([name], n_supers, 5)
-            results.update(new_results)
-            seconds.update(new_seconds)
-            seconds[name]["dataset"] = [time.perf_counter() - start]
+            new_results, new_seconds = compare([name], n_supers, 5, rerun)
+            # methods not rerun keep their earlier results, if COBRA (which sets the budgets) asked as much
+            for key, cell in new_results.items():
+                old = results.get(key, {})
+                results[key] = {**(old if old.get("questions") == cell["questions"] else {}), **cell}
+            seconds[name] = {**seconds.get(name, {}), **new_seconds[name]}
+            if set(rerun) >= {"COBRAS", *COMPETITORS} or "dataset" not in seconds[name]:
+                seconds[name]["dataset"] = [time.perf_counter() - start]
             if not args.quick:
                 COMPARE_JSON.write_text(json.dumps({
                     "super_instances": n_supers,
