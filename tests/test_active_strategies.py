@@ -202,13 +202,13 @@ def test_npu_canonical_labels_identify_partitions():
     assert not np.array_equal(_canonical(np.array([1, 1, 0, 2])), _canonical(np.array([1, 0, 0, 2])))
 
 
-def test_npu_regrows_the_forest_only_when_the_clustering_changes(blobs, monkeypatch):
+def test_npu_regrows_the_whole_forest_only_when_the_clustering_changes(blobs, monkeypatch):
     X, y = blobs
-    fitted, grown_after = [], []  # every clustering; how many clusterings there were at each forest
+    fitted, grown = [], []  # every clustering; (clusterings so far, trees grown) at each growth
 
     def spy(X32, labels, n_trees, seed):
         np.testing.assert_array_equal(labels, fitted[-1])  # grown on the latest clustering
-        grown_after.append(len(fitted))
+        grown.append((len(fitted), n_trees))
         return _forest_leaves(X32, labels, n_trees, seed)
 
     class RecordingPCKMeans(lw.PCKMeans):
@@ -218,12 +218,14 @@ def test_npu_regrows_the_forest_only_when_the_clustering_changes(blobs, monkeypa
             return self
 
     monkeypatch.setattr(npu_module, "_forest_leaves", spy)
-    est = lw.ActiveClustering(RecordingPCKMeans(n_clusters=3), NPU(n_trees=5), max_queries=30, random_state=0)
+    est = lw.ActiveClustering(RecordingPCKMeans(n_clusters=3), NPU(n_trees=10), max_queries=30, random_state=0)
     est.fit(X, lw.LabelOracle(y))
     changed = {1} | {c for c in range(2, len(fitted) + 1) if not np.array_equal(fitted[c - 1], fitted[c - 2])}
-    # a forest after every change (the last clustering may be the final one, after the questions)
-    assert set(grown_after) <= changed and changed - set(grown_after) <= {len(fitted)}
-    assert 1 < len(grown_after) < len(fitted) - 1
+    # one growth per clustering NPU asked for (the last clustering may be the final one, after the questions)
+    assert [c for c, _ in grown] == list(range(1, len(grown) + 1)) and len(grown) >= len(fitted) - 1
+    # the whole forest after a change, a fifth of it otherwise
+    assert [n for _, n in grown] == [10 if c in changed else 2 for c, _ in grown]
+    assert 10 in [n for _, n in grown[1:]] and 2 in [n for _, n in grown]
 
 
 def test_committee_first_representative_is_median_of_largest_imputed_neighbourhood():
