@@ -27,7 +27,8 @@ aborts.
 
 A believed answer is *weak* when nothing else confirms it: changing it alone
 leaves the belief consistent, so no other answer would notice if it were
-wrong. :meth:`AnswerGraph.verification` picks the question that would notice.
+wrong. :meth:`AnswerGraph.verification` picks the question that would notice (one
+question can check several such answers at once).
 
 References
 ----------
@@ -44,7 +45,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import shortest_path
-from scipy.special import expit
+from scipy.special import betaln, expit
 
 from linkwise._validation import check_scalar
 from linkwise.constraints import ConstraintStore
@@ -149,7 +150,7 @@ class AnswerGraph:
         self._prior = (-1, None)  # (n_answers it was fitted on, prior per edge)
         self._rate = (None, None)  # ((n_answers, belief version) it was estimated on, rate)
         self._version = 0  # bumped when the belief is rebuilt
-        self._support = (None, None)  # cached structure behind weak()
+        self._support = (None, None)  # cached _confirmed()
         self.prior_strength = check_scalar(
             prior_strength, "prior_strength", "AnswerGraph", kind="float", low=0.0, include_low=False
         )
@@ -243,31 +244,41 @@ class AnswerGraph:
         return self._prior[1]
 
     def noise_rate(self):
-        """Current estimate of the rate of wrong answers.
+        """Current estimate of the rate of wrong answers (its posterior mean).
 
-        The prior ``noise_probability`` counts as ``prior_strength`` answers;
-        the evidence is the answers that lie on a cycle of the answer graph
-        (the only ones a contradiction could have revealed) and, among them,
-        those the belief contradicts.
+        The person is, with prior odds 1:1, either *careful* (no wrong
+        answer at all) or *careless*: wrong at a rate whose Beta prior has
+        mean ``noise_probability`` and counts as ``prior_strength`` answers.
+        The evidence is the answers a wrong value would have shown up in
+        (those other answers confirm, :meth:`weak`'s complement: a cycle of
+        cannot-links alone checks nothing) and, among them, those the belief
+        contradicts. One contradiction rules the careful
+        person out; while every checked answer agrees, the careful one
+        becomes the more probable the more answers are checked, so checks
+        fade away as fast as the evidence allows.
         """
         if self._rate[0] != (self.n_answers, self._version):
             n_ml, n_cl = np.array(self._n_ml), np.array(self._n_cl)
-            on_cycle = ~self._bridges()
-            wrong = np.where(self._belief, n_cl, n_ml)
-            checked = (n_ml + n_cl)[on_cycle].sum()
-            m0 = self.prior_strength
-            rate = (m0 * self.noise_probability + wrong.sum()) / (m0 + checked)
+            wrong = int(np.where(self._belief, n_cl, n_ml).sum())
+            checked = int((n_ml + n_cl)[self._confirmed() | (n_ml + n_cl > 1)].sum())
+            # the careless rate's prior mean is twice noise_probability, so that overall it is noise_probability
+            a = 2 * self.prior_strength * self.noise_probability
+            b = self.prior_strength - a
+            rate = (a + wrong) / (a + b + checked)
+            if not wrong and not self.conflicted:
+                # odds careless : careful = P(all checked answers right | careless) : 1
+                odds = math.exp(betaln(a, b + checked) - betaln(a, b))
+                rate *= odds / (1 + odds)
             self._rate = ((self.n_answers, self._version), float(np.clip(rate, 1e-3, 0.49)))
         return self._rate[1]
 
-    def _bridges(self, mask=None):
-        """Which edges (of those in ``mask``, default all) lie on no cycle of that subgraph.
+    def _bridges(self, mask):
+        """Which edges of those in ``mask`` lie on no cycle of that subgraph.
 
         A breadth-first spanning forest; every other edge clears the tree
         path it closes into a cycle.
         """
         a, b = self._arrays()
-        mask = np.ones(a.size, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
         n_nodes = len(self._points)
         parent, depth, via = [-1] * n_nodes, [0] * n_nodes, [-1] * n_nodes
         adjacency = [[] for _ in range(n_nodes)]
@@ -337,19 +348,28 @@ class AnswerGraph:
             values = np.array(self._belief, dtype=bool)
             values[e] = not values[e]
             return self._conflict_cycle(values) is None
+        return not self._confirmed()[e]
+
+    def _confirmed(self):
+        """Which believed values changing alone would contradict the other answers.
+
+        A must-link on a cycle of must-links, or a cannot-link sharing its
+        two must-link components with another cannot-link. Read on a
+        consistent belief (cached until the next answer or repair).
+        """
         key = (self.n_answers, self._version)
         if self._support[0] != key:
-            belief = np.array(self._belief, dtype=bool)
-            between = {}
-            for (u, v), f in self._edge_of.items():
-                if not belief[f]:
-                    roots = frozenset((self.store.find(u), self.store.find(v)))
-                    between[roots] = between.get(roots, 0) + 1
-            self._support = (key, (self._bridges(belief), between))
-        ml_bridge, between = self._support[1]
-        if self._belief[e]:
-            return bool(ml_bridge[e])
-        return between[frozenset((self.store.find(i), self.store.find(j)))] == 1
+            values = np.array(self._belief, dtype=bool)
+            a, b = self._arrays()
+            confirmed = values & ~self._bridges(values)
+            cl = np.flatnonzero(~values)
+            if cl.size:
+                labels = self._labels(values, a, b)
+                ends = np.sort(np.column_stack([labels[a[cl]], labels[b[cl]]]), axis=1)
+                _, inverse, counts = np.unique(ends, axis=0, return_inverse=True, return_counts=True)
+                confirmed[cl] = counts[inverse.ravel()] > 1
+            self._support = (key, confirmed)
+        return self._support[1]
 
     # -- consistency ----------------------------------------------------------
     def _arrays(self):
@@ -520,31 +540,44 @@ class AnswerGraph:
             out.append(Correction((i, j), not values[e], bool(values[e]), Evidence(prob, support)))
         return out
 
-    def verification(self, pairs, candidates, X=None):
-        """The question that would best notice if the belief about all of ``pairs`` were wrong.
+    def verification(self, decisions, candidates, X=None):
+        """The question that best checks the belief about ``decisions``, all at once.
+
+        Each decision is a set of answered pairs that would all be wrong
+        together (one weak answer, or the cannot-links between two
+        clusters). The worlds weighed are the belief and, for each decision,
+        the belief with that decision reversed; the question is the one,
+        among the pairs every world settles, whose answer says most about
+        which holds (see :meth:`Explanations.question`): an answer that
+        agrees with the belief confirms each decision it crosses. When wrong answers are rare, that is
+        the question across as many doubtful decisions as it can cover: a
+        cycle through several weak must-links checks them all with one
+        answer, and a contradiction it reveals is then narrowed down by the
+        repair.
 
         Parameters
         ----------
-        pairs : list of (int, int)
-            Answered pairs (one weak answer, or the cannot-links between two
-            clusters).
+        decisions : list of list of (int, int)
+            Answered pairs, grouped by decision.
         candidates : array-like of int
             Points the question may be about, in order of preference.
         X : ndarray, optional
-            The data, to break ties between equally telling pairs (see
-            :meth:`Explanations.question`).
+            The data, to break ties between equally telling pairs.
 
         Returns
         -------
         pair : tuple of int or None
-            None if no unanswered pair among ``candidates`` depends on it.
+            None if no unanswered pair among ``candidates`` depends on them.
         """
-        es = [self._edge_of[(i, j) if i < j else (j, i)] for i, j in pairs]
         base = np.array(self._belief, dtype=bool)
-        flipped = base.copy()
-        flipped[es] = ~flipped[es]
-        costs = np.array([self._cost(base), self._cost(flipped)])
-        return Explanations(self, np.stack([base, flipped]), costs, exact=True).question(candidates, X=X)
+        worlds = [base]
+        for pairs in decisions:
+            es = [self._edge_of[(i, j) if i < j else (j, i)] for i, j in pairs]
+            flipped = base.copy()
+            flipped[es] = ~flipped[es]
+            worlds.append(flipped)
+        costs = np.array([self._cost(w) for w in worlds])
+        return Explanations(self, np.stack(worlds), costs, exact=True).question(candidates, X=X, decisive=True)
 
 
 def _logistic(d, n_pos, n_neg, ridge=1.0):
@@ -686,7 +719,7 @@ class Explanations:
         groups = self._groups(relevant)
         return float(self.posterior[groups == groups[0]].sum())
 
-    def question(self, candidates, relevant=None, X=None):
+    def question(self, candidates, relevant=None, X=None, decisive=False):
         """The unanswered pair among ``candidates`` whose answer says most about the worlds.
 
         The score is the mutual information between the answer (right with
@@ -703,6 +736,9 @@ class Explanations:
             Points whose clustering matters (every world is its own group by default).
         X : ndarray of shape (n, n_features), optional
             The data, to prefer pairs of close points among equally informative ones.
+        decisive : bool, default=False
+            Only pairs whose relation every world settles (together or
+            apart), so that an answer either confirms a world or contradicts it.
 
         Returns
         -------
@@ -718,10 +754,12 @@ class Explanations:
         c = len(points)
         # P(answer must-link | world) for every candidate pair
         q_ml = np.empty((len(self), c, c))
+        settled = np.ones((c, c), dtype=bool)
         for w, (labels, apart) in enumerate(self._worlds(points)):
             same = labels[:, None] == labels[None, :]
             cut = apart[labels[:, None], labels[None, :]]
             q_ml[w] = np.where(same, 1 - p, np.where(cut, p, 0.5))
+            settled &= same | cut
         n_groups = groups.max() + 1
         weight = np.zeros(n_groups)
         np.add.at(weight, groups, self.posterior)
@@ -736,6 +774,8 @@ class Explanations:
             if i in pos and j in pos:
                 answered[pos[i], pos[j]] = answered[pos[j], pos[i]] = True
         info[answered | ~np.triu(np.ones((c, c), dtype=bool), k=1)] = 0.0
+        if decisive:
+            info[~settled] = 0.0
         top = info.max()
         if top <= 1e-9:
             return None

@@ -23,8 +23,10 @@ honest:
 The probability that an answer is wrong combines the answers around it, a
 prior that a pair belongs together learned from the distances of the pairs
 answered so far, and a noise rate estimated from the contradictions found
-(``noise_probability`` is its prior): with a careful person the checks fade
-away, with a careless one they multiply. Every correction is listed in
+(``noise_probability`` is its prior mean, shared between a careful person
+who makes no mistake and a careless one): while every check confirms, the
+careful person becomes the likelier and the checks fade away; after a
+contradiction they follow the careless rate. Every correction is listed in
 ``corrections_`` as it happens.
 """
 
@@ -60,8 +62,11 @@ class NoiseRobustCOBRAS(COBRAS):
     max_queries : int or None, default=None
         The budget (extra questions included).
     noise_probability : float in [0, 0.5), default=0.05
-        Prior guess of the share of wrong answers; the estimate is updated
-        from the contradictions found. 0 turns every check off.
+        Prior guess of the share of wrong answers (prior odds 1:1 between a
+        person who makes none and one who makes twice as many); the estimate
+        is updated from the answers checked and the contradictions found
+        (:meth:`~linkwise._repair.AnswerGraph.noise_rate`). 0 turns every
+        check off.
     check_threshold : float in (0, 1], default=0.02
         A decision is checked with an extra question when its probability of
         being wrong is at least this. Lower: more checks, more robust.
@@ -97,9 +102,11 @@ class NoiseRobustCOBRAS(COBRAS):
 
     Notes
     -----
-    Only decisions that can be checked are: two clusters of one
-    super-instance each, kept apart by a cannot-link between their only
-    representatives, offer no other pair to ask until one of them is split.
+    Only decisions that can be checked are: a check is a pair whose relation
+    both the belief and the decision reversed settle, so that its answer
+    confirms or contradicts; two clusters of one super-instance each, kept
+    apart by a cannot-link between their only representatives, offer no
+    such pair until one of them is split.
     A pair is never asked twice: a person (or :class:`~linkwise.LabelOracle`)
     with a fixed misbelief would repeat the same answer, so a decision is
     re-examined through a different pair across the same two sides.
@@ -229,7 +236,7 @@ class NoiseRobustCOBRAS(COBRAS):
             # a merge resting on this one answer matters at once: later merges build on it
             doubtful = check and answer and not repaired and graph.weak(i, j)
             if doubtful and graph.suspicion([(i, j)]) >= self.check_threshold:
-                repaired = yield from self._verify(ctx, [(i, j)])
+                _, repaired = yield from self._verify(ctx, [[(i, j)]])
             if repaired:
                 inner.close()
                 return None, True
@@ -250,30 +257,42 @@ class NoiseRobustCOBRAS(COBRAS):
             return False
         return (yield from self._repair(ctx))
 
-    def _verify(self, ctx, pairs):
-        """Ask the question that would contradict the belief about ``pairs`` if it were wrong (a generator).
+    def _verify(self, ctx, decisions):
+        """Ask the question that best checks ``decisions`` (a generator; see :meth:`AnswerGraph.verification`).
 
-        Returns whether the belief changed.
+        Returns ``(asked, changed)``: whether a question was answered, and
+        whether the belief changed.
         """
-        pair = self._graph.verification(pairs, self._reps(), X=ctx.X)
+        pair = self._graph.verification(decisions, self._reps(), X=ctx.X)
         if pair is None:
-            return False
+            return False, False
         self.n_extra_queries_ += 1
         answer = yield self._pair(ctx, *pair)
         if answer is None:
-            return False
-        return (yield from self._record(ctx, *pair, answer))
+            return False, False
+        return True, (yield from self._record(ctx, *pair, answer))
 
     def _check_decisions(self, ctx):
-        """Check the doubtful answers the finished clustering rests on (a generator).
+        """Check the doubtful decisions the finished clustering rests on (a generator).
 
         The decisions are each weak must-link inside a cluster (if wrong, the
         cluster falls in two) and, for each pair of clusters, the
         cannot-links between them (if all wrong, they are one cluster).
-        Each whose probability of being wrong reaches the threshold is
-        checked with one question, most doubtful first. Returns whether the
-        belief changed.
+        While some are likely enough to be wrong, one question checks as
+        many of them as it can at once (a confirmed must-link is no longer
+        weak, and each cannot-link confirmed makes a separation less
+        doubtful). Returns whether the belief changed.
         """
+        while True:
+            decisions = self._doubtful()
+            if not decisions:
+                return False
+            asked, changed = yield from self._verify(ctx, decisions)
+            if changed or not asked:
+                return changed
+
+    def _doubtful(self):
+        """The decisions of :meth:`_check_decisions` whose probability of being wrong reaches the threshold."""
         graph, tree = self._graph, self._tree
         store = graph.store
         leaves = tree.leaves()
@@ -289,14 +308,7 @@ class NoiseRobustCOBRAS(COBRAS):
             elif ci != cj:
                 separating.setdefault((min(ci, cj), max(ci, cj)), []).append((i, j))
         decisions = holding + list(separating.values())
-        suspicion = np.array([graph.suspicion(pairs) for pairs in decisions])
-        for k in np.argsort(-suspicion, kind="stable"):
-            if suspicion[k] < self.check_threshold:
-                break
-            if (yield from self._verify(ctx, decisions[k])):
-                return True
-        return False
-
+        return [pairs for pairs in decisions if graph.suspicion(pairs) >= self.check_threshold]
 
     def _repair(self, ctx):
         """Resolve the contradiction in the answers (a generator); returns whether the belief changed."""
