@@ -3,7 +3,7 @@
 import numpy as np
 
 from linkwise._validation import check_option, check_scalar
-from linkwise.cluster._base import KMeansFamily, _Run, lloyd, one_hot, update_centers
+from linkwise.cluster._base import KMeansFamily, _Run, lloyd, update_centers
 from linkwise.cluster._graph import PairGraph, neighbourhood_centers, start_constrained
 
 # A singular scatter S gets this fraction of its trace added to its diagonal
@@ -87,7 +87,8 @@ class _Metrics:
     def scatter(self, vectors, clusters, weights, n_clusters):
         """Sum of ``weight * v v^T`` (or ``weight * v**2`` for diagonals) per cluster."""
         if not self.full:
-            return one_hot(clusters, n_clusters) @ (weights[:, None] * vectors * vectors)
+            membership = (np.arange(n_clusters)[:, None] == clusters).astype(np.float64)
+            return membership @ (weights[:, None] * vectors * vectors)
         out = np.zeros((n_clusters, vectors.shape[1], vectors.shape[1]))
         for k in np.unique(clusters):
             rows = clusters == k
