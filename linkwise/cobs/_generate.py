@@ -500,6 +500,16 @@ def generate(
     the dense Gaussian affinities for spectral clustering): :class:`COBS`
     generates on a sample of at most ``max_samples`` rows.
 
+    The candidates do not depend on ``n_jobs`` or the joblib backend: every
+    task runs single-threaded, and eigenvectors of tied eigenvalues are put
+    in a canonical basis rather than left to rounding. One case stays at the
+    mercy of rounding: a Gaussian kernel so narrow that hundreds of
+    eigenvalues crowd at 0 and points' degrees fall to 1e-150 (sigma = 0.01
+    on data scaled to [0, 1]); the embedding, like scikit-learn's, then
+    divides rounding noise by those degrees, and a process whose arithmetic
+    differs in the last bit (seen on Dask workers) can return slightly
+    different clusterings for that sigma.
+
     References
     ----------
     Van Craenendonck, T. and Blockeel, H. (2017). Constraint-based clustering
