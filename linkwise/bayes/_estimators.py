@@ -261,9 +261,11 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
+        Clusters numbered by first appearance (0, 1, ... without gaps).
     W_map_ : ndarray of shape (n_features + fit_intercept, n_clusters)
         MAP weights for the standardised features (the last row is the
-        intercept when ``fit_intercept``).
+        intercept when ``fit_intercept``), columns in the order of the
+        labels (clusters no row is assigned to last).
     scaler_ : sklearn.preprocessing.StandardScaler
         The standardisation fitted on X (used by :meth:`predict`).
     dropped_constraints_ : ndarray of shape (n_dropped, 2)
@@ -352,8 +354,15 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
                 UserWarning,
                 stacklevel=2,
             )
-        self.W_map_ = particles.map_estimate()
-        self.labels_ = particles.model.labels(self.W_map_)
+        W_map = particles.map_estimate()
+        labels = particles.model.labels(W_map)
+        # the model is symmetric in the cluster order: number clusters by first appearance, unused
+        # ones last, so labels_ run 0, 1, ... without gaps (predict agrees, through W_map_)
+        _, first = np.unique(labels, return_index=True)
+        used = labels[np.sort(first)]
+        order = np.concatenate([used, np.setdiff1d(np.arange(self.n_clusters), used)])
+        self.W_map_ = W_map[:, order]
+        self.labels_ = np.argsort(order)[labels]
         return self
 
     def predict(self, X):

@@ -8,34 +8,18 @@ a + b * [k == l]`` with ``(a, b) = (eps, 1 - 2 eps)`` for a must-link and
 ``a * sum(h) + b * h``, which costs O(K) instead of O(K^2).
 
 Arrays are laid out node first, ``(n_nodes, n_particles, n_clusters)``, so one
-pass serves every particle at once; nodes are stored in breadth-first order
-(a parent always comes before its children) and processed a whole depth level
-at a time.
+pass serves every particle at once; nodes are stored level by level (a parent
+always comes before its children, siblings next to each other) and processed
+a whole depth level at a time, a contiguous slice. Inside the passes the
+layout is ``(n_nodes, n_clusters, n_particles)``: sums and maxima over
+clusters are then single passes over contiguous rows of particles.
 """
 
 from collections import deque
 
 import numpy as np
 
-__all__ = ["ConstraintForest", "upward", "downward", "same_cluster_in_tree", "max_product", "normalise_log"]
-
-
-def normalise_log(log_x):
-    """Split log weights over the last axis into probabilities and their log normaliser.
-
-    This runs in the sampler's innermost loop. K is small, so the maximum
-    and the sum run as K element-wise operations: NumPy reductions along a
-    short last axis are several times slower.
-    """
-    top = log_x[..., 0].copy()
-    for k in range(1, log_x.shape[-1]):
-        np.maximum(top, log_x[..., k], out=top)
-    x = np.exp(log_x - top[..., None])
-    total = x[..., 0].copy()
-    for k in range(1, log_x.shape[-1]):
-        total += x[..., k]
-    x /= total[..., None]
-    return x, top + np.log(total)
+__all__ = ["ConstraintForest", "upward", "downward", "same_cluster_in_tree", "max_product"]
 
 
 class ConstraintForest:
@@ -53,20 +37,23 @@ class ConstraintForest:
     Attributes
     ----------
     nodes : ndarray of shape (n_nodes,)
-        Row index of each node, in breadth-first order (trees one after another,
-        each rooted at its smallest row index).
+        Row index of each node, level by level (each tree rooted at its
+        smallest row index; within a level, in breadth-first order of the
+        trees one after another).
     parent : ndarray of shape (n_nodes,)
         Position of each node's parent in ``nodes`` (-1 for a root).
     must : ndarray of shape (n_nodes,) of bool
         Type of the edge to the parent (meaningless for roots).
     depth : ndarray of shape (n_nodes,)
         Distance to the root.
-    levels : list of ndarray
-        ``levels[t]`` holds the positions of the nodes at depth ``t``.
+    levels : list of slice
+        ``levels[t]`` is the slice of ``nodes`` at depth ``t``.
     runs : list of (ndarray, ndarray)
         ``runs[t]`` = (distinct parents of level ``t``, start of each one's
         children in ``levels[t]``): siblings are contiguous and ordered by
         parent.
+    roots : ndarray
+        Positions of the roots (the first level).
     tree : ndarray of shape (n_samples,)
         Tree id of every row, -1 for rows in no constraint. A pair closes a
         cycle exactly when both rows have the same id >= 0.
@@ -111,15 +98,21 @@ class ConstraintForest:
             raise ValueError("the answered pairs contain a cycle; the constraint graph must be a forest")
         self.n_samples = n_samples
         self.pairs, self.pair_must = pairs, must
-        self.nodes = np.asarray(nodes, dtype=np.intp)
-        self.parent = np.asarray(parent, dtype=np.intp)
-        self.must = np.asarray(kind, dtype=bool)
-        self.depth = np.asarray(depth, dtype=np.intp)
-        self.levels = [np.flatnonzero(self.depth == t) for t in range(int(self.depth.max(initial=-1)) + 1)]
-        # breadth-first order keeps siblings next to each other, so a level's messages are summed
-        # per parent by np.add.reduceat over these runs (much faster than np.add.at)
+        # level order: a stable sort of the breadth-first order by depth keeps siblings together
+        # and ordered by parent, so a level's messages are summed per parent by np.add.reduceat
+        depth = np.asarray(depth, dtype=np.intp)
+        order = np.argsort(depth, kind="stable")
+        new_position = np.empty_like(order)
+        new_position[order] = np.arange(order.size)
+        parent = np.asarray(parent, dtype=np.intp)[order]
+        self.nodes = np.asarray(nodes, dtype=np.intp)[order]
+        self.parent = np.where(parent >= 0, new_position[parent], -1)
+        self.must = np.asarray(kind, dtype=bool)[order]
+        self.depth = depth[order]
+        bounds = np.searchsorted(self.depth, np.arange(int(self.depth.max(initial=-1)) + 2))
+        self.levels = [slice(start, stop) for start, stop in zip(bounds[:-1], bounds[1:])]
         self.runs = [np.unique(self.parent[level], return_index=True) for level in self.levels]
-        self.roots = self.levels[0] if self.levels else np.empty(0, dtype=np.intp)
+        self.roots = np.arange(n_trees)
         self.position = np.full(n_samples, -1, dtype=np.intp)
         self.position[self.nodes] = np.arange(self.nodes.size)
 
@@ -165,20 +158,25 @@ def upward(forest, log_phi, eps):
         messages), normalised over clusters.
     """
     a, b = forest.coefficients(eps)
-    log_beta = log_phi.copy()
-    beta = np.empty_like(log_phi)
+    log_beta = np.ascontiguousarray(log_phi.transpose(0, 2, 1))
+    beta = np.empty_like(log_beta)
     log_z = np.zeros(log_phi.shape[1])
     for t in range(len(forest.levels) - 1, -1, -1):
         level = forest.levels[t]
-        beta[level], norm = normalise_log(log_beta[level])
+        top = log_beta[level].max(axis=1, keepdims=True)
+        x = beta[level]
+        np.exp(log_beta[level] - top, out=x)
+        total = x.sum(axis=1, keepdims=True)
+        x /= total
+        norm = np.log(total) + top
         if t == 0:
-            log_z = norm.sum(axis=0)
+            log_z = norm.sum(axis=0)[0]
         else:
             # the message a*sum(beta) + b*beta, with sum(beta) = 1 after normalising
-            message = np.log(a[level] + b[level] * beta[level]) + norm[..., None]
+            message = np.log(a[level] + b[level] * x) + norm
             parents, starts = forest.runs[t]
             log_beta[parents] += np.add.reduceat(message, starts, axis=0)
-    return log_z, beta
+    return log_z, beta.transpose(0, 2, 1)
 
 
 def downward(forest, beta, eps):
@@ -189,17 +187,17 @@ def downward(forest, beta, eps):
     q : ndarray of shape (n_nodes, n_particles, n_clusters)
     """
     a, b = forest.coefficients(eps)
+    beta = np.ascontiguousarray(beta.transpose(0, 2, 1))  # no copy for upward's beta
     q = np.empty_like(beta)
-    if forest.levels:
-        q[forest.roots] = beta[forest.roots]
+    q[forest.roots] = beta[forest.roots]
     for level in forest.levels[1:]:
         u = forest.parent[level]
         # the parent's belief without this child's message, sent back down
         rest = q[u] / (a[level] + b[level] * beta[level])
-        rest /= rest.sum(axis=-1, keepdims=True)
+        rest /= rest.sum(axis=1, keepdims=True)
         qv = beta[level] * (a[level] + b[level] * rest)
-        q[level] = qv / qv.sum(axis=-1, keepdims=True)
-    return q
+        q[level] = qv / qv.sum(axis=1, keepdims=True)
+    return q.transpose(0, 2, 1)
 
 
 def same_cluster_in_tree(forest, beta, q, eps, u, v):
@@ -238,7 +236,7 @@ def same_cluster_in_tree(forest, beta, q, eps, u, v):
             chain[offset[level][:, None] + up] = chain[offset[parent][:, None] + up] @ cond[level][:, None]
             ancestors[level, :t] = ancestors[parent, :t]
         chain[offset[level] + t] = eye
-        ancestors[level, t] = level
+        ancestors[level, t] = np.arange(level.start, level.stop)
     common = (ancestors[u] == ancestors[v]) & (ancestors[u] >= 0)
     lca_depth = np.cumprod(common, axis=1).sum(axis=1) - 1
     lca = ancestors[u, lca_depth]
@@ -279,5 +277,5 @@ def max_product(forest, log_phi, eps):
         delta[parents] += np.add.reduceat(np.maximum(same, other), starts, axis=0)
     labels[forest.roots] = np.argmax(delta[forest.roots], axis=1)
     for level in forest.levels[1:]:
-        labels[level] = choice[level, labels[forest.parent[level]]]
+        labels[level] = np.take_along_axis(choice[level], labels[forest.parent[level], None], axis=1)[:, 0]
     return labels

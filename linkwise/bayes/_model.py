@@ -21,7 +21,7 @@ import copy
 import numpy as np
 from scipy.optimize import minimize
 
-from linkwise.bayes._forest import downward, max_product, normalise_log, same_cluster_in_tree, upward
+from linkwise.bayes._forest import downward, max_product, same_cluster_in_tree, upward
 
 __all__ = ["Model"]
 
@@ -70,12 +70,18 @@ class Model:
         return model
 
     def log_assignments(self, W, rows=None):
-        """``log P(y_i | W, x_i)`` of shape (n_rows, n_particles, K) for W of shape (n_particles, d, K)."""
+        """``log P(y_i | W, x_i)`` of shape (n_rows, n_particles, K) for W of shape (n_particles, d, K).
+
+        Computed cluster-major and returned as a view of that memory, which
+        is the layout the forest's passes use.
+        """
         X = self.X if rows is None else self.X[rows]
         s, d, k = W.shape
-        # one matrix product for every particle: (n, d) @ (d, s*k) -> (n, s, k)
-        logits = (X @ W.transpose(1, 0, 2).reshape(d, s * k)).reshape(-1, s, k)
-        return logits - normalise_log(logits)[1][..., None]
+        # one matrix product for every particle: (n, d) @ (d, k*s) -> (n, k, s)
+        logits = (X @ W.transpose(1, 2, 0).reshape(d, k * s)).reshape(-1, k, s)
+        logits -= logits.max(axis=1, keepdims=True)
+        logits -= np.log(np.exp(logits).sum(axis=1, keepdims=True))
+        return logits.transpose(0, 2, 1)
 
     def mean_entropy(self, W, rows=None, dtype=np.float64):
         """Average entropy ``1/N sum_i H(y_i | W, x_i)`` per particle.

@@ -20,8 +20,14 @@ _RAY_SCALES = np.array([0.1, 0.2, 0.35, 0.5, 0.7, 1.0, 1.4])  # rescalings tried
 _RANKING_ROWS = 2000  # rows whose entropy ranks the MAP starts on larger data
 
 
-def elliptical_slice(W, log_lik, log_lik_fn, scale, rng, n_steps):
+def elliptical_slice(W, log_lik, log_lik_fn, scale, rng, n_steps, batch=None):
     """Move every particle ``n_steps`` elliptical slice-sampling steps.
+
+    Each shrinking round evaluates, for every particle still searching, the
+    next few angles it would try if each one before were rejected (drawn
+    ahead, bracket shrunk by each), and takes the first accepted: the same
+    sequence of proposals as one angle per round, in fewer likelihood calls
+    once few particles are left.
 
     Parameters
     ----------
@@ -35,6 +41,9 @@ def elliptical_slice(W, log_lik, log_lik_fn, scale, rng, n_steps):
         Standard deviation of the isotropic Gaussian prior.
     rng : numpy.random.RandomState
     n_steps : int
+    batch : int or None
+        Proposals per likelihood call once few particles are left (None:
+        ``n_particles``); 1 tries one angle per particle per round.
 
     Returns
     -------
@@ -46,7 +55,8 @@ def elliptical_slice(W, log_lik, log_lik_fn, scale, rng, n_steps):
     """
     W, log_lik = W.copy(), log_lik.copy()
     n = W.shape[0]
-    expand = (slice(None),) + (None,) * (W.ndim - 1)
+    batch = n if batch is None else batch
+    expand = (slice(None), slice(None)) + (None,) * (W.ndim - 1)
     for _ in range(n_steps):
         nu = scale * rng.standard_normal(W.shape)
         threshold = log_lik + np.log(rng.uniform(size=n))
@@ -54,17 +64,24 @@ def elliptical_slice(W, log_lik, log_lik_fn, scale, rng, n_steps):
         low, high = theta - 2.0 * np.pi, theta.copy()
         todo = np.arange(n)
         while todo.size:
-            t = theta[todo]
-            proposal = W[todo] * np.cos(t)[expand] + nu[todo] * np.sin(t)[expand]
-            value = log_lik_fn(proposal)
-            accept = value > threshold[todo]
-            W[todo[accept]] = proposal[accept]
-            log_lik[todo[accept]] = value[accept]
-            todo, t = todo[~accept], t[~accept]
-            # shrink the angle bracket towards 0 (the current point, always on the slice)
-            low[todo] = np.where(t < 0, t, low[todo])
-            high[todo] = np.where(t < 0, high[todo], t)
-            theta[todo] = rng.uniform(low[todo], high[todo])
+            ahead = max(1, batch // todo.size)
+            angles = np.empty((todo.size, ahead))
+            t, lo, hi = theta[todo], low[todo], high[todo]
+            for j in range(ahead):
+                angles[:, j] = t
+                # shrink the angle bracket towards 0 (the current point, always on the slice)
+                lo, hi = np.where(t < 0, t, lo), np.where(t < 0, hi, t)
+                t = rng.uniform(lo, hi)
+            proposal = W[todo, None] * np.cos(angles)[expand] + nu[todo, None] * np.sin(angles)[expand]
+            proposal = proposal.reshape(-1, *W.shape[1:])
+            value = log_lik_fn(proposal).reshape(todo.size, ahead)
+            accept = value > threshold[todo, None]
+            done = accept.any(axis=1)
+            first = np.argmax(accept, axis=1)[done]
+            W[todo[done]] = proposal[np.flatnonzero(done) * ahead + first]
+            log_lik[todo[done]] = value[done, first]
+            theta[todo], low[todo], high[todo] = t, lo, hi
+            todo = todo[~done]
     return W, log_lik
 
 
