@@ -361,11 +361,11 @@ def merge_sections(old, new):
 def load_compare(n_supers, quick):
     """Comparison results of earlier full runs, so separate runs (datasets, methods) combine into one table."""
     if quick or not COMPARE_JSON.exists():
-        return {}, {}
+        return {}, {}, {}
     saved = json.loads(COMPARE_JSON.read_text())
     if saved["super_instances"] != n_supers:
-        return {}, {}
-    return {(d, ns): c for d, ns, c in saved["results"]}, saved["seconds"]
+        return {}, {}, {}
+    return {(d, ns): c for d, ns, c in saved["results"]}, saved["seconds"], saved.get("code", {})
 
 
 def seconds_table(seconds, datasets):
@@ -376,15 +376,17 @@ def seconds_table(seconds, datasets):
     return table(["dataset", *methods, "whole dataset"], rows)
 
 
-def compare_section(results, seconds, n_supers, command):
+def compare_section(results, seconds, code, n_supers, command):
     order = {d: i for i, d in enumerate(PAPER_DATASETS)}
     results = dict(sorted(results.items(), key=lambda kv: (order.get(kv[0][0], len(order)), kv[0][1])))
     done = sorted({d for d, _ in results}, key=lambda d: order.get(d, len(order)))
     pairs = [("COBRA", m) for m in COMPETITORS] + [("COBRAS", m) for m in COMPETITORS] + [("COBRAS", "COBRA")]
     return [
         "## Quality: the paper's 5-fold protocol (ARI on the test fold, true K for the competitors)\n",
-        f"Last command: `{command}`, at {code_version()}; results of earlier full runs (other datasets, "
-        f"methods not rerun) are kept (`{COMPARE_JSON.name}`).\n",
+        f"Last command: `{command}`; results of earlier full runs (other datasets, methods not rerun) "
+        f"are kept (`{COMPARE_JSON.name}`). The library code behind each method's results:\n",
+        "\n".join(f"- {m}: {'; '.join(sorted({code[d][m] for d in code if m in code[d]}))}"
+                  for m in ["COBRA", "COBRAS", *COMPETITORS] if any(m in c for c in code.values())) + "\n",
         f"Datasets: {', '.join(done)}. "
         f"Not run: {', '.join(d for d in PAPER_DATASETS if d not in done) or 'none'}.\n",
         "Wins and losses over datasets (mean margin in brackets), as in the paper's Table 2:\n",
@@ -402,7 +404,7 @@ def code_version():
     package = Path(lw.__file__).resolve().parent
     repo = Path(__file__).resolve().parent.parent
     if package.parent != repo:
-        return f"the library copied to {package.parent}"
+        return f"a copy of the library in {package.parent}"
     git = ["git", "-C", str(repo)]
     head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     changed = subprocess.run([*git, "status", "--porcelain", "--", "linkwise"], capture_output=True, text=True)
@@ -459,8 +461,9 @@ def main():
         print(text, flush=True)
     if "compare" in parts:
         # one dataset at a time, the report rewritten after each: a run cut short keeps what it finished
-        results, seconds = load_compare(n_supers, args.quick)
+        results, seconds, code = load_compare(n_supers, args.quick)
         rerun = args.methods.split(",") if args.methods else ["COBRAS", *COMPETITORS]
+        version = code_version()
         for name in datasets:
             start = time.perf_counter()
             new_results, new_seconds = compare([name], n_supers, 5, rerun)
@@ -471,14 +474,16 @@ def main():
             seconds[name] = {**seconds.get(name, {}), **new_seconds[name]}
             if set(rerun) >= {"COBRAS", *COMPETITORS} or "dataset" not in seconds[name]:
                 seconds[name]["dataset"] = [time.perf_counter() - start]
+            code[name] = {**code.get(name, {}), **dict.fromkeys(["COBRA", *rerun], version)}
             if not args.quick:
                 COMPARE_JSON.write_text(json.dumps({
                     "super_instances": n_supers,
                     "results": [[d, ns, c] for (d, ns), c in results.items()],
                     "seconds": seconds,
+                    "code": code,
                 }, indent=1))  # fmt: skip
-            write_report(sections + compare_section(results, seconds, n_supers, command), args.quick)
-        print("\n".join(compare_section(results, seconds, n_supers, command)), flush=True)
+            write_report(sections + compare_section(results, seconds, code, n_supers, command), args.quick)
+        print("\n".join(compare_section(results, seconds, code, n_supers, command)), flush=True)
     else:
         write_report(sections, args.quick)
     print(f"wrote {OUT}")
