@@ -183,6 +183,12 @@ def report(rows, datasets, noise_levels, seeds, quick, methods):
         d200 = mean(rows, "ari200", dataset=name, noise=0.0, method="robust") - mean(
             rows, "ari200", dataset=name, noise=0.0, method="plain")
         lines.append(f"- {name}: {d100:+.3f} after 100 questions, {d200:+.3f} after 200")
+    lines += ["", "At 0 % noise the robust method's only extra questions are checks of decisions resting on one "
+              "answer. Its noise-rate estimate weighs a careful person (no wrong answer) against a careless one: "
+              "while every check confirms, the careful one becomes the likelier and the checks stop, and one "
+              "question checks several doubtful decisions at once. COBRAS's curve rises in steps (a clustering is "
+              "shown when a merging phase completes), so a few questions of delay before question 100 can move "
+              "a seed past or short of a step: the 0 % differences at 100 questions carry that variance."]
     if "cobras-ts" in methods:
         lines += ["", "`cobras-ts`: the authors' plain COBRAS (PyPI `cobras-ts` 0.1.3, in a separate "
                   "environment), on the same simulated answers; its K-means is seeded through NumPy's "
