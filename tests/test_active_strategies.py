@@ -228,6 +228,21 @@ def test_npu_regrows_the_whole_forest_only_when_the_clustering_changes(blobs, mo
     assert 10 in [n for _, n in grown[1:]] and 2 in [n for _, n in grown]
 
 
+def test_npu_renew_one_regrows_the_whole_forest_after_every_point(blobs, monkeypatch):
+    X, y = blobs
+    grown = []
+
+    def spy(X32, labels, n_trees, seed):
+        grown.append(n_trees)
+        return _forest_leaves(X32, labels, n_trees, seed)
+
+    monkeypatch.setattr(npu_module, "_forest_leaves", spy)
+    lw.ActiveClustering(lw.PCKMeans(n_clusters=3), NPU(n_trees=5, renew=1.0), max_queries=20, random_state=0).fit(
+        X, lw.LabelOracle(y)
+    )
+    assert len(grown) > 5 and set(grown) == {5}
+
+
 def test_committee_first_representative_is_median_of_largest_imputed_neighbourhood():
     X, y = make_blobs(n_samples=90, centers=3, cluster_std=1.8, random_state=3)
     queryable = np.arange(1, 90, 2)
@@ -276,6 +291,7 @@ def test_committee_expansion_asks_at_most_k_minus_one_per_point():
         (MinMax(sigma=0.0), "'sigma' parameter of MinMax must be a float > 0.0 or None, got 0.0"),
         (NPU(n_trees=0), "'n_trees' parameter of NPU must be an int >= 1, got 0"),
         (NPU(batch_size=1.5), "'batch_size' parameter of NPU must be an int >= 1, got 1.5"),
+        (NPU(renew=0.0), "'renew' parameter of NPU must be a float in \\(0.0, 1.0\\], got 0.0"),
         (Committee(n_estimators=0), "'n_estimators' parameter of Committee must be an int >= 1"),
         (Committee(sample_fraction=1.2), "'sample_fraction' parameter of Committee must be a float in \\(0.0, 1.0\\]"),
         (Committee(kappa_ml=0.5, kappa_cl=0.6), "'kappa_cl' parameter of Committee must be a float in \\[0.0, 0.5\\)"),

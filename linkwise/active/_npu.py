@@ -10,13 +10,6 @@ from linkwise.ensemble import _agreement, _flat_codes
 
 __all__ = ["NPU"]
 
-# Share of the trees regrown after a point that left the clustering unchanged. Their new
-# random draws keep the choice of points moving; a forest kept whole can ask, point after
-# point, where the clustering does not move (spambase with PCKMeans: ARI 0 after 100
-# questions instead of .53).
-_RENEWED = 0.2
-
-
 class NPU(QueryStrategy):
     """Normalised point-based uncertainty: ask about the point whose neighbourhood is least predictable per question.
 
@@ -33,12 +26,12 @@ class NPU(QueryStrategy):
 
     The forest is regrown in full only when the clustering changed (as a
     partition, whatever the cluster numbers). On the same clustering a new
-    forest would differ only in its random draws, so the oldest fifth of the
-    trees is regrown instead: each tree is still one grown on the current
-    clustering, and the forest is renewed every five points at a fifth of
-    the cost. Similarities are never stored as a matrix: the mean similarity
-    of every point to a neighbourhood comes from per-tree leaf histograms of
-    its members, linear in ``n * n_trees``.
+    forest would differ only in its random draws, so only the oldest
+    ``renew`` share of the trees is regrown: each tree is still one grown on
+    the current clustering, and by default the forest is renewed every five
+    points at a fifth of the cost. Similarities are never stored as a
+    matrix: the mean similarity of every point to a neighbourhood comes from
+    per-tree leaf histograms of its members, linear in ``n * n_trees``.
 
     Parameters
     ----------
@@ -50,6 +43,12 @@ class NPU(QueryStrategy):
         larger batch re-clusters and re-trains the forest less often (the
         speed-up suggested as future work by Švehla, 2018), updating the
         membership probabilities from each answer in between.
+    renew : float, default=0.2
+        Share of the trees regrown (at least one) after a point that left
+        the clustering unchanged. 1.0 regrows the whole forest after every
+        point, as published; the new random draws matter: a forest kept
+        whole can keep asking where the clustering does not move (spambase
+        with PCKMeans stalled at ARI 0 after 100 questions, against .53).
 
     References
     ----------
@@ -73,13 +72,15 @@ class NPU(QueryStrategy):
 
     _needs_clusterer = True
 
-    def __init__(self, *, n_trees=50, batch_size=1):
+    def __init__(self, *, n_trees=50, batch_size=1, renew=0.2):
         self.n_trees = n_trees
         self.batch_size = batch_size
+        self.renew = renew
 
     def _validate_params(self):
         check_scalar(self.n_trees, "n_trees", self, kind="int", low=1)
         check_scalar(self.batch_size, "batch_size", self, kind="int", low=1)
+        check_scalar(self.renew, "renew", self, kind="float", low=0.0, high=1.0, include_low=False)
 
     def _questions(self, ctx, n_clusters, fit_labels):
         rng = ctx.rng
@@ -89,7 +90,7 @@ class NPU(QueryStrategy):
         members = [[first]]
         X32 = np.asarray(ctx.X, dtype=np.float32)  # what the trees split on, converted once
         partition = None  # the clustering the current forest was grown on
-        renew = max(1, round(_RENEWED * self.n_trees))
+        renew = max(1, round(self.renew * self.n_trees))
         while open_.any():
             labels = _canonical(fit_labels())
             seed = rng.randint(np.iinfo(np.int32).max)
