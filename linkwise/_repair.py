@@ -211,6 +211,13 @@ class AnswerGraph:
             self._rebuild(self._belief)
         return self._dirty
 
+    @property
+    def contradicted(self):
+        """True once some answer is known wrong: the belief contradicts one, or cannot hold them all."""
+        return self.conflicted or any(
+            cl if ml_believed else ml for ml_believed, ml, cl in zip(self._belief, self._n_ml, self._n_cl)
+        )
+
     # -- queries about the belief ---------------------------------------------
     def relation(self, i, j):
         """Believed relation of ``(i, j)``: True, False or None (closure of the belief)."""
@@ -265,7 +272,7 @@ class AnswerGraph:
             a = 2 * self.prior_strength * self.noise_probability
             b = self.prior_strength - a
             rate = (a + wrong) / (a + b + checked)
-            if not wrong and not self.conflicted:
+            if not self.contradicted:
                 # odds careless : careful = P(all checked answers right | careless) : 1
                 odds = math.exp(betaln(a, b + checked) - betaln(a, b))
                 rate *= odds / (1 + odds)
@@ -540,7 +547,7 @@ class AnswerGraph:
             out.append(Correction((i, j), not values[e], bool(values[e]), Evidence(prob, support)))
         return out
 
-    def verification(self, decisions, candidates, X=None):
+    def verification(self, decisions, candidates, X=None, decisive=True):
         """The question that best checks the belief about ``decisions``, all at once.
 
         Each decision is a set of answered pairs that would all be wrong
@@ -563,6 +570,10 @@ class AnswerGraph:
             Points the question may be about, in order of preference.
         X : ndarray, optional
             The data, to break ties between equally telling pairs.
+        decisive : bool, default=True
+            Only pairs every world settles. With False, a pair the reversed
+            decision leaves open may be asked: its answer cannot confirm the
+            decision, only gather evidence about it.
 
         Returns
         -------
@@ -577,7 +588,7 @@ class AnswerGraph:
             flipped[es] = ~flipped[es]
             worlds.append(flipped)
         costs = np.array([self._cost(w) for w in worlds])
-        return Explanations(self, np.stack(worlds), costs, exact=True).question(candidates, X=X, decisive=True)
+        return Explanations(self, np.stack(worlds), costs, exact=True).question(candidates, X=X, decisive=decisive)
 
 
 def _logistic(d, n_pos, n_neg, ridge=1.0):

@@ -263,7 +263,10 @@ class NoiseRobustCOBRAS(COBRAS):
         Returns ``(asked, changed)``: whether a question was answered, and
         whether the belief changed.
         """
-        pair = self._graph.verification(decisions, self._reps(), X=ctx.X)
+        graph = self._graph
+        # a question that cannot confirm one decision only gathers evidence: worth it once answers are known wrong
+        decisive = len(decisions) > 1 or not graph.contradicted
+        pair = graph.verification(decisions, self._reps(), X=ctx.X, decisive=decisive)
         if pair is None:
             return False, False
         self.n_extra_queries_ += 1
