@@ -263,3 +263,24 @@ def test_a_careful_person_is_believed_sooner_than_a_single_noise_rate_would_allo
     g.add(1, 4, False)
     g.adopt(g.explain())
     assert g.noise_rate() > 0.02
+
+
+def test_a_check_that_cannot_confirm_is_only_asked_on_request():
+    g = AnswerGraph(6, 0.05)
+    for i, j, a in [(0, 1, True), (1, 2, True), (2, 3, False), (0, 2, True), (0, 3, False), (3, 4, True)]:
+        g.add(i, j, a)
+    assert g.verification([[(3, 4)]], range(6)) is None
+    # reversed, 3-4 leaves 4 unrelated to {0, 1, 2}: asking about it only gathers evidence
+    pair = g.verification([[(3, 4)]], range(6), decisive=False)
+    assert pair is not None and 4 in pair and g.believed(*pair) is None
+
+
+def test_contradicted_once_an_answer_is_known_wrong():
+    clean = AnswerGraph(3, 0.05)
+    clean.add(0, 1, True)
+    clean.add(1, 2, False)
+    assert not clean.contradicted
+    g = planted_cycle()
+    assert g.contradicted  # inconsistent
+    g.adopt(g.explain())
+    assert not g.conflicted and g.contradicted  # consistent again, and one answer is believed wrong
