@@ -218,7 +218,9 @@ def test_npu_regrows_the_whole_forest_only_when_the_clustering_changes(blobs, mo
             return self
 
     monkeypatch.setattr(npu_module, "_forest_leaves", spy)
-    est = lw.ActiveClustering(RecordingPCKMeans(n_clusters=3), NPU(n_trees=10), max_queries=30, random_state=0)
+    est = lw.ActiveClustering(
+        RecordingPCKMeans(n_clusters=3), NPU(n_trees=10, renew=0.2), max_queries=30, random_state=0
+    )
     est.fit(X, lw.LabelOracle(y))
     changed = {1} | {c for c in range(2, len(fitted) + 1) if not np.array_equal(fitted[c - 1], fitted[c - 2])}
     # one growth per clustering NPU asked for (the last clustering may be the final one, after the questions)
@@ -228,7 +230,7 @@ def test_npu_regrows_the_whole_forest_only_when_the_clustering_changes(blobs, mo
     assert 10 in [n for _, n in grown[1:]] and 2 in [n for _, n in grown]
 
 
-def test_npu_renew_one_regrows_the_whole_forest_after_every_point(blobs, monkeypatch):
+def test_npu_by_default_regrows_the_whole_forest_after_every_point(blobs, monkeypatch):
     X, y = blobs
     grown = []
 
@@ -237,7 +239,7 @@ def test_npu_renew_one_regrows_the_whole_forest_after_every_point(blobs, monkeyp
         return _forest_leaves(X32, labels, n_trees, seed)
 
     monkeypatch.setattr(npu_module, "_forest_leaves", spy)
-    lw.ActiveClustering(lw.PCKMeans(n_clusters=3), NPU(n_trees=5, renew=1.0), max_queries=20, random_state=0).fit(
+    lw.ActiveClustering(lw.PCKMeans(n_clusters=3), NPU(n_trees=5), max_queries=20, random_state=0).fit(
         X, lw.LabelOracle(y)
     )
     assert len(grown) > 5 and set(grown) == {5}
