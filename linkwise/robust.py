@@ -102,11 +102,12 @@ class NoiseRobustCOBRAS(COBRAS):
 
     Notes
     -----
-    Only decisions that can be checked are: a check is a pair whose relation
-    both the belief and the decision reversed settle, so that its answer
-    confirms or contradicts; two clusters of one super-instance each, kept
-    apart by a cannot-link between their only representatives, offer no
-    such pair until one of them is split.
+    Only decisions that can be checked are: until an answer is known wrong,
+    a check is a pair whose relation both the belief and the decision
+    reversed settle, so that its answer confirms or contradicts (afterwards,
+    a pair that only gathers evidence may be asked too); two clusters of one
+    super-instance each, kept apart by a cannot-link between their only
+    representatives, offer no such pair until one of them is split.
     A pair is never asked twice: a person (or :class:`~linkwise.LabelOracle`)
     with a fixed misbelief would repeat the same answer, so a decision is
     re-examined through a different pair across the same two sides.
@@ -161,9 +162,7 @@ class NoiseRobustCOBRAS(COBRAS):
         check_scalar(
             self.noise_probability, "noise_probability", self, kind="float", low=0.0, high=0.5, include_high=False
         )
-        check_scalar(
-            self.check_threshold, "check_threshold", self, kind="float", low=0.0, high=1.0, include_low=False
-        )
+        check_scalar(self.check_threshold, "check_threshold", self, kind="float", low=0.0, high=1.0, include_low=False)
         check_scalar(self.max_repair_questions, "max_repair_questions", self, kind="int", low=0)
 
     def _tolerant_constraints(self):
@@ -264,8 +263,9 @@ class NoiseRobustCOBRAS(COBRAS):
         whether the belief changed.
         """
         graph = self._graph
-        # a question that cannot confirm one decision only gathers evidence: worth it once answers are known wrong
-        decisive = len(decisions) > 1 or not graph.contradicted
+        # a question that cannot confirm a decision only gathers evidence: worth it once answers are known wrong,
+        # for one decision or a group (the careless person is then the only hypothesis left)
+        decisive = not graph.contradicted
         pair = graph.verification(decisions, self._reps(), X=ctx.X, decisive=decisive)
         if pair is None:
             return False, False

@@ -7,6 +7,8 @@ import pytest
 from sklearn.datasets import make_blobs
 
 import linkwise as lw
+from linkwise import robust
+from linkwise._repair import AnswerGraph
 from linkwise._validation import InvalidParameterError
 from linkwise.active._base import ConstrainedFit
 from linkwise.robust import Correction, NoiseRobustCOBRAS
@@ -137,6 +139,24 @@ def test_corrections_are_right_more_often_than_not(iris, noisy_iris_runs):
             total += 1
             right += c.believed == bool(y[c.pair[0]] == y[c.pair[1]])
     assert total and right / total > 0.7
+
+
+def test_checks_ask_only_decisive_pairs_until_an_answer_is_known_wrong(iris, monkeypatch):
+    # records every check through the real AnswerGraph, to read the policy of NoiseRobustCOBRAS._verify
+    calls = []
+
+    class Recorded(AnswerGraph):
+        def verification(self, decisions, candidates, X=None, decisive=True):
+            calls.append((self.contradicted, len(decisions), decisive))
+            return super().verification(decisions, candidates, X=X, decisive=decisive)
+
+    monkeypatch.setattr(robust, "AnswerGraph", Recorded)
+    X, y = iris
+    NoiseRobustCOBRAS(max_queries=100, random_state=0).fit(X, lw.LabelOracle(y, noise=0.1, random_state=0))
+    assert all(decisive == (not contradicted) for contradicted, _, decisive in calls)
+    # before a contradiction, only questions that can confirm; after it, group checks may gather evidence too
+    assert any(not contradicted for contradicted, _, _ in calls)
+    assert any(contradicted and n > 1 for contradicted, n, _ in calls)
 
 
 def test_session_matches_fit_and_shows_corrections_as_they_happen(iris):
