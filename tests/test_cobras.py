@@ -198,18 +198,23 @@ def test_bad_data_and_oracle(iris):
         lw.COBRAS().fit(X, lw.LabelOracle(y), queryable=[500])
 
 
-def test_large_super_instances_are_split_on_a_sample():
-    """Above 4,096 rows the splits run on a seeded sample; few queryable rows still represent every part."""
+def _six_blobs(n_queryable):
+    """20,000 rows in six blobs, ``n_queryable`` random queryable rows, an oracle that fails on any other row."""
     centres = [[0, 0], [10, 0], [20, 0], [0, 10], [10, 10], [20, 10]]
     X, y = make_blobs(n_samples=20_000, centers=centres, cluster_std=1.0, random_state=1)
-    queryable = np.sort(np.random.RandomState(0).choice(len(y), 150, replace=False))
+    queryable = np.sort(np.random.RandomState(0).choice(len(y), n_queryable, replace=False))
     allowed = set(queryable.tolist())
 
     def answer(i, j):
         assert i in allowed and j in allowed
         return bool(y[i] == y[j])
 
-    oracle = lw.CallbackOracle(answer)
+    return X, y, queryable, lw.CallbackOracle(answer)
+
+
+def test_large_super_instances_are_split_on_a_sample():
+    """Above 4,096 rows the splits run on a seeded sample; few queryable rows still represent every part."""
+    X, y, queryable, oracle = _six_blobs(150)
     runs = [lw.COBRAS(max_queries=40, random_state=0).fit(X, oracle, queryable=queryable) for _ in range(2)]
     assert runs[0].query_log_ == runs[1].query_log_
     assert lw.metrics.ari(y, runs[0].labels_) > 0.95
@@ -232,17 +237,10 @@ def test_lazy_splits_keep_the_super_instances_and_every_invariant(monkeypatch):
     20,000 rows. The parts are those of the direct split; answers and budgets hold as ever."""
     import linkwise._cobras as cobras_module
 
-    centres = [[0, 0], [10, 0], [20, 0], [0, 10], [10, 10], [20, 10]]
-    X, y = make_blobs(n_samples=20_000, centers=centres, cluster_std=1.0, random_state=1)
-    queryable = np.sort(np.random.RandomState(0).choice(len(y), 5000, replace=False))
-    allowed = set(queryable.tolist())
-
-    def answer(i, j):
-        assert i in allowed and j in allowed
-        return bool(y[i] == y[j])
+    X, y, queryable, oracle = _six_blobs(5000)
 
     def fit(b):
-        return lw.COBRAS(max_queries=b, random_state=2).fit(X, lw.CallbackOracle(answer), queryable=queryable)
+        return lw.COBRAS(max_queries=b, random_state=2).fit(X, oracle, queryable=queryable)
 
     direct = [fit(b) for b in (5, 9)]
     monkeypatch.setattr(cobras_module, "_LAZY_MIN", 4096)
