@@ -141,7 +141,7 @@ def generation(name, X, grid, quick):
     print(f"  {name}: serial {serial:.1f} s (CPU {serial_cpu:.1f} s)", flush=True)
     loky, _, par = timed_generate(X, grid, n_jobs=2)
     loky_differ = differing(cands, par)
-    with joblib.parallel_backend("dask"):
+    with joblib.parallel_backend("dask", wait_for_workers_timeout=120):  # workers may restart on a loaded machine
         dask, _, par = timed_generate(X, grid)
     dask_differ = differing(cands, par)
     naive = naive_seconds(X, cands.params, per_family=4 if quick else 8)
