@@ -21,6 +21,8 @@ store where it already knows the answer) and the loop hooks.
 
 import functools
 import warnings
+from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 from scipy.spatial.distance import cdist, pdist
@@ -189,6 +191,21 @@ def make_parts(X, members, labels, queryable_mask, Xm=None):
     return [parts[p] for p in kept], sums[kept] / counts[kept][:, None]
 
 
+@dataclass
+class _LazySplit:
+    """A split whose rows are still being assigned (:meth:`SuperInstanceTree.replace_lazily`)."""
+
+    rows: np.ndarray  # the split leaf's rows
+    assign: Callable  # rows -> index of their new leaf
+    ids: np.ndarray  # the new leaves
+    done: int = 0  # rows assigned so far
+    part: np.ndarray = field(init=False)  # new leaf of each row
+    parts: list = None  # then: rows (positions in ``rows``) of each new leaf
+
+    def __post_init__(self):
+        self.part = np.empty(self.rows.size, dtype=np.intp)
+
+
 class SuperInstanceTree:
     """Every super-instance created so far, and the current clustering of them.
 
@@ -218,7 +235,7 @@ class SuperInstanceTree:
         self.cluster = np.zeros(1, dtype=np.intp)
         self.shown = (1, self.cluster.copy())
         self._cache = None
-        self._pending = []  # lazy splits: [rows, assign, new ids, part of each row (then rows of each part), rows done]
+        self._pending = []  # lazy splits (_LazySplit), oldest first
 
     @property
     def n_ids(self):
@@ -250,7 +267,7 @@ class SuperInstanceTree:
         rows = self.members.pop(sid)
         ids = self._new_leaves(sid, reps, positions)
         self.members.update(dict.fromkeys(ids.tolist()))
-        self._pending.append([rows, assign, ids, np.empty(rows.size, dtype=np.intp), 0])
+        self._pending.append(_LazySplit(rows, assign, ids))
         return ids
 
     def advance(self, rows=None):
@@ -263,21 +280,20 @@ class SuperInstanceTree:
         if not self._pending:
             return
         job = self._pending[0]
-        todo, assign, ids, part, done = job
-        if done < todo.size:
-            stop = min(todo.size, done + (rows or _CHUNK))
-            part[done:stop] = assign(todo[done:stop])
-            job[4] = stop
-        elif isinstance(part, np.ndarray):
-            job[3] = group(part, ids.size)
+        if job.done < job.rows.size:
+            stop = min(job.rows.size, job.done + (rows or _CHUNK))
+            job.part[job.done : stop] = job.assign(job.rows[job.done : stop])
+            job.done = stop
+        elif job.parts is None:
+            job.parts = group(job.part, job.ids.size)
         else:
             self._pending.pop(0)
-            self._fill(ids, todo, part)
+            self._fill(job.ids, job.rows, job.parts)
 
     def settle(self):
         """Finish every pending lazy split: each new leaf gets its rows."""
         while self._pending:
-            self.advance(self._pending[0][0].size)
+            self.advance(self._pending[0].rows.size)
 
     def _new_leaves(self, sid, reps, positions):
         """Leaves split from ``sid`` (rows still to be given), each in a cluster of its own."""
