@@ -276,7 +276,7 @@ def write_report(args, runs, datasets, budgets, results, speed_table, run_table,
     text = f"""# Bayesian active clustering (Pei, Liu & Fern, ECML PKDD 2015)
 
 Produced by `{command}` in {seconds / 60:.0f} min
-({os.cpu_count()} cores shared with other jobs, OMP_NUM_THREADS={threads}).
+({os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} when it finished, OMP_NUM_THREADS={threads}).
 **{runs} run(s)** per dataset and criterion (the paper averages 30). Data (rows x features
 after the shipped deduplication): {sizes_note}.
 
