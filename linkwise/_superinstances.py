@@ -200,7 +200,7 @@ class _LazySplit:
     ids: np.ndarray  # the new leaves
     done: int = 0  # rows assigned so far
     part: np.ndarray = field(init=False)  # new leaf of each row
-    parts: list = None  # then: rows (positions in ``rows``) of each new leaf
+    parts: list | None = None  # then: rows (positions in ``rows``) of each new leaf
 
     def __post_init__(self):
         self.part = np.empty(self.rows.size, dtype=np.intp)

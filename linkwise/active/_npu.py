@@ -10,6 +10,7 @@ from linkwise.ensemble import _agreement, _flat_codes
 
 __all__ = ["NPU"]
 
+
 class NPU(QueryStrategy):
     """Normalised point-based uncertainty: ask about the point whose neighbourhood is least predictable per question.
 

