@@ -398,9 +398,22 @@ def test_bad_arguments_are_named(tmp_path):
         (dict(scale="log"), "'scale' argument"),
         (dict(noise=1.5), "'noise' argument of run must be a float in \\[0.0, 1.0\\]"),
         (dict(methods=["kmeans", "kmeans"]), "names a method twice"),
+        (dict(folds=1000), "more than the largest class of 'iris' \\(50 rows\\).*folds <= 50"),
+        (dict(data_dir=tmp_path / "nowhere"), "'data_dir' argument names .* not a directory"),
+        (dict(resume=True), "Nothing to resume in .*run.json"),
     ]
     for change, message in cases:
         kwargs = dict(datasets=["iris"], methods=["kmeans"], budgets=[0], folds=2, out=tmp_path / "x")
         kwargs.update(change)
         with pytest.raises(ValueError, match=message):
             run(**kwargs)
+
+
+@pytest.mark.parametrize("damage", ["{not json", "[1, 2]", '{"folds": 2}'])
+def test_a_damaged_run_json_is_not_resumed(tmp_path, damage):
+    run(["iris"], ["kmeans"], [0], folds=2, out=tmp_path, **QUIET)
+    (tmp_path / "run.json").write_text(damage)
+    before = (tmp_path / RESULTS).read_bytes()
+    with pytest.raises(ValueError, match="run.json is damaged.*cannot be resumed"):
+        run(["iris"], ["kmeans"], [0], folds=2, out=tmp_path, resume=True, **QUIET)
+    assert (tmp_path / RESULTS).read_bytes() == before

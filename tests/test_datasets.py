@@ -66,3 +66,24 @@ def test_errors(tmp_path):
         f.write("a,b\n1,2\n")
     with pytest.raises(ValueError, match="no 'label' column"):
         datasets.load("bad", data_dir=tmp_path)
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"not gzip at all", "cannot be read .*gzip-compressed UTF-8 CSV"),
+        (gzip.compress("a,label\n\xe9,1\n".encode("latin-1")), "cannot be read"),
+        (gzip.compress(b"a,label\nx,1\n"), "not a number"),
+        (gzip.compress(b"a,label\n1.0,\n"), "not a number"),
+        (gzip.compress(b"a,b\n1,2\n"), "no 'label' column"),
+    ],
+)
+def test_unreadable_user_files_are_named(tmp_path, content, message):
+    (tmp_path / "bad.csv.gz").write_bytes(content)
+    with pytest.raises(ValueError, match=message):
+        datasets.info("bad", data_dir=tmp_path)
+
+
+def test_a_data_dir_that_is_not_a_directory_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="'data_dir' argument names .* not a directory"):
+        datasets.names(tmp_path / "nowhere")

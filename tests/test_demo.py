@@ -1,5 +1,6 @@
 """``linkwise demo``: a short run of the bench harness (reduced here through its options)."""
 
+import pytest
 from click.testing import CliRunner
 
 from linkwise.bench import DEMO_METHODS, registry
@@ -32,3 +33,13 @@ def test_demo_prints_the_curves_and_the_report_path(tmp_path):
 def test_demo_reports_bad_options(tmp_path):
     result = CliRunner().invoke(main, ["demo", "--out", str(tmp_path), "--datasets", "nope"])
     assert result.exit_code != 0 and "Unknown dataset" in result.output
+
+
+@pytest.mark.parametrize("found", ["results.csv", "run.json", "index.html"])
+def test_demo_never_replaces_another_benchmark(tmp_path, found):
+    (tmp_path / found).write_text("somebody's benchmark\n")
+    args = ["demo", "--out", str(tmp_path), "--methods", "kmeans", "--budgets", "0", "--folds", "2", "--n-jobs", "1"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1 and "did not write" in result.output and "Traceback" not in result.output
+    assert (tmp_path / found).read_text() == "somebody's benchmark\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [found]

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from linkwise._validation import InvalidParameterError
 from linkwise.bench._runner import CONFIG, ERRORS, RESULTS, run
 
 __all__ = ["DEMO_METHODS", "DEMO_DATASETS", "DEMO_BUDGETS", "run_demo"]
@@ -24,6 +25,8 @@ DEMO_METHODS = (
 DEMO_DATASETS = ("wine",)
 DEMO_BUDGETS = (0, 25, 50, 100)
 _OUTPUTS = (RESULTS, CONFIG, ERRORS, "summary.csv", "ranks.csv", "tests.csv", "wins.csv", "report.md", "index.html")
+# marks a directory the demo wrote, so that a later demo replaces only its own report
+_MARKER = ".linkwise-demo"
 
 
 def _clear(out):
@@ -58,6 +61,7 @@ def run_demo(
     ----------
     out : str or Path, default="linkwise-demo"
         Where the report goes; files of an earlier demo there are replaced.
+        A directory holding another benchmark's results or report is refused.
     datasets, methods, budgets, folds, repeats, n_jobs, progress
         As for :func:`linkwise.bench.run`.
 
@@ -74,8 +78,15 @@ def run_demo(
     'index.html'
     """
     out = Path(out)
-    if out.is_dir():
+    if (out / _MARKER).is_file():
         _clear(out)
+    elif any((out / name).exists() for name in (*_OUTPUTS, "curves")):
+        raise InvalidParameterError(
+            f"{out} holds files that linkwise demo did not write (a benchmark run or a report); "
+            "the demo never replaces them. Choose another out (--out)."
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    (out / _MARKER).write_text("Written by linkwise demo: the next demo with this out replaces its report.\n")
     return run(
         list(datasets),
         list(methods),

@@ -207,6 +207,13 @@ def _check_config(datasets, methods, budgets, folds, repeats, seed, scale, noise
     if not budgets:
         raise InvalidParameterError("The 'budgets' argument of run is empty; give at least one number of questions.")
     check_scalar(folds, "folds", "run", kind="int", low=2, role="argument")
+    for name in datasets:  # stratified folds need a class with a row in every test fold
+        largest = int(np.bincount(_datasets.load(name, data_dir=data_dir)[1]).max())
+        if folds > largest:
+            raise InvalidParameterError(
+                f"The 'folds' argument of run is {folds}, more than the largest class of {name!r} ({largest} rows): "
+                f"some test folds would be empty. Use folds <= {largest}."
+            )
     check_scalar(repeats, "repeats", "run", kind="int", low=1, role="argument")
     check_scalar(seed, "seed", "run", kind="int", low=0, role="argument")
     check_option(scale, "scale", "run", (None, "minmax", "standard"), role="argument")
@@ -228,15 +235,42 @@ def _kinds(specs):
     return kinds
 
 
+def read_config(out):
+    """The settings a run in ``out`` was started with (its ``run.json``), checked to be readable.
+
+    Raises
+    ------
+    InvalidParameterError
+        When there is no run to resume in ``out`` or its ``run.json`` is damaged.
+    """
+    path = Path(out) / CONFIG
+    if not path.is_file():
+        raise InvalidParameterError(
+            f"Nothing to resume in {out}: it holds no {CONFIG}. Start the run without resume (--resume), "
+            "or name the directory of an earlier run."
+        )
+    try:
+        config = json.loads(path.read_text())
+        missing = [k for k in (*PROTOCOL_KEYS, "datasets", "methods", "metric") if k not in config]
+    except (ValueError, TypeError):  # not JSON, or JSON that is not an object
+        config, missing = None, ["(unreadable)"]
+    if missing:
+        raise InvalidParameterError(
+            f"{path} is damaged (missing or unreadable: {', '.join(missing)}); it cannot be resumed. "
+            "Start a new run in another directory."
+        )
+    return config
+
+
 def _open_out(out, config, resume):
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    results, stored = out / RESULTS, out / CONFIG
+    results = out / RESULTS
     if results.exists() and not resume:
         raise InvalidParameterError(
             f"{out} already holds results; pass resume=True (--resume) to continue that run, or choose another out."
         )
-    previous = json.loads(stored.read_text()) if resume and stored.exists() else None
+    previous = read_config(out) if resume else None
+    out.mkdir(parents=True, exist_ok=True)
     if previous is not None:
         changed = [k for k in PROTOCOL_KEYS if previous.get(k) != config[k]]
         if changed:

@@ -1,12 +1,10 @@
 """``linkwise bench``: run the benchmark protocol from the command line (a shell over :mod:`linkwise.bench`)."""
 
-import json
-from pathlib import Path
-
 import click
 from click.core import ParameterSource
 
 from linkwise._validation import InvalidParameterError
+from linkwise.bench._runner import read_config
 
 __all__ = ["bench", "print_summary"]
 
@@ -81,10 +79,7 @@ def _list_methods():
 
 def _stored_defaults(ctx, out, params):
     """With --resume, options left at their default take the values the run was started with."""
-    path = Path(out) / "run.json"
-    if not path.is_file():
-        return params
-    stored = json.loads(path.read_text())
+    stored = read_config(out)
     for name, key in (("folds", "folds"), ("repeats", "repeats"), ("seed", "seed"), ("scale", "scale"),
                       ("metric", "metric"), ("noise", "noise"), ("data_dir", "data_dir"), ("budgets", "budgets"),
                       ("datasets", "datasets"), ("methods", "methods")):
@@ -114,7 +109,8 @@ def _stored_defaults(ctx, out, params):
 @click.option("--out", default="linkwise-bench", show_default=True, type=click.Path(file_okay=False),
               help="Output directory for results and the report.")
 @click.option("--resume", is_flag=True, help="Continue the run in --out, skipping finished cells.")
-@click.option("--data-dir", type=click.Path(file_okay=False), help="Extra directory of <name>.csv.gz datasets.")
+@click.option("--data-dir", type=click.Path(exists=True, file_okay=False),
+              help="Extra directory of <name>.csv.gz datasets.")
 @click.option("--list", "list_", is_flag=True, help="List the registered methods and exit.")
 @click.pass_context
 def bench(ctx, list_, **params):
@@ -144,10 +140,10 @@ def bench(ctx, list_, **params):
     params["methods"] = _split(params["methods"])
     params["budgets"] = _split(params["budgets"], int)
     params["scale"] = None if params["scale"] == "none" else params["scale"]
-    if params["resume"]:
-        params = _stored_defaults(ctx, params["out"], params)
     console = Console()
     try:
+        if params["resume"]:
+            params = _stored_defaults(ctx, params["out"], params)
         rep = run(progress=True, **params)
     except InvalidParameterError as exc:
         raise click.ClickException(str(exc)) from None

@@ -40,6 +40,8 @@ _SUFFIX = ".csv.gz"
 def _search_dirs(data_dir):
     dirs = []
     if data_dir is not None:
+        if not Path(data_dir).is_dir():
+            raise InvalidParameterError(f"The 'data_dir' argument names {str(data_dir)!r}, which is not a directory.")
         dirs.append(Path(data_dir))
     env = os.environ.get("LINKWISE_DATA")
     if env:
@@ -79,11 +81,21 @@ def _path(name, data_dir):
 
 @lru_cache(maxsize=64)
 def _read(path):
-    frame = pd.read_csv(path)
+    form = "the format is a gzip-compressed UTF-8 CSV of numeric features and an integer 'label' column"
+    try:
+        frame = pd.read_csv(path)
+    except (OSError, EOFError, ValueError) as exc:  # not gzip, truncated, not UTF-8, not CSV
+        raise InvalidParameterError(f"{path} cannot be read ({type(exc).__name__}: {exc}); {form}.") from None
     if "label" not in frame.columns:
-        raise InvalidParameterError(f"{path} has no 'label' column; the format is numeric features then 'label'.")
-    X = frame.drop(columns="label").to_numpy(dtype=np.float64)
-    y = frame["label"].to_numpy(dtype=np.intp)
+        raise InvalidParameterError(f"{path} has no 'label' column; {form}.")
+    try:
+        X = frame.drop(columns="label").to_numpy(dtype=np.float64)
+        labels = frame["label"].to_numpy(dtype=np.float64)
+    except (ValueError, TypeError) as exc:
+        raise InvalidParameterError(f"{path} holds a value that is not a number ({exc}); {form}.") from None
+    if not np.all(np.isfinite(labels) & (labels == np.round(labels))):
+        raise InvalidParameterError(f"{path} has a 'label' that is not a number or not an integer; {form}.")
+    y = labels.astype(np.intp)
     X.setflags(write=False)
     y.setflags(write=False)
     return X, y
