@@ -106,6 +106,19 @@ class ActiveSession:
         ``constraints_``, ``query_log_``, ``n_queries_``.
     query_log : list of (int, int, bool or None)
         Questions asked and their answers, in order.
+    error : Exception or None
+        What the method raised while taking an answer, if it did: that
+        answer is kept, :meth:`tell` re-raises the error, and the session is
+        done (a failed method cannot go on).
+
+    Notes
+    -----
+    A session holds the method's suspended question generator, so it cannot
+    be pickled or copied. It is resumed by replay instead, as the session
+    file does: keep ``query_log`` (or any record of the answers), and give
+    them to :meth:`replay` of a new session with the same estimator
+    parameters (a fixed ``random_state``) and data; it asks the same
+    questions again and stops at the first one they do not answer.
 
     Examples
     --------
@@ -150,11 +163,20 @@ class ActiveSession:
         self.estimator_ = estimator
         self._ctx = QueryContext(X, queryable, store, rng, max_queries)
         self.query_log = []
+        self.error = None
         self._history = []
         self._dont_know = set()
         self._pending = None
         self._gen = estimator._questions(self._ctx)
         self._advance(None, first=True)
+
+    def __reduce__(self):
+        raise TypeError(
+            "An ActiveSession cannot be pickled or copied: it holds the method's suspended question "
+            "generator. Save its answers instead (session.query_log) and resume with "
+            "ActiveSession(estimator, X).replay({(i, j): answer for i, j, answer in query_log}), using "
+            "the same data and estimator parameters with a fixed random_state (the session file does this)."
+        )
 
     # -- driving the generator ---------------------------------------------
     def _checked(self, item):
@@ -243,9 +265,23 @@ class ActiveSession:
             ctx.constraints.add(i, j, answer)  # a strict store may refuse: nothing else has changed yet
         ctx.n_queries += 1
         self.query_log.append((i, j, answer))
-        self._advance(answer)
-        if self.estimator_._anytime:
-            self._history.append(self.estimator_._snapshot(ctx))
+        try:
+            self._advance(answer)
+        except Exception as error:
+            # a generator that raised cannot be resumed: keep the answer and end the session,
+            # rather than leave the answered pair pending (answering it again would charge it twice)
+            self._gen = self._pending = None
+            self.error = error
+            error.add_note(
+                f"ActiveSession: the answer to {(i, j)} was kept (question {ctx.n_queries}), but "
+                f"{type(self.estimator_).__name__} failed on it, so the session is done: finish() returns "
+                "every answer and the clustering as the method left it. To go on without that answer, "
+                "start a new session and replay() the others."
+            )
+            raise
+        finally:
+            if self.estimator_._anytime:
+                self._history.append(self.estimator_._snapshot(ctx))
 
     def replay(self, answers):
         """Feed stored answers, as long as the method asks pairs they cover.
