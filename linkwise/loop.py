@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_array, check_random_state
 
-from linkwise._validation import InvalidParameterError, check_index_set, check_scalar
+from linkwise._validation import InvalidParameterError, check_index_set, check_scalar, magnitude_scale
 from linkwise.constraints import ConstraintStore
 
 __all__ = ["ActiveEstimator", "ActiveSession", "QueryContext", "Recheck"]
@@ -42,7 +42,10 @@ class QueryContext:
     Attributes
     ----------
     X : ndarray of shape (n_samples, n_features)
-        The validated data (float64).
+        The validated data (float64), divided by a power of two when its
+        magnitude would overflow or underflow squared distances (see
+        :func:`~linkwise._validation.magnitude_scale`; ordinary data is used
+        as it is). Distances a method is given (``sigma``, ...) refer to it.
     queryable : ndarray of int
         Sorted rows that may appear in a question.
     queryable_mask : ndarray of bool
@@ -156,6 +159,7 @@ class ActiveSession:
             getattr(estimator, "max_queries", None), "max_queries", estimator, kind="int", low=0, none_ok=True
         )
         X = check_array(X, dtype=np.float64, ensure_min_samples=2, input_name="X", estimator=type(estimator).__name__)
+        X = X / scale if (scale := magnitude_scale(X)) != 1.0 else X
         n = X.shape[0]
         queryable = np.arange(n) if queryable is None else check_index_set(queryable, n, "queryable", owner)
         store = ConstraintStore(n, tolerant=estimator._tolerant_constraints())

@@ -372,3 +372,58 @@ def test_more_neighbourhoods_than_clusters_start_far_apart(blobs):
     model = MPCKMeans(n_clusters=4, max_iter=1, random_state=0).fit(X, ml=ml, cl=cl)
     # one round from the traversal's start already separates the blobs
     assert adjusted_rand_score(y, model.labels_) > 0.9
+
+
+# -- extreme magnitudes: rescaled internally, same labels as ordinary data ------------
+
+
+@pytest.mark.parametrize("factor", [1e300, 1e-300])
+@pytest.mark.parametrize(
+    "make, min_ari",
+    [
+        (lambda: PCKMeans(3, random_state=0), 1.0),
+        (lambda: COPKMeans(3, random_state=0), 1.0),
+        (lambda: MPCKMeans(3, random_state=0), 1.0),
+        (lambda: MPCKMeans(3, metric="full", random_state=0), 1.0),
+        # L-BFGS stops on absolute tolerances, so MKMeans's metric already moves a little under
+        # any change of units (x 1e20 too): close, not identical
+        (lambda: MKMeans(3, random_state=0), 0.9),
+    ],
+    ids=["PCKMeans", "COPKMeans", "MPCKMeans", "MPCKMeans-full", "MKMeans"],
+)
+def test_extreme_magnitudes_give_the_labels_of_ordinary_data(make, min_ari, factor):
+    X, y = lw.datasets.load("iris", scale="standard")
+    ml, cl = [(0, 1), (50, 51), (100, 101)], [(0, 50), (0, 100), (50, 100)]
+    ordinary = make().fit(X, ml=ml, cl=cl)
+    extreme = make().fit(X * factor, ml=ml, cl=cl)
+    assert ordinary.scale_ == 1.0 and extreme.scale_ != 1.0
+    assert adjusted_rand_score(ordinary.labels_, extreme.labels_) >= min_ari
+    if min_ari == 1.0:  # centres in the data's units, and predict scales new data alike
+        np.testing.assert_array_equal(extreme.predict(X * factor), ordinary.predict(X))
+        np.testing.assert_allclose(extreme.cluster_centers_ / factor, ordinary.cluster_centers_, rtol=1e-9)
+
+
+@pytest.mark.parametrize("factor", [1.0, 1e300, 1e-300])
+def test_pckmeans_keeps_a_cannot_link_at_any_magnitude(factor):
+    X, _ = lw.datasets.load("iris", scale="minmax")
+    labels = PCKMeans(2, random_state=0).fit(X * factor, cl=[(0, 25)]).labels_
+    assert labels[0] != labels[25]
+
+
+@pytest.mark.parametrize("factor", [1e300, 1e-300])
+def test_seeded_kmeans_at_extreme_magnitudes(factor):
+    X, y = lw.datasets.load("iris", scale="standard")
+    seeds = np.where(np.arange(y.size) % 10 == 0, y, -1)
+    ordinary = SeededKMeans(3, random_state=0).fit(X, seeds)
+    np.testing.assert_array_equal(SeededKMeans(3, random_state=0).fit(X * factor, seeds).labels_, ordinary.labels_)
+
+
+@pytest.mark.parametrize("metric", ["diagonal", "full"])
+@pytest.mark.parametrize("gap", [0.0, 1e-160])
+def test_mkmeans_must_link_between_identical_rows_carries_no_metric(metric, gap):
+    X, _ = lw.datasets.load("iris", scale="standard")
+    X = X.copy()
+    X[1] = X[0] + gap  # zero (or vanishing) must-link scatter
+    model = MKMeans(3, metric=metric, random_state=0).fit(X, ml=[(0, 1)], cl=[(0, 100)])
+    np.testing.assert_array_equal(model.components_, np.eye(X.shape[1]))
+    np.testing.assert_array_equal(model.labels_, MKMeans(3, metric=metric, random_state=0).fit(X).labels_)

@@ -71,11 +71,15 @@ class COPKMeans(KMeansFamily):
     inertia_ : float
         Sum of squared distances of the points to their centres.
     objective_ : float
-        The same (the quantity COP-k-means minimises).
+        The same (the quantity COP-k-means minimises), for ``X / scale_``.
     n_violated_ : int
         Cannot-links broken (always 0 unless ``on_infeasible="relax"``).
     n_iter_ : int
     n_features_in_ : int
+    scale_ : float
+        The power of two ``X`` was divided by to fit: 1.0 unless its
+        magnitude would overflow or underflow squared distances (see
+        :class:`~linkwise.cluster._base.KMeansFamily`).
 
     Raises
     ------
