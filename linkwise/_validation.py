@@ -259,7 +259,7 @@ def magnitude_scale(X):
     >>> float(np.abs(X / magnitude_scale(X)).max())  # 4e300 / 2**998
     1.4932217896051503
     """
-    peak = float(np.max(np.abs(X))) if X.size else 0.0
+    peak = max(float(X.max()), -float(X.min())) if X.size else 0.0  # no |X| copy
     if peak == 0.0 or 2.0**-_MAGNITUDE_EXPONENT <= peak <= 2.0**_MAGNITUDE_EXPONENT:
         return 1.0
     return float(np.ldexp(1.0, int(np.frexp(peak)[1]) - 1))

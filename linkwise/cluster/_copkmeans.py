@@ -246,16 +246,20 @@ class _Recolouring:
     """The cannot-link components of the group graph, placed again by :func:`colour` when the greedy order fails."""
 
     def __init__(self, graph):
-        n = graph.n_nodes
-        self._adjacency = sp.csr_matrix((np.ones(graph.src.size), (graph.src, graph.dst)), shape=(n, n))
-        self._component = connected_components(self._adjacency, directed=False)[1]
-        self._parts = {}  # component -> (nodes, neighbours in local ids), built on first need
+        self._graph = graph
+        self._adjacency = self._component = None  # built on the first failure: none when greedy succeeds
+        self._parts = {}  # component -> (nodes, neighbours in local ids)
 
     def __call__(self, node_labels, bad_nodes, node_cost):
         """Recolour (in place) the components holding ``bad_nodes``; return a component's nodes if it is impossible.
 
         Raises :class:`SearchGaveUp` when the search of a component runs out of steps.
         """
+        if self._adjacency is None:
+            g = self._graph
+            shape = (g.n_nodes, g.n_nodes)
+            self._adjacency = sp.csr_matrix((np.ones(g.src.size), (g.src, g.dst)), shape=shape)
+            self._component = connected_components(self._adjacency, directed=False)[1]
         for c in np.unique(self._component[bad_nodes]):
             if c not in self._parts:
                 nodes = np.flatnonzero(self._component == c)
