@@ -278,8 +278,8 @@ class ActiveSession:
             self.error = error
             error.add_note(
                 f"ActiveSession: the answer to {(i, j)} was kept (question {ctx.n_queries}), but "
-                f"{type(self.estimator_).__name__} failed on it, so the session is done: finish() returns "
-                "every answer and the clustering as the method left it. To go on without that answer, "
+                f"{type(self.estimator_).__name__} failed on it, so the session is done: every answer is "
+                "kept (finish(), or constraints_ and query_log_ after fit). To go on without that answer, "
                 "start a new session and replay() the others."
             )
             raise
@@ -330,6 +330,13 @@ class ActiveSession:
         """True when nothing is left to ask (budget spent or method finished)."""
         return self._pending is None
 
+    def _keep_answers(self):
+        """Set ``constraints_``, ``query_log_`` and ``n_queries_`` on the estimator."""
+        est, ctx = self.estimator_, self._ctx
+        est.constraints_ = ctx.constraints
+        est.query_log_ = list(self.query_log)
+        est.n_queries_ = ctx.n_queries
+
     def finish(self):
         """Stop asking and return the fitted estimator.
 
@@ -342,9 +349,7 @@ class ActiveSession:
             self._gen.close()
             self._gen = None
         self._pending = None
-        est.constraints_ = ctx.constraints
-        est.query_log_ = list(self.query_log)
-        est.n_queries_ = ctx.n_queries
+        self._keep_answers()
         if est._anytime:
             est.labels_history_ = est._history_array(self._history)
         return est
@@ -403,6 +408,12 @@ class ActiveEstimator(BaseEstimator):
         Returns
         -------
         self
+
+        Raises
+        ------
+        Exception
+            Whatever the method or the oracle raises; ``constraints_``,
+            ``query_log_`` and ``n_queries_`` then hold the answers so far.
         """
         if not callable(getattr(oracle, "query", None)):
             raise InvalidParameterError(
@@ -410,8 +421,12 @@ class ActiveEstimator(BaseEstimator):
                 f"(e.g. linkwise.LabelOracle(y)), got {type(oracle).__name__}."
             )
         session = ActiveSession._fitting(self, X, queryable)
-        while (pair := session.ask()) is not None:
-            session.tell(pair, oracle.query(*pair))
+        try:
+            while (pair := session.ask()) is not None:
+                session.tell(pair, oracle.query(*pair))
+        except Exception:
+            session._keep_answers()  # the answers cost the oracle: keep them on a failure too
+            raise
         session.finish()
         return self
 

@@ -183,6 +183,14 @@ def test_a_method_failing_on_an_answer_keeps_it_once_and_ends_the_session():
     assert fitted.labels_history_.shape == (2, 4)
 
 
+def test_fit_keeps_the_answers_when_the_method_fails():
+    est = _FailsOnSecondAnswer()
+    with pytest.raises(ArithmeticError):
+        est.fit(np.eye(4), lw.LabelOracle([0, 0, 1, 1]))
+    assert est.query_log_ == [(0, 1, True), (0, 2, False)] and est.n_queries_ == 2
+    assert len(est.constraints_) == 2
+
+
 def test_a_session_refuses_pickling_and_says_to_replay(blobs):
     X, y = blobs
     session = lw.ActiveSession(ClosestPairsFirst(max_queries=5, random_state=0), X)
