@@ -14,6 +14,7 @@ __all__ = [
     "check_option",
     "check_pairs",
     "check_index_set",
+    "magnitude_scale",
     "owner_name",
 ]
 
@@ -218,3 +219,47 @@ def check_index_set(indices, n_samples, name, owner, *, allow_empty=False):
             f"The '{name}' argument of {owner_name(owner)} is empty; give at least one row index."
         )
     return arr
+
+
+# Data whose largest magnitude lies within [2**-100, 2**100] (about 8e-31 to 1.3e30) is used as
+# it is: its squared distances, summed over many rows and features, stay far from float64's
+# overflow (1.8e308) and underflow (2.2e-308). Anything beyond is divided by a power of two.
+_MAGNITUDE_EXPONENT = 100
+
+
+def magnitude_scale(X):
+    """The power of two to divide ``X`` by so that squared distances neither overflow nor underflow.
+
+    Returns 1.0 (use ``X`` as it is) for data whose largest absolute value
+    lies within ``[2**-100, 2**100]``, so results on ordinary data are
+    unchanged. Beyond that (``X * 1e300``, ``X * 1e-300``), squared distances
+    would be infinite or zero and every distance-based method silently
+    wrong; the returned power of two brings the largest magnitude into
+    ``[1, 2)`` (it is itself always a finite float64, from 2**-1074 to 2**1023). Dividing by a power of two is exact (unless values fall
+    below the smallest normal number), so a method whose result does not
+    depend on the data's units gives the same result as on ``X`` itself.
+
+    Parameters
+    ----------
+    X : ndarray of float, finite
+
+    Returns
+    -------
+    scale : float
+        A power of two (1.0 for ordinary data).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> magnitude_scale(np.array([[3.0, -40.0]]))
+    1.0
+    >>> X = np.array([[3e300, -4e300]])
+    >>> magnitude_scale(X) == 2.0**998
+    True
+    >>> float(np.abs(X / magnitude_scale(X)).max())  # 4e300 / 2**998
+    1.4932217896051503
+    """
+    peak = max(float(X.max()), -float(X.min())) if X.size else 0.0  # no |X| copy
+    if peak == 0.0 or 2.0**-_MAGNITUDE_EXPONENT <= peak <= 2.0**_MAGNITUDE_EXPONENT:
+        return 1.0
+    return float(np.ldexp(1.0, int(np.frexp(peak)[1]) - 1))

@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_array, check_random_state
 
-from linkwise._validation import InvalidParameterError, check_index_set, check_scalar
+from linkwise._validation import InvalidParameterError, check_index_set, check_scalar, magnitude_scale
 from linkwise.constraints import ConstraintStore
 
 __all__ = ["ActiveEstimator", "ActiveSession", "QueryContext", "Recheck"]
@@ -42,7 +42,10 @@ class QueryContext:
     Attributes
     ----------
     X : ndarray of shape (n_samples, n_features)
-        The validated data (float64).
+        The validated data (float64), divided by a power of two when its
+        magnitude would overflow or underflow squared distances (see
+        :func:`~linkwise._validation.magnitude_scale`; ordinary data is used
+        as it is). Distances a method is given (``sigma``, ...) refer to it.
     queryable : ndarray of int
         Sorted rows that may appear in a question.
     queryable_mask : ndarray of bool
@@ -106,6 +109,19 @@ class ActiveSession:
         ``constraints_``, ``query_log_``, ``n_queries_``.
     query_log : list of (int, int, bool or None)
         Questions asked and their answers, in order.
+    error : Exception or None
+        What the method raised while taking an answer, if it did: that
+        answer is kept, :meth:`tell` re-raises the error, and the session is
+        done (a failed method cannot go on).
+
+    Notes
+    -----
+    A session holds the method's suspended question generator, so it cannot
+    be pickled or copied. It is resumed by replay instead, as the session
+    file does: keep ``query_log`` (or any record of the answers), and give
+    them to :meth:`replay` of a new session with the same estimator
+    parameters (a fixed ``random_state``) and data; it asks the same
+    questions again and stops at the first one they do not answer.
 
     Examples
     --------
@@ -143,6 +159,7 @@ class ActiveSession:
             getattr(estimator, "max_queries", None), "max_queries", estimator, kind="int", low=0, none_ok=True
         )
         X = check_array(X, dtype=np.float64, ensure_min_samples=2, input_name="X", estimator=type(estimator).__name__)
+        X = X / scale if (scale := magnitude_scale(X)) != 1.0 else X
         n = X.shape[0]
         queryable = np.arange(n) if queryable is None else check_index_set(queryable, n, "queryable", owner)
         store = ConstraintStore(n, tolerant=estimator._tolerant_constraints())
@@ -150,11 +167,20 @@ class ActiveSession:
         self.estimator_ = estimator
         self._ctx = QueryContext(X, queryable, store, rng, max_queries)
         self.query_log = []
+        self.error = None
         self._history = []
         self._dont_know = set()
         self._pending = None
         self._gen = estimator._questions(self._ctx)
         self._advance(None, first=True)
+
+    def __reduce__(self):
+        raise TypeError(
+            "An ActiveSession cannot be pickled or copied: it holds the method's suspended question "
+            "generator. Save its answers instead (session.query_log) and resume with "
+            "ActiveSession(estimator, X).replay({(i, j): answer for i, j, answer in query_log}), using "
+            "the same data and estimator parameters with a fixed random_state (the session file does this)."
+        )
 
     # -- driving the generator ---------------------------------------------
     def _checked(self, item):
@@ -243,9 +269,23 @@ class ActiveSession:
             ctx.constraints.add(i, j, answer)  # a strict store may refuse: nothing else has changed yet
         ctx.n_queries += 1
         self.query_log.append((i, j, answer))
-        self._advance(answer)
-        if self.estimator_._anytime:
-            self._history.append(self.estimator_._snapshot(ctx))
+        try:
+            self._advance(answer)
+        except Exception as error:
+            # a generator that raised cannot be resumed: keep the answer and end the session,
+            # rather than leave the answered pair pending (answering it again would charge it twice)
+            self._gen = self._pending = None
+            self.error = error
+            error.add_note(
+                f"ActiveSession: the answer to {(i, j)} was kept (question {ctx.n_queries}), but "
+                f"{type(self.estimator_).__name__} failed on it, so the session is done: every answer is "
+                "kept (finish(), or constraints_ and query_log_ after fit). To go on without that answer, "
+                "start a new session and replay() the others."
+            )
+            raise
+        finally:
+            if self.estimator_._anytime:
+                self._history.append(self.estimator_._snapshot(ctx))
 
     def replay(self, answers):
         """Feed stored answers, as long as the method asks pairs they cover.
@@ -290,6 +330,13 @@ class ActiveSession:
         """True when nothing is left to ask (budget spent or method finished)."""
         return self._pending is None
 
+    def _keep_answers(self):
+        """Set ``constraints_``, ``query_log_`` and ``n_queries_`` on the estimator."""
+        est, ctx = self.estimator_, self._ctx
+        est.constraints_ = ctx.constraints
+        est.query_log_ = list(self.query_log)
+        est.n_queries_ = ctx.n_queries
+
     def finish(self):
         """Stop asking and return the fitted estimator.
 
@@ -302,9 +349,7 @@ class ActiveSession:
             self._gen.close()
             self._gen = None
         self._pending = None
-        est.constraints_ = ctx.constraints
-        est.query_log_ = list(self.query_log)
-        est.n_queries_ = ctx.n_queries
+        self._keep_answers()
         if est._anytime:
             est.labels_history_ = est._history_array(self._history)
         return est
@@ -363,6 +408,12 @@ class ActiveEstimator(BaseEstimator):
         Returns
         -------
         self
+
+        Raises
+        ------
+        Exception
+            Whatever the method or the oracle raises; ``constraints_``,
+            ``query_log_`` and ``n_queries_`` then hold the answers so far.
         """
         if not callable(getattr(oracle, "query", None)):
             raise InvalidParameterError(
@@ -370,8 +421,12 @@ class ActiveEstimator(BaseEstimator):
                 f"(e.g. linkwise.LabelOracle(y)), got {type(oracle).__name__}."
             )
         session = ActiveSession._fitting(self, X, queryable)
-        while (pair := session.ask()) is not None:
-            session.tell(pair, oracle.query(*pair))
+        try:
+            while (pair := session.ask()) is not None:
+                session.tell(pair, oracle.query(*pair))
+        except Exception:
+            session._keep_answers()  # the answers cost the oracle: keep them on a failure too
+            raise
         session.finish()
         return self
 

@@ -3,11 +3,12 @@
 import numpy as np
 import pytest
 from sklearn.cluster import KMeans
-from sklearn.datasets import make_blobs
+from sklearn.datasets import load_breast_cancer, make_blobs
 from sklearn.metrics import adjusted_rand_score
 
 import linkwise as lw
 from linkwise.cluster import COPKMeans, ConstrainedKMeans, MKMeans, MPCKMeans, PCKMeans, SeededKMeans
+from linkwise.cluster._colouring import colour
 from linkwise.cluster._graph import PairGraph
 from linkwise.exceptions import InconsistentConstraintError
 from linkwise.metrics import constraint_satisfaction
@@ -175,21 +176,53 @@ def test_copkmeans_rejects_contradictions_naming_the_pair(blobs):
     assert info.value.must_link is False
 
 
-def test_copkmeans_infeasible_names_the_point_or_relaxes():
+def test_copkmeans_proves_infeasibility_or_relaxes():
     X = np.array([[0.0], [1.0], [2.0], [10.0]])
     cl = [(0, 1), (1, 2), (0, 2)]  # three points pairwise apart, two clusters
-    with pytest.raises(ValueError, match=r"could not place point [012] .*on_infeasible='relax'"):
+    with pytest.raises(ValueError, match=r"No assignment to n_clusters=2 .*points 0, 1, 2 .*proved.*'relax'"):
         COPKMeans(n_clusters=2, n_init=3, random_state=0).fit(X, cl=cl)
     relaxed = COPKMeans(n_clusters=2, on_infeasible="relax", random_state=0).fit(X, cl=cl)
     assert relaxed.n_violated_ == 1
     assert constraint_satisfaction(relaxed.labels_, [], cl) == pytest.approx(2 / 3)
 
 
-def test_copkmeans_needs_the_cannot_link_group_of_the_point_in_the_message():
+def test_copkmeans_says_when_only_the_bounded_search_gave_up(monkeypatch):
     X = np.array([[0.0], [0.1], [1.0], [2.0], [10.0]])
-    # 0~1 move together; {0,1}, 2, 3 pairwise apart with two clusters
-    with pytest.raises(ValueError, match=r"with the 1 points must-linked to it|could not place point [23]"):
+    # 0~1 move together; {0,1}, 2, 3 pairwise apart with two clusters; a one-step search cannot tell
+    monkeypatch.setattr("linkwise.cluster._copkmeans._SEARCH_STEPS", 1)
+    with pytest.raises(ValueError, match=r"could not place point .*a search of 1 steps .*may still exist"):
         COPKMeans(n_clusters=2, random_state=0).fit(X, ml=[(0, 1)], cl=[(1, 2), (2, 3), (0, 3)])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_copkmeans_finds_an_assignment_when_the_greedy_order_fails(seed):
+    # 200 pairs from the true labels are consistent with k=2; the greedy order alone failed for most seeds
+    X, y = load_breast_cancer(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    ml, cl = random_constraints(y, 200, seed)
+    model = COPKMeans(n_clusters=2, random_state=seed).fit(X, ml=ml, cl=cl)
+    assert constraint_satisfaction(model.labels_, ml, cl) == 1.0
+    assert model.n_violated_ == 0
+
+
+def brute_force_colourable(n, edges, k):
+    return any(all(c[a] != c[b] for a, b in edges) for c in np.ndindex(*(k,) * n))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_colouring_search_is_exact_on_small_graphs(seed):
+    rng = np.random.RandomState(seed)
+    n, k = rng.randint(3, 8), rng.randint(2, 4)
+    all_pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
+    edges = [all_pairs[e] for e in np.flatnonzero(rng.uniform(size=len(all_pairs)) < 0.5)]
+    neighbours = [
+        np.array(sorted({b for a, b in edges if a == u} | {a for a, b in edges if b == u}), dtype=np.intp)
+        for u in range(n)
+    ]
+    labels = colour(neighbours, rng.uniform(size=(n, k)), 10_000)
+    assert (labels is not None) == brute_force_colourable(n, edges, k)
+    if labels is not None:
+        assert all(labels[a] != labels[b] for a, b in edges)
 
 
 # -- MPCKMeans / MKMeans learn the metric --------------------------------------------
@@ -293,9 +326,7 @@ def test_pckmeans_objective_is_half_inertia_plus_violation_costs(blobs):
     broken_ml = np.count_nonzero(labels[ml[:, 0]] != labels[ml[:, 1]])
     broken_cl = np.count_nonzero(labels[cl[:, 0]] == labels[cl[:, 1]])
     assert model.objective_ == pytest.approx(0.5 * model.inertia_ + 2.0 * broken_ml + 3.0 * broken_cl)
-    np.testing.assert_allclose(
-        model.cluster_centers_, [X[labels == c].mean(axis=0) for c in range(4)]
-    )
+    np.testing.assert_allclose(model.cluster_centers_, [X[labels == c].mean(axis=0) for c in range(4)])
 
 
 @pytest.mark.parametrize("cls", [PCKMeans, MPCKMeans, COPKMeans])
@@ -341,3 +372,58 @@ def test_more_neighbourhoods_than_clusters_start_far_apart(blobs):
     model = MPCKMeans(n_clusters=4, max_iter=1, random_state=0).fit(X, ml=ml, cl=cl)
     # one round from the traversal's start already separates the blobs
     assert adjusted_rand_score(y, model.labels_) > 0.9
+
+
+# -- extreme magnitudes: rescaled internally, same labels as ordinary data ------------
+
+
+@pytest.mark.parametrize("factor", [1e300, 1e-300])
+@pytest.mark.parametrize(
+    "make, min_ari",
+    [
+        (lambda: PCKMeans(3, random_state=0), 1.0),
+        (lambda: COPKMeans(3, random_state=0), 1.0),
+        (lambda: MPCKMeans(3, random_state=0), 1.0),
+        (lambda: MPCKMeans(3, metric="full", random_state=0), 1.0),
+        # L-BFGS stops on absolute tolerances, so MKMeans's metric already moves a little under
+        # any change of units (x 1e20 too): close, not identical
+        (lambda: MKMeans(3, random_state=0), 0.9),
+    ],
+    ids=["PCKMeans", "COPKMeans", "MPCKMeans", "MPCKMeans-full", "MKMeans"],
+)
+def test_extreme_magnitudes_give_the_labels_of_ordinary_data(make, min_ari, factor):
+    X, y = lw.datasets.load("iris", scale="standard")
+    ml, cl = [(0, 1), (50, 51), (100, 101)], [(0, 50), (0, 100), (50, 100)]
+    ordinary = make().fit(X, ml=ml, cl=cl)
+    extreme = make().fit(X * factor, ml=ml, cl=cl)
+    assert ordinary.scale_ == 1.0 and extreme.scale_ != 1.0
+    assert adjusted_rand_score(ordinary.labels_, extreme.labels_) >= min_ari
+    if min_ari == 1.0:  # centres in the data's units, and predict scales new data alike
+        np.testing.assert_array_equal(extreme.predict(X * factor), ordinary.predict(X))
+        np.testing.assert_allclose(extreme.cluster_centers_ / factor, ordinary.cluster_centers_, rtol=1e-9)
+
+
+@pytest.mark.parametrize("factor", [1.0, 1e300, 1e-300])
+def test_pckmeans_keeps_a_cannot_link_at_any_magnitude(factor):
+    X, _ = lw.datasets.load("iris", scale="minmax")
+    labels = PCKMeans(2, random_state=0).fit(X * factor, cl=[(0, 25)]).labels_
+    assert labels[0] != labels[25]
+
+
+@pytest.mark.parametrize("factor", [1e300, 1e-300])
+def test_seeded_kmeans_at_extreme_magnitudes(factor):
+    X, y = lw.datasets.load("iris", scale="standard")
+    seeds = np.where(np.arange(y.size) % 10 == 0, y, -1)
+    ordinary = SeededKMeans(3, random_state=0).fit(X, seeds)
+    np.testing.assert_array_equal(SeededKMeans(3, random_state=0).fit(X * factor, seeds).labels_, ordinary.labels_)
+
+
+@pytest.mark.parametrize("metric", ["diagonal", "full"])
+@pytest.mark.parametrize("gap", [0.0, 1e-160])
+def test_mkmeans_must_link_between_identical_rows_carries_no_metric(metric, gap):
+    X, _ = lw.datasets.load("iris", scale="standard")
+    X = X.copy()
+    X[1] = X[0] + gap  # zero (or vanishing) must-link scatter
+    model = MKMeans(3, metric=metric, random_state=0).fit(X, ml=[(0, 1)], cl=[(0, 100)])
+    np.testing.assert_array_equal(model.components_, np.eye(X.shape[1]))
+    np.testing.assert_array_equal(model.labels_, MKMeans(3, metric=metric, random_state=0).fit(X).labels_)

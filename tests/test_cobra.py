@@ -195,3 +195,18 @@ def test_large_data_is_clustered_from_a_sample_with_few_queryable_rows():
     est = lw.COBRA(n_super_instances=20, random_state=0).fit(X, lw.LabelOracle(y), queryable=queryable)
     assert set(est.representatives_.tolist()) <= set(queryable.tolist())
     assert lw.metrics.ari(y, est.labels_) > 0.95
+
+
+@pytest.mark.parametrize("factor", [1e300, 1e-300])
+@pytest.mark.parametrize(
+    "make",
+    [lambda: lw.COBRA(random_state=0), lambda: lw.COBRAS(max_queries=30, random_state=0)],
+    ids=["COBRA", "COBRAS"],
+)
+def test_extreme_magnitudes_give_the_labels_of_ordinary_data(iris, make, factor):
+    X, y = iris
+    ordinary = make().fit(X, lw.LabelOracle(y))
+    extreme = make().fit(X * factor, lw.LabelOracle(y))
+    # before the data was rescaled, no question was asked and all was one cluster
+    assert extreme.n_queries_ == ordinary.n_queries_ > 10
+    np.testing.assert_array_equal(extreme.labels_, ordinary.labels_)

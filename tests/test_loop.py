@@ -1,3 +1,6 @@
+import copy
+import pickle
+
 import numpy as np
 import pytest
 from sklearn.datasets import make_blobs
@@ -145,3 +148,57 @@ def test_method_asking_outside_queryable_is_caught():
 
     with pytest.raises(RuntimeError, match="queryable"):
         Bad().fit(np.eye(3), lw.LabelOracle([0, 0, 1]), queryable=[0, 1])
+
+
+class _FailsOnSecondAnswer(ActiveEstimator):
+    """Asks (0, 1), (0, 2), (0, 3); its clustering step raises on the second answer, as a clusterer may."""
+
+    _anytime = True
+
+    def __init__(self, *, random_state=None):
+        self.random_state = random_state
+
+    def _questions(self, ctx):
+        for n, j in enumerate((1, 2, 3)):
+            yield 0, j
+            if n == 1:
+                raise ArithmeticError("the clusterer failed")
+            ctx.labels = ctx.constraints.component_labels()
+
+
+def test_a_method_failing_on_an_answer_keeps_it_once_and_ends_the_session():
+    session = lw.ActiveSession(_FailsOnSecondAnswer(), np.eye(4))
+    session.tell(session.ask(), True)
+    with pytest.raises(ArithmeticError, match="clusterer failed") as info:
+        session.tell(session.ask(), False)
+    assert "answer to (0, 2) was kept" in "\n".join(info.value.__notes__)
+    # no stale question: the pair cannot be answered (and charged, and logged) a second time
+    assert session.ask() is None and session.done and session.error is info.value
+    with pytest.raises(RuntimeError, match="No question is pending"):
+        session.tell((0, 2), False)
+    assert session.n_queries == 2 and session.query_log == [(0, 1, True), (0, 2, False)]
+    fitted = session.finish()
+    assert fitted.query_log_ == session.query_log and len(fitted.constraints_) == 2
+    assert fitted.labels_.tolist() == [0, 0, 1, 2]  # as the method left it, after the first answer
+    assert fitted.labels_history_.shape == (2, 4)
+
+
+def test_fit_keeps_the_answers_when_the_method_fails():
+    est = _FailsOnSecondAnswer()
+    with pytest.raises(ArithmeticError):
+        est.fit(np.eye(4), lw.LabelOracle([0, 0, 1, 1]))
+    assert est.query_log_ == [(0, 1, True), (0, 2, False)] and est.n_queries_ == 2
+    assert len(est.constraints_) == 2
+
+
+def test_a_session_refuses_pickling_and_says_to_replay(blobs):
+    X, y = blobs
+    session = lw.ActiveSession(ClosestPairsFirst(max_queries=5, random_state=0), X)
+    session.tell(session.ask(), True)
+    for copy_it in (pickle.dumps, copy.deepcopy, copy.copy):
+        with pytest.raises(TypeError, match=r"cannot be pickled or copied.*replay"):
+            copy_it(session)
+    # and the replay the message describes does resume it
+    resumed = lw.ActiveSession(ClosestPairsFirst(max_queries=5, random_state=0), X)
+    assert resumed.replay({(i, j): a for i, j, a in session.query_log}) == 1
+    assert resumed.ask() == session.ask()

@@ -3,7 +3,7 @@ import re
 import numpy as np
 import pytest
 
-from linkwise._validation import check_index_set, check_option, check_pairs, check_scalar
+from linkwise._validation import check_index_set, check_option, check_pairs, check_scalar, magnitude_scale
 
 
 @pytest.mark.parametrize(
@@ -55,3 +55,18 @@ def test_index_set():
         check_index_set([], 3, "q", "O")
     with pytest.raises(ValueError, match="1-D"):
         check_index_set([[0]], 3, "q", "O")
+
+
+@pytest.mark.parametrize("peak", [2.0**-100, 1e-20, 1.0, 3.7, 1e20, 2.0**100])
+def test_magnitude_scale_leaves_ordinary_data_alone(peak):
+    assert magnitude_scale(np.array([[peak, -peak / 3]])) == 1.0
+    assert magnitude_scale(np.zeros((3, 2))) == 1.0
+
+
+@pytest.mark.parametrize("peak", [2.0**101, 1e300, np.finfo(float).max, 2.0**-101, 1e-300, 5e-324])
+def test_magnitude_scale_is_an_exact_power_of_two_bringing_the_peak_to_one(peak):
+    X = np.array([[peak, -peak / 3], [0.0, peak / 7]])
+    scale = magnitude_scale(X)
+    assert np.isfinite(scale) and np.frexp(scale)[0] == 0.5  # a power of two
+    assert 1.0 <= np.abs(X / scale).max() < 2.0
+    np.testing.assert_array_equal((X / scale) * scale, X)  # nothing lost

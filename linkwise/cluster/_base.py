@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from linkwise._validation import InvalidParameterError, check_scalar, owner_name
+from linkwise._validation import InvalidParameterError, check_scalar, magnitude_scale, owner_name
 
 
 class _Run(NamedTuple):
@@ -135,6 +135,12 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
     ``_best_run`` -> ``_set_fitted``) and may override ``_validate_extra()``
     (their own parameters) and ``_point_costs(X, centers)`` (the per-cluster
     cost of a point without constraints, used by ``predict``).
+
+    Data whose magnitude would overflow or underflow squared distances is
+    fitted divided by the power of two ``scale_`` (1.0 for ordinary data;
+    :func:`~linkwise._validation.magnitude_scale`): ``cluster_centers_`` and
+    ``inertia_`` are given in the data's units, while ``objective_``, learned
+    metrics and constraint weights refer to ``X / scale_``.
     """
 
     def _validate_common(self):
@@ -147,13 +153,15 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
         """Check the subclass's own parameters (none here)."""
 
     def _validate_X(self, X):
+        """The data as fitted: validated, and divided by ``scale_`` (see :func:`magnitude_scale`)."""
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
         if X.shape[0] < self.n_clusters:
             raise InvalidParameterError(
                 f"The 'n_clusters' parameter of {owner_name(self)} must be at most the number "
                 f"of samples, got n_clusters={self.n_clusters} for n_samples={X.shape[0]}."
             )
-        return X
+        self.scale_ = magnitude_scale(X)
+        return X if self.scale_ == 1.0 else X / self.scale_
 
     def _tol(self, X):
         """Absolute tolerance on centre shifts, relative to the data's spread (as in KMeans)."""
@@ -170,11 +178,11 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
 
     def _set_fitted(self, X, result):
         self.labels_ = result.labels.astype(np.intp)
-        self.cluster_centers_ = result.centers
+        self.cluster_centers_ = result.centers * self.scale_  # in the units of the data given
         self.n_iter_ = result.n_iter
         self.objective_ = float(result.objective)
         centered = X - result.centers[self.labels_]
-        self.inertia_ = float(np.einsum("ij,ij->", centered, centered))
+        self.inertia_ = float(np.einsum("ij,ij->", centered, centered)) * self.scale_ * self.scale_
 
     def predict(self, X):
         """Assign new points, which carry no constraints, to their cheapest cluster.
@@ -189,7 +197,8 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return np.argmin(self._point_costs(X, self.cluster_centers_), axis=1).astype(np.intp)
+        costs = self._point_costs(X / self.scale_, self.cluster_centers_ / self.scale_)
+        return np.argmin(costs, axis=1).astype(np.intp)
 
     def _point_costs(self, X, centers):
         return sq_distances(X, np.einsum("ij,ij->i", X, X), centers)

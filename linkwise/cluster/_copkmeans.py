@@ -14,6 +14,7 @@ from linkwise.cluster._base import (
     one_hot,
     sq_distances,
 )
+from linkwise.cluster._colouring import SearchGaveUp, colour
 from linkwise.cluster._graph import PairGraph, start_constrained
 from linkwise.exceptions import InconsistentConstraintError
 
@@ -29,20 +30,28 @@ class COPKMeans(KMeansFamily):
     a random order drawn once per run, each go to the nearest cluster that
     holds none of the groups it is cannot-linked to and that were already
     placed in this step. Centres start by k-means++. When a group finds
-    every cluster blocked, the step has failed (COP-k-means gives up; this
-    can happen even when a feasible clustering exists, because the outcome
-    depends on the order).
+    every cluster blocked, COP-k-means gives up, even when another order
+    would have placed every group. Here, with ``on_infeasible="raise"``,
+    the groups of each cannot-link component where that happened are placed
+    again by an exact search (DSatur colouring with backtracking, cheapest
+    cluster first, bounded in steps): it finds an assignment that breaks no
+    constraint, or proves that none exists, or gives up. Runs where the
+    greedy order succeeds are those of COP-k-means.
 
     Parameters
     ----------
     n_clusters : int, default=8
         Number of clusters.
     on_infeasible : {"raise", "relax"}, default="raise"
-        What a failed step does. ``"raise"``: the run is abandoned; if all
-        ``n_init`` runs fail, ``fit`` raises a ``ValueError`` naming the
-        point that could not be placed. ``"relax"``: the group goes to the
-        cluster that breaks the fewest cannot-links (nearest among those),
-        and the run with the fewest broken constraints is kept
+        What a step does when the greedy order leaves a group with every
+        cluster blocked. ``"raise"``: the search above places the groups
+        again; when it proves that no assignment exists, ``fit`` raises a
+        ``ValueError`` saying so; when it gives up, the run is abandoned,
+        and if all ``n_init`` runs are, ``fit`` raises a ``ValueError``
+        naming the point the greedy order could not place. ``"relax"``
+        (no search, as COP-k-means with soft fallback): the group goes to
+        the cluster that breaks the fewest cannot-links (nearest among
+        those), and the run with the fewest broken constraints is kept
         (``n_violated_`` tells how many).
     n_init : int, default=1
         Number of runs (k-means++ initialisation, random order); failed runs
@@ -62,23 +71,34 @@ class COPKMeans(KMeansFamily):
     inertia_ : float
         Sum of squared distances of the points to their centres.
     objective_ : float
-        The same (the quantity COP-k-means minimises).
+        The same (the quantity COP-k-means minimises), for ``X / scale_``.
     n_violated_ : int
         Cannot-links broken (always 0 unless ``on_infeasible="relax"``).
     n_iter_ : int
     n_features_in_ : int
+    scale_ : float
+        The power of two ``X`` was divided by to fit: 1.0 unless its
+        magnitude would overflow or underflow squared distances (see
+        :class:`~linkwise.cluster._base.KMeansFamily`).
 
     Raises
     ------
     InconsistentConstraintError
         From ``fit``, when a cannot-link joins two points that the must-links
         put together.
+    ValueError
+        From ``fit`` with ``on_infeasible="raise"``, when no assignment to
+        ``n_clusters`` clusters honours every constraint (proved), or when
+        neither the greedy order nor the bounded search found one.
 
     References
     ----------
     K. Wagstaff, C. Cardie, S. Rogers and S. Schrödl. Constrained k-means
     clustering with background knowledge. International Conference on
     Machine Learning (ICML), 2001.
+
+    D. Brélaz. New methods to color the vertices of a graph. Communications
+    of the ACM 22(4), 1979 (DSatur).
 
     J. Švehla. Active semi-supervised clustering. Master's thesis, Czech
     Technical University in Prague, 2018 (section 2.3.1).
@@ -93,9 +113,7 @@ class COPKMeans(KMeansFamily):
     (True, True)
     """
 
-    def __init__(
-        self, n_clusters=8, *, on_infeasible="raise", n_init=1, max_iter=100, tol=1e-4, random_state=None
-    ):
+    def __init__(self, n_clusters=8, *, on_infeasible="raise", n_init=1, max_iter=100, tol=1e-4, random_state=None):
         self.n_clusters = n_clusters
         self.on_infeasible = on_infeasible
         self.n_init = n_init
@@ -139,14 +157,15 @@ class COPKMeans(KMeansFamily):
         graph = PairGraph(np.empty((0, 2), dtype=np.intp), group_pairs)
         x_sq = np.einsum("ij,ij->i", X, X)
         failures = []
-        best = self._best_run(lambda r: self._run(X, x_sq, group, n_groups, graph, failures, r), rng)
+        recolour = _Recolouring(graph)
+        best = self._best_run(lambda r: self._run(X, x_sq, group, n_groups, graph, recolour, failures, r), rng)
         if best is None:
             raise self._infeasible_error(failures[0], group)
         self._set_fitted(X, best)
         self.n_violated_ = int(best.state)
         return self
 
-    def _run(self, X, x_sq, group, n_groups, graph, failures, rng):
+    def _run(self, X, x_sq, group, n_groups, graph, recolour, failures, rng):
         k = self.n_clusters
         members = one_hot(group, n_groups)
         schedule = graph.schedule(k, rng)  # one order per run, as COP-k-means keeps the data order
@@ -164,19 +183,26 @@ class COPKMeans(KMeansFamily):
                 out[placed, neighbour[placed]] = blocked
                 return out
 
-            node_labels = schedule.sweep(cost[graph.points], np.full(graph.n_nodes, -1, dtype=np.intp), edge_cost)
-            group_labels[graph.points] = node_labels
+            node_cost = cost[graph.points]
+            node_labels = schedule.sweep(node_cost, np.full(graph.n_nodes, -1, dtype=np.intp), edge_cost)
             bad = node_labels[graph.pair_nodes[:, 0]] == node_labels[graph.pair_nodes[:, 1]]
             n_violated = int(np.count_nonzero(bad))
             if n_violated and self.on_infeasible == "raise":
-                # the later of the two groups found every cluster blocked; report the first such
-                later = np.where(
-                    schedule.batch[graph.pair_nodes[bad, 0]] > schedule.batch[graph.pair_nodes[bad, 1]],
-                    graph.pair_nodes[bad, 0],
-                    graph.pair_nodes[bad, 1],
-                )
-                failures.append(graph.points[later[np.argmin(schedule.batch[later])]])
-                return None
+                try:
+                    impossible = recolour(node_labels, graph.pair_nodes[bad].ravel(), node_cost)
+                except SearchGaveUp:
+                    # the later of the two groups found every cluster blocked; report the first such
+                    later = np.where(
+                        schedule.batch[graph.pair_nodes[bad, 0]] > schedule.batch[graph.pair_nodes[bad, 1]],
+                        graph.pair_nodes[bad, 0],
+                        graph.pair_nodes[bad, 1],
+                    )
+                    failures.append(graph.points[later[np.argmin(schedule.batch[later])]])
+                    return None
+                if impossible is not None:
+                    raise self._unsatisfiable_error(graph.points[impossible], group)
+                n_violated = 0
+            group_labels[graph.points] = node_labels
             return group_labels[group]
 
         centers = kmeans_plusplus(X, x_sq, k, rng)
@@ -194,7 +220,54 @@ class COPKMeans(KMeansFamily):
         with_ml = f" (with the {together.size - 1} points must-linked to it)" if together.size > 1 else ""
         return ValueError(
             f"COPKMeans could not place point {point}{with_ml} in any of its n_init={self.n_init} "
-            f"run(s): each of the {self.n_clusters} clusters already held a point it is cannot-linked "
-            "to. Try a larger n_init or n_clusters, or on_infeasible='relax' to break the fewest "
-            "cannot-links."
+            f"run(s): in the greedy order each of the {self.n_clusters} clusters already held a point "
+            f"it is cannot-linked to, and a search of {_SEARCH_STEPS} steps found no other assignment "
+            "(one may still exist). Try a larger n_init or n_clusters, or on_infeasible='relax' to "
+            "break the fewest cannot-links."
         )
+
+    def _unsatisfiable_error(self, groups, group):
+        first = np.unique(group, return_index=True)[1][groups]  # one point per must-link group
+        shown = ", ".join(str(p) for p in np.sort(first)[:_SHOWN])
+        more = f" and {first.size - _SHOWN} more" if first.size > _SHOWN else ""
+        return ValueError(
+            f"No assignment to n_clusters={self.n_clusters} clusters honours the constraints given "
+            f"to COPKMeans.fit: the cannot-links among points {shown}{more} (with the points "
+            "must-linked to them) need more clusters (proved by exhaustive search). Use a larger "
+            "n_clusters, remove a cannot-link, or on_infeasible='relax' to break the fewest."
+        )
+
+
+_SEARCH_STEPS = 50_000  # per cannot-link component and step; a few seconds at most
+_SHOWN = 5  # points named in a message
+
+
+class _Recolouring:
+    """The cannot-link components of the group graph, placed again by :func:`colour` when the greedy order fails."""
+
+    def __init__(self, graph):
+        self._graph = graph
+        self._adjacency = self._component = None  # built on the first failure: none when greedy succeeds
+        self._parts = {}  # component -> (nodes, neighbours in local ids)
+
+    def __call__(self, node_labels, bad_nodes, node_cost):
+        """Recolour (in place) the components holding ``bad_nodes``; return a component's nodes if it is impossible.
+
+        Raises :class:`SearchGaveUp` when the search of a component runs out of steps.
+        """
+        if self._adjacency is None:
+            g = self._graph
+            shape = (g.n_nodes, g.n_nodes)
+            self._adjacency = sp.csr_matrix((np.ones(g.src.size), (g.src, g.dst)), shape=shape)
+            self._component = connected_components(self._adjacency, directed=False)[1]
+        for c in np.unique(self._component[bad_nodes]):
+            if c not in self._parts:
+                nodes = np.flatnonzero(self._component == c)
+                sub = self._adjacency[nodes][:, nodes]
+                self._parts[c] = nodes, np.split(sub.indices, sub.indptr[1:-1])
+            nodes, neighbours = self._parts[c]
+            labels = colour(neighbours, node_cost[nodes], _SEARCH_STEPS)
+            if labels is None:
+                return nodes
+            node_labels[nodes] = labels
+        return None

@@ -31,16 +31,21 @@ def learn_metric(X, ml, cl, *, full, rng):
     with L-BFGS. This is the papers' problem with its constraint folded in:
     the minimiser is a multiple of theirs, which k-means does not notice.
     Without must-links there is nothing to learn and ``L`` is the identity;
-    without cannot-links, random pairs that are not must-linked stand in.
+    the same when the must-linked rows coincide (their scatter is 0, or
+    negligible next to the data's spread): such links carry no information
+    about the metric, and the problem would have no minimum. Without
+    cannot-links, random pairs that are not must-linked stand in.
     """
     d = X.shape[1]
     if len(ml) == 0:
         return np.eye(d)
+    sim = X[ml[:, 0]] - X[ml[:, 1]]
+    sim_scatter = sim.T @ sim
+    if not np.trace(sim_scatter) > np.finfo(float).eps * len(ml) * np.var(X, axis=0).sum():
+        return np.eye(d)
     if len(cl) == 0:
         cl = _dissimilar_sample(X.shape[0], ml, rng)
-    sim = X[ml[:, 0]] - X[ml[:, 1]]
     dis = X[cl[:, 0]] - X[cl[:, 1]]
-    sim_scatter = sim.T @ sim
     sim_scatter += _RIDGE * np.trace(sim_scatter) / d * np.eye(d)
     # start from the best multiple of the identity (the objective's minimum along c * I),
     # so that the first line search steps at the right scale
@@ -111,6 +116,10 @@ class MKMeans(KMeansFamily):
         Sum of squared Euclidean distances of the points to their centres.
     n_iter_ : int
     n_features_in_ : int
+    scale_ : float
+        The power of two ``X`` was divided by to fit: 1.0 unless its
+        magnitude would overflow or underflow squared distances (see
+        :class:`~linkwise.cluster._base.KMeansFamily`).
 
     References
     ----------

@@ -162,6 +162,10 @@ class MPCKMeans(KMeansFamily):
         Sum of squared Euclidean distances of the points to their centres.
     n_iter_ : int
     n_features_in_ : int
+    scale_ : float
+        The power of two ``X`` was divided by to fit: 1.0 unless its
+        magnitude would overflow or underflow squared distances (see
+        :class:`~linkwise.cluster._base.KMeansFamily`).
 
     Notes
     -----

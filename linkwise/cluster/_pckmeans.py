@@ -57,6 +57,10 @@ class PCKMeans(KMeansFamily):
     n_iter_ : int
         Rounds run by the kept run.
     n_features_in_ : int
+    scale_ : float
+        The power of two ``X`` was divided by to fit: 1.0 unless its
+        magnitude would overflow or underflow squared distances (see
+        :class:`~linkwise.cluster._base.KMeansFamily`).
 
     Notes
     -----

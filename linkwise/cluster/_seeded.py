@@ -76,6 +76,10 @@ class SeededKMeans(KMeansFamily):
         The same (what is minimised).
     n_iter_ : int
     n_features_in_ : int
+    scale_ : float
+        The power of two ``X`` was divided by to fit: 1.0 unless its
+        magnitude would overflow or underflow squared distances (see
+        :class:`~linkwise.cluster._base.KMeansFamily`).
 
     See Also
     --------
@@ -182,6 +186,10 @@ class ConstrainedKMeans(SeededKMeans):
     objective_ : float
     n_iter_ : int
     n_features_in_ : int
+    scale_ : float
+        The power of two ``X`` was divided by to fit: 1.0 unless its
+        magnitude would overflow or underflow squared distances (see
+        :class:`~linkwise.cluster._base.KMeansFamily`).
 
     See Also
     --------
