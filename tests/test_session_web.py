@@ -9,26 +9,12 @@ import httpx
 import pandas as pd
 import pytest
 
-import linkwise as lw
 from linkwise._validation import InvalidParameterError
-from linkwise.session import HumanSession, load_data, serve
-from tests.e2e.helpers import PNG, LiveServer, Scripted, Server, iris_csv, truth_answer
+from linkwise.session import load_data, serve
+from tests.e2e import helpers
+from tests.e2e.helpers import PNG, Scripted, Server, iris_csv, truth_answer
 
-
-@pytest.fixture
-def live(tmp_path):
-    servers = []
-
-    def start(data, estimator=None, labels_name="labels.csv"):
-        session = HumanSession(tmp_path / "s.db", data, estimator or lw.COBRAS(random_state=0))
-        server = LiveServer(session, tmp_path / labels_name)
-        servers.append((server, session))
-        return server, session
-
-    yield start
-    for server, session in servers:
-        server.stop()
-        session.close()
+live = helpers.live  # the fixture
 
 
 @pytest.fixture

@@ -13,11 +13,12 @@ from pathlib import Path
 import httpx
 import numpy as np
 import pandas as pd
+import pytest
 import uvicorn
 
 import linkwise as lw
 from linkwise.loop import ActiveEstimator, Recheck
-from linkwise.session import create_app
+from linkwise.session import HumanSession, create_app
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -103,6 +104,23 @@ class LiveServer:
             client.close()
         self.server.should_exit = True
         self.thread.join(30)
+
+
+@pytest.fixture
+def live(tmp_path):
+    """``live(data, estimator=None, labels_name=...)`` serves a new session with :class:`LiveServer`."""
+    servers = []
+
+    def start(data, estimator=None, labels_name="labels.csv"):
+        session = HumanSession(tmp_path / "s.db", data, estimator or lw.COBRAS(random_state=0))
+        server = LiveServer(session, tmp_path / labels_name)
+        servers.append((server, session))
+        return server, session
+
+    yield start
+    for server, session in servers:
+        server.stop()
+        session.close()
 
 
 class Server:
