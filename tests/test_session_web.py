@@ -227,6 +227,13 @@ def test_a_port_in_use_is_a_one_line_error(live, iris, tmp_path):
     assert "\n" not in str(info.value)
 
 
+def test_a_labels_file_that_cannot_be_written_is_a_message(live, iris, tmp_path):
+    server, _ = live(iris[0], labels_name="gone/labels.csv")
+    finished = server.client().post("/api/finish", json={})
+    assert finished.status_code == 500 and "Could not write the labels" in finished.json()["error"]
+    assert not (tmp_path / "gone").exists()
+
+
 def test_dropped_columns_are_in_the_state(live, iris):
     data, _ = iris
     data.dropped_columns = {"species": "non-numeric value 'setosa' at line 2"}

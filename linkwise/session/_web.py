@@ -45,6 +45,7 @@ _HEADERS = [
     (b"cross-origin-resource-policy", b"same-origin"),  # no other site may embed the items' images
 ]
 _MAX_BODY = 256 * 1024  # the page's requests are a few hundred bytes
+_JSON_TYPES = {str: "string", int: "whole number"}
 _NO_TOKEN = ("This linkwise session needs its access token: open the address that `linkwise cluster` "
              "printed (it ends with ?token=...).")
 
@@ -136,9 +137,6 @@ def _fields(payload, **kinds):
     return values
 
 
-_JSON_TYPES = {str: "string", int: "whole number"}
-
-
 def create_app(session, labels_path, token=None):
     """The Starlette app of one :class:`HumanSession`.
 
@@ -204,6 +202,8 @@ def create_app(session, labels_path, token=None):
                 return JSONResponse({"error": str(exc), "state": await run_in_threadpool(full_state)}, 409)
             except InvalidParameterError as exc:
                 return JSONResponse({"error": str(exc)}, getattr(exc, "status", 400))
+            except OSError as exc:  # "finish" and the labels file's folder is gone: the page says so
+                return JSONResponse({"error": f"Could not write the labels: {exc}"}, 500)
             return JSONResponse(result)
 
         return endpoint
