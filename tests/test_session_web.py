@@ -1,59 +1,20 @@
 """The session's web app, driven over HTTP against a live uvicorn server."""
 
+import json
+import os
 import socket
-import threading
-import time
+from urllib.parse import quote
 
 import httpx
 import pandas as pd
 import pytest
-import uvicorn
 
-import linkwise as lw
-from linkwise.session import HumanSession, create_app, load_data
-from tests.e2e.helpers import PNG, iris_csv, truth_answer
+from linkwise._validation import InvalidParameterError
+from linkwise.session import load_data, serve
+from tests.e2e import helpers
+from tests.e2e.helpers import PNG, Scripted, Server, iris_csv, truth_answer
 
-
-class LiveServer:
-    def __init__(self, session, labels_path):
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-        self.server = uvicorn.Server(uvicorn.Config(create_app(session, labels_path), log_level="warning",
-                                                    lifespan="off"))
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + 30
-        while not self.server.started and time.monotonic() < deadline:
-            time.sleep(0.02)
-        self.clients = []
-
-    def client(self):
-        client = httpx.Client(base_url=self.url, timeout=30)
-        self.clients.append(client)
-        return client
-
-    def stop(self):
-        for client in self.clients:
-            client.close()
-        self.server.should_exit = True
-        self.thread.join(30)
-
-
-@pytest.fixture
-def live(tmp_path):
-    servers = []
-
-    def start(data, estimator=None):
-        session = HumanSession(tmp_path / "s.db", data, estimator or lw.COBRAS(random_state=0))
-        server = LiveServer(session, tmp_path / "labels.csv")
-        servers.append((server, session))
-        return server, session
-
-    yield start
-    for server, session in servers:
-        server.stop()
-        session.close()
+live = helpers.live  # the fixture
 
 
 @pytest.fixture
@@ -108,20 +69,60 @@ def test_answer_undo_and_finish_over_http(live, iris, tmp_path):
     assert page.status_code == 200 and "/static/app.js" in page.text
 
 
-@pytest.mark.parametrize(
-    "body, headers, status, message",
-    [
-        (b'{"position": "0.1-2", "answer": "same"}', {"content-type": "text/plain"}, 400, "must send JSON"),
-        (b"{not json", {"content-type": "application/json"}, 400, "not valid JSON"),
-        (b"[1, 2]", {"content-type": "application/json"}, 400, "must be a JSON object"),
-        (b'{"answer": "same"}', {"content-type": "application/json"}, 400, "lacks the field 'position'"),
-        (b'{"position": "x", "answer": "maybe"}', {"content-type": "application/json"}, 400, "must be one of same"),
-    ],
-)
-def test_bad_requests_are_refused_with_a_reason(live, iris, body, headers, status, message):
+JSON = {"content-type": "application/json"}
+DEEP = b'{"position": "x", "answer": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+
+
+# (route, body, headers, status, message): every POST field typed, bodies capped, always a 4xx with a reason
+BAD_REQUESTS = [
+    ("/api/answer", b'{"position": "0.1-2", "answer": "same"}', {"content-type": "text/plain"}, 400, "must send JSON"),
+    ("/api/answer", b"{not json", JSON, 400, "not valid JSON"),
+    ("/api/answer", b'{"position": "\xff\xfe"}', JSON, 400, "not valid JSON"),
+    ("/api/answer", b"[1, 2]", JSON, 400, "must be a JSON object"),
+    ("/api/answer", b'{"answer": "same"}', JSON, 400, "lacks the field 'position'"),
+    ("/api/answer", b'{"position": "x", "answer": "maybe"}', JSON, 400, "must be one of same"),
+    ("/api/answer", b'{"position": "x", "answer": []}', JSON, 400, "'answer' must be a string"),
+    ("/api/answer", b'{"position": "x", "answer": {}}', JSON, 400, "'answer' must be a string"),
+    ("/api/answer", b'{"position": ["x"], "answer": "same"}', JSON, 400, "'position' must be a string"),
+    ("/api/answer", b'{"position": "x", "answer": "same", "extra": 1}', JSON, 400, "Unknown field 'extra'"),
+    ("/api/answer", DEEP, JSON, 400, "not valid JSON"),
+    ("/api/answer", b'{"position": "' + b"x" * 300_000 + b'", "answer": "same"}', JSON, 413, "larger than 256 KB"),
+    ("/api/undo", b'{"position": 3}', JSON, 400, "'position' must be a string"),
+    ("/api/undo", b"{}", JSON, 400, "lacks the field 'position'"),
+    ("/api/resolve", b'{"conflict": "1", "wrong": 2}', JSON, 400, "'conflict' must be a whole number"),
+    ("/api/resolve", b'{"conflict": 1, "wrong": true}', JSON, 400, "'wrong' must be a whole number"),
+    ("/api/resolve", b'{"conflict": 1.5, "wrong": 2}', JSON, 400, "'conflict' must be a whole number"),
+    ("/api/resolve", b'{"conflict": 1}', JSON, 400, "lacks the field 'wrong'"),
+    ("/api/finish", b'{"path": "/etc/passwd"}', JSON, 400, "Unknown field 'path'"),
+    ("/api/finish", b"null", JSON, 400, "must be a JSON object"),
+]
+
+
+@pytest.mark.parametrize("route, body, headers, status, message", BAD_REQUESTS)
+def test_bad_requests_are_refused_with_a_reason(live, iris, tmp_path, route, body, headers, status, message):
     server, session = live(iris[0])
-    response = server.client().post("/api/answer", content=body, headers=headers)
+    response = server.client().post(route, content=body, headers=headers)
     assert response.status_code == status and message in response.json()["error"]
+    assert session.store.answers() == [] and not (tmp_path / "labels.csv").exists()
+    assert server.client().get("/api/state").status_code == 200
+
+
+def test_a_body_without_length_is_refused_once_it_passes_the_cap(live, iris):
+    """A chunked body is counted as it arrives: the reply comes before the body ends (it never does here)."""
+    server, session = live(iris[0])
+    (name, value), = server.client().cookies.items()
+    host, port = server.origin.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as raw:
+        raw.sendall(f"POST /api/answer HTTP/1.1\r\nHost: {host}:{port}\r\nCookie: {name}={value}\r\n"
+                    "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".encode())
+        for _ in range(5):  # 320 KB of an unfinished body
+            raw.sendall(b"10000\r\n" + b" " * 65536 + b"\r\n")
+        reply = b""
+        while not reply.endswith(b"}"):  # the headers, then the JSON error
+            part = raw.recv(65536)
+            assert part, reply
+            reply += part
+    assert reply.startswith(b"HTTP/1.1 413") and b"larger than 256 KB" in reply
     assert session.store.answers() == []
 
 
@@ -164,3 +165,138 @@ def test_only_the_sessions_own_images_are_served(live, tmp_path):
     refused = client.get("/api/state").json()
     items = refused["question"]["items"]
     assert all(it["image"] is None or it["image"] == "/item/0/image" for it in items)
+
+
+def test_every_route_needs_the_runs_token(live, iris, tmp_path):
+    server, session = live(iris[0])
+    stranger = server.client(token=False)
+    token = server.url.split("token=")[1]
+    requests = [("GET", "/"), ("GET", "/api/state"), ("GET", "/api/points"), ("GET", "/labels.csv"),
+                ("GET", "/item/0/image"), ("GET", "/static/app.js"), ("GET", "/?token=wrong"),
+                ("GET", "/?token=" + token[:-1]), ("GET", "/?token=%C3%A9"), ("POST", "/api/answer"),
+                ("POST", "/api/finish"), ("POST", f"/api/finish?token={token}")]
+    for method, url in requests:
+        response = stranger.request(method, url, json={} if method == "POST" else None)
+        assert response.status_code == 403 and "access token" in response.text, url
+        assert "flower" not in response.text and "script" not in response.text
+    assert session.store.answers() == [] and not (tmp_path / "labels.csv").exists()
+    # someone else's cookie name (another session's port) or value does not pass either
+    assert stranger.get("/api/state", headers={"cookie": f"linkwise-1={token}"}).status_code == 403
+    port = server.origin.rsplit(":", 1)[1]
+    assert stranger.get("/api/state", headers={"cookie": f"linkwise-{port}=x{token}"}).status_code == 403
+
+    # the printed address: sets an HttpOnly, SameSite=Strict cookie and redirects to the clean URL
+    first = stranger.get(f"/api/state?revision=7&token={token}")
+    assert first.status_code == 303 and first.headers["location"] == "/api/state?revision=7"
+    cookie = first.headers["set-cookie"]
+    assert cookie.startswith(f"linkwise-{port}={token};") and "HttpOnly" in cookie and "SameSite=strict" in cookie
+    assert stranger.get("/api/state").json()["n_rows"] == 147
+
+
+def test_the_printed_address_carries_a_new_token_each_run(tmp_path):
+    data_path, _ = iris_csv(tmp_path)
+    tokens = []
+    for _ in range(2):
+        server = Server(data_path, "--id-column", "name", "--session", tmp_path / "s.db")
+        try:
+            tokens.append(server.url.split("token=")[1])
+            assert httpx.get(server.origin + "/api/state").status_code == 403
+            assert server.state()["n_rows"] == 147
+        finally:
+            server.stop()
+    assert len(set(tokens)) == 2 and len(tokens[0]) >= 32
+
+
+def test_a_labels_file_of_any_name_downloads(live, iris):
+    server, _ = live(iris[0], labels_name='数据 "x".labels.csv')
+    response = server.client().get("/labels.csv")
+    assert response.status_code == 200
+    disposition = response.headers["content-disposition"]
+    assert disposition.startswith('attachment; filename="__ _x_.labels.csv";')
+    assert "filename*=UTF-8''" + quote('数据 "x".labels.csv', safe="") in disposition
+
+
+def test_a_port_in_use_is_a_one_line_error(live, iris, tmp_path):
+    _, session = live(iris[0])
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        with pytest.raises(InvalidParameterError, match=rf"port {port}: Address already in use.*--port 0") as info:
+            serve(session, tmp_path / "labels.csv", port=port, open_browser=False)
+    assert "\n" not in str(info.value)
+
+
+def test_a_labels_file_that_cannot_be_written_is_a_message(live, iris, tmp_path):
+    server, _ = live(iris[0], labels_name="gone/labels.csv")
+    finished = server.client().post("/api/finish", json={})
+    assert finished.status_code == 500 and "Could not write the labels" in finished.json()["error"]
+    assert not (tmp_path / "gone").exists()
+
+
+def test_dropped_columns_are_in_the_state(live, iris):
+    data, _ = iris
+    data.dropped_columns = {"species": "non-numeric value 'setosa' at line 2"}
+    server, _ = live(data)
+    assert server.client().get("/api/state").json()["dropped_columns"] == data.dropped_columns
+
+
+@pytest.fixture
+def broken_gallery(tmp_path):
+    """Rows whose images cannot be shown, each for another reason; row 0 is fine."""
+    root = tmp_path / "data"
+    (root / "img" / "folder.png").mkdir(parents=True)
+    (root / "img" / "ok.png").write_bytes(PNG)
+    (root / "img" / "text.png").write_text("not an image at all")
+    (root / "img" / "locked.png").write_bytes(PNG)
+    os.chmod(root / "img" / "locked.png", 0)
+    (root / "img" / "loop.png").symlink_to(root / "img" / "loop.png")
+    (tmp_path / "outside.png").write_bytes(PNG)
+    (root / "img" / "out.png").symlink_to(tmp_path / "outside.png")
+    reasons = {"img/ok.png": None, "img/" + "a" * 296 + ".png": "cannot be read: File name too long",
+               "img/missing.png": "not found", "img/folder.png": "it is a folder",
+               "img/text.png": "content is not a PNG", "img/locked.png": "cannot be read: Permission denied",
+               "img/loop.png": "cannot be read: Too many levels of symbolic links",
+               "img/out.png": "leads outside"}
+    if os.geteuid() == 0:  # root reads any file
+        reasons["img/locked.png"] = None
+    pd.DataFrame({"x": range(len(reasons)), "picture": list(reasons)}).to_csv(root / "d.csv", index=False)
+    return root / "d.csv", list(reasons.values())
+
+
+def test_unreadable_images_are_refused_as_text_never_a_500(live, broken_gallery):
+    path, reasons = broken_gallery
+    script = [[1, 0], [2, 3], [4, 5], [6, 7]]
+    server, session = live(load_data(path, image_column="picture"), Scripted(script=script))
+    client = server.client()
+    for row, reason in enumerate(reasons):
+        response = client.get(f"/item/{row}/image")
+        if reason is None:
+            assert response.status_code == 200 and response.content == PNG
+            assert response.headers["cross-origin-resource-policy"] == "same-origin"
+        else:
+            assert response.status_code == 404 and reason in response.text, row
+            assert len(response.text) < 300  # the long name is shortened
+    state = client.get("/api/state").json()
+    for _ in script:  # every refused image is shown as its reason; answering goes on
+        for item in state["question"]["items"]:
+            assert (item["image"] is None) == (reasons[item["row"]] is not None)
+            assert item["image_error"] is None or reasons[item["row"]] in item["image_error"]
+        reply = client.post("/api/answer", json={"position": state["position"], "answer": "different"})
+        assert reply.status_code == 200
+        state = reply.json()["state"]
+    assert state["done"] and len(session.store.answers()) == 4
+
+
+def test_a_session_with_an_unreadable_image_resumes(broken_gallery, tmp_path):
+    path, _ = broken_gallery
+    args = [path, "--image-column", "picture", "--session", tmp_path / "s.db", "--method", "tests.e2e.helpers:Scripted",
+            "--param", "script=" + json.dumps([[1, 0], [1, 2]])]
+    for n_answered in range(2):
+        server = Server(*args)
+        try:
+            state = server.state()
+            assert state["n_answered"] == n_answered and "too long" in state["question"]["items"][0]["image_error"]
+            assert server.post("/api/answer", position=state["position"], answer="same").status_code == 200
+        finally:
+            server.kill()

@@ -8,7 +8,9 @@ holds file paths, which must lie under the data file's folder (or
 ``image_root``): anything else is refused, never served.
 """
 
+import errno
 import hashlib
+import os
 import re
 from functools import cached_property
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -22,6 +24,7 @@ __all__ = ["Dataset", "load_data", "embed_text", "UnsafePathError", "IMAGE_TYPES
 
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
                ".webp": "image/webp", ".bmp": "image/bmp"}  # no SVG: it can carry script
+_IMAGE_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"BM")  # WebP: RIFF....WEBP
 _TFIDF_DIMS = 64
 
 
@@ -169,7 +172,9 @@ class Dataset:
         UnsafePathError
             No image column, an absolute path, a ``..`` step, a path that
             resolves (through links too) outside :attr:`image_root`, a file
-            type other than PNG/JPEG/GIF/WebP/BMP, or a missing file.
+            type other than PNG/JPEG/GIF/WebP/BMP (by name and by content),
+            a missing file, a folder, or any error reading it (too long a
+            name, no permission): the page shows the reason as text.
         """
         column = self.options["image_column"]
         if column is None:
@@ -177,17 +182,29 @@ class Dataset:
         value = self.table[column].iat[row]
         if not isinstance(value, str) or not value.strip():
             raise UnsafePathError(f"Row {row} has no image path.")
+        shown = repr(value if len(value) <= 80 else value[:60] + "…" + value[-15:])
         if "\x00" in value or _is_absolute(value):
-            raise UnsafePathError(f"Image path {value!r} refused: absolute paths are not served.")
+            raise UnsafePathError(f"Image path {shown} refused: absolute paths are not served.")
         if ".." in re.split(r"[\\/]", value):
-            raise UnsafePathError(f"Image path {value!r} refused: '..' steps are not served.")
-        candidate = (self.image_root / value).resolve()
-        if not candidate.is_relative_to(self.image_root):
-            raise UnsafePathError(f"Image path {value!r} refused: it leads outside {self.image_root}.")
-        if candidate.suffix.lower() not in IMAGE_TYPES:
-            raise UnsafePathError(f"Image path {value!r} refused: not a PNG, JPEG, GIF, WebP or BMP file.")
-        if not candidate.is_file():
-            raise UnsafePathError(f"Image {value!r} not found under {self.image_root}.")
+            raise UnsafePathError(f"Image path {shown} refused: '..' steps are not served.")
+        try:
+            candidate = (self.image_root / value).resolve()
+            if not candidate.is_relative_to(self.image_root):
+                raise UnsafePathError(f"Image path {shown} refused: it leads outside {self.image_root}.")
+            if candidate.suffix.lower() not in IMAGE_TYPES:
+                raise UnsafePathError(f"Image path {shown} refused: not a PNG, JPEG, GIF, WebP or BMP file.")
+            if candidate.is_dir():
+                raise UnsafePathError(f"Image path {shown} refused: it is a folder.")
+            with open(candidate, "rb") as file:
+                head = file.read(12)
+        except FileNotFoundError:
+            raise UnsafePathError(f"Image {shown} not found under {self.image_root}.") from None
+        except OSError as exc:  # a name too long, no permission, a link loop...
+            raise UnsafePathError(f"Image {shown} cannot be read: {exc.strerror or exc}.") from None
+        except RuntimeError:  # a link loop, as Path.resolve reports it before Python 3.13
+            raise UnsafePathError(f"Image {shown} cannot be read: {os.strerror(errno.ELOOP)}.") from None
+        if not head.startswith(_IMAGE_SIGNATURES) and not (head[:4] == b"RIFF" and head[8:12] == b"WEBP"):
+            raise UnsafePathError(f"Image {shown} refused: its content is not a PNG, JPEG, GIF, WebP or BMP image.")
         return candidate
 
     def item(self, row):

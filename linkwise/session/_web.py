@@ -4,19 +4,26 @@ Routes are thin: each one calls the :class:`HumanSession` and returns its
 state as JSON; the page (``static/``) renders it with ``textContent`` only, so
 item text never becomes markup. Images are served by row number, never by a
 path from the URL, and only after :meth:`Dataset.image_path` has checked them.
+Every route needs the run's random token (as Jupyter does): the address
+printed carries it once, the page then holds it in an HttpOnly cookie, so
+other accounts on a shared machine cannot read or answer the session.
 """
 
 import json
+import re
+import secrets
 import socket
 import webbrowser
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -35,32 +42,102 @@ _HEADERS = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
     (b"cache-control", b"no-store"),
+    (b"cross-origin-resource-policy", b"same-origin"),  # no other site may embed the items' images
 ]
+_MAX_BODY = 256 * 1024  # the page's requests are a few hundred bytes
+_JSON_TYPES = {str: "string", int: "whole number"}
+_NO_TOKEN = ("This linkwise session needs its access token: open the address that `linkwise cluster` "
+             "printed (it ends with ?token=...).")
+
+
+class _BadRequest(InvalidParameterError):
+    """A request the page would never send; ``status`` is its HTTP status."""
+
+    def __init__(self, message, status=400):
+        super().__init__(message)
+        self.status = status
 
 
 class _Guard:
-    """Security headers on every response; POSTs only from the page itself (no cross-site answers)."""
+    """Security headers on every response; POSTs only from the page itself (no cross-site answers);
+    the run's token on every request (a ``?token=`` GET sets the cookie and redirects to the clean URL)."""
 
-    def __init__(self, app):
+    def __init__(self, app, token):
         self.app = app
+        self.token = token.encode()
+
+    def _valid(self, given):
+        return given is not None and secrets.compare_digest(given.encode(), self.token)
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        headers = dict(scope["headers"])
-        origin = headers.get(b"origin")
-        if scope["method"] == "POST" and origin is not None and origin != b"http://" + headers.get(b"host", b""):
-            return await PlainTextResponse("Cross-site request refused.", 403)(scope, receive, send)
 
         async def send_secured(message):
             if message["type"] == "http.response.start":
                 message["headers"] = list(message.get("headers", [])) + _HEADERS
             await send(message)
 
+        request = Request(scope)
+        origin = request.headers.get("origin")
+        if scope["method"] == "POST" and origin is not None and origin != "http://" + request.headers.get("host", ""):
+            return await PlainTextResponse("Cross-site request refused.", 403)(scope, receive, send_secured)
+        cookie = f"linkwise-{scope['server'][1]}"  # cookies ignore ports: one name per session's port
+        if scope["method"] in ("GET", "HEAD") and self._valid(request.query_params.get("token")):
+            clean = request.url.remove_query_params("token")
+            response = RedirectResponse(clean.path + (f"?{clean.query}" if clean.query else ""), 303)
+            response.set_cookie(cookie, self.token.decode(), httponly=True, samesite="strict")
+            return await response(scope, receive, send_secured)
+        if not self._valid(request.cookies.get(cookie)):
+            return await PlainTextResponse(_NO_TOKEN, 403)(scope, receive, send_secured)
         await self.app(scope, receive, send_secured)
 
 
-def create_app(session, labels_path):
+def _attachment(name):
+    """Content-Disposition for any file name: an ASCII fallback and the exact name (RFC 5987 / 6266)."""
+    fallback = re.sub(r'[^\x20-\x7e]|["\\]', "_", name)
+    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(name, safe='')}"
+
+
+async def _read_json(request):
+    """The JSON object of a POST, read at most :data:`_MAX_BODY` bytes deep."""
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        raise _BadRequest("Requests must send JSON (Content-Type: application/json).")
+    too_large = _BadRequest(f"The request body is larger than {_MAX_BODY // 1024} KB.", 413)
+    if int(request.headers.get("content-length", 0)) > _MAX_BODY:
+        raise too_large
+    chunks, size = [], 0
+    async for chunk in request.stream():  # counted as it arrives: chunked bodies have no length
+        size += len(chunk)
+        if size > _MAX_BODY:
+            raise too_large
+        chunks.append(chunk)
+    try:
+        payload = json.loads(b"".join(chunks))
+    except (ValueError, RecursionError):  # RecursionError: nested too deep
+        raise _BadRequest("The request body is not valid JSON.") from None
+    if not isinstance(payload, dict):
+        raise _BadRequest("The request body must be a JSON object.")
+    return payload
+
+
+def _fields(payload, **kinds):
+    """The values of the fields ``kinds`` names (each of the given type), and no other field."""
+    unknown = sorted(set(payload) - set(kinds))
+    if unknown:
+        raise _BadRequest(f"Unknown field {unknown[0]!r}; this request takes {', '.join(kinds) or 'no fields'}.")
+    values = []
+    for name, kind in kinds.items():
+        if name not in payload:
+            raise _BadRequest(f"The request lacks the field {name!r}.")
+        value = payload[name]
+        if not isinstance(value, kind) or isinstance(value, bool):  # JSON true is not an answer number
+            raise _BadRequest(f"The field {name!r} must be a {_JSON_TYPES[kind]}, got {type(value).__name__}.")
+        values.append(value)
+    return values
+
+
+def create_app(session, labels_path, token=None):
     """The Starlette app of one :class:`HumanSession`.
 
     Parameters
@@ -68,6 +145,10 @@ def create_app(session, labels_path):
     session : HumanSession
     labels_path : str or Path
         Where the "finish" button writes the labels CSV (``id``, ``cluster``).
+    token : str, optional
+        The access token every request must carry (default: a new random
+        one, in ``app.state.token``). Open ``/?token=...`` once: the reply
+        sets it as a cookie and redirects to ``/``.
 
     Returns
     -------
@@ -85,6 +166,8 @@ def create_app(session, labels_path):
     >>> app = create_app(session, os.path.join(folder, "labels.csv"))
     >>> [route.path for route in app.routes][:4]
     ['/', '/api/state', '/api/points', '/api/answer']
+    >>> len(app.state.token) >= 32
+    True
     >>> session.close()
     """
     data = session.data
@@ -93,6 +176,8 @@ def create_app(session, labels_path):
     # a fixed sample keeps each answer's response small on large data
     sample = np.arange(n) if n <= _SCATTER_MAX else np.sort(np.random.RandomState(0).choice(n, _SCATTER_MAX, False))
     projection = data.projection
+    # columns load_data left out of the features, and why (shown on the page)
+    dropped = {str(k): str(v) for k, v in getattr(data, "dropped_columns", {}).items()}
 
     def decorate(item):
         row = item["row"]
@@ -105,49 +190,36 @@ def create_app(session, labels_path):
             if state[part] is not None:
                 state[part] = {**state[part], "items": [decorate(it) for it in state[part]["items"]]}
         state["labels"] = session.labels()[sample].tolist()
+        state["dropped_columns"] = dropped
         return state
 
-    async def body(request):
-        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-            raise InvalidParameterError("Requests must send JSON (Content-Type: application/json).")
-        try:
-            payload = json.loads(await request.body())
-        except ValueError:
-            raise InvalidParameterError("The request body is not valid JSON.") from None
-        if not isinstance(payload, dict):
-            raise InvalidParameterError("The request body must be a JSON object.")
-        return payload
-
-    def action(run):
+    def action(run, **kinds):
         async def endpoint(request):
             try:
-                result = await run_in_threadpool(run, await body(request))
+                values = _fields(await _read_json(request), **kinds)
+                result = await run_in_threadpool(run, *values)
             except Refused as exc:
                 return JSONResponse({"error": str(exc), "state": await run_in_threadpool(full_state)}, 409)
             except InvalidParameterError as exc:
-                return JSONResponse({"error": str(exc)}, 400)
-            except KeyError as exc:
-                return JSONResponse({"error": f"The request lacks the field {exc}."}, 400)
+                return JSONResponse({"error": str(exc)}, getattr(exc, "status", 400))
+            except OSError as exc:  # "finish" and the labels file's folder is gone: the page says so
+                return JSONResponse({"error": f"Could not write the labels: {exc}"}, 500)
             return JSONResponse(result)
 
         return endpoint
 
-    def do_answer(payload):
-        word = payload.get("answer")
+    def do_answer(position, word):
         if word not in _ANSWERS:
             raise InvalidParameterError(f"'answer' must be one of {', '.join(_ANSWERS)}, got {word!r}.")
-        return {"state": full_state(session.answer(str(payload["position"]), _ANSWERS[word]))}
+        return {"state": full_state(session.answer(position, _ANSWERS[word]))}
 
-    def do_undo(payload):
-        return {"state": full_state(session.undo(str(payload["position"])))}
+    def do_undo(position):
+        return {"state": full_state(session.undo(position))}
 
-    def do_resolve(payload):
-        conflict, wrong = payload["conflict"], payload["wrong"]
-        if not (isinstance(conflict, int) and isinstance(wrong, int)):
-            raise InvalidParameterError("'conflict' and 'wrong' must be answer numbers.")
+    def do_resolve(conflict, wrong):
         return {"state": full_state(session.resolve(conflict, wrong))}
 
-    def do_finish(payload):
+    def do_finish():
         k = session.write_labels(labels_path)
         return {"path": str(labels_path), "n_clusters": k, "n_rows": n, "state": full_state()}
 
@@ -166,32 +238,37 @@ def create_app(session, labels_path):
     async def labels_csv(request):
         frame = await run_in_threadpool(session.labels_frame)
         return Response(frame.to_csv(index=False), media_type="text/csv",
-                        headers={"content-disposition": f'attachment; filename="{labels_path.name}"'})
+                        headers={"content-disposition": _attachment(labels_path.name)})
 
     async def image(request):
         row = request.path_params["row"]
         if not 0 <= row < n:
             return PlainTextResponse("No such item.", 404)
         try:
-            path = data.image_path(row)
-        except UnsafePathError as exc:
+            path = await run_in_threadpool(data.image_path, row)
+            content = await run_in_threadpool(path.read_bytes)
+        except (UnsafePathError, OSError) as exc:  # OSError: the file changed since it was checked
             return PlainTextResponse(str(exc), 404)
-        return FileResponse(path, media_type=IMAGE_TYPES[path.suffix.lower()])
+        return Response(content, media_type=IMAGE_TYPES[path.suffix.lower()])
 
     routes = [
         Route("/", index),
         Route("/api/state", state),
         Route("/api/points", points),
-        Route("/api/answer", action(do_answer), methods=["POST"]),
-        Route("/api/undo", action(do_undo), methods=["POST"]),
-        Route("/api/resolve", action(do_resolve), methods=["POST"]),
+        Route("/api/answer", action(do_answer, position=str, answer=str), methods=["POST"]),
+        Route("/api/undo", action(do_undo, position=str), methods=["POST"]),
+        Route("/api/resolve", action(do_resolve, conflict=int, wrong=int), methods=["POST"]),
         Route("/api/finish", action(do_finish), methods=["POST"]),
         Route("/labels.csv", labels_csv),
         Route("/item/{row:int}/image", image),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost"]), Middleware(_Guard)]
-    return Starlette(routes=routes, middleware=middleware)
+    token = token or secrets.token_urlsafe(32)
+    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost"]),
+                  Middleware(_Guard, token=token)]
+    app = Starlette(routes=routes, middleware=middleware)
+    app.state.token = token
+    return app
 
 
 def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
@@ -205,26 +282,38 @@ def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
     port : int, default=0
         0 picks a free port.
     open_browser : bool, default=True
-        Open the page in the default browser.
+        Open the page (with the run's access token) in the default browser.
     echo : callable
         Prints the address (the command line passes ``click.echo``).
+
+    Raises
+    ------
+    InvalidParameterError
+        The port is in use (or not allowed): the message says to choose another.
 
     Examples
     --------
     >>> from linkwise.session import HumanSession, load_data, serve
     >>> session = HumanSession("iris.db", load_data("iris.csv"))  # doctest: +SKIP
     >>> serve(session, "iris.labels.csv")  # doctest: +SKIP
-    linkwise session at http://127.0.0.1:50713/  (Ctrl+C to stop; answers are saved as you go)
+    linkwise session at http://127.0.0.1:50713/?token=...  (Ctrl+C to stop; answers are saved as you go)
     """
     import uvicorn
 
     # IPPROTO_TCP named explicitly: asyncio turns Nagle off (TCP_NODELAY) only on sockets that say so
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port))  # loopback only: the page shows the person's data
+    try:
+        sock.bind(("127.0.0.1", port))  # loopback only: the page shows the person's data
+    except OSError as exc:
+        sock.close()
+        raise InvalidParameterError(
+            f"Cannot serve on 127.0.0.1 port {port}: {exc.strerror or exc} (another program may be using it). "
+            "Choose another --port, or --port 0 to pick a free one."
+        ) from None
     sock.listen(64)
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}/"
     app = create_app(session, labels_path)
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}/?token={app.state.token}"
     echo(f"linkwise session at {url}  (Ctrl+C to stop; answers are saved as you go)")
     if open_browser:
         webbrowser.open(url)

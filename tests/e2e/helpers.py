@@ -3,17 +3,22 @@
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import httpx
 import numpy as np
 import pandas as pd
+import pytest
+import uvicorn
 
 import linkwise as lw
 from linkwise.loop import ActiveEstimator, Recheck
+from linkwise.session import HumanSession, create_app
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -63,8 +68,63 @@ class Scripted(ActiveEstimator):
             ctx.labels = ctx.constraints.component_labels()
 
 
+def token_client(origin, url):
+    """An HTTP client that has opened the tokened ``url`` once, so that it holds the session's cookie."""
+    client = httpx.Client(base_url=origin, timeout=30)
+    first = client.get(url)
+    assert first.status_code == 303 and first.headers["location"] == "/", first
+    return client
+
+
+class LiveServer:
+    """:func:`create_app` served by uvicorn in a thread of this process (tests hold the session itself)."""
+
+    def __init__(self, session, labels_path):
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        app = create_app(session, labels_path)
+        self.origin = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        self.url = f"{self.origin}/?token={app.state.token}"
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started and time.monotonic() < deadline:
+            time.sleep(0.02)
+        self.clients = []
+
+    def client(self, token=True):
+        """An HTTP client with the session's cookie (``token=False``: a stranger without it)."""
+        client = token_client(self.origin, self.url) if token else httpx.Client(base_url=self.origin, timeout=30)
+        self.clients.append(client)
+        return client
+
+    def stop(self):
+        for client in self.clients:
+            client.close()
+        self.server.should_exit = True
+        self.thread.join(30)
+
+
+@pytest.fixture
+def live(tmp_path):
+    """``live(data, estimator=None, labels_name=...)`` serves a new session with :class:`LiveServer`."""
+    servers = []
+
+    def start(data, estimator=None, labels_name="labels.csv"):
+        session = HumanSession(tmp_path / "s.db", data, estimator or lw.COBRAS(random_state=0))
+        server = LiveServer(session, tmp_path / labels_name)
+        servers.append((server, session))
+        return server, session
+
+    yield start
+    for server, session in servers:
+        server.stop()
+        session.close()
+
+
 class Server:
-    """``linkwise cluster ... --ui web`` in a subprocess; ``url`` once it listens."""
+    """``linkwise cluster ... --ui web`` in a subprocess; ``url`` (with the token) once it listens."""
 
     def __init__(self, *args, cwd=None):
         env = {**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"}
@@ -76,15 +136,15 @@ class Server:
         deadline = time.monotonic() + 120
         for line in self.process.stdout:
             self.output.append(line)
-            found = re.search(r"http://127\.0\.0\.1:\d+/", line)
+            found = re.search(r"(http://127\.0\.0\.1:\d+)/\?token=[\w-]+", line)
             if found:
-                self.url = found.group(0)
+                self.url, self.origin = found.group(0), found.group(1)
                 break
             if time.monotonic() > deadline:
                 break
         else:
             raise RuntimeError("the server stopped before listening:\n" + "".join(self.output))
-        self.client = httpx.Client(base_url=self.url, timeout=30)
+        self.client = token_client(self.origin, self.url)
 
     def state(self):
         return self.client.get("/api/state").json()

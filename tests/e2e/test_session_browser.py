@@ -13,7 +13,8 @@ import pytest
 
 import linkwise as lw
 from linkwise.session import load_data
-from tests.e2e.helpers import CHROMIUM, CHROMIUM_ARGS, REPO, Server, iris_csv
+from tests.e2e import helpers
+from tests.e2e.helpers import CHROMIUM, CHROMIUM_ARGS, REPO, Scripted, Server, iris_csv
 
 pytestmark = pytest.mark.browser
 
@@ -21,6 +22,8 @@ if not Path(CHROMIUM).exists():
     pytest.skip(f"Debian's chromium is not installed at {CHROMIUM} ('make test' installs it with apt)",
                 allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package (dev extra) is not installed")
+live = helpers.live  # the fixture
+VIEWPORT = {"width": 1200, "height": 800}
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +36,7 @@ def browser():
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1200, "height": 800})
+    context = browser.new_context(viewport=VIEWPORT)
     yield context.new_page()
     context.close()
 
@@ -188,3 +191,83 @@ def test_a_contradiction_is_shown_and_the_person_keeps_one_answer(page, tmp_path
         assert stored == [(1,), (1,)]
     finally:
         server.stop()
+
+
+def in_view(page, selector):
+    box = page.locator(selector).bounding_box()
+    return box is not None and 0 <= box["y"] and box["y"] + box["height"] <= VIEWPORT["height"]
+
+
+def test_the_token_leaves_the_address_for_an_httponly_cookie(page, browser, live, tmp_path):
+    data_path, _ = iris_csv(tmp_path)
+    server, _ = live(load_data(data_path, id_column="name"))
+    open_page(page, server)
+    assert page.url == server.origin + "/"
+    assert page.evaluate("document.cookie") == ""  # HttpOnly: no script on the page can read it
+    stranger = browser.new_context()
+    try:
+        refused = stranger.new_page().goto(server.origin + "/")
+        assert refused.status == 403 and "access token" in refused.text()
+    finally:
+        stranger.close()
+
+
+@pytest.mark.parametrize("where", ["text", "field"])
+def test_a_huge_cell_is_clamped_and_the_answer_buttons_stay_in_view(page, live, tmp_path, where):
+    huge = " ".join(f"word{k}" for k in range(16_000))[:100_000]
+    if where == "field":
+        huge = "x" * 100_000  # one unbroken line
+    path, _ = iris_csv(tmp_path, extra={"note": [huge, huge] + ["short"] * 145})
+    data = load_data(path, id_column="name", **({"text_column": "note", "features": ["sepal_length"]}
+                                                  if where == "text" else {}))
+    server, session = live(data, Scripted(script=[[0, 1], [2, 3]]))
+    open_page(page, server)
+    cell = f"#pair .item:first-child {'.text' if where == 'text' else 'tr:last-child .clamp'}"
+    assert in_view(page, "button.same") and in_view(page, "#ask button.undo")
+    assert len(page.text_content(cell)) == 100_000  # clamped, not cut
+    assert page.locator("#pair .item:first-child button.more").count() == 1
+    page.click("#pair .item:first-child button.more")
+    page.wait_for_selector(f"{cell}.open")
+    assert page.text_content("#pair .item:first-child button.more") == "show less"
+    assert in_view(page, "button.same")
+    page.mouse.wheel(0, 5000)  # however far the person scrolls, the answers are at hand
+    assert in_view(page, "button.same") and page.locator("#dropped").is_hidden()
+    old = position(page)
+    page.click("button.different")
+    wait_moved(page, old)
+    assert shown_rows(page) == [2, 3] and page.locator("#pair button.more").count() == 0
+    assert len(session.store.answers()) == 1
+
+
+def test_more_than_ten_clusters_get_distinct_markers(page, live, tmp_path):
+    rng = np.random.RandomState(0)
+    pd.DataFrame(rng.rand(30, 2), columns=["a", "b"]).to_csv(tmp_path / "d.csv", index=False)
+    server, session = live(load_data(tmp_path / "d.csv"), Scripted(script=[]))  # 30 clusters of one item
+    open_page(page, server)
+    assert session.state()["n_clusters"] == 30
+    colours_drawn = page.evaluate("""() => {
+        const canvas = document.getElementById("scatter");
+        const px = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+        const seen = new Set();
+        for (let k = 0; k < px.length; k += 4) {
+            if (px[k + 3] === 255) seen.add("#" + [px[k], px[k + 1], px[k + 2]].map(
+                (v) => v.toString(16).padStart(2, "0")).join(""));
+        }
+        return PALETTE.filter((colour) => seen.has(colour)).length;
+    }""")
+    assert colours_drawn > 15  # 20 colours for 30 clusters, where 10 repeated
+    markers = page.evaluate("[...Array(80).keys()].map((k) => JSON.stringify(marker(k)))")
+    assert len(set(markers)) == 80  # and 4 shapes
+
+
+def test_columns_left_out_of_the_features_are_named_on_the_page(page, live, tmp_path):
+    data_path, _ = iris_csv(tmp_path)
+    data = load_data(data_path, id_column="name")
+    data.dropped_columns = {"species": "non-numeric value 'setosa' at line 2",
+                            "<b>odd</b>": "non-numeric value '<i>x</i>' at line 9"}
+    server, _ = live(data)
+    open_page(page, server)
+    notice = page.text_content("#dropped")
+    assert page.locator("#dropped").is_visible()
+    assert "species (non-numeric value 'setosa' at line 2)" in notice and "<b>odd</b>" in notice
+    assert page.locator("#dropped b, #dropped i").count() == 0

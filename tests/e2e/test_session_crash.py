@@ -37,9 +37,9 @@ def test_sigkill_between_answers_loses_nothing_and_reasks_nothing(tmp_path):
 
     server = Server(*args)
     try:
-        assert server.url.startswith("http://127.0.0.1:")
+        assert server.origin.startswith("http://127.0.0.1:")
         if Path("/proc/net/tcp").exists():
-            assert listening_address(int(server.url.rsplit(":", 1)[1].strip("/"))) == "127.0.0.1"
+            assert listening_address(int(server.origin.rsplit(":", 1)[1])) == "127.0.0.1"
         asked = answer(server, y, 4)
     finally:
         server.kill()

@@ -3,9 +3,13 @@
 // textContent, never as markup.
 "use strict";
 
-const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
-                 "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
+// 20 colours (d3's category20, dark ones first) times 4 shapes: 80 clusters before a marker repeats
+const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                 "#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94",
+                 "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5"];
+const SHAPES = ["circle", "square", "triangle", "diamond"];
 const FIELDS_SHOWN = 10;
+const DROPPED_SHOWN = 5;
 let state = null;
 let points = null;
 let busy = false;
@@ -25,6 +29,29 @@ function showMessage(text) {
   box.hidden = !text;
 }
 
+function marker(label) {
+  return {colour: PALETTE[label % PALETTE.length], shape: SHAPES[Math.floor(label / PALETTE.length) % SHAPES.length]};
+}
+
+function clamped(tag, className, text) {
+  // a long cell shows its first lines; "show more" (added by addToggles once laid out) opens it
+  return el(tag, (className ? className + " " : "") + "clamp", text);
+}
+
+function addToggles(root) {
+  for (const box of root.querySelectorAll(".clamp:not([data-checked])")) {
+    if (!box.clientHeight) continue;  // not laid out (a closed "more columns"): checked when opened
+    box.dataset.checked = "";
+    if (box.scrollHeight <= box.clientHeight + 1) continue;
+    const more = el("button", "more", "show more");
+    more.type = "button";
+    more.addEventListener("click", () => {
+      more.textContent = box.classList.toggle("open") ? "show less" : "show more";
+    });
+    box.after(more);
+  }
+}
+
 function itemCard(item, letter, other) {
   const card = el("article", "item");
   const head = el("header");
@@ -38,10 +65,12 @@ function itemCard(item, letter, other) {
   } else if (item.image_error) {
     card.append(el("p", "refused", item.image_error));
   }
-  if (item.text !== null) card.append(el("p", "text", item.text));
+  if (item.text !== null) card.append(clamped("p", "text", item.text));
   const rows = item.fields.map(([name, value], k) => {
     const tr = el("tr", other.fields[k][1] === value ? null : "differs");
-    tr.append(el("th", null, name), el("td", null, value));
+    const td = el("td");
+    td.append(clamped("div", null, value));
+    tr.append(el("th", null, name), td);
     return tr;
   });
   if (rows.length) {
@@ -55,6 +84,7 @@ function itemCard(item, letter, other) {
     const rest = el("table");
     rest.append(...rows.slice(FIELDS_SHOWN));
     more.append(el("summary", null, (rows.length - FIELDS_SHOWN) + " more columns"), rest);
+    more.addEventListener("toggle", () => addToggles(more));
     card.append(more);
   }
   return card;
@@ -62,6 +92,17 @@ function itemCard(item, letter, other) {
 
 function fillPair(container, items) {
   container.replaceChildren(itemCard(items[0], "A", items[1]), itemCard(items[1], "B", items[0]));
+  addToggles(container);
+}
+
+function renderDropped(dropped) {
+  const entries = Object.entries(dropped || {});
+  const box = $("dropped");
+  box.hidden = !entries.length;
+  if (!entries.length) return;
+  const named = entries.slice(0, DROPPED_SHOWN).map(([column, why]) => column + " (" + why + ")");
+  if (entries.length > DROPPED_SHOWN) named.push("and " + (entries.length - DROPPED_SHOWN) + " more");
+  box.textContent = "Not used for clustering: " + named.join("; ") + ".";
 }
 
 function clock(iso) {
@@ -105,6 +146,7 @@ function render(next) {
   $("ask").hidden = !state.question;
   $("conflict").hidden = !state.conflict;
   $("done").hidden = !state.done;
+  renderDropped(state.dropped_columns);
   if (state.question) {
     $("prompt").textContent = "Question " + state.question.number + ": do A and B belong to the same group?";
     fillPair($("pair"), state.question.items);
@@ -128,18 +170,23 @@ function drawScatter() {
   ctx.clearRect(0, 0, size, size);
   const pad = 10;
   const at = (x, y) => [pad + x * (size - 2 * pad), size - pad - y * (size - 2 * pad)];
-  // one path per colour: a few fills instead of one per point
-  PALETTE.forEach((colour, c) => {
+  // one path per marker: a few fills instead of one per point
+  const groups = new Map();
+  for (let k = 0; k < points.x.length; k++) {
+    const key = state.labels[k] % (PALETTE.length * SHAPES.length);
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(k);
+  }
+  for (const [key, members] of groups) {
+    const {colour, shape} = marker(key);
     ctx.beginPath();
-    for (let k = 0; k < points.x.length; k++) {
-      if (state.labels[k] % PALETTE.length !== c) continue;
+    for (const k of members) {
       const [px, py] = at(points.x[k], points.y[k]);
-      ctx.moveTo(px + 2.6, py);
-      ctx.arc(px, py, 2.6, 0, 2 * Math.PI);
+      markerPath(ctx, shape, px, py, 2.8);
     }
     ctx.fillStyle = colour;
     ctx.fill();
-  });
+  }
   const pair = state.question || state.conflict;
   if (!pair) return;
   pair.items.forEach((item, k) => {
@@ -156,6 +203,20 @@ function drawScatter() {
   });
 }
 
+function markerPath(ctx, shape, x, y, r) {
+  if (shape === "circle") {
+    ctx.moveTo(x + r, y);
+    ctx.arc(x, y, r, 0, 2 * Math.PI);
+  } else if (shape === "square") {
+    ctx.rect(x - r * 0.85, y - r * 0.85, r * 1.7, r * 1.7);
+  } else {
+    const corners = shape === "triangle" ? [[0, -1.2], [1.1, 0.8], [-1.1, 0.8]] : [[0, -1.25], [1.1, 0], [0, 1.25], [-1.1, 0]];
+    ctx.moveTo(x + corners[0][0] * r, y + corners[0][1] * r);
+    for (const [dx, dy] of corners.slice(1)) ctx.lineTo(x + dx * r, y + dy * r);
+    ctx.closePath();
+  }
+}
+
 async function post(url, payload) {
   if (busy) return;
   busy = true;
@@ -165,7 +226,13 @@ async function post(url, payload) {
       headers: {"Content-Type": "application/json"},
       body: JSON.stringify(payload),
     });
-    const reply = await response.json();
+    const text = await response.text();
+    let reply;
+    try {
+      reply = JSON.parse(text);
+    } catch (err) {  // a plain-text refusal (e.g. the server restarted with a new access token)
+      reply = {error: text || response.statusText};
+    }
     showMessage(response.ok ? "" : reply.error);
     if (reply.state) render(reply.state);
     return response.ok ? reply : null;
