@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from linkwise.session import SessionFileError, SessionStore
+from linkwise.session._store import APPLICATION_ID
 
 
 def test_answers_are_committed_before_add_returns(tmp_path):
@@ -65,6 +66,7 @@ def test_refuses_files_that_are_not_sessions(tmp_path):
         SessionStore(junk)
     future = tmp_path / "future.db"
     db = sqlite3.connect(future)
+    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # made by a later linkwise
     db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
     db.execute("INSERT INTO meta VALUES ('format', '99')")
     db.commit()
