@@ -1,3 +1,4 @@
+import hashlib
 import os
 import signal
 import sqlite3
@@ -113,3 +114,112 @@ store.add(3, 4, True)
 print("ready", flush=True)
 time.sleep(60)
 """
+
+
+def digest(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def foreign_database(path, journal="DELETE"):
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA journal_mode={journal}")
+    db.execute("CREATE TABLE notes (body TEXT)")
+    db.execute("INSERT INTO notes VALUES ('keep me')")
+    db.commit()
+    db.close()
+    return path
+
+
+@pytest.mark.parametrize("journal", ["DELETE", "WAL"])
+@pytest.mark.parametrize("how", [{}, {"exclusive": True}, {"create": False}, {"read_only": True}])
+def test_files_linkwise_did_not_make_are_refused_untouched(tmp_path, journal, how):
+    precious = foreign_database(tmp_path / "precious.sqlite", journal)
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    text = tmp_path / "notes.db"
+    text.write_text("my notes")
+    before = {p: digest(p) for p in (precious, empty, text)}
+    for path, message in ((precious, "did not make"), (empty, "empty file"), (text, "not an SQLite database")):
+        with pytest.raises(SessionFileError, match=message):
+            SessionStore(path, **how)
+    assert {p: digest(p) for p in before} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.db", "notes.db", "precious.sqlite"]
+    db = sqlite3.connect(precious)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == journal.lower()  # never switched to WAL
+    assert db.execute("SELECT body FROM notes").fetchall() == [("keep me",)]
+    db.close()
+
+
+def test_read_only_opening_never_writes(tmp_path):
+    path = tmp_path / "s.db"
+    with SessionStore(path) as store:
+        store.write_meta({"method": "cobras"})
+        store.add(0, 1, True)
+    before = digest(path)
+    with SessionStore(path, read_only=True) as store:
+        assert store.meta["method"] == "cobras" and not store.created
+        assert [(a.i, a.j, a.answer) for a in store.answers()] == [(0, 1, True)]
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            store.add(1, 2, False)
+    assert digest(path) == before and sorted(p.name for p in tmp_path.iterdir()) == ["s.db"]
+    with pytest.raises(SessionFileError, match="No session file"):
+        SessionStore(tmp_path / "missing.db", read_only=True)
+    assert not (tmp_path / "missing.db").exists()
+
+
+def test_damaged_files_are_refused_with_the_reason(tmp_path):
+    path = tmp_path / "s.db"
+    with SessionStore(path) as store:
+        store.write_meta({"method": "cobras"})
+        store.add(0, 1, True)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE meta SET value = '{oops' WHERE key = 'method'")
+    db.commit()
+    db.close()
+    with pytest.raises(SessionFileError, match="s.db is damaged: its meta entry 'method' is not JSON"):
+        SessionStore(path)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE meta SET value = '\"cobras\"' WHERE key = 'method'")
+    root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'answers'").fetchone()[0]
+    size = db.execute("PRAGMA page_size").fetchone()[0]
+    db.commit()
+    db.close()
+    with open(path, "r+b") as f:  # a damaged page: the answers table
+        f.seek((root - 1) * size)
+        f.write(b"\xa5" * size)
+    with SessionStore(path, read_only=True) as store:
+        with pytest.raises(SessionFileError, match="s.db cannot be used: database disk image is malformed"):
+            store.answers()
+
+
+def test_discard_removes_only_a_file_this_opening_made(tmp_path):
+    path = tmp_path / "s.db"
+    store = SessionStore(path, exclusive=True)
+    assert store.created
+    store.write_meta({"method": "cobras"})
+    store.discard()
+    assert list(tmp_path.iterdir()) == []
+    with SessionStore(path) as store:
+        store.write_meta({"method": "cobras"})
+    again = SessionStore(path, exclusive=True)
+    assert not again.created
+    again.discard()
+    assert path.is_file() and SessionStore(path, read_only=True).meta["method"] == "cobras"
+
+
+def test_a_symlink_to_a_held_session_is_the_same_session(tmp_path):
+    path, link = tmp_path / "s.db", tmp_path / "link.db"
+    link.symlink_to(path)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(link)], stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[1]
+    )
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        for name in (path, link, tmp_path / "." / "s.db"):
+            with pytest.raises(SessionFileError, match=rf"process {holder.pid}"):
+                SessionStore(name, exclusive=True)
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+    with SessionStore(path, exclusive=True) as store:
+        assert [(a.i, a.j, a.answer) for a in store.answers()] == [(3, 4, True)]

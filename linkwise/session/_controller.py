@@ -12,6 +12,7 @@ question the file does not answer; undo and corrections edit the file and
 replay.
 """
 
+import numbers
 import secrets
 import threading
 from collections import defaultdict, deque
@@ -215,6 +216,12 @@ class HumanSession:
         if estimator.random_state is None:
             estimator.set_params(random_state=secrets.randbelow(2**31))
         encode_params(estimator)  # refuse parameters the file cannot store, before anything is asked
+        seed = estimator.random_state
+        if not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
+            raise InvalidParameterError(
+                f"The 'random_state' parameter of {type(estimator).__name__} must be an int seed in a session "
+                f"(replaying the answers needs the same questions), got {seed!r}."
+            )
         return estimator
 
     def _stored_method(self, estimator):

@@ -72,8 +72,13 @@ def _check_trusted(spec, trusted, what, packages=("linkwise",)):
         raise InvalidParameterError(f"The session file names its {what} as {spec!r}, not as a string.")
     if _full(spec).partition(":")[0].split(".")[0] in packages or (trusted is not None and same_method(spec, trusted)):
         return
+    if what != "method":
+        raise InvalidParameterError(
+            f"The session file names the {what} {spec!r}; inside a method of linkwise's, linkwise imports only "
+            f"estimators of {' and '.join(packages)}."
+        )
     raise InvalidParameterError(
-        f"The session file names the {what} {spec!r}, which is not one of linkwise's; linkwise imports it only "
+        f"The session file names the method {spec!r}, which is not one of linkwise's; linkwise imports it only "
         f"if you name it yourself: pass --method {spec} (estimator= or trusted_method= in Python) if you trust "
         "the file."
     )

@@ -125,17 +125,19 @@ class SessionStore:
         self.path = Path(path)
         # every name of the file (symlinks, relative paths) maps to one database and one lock
         self._target = target = Path(os.path.realpath(self.path))
-        self.created = not target.exists()
-        if self.created and (read_only or not create):
+        if target.exists():
+            _inspect(self.path, target)  # before even a lock file is made beside a file that may not be linkwise's
+        elif read_only or not create:
             raise SessionFileError(f"No session file at {self.path}.")
         self._db = None
         self._lock = _hold_lock(self.path, target) if exclusive else None
         try:
             with self._errors():
-                self.created = not target.exists()  # again, now that no other session can create it
+                # again, now that no other session can change it
+                self.created = not target.exists()
                 self.meta = {} if self.created else _inspect(self.path, target)
                 if read_only:
-                    self._db = sqlite3.connect(f"{target.as_uri()}?mode=ro", uri=True)
+                    self._db = _connect_read_only(target)
                     return
                 # one connection shared by the web server's threads; the session controller serialises access
                 self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
@@ -252,6 +254,18 @@ class SessionStore:
         self.close()
 
 
+def _connect_read_only(target, trusted=True):
+    """A connection that cannot write ``target`` nor leave -wal/-shm files beside it.
+
+    Reading a WAL database creates those files, unless it is opened as
+    immutable, which reads the main file alone: right when no -wal file
+    exists (the last writer checkpointed and closed), and for a file that is
+    not linkwise's, whose content only needs a look.
+    """
+    live = target.with_name(target.name + "-wal").exists()
+    return sqlite3.connect(f"{target.as_uri()}?mode=ro" + ("" if trusted and live else "&immutable=1"), uri=True)
+
+
 def _inspect(path, target):
     """The meta of an existing file, read without writing to it; refuses every file linkwise did not make."""
     with open(target, "rb") as f:
@@ -264,11 +278,12 @@ def _inspect(path, target):
     if not header.startswith(b"SQLite format 3\x00"):
         raise SessionFileError(f"{path} is not a linkwise session file (not an SQLite database); it was left as it is.")
     marked = header[68:72] == APPLICATION_ID.to_bytes(4, "big")
-    # immutable: another program's WAL database gets no -wal/-shm files from us
-    db = sqlite3.connect(f"{target.as_uri()}?mode=ro" + ("" if marked else "&immutable=1"), uri=True)
+    db = _connect_read_only(target, trusted=marked)
     try:
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         rows = db.execute("SELECT key, value FROM meta").fetchall() if "meta" in tables else []
+    except sqlite3.DatabaseError as exc:
+        raise SessionFileError(f"The session file {path} cannot be used: {exc}.") from None
     finally:
         db.close()
     # files of linkwise before the application_id mark are known by their tables and format
