@@ -126,7 +126,8 @@ class SessionStore:
         # every name of the file (symlinks, relative paths) maps to one database and one lock
         self._target = target = Path(os.path.realpath(self.path))
         if target.exists():
-            _inspect(self.path, target)  # before even a lock file is made beside a file that may not be linkwise's
+            with self._errors():  # before even a lock file is made beside a file that may not be linkwise's
+                _inspect(self.path, target)
         elif read_only or not create:
             raise SessionFileError(f"No session file at {self.path}.")
         self._db = None
@@ -282,8 +283,6 @@ def _inspect(path, target):
     try:
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         rows = db.execute("SELECT key, value FROM meta").fetchall() if "meta" in tables else []
-    except sqlite3.DatabaseError as exc:
-        raise SessionFileError(f"The session file {path} cannot be used: {exc}.") from None
     finally:
         db.close()
     # files of linkwise before the application_id mark are known by their tables and format
