@@ -43,7 +43,7 @@ def _one_line(exc, verb):
         message = f"{exc.strerror}: {exc.filename}"
     elif isinstance(exc, UnicodeDecodeError):
         message = f"A file is not {exc.encoding} text ({exc.reason} at byte {exc.start})"
-        if any(p.name == "encoding" for p in verb.params):
+        if verb is not None and any(p.name == "encoding" for p in verb.params):
             message += "; pass its encoding with --encoding, e.g. --encoding latin-1"
         message += "."
     elif isinstance(exc, sqlite3.DatabaseError):

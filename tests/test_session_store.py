@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from linkwise.session import SessionFileError, SessionStore
-from linkwise.session._store import APPLICATION_ID
+from linkwise.session._store import _SCHEMA, APPLICATION_ID
 
 
 def test_answers_are_committed_before_add_returns(tmp_path):
@@ -152,6 +152,18 @@ def test_files_linkwise_did_not_make_are_refused_untouched(tmp_path, journal, ho
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == journal.lower()  # never switched to WAL
     assert db.execute("SELECT body FROM notes").fetchall() == [("keep me",)]
     db.close()
+
+
+def test_session_files_made_before_the_mark_still_open(tmp_path):
+    path = tmp_path / "old.db"
+    db = sqlite3.connect(path)
+    db.executescript(_SCHEMA)
+    db.execute("INSERT INTO meta VALUES ('format', '1'), ('method', '\"cobras\"')")
+    db.execute("INSERT INTO answers (i, j, answer, answered_at) VALUES (0, 1, 1, 'then')")
+    db.commit()
+    db.close()
+    with SessionStore(path, exclusive=True) as store:
+        assert store.meta["method"] == "cobras" and [a.answer for a in store.answers()] == [True]
 
 
 def test_read_only_opening_never_writes(tmp_path):
