@@ -3,7 +3,8 @@
 One row per input: ``(id, build, expected)``. ``build(folder)`` prepares the
 input inside ``folder`` (a copy of a template holding ``iris.csv``, a live
 session ``s.db`` made from it, and ``other.csv``) and returns the ``linkwise``
-arguments; ``expected`` is a fragment of the one-line error (case-insensitive).
+arguments; ``expected`` is a regular expression found in the one-line error
+(case-insensitive; ``a|b`` where two wordings are both right).
 Every row must exit non-zero through click (no traceback), print exactly one
 ``Error:`` line holding the fragment, and leave every file in ``folder``
 byte-for-byte as it was, with no file added or removed (an imported module
@@ -12,6 +13,7 @@ leaving a marker file counts as a change). Add rows to ``CASES``.
 
 import gzip
 import hashlib
+import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -94,15 +96,15 @@ CASES = [
     # data files
     ("data-latin1", lambda f: new_args(f, write(f, "d.csv", "name,x\ncaf\xe9,1\nb,2\n".encode("latin-1"))),
      "encoding"),
-    ("data-utf16", lambda f: new_args(f, write(f, "d.csv", "x,y\n1,2\n3,4\n".encode("utf-16"))), "encoding"),
-    ("data-image-as-csv", lambda f: new_args(f, write(f, "d.csv", PNG * 20)), "encoding"),
-    ("data-gzip-named-csv", lambda f: new_args(f, write(f, "d.csv", gzip.compress(b"x,y\n1,2\n" * 50))), "encoding"),
+    ("data-image-as-csv", lambda f: new_args(f, write(f, "d.csv", PNG * 20)), "binary|not utf-8"),
+    ("data-gzip-named-csv", lambda f: new_args(f, write(f, "d.csv", gzip.compress(b"x,y\n1,2\n" * 50))),
+     "binary|not utf-8"),
     ("data-parquet-not-parquet", lambda f: new_args(f, write(f, "d.parquet", "x,y\n1,2\n")), "parquet"),
-    ("data-empty-file", lambda f: new_args(f, write(f, "d.csv", b"")), "no columns"),
+    ("data-empty-file", lambda f: new_args(f, write(f, "d.csv", b"")), "is empty|no columns"),
     ("data-header-only", lambda f: csv_rows(f, "d.csv", "x,y\n"), "at least 2"),
     ("data-one-row", lambda f: csv_rows(f, "d.csv", "x,y\n1,2\n"), "at least 2"),
-    ("data-ragged-rows", lambda f: csv_rows(f, "d.csv", "x,y\n1,2\n3,4,5,6\n"), "line 3"),
-    ("data-unknown-suffix", lambda f: new_args(f, write(f, "d.xlsx", "x,y\n1,2\n")), "must be a csv"),
+    ("data-ragged-rows", lambda f: csv_rows(f, "d.csv", "x,y\n1,2\n3,4,5,6\n"), r"line 3\b"),
+    ("data-unknown-suffix", lambda f: new_args(f, write(f, "d.xlsx", "x,y\n1,2\n")), r"must be a csv \(\.csv"),
     ("data-no-numeric-column", lambda f: csv_rows(f, "d.csv", "a,b\nx,y\nz,w\n"), "no numeric feature"),
     ("data-missing-value", lambda f: csv_rows(f, "d.csv", "x,y\n1,2\n,4\n5,6\n"), "missing or infinite"),
     ("data-duplicate-ids", lambda f: new_args(f, "iris.csv", "--id-column", "species"), "not unique"),
@@ -130,7 +132,7 @@ CASES = [
      "does not exist"),
     ("session-is-the-data", lambda f: ["cluster", Path(f) / "iris.csv", "--session", Path(f) / "iris.csv"],
      "is the data file"),
-    ("port-out-of-range", lambda f: new_args(f, "iris.csv", "--port", "70000"), "70000"),
+    ("port-out-of-range", lambda f: new_args(f, "iris.csv", "--port", "70000"), "70000 is not in the range"),
     ("ui-unknown", lambda f: ["cluster", Path(f) / "iris.csv", "--ui", "gui"], "'gui' is not one of"),
     ("image-root-missing", lambda f: new_args(f, "iris.csv", "--image-root", Path(f) / "nodir"), "does not exist"),
     ("verb-unknown", lambda f: ["frobnicate"], "No such command"),
@@ -229,7 +231,7 @@ def test_bad_input_gets_one_line_and_changes_nothing(template, tmp_path, monkeyp
     assert isinstance(result.exception, SystemExit) and result.exit_code != 0, (result.output, result.exception)
     assert "Traceback" not in result.output
     errors = [line for line in result.output.splitlines() if line.startswith("Error")]
-    assert len(errors) == 1 and expected.lower() in errors[0].lower(), result.output
+    assert len(errors) == 1 and re.search(expected, errors[0], re.IGNORECASE), result.output
     assert snapshot(folder) == before
 
 
