@@ -1,10 +1,16 @@
 """The ``linkwise`` command: a thin shell over the library.
 
 Each verb lives next to the library code it calls and is imported only when
-invoked, so ``linkwise datasets`` does not load the web server or Dask.
+invoked, so ``linkwise datasets`` does not load the web server or Dask. Every
+verb runs inside one funnel (:meth:`_LazyGroup.invoke`) that turns the errors
+of the person's input (bad arguments, unreadable or damaged files) into one
+``Error:`` line; any other exception is a bug and keeps its traceback.
 """
 
 import importlib
+import json
+import sqlite3
+import sys
 
 import click
 
@@ -18,6 +24,35 @@ _COMMANDS = {
 }
 
 
+def _input_errors():
+    """The exception types that mean bad input, not a bug (pandas and pyarrow only once a verb loaded them)."""
+    from linkwise._validation import InvalidParameterError
+
+    types = [InvalidParameterError, OSError, UnicodeError, sqlite3.DatabaseError, json.JSONDecodeError]
+    if "pandas" in sys.modules:
+        errors = sys.modules["pandas"].errors
+        types += [errors.ParserError, errors.EmptyDataError]
+    if "pyarrow" in sys.modules:
+        types.append(sys.modules["pyarrow"].lib.ArrowException)  # e.g. ArrowInvalid: a .parquet that is not Parquet
+    return tuple(types)
+
+
+def _one_line(exc, verb):
+    """The message of an input error, on one line, saying what to do where the exception alone cannot."""
+    if isinstance(exc, OSError) and exc.strerror and exc.filename:
+        message = f"{exc.strerror}: {exc.filename}"
+    elif isinstance(exc, UnicodeDecodeError):
+        message = f"A file is not {exc.encoding} text ({exc.reason} at byte {exc.start})"
+        if verb is not None and any(p.name == "encoding" for p in verb.params):
+            message += "; pass its encoding with --encoding, e.g. --encoding latin-1"
+        message += "."
+    elif isinstance(exc, sqlite3.DatabaseError):
+        message = f"An SQLite file cannot be used: {exc}."
+    else:
+        message = str(exc) or type(exc).__name__
+    return " ".join(message.split())
+
+
 class _LazyGroup(click.Group):
     def list_commands(self, ctx):
         return sorted(_COMMANDS)
@@ -28,6 +63,15 @@ class _LazyGroup(click.Group):
         module, attr = _COMMANDS[name].split(":")
         return getattr(importlib.import_module(module), attr)
 
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            if not isinstance(exc, _input_errors()):
+                raise
+            verb = self.get_command(ctx, ctx.invoked_subcommand)
+            raise click.ClickException(_one_line(exc, verb)) from None
+
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="linkwise")
@@ -36,7 +80,8 @@ def main():
 
 
 @click.command()
-@click.option("--data-dir", type=click.Path(file_okay=False), help="Also list <name>.csv.gz files in this directory.")
+@click.option("--data-dir", type=click.Path(exists=True, file_okay=False),
+              help="Also list <name>.csv.gz files in this directory.")
 def datasets(data_dir):
     """List the datasets with their size (n), features (d) and classes (k)."""
     from rich.console import Console

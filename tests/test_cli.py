@@ -1,5 +1,10 @@
+import gzip
+
+import click
+import pytest
 from click.testing import CliRunner
 
+from linkwise import cli
 from linkwise.cli import main
 
 
@@ -21,3 +26,51 @@ def test_help_lists_every_verb():
 def test_unknown_verb_is_refused():
     result = CliRunner().invoke(main, ["frobnicate"])
     assert result.exit_code != 0 and "No such command" in result.output
+
+
+def test_datasets_refuses_a_missing_or_bad_data_dir(tmp_path):
+    missing = CliRunner().invoke(main, ["datasets", "--data-dir", str(tmp_path / "nope")])
+    assert missing.exit_code == 2 and "does not exist" in missing.output
+    (tmp_path / "mine.csv.gz").write_bytes(gzip.compress(b"a,b\n1,2\n3,4\n"))
+    unlabeled = CliRunner().invoke(main, ["datasets", "--data-dir", str(tmp_path)])
+    assert unlabeled.exit_code == 1 and isinstance(unlabeled.exception, SystemExit)
+    assert unlabeled.output.startswith("Error: ") and "has no 'label' column" in unlabeled.output
+    assert len(unlabeled.output.splitlines()) == 1
+
+
+@click.command()
+@click.argument("kind")
+@click.option("--encoding")
+def trouble(kind, encoding):
+    """A verb for these tests: raises what it is told to."""
+    import sqlite3
+
+    raise {
+        "os": FileNotFoundError(2, "No such file or directory", "/nodir/x.csv"),
+        "decode": UnicodeDecodeError("utf-8", b"caf\xe9", 3, 4, "invalid continuation byte"),
+        "sqlite": sqlite3.DatabaseError("database disk image is malformed"),
+        "multiline": OSError("first line\n  second line"),
+        "bug": RuntimeError("a bug"),
+        "keyerror": KeyError("a bug too"),
+    }[kind]
+
+
+@pytest.mark.parametrize("kind, message", [
+    ("os", "Error: No such file or directory: /nodir/x.csv"),
+    ("decode", "Error: A file is not utf-8 text (invalid continuation byte at byte 3); pass its encoding with "
+               "--encoding, e.g. --encoding latin-1."),
+    ("sqlite", "Error: An SQLite file cannot be used: database disk image is malformed."),
+    ("multiline", "Error: first line second line"),
+])
+def test_every_verb_reports_input_errors_in_one_line(monkeypatch, kind, message):
+    monkeypatch.setitem(cli._COMMANDS, "trouble", "tests.test_cli:trouble")
+    result = CliRunner().invoke(main, ["trouble", kind])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert result.output == message + "\n"
+
+
+@pytest.mark.parametrize("kind, error", [("bug", RuntimeError), ("keyerror", KeyError)])
+def test_bugs_keep_their_traceback(monkeypatch, kind, error):
+    monkeypatch.setitem(cli._COMMANDS, "trouble", "tests.test_cli:trouble")
+    result = CliRunner().invoke(main, ["trouble", kind])
+    assert isinstance(result.exception, error)  # not turned into an "Error:" line

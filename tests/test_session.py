@@ -99,7 +99,7 @@ def test_every_active_method_resumes_to_the_direct_run(tmp_path, method):
         n += 1
     labels, position = session.labels().copy(), session.state()["position"]
     session.close()
-    again = HumanSession(tmp_path / "s.db", data)
+    again = HumanSession(tmp_path / "s.db", data, trusted_method=session.store.meta["method"])  # test methods too
     assert again.state()["n_answered"] == n and again.state()["position"] == position
     np.testing.assert_array_equal(again.labels(), labels)
     if "max_queries" in again.estimator.get_params():
@@ -235,7 +235,7 @@ def test_a_contradicting_answer_is_shown_and_the_person_keeps_one(tmp_path, tole
         session.answer(state["position"], True)
     # nothing is lost while it is open: a restart shows the same contradiction
     session.close()
-    session = HumanSession(tmp_path / "s.db", data)
+    session = HumanSession(tmp_path / "s.db", data, trusted_method="tests.e2e.helpers:Scripted")
     assert session.state()["conflict"] == conflict
 
     kept = conflict["answers"][0] if keep == "first" else conflict["answers"][1]

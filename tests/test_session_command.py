@@ -1,11 +1,16 @@
 """`linkwise cluster` and `linkwise export` through click's CliRunner."""
 
+import hashlib
+import sqlite3
+from pathlib import Path
+
 import pandas as pd
 from click.testing import CliRunner
 
 import linkwise as lw
 from linkwise.cli import main
 from linkwise.session import HumanSession, load_data
+from linkwise.session._controller import read_meta
 from tests.e2e.helpers import iris_csv
 
 
@@ -89,3 +94,110 @@ def test_command_line_mistakes_get_one_clear_line(tmp_path):
     junk = run("export", tmp_path / "junk.db")
     assert junk.exit_code == 1 and "not a linkwise session file" in junk.output
     assert not list(tmp_path.glob("iris.linkwise.db*"))  # failed starts leave no session file
+
+
+def digest(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def test_a_sqlite_file_linkwise_did_not_make_is_never_touched(tmp_path):
+    data_path, _ = iris_csv(tmp_path)
+    precious = tmp_path / "precious.sqlite"
+    db = sqlite3.connect(precious)
+    db.execute("CREATE TABLE notes (body TEXT)")
+    db.execute("INSERT INTO notes VALUES ('keep me')")
+    db.commit()
+    db.close()
+    before = digest(precious)
+    for params in (["--param", "max_queries=-1"], ["--param", "max_queries=5"], []):
+        result = run("cluster", data_path, "--session", precious, "--ui", "terminal", *params, input="q")
+        assert result.exit_code == 1 and "linkwise did not make" in result.output, result.output
+        assert digest(precious) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["iris.csv", "precious.sqlite"]
+    db = sqlite3.connect(precious)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    db.close()
+
+
+def test_out_may_not_be_the_data_or_the_session(tmp_path):
+    data_path, _ = iris_csv(tmp_path)
+    (tmp_path / "link.csv").symlink_to(data_path)
+    before = digest(data_path)
+    for out in (data_path, tmp_path / "link.csv", tmp_path / "sub" / ".." / "iris.csv"):
+        (tmp_path / "sub").mkdir(exist_ok=True)
+        result = run("cluster", data_path, "--out", out, "--ui", "terminal", input="sq")
+        assert result.exit_code == 2 and "is the data file; writing there would destroy it" in result.output
+    result = run("cluster", data_path, "--session", tmp_path / "s.db", "--out", tmp_path / "s.db", "--ui", "terminal")
+    assert result.exit_code == 2 and "is the session file" in result.output
+    assert digest(data_path) == before and not list(tmp_path.glob("*.db*"))
+
+
+def test_export_only_reads_even_while_the_session_runs(tmp_path):
+    data_path, y = iris_csv(tmp_path)
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    result = run("export", empty)
+    assert result.exit_code == 1 and "empty file (0 bytes)" in result.output
+    assert empty.stat().st_size == 0
+
+    session = HumanSession(tmp_path / "s.db", load_data(data_path), lw.COBRAS(random_state=0))
+    state = session.state()
+    i, j = state["question"]["pair"]
+    session.answer(state["position"], bool(y[i] == y[j]))
+    # the session is still open here; the -shm file is their shared index, which readers use too
+    files = {p.name: digest(p) for p in tmp_path.iterdir() if not p.name.endswith("-shm")}
+    printed = run("export", tmp_path / "s.db")
+    assert printed.exit_code == 0, printed.output
+    assert printed.output == session.labels_frame().to_csv(index=False)
+    assert {p.name: digest(p) for p in tmp_path.iterdir() if not p.name.endswith("-shm")} == files
+    session.close()
+    files = {p.name: digest(p) for p in tmp_path.iterdir()}
+    assert run("export", tmp_path / "s.db").exit_code == 0
+    assert {p.name: digest(p) for p in tmp_path.iterdir()} == files  # a closed session: no -wal/-shm made either
+
+
+def test_a_method_outside_linkwise_is_imported_only_when_named_again(tmp_path):
+    data_path, _ = iris_csv(tmp_path)
+    spec = "tests.e2e.helpers:Scripted"
+    first = run("cluster", data_path, "--method", spec, "--param", "script=[[0, 1], [2, 3]]", "--ui", "terminal",
+                input="sq")
+    assert first.exit_code == 0, first.output
+    session_file = tmp_path / "iris.linkwise.db"
+    for args in ((), ("--param", "script=[[0, 1], [2, 3]]")):
+        refused = run("cluster", data_path, "--ui", "terminal", *args, input="q")
+        assert refused.exit_code == 1
+        assert f"names the method '{spec}', which is not one of linkwise's" in refused.output
+        assert f"pass --method {spec}" in refused.output
+    again = run("cluster", data_path, "--method", spec, "--ui", "terminal", input="q")
+    assert again.exit_code == 0 and "(1 answers so far)" in again.output, again.output
+    refused = run("export", session_file)
+    assert refused.exit_code == 1 and "not one of linkwise's" in refused.output
+    exported = run("export", session_file, "--method", spec)
+    assert exported.exit_code == 0 and exported.output.startswith("id,cluster\n"), exported.output
+
+
+def test_unknown_parameter_is_one_line(tmp_path):
+    data_path, _ = iris_csv(tmp_path)
+    result = run("cluster", data_path, "--param", "bogus=1", "--ui", "terminal")
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert result.output == (
+        "Error: COBRAS has no parameter 'bogus'; its parameters are: max_queries, random_state.\n")
+
+
+def test_encoding_is_kept_in_the_session(tmp_path):
+    data_path, _ = iris_csv(tmp_path)
+    frame = pd.read_csv(data_path)
+    frame["name"] = [f"fleur-é{k}" for k in range(len(frame))]
+    frame.to_csv(data_path, index=False, encoding="latin-1")
+    undecodable = run("cluster", data_path, "--id-column", "name", "--ui", "terminal", input="q")
+    assert undecodable.exit_code == 1 and "--encoding" in undecodable.output
+    assert "Traceback" not in undecodable.output and not list(tmp_path.glob("*.db"))
+    first = run("cluster", data_path, "--id-column", "name", "--encoding", "latin-1", "--ui", "terminal",
+                input="sq")
+    assert first.exit_code == 0, first.output
+    session_file = tmp_path / "iris.linkwise.db"
+    assert read_meta(session_file)["data_options"]["encoding"] == "latin-1"
+    again = run("cluster", data_path, "--ui", "terminal", input="q")  # the stored encoding is used
+    assert again.exit_code == 0 and "(1 answers so far)" in again.output, again.output
+    exported = run("export", session_file)
+    assert exported.exit_code == 0 and "fleur-é0," in exported.output

@@ -1,3 +1,4 @@
+import hashlib
 import os
 import signal
 import sqlite3
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from linkwise.session import SessionFileError, SessionStore
+from linkwise.session._store import _SCHEMA, APPLICATION_ID
 
 
 def test_answers_are_committed_before_add_returns(tmp_path):
@@ -65,6 +67,7 @@ def test_refuses_files_that_are_not_sessions(tmp_path):
         SessionStore(junk)
     future = tmp_path / "future.db"
     db = sqlite3.connect(future)
+    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # made by a later linkwise
     db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
     db.execute("INSERT INTO meta VALUES ('format', '99')")
     db.commit()
@@ -87,15 +90,19 @@ def test_a_session_is_held_by_one_process_at_a_time(tmp_path):
         assert [(a.i, a.j, a.answer) for a in again.answers()] == [(0, 1, True), (1, 2, False)]
 
 
-def test_a_killed_holder_leaves_the_session_free(tmp_path):
-    path = tmp_path / "s.db"
+@pytest.mark.parametrize("held_as", ["s.db", "link.db"])
+def test_a_killed_holder_leaves_the_session_free(tmp_path, held_as):
+    path, link = tmp_path / "s.db", tmp_path / "link.db"
+    link.symlink_to(path)  # another name of the same session: one lock for both
     holder = subprocess.Popen(
-        [sys.executable, "-c", HOLD, str(path)], stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[1]
+        [sys.executable, "-c", HOLD, str(tmp_path / held_as)], stdout=subprocess.PIPE, text=True,
+        cwd=Path(__file__).parents[1]
     )
     try:
         assert holder.stdout.readline().strip() == "ready"
-        with pytest.raises(SessionFileError, match=rf"process {holder.pid}"):
-            SessionStore(path, exclusive=True)
+        for name in (path, link, tmp_path / "." / "s.db"):
+            with pytest.raises(SessionFileError, match=rf"process {holder.pid}"):
+                SessionStore(name, exclusive=True)
     finally:
         holder.send_signal(signal.SIGKILL)
         holder.wait()
@@ -111,3 +118,106 @@ store.add(3, 4, True)
 print("ready", flush=True)
 time.sleep(60)
 """
+
+
+def digest(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def foreign_database(path, journal="DELETE"):
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA journal_mode={journal}")
+    db.execute("CREATE TABLE notes (body TEXT)")
+    db.execute("INSERT INTO notes VALUES ('keep me')")
+    db.commit()
+    db.close()
+    return path
+
+
+@pytest.mark.parametrize("journal", ["DELETE", "WAL"])
+@pytest.mark.parametrize("how", [{}, {"exclusive": True}, {"create": False}, {"read_only": True}])
+def test_files_linkwise_did_not_make_are_refused_untouched(tmp_path, journal, how):
+    precious = foreign_database(tmp_path / "precious.sqlite", journal)
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    text = tmp_path / "notes.db"
+    text.write_text("my notes")
+    before = {p: digest(p) for p in (precious, empty, text)}
+    for path, message in ((precious, "did not make"), (empty, "empty file"), (text, "not an SQLite database")):
+        with pytest.raises(SessionFileError, match=message):
+            SessionStore(path, **how)
+    assert {p: digest(p) for p in before} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.db", "notes.db", "precious.sqlite"]
+    db = sqlite3.connect(precious)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == journal.lower()  # never switched to WAL
+    assert db.execute("SELECT body FROM notes").fetchall() == [("keep me",)]
+    db.close()
+
+
+def test_session_files_made_before_the_mark_still_open(tmp_path):
+    path = tmp_path / "old.db"
+    db = sqlite3.connect(path)
+    db.executescript(_SCHEMA)
+    db.execute("INSERT INTO meta VALUES ('format', '1'), ('method', '\"cobras\"')")
+    db.execute("INSERT INTO answers (i, j, answer, answered_at) VALUES (0, 1, 1, 'then')")
+    db.commit()
+    db.close()
+    with SessionStore(path, exclusive=True) as store:
+        assert store.meta["method"] == "cobras" and [a.answer for a in store.answers()] == [True]
+
+
+def test_read_only_opening_never_writes(tmp_path):
+    path = tmp_path / "s.db"
+    with SessionStore(path) as store:
+        store.write_meta({"method": "cobras"})
+        store.add(0, 1, True)
+    before = digest(path)
+    with SessionStore(path, read_only=True) as store:
+        assert store.meta["method"] == "cobras" and not store.created
+        assert [(a.i, a.j, a.answer) for a in store.answers()] == [(0, 1, True)]
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            store.add(1, 2, False)
+    assert digest(path) == before and sorted(p.name for p in tmp_path.iterdir()) == ["s.db"]
+    with pytest.raises(SessionFileError, match="No session file"):
+        SessionStore(tmp_path / "missing.db", read_only=True)
+    assert not (tmp_path / "missing.db").exists()
+
+
+def test_damaged_files_are_refused_with_the_reason(tmp_path):
+    path = tmp_path / "s.db"
+    with SessionStore(path) as store:
+        store.write_meta({"method": "cobras"})
+        store.add(0, 1, True)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE meta SET value = '{oops' WHERE key = 'method'")
+    db.commit()
+    db.close()
+    with pytest.raises(SessionFileError, match="s.db is damaged: its meta entry 'method' is not JSON"):
+        SessionStore(path)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE meta SET value = '\"cobras\"' WHERE key = 'method'")
+    root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'answers'").fetchone()[0]
+    size = db.execute("PRAGMA page_size").fetchone()[0]
+    db.commit()
+    db.close()
+    with open(path, "r+b") as f:  # a damaged page: the answers table
+        f.seek((root - 1) * size)
+        f.write(b"\xa5" * size)
+    with SessionStore(path, read_only=True) as store:
+        with pytest.raises(SessionFileError, match="s.db cannot be used: database disk image is malformed"):
+            store.answers()
+
+
+def test_discard_removes_only_a_file_this_opening_made(tmp_path):
+    path = tmp_path / "s.db"
+    store = SessionStore(path, exclusive=True)
+    assert store.created
+    store.write_meta({"method": "cobras"})
+    store.discard()
+    assert list(tmp_path.iterdir()) == []
+    with SessionStore(path) as store:
+        store.write_meta({"method": "cobras"})
+    again = SessionStore(path, exclusive=True)
+    assert not again.created
+    again.discard()
+    assert path.is_file() and SessionStore(path, read_only=True).meta["method"] == "cobras"

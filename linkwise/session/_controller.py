@@ -12,6 +12,7 @@ question the file does not answer; undo and corrections edit the file and
 replay.
 """
 
+import numbers
 import secrets
 import threading
 from collections import defaultdict, deque
@@ -26,9 +27,40 @@ from linkwise.loop import ActiveEstimator, ActiveSession
 from linkwise.session._methods import build_estimator, canonical, encode_params, method_spec
 from linkwise.session._store import SessionFileError, SessionStore
 
-__all__ = ["HumanSession", "Refused", "ANSWER_WORDS"]
+__all__ = ["HumanSession", "Refused", "ANSWER_WORDS", "read_meta"]
 
 ANSWER_WORDS = {True: "same", False: "different", None: "don't know"}
+
+_OPTIONAL_TEXT = (str, type(None))
+# what a session's meta must hold, by type: a damaged or hand-edited file is refused, not half-used
+_META_TYPES = {"data_path": str, "data_fingerprint": str, "data_options": dict, "image_root": str, "method": str,
+               "params": dict}
+_OPTION_TYPES = {"id_column": _OPTIONAL_TEXT, "text_column": _OPTIONAL_TEXT, "image_column": _OPTIONAL_TEXT,
+                 "features": (list, type(None)), "scale": str, "encoding": _OPTIONAL_TEXT}
+
+
+def _check_meta(meta, path):
+    def damaged(what):
+        return SessionFileError(f"The session file {path} is damaged: {what}. Start a new session file.")
+
+    for key, kind in _META_TYPES.items():
+        if key not in meta:
+            raise damaged(f"its meta has no {key!r}")
+        if not isinstance(meta[key], kind):
+            raise damaged(f"its meta {key!r} is {meta[key]!r}, not a {kind.__name__}")
+    for key, value in meta["data_options"].items():
+        if key not in _OPTION_TYPES or not isinstance(value, _OPTION_TYPES[key]):
+            raise damaged(f"its data option {key!r} is {value!r}")
+    return meta
+
+
+def read_meta(path):
+    """The checked description of the session in ``path``, read without writing; ``{}`` before its first start.
+
+    Raises :class:`SessionFileError` for a file that is not a session, or is damaged.
+    """
+    with SessionStore(path, read_only=True) as store:
+        return _check_meta(store.meta, path) if store.meta else {}
 
 
 class Refused(RuntimeError):
@@ -98,6 +130,15 @@ class HumanSession:
         existing session, None means the stored method; an estimator given
         must have the stored parameters (its ``random_state`` None adopts the
         stored seed).
+    read_only : bool, default=False
+        Open an existing session only to look at it (labels, answers): the
+        file is not written and a running session is not disturbed; every
+        action is refused.
+    trusted_method : str, optional
+        A method ``module:Class`` outside linkwise that the session file may
+        name. A session file names its method, and linkwise imports only its
+        own methods from a file unless the caller names the same method (the
+        command line passes its ``--method``), since importing runs code.
 
     Attributes
     ----------
@@ -130,15 +171,19 @@ class HumanSession:
     >>> again.close()
     """
 
-    def __init__(self, path, data, estimator=None):
+    def __init__(self, path, data, estimator=None, *, read_only=False, trusted_method=None):
         self.data = data
-        self.store = SessionStore(path, exclusive=True)
+        self.store = SessionStore(path, create=not read_only, exclusive=not read_only, read_only=read_only)
+        self._read_only = read_only
+        self._trusted = trusted_method
         self._lock = threading.RLock()
         # a fresh prefix per process: a page that polled an earlier server never mistakes a new state for its own
         self._boot = secrets.token_hex(4)
         self._changes = 0
         try:
             created = self.store.is_new
+            if created and read_only:
+                raise SessionFileError(f"The session file {path} holds no session yet.")
             self.estimator = self._new_method(estimator) if created else self._stored_method(estimator)
             self._rebuild()
             if created:
@@ -153,10 +198,7 @@ class HumanSession:
                     "params": encode_params(self.estimator),
                 })
         except BaseException:
-            self.store.close()
-            if created:
-                for suffix in ("", "-wal", "-shm", ".lock"):
-                    self.store.path.with_name(self.store.path.name + suffix).unlink(missing_ok=True)
+            self.store.discard()  # removes the file only if this very opening made it
             raise
 
     # -- opening --------------------------------------------------------------
@@ -174,10 +216,16 @@ class HumanSession:
         if estimator.random_state is None:
             estimator.set_params(random_state=secrets.randbelow(2**31))
         encode_params(estimator)  # refuse parameters the file cannot store, before anything is asked
+        seed = estimator.random_state
+        if not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
+            raise InvalidParameterError(
+                f"The 'random_state' parameter of {type(estimator).__name__} must be an int seed in a session "
+                f"(replaying the answers needs the same questions), got {seed!r}."
+            )
         return estimator
 
     def _stored_method(self, estimator):
-        meta, path = self.store.meta, self.store.path
+        meta, path = _check_meta(self.store.meta, self.store.path), self.store.path
         if meta["data_fingerprint"] != self.data.fingerprint:
             raise SessionFileError(
                 f"The session {path} was made for other data: {meta['data_path']} "
@@ -185,23 +233,24 @@ class HumanSession:
                 f"(fingerprint {self.data.fingerprint[:12]}). Open it with the data it was made for, "
                 "or start a new session with another session file."
             )
-        if meta["data_options"] != self.data.options:
-            changed = [f"{k}: {meta['data_options'].get(k)!r} -> {v!r}"
-                       for k, v in self.data.options.items() if meta["data_options"].get(k) != v]
+        stored, given = meta["data_options"], self.data.options
+        # an option a file does not mention (added to linkwise later) has its default, None
+        changed = [f"{k}: {stored.get(k)!r} -> {given.get(k)!r}"
+                   for k in sorted(set(stored) | set(given)) if stored.get(k) != given.get(k)]
+        if changed:
             raise SessionFileError(
                 f"The session {path} was made with other feature options ({'; '.join(changed)}). "
                 "Leave those options out to use the stored ones, or start a new session file."
             )
-        stored = build_estimator(meta["method"], meta["params"])
         if estimator is None:
-            return stored
+            return build_estimator(meta["method"], meta["params"], self._trusted)
         if not isinstance(estimator, ActiveEstimator):
             raise InvalidParameterError(
                 f"The 'estimator' argument of HumanSession must be an active estimator, got {type(estimator).__name__}."
             )
         estimator = clone(estimator)
         if estimator.random_state is None:
-            estimator.set_params(random_state=stored.random_state)
+            estimator.set_params(random_state=meta["params"].get("random_state"))
         wanted = encode_params(estimator)
         if method_spec(estimator) != meta["method"]:
             differs = f"method {meta['method']!r}, not {method_spec(estimator)!r}"
@@ -332,7 +381,12 @@ class HumanSession:
             }
 
     # -- actions --------------------------------------------------------------
+    def _writable(self):
+        if self._read_only:
+            raise Refused("This session was opened read-only; nothing can be changed in it.")
+
     def _expect(self, position):
+        self._writable()
         if position != self.position:
             raise Refused(
                 "That question has already been answered (perhaps in another window); "
@@ -401,6 +455,7 @@ class HumanSession:
         ``retracted`` table and the session replays.
         """
         with self._lock:
+            self._writable()
             if self._conflict is None or self._conflict[0].seq != conflict_id:
                 raise Refused("That contradiction has already been resolved; the current state is shown now.")
             row, _, earlier = self._conflict

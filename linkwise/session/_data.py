@@ -32,12 +32,12 @@ class UnsafePathError(InvalidParameterError):
     """An image path that points outside the allowed folder, or is not an image file."""
 
 
-def _read_table(path):
+def _read_table(path, encoding):
     name = path.name.lower()
     if name.endswith((".parquet", ".pq")):
         return pd.read_parquet(path)
     if re.search(r"\.(csv|tsv|txt)(\.(gz|bz2|xz|zst|zip))?$", name):
-        return pd.read_csv(path, sep="\t" if ".tsv" in name else ",")
+        return pd.read_csv(path, sep="\t" if ".tsv" in name else ",", encoding=encoding)
     raise InvalidParameterError(f"The data file {path} must be a CSV (.csv, .tsv, optionally compressed) or Parquet file.")
 
 
@@ -248,7 +248,7 @@ def _check_columns(table, names, what):
 
 
 def load_data(path, *, id_column=None, text_column=None, image_column=None, features=None, image_root=None,
-              scale="minmax"):
+              scale="minmax", encoding=None):
     """Read a CSV or Parquet file for a human session.
 
     Parameters
@@ -286,7 +286,7 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
     if not path.is_file():
         raise InvalidParameterError(f"The data file {path} does not exist.")
     check_option(scale, "scale", "load_data", ("minmax", "none"), role="argument")
-    table = _read_table(path)
+    table = _read_table(path, encoding)
     table.columns = [str(c) for c in table.columns]
     if table.shape[0] < 2:
         raise InvalidParameterError(f"The data file {path} has {table.shape[0]} rows; a session needs at least 2.")
@@ -296,7 +296,7 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
         features = [str(c) for c in features]
         _check_columns(table, features, "feature column")
     options = {"id_column": id_column, "text_column": text_column, "image_column": image_column,
-               "features": features, "scale": scale}
+               "features": features, "scale": scale, "encoding": encoding}
 
     if id_column is None:
         ids = pd.Series(np.arange(table.shape[0]), name="id")

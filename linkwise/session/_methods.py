@@ -4,6 +4,11 @@ A session file must rebuild exactly the estimator that asked the questions, so
 a method is stored as a spec (a short name such as ``cobras`` or an import path
 ``module:Class``) plus its ``get_params()`` as JSON. Nested estimators (a
 clusterer inside ``ActiveClustering``) are stored the same way, recursively.
+
+A session file is data, not code: the specs it names are imported only when
+they are linkwise's own (or scikit-learn's, for nested estimators), or when
+the person names the same method themselves (``--method``), since importing a
+module runs it.
 """
 
 import importlib
@@ -15,7 +20,8 @@ import numpy as np
 from linkwise._validation import InvalidParameterError
 from linkwise.loop import ActiveEstimator
 
-__all__ = ["METHODS", "resolve_method", "encode_params", "build_estimator", "method_spec", "canonical"]
+__all__ = ["METHODS", "resolve_method", "make_method", "encode_params", "build_estimator", "method_spec", "canonical",
+           "same_method"]
 
 # short names accepted by --method; any other ActiveEstimator is named "module:Class"
 METHODS = {
@@ -43,6 +49,61 @@ def _import(spec, base, what):
     if not (isinstance(cls, type) and issubclass(cls, base)):
         raise InvalidParameterError(f"The {what} {spec!r} is not a subclass of {base.__name__}.")
     return cls
+
+
+def _full(spec):
+    return METHODS.get(spec.lower(), spec) if isinstance(spec, str) else spec
+
+
+def same_method(a, b):
+    """Whether two specs name the same method (``cobras`` is ``linkwise.cobra:COBRAS``).
+
+    Examples
+    --------
+    >>> same_method("COBRAS", "linkwise.cobra:COBRAS"), same_method("cobras", "cobra")
+    (True, False)
+    """
+    return _full(a) == _full(b)
+
+
+def _check_trusted(spec, trusted, what, packages=("linkwise",)):
+    """Refuse a spec read from a session file unless linkwise may import it (see the module's docstring)."""
+    if not isinstance(spec, str):
+        raise InvalidParameterError(f"The session file names its {what} as {spec!r}, not as a string.")
+    if _full(spec).partition(":")[0].split(".")[0] in packages or (trusted is not None and same_method(spec, trusted)):
+        return
+    if what != "method":
+        raise InvalidParameterError(
+            f"The session file names the {what} {spec!r}; inside a method of linkwise's, linkwise imports only "
+            f"estimators of {' and '.join(packages)}."
+        )
+    raise InvalidParameterError(
+        f"The session file names the method {spec!r}, which is not one of linkwise's; linkwise imports it only "
+        f"if you name it yourself: pass --method {spec} (estimator= or trusted_method= in Python) if you trust "
+        "the file."
+    )
+
+
+def make_method(cls, params):
+    """``cls(**params)``, refusing a parameter ``cls`` does not take with the list of those it does.
+
+    Examples
+    --------
+    >>> import linkwise as lw
+    >>> make_method(lw.COBRAS, {"max_queries": 5})
+    COBRAS(max_queries=5)
+    >>> make_method(lw.COBRAS, {"bogus": 1})
+    Traceback (most recent call last):
+    ...
+    linkwise._validation.InvalidParameterError: COBRAS has no parameter 'bogus'; its parameters are: max_queries, random_state.
+    """
+    known = cls._get_param_names()
+    unknown = [name for name in params if name not in known]
+    if unknown:
+        raise InvalidParameterError(
+            f"{cls.__name__} has no parameter {unknown[0]!r}; its parameters are: {', '.join(known)}."
+        )
+    return cls(**params)
 
 
 def resolve_method(spec):
@@ -115,22 +176,45 @@ def encode_params(estimator):
     return {k: _encode(v, k, owner) for k, v in estimator.get_params(deep=False).items()}
 
 
-def _decode(value):
+def _decode(value, vouched):
     if isinstance(value, list):
-        return [_decode(v) for v in value]
+        return [_decode(v, vouched) for v in value]
     if isinstance(value, dict):
         if _ESTIMATOR_KEY in value:
             from sklearn.base import BaseEstimator
 
-            cls = _import(value[_ESTIMATOR_KEY], BaseEstimator, "stored estimator")
-            return cls(**{k: _decode(v) for k, v in value["params"].items()})
-        return {k: _decode(v) for k, v in value.items()}
+            spec, params = value[_ESTIMATOR_KEY], value.get("params")
+            if not vouched:
+                _check_trusted(spec, None, "estimator", ("linkwise", "sklearn"))
+            if not isinstance(params, dict):
+                raise InvalidParameterError(f"The session file stores the estimator {spec!r} without its parameters.")
+            return make_method(_import(spec, BaseEstimator, "stored estimator"), _decode(params, vouched))
+        return {k: _decode(v, vouched) for k, v in value.items()}
     return value
 
 
-def build_estimator(spec, params):
-    """Rebuild the estimator a session file describes (``params`` from :func:`encode_params`)."""
-    return resolve_method(spec)(**{k: _decode(v) for k, v in params.items()})
+def build_estimator(spec, params, trusted=None):
+    """Rebuild the estimator a session file describes (``params`` from :func:`encode_params`).
+
+    ``spec`` must name one of linkwise's methods or the method ``trusted``
+    names (the ``--method`` the person gave). The estimators nested in the
+    parameters of linkwise's methods must be linkwise's or scikit-learn's;
+    a method the person vouched for may nest any.
+
+    Examples
+    --------
+    >>> build_estimator("cobras", {"max_queries": 5, "random_state": 0})
+    COBRAS(max_queries=5, random_state=0)
+    >>> build_estimator("os:system", {})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    linkwise._validation.InvalidParameterError: The session file names the method 'os:system', which is not ...
+    """
+    _check_trusted(spec, trusted, "method")
+    if not isinstance(params, dict):
+        raise InvalidParameterError(f"The session file stores the parameters of {spec!r} as {params!r}, not as a dict.")
+    vouched = not _full(spec).startswith("linkwise.")
+    return make_method(resolve_method(spec), {k: _decode(v, vouched) for k, v in params.items()})
 
 
 def canonical(params):

@@ -5,11 +5,17 @@ options, the method and its parameters (with the seed), and every answer with
 its time. Each answer is committed before the next question is shown, so a
 crash loses nothing. Undone and corrected answers are not erased: the original
 is kept in a ``retracted`` table with the reason.
+
+A session file is marked as linkwise's by its SQLite ``application_id``. An
+existing file is inspected read-only first, and any other file (empty, not
+SQLite, another program's database) is refused untouched: a mistyped
+``--session`` never costs the user a file.
 """
 
 import json
 import os
 import sqlite3
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import NamedTuple
@@ -19,6 +25,7 @@ from linkwise._validation import InvalidParameterError
 __all__ = ["Answer", "SessionStore", "SessionFileError", "FORMAT"]
 
 FORMAT = 1  # bumped when the schema changes
+APPLICATION_ID = 0x4C4B5753  # "LKWS" in the SQLite header: this file was made by linkwise
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -75,15 +82,29 @@ class SessionStore:
     Parameters
     ----------
     path : str or Path
-        The session file.
+        The session file. An existing file must be a linkwise session file:
+        any other file is refused with :class:`SessionFileError` before
+        anything is written to it.
     create : bool, default=True
         Create the file when it does not exist (False: a missing file is an error).
     exclusive : bool, default=False
         Hold the session for this object alone until :meth:`close`: a second
-        exclusive opening, in this or another process, raises
-        :class:`SessionFileError` instead of interleaving two people's
-        questions in one file. The lock is an OS lock on ``<path>.lock``, so a
-        crashed process never leaves the session locked.
+        exclusive opening, in this or another process and under any name of
+        the file (a symlink), raises :class:`SessionFileError` instead of
+        interleaving two people's questions in one file. The lock is an OS
+        lock on ``<resolved path>.lock``, so a crashed process never leaves
+        the session locked.
+    read_only : bool, default=False
+        Open an existing session file for reading only (SQLite ``mode=ro``):
+        the file is never written, and a running session is not disturbed.
+
+    Attributes
+    ----------
+    meta : dict
+        The session's description (empty until :meth:`write_meta`).
+    created : bool
+        True when this opening created the file (only then may a failed
+        start remove it).
 
     Examples
     --------
@@ -100,28 +121,47 @@ class SessionStore:
     >>> store.close()
     """
 
-    def __init__(self, path, *, create=True, exclusive=False):
+    def __init__(self, path, *, create=True, exclusive=False, read_only=False):
         self.path = Path(path)
-        if not create and not self.path.is_file():
+        # every name of the file (symlinks, relative paths) maps to one database and one lock
+        self._target = target = Path(os.path.realpath(self.path))
+        if target.exists():
+            with self._errors():  # before even a lock file is made beside a file that may not be linkwise's
+                _inspect(self.path, target)
+        elif read_only or not create:
             raise SessionFileError(f"No session file at {self.path}.")
-        self._lock = _hold_lock(self.path) if exclusive else None
+        self._db = None
+        self._lock = _hold_lock(self.path, target) if exclusive else None
         try:
-            # one connection shared by the web server's threads; the session controller serialises access
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")  # an answer survives a crash once add() returns
-            self._db.executescript(_SCHEMA)
-            rows = self._db.execute("SELECT key, value FROM meta").fetchall()
-        except sqlite3.DatabaseError as exc:
-            self._release()
-            raise SessionFileError(f"{self.path} is not a linkwise session file ({exc}).") from None
-        self.meta = {k: json.loads(v) for k, v in rows}
-        if self.meta and self.meta.get("format") != FORMAT:
+            with self._errors():
+                # again, now that no other session can change it
+                self.created = not target.exists()
+                self.meta = {} if self.created else _inspect(self.path, target)
+                if read_only:
+                    self._db = _connect_read_only(target)
+                    return
+                # one connection shared by the web server's threads; the session controller serialises access
+                self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+                if self.created:
+                    self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=FULL")  # an answer survives a crash once add() returns
+                self._db.executescript(_SCHEMA)
+        except BaseException:
             self.close()
-            raise SessionFileError(
-                f"{self.path} is a session file of format {self.meta.get('format')!r}; "
-                f"this linkwise reads format {FORMAT}."
-            )
+            raise
+
+    @contextmanager
+    def _errors(self):
+        """Report a damaged or unreadable file as a :class:`SessionFileError` naming it."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            raise SessionFileError(f"The session file {self.path} cannot be used: {exc}.") from None
+
+    def _read(self, sql, args=()):
+        with self._errors():
+            return self._db.execute(sql, args).fetchall()
 
     @property
     def is_new(self):
@@ -152,11 +192,11 @@ class SessionStore:
 
     def answers(self):
         """Every live answer, oldest first."""
-        rows = self._db.execute("SELECT seq, i, j, answer, answered_at FROM answers ORDER BY seq").fetchall()
+        rows = self._read("SELECT seq, i, j, answer, answered_at FROM answers ORDER BY seq")
         return [Answer(s, i, j, _from_db(a), t) for s, i, j, a, t in rows]
 
     def _retract(self, seq, reason):
-        row = self._db.execute("SELECT seq, i, j, answer, answered_at FROM answers WHERE seq = ?", (seq,)).fetchone()
+        row = next(iter(self._read("SELECT seq, i, j, answer, answered_at FROM answers WHERE seq = ?", (seq,))), None)
         if row is None:
             raise KeyError(f"no stored answer #{seq}")
         self._db.execute(
@@ -186,16 +226,22 @@ class SessionStore:
 
     def retracted(self):
         """Undone and corrected answers as dicts (original answer, when and why it was retracted)."""
-        rows = self._db.execute(
-            "SELECT seq, i, j, answer, answered_at, retracted_at, reason FROM retracted ORDER BY id"
-        ).fetchall()
+        rows = self._read("SELECT seq, i, j, answer, answered_at, retracted_at, reason FROM retracted ORDER BY id")
         keys = ("seq", "i", "j", "answer", "answered_at", "retracted_at", "reason")
         return [dict(zip(keys, (*r[:3], _from_db(r[3]), *r[4:]))) for r in rows]
 
     def close(self):
         """Close the database connection (and give up the session, if held exclusively)."""
-        self._db.close()
+        if self._db is not None:
+            self._db.close()
         self._release()
+
+    def discard(self):
+        """Close, and delete the file if this opening created it (a start that failed leaves nothing behind)."""
+        self.close()
+        if self.created:
+            for suffix in ("", "-wal", "-shm", ".lock"):
+                self._target.with_name(self._target.name + suffix).unlink(missing_ok=True)
 
     def _release(self):
         if self._lock is not None:
@@ -209,9 +255,63 @@ class SessionStore:
         self.close()
 
 
-def _hold_lock(path):
-    """Open ``<path>.lock`` and lock it without waiting; the open file keeps the lock."""
-    lock_path = path.with_name(path.name + ".lock")
+def _connect_read_only(target, trusted=True):
+    """A connection that cannot write ``target`` nor leave -wal/-shm files beside it.
+
+    Reading a WAL database creates those files, unless it is opened as
+    immutable, which reads the main file alone: right when no -wal file
+    exists (the last writer checkpointed and closed), and for a file that is
+    not linkwise's, whose content only needs a look.
+    """
+    live = target.with_name(target.name + "-wal").exists()
+    return sqlite3.connect(f"{target.as_uri()}?mode=ro" + ("" if trusted and live else "&immutable=1"), uri=True)
+
+
+def _inspect(path, target):
+    """The meta of an existing file, read without writing to it; refuses every file linkwise did not make."""
+    with open(target, "rb") as f:
+        header = f.read(100)
+    if not header:
+        raise SessionFileError(
+            f"{path} is an empty file (0 bytes), not a linkwise session file; it was left as it is. "
+            "Delete it to start a new session there, or name another session file."
+        )
+    if not header.startswith(b"SQLite format 3\x00"):
+        raise SessionFileError(f"{path} is not a linkwise session file (not an SQLite database); it was left as it is.")
+    marked = header[68:72] == APPLICATION_ID.to_bytes(4, "big")
+    db = _connect_read_only(target, trusted=marked)
+    try:
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        rows = db.execute("SELECT key, value FROM meta").fetchall() if "meta" in tables else []
+    finally:
+        db.close()
+    # files of linkwise before the application_id mark are known by their tables and format
+    if not (marked or ({"meta", "answers", "retracted"} <= tables and any(k == "format" for k, _ in rows))):
+        raise SessionFileError(
+            f"{path} is an SQLite database that linkwise did not make (no linkwise session in it); "
+            "it was left as it is. Name another session file."
+        )
+    meta = {}
+    for key, value in rows:
+        try:
+            meta[key] = json.loads(value)
+        except ValueError:
+            raise SessionFileError(
+                f"The session file {path} is damaged: its meta entry {key!r} is not JSON ({value[:40]!r})."
+            ) from None
+    if meta and meta.get("format") != FORMAT:
+        raise SessionFileError(
+            f"{path} is a session file of format {meta.get('format')!r}; this linkwise reads format {FORMAT}."
+        )
+    return meta
+
+
+def _hold_lock(path, target):
+    """Open ``<target>.lock`` and lock it without waiting; the open file keeps the lock.
+
+    ``target`` is the resolved file, so two names of one session share the lock.
+    """
+    lock_path = target.with_name(target.name + ".lock")
     f = open(lock_path, "a+")
     try:
         _try_lock(f)

@@ -1,15 +1,19 @@
-"""``linkwise cluster`` and ``linkwise export``: thin shells over :class:`HumanSession`."""
+"""``linkwise cluster`` and ``linkwise export``: thin shells over :class:`HumanSession`.
 
+Library errors reach the person as one line through the funnel of :mod:`linkwise.cli`.
+"""
+
+import codecs
 import json
+import os
 from pathlib import Path
 
 import click
 
-from linkwise._validation import InvalidParameterError
-
 __all__ = ["cluster", "export"]
 
 _DATA_SUFFIXES = {".csv", ".tsv", ".txt", ".gz", ".bz2", ".xz", ".zst", ".zip", ".parquet", ".pq"}
+_DATA_OPTIONS = ("id_column", "text_column", "image_column", "features", "encoding")  # stored in the session file
 
 
 def _stem(path):
@@ -32,14 +36,40 @@ def _parse_params(items):
     return params
 
 
-def _user_errors(run):
-    """Turn the library's argument and file errors into one-line command-line errors."""
-    import pandas as pd
+def _check_encoding(ctx, param, value):
+    if value is not None:
+        try:
+            codecs.lookup(value)
+        except LookupError:
+            raise click.BadParameter(f"{value!r} is not a known text encoding (e.g. utf-8, latin-1, utf-16).") from None
+    return value
 
+
+def _same_file(a, b):
     try:
-        return run()
-    except (InvalidParameterError, OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise click.ClickException(str(exc)) from None
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return Path(a).resolve() == Path(b).resolve()
+
+
+def _check_output(path, option, kept):
+    """Refuse to write ``path`` when it is one of the person's files (``kept``: what -> path) or cannot be made."""
+    for what, other in kept.items():
+        if _same_file(path, other):
+            raise click.BadParameter(f"{path} is the {what}; writing there would destroy it. Name another file.",
+                                     param_hint=option)
+    if not Path(path).resolve().parent.is_dir():
+        raise click.BadParameter(f"the folder of {path} does not exist.", param_hint=option)
+
+
+def _load_data(path, stored, image_root=None, **given):
+    """The session's data with the options given, else those stored in the session file (``stored``: its meta)."""
+    from linkwise.session._data import load_data
+
+    options = stored.get("data_options", {})
+    chosen = {k: options.get(k) if v is None else v for k, v in given.items()}
+    root = image_root if image_root is not None else stored.get("image_root")
+    return load_data(path, image_root=root, scale=options.get("scale", "minmax"), **chosen)
 
 
 @click.command()
@@ -57,44 +87,39 @@ def _user_errors(run):
 @click.option("--image-root", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Folder image paths must lie under (default: the data file's folder).")
 @click.option("--features", help="Comma-separated numeric columns to cluster on (default: every numeric column).")
+@click.option("--encoding", callback=_check_encoding,
+              help="Text encoding of a CSV file (default UTF-8), e.g. latin-1 or utf-16; kept in the session file.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               help="Labels CSV written when you finish. Default: <data name>.labels.csv beside the session file.")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, help="Port on 127.0.0.1 (default: a free one).")
 @click.option("--no-browser", is_flag=True, help="Print the page's address without opening a browser.")
 def cluster(data, method, params, ui, session_file, id_column, text_column, image_column, image_root, features,
-            out, port, no_browser):
+            encoding, out, port, no_browser):
     """Cluster DATA (CSV or Parquet) by answering "same group?" questions.
 
     Every answer is saved at once in the session file; run the same command
     again to continue where you stopped.
     """
-    from linkwise.session._controller import HumanSession
-    from linkwise.session._data import load_data
-    from linkwise.session._methods import resolve_method
-    from linkwise.session._store import SessionStore
+    from linkwise.session._controller import HumanSession, read_meta
+    from linkwise.session._methods import build_estimator, make_method, resolve_method, same_method
 
     session_file = session_file or data.parent / f"{_stem(data)}.linkwise.db"
     out = out or session_file.with_name(f"{session_file.stem.removesuffix('.linkwise')}.labels.csv")
+    if _same_file(session_file, data):
+        raise click.BadParameter(f"{session_file} is the data file. Name another file.", param_hint="--session")
+    _check_output(out, "--out", {"data file": data, "session file": session_file})
     params = _parse_params(params)
-
-    def open_session():
-        stored = {}
-        if session_file.is_file():
-            with SessionStore(session_file, create=False) as store:
-                stored = store.meta
-        options = stored.get("data_options", {})
-        given = {"id_column": id_column, "text_column": text_column, "image_column": image_column,
-                 "features": None if features is None else [c.strip() for c in features.split(",") if c.strip()]}
-        chosen = {k: options.get(k) if v is None else v for k, v in given.items()}
-        root = image_root if image_root is not None else stored.get("image_root")
-        dataset = load_data(data, image_root=root, scale=options.get("scale", "minmax"), **chosen)
-        if stored and method is None and not params:
-            estimator = None  # continue with the stored method
-        else:
-            estimator = resolve_method(method or stored.get("method", "cobras"))(**params)
-        return HumanSession(session_file, dataset, estimator)
-
-    session = _user_errors(open_session)
+    stored = read_meta(session_file) if session_file.exists() else {}  # refuses any file that is not a session
+    dataset = _load_data(data, stored, image_root, id_column=id_column, text_column=text_column,
+                         image_column=image_column, encoding=encoding,
+                         features=None if features is None else [c.strip() for c in features.split(",") if c.strip()])
+    if stored and method is None and params:
+        estimator = build_estimator(stored["method"], params)  # the stored method, which must be linkwise's
+    elif stored and not params and (method is None or same_method(method, stored["method"])):
+        estimator = None  # the stored method and parameters
+    else:
+        estimator = make_method(resolve_method(method or "cobras"), params)
+    session = HumanSession(session_file, dataset, estimator, trusted_method=method)
     try:
         click.echo(f"Session file: {session_file} ({session.state()['n_answered']} answers so far)")
         if ui == "terminal":
@@ -117,23 +142,24 @@ def cluster(data, method, params, ui, session_file, id_column, text_column, imag
               help="Labels CSV (id, cluster); '-' prints it.")
 @click.option("--answers", type=click.Path(dir_okay=False, allow_dash=True),
               help="Also write every answer (live, undone and corrected, with times) as CSV.")
-def export(session_file, data, out, answers):
-    """Write the clustering of a session file as CSV (id, cluster)."""
-    from linkwise.session._controller import HumanSession
-    from linkwise.session._data import load_data
-    from linkwise.session._store import SessionStore
+@click.option("--method", help="The session's method, when the file names one outside linkwise (module:Class): "
+              "linkwise imports a method named in a file only if you name it too.")
+def export(session_file, data, out, answers, method):
+    """Write the clustering of a session file as CSV (id, cluster).
 
-    def open_session():
-        with SessionStore(session_file, create=False) as store:
-            meta = store.meta
-        if not meta:
-            raise InvalidParameterError(f"{session_file} holds no session yet.")
-        options = dict(meta["data_options"])
-        scale = options.pop("scale")
-        dataset = load_data(data or meta["data_path"], image_root=meta["image_root"], scale=scale, **options)
-        return HumanSession(session_file, dataset)
+    The session file is only read, even while its session is running.
+    """
+    from linkwise.session._controller import HumanSession, read_meta
 
-    session = _user_errors(open_session)
+    meta = read_meta(session_file)
+    if not meta:
+        raise click.ClickException(f"{session_file} holds no session yet.")
+    data = data or Path(meta["data_path"])
+    for path, option in ((out, "--out"), (answers, "--answers")):
+        if path not in (None, "-"):
+            _check_output(path, option, {"session file": session_file, "data file": data})
+    dataset = _load_data(data, meta, **dict.fromkeys(_DATA_OPTIONS))
+    session = HumanSession(session_file, dataset, read_only=True, trusted_method=method)
     try:
         for path, frame in ((out, session.labels_frame()), (answers, answers and session.answers_frame())):
             if path == "-":

@@ -1,0 +1,240 @@
+"""The bad-input catalogue: hostile and careless inputs, each refused with one clear line, nothing changed.
+
+One row per input: ``(id, build, expected)``. ``build(folder)`` prepares the
+input inside ``folder`` (a copy of a template holding ``iris.csv``, a live
+session ``s.db`` made from it, and ``other.csv``) and returns the ``linkwise``
+arguments; ``expected`` is a regular expression found in the one-line error
+(case-insensitive; ``a|b`` where two wordings are both right).
+Every row must exit non-zero through click (no traceback), print exactly one
+``Error:`` line holding the fragment, and leave every file in ``folder``
+byte-for-byte as it was, with no file added or removed (an imported module
+leaving a marker file counts as a change). Add rows to ``CASES``.
+"""
+
+import gzip
+import hashlib
+import re
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import linkwise as lw
+from linkwise.cli import main
+from linkwise.session import HumanSession, load_data
+from linkwise.session._store import APPLICATION_ID
+from tests.e2e.helpers import PNG, iris_csv
+
+EVIL = "linkwise_catalogue_evil"  # a module whose import leaves a marker file: importing it is the failure
+
+
+# -- building inputs -----------------------------------------------------------
+def write(folder, name, content):
+    path = Path(folder) / name
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    return path
+
+
+def sql(path, *statements):
+    db = sqlite3.connect(path)
+    for statement in statements:
+        db.execute(statement)
+    db.commit()
+    db.close()
+    return path
+
+
+def foreign_db(folder, name="precious.sqlite"):
+    """Another program's database, in WAL mode as many are."""
+    return sql(Path(folder) / name, "PRAGMA journal_mode=WAL", "CREATE TABLE notes (body TEXT)",
+               "INSERT INTO notes VALUES ('keep me')")
+
+
+def set_meta(folder, key, text):
+    """Overwrite one meta entry of the session with raw text (``None``: delete it)."""
+    path = Path(folder) / "s.db"
+    if text is None:
+        return sql(path, f"DELETE FROM meta WHERE key = '{key}'")
+    return sql(path, f"UPDATE meta SET value = '{text}' WHERE key = '{key}'")
+
+
+def corrupt_answers(folder):
+    """Overwrite the page of the session's answers table with garbage."""
+    path = Path(folder) / "s.db"
+    db = sqlite3.connect(path)
+    root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'answers'").fetchone()[0]
+    size = db.execute("PRAGMA page_size").fetchone()[0]
+    db.close()
+    with open(path, "r+b") as f:
+        f.seek((root - 1) * size)
+        f.write(b"\xa5" * size)
+    return path
+
+
+def iris_frame(folder):
+    return pd.read_csv(Path(folder) / "iris.csv")
+
+
+def session_args(folder, *extra):
+    return ["cluster", Path(folder) / "iris.csv", "--session", Path(folder) / "s.db", "--ui", "terminal", *extra]
+
+
+def new_args(folder, data, *extra):
+    """A new session on ``data`` (a file name in ``folder`` or a path)."""
+    return ["cluster", Path(folder) / data, "--session", Path(folder) / "new.db", "--ui", "terminal", *extra]
+
+
+def csv_rows(folder, name, text):
+    return new_args(folder, write(folder, name, text))
+
+
+# -- the catalogue -----------------------------------------------------------------
+CASES = [
+    # data files
+    ("data-latin1", lambda f: new_args(f, write(f, "d.csv", "name,x\ncaf\xe9,1\nb,2\n".encode("latin-1"))),
+     "encoding"),
+    ("data-image-as-csv", lambda f: new_args(f, write(f, "d.csv", PNG * 20)), "binary|not utf-8"),
+    ("data-gzip-named-csv", lambda f: new_args(f, write(f, "d.csv", gzip.compress(b"x,y\n1,2\n" * 50))),
+     "binary|not utf-8"),
+    ("data-parquet-not-parquet", lambda f: new_args(f, write(f, "d.parquet", "x,y\n1,2\n")), "parquet"),
+    ("data-empty-file", lambda f: new_args(f, write(f, "d.csv", b"")), "is empty|no columns"),
+    ("data-header-only", lambda f: csv_rows(f, "d.csv", "x,y\n"), "at least 2"),
+    ("data-one-row", lambda f: csv_rows(f, "d.csv", "x,y\n1,2\n"), "at least 2"),
+    ("data-ragged-rows", lambda f: csv_rows(f, "d.csv", "x,y\n1,2\n3,4,5,6\n"), r"line 3\b"),
+    ("data-unknown-suffix", lambda f: new_args(f, write(f, "d.xlsx", "x,y\n1,2\n")), r"must be a csv \(\.csv"),
+    ("data-no-numeric-column", lambda f: csv_rows(f, "d.csv", "a,b\nx,y\nz,w\n"), "no numeric feature"),
+    ("data-missing-value", lambda f: csv_rows(f, "d.csv", "x,y\n1,2\n,4\n5,6\n"), "missing or infinite"),
+    ("data-duplicate-ids", lambda f: new_args(f, "iris.csv", "--id-column", "species"), "not unique"),
+    ("data-is-a-folder", lambda f: ["cluster", f], "is a directory"),
+    ("data-missing", lambda f: ["cluster", Path(f) / "nope.csv"], "does not exist"),
+    # command-line arguments of cluster
+    ("param-unknown", lambda f: new_args(f, "iris.csv", "--param", "bogus=1"), "has no parameter 'bogus'"),
+    ("param-out-of-range", lambda f: new_args(f, "iris.csv", "--param", "max_queries=-1"), "max_queries"),
+    ("param-not-name-value", lambda f: new_args(f, "iris.csv", "--param", "max_queries"), "not NAME=VALUE"),
+    ("param-unstorable", lambda f: new_args(f, "iris.csv", "--param", "random_state=1.5"), "random_state"),
+    ("method-unknown-name", lambda f: new_args(f, "iris.csv", "--method", "kmeans"), "neither a known name"),
+    ("method-not-active", lambda f: new_args(f, "iris.csv", "--method", "linkwise.cluster:PCKMeans"),
+     "not a subclass of ActiveEstimator"),
+    ("method-not-importable", lambda f: new_args(f, "iris.csv", "--method", "no_such_module_xyz:X"),
+     "cannot be imported"),
+    ("features-unknown-column", lambda f: new_args(f, "iris.csv", "--features", "nope"), "'nope' is not a column"),
+    ("features-text-column", lambda f: new_args(f, "iris.csv", "--features", "species"), "not numeric"),
+    ("id-column-unknown", lambda f: new_args(f, "iris.csv", "--id-column", "nope"), "'nope' is not a column"),
+    ("encoding-unknown", lambda f: new_args(f, "iris.csv", "--encoding", "klingon"), "not a known text encoding"),
+    ("out-is-the-data", lambda f: new_args(f, "iris.csv", "--out", Path(f) / "iris.csv"), "is the data file"),
+    ("out-is-the-data-by-another-name",
+     lambda f: new_args(f, "iris.csv", "--out", Path(f) / ".." / Path(f).name / "iris.csv"), "is the data file"),
+    ("out-is-the-session", lambda f: session_args(f, "--out", Path(f) / "s.db"), "is the session file"),
+    ("out-in-missing-folder", lambda f: new_args(f, "iris.csv", "--out", Path(f) / "nodir" / "x.csv"),
+     "does not exist"),
+    ("session-is-the-data", lambda f: ["cluster", Path(f) / "iris.csv", "--session", Path(f) / "iris.csv"],
+     "is the data file"),
+    ("port-out-of-range", lambda f: new_args(f, "iris.csv", "--port", "70000"), "70000 is not in the range"),
+    ("ui-unknown", lambda f: ["cluster", Path(f) / "iris.csv", "--ui", "gui"], "'gui' is not one of"),
+    ("image-root-missing", lambda f: new_args(f, "iris.csv", "--image-root", Path(f) / "nodir"), "does not exist"),
+    ("verb-unknown", lambda f: ["frobnicate"], "No such command"),
+    # datasets
+    ("datasets-dir-missing", lambda f: ["datasets", "--data-dir", Path(f) / "nodir"], "does not exist"),
+    ("datasets-no-label-column", lambda f: ["datasets", "--data-dir", write(f, "x.csv.gz", gzip.compress(
+        b"a,b\n1,2\n3,4\n")).parent], "no 'label' column"),
+    ("datasets-not-gzip", lambda f: ["datasets", "--data-dir", write(f, "x.csv.gz", "a,label\n1,0\n").parent],
+     "not a gzipped file"),
+    # session files given to cluster
+    ("session-foreign-sqlite-bad-param",
+     lambda f: new_args(f, "iris.csv", "--session", foreign_db(f), "--param", "max_queries=-1"), "did not make"),
+    ("session-foreign-sqlite", lambda f: new_args(f, "iris.csv", "--session", foreign_db(f)), "did not make"),
+    ("session-empty-file", lambda f: new_args(f, "iris.csv", "--session", write(f, "e.db", b"")), "empty file"),
+    ("session-text-file", lambda f: new_args(f, "iris.csv", "--session", write(f, "t.db", "hello")),
+     "not an SQLite database"),
+    ("session-meta-not-json", lambda f: set_meta(f, "params", "{oops") and session_args(f), "not JSON"),
+    ("session-meta-key-missing", lambda f: set_meta(f, "data_fingerprint", None) and session_args(f),
+     "no 'data_fingerprint'"),
+    ("session-meta-wrong-type", lambda f: set_meta(f, "params", "[1, 2]") and session_args(f), "not a dict"),
+    ("session-data-option-wrong-type",
+     lambda f: set_meta(f, "data_options", '{"id_column": 5}') and session_args(f), "data option 'id_column'"),
+    ("session-format-from-the-future", lambda f: set_meta(f, "format", "99") and session_args(f), "format 99"),
+    ("session-corrupt-page", lambda f: corrupt_answers(f) and session_args(f), "malformed"),
+    ("session-method-outside-linkwise",
+     lambda f: set_meta(f, "method", f'"{EVIL}:Thing"') and session_args(f), "not one of linkwise's"),
+    ("session-method-outside-linkwise-with-params",
+     lambda f: set_meta(f, "method", f'"{EVIL}:Thing"') and session_args(f, "--param", "max_queries=20"),
+     "not one of linkwise's"),
+    ("session-nested-estimator-outside-linkwise",
+     lambda f: set_meta(f, "params", f'{{"max_queries": {{"__estimator__": "{EVIL}:Thing", "params": {{}}}}}}')
+     and session_args(f), "imports only estimators of linkwise and sklearn"),
+    ("session-stored-param-unknown",
+     lambda f: set_meta(f, "params", '{"bogus": 1}') and session_args(f), "has no parameter 'bogus'"),
+    ("session-for-other-data", lambda f: ["cluster", Path(f) / "other.csv", "--session", Path(f) / "s.db",
+                                          "--ui", "terminal"], "made for other data"),
+    ("session-other-method-params", lambda f: session_args(f, "--param", "max_queries=5"), "max_queries=20"),
+    # session files given to export
+    ("export-empty-file", lambda f: ["export", write(f, "e.db", b"")], "empty file"),
+    ("export-text-file", lambda f: ["export", write(f, "t.db", "hello")], "not an SQLite database"),
+    ("export-foreign-sqlite", lambda f: ["export", foreign_db(f)], "did not make"),
+    ("export-no-session-yet",
+     lambda f: ["export", sql(Path(f) / "n.db", f"PRAGMA application_id = {APPLICATION_ID}",
+                              "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")], "no session yet"),
+    ("export-meta-not-json", lambda f: ["export", set_meta(f, "data_options", "{oops")], "not JSON"),
+    ("export-meta-key-missing", lambda f: ["export", set_meta(f, "data_path", None)], "no 'data_path'"),
+    ("export-corrupt-page", lambda f: ["export", corrupt_answers(f)], "malformed"),
+    ("export-method-outside-linkwise", lambda f: ["export", set_meta(f, "method", f'"{EVIL}:Thing"')],
+     "not one of linkwise's"),
+    ("export-out-missing-folder", lambda f: ["export", Path(f) / "s.db", "-o", "/nodir/x.csv"], "does not exist"),
+    ("export-out-is-the-session", lambda f: ["export", Path(f) / "s.db", "-o", Path(f) / "s.db"],
+     "is the session file"),
+    ("export-answers-is-the-data", lambda f: ["export", Path(f) / "s.db", "--data", Path(f) / "iris.csv",
+                                              "--answers", Path(f) / "iris.csv"], "is the data file"),
+    ("export-data-moved-to-other-data", lambda f: ["export", Path(f) / "s.db", "--data", Path(f) / "other.csv"],
+     "made for other data"),
+]
+
+
+# -- running them ---------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    """iris.csv, a session s.db of COBRAS on it with 3 answers, other.csv (iris with one value changed)."""
+    folder = tmp_path_factory.mktemp("template")
+    path, y = iris_csv(folder)
+    session = HumanSession(folder / "s.db", load_data(path, id_column="name"), lw.COBRAS(max_queries=20,
+                                                                                         random_state=0))
+    for _ in range(3):
+        state = session.state()
+        i, j = state["question"]["pair"]
+        session.answer(state["position"], bool(y[i] == y[j]))
+    session.close()
+    other = pd.read_csv(path)
+    other.loc[0, "petal_width"] = 9.0
+    other.to_csv(folder / "other.csv", index=False)
+    return folder
+
+
+def snapshot(folder):
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(Path(folder).rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("build, expected", [pytest.param(b, e, id=i) for i, b, e in CASES])
+def test_bad_input_gets_one_line_and_changes_nothing(template, tmp_path, monkeypatch, build, expected):
+    folder = tmp_path / "f"
+    shutil.copytree(template, folder)
+    (folder / f"{EVIL}.py").write_text(
+        "from pathlib import Path\n(Path(__file__).parent / 'IMPORTED').write_text('linkwise ran me')\n"
+        "class Thing:\n    pass\n"
+    )
+    monkeypatch.syspath_prepend(str(folder))
+    args = [str(a) for a in build(folder)]
+    before = snapshot(folder)
+    result = CliRunner().invoke(main, args, input="q\n")
+    assert isinstance(result.exception, SystemExit) and result.exit_code != 0, (result.output, result.exception)
+    assert "Traceback" not in result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error")]
+    assert len(errors) == 1 and re.search(expected, errors[0], re.IGNORECASE), result.output
+    assert snapshot(folder) == before
+
+
+def test_the_catalogue_is_large_and_named_uniquely():
+    ids = [case[0] for case in CASES]
+    assert len(ids) == len(set(ids)) >= 25
