@@ -1,3 +1,5 @@
+import gzip
+import io
 import os
 
 import numpy as np
@@ -62,7 +64,7 @@ def test_bad_files_are_refused_clearly(tmp_path):
     with pytest.raises(InvalidParameterError, match="no numeric feature columns"):
         load_data(tmp_path / "words.csv")
     (tmp_path / "holes.csv").write_text("a,b\n1,2\n3,\n5,6\n")
-    with pytest.raises(InvalidParameterError, match="'b' has a missing or infinite value in row 1"):
+    with pytest.raises(InvalidParameterError, match="'b' has a missing or infinite value at line 3"):
         load_data(tmp_path / "holes.csv")
     (tmp_path / "one.csv").write_text("a\n1\n")
     with pytest.raises(InvalidParameterError, match="at least 2"):
@@ -140,3 +142,85 @@ def test_image_root_moves_the_allowed_folder(gallery):
     no_images = load_data(gallery / "d.csv")
     with pytest.raises(UnsafePathError, match="no image column"):
         no_images.image_path(0)
+
+
+ROWS = "name,size,weight\ncafé,1,2\nnaïve,3,4\nzoë,5,0\n"
+
+
+BROKEN = [  # (file name, content, message)
+    ("latin.csv", ROWS.encode("latin-1"),
+     r"latin\.csv is not UTF-8 text \(bytes e9 on line 2\); pass its encoding, e\.g\. --encoding latin-1"),
+    ("latin.csv.gz", gzip.compress(ROWS.encode("latin-1"), mtime=0), r"latin\.csv\.gz is not UTF-8 text \(bytes e9 on line 2\)"),
+    ("bom-less-utf16.csv", ROWS.encode("utf-16-le"), "looks like UTF-16 text without a byte-order mark; pass --encoding utf-16-le"),
+    ("image.csv", PNG * 20, r"image\.csv is not a text table \(it holds binary data\)"),
+    ("zero.csv", b"", r"zero\.csv is empty"),
+    ("cut.csv.gz", gzip.compress(ROWS.encode(), mtime=0)[:30], r"cut\.csv\.gz could not be read: Compressed file ended"),
+    ("mislabelled.csv.gz", ROWS.encode(), r"mislabelled\.csv\.gz could not be read: Not a gzipped file"),
+    ("fake.parquet", ROWS.encode(), r"fake\.parquet could not be read as Parquet \(Parquet magic bytes not found"),
+    ("empty.parquet", b"", r"empty\.parquet could not be read as Parquet \(Parquet file size is 0 bytes\)"),
+]
+
+
+@pytest.mark.parametrize("name, content, match", BROKEN, ids=[name for name, _, _ in BROKEN])
+def test_undecodable_binary_and_broken_files_are_refused_in_one_line(tmp_path, name, content, match):
+    (tmp_path / name).write_bytes(content)
+    with pytest.raises(InvalidParameterError, match=match) as caught:
+        load_data(tmp_path / name)
+    assert "\n" not in str(caught.value) and str(tmp_path / name) in str(caught.value)
+
+
+def test_encodings_are_detected_from_a_byte_order_mark_or_given(tmp_path):
+    expected = pd.read_csv(io.StringIO(ROWS))
+    for encoding in ("utf-8-sig", "utf-16", "utf-32", "utf-16-be"):
+        (tmp_path / "t.csv").write_bytes(ROWS.encode(encoding))
+        given = "utf-16-be" if encoding == "utf-16-be" else None  # no byte-order mark: it must be named
+        data = load_data(tmp_path / "t.csv", id_column="name", encoding=given)
+        pd.testing.assert_frame_equal(data.table, expected)
+        assert data.options["encoding"] == given
+    (tmp_path / "t.csv").write_bytes(ROWS.encode("latin-1"))
+    data = load_data(tmp_path / "t.csv", id_column="name", encoding="latin-1")
+    assert data.ids.tolist() == ["café", "naïve", "zoë"] and data.options["encoding"] == "latin-1"
+    with pytest.raises(InvalidParameterError, match="The encoding 'klingon' is unknown"):
+        load_data(tmp_path / "t.csv", encoding="klingon")
+    with pytest.raises(InvalidParameterError, match=r"is not ascii text \(bytes e9 on line 2\)"):
+        load_data(tmp_path / "t.csv", encoding="ascii")
+    (tmp_path / "t.csv").write_bytes(ROWS.encode("utf-16"))
+    with pytest.raises(InvalidParameterError, match="starts with a UTF-16 byte-order mark; pass --encoding utf-16 "):
+        load_data(tmp_path / "t.csv", encoding="latin-1")
+
+
+def test_values_near_the_float_limit_scale_without_overflow(tmp_path):
+    big = float(np.finfo(np.float64).max)
+    (tmp_path / "t.csv").write_text(f"a,b,c\n{big!r},1,1e-320\n{-big!r},2,3e-320\n0,3,2e-320\n")
+    data = load_data(tmp_path / "t.csv")
+    np.testing.assert_allclose(data.X, [[1, 0, 0], [0, 0.5, 1], [0.5, 1, 0.5]], atol=1e-12)
+    assert data.X.min() == 0 and data.X.max() == 1
+
+
+def test_columns_left_out_of_the_features_are_listed_with_why(tmp_path):
+    (tmp_path / "t.csv").write_text("name,size,weight,kind\n\nx,1,2,a\ny,3,4 kg,b\n\"z\nq\",5,\"2,5\",c\n")
+    data = load_data(tmp_path / "t.csv", id_column="name")
+    assert data.X.shape == (3, 1)  # size only
+    assert data.dropped_columns == {
+        "weight": "2 of 3 cells are not numbers (first: '4 kg' at line 4)",
+        "kind": "text, not numbers ('a' at line 3)",
+    }
+    assert load_data(tmp_path / "t.csv", id_column="name").dropped_columns == data.dropped_columns  # stable
+    assert load_data(tmp_path / "t.csv", features=["size"]).dropped_columns == {}  # nothing left out silently
+    with pytest.raises(InvalidParameterError, match=r"'weight' is not numeric: 2 of 3 cells .*'4 kg' at line 4"):
+        load_data(tmp_path / "t.csv", features=["size", "weight"])
+    (tmp_path / "words.csv").write_text("a,b\nx,1\ny,one\n")
+    with pytest.raises(InvalidParameterError, match=r"no numeric feature columns; a: text, not numbers \('x' at "
+                                                   r"line 2\); b: 1 of 2 cells are not numbers \(first: 'one' at line 3\)"):
+        load_data(tmp_path / "words.csv")
+
+
+def test_missing_values_are_placed_by_file_line_or_parquet_row(tmp_path):
+    (tmp_path / "t.csv").write_text("a,b\n1,2\n\n\"3\",4\n5,\n")  # a blank line: pandas skips it, an editor does not
+    with pytest.raises(InvalidParameterError, match="'b' has a missing or infinite value at line 5;"):
+        load_data(tmp_path / "t.csv")
+    pd.read_csv(tmp_path / "t.csv").to_parquet(tmp_path / "t.parquet")
+    with pytest.raises(InvalidParameterError, match="'b' has a missing or infinite value at row 3;"):
+        load_data(tmp_path / "t.parquet")
+    pd.DataFrame({"a": [1.0, 2.0], "when": pd.to_datetime(["2024-01-01", "2024-02-01"])}).to_parquet(tmp_path / "d.parquet")
+    assert load_data(tmp_path / "d.parquet").dropped_columns == {"when": "its cells are datetime64[us], not numbers"}

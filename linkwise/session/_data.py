@@ -1,17 +1,25 @@
 """A person's table: reading it, turning it into features, showing its rows safely.
 
-Features are the numeric columns (min-max scaled, as COBRA and COBRAS do) or
-the columns named with ``features``; a text column is embedded with the small
+A CSV is read as UTF-8 unless a byte-order mark names UTF-16 or UTF-32 or an
+encoding is given; a file that is not text, not Parquet, not in that encoding
+or not complete is refused with one line naming the fix. Features are the
+numeric columns (min-max scaled, as COBRA and COBRAS do; the columns left out
+are listed with why) or the columns named with ``features``; a text column is embedded with the small
 sentence model of the optional ``text`` extra when it is installed, otherwise
 with TF-IDF and a truncated SVD (latent semantic analysis). An image column
 holds file paths, which must lie under the data file's folder (or
 ``image_root``): anything else is refused, never served.
 """
 
+import codecs
+import csv
 import errno
 import hashlib
+import lzma
 import os
 import re
+import zipfile
+import zlib
 from functools import cached_property
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
@@ -32,13 +40,144 @@ class UnsafePathError(InvalidParameterError):
     """An image path that points outside the allowed folder, or is not an image file."""
 
 
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
+         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))  # UTF-32 LE starts like UTF-16 LE
+_HEAD = 8192  # bytes sniffed for a byte-order mark or binary content
+# what a truncated or mislabelled compressed file raises; OSError also covers an unreadable file
+_UNREADABLE = (OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile)
+_FIX = "pass its encoding, e.g. --encoding latin-1 (Western European) or cp1252 (Windows)"
+
+
+def _open(path, encoding=None, **kwargs):
+    """The file, decompressed as pandas does (binary when ``encoding`` is None)."""
+    from pandas.io.common import get_handle  # pandas' own opener: the same decompression as read_csv
+
+    return get_handle(path, "r" if encoding else "rb", encoding=encoding, is_text=encoding is not None,
+                      compression="infer", **kwargs)
+
+
+def _csv_encoding(path, encoding):
+    """The encoding to read a CSV with: the one given, else the one its byte-order mark names, else UTF-8."""
+    with _open(path) as handles:
+        head = handles.handle.read(_HEAD)
+    marked = next((name for bom, name in _BOMS if head.startswith(bom)), None)
+    encoding = encoding or marked or "utf-8"
+    try:
+        wide = codecs.lookup(encoding).name.startswith(("utf-16", "utf-32"))
+    except LookupError:
+        raise InvalidParameterError(
+            f"The encoding {encoding!r} is unknown; name a Python codec such as utf-8, latin-1 or cp1252."
+        ) from None
+    if b"\x00" in head and not wide:  # no 8-bit text table holds a NUL byte
+        if marked:
+            raise InvalidParameterError(
+                f"The data file {path} starts with a {marked.upper()} byte-order mark; pass --encoding {marked} "
+                "or leave --encoding out."
+            )
+        for order, chars, zeros in (("le", head[0::2], head[1::2]), ("be", head[1::2], head[0::2])):
+            if zeros.count(0) > 0.9 * len(zeros) and chars.count(0) < 0.1 * len(chars):
+                raise InvalidParameterError(
+                    f"The data file {path} looks like UTF-16 text without a byte-order mark; "
+                    f"pass --encoding utf-16-{order}."
+                )
+        raise InvalidParameterError(
+            f"The data file {path} is not a text table (it holds binary data); give a CSV or Parquet file."
+        )
+    return encoding
+
+
+def _undecodable(path, encoding):
+    """Where ``path`` first fails to decode: (line number, the bytes at fault)."""
+    decoder, line = codecs.getincrementaldecoder(encoding)(), 1
+    with _open(path) as handles:
+        for chunk in handles.handle:  # binary lines
+            try:
+                line += decoder.decode(chunk).count("\n")
+            except UnicodeDecodeError as exc:
+                return line, exc.object[exc.start:exc.end]
+    return line, b""
+
+
 def _read_table(path, encoding):
+    """The table in ``path`` and the encoding it was read with (None for Parquet)."""
     name = path.name.lower()
     if name.endswith((".parquet", ".pq")):
-        return pd.read_parquet(path)
-    if re.search(r"\.(csv|tsv|txt)(\.(gz|bz2|xz|zst|zip))?$", name):
-        return pd.read_csv(path, sep="\t" if ".tsv" in name else ",", encoding=encoding)
-    raise InvalidParameterError(f"The data file {path} must be a CSV (.csv, .tsv, optionally compressed) or Parquet file.")
+        try:
+            return pd.read_parquet(path), None
+        except (ValueError, OSError) as exc:  # pyarrow's ArrowInvalid is a ValueError, ArrowIOError an OSError
+            detail = str(exc).splitlines()[0].rpartition(": ")[2]  # without pyarrow's repeat of the path
+            raise InvalidParameterError(
+                f"The data file {path} could not be read as Parquet ({detail}); "
+                "check that it is a Parquet file, or give a CSV."
+            ) from None
+    if not re.search(r"\.(csv|tsv|txt)(\.(gz|bz2|xz|zst|zip))?$", name):
+        raise InvalidParameterError(
+            f"The data file {path} must be a CSV (.csv, .tsv, optionally compressed) or Parquet file."
+        )
+    try:
+        encoding = _csv_encoding(path, encoding)
+        return pd.read_csv(path, sep=_separator(name), encoding=encoding), encoding
+    except InvalidParameterError:
+        raise
+    except UnicodeDecodeError:
+        line, raw = _undecodable(path, encoding)
+        what = "UTF-8" if encoding == "utf-8" else encoding
+        raise InvalidParameterError(
+            f"The data file {path} is not {what} text (bytes {raw.hex(' ')} on line {line}); {_FIX}."
+        ) from None
+    except pd.errors.EmptyDataError:
+        raise InvalidParameterError(f"The data file {path} is empty.") from None
+    except pd.errors.ParserError as exc:
+        raise InvalidParameterError(f"The data file {path} is not a readable table: {exc}".rstrip()) from None
+    except (ValueError, *_UNREADABLE) as exc:  # e.g. a cut-off .gz, a .zip holding several files
+        detail = getattr(exc, "strerror", None) or str(exc).splitlines()[0]
+        raise InvalidParameterError(f"The data file {path} could not be read: {detail}.") from None
+
+
+def _separator(name):
+    return "\t" if ".tsv" in name else ","
+
+
+def _places(path, encoding, rows):
+    """Where the data rows ``rows`` (0-based) are in the file, as the person sees it: "line N" of a CSV
+    (the header is line 1; blank lines and quoted line breaks count, as in an editor), "row N" of Parquet."""
+    if encoding is None or not rows:
+        return {r: f"row {r + 1}" for r in rows}
+    wanted, found = set(rows), {}
+    with _open(path, encoding, errors="replace") as handles:
+        reader = csv.reader(handles.handle, delimiter=_separator(path.name.lower()))
+        record, end = -1, 0  # the header is record -1
+        for fields in reader:
+            start, end = end + 1, reader.line_num
+            if len(fields) <= 1 and not "".join(fields).strip():
+                continue  # a blank line, which pandas skips
+            if record in wanted:
+                found[record] = f"line {start}"
+                if len(found) == len(wanted):
+                    break
+            record += 1
+    return {r: found.get(r, f"data row {r + 1}") for r in rows}
+
+
+def _not_numeric(path, encoding, table, columns):
+    """Why each of ``columns`` is no feature: how many cells are not numbers, the first of them and where."""
+    first, reasons = {}, {}
+    for c in columns:
+        column = table[c]
+        try:
+            bad = (pd.to_numeric(column, errors="coerce").isna() & column.notna()).to_numpy()
+        except (TypeError, ValueError):  # cells holding lists or other objects
+            bad = column.notna().to_numpy()
+        if bad.any():
+            first[c] = (int(bad.argmax()), int(bad.sum()), int(column.notna().sum()))
+        else:  # e.g. dates, which convert to numbers but are not measurements
+            reasons[c] = f"its cells are {column.dtype}, not numbers"
+    places = _places(path, encoding, [r for r, _, _ in first.values()])
+    for c, (r, k, n) in first.items():
+        text = str(table[c].iat[r])
+        where = f"{text if len(text) <= 40 else text[:39] + '…'!r} at {places[r]}"
+        reasons[c] = f"text, not numbers ({where})" if k == n else f"{k} of {n} cells are not numbers (first: {where})"
+    return {c: reasons[c] for c in columns}
 
 
 def embed_text(texts, random_state=0):
@@ -93,6 +232,9 @@ def _tfidf_svd(texts, random_state):
 
 
 def _minmax(X):
+    # divide each column by a power of two first (exact) so that high - low cannot overflow near ±1e308
+    _, exponent = np.frexp(np.abs(X).max(axis=0))
+    X = np.ldexp(X, -exponent)
     low = X.min(axis=0)
     span = X.max(axis=0) - low
     return (X - low) / np.where(span > 0, span, 1.0)
@@ -135,6 +277,10 @@ class Dataset:
         How the text column was embedded (None without a text column).
     image_root : Path
         The folder image paths must lie under.
+    dropped_columns : dict
+        Columns left out of the default features, each with why (for
+        example ``{"size": "1 of 150 cells are not numbers (first: '12 cm'
+        at line 7)"}``); empty when features or a text column were named.
 
     Examples
     --------
@@ -146,7 +292,7 @@ class Dataset:
     ('x', [['size', '1'], ['note', '<b>big</b>']])
     """
 
-    def __init__(self, path, table, ids, X, options, embedding, image_root):
+    def __init__(self, path, table, ids, X, options, embedding, image_root, dropped_columns):
         self.path = path
         self.table = table
         self.ids = ids
@@ -155,6 +301,7 @@ class Dataset:
         self.fingerprint = _fingerprint(table)
         self.embedding = embedding
         self.image_root = image_root
+        self.dropped_columns = dropped_columns
         own = (options["id_column"], options["text_column"], options["image_column"])  # shown on their own
         shown = [c for c in table.columns if c not in own]
         self._shown = shown
@@ -267,7 +414,20 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
     image_root : str or Path, optional
         Folder that image paths must lie under (default: the data file's folder).
     scale : {"minmax", "none"}, default="minmax"
-        Scaling of numeric features.
+        Scaling of numeric features. Min-max scaling divides each column by
+        a power of two first, so values near ±1e308 scale without overflow.
+    encoding : str, optional
+        The text encoding of a CSV, e.g. ``"latin-1"``. Default: UTF-8, or
+        UTF-16 / UTF-32 when the file starts with their byte-order mark.
+        Kept in :attr:`Dataset.options` (None: detected).
+
+    Raises
+    ------
+    InvalidParameterError
+        With one line naming the file and the fix: a missing, empty,
+        binary or undecodable file, a Parquet file that is not Parquet, a
+        bad column name, a non-numeric feature column, a missing value
+        (at its line in a CSV, counting the header as line 1).
 
     Returns
     -------
@@ -286,7 +446,7 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
     if not path.is_file():
         raise InvalidParameterError(f"The data file {path} does not exist.")
     check_option(scale, "scale", "load_data", ("minmax", "none"), role="argument")
-    table = _read_table(path, encoding)
+    table, read_as = _read_table(path, encoding)
     table.columns = [str(c) for c in table.columns]
     if table.shape[0] < 2:
         raise InvalidParameterError(f"The data file {path} has {table.shape[0]} rows; a session needs at least 2.")
@@ -306,36 +466,38 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
         if not dup.empty:
             raise InvalidParameterError(f"The id column {id_column!r} is not unique: {dup.iat[0]!r} appears twice.")
 
-    if features is None:
-        features = [] if text_column is not None else [
-            c for c in table.columns
-            if c not in named and pd.api.types.is_numeric_dtype(table[c])
-        ]
+    dropped = {}
+    if features is None and text_column is None:
+        rest = [c for c in table.columns if c not in named]
+        features = [c for c in rest if pd.api.types.is_numeric_dtype(table[c])]
+        dropped = _not_numeric(path, read_as, table, [c for c in rest if c not in features])
     blocks, embedding = [], None
     if features:
         not_numeric = [c for c in features if not pd.api.types.is_numeric_dtype(table[c])]
         if not_numeric:
+            why = _not_numeric(path, read_as, table, not_numeric[:1])[not_numeric[0]]
             raise InvalidParameterError(
-                f"The feature column {not_numeric[0]!r} is not numeric; name numeric columns with --features "
-                "or embed text with --text-column."
+                f"The feature column {not_numeric[0]!r} is not numeric: {why}; name numeric columns with "
+                "--features or embed text with --text-column."
             )
         numeric = table[features].to_numpy(dtype=np.float64)
         bad = np.argwhere(~np.isfinite(numeric))
         if bad.size:
             r, c = bad[0]
             raise InvalidParameterError(
-                f"The feature column {features[c]!r} has a missing or infinite value in row {r}; "
-                "fill it in or leave the column out with --features."
+                f"The feature column {features[c]!r} has a missing or infinite value at "
+                f"{_places(path, read_as, [r])[r]}; fill it in or leave the column out with --features."
             )
         blocks.append(_minmax(numeric) if scale == "minmax" else numeric)
     if text_column is not None:
         vectors, embedding = embed_text(table[text_column].fillna(""))
         blocks.append(vectors)
     if not blocks:
+        why = "".join(f"; {c}: {reason}" for c, reason in dropped.items())
         raise InvalidParameterError(
-            f"The data file {path} has no numeric feature columns; name them with --features "
+            f"The data file {path} has no numeric feature columns{why}. Name them with --features "
             "or embed a text column with --text-column."
         )
     root = Path(image_root).resolve() if image_root is not None else path.parent
     X = np.hstack(blocks)
-    return Dataset(path, table.reset_index(drop=True), ids, X, options, embedding, root)
+    return Dataset(path, table.reset_index(drop=True), ids, X, options, embedding, root, dropped)
