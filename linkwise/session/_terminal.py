@@ -1,30 +1,53 @@
 """The terminal prompt of a human session: one key per answer.
 
 Keys: ``s`` same group, ``d`` different groups, ``?`` don't know, ``u`` undo,
-``q`` quit (the labels are written; every answer is already saved). When two
-answers contradict each other, the prompt lists them and a digit picks the
-wrong one.
+``q`` (or Ctrl+D) quit (the labels are written; every answer is already
+saved). When two answers contradict each other, the prompt lists them and a
+digit picks the wrong one. Arrow and function keys do nothing. When standard
+input is not a terminal, answers are read from it one key per line, so a
+session can be scripted.
+
+Everything shown that comes from the data is plain text: rich markup is not
+interpreted and control characters (which could move the cursor, clear the
+screen or hide a link) are shown as "�".
 """
 
+import codecs
 import os
+import re
+import select
 import sys
 from contextlib import contextmanager
 
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from linkwise.session._controller import Refused
 
 __all__ = ["run_terminal"]
 
 _KEYS = {"s": True, "d": False, "?": None}
+_QUIT = {"", "q", "\x04"}  # end of input, q, Ctrl+D
 _CELL = 60  # characters of a value shown in the table
+_ESC = 0x1B
+_SEQUENCE_GAP = 0.1  # seconds: the bytes of one escape sequence arrive together; a lone Escape has none after it
+# C0 and C1 controls (ESC starts terminal commands, 0x9B is an 8-bit CSI) and the bidirectional overrides
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_NO_INPUT = ("--ui terminal needs a terminal, or answers on standard input (one key per line: s, d, ?, u, q); "
+             "standard input {}. Run it in a terminal, pipe the answers in, or use --ui web.")
+
+
+def _plain(value):
+    """``value`` as inert text: no markup, no emoji codes, no control characters."""
+    return Text(_CONTROL.sub("�", str(value)))
 
 
 def _short(value):
+    """A cell: one line of at most ``_CELL`` characters."""
     value = " ".join(str(value).split())
-    return value if len(value) <= _CELL else value[: _CELL - 1] + "…"
+    return _plain(value if len(value) <= _CELL else value[: _CELL - 1] + "…")
 
 
 def _pair_table(items):
@@ -33,9 +56,9 @@ def _pair_table(items):
     table.add_column("")
     table.add_column("A", overflow="fold")
     table.add_column("B", overflow="fold")
-    table.add_row("id", a["id"], b["id"])
+    table.add_row("id", _short(a["id"]), _short(b["id"]))
     for (name, va), (_, vb) in zip(a["fields"], b["fields"]):
-        table.add_row(name, _short(va), _short(vb))
+        table.add_row(_short(name), _short(va), _short(vb))
     if a["text"] is not None:
         table.add_row("text", _short(a["text"]), _short(b["text"]))
     if a["image"] or a["image_error"] or b["image"] or b["image_error"]:
@@ -44,23 +67,94 @@ def _pair_table(items):
     return table
 
 
+class _TerminalKeys:
+    """Key presses from a terminal in cbreak mode, one character each (UTF-8 decoded).
+
+    Arrow and function keys send escape sequences (CSI ``ESC [ params final``,
+    SS3 ``ESC O final``; Alt+key sends ``ESC key``): they are read whole and
+    skipped, so none of their bytes is taken for an answer.
+    """
+
+    def __init__(self, fd, gap=_SEQUENCE_GAP):
+        self.fd, self.gap = fd, gap
+
+    def _byte(self, timeout=None):
+        if timeout is not None and not select.select([self.fd], [], [], timeout)[0]:
+            return None
+        data = os.read(self.fd, 1)
+        return data[0] if data else None  # None: end of input
+
+    def __call__(self):
+        while (byte := self._byte()) == _ESC:
+            self._skip_sequence()
+        return "" if byte is None else self._char(byte)
+
+    def _char(self, byte):
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        text = decoder.decode(bytes([byte]))
+        while not text:  # the rest of a multi-byte character
+            byte = self._byte(self.gap)
+            text = decoder.decode(b"" if byte is None else bytes([byte]), final=byte is None)
+        return text
+
+    def _skip_sequence(self):
+        byte = self._byte(self.gap)
+        if byte == ord("["):  # parameter and intermediate bytes up to a final byte in @..~
+            while (byte := self._byte(self.gap)) is not None and not 0x40 <= byte <= 0x7E:
+                pass
+        elif byte == ord("O"):
+            self._byte(self.gap)
+        elif byte == _ESC:  # Alt+arrow: ESC ESC [ ...
+            self._skip_sequence()
+        elif byte is not None:  # Alt+key
+            self._char(byte)
+
+
+def _line_keys(stdin):
+    """Answers from a pipe or a file: one key per line, blank lines skipped; '' at the end."""
+    stream = getattr(stdin, "buffer", stdin)
+
+    def getchar():
+        while True:
+            try:
+                line = stream.readline()
+            except OSError as exc:  # e.g. standard input opened for writing only
+                raise click.ClickException(_NO_INPUT.format(f"cannot be read ({exc.strerror or exc})")) from None
+            if isinstance(line, bytes):
+                line = line.decode(errors="replace")
+            if not line or line.strip():
+                return line.strip()
+
+    return getchar
+
+
 @contextmanager
 def _keys():
-    """Read single key presses. On a POSIX terminal it stays in cbreak mode for the whole
-    session, so keys typed ahead wait in the terminal's queue instead of being flushed."""
+    """Read key presses. On a POSIX terminal it stays in cbreak mode for the whole session, so keys
+    typed ahead wait in the terminal's queue instead of being flushed; any other standard input is
+    read one key per line."""
     try:
         import termios
         import tty
     except ImportError:  # Windows
         termios = None
-    if termios is None or not sys.stdin.isatty():
-        yield click.getchar
+    if sys.stdin is None:  # Python found file descriptor 0 closed
+        raise click.ClickException(_NO_INPUT.format("is closed"))
+    try:
+        fd = sys.stdin.fileno()
+        interactive = os.isatty(fd)
+    except (OSError, ValueError):  # replaced by an object without a file descriptor
+        interactive = False
+    if not interactive:
+        yield _line_keys(sys.stdin)
         return
-    fd = sys.stdin.fileno()
+    if termios is None:
+        yield click.getchar  # the Windows console
+        return
     saved = termios.tcgetattr(fd)
     tty.setcbreak(fd, termios.TCSANOW)  # Ctrl+C still interrupts
     try:
-        yield lambda: os.read(fd, 1).decode(errors="replace")
+        yield _TerminalKeys(fd)
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
@@ -75,12 +169,19 @@ def run_terminal(session, labels_path, *, console=None, getchar=None):
         Where the labels CSV (``id``, ``cluster``) is written on quit.
     console : rich.console.Console, optional
     getchar : callable, optional
-        Returns one key press (default: read the terminal).
+        Returns one key press, '' at the end of input (default: the
+        terminal, or standard input one key per line when it is not a
+        terminal).
 
     Returns
     -------
     n_clusters : int
         Clusters in the labels written.
+
+    Raises
+    ------
+    click.ClickException
+        There is neither a terminal nor a readable standard input.
 
     Examples
     --------
@@ -103,41 +204,34 @@ def run_terminal(session, labels_path, *, console=None, getchar=None):
     >>> session.close()
     """
     console = console or Console(highlight=False)
-    first = session.state()
-    about = f"{first['data']} ({first['n_rows']} items) · {first['method']}"
-    if first["embedding"]:
-        about += f" · text: {first['embedding']}"
-    console.print(f"[bold]linkwise[/bold] {about}", markup=True)
-    console.print(f"Session file: {session.store.path} (every answer is saved at once)")
     if getchar is None:
         with _keys() as getchar:
             return _ask(session, labels_path, console, getchar)
     return _ask(session, labels_path, console, getchar)
 
 
+def _say(console, *parts):
+    """Print one line; each part is text (shown as is, never as markup) or (text, style)."""
+    console.print(Text.assemble(*(part if isinstance(part, tuple) else _plain(part) for part in parts)))
+
+
 def _ask(session, labels_path, console, getchar):
+    state = session.state()
+    about = f"{state['data']} ({state['n_rows']} items) · {state['method']}"
+    if state["embedding"]:
+        about += f" · text: {state['embedding']}"
+    _say(console, ("linkwise ", "bold"), about)
+    for column, reason in session.data.dropped_columns.items():
+        _say(console, f"Not clustered on {column}: {reason}")
+    _say(console, f"Session file: {session.store.path} (every answer is saved at once)")
+    shown = False
     while True:
-        state = session.state()
-        console.print(f"\n{state['n_answered']} answered · {state['n_clusters']} clusters")
-        conflict = state["conflict"]
-        if conflict is not None:
-            console.print("[bold]Your answers disagree[/bold]", markup=True)
-            console.print(_pair_table(conflict["items"]))
-            where = "in the same group" if conflict["clustering"] == "same" else "in different groups"
-            console.print(f"Your earlier answers imply '{conflict['believed']}' for A and B; the clustering "
-                          f"linkwise holds now puts them {where}. Which answer is wrong?", markup=False)
-            for k, a in enumerate(conflict["answers"], 1):
-                when = "just now" if a["new"] else a["answered_at"]
-                console.print(f"  [{k}] {a['ids'][0]} and {a['ids'][1]}: {a['answer']} ({when})", markup=False)
-            console.print("Press its number, u to undo the latest answer, q to quit.", markup=False)
-        elif state["question"] is not None:
-            q = state["question"]
-            console.print(f"[bold]Question {q['number']}:[/bold] do A and B belong to the same group?", markup=True)
-            console.print(_pair_table(q["items"]))
-            console.print("[s] same  [d] different  [?] don't know  [u] undo  [q] quit", markup=False)
-        else:
-            console.print("No more questions. [u] undo  [q] quit and save the labels", markup=False)
+        if not shown:  # after a key that changed nothing the question stays on screen
+            state = session.state()
+            _show(console, state)
+            shown = True
         key = _read_key(getchar)
+        conflict = state["conflict"]
         try:
             if key == "q":
                 break
@@ -147,13 +241,38 @@ def _ask(session, labels_path, console, getchar):
                 session.resolve(conflict["id"], conflict["answers"][int(key) - 1]["seq"])
             elif key in _KEYS and state["question"] is not None:
                 session.answer(state["position"], _KEYS[key])
-            elif key.isprintable():
-                console.print(f"Key {key!r} does nothing here.", markup=False)
+            else:
+                if key.isprintable():
+                    _say(console, f"Key {key!r} does nothing here.")
+                continue
         except Refused as exc:  # say why; the loop shows the current state
-            console.print(str(exc), markup=False)
+            _say(console, str(exc))
+        shown = False
     k = session.write_labels(labels_path)
-    console.print(f"Saved {state['n_rows']} labels in {k} clusters to {labels_path}.", markup=False)
+    _say(console, f"Saved {state['n_rows']} labels in {k} clusters to {labels_path}.")
     return k
+
+
+def _show(console, state):
+    console.print(f"\n{state['n_answered']} answered · {state['n_clusters']} clusters")
+    conflict = state["conflict"]
+    if conflict is not None:
+        _say(console, ("Your answers disagree", "bold"))
+        console.print(_pair_table(conflict["items"]))
+        where = "in the same group" if conflict["clustering"] == "same" else "in different groups"
+        _say(console, f"Your earlier answers imply '{conflict['believed']}' for A and B; the clustering "
+                      f"linkwise holds now puts them {where}. Which answer is wrong?")
+        for k, a in enumerate(conflict["answers"], 1):
+            when = "just now" if a["new"] else a["answered_at"]
+            _say(console, f"  [{k}] {a['ids'][0]} and {a['ids'][1]}: {a['answer']} ({when})")
+        _say(console, "Press its number, u to undo the latest answer, q to quit.")
+    elif state["question"] is not None:
+        q = state["question"]
+        _say(console, (f"Question {q['number']}:", "bold"), " do A and B belong to the same group?")
+        console.print(_pair_table(q["items"]))
+        _say(console, "[s] same  [d] different  [?] don't know  [u] undo  [q] quit")
+    else:
+        _say(console, "No more questions. [u] undo  [q] quit and save the labels")
 
 
 def _read_key(getchar):
@@ -161,4 +280,4 @@ def _read_key(getchar):
         key = getchar()
     except (KeyboardInterrupt, EOFError):
         return "q"
-    return key.lower() if key else "q"  # no more input: quit
+    return "q" if key in _QUIT else key.lower()

@@ -1,4 +1,4 @@
-"""`linkwise cluster --ui terminal` driven by key presses through a real pseudo-terminal."""
+"""`linkwise cluster --ui terminal` driven by key presses through a real pseudo-terminal, or by piped input."""
 
 import fcntl
 import json
@@ -6,6 +6,7 @@ import os
 import pty
 import re
 import select
+import shlex
 import sqlite3
 import struct
 import subprocess
@@ -14,6 +15,7 @@ import termios
 import time
 
 import pandas as pd
+import pytest
 
 import linkwise as lw
 from linkwise.session import load_data
@@ -35,7 +37,8 @@ class Terminal:
         self.process = subprocess.Popen(command, stdin=slave, stdout=slave, stderr=slave, cwd=REPO, env=env,
                                         start_new_session=True)
         os.close(slave)
-        self.seen = ""  # everything printed so far
+        self.raw = b""  # every byte the child wrote
+        self.seen = ""  # everything printed so far, without terminal styles
         self.unread = 0  # where expect() looks from
 
     def _pump(self, timeout):
@@ -45,6 +48,7 @@ class Terminal:
                 chunk = os.read(self.master, 65536)
             except OSError:  # the child closed the terminal
                 return False
+            self.raw += chunk
             self.seen += ANSI.sub("", chunk.decode(errors="replace")).replace("\r", "")
         return True
 
@@ -149,3 +153,80 @@ def test_a_contradiction_is_settled_with_a_digit(tmp_path):
         term.close()
     answers = sqlite3.connect(tmp_path / "s.db").execute("SELECT answer FROM answers ORDER BY seq").fetchall()
     assert answers == [(1,), (1,)]
+
+
+def _cli(*args):
+    return [sys.executable, "-c", "from linkwise.cli import main; main()", "cluster", *map(str, args), "--ui", "terminal"]
+
+
+def _answers(session_file):
+    return sqlite3.connect(session_file).execute("SELECT i, j, answer FROM answers ORDER BY seq").fetchall()
+
+
+def test_arrow_and_function_keys_answer_nothing_and_ctrl_d_quits(tmp_path):
+    data_path, _ = iris_csv(tmp_path)
+    term = Terminal(data_path, "--id-column", "name", "--session", tmp_path / "s.db")
+    try:
+        term.question()
+        # left, F4 (SS3), F5, Ctrl+right, Alt+up, Alt+d, then a two-byte character
+        term.press("\x1b[D\x1bOS\x1b[15~\x1b[1;5C\x1b\x1b[A\x1bdé")
+        term.expect("Key 'é' does nothing here")
+        term.press("\x04")  # Ctrl+D
+        term.expect("Saved 147 labels", timeout=30)
+    finally:
+        term.close()
+    assert term.process.returncode == 0
+    assert _answers(tmp_path / "s.db") == []
+    assert term.seen.count("does nothing here") == 1  # one message for the one key, none for the sequences
+
+
+def test_cells_are_shown_as_text_never_as_markup_or_terminal_commands(tmp_path):
+    hostile = {"[/bold]": "\x1b[2J\x1b[31mred", "[link=http://evil.example]click[/link]":
+               "\x1b]8;;http://evil.example\x07here\x1b]8;;\x07 :smile:"}
+    frame = pd.DataFrame({"name": [*hostile, "c", "d"], "note": [*hostile.values(), "", ""], "x": [0, 1, 2, 3]})
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    term = Terminal(tmp_path / "d.csv", "--id-column", "name", "--session", tmp_path / "s.db",
+                    "--method", "tests.e2e.helpers:Scripted", "--param", "script=[[0, 1]]")
+    try:
+        term.expect(r"\[s\] same")
+        term.press("q")
+        term.expect("Saved 4 labels")
+    finally:
+        term.close()
+    assert term.process.returncode == 0
+    for shown in ("[/bold]", "[link=http://evil.example]click[/link]", "�[2J�[31mred", "here�]8;;� :smile:"):
+        assert shown in term.seen
+    assert b"\x1b[2J" not in term.raw and b"\x1b]8" not in term.raw and b"\x1b[31m" not in term.raw
+
+
+def test_answers_are_read_one_per_line_from_piped_input(tmp_path):
+    data_path, _ = iris_csv(tmp_path)
+    args = _cli(data_path, "--id-column", "name", "--session", tmp_path / "s.db", "--method",
+                "tests.e2e.helpers:Scripted", "--param", "script=[[0, 1], [2, 3], [4, 5]]", "--out", tmp_path / "l.csv")
+    env = {**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"}
+    # no controlling terminal: the prompt must not reach for /dev/tty
+    run = subprocess.run(args, input="s\n\nD\nx\n", capture_output=True, text=True, cwd=REPO, env=env,
+                         start_new_session=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "Key 'x' does nothing here" in run.stdout and "Saved 147 labels in 146 clusters" in run.stdout
+    assert "Not clustered on species: text, not numbers ('setosa' at line 2)" in run.stdout
+    assert _answers(tmp_path / "s.db") == [(0, 1, 1), (2, 3, 0)]
+    again = subprocess.run(args, input="u\nq\n", capture_output=True, text=True, cwd=REPO, env=env,
+                           start_new_session=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert "Not clustered on species: text, not numbers ('setosa' at line 2)" in again.stdout  # the same on resume
+    assert _answers(tmp_path / "s.db") == [(0, 1, 1)]
+    assert pd.read_csv(tmp_path / "l.csv")["cluster"].nunique() == 146
+
+
+@pytest.mark.parametrize("redirect, why", [("<&-", "is closed"), ("0>/dev/null", "cannot be read")])
+def test_no_terminal_and_no_readable_input_is_one_line(tmp_path, redirect, why):
+    data_path, _ = iris_csv(tmp_path)
+    command = " ".join(map(shlex.quote, _cli(data_path, "--session", tmp_path / "s.db")))
+    run = subprocess.run(["sh", "-c", f"exec {command} {redirect}"], capture_output=True, text=True, cwd=REPO,
+                         env={**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"},
+                         start_new_session=True, timeout=120)
+    assert run.returncode == 1
+    assert run.stderr.startswith("Error: --ui terminal needs a terminal, or answers on standard input")
+    assert why in run.stderr and run.stderr.count("\n") == 1
+    assert _answers(tmp_path / "s.db") == []
