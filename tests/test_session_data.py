@@ -198,12 +198,13 @@ def test_values_near_the_float_limit_scale_without_overflow(tmp_path):
 
 
 def test_columns_left_out_of_the_features_are_listed_with_why(tmp_path):
-    (tmp_path / "t.csv").write_text("name,size,weight,kind\n\nx,1,2,a\ny,3,4 kg,b\n\"z\nq\",5,\"2,5\",c\n")
+    (tmp_path / "t.csv").write_text("name,size,weight,kind,unused\n\nx,1,2,a,\ny,3,4 kg,b,\n\"z\nq\",5,\"2,5\",c,\n")
     data = load_data(tmp_path / "t.csv", id_column="name")
     assert data.X.shape == (3, 1)  # size only
     assert data.dropped_columns == {
         "weight": "2 of 3 cells are not numbers (first: '4 kg' at line 4)",
         "kind": "text, not numbers ('a' at line 3)",
+        "unused": "it is empty",
     }
     assert load_data(tmp_path / "t.csv", id_column="name").dropped_columns == data.dropped_columns  # stable
     assert load_data(tmp_path / "t.csv", features=["size"]).dropped_columns == {}  # nothing left out silently

@@ -170,6 +170,8 @@ def _not_numeric(path, encoding, table, columns):
             bad = column.notna().to_numpy()
         if bad.any():
             first[c] = (int(bad.argmax()), int(bad.sum()), int(column.notna().sum()))
+        elif column.isna().all():  # e.g. an unused column of a spreadsheet export
+            reasons[c] = "it is empty"
         else:  # e.g. dates, which convert to numbers but are not measurements
             reasons[c] = f"its cells are {column.dtype}, not numbers"
     places = _places(path, encoding, [r for r, _, _ in first.values()])
@@ -469,7 +471,7 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
     dropped = {}
     if features is None and text_column is None:
         rest = [c for c in table.columns if c not in named]
-        features = [c for c in rest if pd.api.types.is_numeric_dtype(table[c])]
+        features = [c for c in rest if pd.api.types.is_numeric_dtype(table[c]) and table[c].notna().any()]
         dropped = _not_numeric(path, read_as, table, [c for c in rest if c not in features])
     blocks, embedding = [], None
     if features:
