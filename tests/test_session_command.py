@@ -21,7 +21,7 @@ def run(*args, input=None):
 def test_terminal_session_resumes_with_the_stored_options(tmp_path):
     data_path, y = iris_csv(tmp_path)
     first = run("cluster", data_path, "--id-column", "name", "--ui", "terminal", "--param", "max_queries=30",
-                input="sdq")
+                input="s\nd\nq\n")
     assert first.exit_code == 0, first.output
     session_file = tmp_path / "iris.linkwise.db"
     assert f"Session file: {session_file} (0 answers so far)" in first.output
@@ -125,7 +125,7 @@ def test_out_may_not_be_the_data_or_the_session(tmp_path):
     before = digest(data_path)
     for out in (data_path, tmp_path / "link.csv", tmp_path / "sub" / ".." / "iris.csv"):
         (tmp_path / "sub").mkdir(exist_ok=True)
-        result = run("cluster", data_path, "--out", out, "--ui", "terminal", input="sq")
+        result = run("cluster", data_path, "--out", out, "--ui", "terminal", input="s\nq\n")
         assert result.exit_code == 2 and "is the data file; writing there would destroy it" in result.output
     result = run("cluster", data_path, "--session", tmp_path / "s.db", "--out", tmp_path / "s.db", "--ui", "terminal")
     assert result.exit_code == 2 and "is the session file" in result.output
@@ -160,7 +160,7 @@ def test_a_method_outside_linkwise_is_imported_only_when_named_again(tmp_path):
     data_path, _ = iris_csv(tmp_path)
     spec = "tests.e2e.helpers:Scripted"
     first = run("cluster", data_path, "--method", spec, "--param", "script=[[0, 1], [2, 3]]", "--ui", "terminal",
-                input="sq")
+                input="s\nq\n")
     assert first.exit_code == 0, first.output
     session_file = tmp_path / "iris.linkwise.db"
     for args in ((), ("--param", "script=[[0, 1], [2, 3]]")):
@@ -193,7 +193,7 @@ def test_encoding_is_kept_in_the_session(tmp_path):
     assert undecodable.exit_code == 1 and "--encoding" in undecodable.output
     assert "Traceback" not in undecodable.output and not list(tmp_path.glob("*.db"))
     first = run("cluster", data_path, "--id-column", "name", "--encoding", "latin-1", "--ui", "terminal",
-                input="sq")
+                input="s\nq\n")
     assert first.exit_code == 0, first.output
     session_file = tmp_path / "iris.linkwise.db"
     assert read_meta(session_file)["data_options"]["encoding"] == "latin-1"
