@@ -1,6 +1,7 @@
 import gzip
 import io
 import os
+import zipfile
 
 import numpy as np
 import pandas as pd
@@ -147,6 +148,14 @@ def test_image_root_moves_the_allowed_folder(gallery):
 ROWS = "name,size,weight\ncafé,1,2\nnaïve,3,4\nzoë,5,0\n"
 
 
+def zip_of(*names):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name in names:
+            archive.writestr(name, ROWS)
+    return buffer.getvalue()
+
+
 BROKEN = [  # (file name, content, message)
     ("latin.csv", ROWS.encode("latin-1"),
      r"latin\.csv is not UTF-8 text \(bytes e9 on line 2\); pass its encoding, e\.g\. --encoding latin-1"),
@@ -156,6 +165,7 @@ BROKEN = [  # (file name, content, message)
     ("zero.csv", b"", r"zero\.csv is empty"),
     ("cut.csv.gz", gzip.compress(ROWS.encode(), mtime=0)[:30], r"cut\.csv\.gz could not be read: Compressed file ended"),
     ("mislabelled.csv.gz", ROWS.encode(), r"mislabelled\.csv\.gz could not be read: Not a gzipped file"),
+    ("two.csv.zip", zip_of("a.csv", "b.csv"), r"two\.csv\.zip could not be read: Multiple files found in ZIP file"),
     ("fake.parquet", ROWS.encode(), r"fake\.parquet could not be read as Parquet \(Parquet magic bytes not found"),
     ("empty.parquet", b"", r"empty\.parquet could not be read as Parquet \(Parquet file size is 0 bytes\)"),
 ]

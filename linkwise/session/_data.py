@@ -129,9 +129,9 @@ def _read_table(path, encoding):
         raise InvalidParameterError(f"The data file {path} is empty.") from None
     except pd.errors.ParserError as exc:
         raise InvalidParameterError(f"The data file {path} is not a readable table: {exc}".rstrip()) from None
-    except (ValueError, *_UNREADABLE) as exc:  # e.g. a cut-off .gz, a .zip holding several files
+    except (ValueError, ImportError, *_UNREADABLE) as exc:  # a cut-off .gz, a .zip of several files, no zstandard
         detail = getattr(exc, "strerror", None) or str(exc).splitlines()[0]
-        raise InvalidParameterError(f"The data file {path} could not be read: {detail}.") from None
+        raise InvalidParameterError(f"The data file {path} could not be read: {detail.rstrip('.')}.") from None
 
 
 def _separator(name):
