@@ -222,6 +222,32 @@ def check_index_set(indices, n_samples, name, owner, *, allow_empty=False):
 
 
 # Data whose largest magnitude lies within [2**-100, 2**100] (about 8e-31 to 1.3e30) is used as
+def check_finite(X, owner, name="X"):
+    """Refuse NaN or infinite values in one line that names the first offending cell.
+
+    scikit-learn's own message runs over several lines of advice; this one
+    says where the value is and what to do.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_finite(np.array([[1.0, 2.0], [3.0, np.nan]]), "PCKMeans")
+    Traceback (most recent call last):
+    ...
+    linkwise._validation.InvalidParameterError: Input X of PCKMeans contains NaN (first at row 1, column 1, counting from 0); drop those rows or impute them (sklearn.impute.SimpleImputer).
+    """
+    bad = ~np.isfinite(X)
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        kind = "NaN" if np.isnan(X[where]) else "infinity"
+        place = ", ".join(f"{axis} {i}" for axis, i in zip(("row", "column", "channel"), where))
+        raise InvalidParameterError(
+            f"Input {name} of {owner_name(owner)} contains {kind} (first at {place}, counting from 0); "
+            "drop those rows or impute them (sklearn.impute.SimpleImputer)."
+        )
+    return X
+
+
 # it is: its squared distances, summed over many rows and features, stay far from float64's
 # overflow (1.8e308) and underflow (2.2e-308). Anything beyond is divided by a power of two.
 _MAGNITUDE_EXPONENT = 100

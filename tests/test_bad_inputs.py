@@ -13,11 +13,13 @@ leaving a marker file counts as a change). Add rows to ``CASES``.
 
 import gzip
 import hashlib
+import pickle
 import re
 import shutil
 import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -189,7 +191,22 @@ CASES = [
                                               "--answers", Path(f) / "iris.csv"], "is the data file"),
     ("export-data-moved-to-other-data", lambda f: ["export", Path(f) / "s.db", "--data", Path(f) / "other.csv"],
      "made for other data"),
+    # bench and demo: never mix, resume what is not there, or replace someone's results
+    ("bench-resume-nothing", lambda f: bench_args(f, "--resume"), "nothing to resume"),
+    ("bench-resume-damaged-run-json", lambda f: write(f, "run.json", "{oops") and bench_args(f, "--resume"),
+     "damaged"),
+    ("bench-folds-beyond-a-class", lambda f: bench_args(f, "--folds", "1000"), "largest class of 'iris'"),
+    ("bench-data-dir-missing", lambda f: bench_args(f, "--data-dir", Path(f) / "nodir"), "does not exist"),
+    ("bench-method-unknown", lambda f: ["bench", "--methods", "nope", "--out", Path(f) / "o"], "unknown method"),
+    ("demo-over-a-benchmark", lambda f: write(f, "results.csv", "method\n") and ["demo", "--out", f],
+     "did not write"),
 ]
+
+
+def bench_args(folder, *extra):
+    """A small bench run writing into ``folder`` itself (so any file it wrote would show)."""
+    return ["bench", "--datasets", "iris", "--methods", "kmeans", "--budgets", "0", "--folds", "2", "--out", folder,
+            *extra]
 
 
 # -- running them ---------------------------------------------------------------------
@@ -237,4 +254,77 @@ def test_bad_input_gets_one_line_and_changes_nothing(template, tmp_path, monkeyp
 
 def test_the_catalogue_is_large_and_named_uniquely():
     ids = [case[0] for case in CASES]
-    assert len(ids) == len(set(ids)) >= 25
+    assert len(ids) == len(set(ids)) >= 40
+
+
+# -- estimator arguments: a ValueError/TypeError naming the argument, in one line, the user's arrays untouched ----
+def _iris():
+    X, y = lw.datasets.load("iris", scale="minmax")
+    return X, y
+
+
+def _nan(X):
+    X = X.copy()
+    X[3, 1] = np.nan
+    return X
+
+
+ESTIMATOR_CASES = [
+    ("pckmeans-n-clusters-zero", lambda X, y: lw.PCKMeans(n_clusters=0).fit(X), "'n_clusters'"),
+    ("pckmeans-more-clusters-than-rows", lambda X, y: lw.PCKMeans(n_clusters=500).fit(X), "n_clusters"),
+    ("pckmeans-nan", lambda X, y: lw.PCKMeans(n_clusters=3).fit(_nan(X)), "NaN"),
+    ("pckmeans-pair-with-itself", lambda X, y: lw.PCKMeans(n_clusters=3).fit(X, ml=[(4, 4)]), r"\(4, 4\)"),
+    ("pckmeans-pair-out-of-range", lambda X, y: lw.PCKMeans(n_clusters=3).fit(X, cl=[(0, 10_000)]), "10000"),
+    ("pckmeans-pairs-not-pairs", lambda X, y: lw.PCKMeans(n_clusters=3).fit(X, ml=[(0, 1, 2)]), "ml"),
+    ("copkmeans-infeasible", lambda X, y: lw.COPKMeans(n_clusters=2).fit(X, cl=[(0, 1), (1, 2), (0, 2)]),
+     "proved"),
+    ("copkmeans-contradiction", lambda X, y: lw.COPKMeans(n_clusters=3).fit(X, ml=[(0, 1)], cl=[(0, 1)]),
+     "contradict|inconsistent"),
+    ("mpckmeans-metric-unknown", lambda X, y: lw.MPCKMeans(n_clusters=3, metric="cosine").fit(X), "'metric'"),
+    ("seeded-labels-too-long", lambda X, y: lw.SeededKMeans(n_clusters=3).fit(X, np.zeros(len(y) + 1, int)),
+     "y|length|samples"),
+    ("cobras-budget-negative", lambda X, y: lw.COBRAS(max_queries=-1).fit(X, lw.LabelOracle(y)), "'max_queries'"),
+    ("cobras-oracle-not-an-oracle", lambda X, y: lw.COBRAS(max_queries=5).fit(X, y), "oracle"),
+    ("cobras-queryable-out-of-range",
+     lambda X, y: lw.COBRAS(max_queries=5).fit(X, lw.LabelOracle(y), queryable=[0, 10_000]), "queryable"),
+    ("cobra-super-instances-zero", lambda X, y: lw.COBRA(n_super_instances=0).fit(X, lw.LabelOracle(y)),
+     "'n_super_instances'"),
+    ("oracle-labels-not-1d", lambda X, y: lw.LabelOracle(np.c_[y, y]), "labels|1d|one-dimensional"),
+    ("oracle-noise-above-one", lambda X, y: lw.LabelOracle(y, noise=1.5), "'noise'"),
+    ("store-index-out-of-range", lambda X, y: lw.ConstraintStore(5).add(0, 5, True), "5"),
+    ("store-contradiction", lambda X, y: _contradict(), "contradict|inconsistent"),
+    ("session-pickled", lambda X, y: pickle.dumps(_asked(X, y)), "replay"),
+    ("datasets-name-a-path", lambda X, y: lw.datasets.load("../iris"), "'name'"),
+    ("metrics-lengths-differ", lambda X, y: lw.metrics.ari(y, y[:-1]), "length|samples|inconsistent"),
+]
+
+
+def _contradict():
+    store = lw.ConstraintStore(5)
+    store.add(0, 1, True)
+    store.add(1, 2, True)
+    store.add(0, 2, False)
+
+
+def _asked(X, y):
+    session = lw.ActiveSession(lw.COBRAS(max_queries=5, random_state=0), X)
+    session.ask()
+    return session
+
+
+@pytest.mark.parametrize("call, expected", [pytest.param(c, e, id=i) for i, c, e in ESTIMATOR_CASES])
+def test_bad_estimator_argument_is_named_in_one_line(call, expected):
+    X, y = _iris()
+    X.setflags(write=False)  # any write into the user's arrays fails loudly
+    y.setflags(write=False)
+    with pytest.raises((ValueError, TypeError)) as caught:
+        call(X, y)
+    message = str(caught.value)
+    assert "\n" not in message.strip() and re.search(expected, message, re.IGNORECASE), message
+
+
+def test_the_catalogue_covers_every_kind_of_input():
+    """Files, CLI arguments, session files and estimator arguments here; HTTP bodies in test_session_web.py."""
+    from tests.test_session_web import BAD_REQUESTS
+
+    assert len(CASES) + len(ESTIMATOR_CASES) + len(BAD_REQUESTS) >= 100
