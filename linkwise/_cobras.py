@@ -145,9 +145,16 @@ class COBRAS(SuperInstanceClustering):
         self.random_state = random_state
 
     def _questions(self, ctx):
-        tree = self._tree = SuperInstanceTree(ctx.X, ctx.queryable_mask)
+        self._tree = SuperInstanceTree(ctx.X, ctx.queryable_mask)
+        yield from self._refine(ctx, first_phase=True)
+
+    def _refine(self, ctx, *, first_phase):
+        """Split the largest super-instance and merge again, until nothing is left to split (a generator).
+
+        ``first_phase``: no clustering has been completed yet (see Notes: which clustering is reported).
+        """
+        tree = self._tree
         unsplittable = set()
-        first_phase = True
         while (sid := self._to_split(unsplittable)) is not None:
             sample, level, first_split, separated = yield from self._split_level(ctx, sid)
             new = self._split(ctx, sid, sample, level, first_split, separated)
