@@ -145,15 +145,8 @@ class COBRAS(SuperInstanceClustering):
         self.random_state = random_state
 
     def _questions(self, ctx):
-        self._tree = SuperInstanceTree(ctx.X, ctx.queryable_mask)
-        yield from self._refine(ctx, first_phase=True)
-
-    def _refine(self, ctx, *, first_phase):
-        """Split the largest super-instance and merge again, until nothing is left to split (a generator).
-
-        ``first_phase``: no clustering has been completed yet (see Notes: which clustering is reported).
-        """
-        tree = self._tree
+        tree = self._tree = SuperInstanceTree(ctx.X, ctx.queryable_mask)
+        first_phase = yield from self._start(ctx)
         unsplittable = set()
         while (sid := self._to_split(unsplittable)) is not None:
             sample, level, first_split, separated = yield from self._split_level(ctx, sid)
@@ -164,6 +157,14 @@ class COBRAS(SuperInstanceClustering):
             yield from self._merge_phase(ctx, new, live=first_phase)
             first_phase = False
         tree.show()
+
+    def _start(self, ctx):
+        """Hook for a subclass that starts from other super-instances than one holding every row (a generator).
+
+        Returns True while no clustering has been completed (see Notes: which clustering is reported).
+        """
+        yield from ()
+        return True
 
     def _to_split(self, unsplittable):
         """The largest leaf with at least two queryable rows (lowest id on ties), or None."""

@@ -10,12 +10,13 @@ from scipy.spatial.distance import cdist, pdist, squareform
 from sklearn.metrics import silhouette_score
 from sklearn.neighbors import NearestNeighbors
 
-from linkwise._cobras import COBRAS
-from linkwise._superinstances import SuperInstanceTree, make_parts, representative
+from linkwise._superinstances import make_parts, representative
 from linkwise._validation import check_scalar
 from linkwise.cobs._active import _draw_pairs
 from linkwise.cobs._generate import candidates_for, check_common
+from linkwise.cobs._grid import FAMILIES
 from linkwise.loop import ActiveEstimator, QueryContext
+from linkwise.robust import NoiseRobustCOBRAS
 
 __all__ = ["Auto"]
 
@@ -25,17 +26,25 @@ _PRIOR_ROWS = 500
 # (and at most this many of the largest do); the rows of the others join the nearest seed.
 _SEED_SHARE = 0.02
 _MAX_SEEDS = 20
+# The committee agrees on a pair when fewer than this share of its (posterior) weight disagrees.
+_AGREED = 0.05
+# Prior weight of the silhouette, in units of (log-odds of a right answer) per unit of silhouette.
+_PRIOR_WEIGHT = 5.0
+# Prior weight of having the given number of clusters, in the same units.
+_K_WEIGHT = 0.5
+# The best candidate is rejected when it contradicts more than this many answers and this share of them.
+_REJECT_MIN = 3
+_REJECT_SHARE = 0.25
 # Sigmas of the Gaussian spectral kernels, as fractions of the median pairwise distance.
 _SIGMA_FRACTIONS = (0.1, 0.25, 0.5, 1.0)
 
 
 def _grid(data, n_clusters):
-    """A compact version of the COBS grid (Van Craenendonck & Blockeel, 2017): 228 clusterings."""
-    ks = list(range(2, 11)) if n_clusters is None else [n_clusters]
-    rows = data[: _PRIOR_ROWS]
-    median = float(np.median(pdist(rows))) or 1.0
+    """A compact version of the COBS grid (Van Craenendonck & Blockeel, 2017): 228 clusterings (K in 2..10)."""
+    ks = sorted(set(range(2, 11)) | ({n_clusters} if n_clusters else set()))
+    median = float(np.median(pdist(data[:_PRIOR_ROWS]))) or 1.0
     return {
-        "kmeans": {"n_clusters": ks, "n_seeds": 5 if n_clusters is None else 20},
+        "kmeans": {"n_clusters": ks, "n_seeds": 5},
         "dbscan": {"eps": 20, "min_samples": [2, 3, 5, 8, 12, 20]},
         "spectral": {
             "n_clusters": ks,
@@ -74,25 +83,31 @@ def _seeds(X, labels):
     return out
 
 
-def _seeded_cobras(cobras, ctx, labels):
-    """COBRAS whose first super-instances are the clusters of ``labels`` (a question generator).
+class _SeededCOBRAS(NoiseRobustCOBRAS):
+    """Noise-robust COBRAS whose first super-instances are the clusters of ``seed_labels``.
 
-    Instead of growing a clustering from one super-instance, COBRAS starts
-    from the chosen candidate: its merging phase checks the candidate's
-    clusters, and the refinement that follows splits them further.
+    Instead of growing a clustering from one super-instance, it starts from
+    the chosen candidate: its merging phase checks the candidate's clusters,
+    and the refinement that follows splits them further.
     """
-    X, qmask = ctx.X, ctx.queryable_mask
-    tree = cobras._tree = SuperInstanceTree(X, qmask)
-    seeds = _seeds(X, labels)
-    if seeds is not None:
+
+    seed_labels = None
+    seed_answers = ()
+
+    def _start(self, ctx):
+        for (i, j), answer in self.seed_answers:  # the belief starts from every answer given so far
+            yield from self._record(ctx, i, j, answer)
+        X, qmask, tree = ctx.X, ctx.queryable_mask, self._tree
+        seeds = _seeds(X, self.seed_labels)
+        if seeds is None:
+            return (yield from super()._start(ctx))
         parts, means = make_parts(X, np.arange(ctx.n_samples), seeds, qmask)
-        if len(parts) >= 2:
-            reps = [representative(X, part, qmask, m) for part, m in zip(parts, means)]
-            new = tree.replace(0, parts, reps, list(means))
-            yield from cobras._merge_phase(ctx, new, live=True)
-            yield from cobras._refine(ctx, first_phase=False)
-            return
-    yield from cobras._refine(ctx, first_phase=True)
+        if len(parts) < 2:
+            return (yield from super()._start(ctx))
+        reps = [representative(X, part, qmask, m) for part, m in zip(parts, means)]
+        new = tree.replace(0, parts, reps, list(means))
+        yield from self._merge_phase(ctx, new, live=True)
+        return False
 
 
 class Auto(ActiveEstimator):
@@ -206,9 +221,12 @@ class Auto(ActiveEstimator):
         self._cobras, self.switched_at_ = None, None
         yield from self._select(ctx)
         self.switched_at_ = ctx.n_queries
-        self._cobras = COBRAS()  # it draws from ctx.rng, the one generator of the run
+        # COBRAS draws from ctx.rng (the one generator of the run) and keeps its clustering in a context of its own
+        self._cobras = _SeededCOBRAS(noise_probability=self.noise / 2)
+        self._cobras.seed_labels = self._cand_full(int(np.argmax(self.log_posterior_)))
+        self._cobras.seed_answers = list(zip(self._pairs, self._answers))
         self._child = QueryContext(ctx.X, ctx.queryable, ctx.constraints, ctx.rng, None)
-        inner = _seeded_cobras(self._cobras, self._child, self._cand_full(int(np.argmax(self.log_posterior_))))
+        inner = self._cobras._questions(self._child)
         answer = None
         try:
             pair = next(inner)
@@ -248,7 +266,7 @@ class Auto(ActiveEstimator):
                 doubt = np.minimum(p, 1 - p)
                 doubt[~unasked] = -1.0
                 k = int(np.argmax(doubt))
-                if doubt[k] < self.noise / 2 or self._rejected():
+                if doubt[k] < _AGREED or self._rejected():
                     return  # the committee agrees, or the answers reject it: refine instead
                 unasked[k] = False
                 pair = int(rows[a[k]]), int(rows[b[k]])
@@ -260,7 +278,7 @@ class Auto(ActiveEstimator):
         if not self._answers:
             return False
         best = int(np.argmax(self.log_posterior_))
-        return self._violations(self._cand_full(best)) > max(1, self.noise * len(self._answers))
+        return self._violations(self._cand_full(best)) > max(_REJECT_MIN, _REJECT_SHARE * len(self._answers))
 
     def _generate(self, ctx):
         owner = type(self).__name__
@@ -273,21 +291,18 @@ class Auto(ActiveEstimator):
         else:
             rows, to_gen = np.arange(n), np.arange(n)
         data = ctx.X[rows]
-        k = self.n_clusters
-        if k is not None and k >= rows.size:
-            k = rows.size - 1
-        spec = check_common(owner, (("kmeans", "dbscan", "spectral"), _grid(data, k)), "singletons", self.n_jobs, self.cache)
+        k = None if self.n_clusters is None else min(self.n_clusters, rows.size - 1)
+        spec = check_common(owner, (FAMILIES, _grid(data, k)), "singletons", self.n_jobs, self.cache)
         cands = candidates_for(data, spec, "singletons", self.n_jobs, self.cache, ctx.rng, owner)
-        if k is not None:
-            keep = cands.n_clusters_found == k
-            if keep.any():
-                cands = type(cands)(cands.labels[keep], [p for p, kept in zip(cands.params, keep) if kept])
         self.candidates_ = cands
         self._gen_rows, self._to_gen, self._cand = rows, to_gen, cands.labels
         self._log_right, self._log_wrong = np.log1p(-self.noise), np.log(self.noise)
-        # prior: a better silhouette is worth about one contradicted answer per 0.5 of silhouette
-        prior_scale = 2 * (self._log_right - self._log_wrong)
+        prior_scale = _PRIOR_WEIGHT * (self._log_right - self._log_wrong)
         self.log_posterior_ = prior_scale * _silhouettes(data, cands.labels, np.random.RandomState(0))
+        has_k = cands.n_clusters_found == k
+        if has_k.any():  # the given K is believed (its best candidate is the 0-question answer) until answers object
+            lift = self.log_posterior_.max() - self.log_posterior_[has_k].max()
+            self.log_posterior_[has_k] += lift + _K_WEIGHT * (self._log_right - self._log_wrong)
         ctx.labels = self._cand_full(int(np.argmax(self.log_posterior_)))
 
     def _cand_full(self, c):
