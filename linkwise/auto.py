@@ -97,15 +97,13 @@ class _SeededCOBRAS(NoiseRobustCOBRAS):
     def _start(self, ctx):
         for (i, j), answer in self.seed_answers:  # the belief starts from every answer given so far
             yield from self._record(ctx, i, j, answer)
-        X, qmask, tree = ctx.X, ctx.queryable_mask, self._tree
+        X, qmask = ctx.X, ctx.queryable_mask
         seeds = _seeds(X, self.seed_labels)
-        if seeds is None:
-            return (yield from super()._start(ctx))
-        parts, means = make_parts(X, np.arange(ctx.n_samples), seeds, qmask)
-        if len(parts) < 2:
+        parts, means = ([], None) if seeds is None else make_parts(X, np.arange(ctx.n_samples), seeds, qmask)
+        if len(parts) < 2:  # nothing to start from: one super-instance, as COBRAS does
             return (yield from super()._start(ctx))
         reps = [representative(X, part, qmask, m) for part, m in zip(parts, means)]
-        new = tree.replace(0, parts, reps, list(means))
+        new = self._tree.replace(0, parts, reps, list(means))
         yield from self._merge_phase(ctx, new, live=True)
         return False
 
@@ -113,34 +111,49 @@ class _SeededCOBRAS(NoiseRobustCOBRAS):
 class Auto(ActiveEstimator):
     """The default active clusterer: a good clustering after any number of answers.
 
-    Auto combines three published ideas in one question loop:
+    Auto needs neither the number of clusters nor a choice of method. It
+    combines three published ideas in one question loop:
 
     1. *Selection among unsupervised clusterings* (COBS, Van Craenendonck &
-       Blockeel 2017): K-means, DBSCAN and spectral clusterings over a
-       compact grid of their parameters are generated before the first
-       question. Each is scored by a Bayesian posterior: a prior from its
-       silhouette, times ``(1 - noise)`` for each answer it agrees with and
-       ``noise`` for each it contradicts, so that a large pool does not
-       overfit a handful of answers. With no answer the reported clustering
-       is the best-silhouette one (the 0-question guard), and it stays the
-       answer until answers reject it.
-    2. *Questions on which the committee disagrees* (active COBS): the pair,
-       among a random sample, on which the posterior-weighted candidates
-       disagree most.
-    3. *Refinement by COBRAS* (Van Craenendonck et al. 2018), once the
+       Blockeel 2017). Before the first question, K-means, DBSCAN and
+       spectral clustering run over a compact grid of their parameters (228
+       clusterings, K from 2 to 10). Each candidate is scored by a Bayesian
+       posterior rather than a raw count, so that a large pool does not
+       overfit a handful of answers: a prior from its silhouette, plus
+       ``log(1 - noise)`` for each answer it agrees with and ``log(noise)``
+       for each it contradicts. With no answer, the best-silhouette candidate
+       is reported (the 0-question guard); it stays the answer until answers
+       outweigh it. A given ``n_clusters`` lifts its best K-cluster
+       candidate above every other.
+    2. *Questions on which the committee disagrees* (active COBS): among a
+       random sample of pairs, the one whose answer the posterior-weighted
+       candidates are least sure of.
+    3. *Refinement by COBRAS* (Van Craenendonck et al. 2018) once the
        evidence says selection has done its work: the committee agrees on
-       every sampled pair, or the best candidate contradicts answers. From
-       then on COBRAS asks; its clustering is reported as soon as it
-       contradicts fewer answers than the best candidate does.
+       every pair of the sample, or the best candidate contradicts more
+       answers than wrong answers would explain. COBRAS then starts from the
+       chosen candidate (its large clusters are the first super-instances,
+       every earlier answer is known) and splits and merges them further,
+       with the wrong-answer repair of :class:`~linkwise.NoiseRobustCOBRAS`.
+       Its clustering is reported unless the best candidate contradicts
+       fewer answers.
+
+    Upfront work before the first question: the candidates are generated on
+    at most ``max_samples`` rows (a few seconds on one core at 1,000 rows);
+    between questions the work is a few vector operations over the
+    candidates and a COBRAS step.
 
     Parameters
     ----------
     max_queries : int or None, default=None
         The budget.
     n_clusters : int or None, default=None
-        The number of clusters, if known: candidates then have that many.
+        The number of clusters, if known: its best-silhouette K-cluster
+        candidate is the answer before any question, and K-cluster
+        candidates keep a prior advantage (answers can still overrule it).
     noise : float in (0, 0.5), default=0.1
-        The share of wrong answers the posterior allows for.
+        The share of wrong answers the posterior allows for; half of it is
+        the prior noise rate of COBRAS's wrong-answer repair.
     max_samples : int, default=1000
         Candidates are generated on at most this many rows (a random sample;
         every other row takes the label of its nearest sampled row), which
