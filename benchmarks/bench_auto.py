@@ -68,6 +68,7 @@ def table(run):
     frame = frame[frame.budget.notna()]
     mean = frame.groupby(["method", "dataset", "budget"]).ari.mean().unstack("method")
     ours = [m for m in ("auto", "auto-k") if m in mean]
+    mean = mean.dropna(subset=ours)  # the datasets the run has reached
     n_sets = mean.index.get_level_values("dataset").nunique()
     print(f"## Mean test-fold ARI over {n_sets} datasets\n")
     print("| questions | " + " | ".join(ours) + " | best single method (which) | COBRAS | per-dataset best of the others "

@@ -66,6 +66,18 @@ def _silhouettes(data, labels, rng):
     return out
 
 
+def _best_kmeans(data, cands, k):
+    """Index of the K-means candidate with ``k`` clusters and the least inertia (K-means's own choice)."""
+    runs = [c for c, p in enumerate(cands.params) if p["algorithm"] == "kmeans" and p["n_clusters"] == k]
+    inertia = []
+    for c in runs:
+        labels = cands.labels[c]
+        counts = np.bincount(labels).astype(float)
+        sums = np.stack([np.bincount(labels, weights=col) for col in data.T], axis=1)
+        inertia.append(np.sum(data**2) - np.sum(sums**2 / np.maximum(counts, 1)[:, None]))
+    return runs[int(np.argmin(inertia))]
+
+
 def _seeds(X, labels):
     """``labels`` with only the clusters holding enough rows; the other rows join the nearest of those."""
     ids, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
@@ -123,8 +135,8 @@ class Auto(ActiveEstimator):
        ``log(1 - noise)`` for each answer it agrees with and ``log(noise)``
        for each it contradicts. With no answer, the best-silhouette candidate
        is reported (the 0-question guard); it stays the answer until answers
-       outweigh it. A given ``n_clusters`` lifts its best K-cluster
-       candidate above every other.
+       outweigh it. With ``n_clusters`` given, K-means with that K is the
+       0-question answer instead.
     2. *Questions on which the committee disagrees* (active COBS): among a
        random sample of pairs, the one whose answer the posterior-weighted
        candidates are least sure of.
@@ -148,8 +160,8 @@ class Auto(ActiveEstimator):
     max_queries : int or None, default=None
         The budget.
     n_clusters : int or None, default=None
-        The number of clusters, if known: its best-silhouette K-cluster
-        candidate is the answer before any question, and K-cluster
+        The number of clusters, if known: K-means with that K (the run of
+        least inertia) is the answer before any question, and K-cluster
         candidates keep a prior advantage (answers can still overrule it).
     noise : float in (0, 0.5), default=0.1
         The share of wrong answers the posterior allows for; half of it is
@@ -312,10 +324,11 @@ class Auto(ActiveEstimator):
         self._log_right, self._log_wrong = np.log1p(-self.noise), np.log(self.noise)
         prior_scale = _PRIOR_WEIGHT * (self._log_right - self._log_wrong)
         self.log_posterior_ = prior_scale * _silhouettes(data, cands.labels, np.random.RandomState(0))
-        has_k = cands.n_clusters_found == k
-        if has_k.any():  # the given K is believed (its best candidate is the 0-question answer) until answers object
-            lift = self.log_posterior_.max() - self.log_posterior_[has_k].max()
-            self.log_posterior_[has_k] += lift + _K_WEIGHT * (self._log_right - self._log_wrong)
+        if k is not None:  # K-means with the given K is the 0-question answer, and K is believed until answers object
+            bonus = _K_WEIGHT * (self._log_right - self._log_wrong)
+            self.log_posterior_[cands.n_clusters_found == k] += bonus
+            guard = _best_kmeans(data, cands, k)
+            self.log_posterior_[guard] = self.log_posterior_.max() + bonus
         ctx.labels = self._cand_full(int(np.argmax(self.log_posterior_)))
 
     def _cand_full(self, c):

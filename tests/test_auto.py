@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 from sklearn.base import clone
+from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs
 
 import linkwise as lw
@@ -112,6 +113,8 @@ def test_n_clusters_is_used(auto, blobs):
     X, y = blobs
     est = auto(n_clusters=4, max_queries=0).fit(X, lw.LabelOracle(y))
     assert np.unique(est.labels_).size == 4  # not the 3 blobs it finds without K
+    kmeans = KMeans(n_clusters=4, n_init=10, random_state=0).fit(X).labels_
+    assert lw.metrics.ari(kmeans, est.labels_) > 0.95  # the 0-question answer is K-means
     assert np.unique(auto(max_queries=0).fit(X, lw.LabelOracle(y)).labels_).size == 3
 
 
