@@ -12,8 +12,10 @@
    are not re-run): mean test-fold ARI over the datasets at each budget for
    Auto, the best single method, COBRAS and K-means with the true K, and the
    datasets where Auto is more than 0.005 below K-means.
+3. Wrong answers: from a run of ``auto`` and ``cobras-robust`` with
+   ``--noise 0.1``, the mean ARI after 100 questions.
 
-    python benchmarks/bench_auto.py [--parts speed,table] [--run /work/runs/h8-auto-full] [--n 10000]
+    python benchmarks/bench_auto.py [--parts speed,table,noise] [--run DIR] [--noise-run DIR] [--n 10000]
 """
 
 import argparse
@@ -29,6 +31,7 @@ from sklearn.cluster import KMeans  # noqa: E402
 from sklearn.datasets import make_blobs  # noqa: E402
 
 import linkwise as lw  # noqa: E402
+from bench_cobra import timed_fit  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
 FULL = Path(__file__).parent / "results" / "bench_full" / "results.csv"
 BUDGETS = (10, 25, 50, 100)
@@ -39,21 +42,12 @@ def speed(n, std):
     start = time.perf_counter()
     KMeans(n_clusters=10, n_init=1, random_state=0).fit(X)
     t_kmeans = time.perf_counter() - start
-    stamps, cpu = [], []
-
-    def answer(i, j):
-        stamps.append(time.perf_counter())
-        cpu.append(time.process_time())
-        return bool(y[i] == y[j])
-
-    start = time.perf_counter()
-    est = lw.Auto(max_queries=100, random_state=0).fit(X, lw.CallbackOracle(answer))
-    total = time.perf_counter() - start
-    wall, cpu = np.diff(stamps) * 1000, np.diff(cpu) * 1000
+    est = lw.Auto(max_queries=100, random_state=0)
+    total, first, wall, cpu = timed_fit(est, X, y)
     print(f"## Speed (n = {n:,}, d = 10, 10 centres, cluster_std = {std}, 100 questions; "
           f"one K-means fit: {t_kmeans * 1000:.0f} ms)\n")  # fmt: skip
-    print(f"total {total:.1f} s; before the first question {stamps[0] - start:.1f} s "
-          f"({(stamps[0] - start) / t_kmeans:.0f} K-means fits); COBRAS took over after {est.switched_at_} questions; "
+    print(f"total {total:.1f} s; before the first question {first:.1f} s "
+          f"({first / t_kmeans:.0f} K-means fits); COBRAS took over after {est.switched_at_} questions; "
           f"ARI {lw.metrics.ari(y, est.labels_):.3f}\n")  # fmt: skip
     print("| gap between questions | wall ms | CPU ms | wall / K-means fit |")
     print("|---|---|---|---|")
@@ -85,10 +79,21 @@ def table(run):
     print()
 
 
+def noise(run):
+    """Mean test-fold ARI after 100 questions with wrong answers (a run with --noise of auto and cobras-robust)."""
+    frame = pd.read_csv(Path(run) / "results.csv")
+    at = frame[frame.budget == 100].groupby(["dataset", "method"]).ari.mean().unstack()
+    wins = (at["auto"] > at["cobras-robust"] + 0.005).sum(), (at["auto"] < at["cobras-robust"] - 0.005).sum()
+    print(f"## Wrong answers ({run}): mean ARI after 100 questions over {len(at)} datasets\n")
+    print("| auto | cobras-robust | auto better / worse by > 0.005 |\n|---|---|---|")
+    print(f"| {at['auto'].mean():.3f} | {at['cobras-robust'].mean():.3f} | {wins[0]} / {wins[1]} |\n")
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--parts", default="speed,table")
+    parser.add_argument("--parts", default="speed,table,noise")
     parser.add_argument("--run", default="/work/runs/h8-auto-full", help="a `linkwise bench` run of auto / auto-k")
+    parser.add_argument("--noise-run", default="/work/runs/h8-noise-full", help="a run with --noise 0.1")
     parser.add_argument("--n", type=int, default=10_000)
     args = parser.parse_args()
     parts = args.parts.split(",")
@@ -97,3 +102,5 @@ if __name__ == "__main__":
             speed(args.n, std)
     if "table" in parts:
         table(args.run)
+    if "noise" in parts:
+        noise(args.noise_run)
