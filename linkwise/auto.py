@@ -11,7 +11,7 @@ from sklearn.metrics import silhouette_score
 from sklearn.neighbors import NearestNeighbors
 
 from linkwise._superinstances import make_parts, representative
-from linkwise._validation import check_scalar
+from linkwise._validation import InvalidParameterError, check_scalar
 from linkwise.cobs._active import _draw_pairs
 from linkwise.cobs._generate import candidates_for, check_common
 from linkwise.cobs._grid import FAMILIES
@@ -41,14 +41,15 @@ _SIGMA_FRACTIONS = (0.1, 0.25, 0.5, 1.0)
 
 def _grid(data, n_clusters):
     """A compact version of the COBS grid (Van Craenendonck & Blockeel, 2017): 228 clusterings (K in 2..10)."""
-    ks = sorted(set(range(2, 11)) | ({n_clusters} if n_clusters else set()))
+    n = data.shape[0]  # small data: only what it can hold (K and kNN below n)
+    ks = sorted(k for k in set(range(2, 11)) | ({n_clusters} if n_clusters else set()) if k < n) or [1]
     median = float(np.median(pdist(data[:_PRIOR_ROWS]))) or 1.0
     return {
         "kmeans": {"n_clusters": ks, "n_seeds": 5},
         "dbscan": {"eps": 20, "min_samples": [2, 3, 5, 8, 12, 20]},
         "spectral": {
             "n_clusters": ks,
-            "n_neighbors": [5, 10, 20],
+            "n_neighbors": [k for k in (5, 10, 20) if k < n],
             "sigma": [round(median * f, 10) for f in _SIGMA_FRACTIONS],
         },
     }
@@ -308,6 +309,11 @@ class Auto(ActiveEstimator):
     def _generate(self, ctx):
         owner = type(self).__name__
         n = ctx.n_samples
+        if self.n_clusters is not None and self.n_clusters > n:
+            raise InvalidParameterError(
+                f"The 'n_clusters' parameter of {owner} must be at most the number of samples, "
+                f"got n_clusters={self.n_clusters} for n_samples={n}."
+            )
         if n > self.max_samples:
             rows = np.sort(ctx.rng.choice(n, self.max_samples, replace=False))
             nearest = NearestNeighbors(n_neighbors=1).fit(ctx.X[rows])

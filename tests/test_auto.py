@@ -132,3 +132,17 @@ def test_bad_parameters_are_named(auto, blobs, params, name):
     X, y = blobs
     with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of Auto"):
         auto(**params).fit(X, lw.LabelOracle(y))
+
+
+def test_n_clusters_larger_than_the_data_is_refused(auto, blobs):
+    X, y = blobs
+    with pytest.raises(InvalidParameterError, match="'n_clusters' parameter of Auto must be at most the number"):
+        auto(n_clusters=91).fit(X, lw.LabelOracle(y))
+
+
+@pytest.mark.parametrize("n", [2, 3, 12])
+def test_tiny_data(auto, n):
+    X = np.random.RandomState(0).rand(n, 2)
+    y = (X[:, 0] > 0.5).astype(int)
+    est = auto(max_queries=5).fit(X, lw.LabelOracle(y))
+    assert est.labels_.shape == (n,) and est.n_queries_ <= 5
