@@ -29,6 +29,7 @@ _OBJECTS = {
     "CallbackOracle": "linkwise.oracle",
     "ActiveSession": "linkwise.loop",
     "ActiveEstimator": "linkwise.loop",
+    "Auto": "linkwise.auto",
     "SeededKMeans": "linkwise.cluster",
     "ConstrainedKMeans": "linkwise.cluster",
     "COPKMeans": "linkwise.cluster",

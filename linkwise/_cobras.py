@@ -146,8 +146,8 @@ class COBRAS(SuperInstanceClustering):
 
     def _questions(self, ctx):
         tree = self._tree = SuperInstanceTree(ctx.X, ctx.queryable_mask)
+        first_phase = yield from self._start(ctx)
         unsplittable = set()
-        first_phase = True
         while (sid := self._to_split(unsplittable)) is not None:
             sample, level, first_split, separated = yield from self._split_level(ctx, sid)
             new = self._split(ctx, sid, sample, level, first_split, separated)
@@ -157,6 +157,14 @@ class COBRAS(SuperInstanceClustering):
             yield from self._merge_phase(ctx, new, live=first_phase)
             first_phase = False
         tree.show()
+
+    def _start(self, ctx):
+        """Hook for a subclass that starts from other super-instances than one holding every row (a generator).
+
+        Returns True while no clustering has been completed (see Notes: which clustering is reported).
+        """
+        yield from ()
+        return True
 
     def _to_split(self, unsplittable):
         """The largest leaf with at least two queryable rows (lowest id on ties), or None."""

@@ -108,6 +108,16 @@ def _cobs(n_clusters, max_queries, random_state, *, active):
     return _build("linkwise.cobs:COBS", random_state=random_state, cache=_candidate_cache())
 
 
+def _auto(n_clusters, max_queries, random_state, *, k):
+    return _build(
+        "linkwise.auto:Auto",
+        max_queries=max_queries,
+        n_clusters=n_clusters if k else None,
+        random_state=random_state,
+        cache=_candidate_cache(),
+    )
+
+
 def _budgeted(n_clusters, max_queries, random_state, *, path, k=False, **params):
     if k:
         params["n_clusters"] = n_clusters
@@ -229,6 +239,18 @@ def _defaults():
             f"Bayesian active clustering, {criterion} pair selection (Pei, Liu & Fern, ECML PKDD 2015)",
         )
         for criterion in ("info", "uncertain")
+    ]
+    specs += [
+        MethodSpec(
+            "auto" + ("-k" if k else ""),
+            partial(_auto, k=k),
+            k,
+            "Auto: Bayesian selection among unsupervised clusterings with committee questions, then COBRAS "
+            "refinement (linkwise's default; COBS + COBRAS, Van Craenendonck et al. 2017, 2018)"
+            + (", given the true K" if k else ""),
+            seed_per_repeat=True,
+        )
+        for k in (False, True)
     ]
     return {spec.name: spec for spec in specs}
 

@@ -1,0 +1,106 @@
+"""Auto, the default: time between questions at n = 10,000, and the issue-15 table.
+
+1. Speed: Auto (100 questions, a perfect oracle) on make_blobs with
+   n = 10,000, d = 10, 10 centres, separate (cluster_std 1) and overlapping
+   (cluster_std 4). Seconds before the first question (the
+   candidate generation, on a 1,000-row sample) and the gaps between
+   questions (median, p95, p99, max; wall and this process's CPU time, as
+   the machine is shared), each also as a ratio to one scikit-learn K-means
+   fit (k = 10, one start) of the same data, measured in the same run.
+2. Quality: the table of issue 15 from a ``linkwise bench`` run of ``auto``
+   (and ``auto-k``) beside ``benchmarks/results/bench_full`` (whose methods
+   are not re-run): mean test-fold ARI over the datasets at each budget for
+   Auto, the best single method, COBRAS and K-means with the true K, and the
+   datasets where Auto is more than 0.005 below K-means.
+3. Wrong answers: from a run of ``auto`` and ``cobras-robust`` with
+   ``--noise 0.1``, the mean ARI after 100 questions.
+
+    python benchmarks/bench_auto.py [--parts speed,table,noise] [--run DIR] [--noise-run DIR] [--n 10000]
+"""
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from sklearn.cluster import KMeans  # noqa: E402
+from sklearn.datasets import make_blobs  # noqa: E402
+
+import linkwise as lw  # noqa: E402
+from bench_cobra import timed_fit  # noqa: E402  (benchmarks/ is on the path when this script runs)
+
+FULL = Path(__file__).parent / "results" / "bench_full" / "results.csv"
+BUDGETS = (10, 25, 50, 100)
+
+
+def speed(n, std):
+    X, y = make_blobs(n_samples=n, n_features=10, centers=10, cluster_std=std, random_state=0)
+    start = time.perf_counter()
+    KMeans(n_clusters=10, n_init=1, random_state=0).fit(X)
+    t_kmeans = time.perf_counter() - start
+    est = lw.Auto(max_queries=100, random_state=0)
+    total, first, wall, cpu = timed_fit(est, X, y)
+    print(f"## Speed (n = {n:,}, d = 10, 10 centres, cluster_std = {std}, 100 questions; "
+          f"one K-means fit: {t_kmeans * 1000:.0f} ms)\n")  # fmt: skip
+    print(f"total {total:.1f} s; before the first question {first:.1f} s "
+          f"({first / t_kmeans:.0f} K-means fits); COBRAS took over after {est.switched_at_} questions; "
+          f"ARI {lw.metrics.ari(y, est.labels_):.3f}\n")  # fmt: skip
+    print("| gap between questions | wall ms | CPU ms | wall / K-means fit |")
+    print("|---|---|---|---|")
+    for name, q in (("median", 50), ("p95", 95), ("p99", 99), ("max", 100)):
+        w, c = np.percentile(wall, q), np.percentile(cpu, q)
+        print(f"| {name} | {w:.1f} | {c:.1f} | {w / 1000 / t_kmeans:.2f} |")
+    print()
+
+
+def table(run):
+    frame = pd.concat([pd.read_csv(FULL), pd.read_csv(Path(run) / "results.csv")])
+    frame = frame[frame.budget.notna()]
+    mean = frame.groupby(["method", "dataset", "budget"]).ari.mean().unstack("method")
+    ours = [m for m in ("auto", "auto-k") if m in mean]
+    mean = mean.dropna(subset=ours)  # the datasets the run has reached
+    n_sets = mean.index.get_level_values("dataset").nunique()
+    print(f"## Mean test-fold ARI over {n_sets} datasets\n")
+    print("| questions | " + " | ".join(ours) + " | best single method (which) | COBRAS | per-dataset best of the others "
+          "| K-means (true K) | " + " | ".join(f"{m} more than 0.005 below K-means" for m in ours) + " |")  # fmt: skip
+    print("|---" * (5 + 2 * len(ours)) + "|")
+    for b in BUDGETS:
+        t = mean.xs(b, level="budget")
+        others = t.drop(columns=ours)
+        best = others.mean().idxmax()
+        below = [t.index[t[m] < t["kmeans"] - 0.005].tolist() for m in ours]
+        print(f"| {b} | " + " | ".join(f"{t[m].mean():.3f}" for m in ours)
+              + f" | {others[best].mean():.3f} ({best}) | {t['cobras'].mean():.3f} | {others.max(axis=1).mean():.3f} "
+              f"| {t['kmeans'].mean():.3f} | " + " | ".join(f"{len(d)}: {', '.join(d)}" for d in below) + " |")  # fmt: skip
+    print()
+
+
+def noise(run):
+    """Mean test-fold ARI after 100 questions with wrong answers (a run with --noise of auto and cobras-robust)."""
+    frame = pd.read_csv(Path(run) / "results.csv")
+    at = frame[frame.budget == 100].groupby(["dataset", "method"]).ari.mean().unstack()
+    wins = (at["auto"] > at["cobras-robust"] + 0.005).sum(), (at["auto"] < at["cobras-robust"] - 0.005).sum()
+    print(f"## Wrong answers ({run}): mean ARI after 100 questions over {len(at)} datasets\n")
+    print("| auto | cobras-robust | auto better / worse by > 0.005 |\n|---|---|---|")
+    print(f"| {at['auto'].mean():.3f} | {at['cobras-robust'].mean():.3f} | {wins[0]} / {wins[1]} |\n")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--parts", default="speed,table,noise")
+    parser.add_argument("--run", default="/work/runs/h8-auto-full", help="a `linkwise bench` run of auto / auto-k")
+    parser.add_argument("--noise-run", default="/work/runs/h8-noise-full", help="a run with --noise 0.1")
+    parser.add_argument("--n", type=int, default=10_000)
+    args = parser.parse_args()
+    parts = args.parts.split(",")
+    if "speed" in parts:
+        for std in (1.0, 4.0):  # separate blobs; overlapping ones, where selection runs longer
+            speed(args.n, std)
+    if "table" in parts:
+        table(args.run)
+    if "noise" in parts:
+        noise(args.noise_run)

@@ -1,0 +1,356 @@
+"""Auto: the default active clusterer, good at every budget without knowing K.
+
+It chooses among unsupervised clusterings while few answers are in, then
+refines with COBRAS, and reports whichever clustering the answers support
+best (see :class:`Auto`).
+"""
+
+import numpy as np
+from scipy.spatial.distance import cdist, pdist, squareform
+from sklearn.metrics import silhouette_score
+from sklearn.neighbors import NearestNeighbors
+
+from linkwise._superinstances import make_parts, representative
+from linkwise._validation import InvalidParameterError, check_scalar
+from linkwise.cobs._active import _draw_pairs
+from linkwise.cobs._generate import candidates_for, check_common
+from linkwise.cobs._grid import FAMILIES
+from linkwise.loop import ActiveEstimator, QueryContext
+from linkwise.robust import NoiseRobustCOBRAS
+
+__all__ = ["Auto"]
+
+# Rows the silhouette prior is computed on (a fixed-seed subsample of the generation rows).
+_PRIOR_ROWS = 500
+# A cluster of the chosen candidate seeds a COBRAS super-instance if it holds this share of the rows
+# (and at most this many of the largest do); the rows of the others join the nearest seed.
+_SEED_SHARE = 0.02
+_MAX_SEEDS = 20
+# The committee agrees on a pair when fewer than this share of its (posterior) weight disagrees.
+_AGREED = 0.05
+# Prior weight of the silhouette, in units of (log-odds of a right answer) per unit of silhouette.
+_PRIOR_WEIGHT = 5.0
+# Prior weight of having the given number of clusters, in the same units.
+_K_WEIGHT = 0.5
+# The best candidate is rejected when it contradicts more than this many answers and this share of them.
+_REJECT_MIN = 3
+_REJECT_SHARE = 0.25
+# Sigmas of the Gaussian spectral kernels, as fractions of the median pairwise distance.
+_SIGMA_FRACTIONS = (0.1, 0.25, 0.5, 1.0)
+
+
+def _grid(data, n_clusters):
+    """A compact version of the COBS grid (Van Craenendonck & Blockeel, 2017): 228 clusterings (K in 2..10)."""
+    n = data.shape[0]  # small data: only what it can hold (K and kNN below n)
+    ks = sorted(k for k in set(range(2, 11)) | ({n_clusters} if n_clusters else set()) if k < n) or [1]
+    median = float(np.median(pdist(data[:_PRIOR_ROWS]))) or 1.0
+    return {
+        "kmeans": {"n_clusters": ks, "n_seeds": 5},
+        "dbscan": {"eps": 20, "min_samples": [2, 3, 5, 8, 12, 20]},
+        "spectral": {
+            "n_clusters": ks,
+            "n_neighbors": [k for k in (5, 10, 20) if k < n],
+            "sigma": [round(median * f, 10) for f in _SIGMA_FRACTIONS],
+        },
+    }
+
+
+def _silhouettes(data, labels, rng):
+    """Silhouette of every candidate on a subsample (0 where it has one cluster or one per row)."""
+    rows = rng.choice(data.shape[0], min(_PRIOR_ROWS, data.shape[0]), replace=False)
+    dist = squareform(pdist(data[rows]))
+    out = np.zeros(labels.shape[0])
+    for c, lab in enumerate(labels[:, rows]):
+        n_found = np.unique(lab).size
+        if 1 < n_found < rows.size:
+            out[c] = silhouette_score(dist, lab, metric="precomputed")
+    return out
+
+
+def _best_kmeans(data, cands, k):
+    """Index of the K-means candidate with ``k`` clusters and the least inertia (K-means's own choice)."""
+    runs = [c for c, p in enumerate(cands.params) if p["algorithm"] == "kmeans" and p["n_clusters"] == k]
+    inertia = []
+    for c in runs:
+        labels = cands.labels[c]
+        counts = np.bincount(labels).astype(float)
+        sums = np.stack([np.bincount(labels, weights=col) for col in data.T], axis=1)
+        inertia.append(np.sum(data**2) - np.sum(sums**2 / np.maximum(counts, 1)[:, None]))
+    return runs[int(np.argmin(inertia))]
+
+
+def _seeds(X, labels):
+    """``labels`` with only the clusters holding enough rows; the other rows join the nearest of those."""
+    ids, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
+    big = np.argsort(-counts, kind="stable")[:_MAX_SEEDS]
+    big = big[counts[big] >= max(2, _SEED_SHARE * labels.size)]
+    if big.size < 2:
+        return None
+    means = np.stack([X[inverse == c].mean(axis=0) for c in big])
+    seed_of = np.full(ids.size, -1)
+    seed_of[big] = np.arange(big.size)
+    out = seed_of[inverse]
+    lost = out < 0
+    if lost.any():
+        out[lost] = np.argmin(cdist(X[lost], means), axis=1)
+    return out
+
+
+class _SeededCOBRAS(NoiseRobustCOBRAS):
+    """Noise-robust COBRAS whose first super-instances are the clusters of ``seed_labels``.
+
+    Instead of growing a clustering from one super-instance, it starts from
+    the chosen candidate: its merging phase checks the candidate's clusters,
+    and the refinement that follows splits them further.
+    """
+
+    seed_labels = None
+    seed_answers = ()
+
+    def _start(self, ctx):
+        for (i, j), answer in self.seed_answers:  # the belief starts from every answer given so far
+            yield from self._record(ctx, i, j, answer)
+        X, qmask = ctx.X, ctx.queryable_mask
+        seeds = _seeds(X, self.seed_labels)
+        parts, means = ([], None) if seeds is None else make_parts(X, np.arange(ctx.n_samples), seeds, qmask)
+        if len(parts) < 2:  # nothing to start from: one super-instance, as COBRAS does
+            return (yield from super()._start(ctx))
+        reps = [representative(X, part, qmask, m) for part, m in zip(parts, means)]
+        new = self._tree.replace(0, parts, reps, list(means))
+        yield from self._merge_phase(ctx, new, live=True)
+        return False
+
+
+class Auto(ActiveEstimator):
+    """The default active clusterer: a good clustering after any number of answers.
+
+    Auto needs neither the number of clusters nor a choice of method. It
+    combines three published ideas in one question loop:
+
+    1. *Selection among unsupervised clusterings* (COBS, Van Craenendonck &
+       Blockeel 2017). Before the first question, K-means, DBSCAN and
+       spectral clustering run over a compact grid of their parameters (228
+       clusterings, K from 2 to 10). Each candidate is scored by a Bayesian
+       posterior rather than a raw count, so that a large pool does not
+       overfit a handful of answers: a prior from its silhouette, plus
+       ``log(1 - noise)`` for each answer it agrees with and ``log(noise)``
+       for each it contradicts. With no answer, the best-silhouette candidate
+       is reported (the 0-question guard); it stays the answer until answers
+       outweigh it. With ``n_clusters`` given, K-means with that K is the
+       0-question answer instead.
+    2. *Questions on which the committee disagrees* (active COBS): among a
+       random sample of pairs, the one whose answer the posterior-weighted
+       candidates are least sure of.
+    3. *Refinement by COBRAS* (Van Craenendonck et al. 2018) once the
+       evidence says selection has done its work: the committee agrees on
+       every pair of the sample, or the best candidate contradicts more
+       answers than wrong answers would explain. COBRAS then starts from the
+       chosen candidate (its large clusters are the first super-instances,
+       every earlier answer is known) and splits and merges them further,
+       with the wrong-answer repair of :class:`~linkwise.NoiseRobustCOBRAS`.
+       Its clustering is reported unless the best candidate contradicts
+       fewer answers.
+
+    Upfront work before the first question: the candidates are generated on
+    at most ``max_samples`` rows (a few seconds on one core at 1,000 rows);
+    between questions the work is a few vector operations over the
+    candidates and a COBRAS step.
+
+    Parameters
+    ----------
+    max_queries : int or None, default=None
+        The budget.
+    n_clusters : int or None, default=None
+        The number of clusters, if known: K-means with that K (the run of
+        least inertia) is the answer before any question, and K-cluster
+        candidates keep a prior advantage (answers can still overrule it).
+    noise : float in (0, 0.5), default=0.1
+        The share of wrong answers the posterior allows for; half of it is
+        the prior noise rate of COBRAS's wrong-answer repair.
+    max_samples : int, default=1000
+        Candidates are generated on at most this many rows (a random sample;
+        every other row takes the label of its nearest sampled row), which
+        bounds the work before the first question.
+    n_jobs : int, optional
+        joblib parallelism of the candidate generation.
+    cache : str or path, optional
+        Directory where generated candidates are stored and found again.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the generation, the pair samples and COBRAS.
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+    labels_history_ : ndarray of shape (n_queries_, n_samples)
+        The clustering after each question.
+    candidates_ : Candidates
+        The generated clusterings.
+    log_posterior_ : ndarray of shape (n_candidates,)
+        Unnormalised log posterior of each candidate.
+    switched_at_ : int or None
+        Questions asked when COBRAS took over (None: it never did).
+    constraints_, query_log_, n_queries_
+        As for every active estimator.
+
+    References
+    ----------
+    Van Craenendonck, T. and Blockeel, H. (2017). Constraint-based clustering
+    selection. Machine Learning, 106(9-10), 1497-1521.
+
+    Van Craenendonck, T., Dumančić, S., Van Wolputte, E. and Blockeel, H.
+    (2018). COBRAS: Interactive clustering with pairwise queries.
+    Intelligent Data Analysis (IDA), LNCS 11191, 353-366.
+
+    Examples
+    --------
+    >>> import linkwise as lw
+    >>> X, y = lw.datasets.load("iris", scale="minmax")
+    >>> est = lw.Auto(max_queries=10, random_state=0).fit(X, lw.LabelOracle(y))
+    >>> est.n_queries_, est.labels_history_.shape
+    (10, (10, 147))
+    >>> lw.metrics.ari(y, est.labels_) > 0.5
+    True
+    """
+
+    _anytime = True
+
+    def __init__(
+        self,
+        *,
+        max_queries=None,
+        n_clusters=None,
+        noise=0.1,
+        max_samples=1000,
+        n_jobs=None,
+        cache=None,
+        random_state=None,
+    ):
+        self.max_queries = max_queries
+        self.n_clusters = n_clusters
+        self.noise = noise
+        self.max_samples = max_samples
+        self.n_jobs = n_jobs
+        self.cache = cache
+        self.random_state = random_state
+
+    def _validate_params(self):
+        check_scalar(self.n_clusters, "n_clusters", self, kind="int", low=1, none_ok=True)
+        check_scalar(self.noise, "noise", self, kind="float", low=0.0, high=0.5, include_low=False, include_high=False)
+        check_scalar(self.max_samples, "max_samples", self, kind="int", low=2)
+
+    def _tolerant_constraints(self):
+        return True  # answers are counted, so a contradiction (a wrong answer) is no reason to stop
+
+    # -- the question generator ---------------------------------------------------
+    def _questions(self, ctx):
+        self._pairs, self._answers, self._n_seen = [], [], 0
+        self._cobras, self.switched_at_ = None, None
+        yield from self._select(ctx)
+        self.switched_at_ = ctx.n_queries
+        # COBRAS draws from ctx.rng (the one generator of the run) and keeps its clustering in a context of its own
+        self._cobras = _SeededCOBRAS(noise_probability=self.noise / 2)
+        self._cobras.seed_labels = self._cand_full(int(np.argmax(self.log_posterior_)))
+        self._cobras.seed_answers = list(zip(self._pairs, self._answers))
+        self._child = QueryContext(ctx.X, ctx.queryable, ctx.constraints, ctx.rng, None)
+        inner = self._cobras._questions(self._child)
+        answer = None
+        try:
+            pair = next(inner)
+            while True:
+                answer = yield pair
+                self._record(ctx, pair, answer)
+                pair = inner.send(answer)
+        except StopIteration:
+            return
+
+    def _record(self, ctx, pair, answer):
+        """Score the candidates on an answer the person gave (not one the store inferred)."""
+        asked = ctx.n_queries > self._n_seen
+        self._n_seen = ctx.n_queries
+        if asked and answer is not None:
+            self._pairs.append(pair)
+            self._answers.append(answer)
+            i, j = self._to_gen[pair[0]], self._to_gen[pair[1]]
+            agree = (self._cand[:, i] == self._cand[:, j]) == answer
+            self.log_posterior_ += np.where(agree, self._log_right, self._log_wrong)
+
+    def _select(self, ctx):
+        """Committee questions while selection among the candidates is informative (a generator)."""
+        self._generate(ctx)
+        rows = self._gen_rows
+        queryable = np.flatnonzero(ctx.queryable_mask[rows])  # positions within the generation rows
+        n_code = int(queryable.max()) + 1 if queryable.size else 1
+        seen = set()
+        while (pool := _draw_pairs(ctx.rng, queryable, n_code, 200, seen)).size:
+            seen.update(pool.tolist())
+            a, b = pool // n_code, pool % n_code
+            together = (self._cand[:, a] == self._cand[:, b]).astype(float)
+            unasked = np.ones(pool.size, dtype=bool)
+            while unasked.any():
+                w = np.exp(self.log_posterior_ - self.log_posterior_.max())
+                p = (w @ together) / w.sum()
+                doubt = np.minimum(p, 1 - p)
+                doubt[~unasked] = -1.0
+                k = int(np.argmax(doubt))
+                if doubt[k] < _AGREED or self._rejected():
+                    return  # the committee agrees, or the answers reject it: refine instead
+                unasked[k] = False
+                pair = int(rows[a[k]]), int(rows[b[k]])
+                answer = yield pair
+                self._record(ctx, pair, answer)
+
+    def _rejected(self):
+        """Whether the best candidate contradicts more answers than noise explains."""
+        if not self._answers:
+            return False
+        best = int(np.argmax(self.log_posterior_))
+        return self._violations(self._cand_full(best)) > max(_REJECT_MIN, _REJECT_SHARE * len(self._answers))
+
+    def _generate(self, ctx):
+        owner = type(self).__name__
+        n = ctx.n_samples
+        if self.n_clusters is not None and self.n_clusters > n:
+            raise InvalidParameterError(
+                f"The 'n_clusters' parameter of {owner} must be at most the number of samples, "
+                f"got n_clusters={self.n_clusters} for n_samples={n}."
+            )
+        if n > self.max_samples:
+            rows = np.sort(ctx.rng.choice(n, self.max_samples, replace=False))
+            nearest = NearestNeighbors(n_neighbors=1).fit(ctx.X[rows])
+            to_gen = nearest.kneighbors(ctx.X, return_distance=False)[:, 0]
+            to_gen[rows] = np.arange(rows.size)
+        else:
+            rows, to_gen = np.arange(n), np.arange(n)
+        data = ctx.X[rows]
+        k = None if self.n_clusters is None else min(self.n_clusters, rows.size - 1)
+        spec = check_common(owner, (FAMILIES, _grid(data, k)), "singletons", self.n_jobs, self.cache)
+        cands = candidates_for(data, spec, "singletons", self.n_jobs, self.cache, ctx.rng, owner)
+        self.candidates_ = cands
+        self._gen_rows, self._to_gen, self._cand = rows, to_gen, cands.labels
+        self._log_right, self._log_wrong = np.log1p(-self.noise), np.log(self.noise)
+        prior_scale = _PRIOR_WEIGHT * (self._log_right - self._log_wrong)
+        self.log_posterior_ = prior_scale * _silhouettes(data, cands.labels, np.random.RandomState(0))
+        if k is not None:  # K-means with the given K is the 0-question answer, and K is believed until answers object
+            bonus = _K_WEIGHT * (self._log_right - self._log_wrong)
+            self.log_posterior_[cands.n_clusters_found == k] += bonus
+            guard = _best_kmeans(data, cands, k)
+            self.log_posterior_[guard] = self.log_posterior_.max() + bonus
+        ctx.labels = self._cand_full(int(np.argmax(self.log_posterior_)))
+
+    def _cand_full(self, c):
+        return self._cand[c][self._to_gen]
+
+    def _violations(self, labels):
+        if not self._pairs:
+            return 0
+        pairs = np.asarray(self._pairs)
+        same = labels[pairs[:, 0]] == labels[pairs[:, 1]]
+        return int(np.count_nonzero(same != np.asarray(self._answers)))
+
+    # -- what is reported -----------------------------------------------------------
+    def _current_labels(self, ctx):
+        best = self._cand_full(int(np.argmax(self.log_posterior_)))
+        if self._cobras is None:
+            return best.astype(np.intp)
+        refined = self._cobras._current_labels(self._child)
+        return refined if self._violations(refined) <= self._violations(best) else best.astype(np.intp)

@@ -1,0 +1,148 @@
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.cluster import KMeans
+from sklearn.datasets import make_blobs
+
+import linkwise as lw
+from linkwise._validation import InvalidParameterError
+
+
+@pytest.fixture(scope="module")
+def blobs():
+    X, y = make_blobs(n_samples=90, centers=[[0, 0], [4, 0], [0, 4]], cluster_std=0.9, random_state=3)
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("candidates")  # the candidates are generated once for the module
+
+
+@pytest.fixture
+def auto(cache):
+    return lambda **kwargs: lw.Auto(random_state=0, cache=cache, **kwargs)
+
+
+def test_keeps_the_budget_and_never_asks_a_pair_twice(auto, blobs):
+    X, y = blobs
+    est = auto(max_queries=30).fit(X, lw.LabelOracle(y))
+    assert est.n_queries_ == len(est.query_log_) == 30
+    assert est.labels_history_.shape == (30, len(y))
+    np.testing.assert_array_equal(est.labels_history_[-1], est.labels_)
+    pairs = [(min(i, j), max(i, j)) for i, j, _ in est.query_log_]
+    assert len(set(pairs)) == len(pairs)
+    # a known relation is asked again only to check a decision (COBRAS's wrong-answer repair), rarely
+    store, known = lw.ConstraintStore(len(y)), 0
+    for i, j, answer in est.query_log_:
+        known += store.relation(i, j) is not None
+        store.add(i, j, answer)
+    assert known <= est._cobras.n_extra_queries_
+
+
+def test_questions_only_about_queryable_rows_labels_for_all(auto, blobs):
+    X, y = blobs
+    queryable = np.arange(0, 90, 3)
+
+    def answer(i, j):
+        assert i in queryable and j in queryable
+        return bool(y[i] == y[j])
+
+    est = auto(max_queries=40).fit(X, lw.CallbackOracle(answer), queryable=queryable)
+    assert est.n_queries_ <= 40  # 30 queryable rows: COBRAS may settle every pair sooner
+    assert est.labels_.shape == (90,)
+    assert lw.metrics.ari(y, est.labels_) > 0.8
+
+
+def test_dont_know_is_not_stored_and_not_asked_again(auto, blobs):
+    X, y = blobs
+    asked = []
+
+    def answer(i, j):
+        asked.append((min(i, j), max(i, j)))
+        return None if len(asked) % 3 == 0 else bool(y[i] == y[j])
+
+    est = auto(max_queries=24).fit(X, lw.CallbackOracle(answer))
+    assert len(asked) == len(set(asked)) == 24
+    unknown = [(i, j) for i, j, a in est.query_log_ if a is None]
+    assert len(unknown) == 8
+    stored = {tuple(sorted(p)) for p in est.constraints_.must_link_pairs().tolist()}
+    stored |= {tuple(sorted(p)) for p in est.constraints_.cannot_link_pairs().tolist()}
+    assert not stored & {tuple(sorted(p)) for p in unknown}
+
+
+def test_same_seed_same_questions_and_user_object_untouched(auto, blobs):
+    X, y = blobs
+    X_copy = X.copy()
+    est = auto(max_queries=20)
+    params = est.get_params()
+    session = lw.ActiveSession(est, X)
+    while (pair := session.ask()) is not None:
+        session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+    again = clone(est).fit(X, lw.LabelOracle(y))
+    assert session.query_log == again.query_log_
+    assert est.get_params() == params and not hasattr(est, "labels_")
+    np.testing.assert_array_equal(X, X_copy)
+
+
+def test_zero_question_guard_is_the_best_silhouette_candidate(auto, blobs):
+    X, y = blobs
+    est = auto(max_queries=0).fit(X, lw.LabelOracle(y))
+    best = int(np.argmax(est.log_posterior_))
+    np.testing.assert_array_equal(est.labels_, est.candidates_.labels[best])
+    assert lw.metrics.ari(y, est.labels_) > 0.9  # three clear blobs: silhouette finds them
+    # answers that agree with the guard leave it in place
+    session = lw.ActiveSession(auto(max_queries=3), X)
+    start = session.labels_.copy()
+    while (pair := session.ask()) is not None:
+        session.tell(pair, bool(start[pair[0]] == start[pair[1]]))
+    np.testing.assert_array_equal(session.labels_, start)
+
+
+def test_answers_overrule_the_guard(auto, blobs):
+    X, y = blobs
+    # the person means two groups: blob 2 on its own, blobs 0 and 1 together
+    y2 = (y == 2).astype(int)
+    guard = auto(max_queries=0).fit(X, lw.LabelOracle(y2)).labels_
+    est = auto(max_queries=15).fit(X, lw.LabelOracle(y2))
+    assert lw.metrics.ari(y2, guard) < 0.7
+    assert lw.metrics.ari(y2, est.labels_) > 0.9
+
+
+def test_n_clusters_is_used(auto, blobs):
+    X, y = blobs
+    est = auto(n_clusters=4, max_queries=0).fit(X, lw.LabelOracle(y))
+    assert np.unique(est.labels_).size == 4  # not the 3 blobs it finds without K
+    kmeans = KMeans(n_clusters=4, n_init=10, random_state=0).fit(X).labels_
+    assert lw.metrics.ari(kmeans, est.labels_) > 0.95  # the 0-question answer is K-means
+    assert np.unique(auto(max_queries=0).fit(X, lw.LabelOracle(y)).labels_).size == 3
+
+
+def test_wrong_answers_do_not_stop_it(auto, blobs):
+    X, y = blobs
+    est = auto(max_queries=40).fit(X, lw.LabelOracle(y, noise=0.3, random_state=1))
+    assert est.n_queries_ == 40
+
+
+@pytest.mark.parametrize(
+    "params, name",
+    [({"n_clusters": 0}, "n_clusters"), ({"noise": 0.5}, "noise"), ({"max_samples": 1}, "max_samples")],
+)
+def test_bad_parameters_are_named(auto, blobs, params, name):
+    X, y = blobs
+    with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of Auto"):
+        auto(**params).fit(X, lw.LabelOracle(y))
+
+
+def test_n_clusters_larger_than_the_data_is_refused(auto, blobs):
+    X, y = blobs
+    with pytest.raises(InvalidParameterError, match="'n_clusters' parameter of Auto must be at most the number"):
+        auto(n_clusters=91).fit(X, lw.LabelOracle(y))
+
+
+@pytest.mark.parametrize("n", [2, 3, 12])
+def test_tiny_data(auto, n):
+    X = np.random.RandomState(0).rand(n, 2)
+    y = (X[:, 0] > 0.5).astype(int)
+    est = auto(max_queries=5).fit(X, lw.LabelOracle(y))
+    assert est.labels_.shape == (n,) and est.n_queries_ <= 5
