@@ -35,6 +35,12 @@ def blobs():
     return X, y
 
 
+@pytest.fixture(autouse=True)
+def fresh_memo():
+    """Every test generates for real: the in-memory memo would otherwise answer repeated calls."""
+    _generate.MEMO.clear()
+
+
 @pytest.fixture(scope="module")
 def cands(blobs):
     return generate(blobs[0], grid=SMALL, random_state=0)
@@ -199,6 +205,7 @@ def test_cache_hit_gives_identical_candidates(blobs, tmp_path):
         labels, params = f["labels"].copy(), f["params"]
     labels[0] = np.arange(len(X))
     np.savez_compressed(files[0], labels=labels, params=params)
+    _generate.MEMO.clear()  # else the in-memory memo answers without reading the file
     second = generate(X, grid=SMALL, random_state=0, cache=tmp_path)
     assert second.params == first.params
     np.testing.assert_array_equal(second.labels[1:], first.labels[1:])
