@@ -6,7 +6,7 @@ from sklearn.neighbors import NearestNeighbors
 from linkwise._validation import check_scalar
 from linkwise.cobs._generate import candidates_for, check_common
 from linkwise.cobs._grid import FAMILIES
-from linkwise.cobs._select import best_candidate, comembership, refit, sample_rows
+from linkwise.cobs._select import agreement_matrix, best_candidate, refit, sample_rows
 from linkwise.loop import ActiveEstimator
 
 __all__ = ["ActiveCOBS"]
@@ -181,7 +181,7 @@ class ActiveCOBS(ActiveEstimator):
         cands = candidates_for(data, spec, self.dbscan_noise, self.n_jobs, self.cache, ctx.rng, owner)
         global_row = np.arange(ctx.n_samples) if rows is None else rows
         self.candidates_, self.sample_indices_, self._refits = cands, rows, {}
-        self._profile = comembership(cands.labels)
+        self._agreement = agreement_matrix(cands.labels)
         log_w = np.zeros(len(cands))
         self.scores_ = np.zeros(len(cands), dtype=np.intp)
         self._select(ctx, log_w, to_row)
@@ -210,7 +210,7 @@ class ActiveCOBS(ActiveEstimator):
     def _select(self, ctx, log_w, to_row):
         """Update the weights and the current clustering after an answer."""
         self.weights_ = np.exp(log_w - log_w.max())  # in log space: m ** k overflows after ~1000 answers
-        self.best_index_ = best_candidate(self.scores_, self.weights_, self._profile)
+        self.best_index_ = best_candidate(self.scores_, self.weights_, self._agreement)
         self.best_ = dict(self.candidates_.params[self.best_index_])
         labels = self.candidates_.labels[self.best_index_]
         ctx.labels = labels if to_row is None else labels[to_row]

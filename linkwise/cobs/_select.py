@@ -11,7 +11,7 @@ from linkwise.cobs._grid import FAMILIES
 # the weights of the committee that breaks ties: Active COBS's, with its default update factor
 _UPDATE_FACTOR = 2.0
 
-__all__ = ["COBS", "satisfied", "comembership", "committee_weights", "best_candidate", "sample_rows", "refit"]
+__all__ = ["COBS", "satisfied", "agreement_matrix", "committee_weights", "best_candidate", "sample_rows", "refit"]
 
 
 def satisfied(labels, ml, cl):
@@ -29,18 +29,21 @@ def satisfied(labels, ml, cl):
 _PROFILE_PAIRS = 10_000
 
 
-def comembership(labels):
-    """Each clustering's together (1) / apart (0) indicator on a fixed sample of row pairs, centred
-    and scaled to unit norm: dot products of two rows are then the correlation of the two
-    clusterings' co-memberships, a chance-corrected agreement akin to the ARI (0 for a clustering
-    that puts every pair alike)."""
+def agreement_matrix(labels):
+    """How much every two clusterings (rows of ``labels``) agree: the correlation of their
+    co-memberships (together 1, apart 0) on a fixed sample of row pairs, a chance-corrected
+    agreement akin to the ARI (0 with a clustering that puts every pair alike).
+
+    A float32 ``(n_candidates, n_candidates)`` matrix: 3.5 MB and about 0.3 CPU seconds for 931
+    candidates, whatever the number of rows, so that each tie-break is a small product."""
     n = labels.shape[1]
     a, b = np.random.RandomState(0).randint(n, size=(2, _PROFILE_PAIRS))
     keep = a != b
     profile = (labels[:, a[keep]] == labels[:, b[keep]]).astype(np.float32)
     profile -= profile.mean(axis=1, keepdims=True)
     norm = np.linalg.norm(profile, axis=1, keepdims=True)
-    return np.divide(profile, norm, out=np.zeros_like(profile), where=norm > 0)
+    profile = np.divide(profile, norm, out=np.zeros_like(profile), where=norm > 0)
+    return profile @ profile.T
 
 
 def committee_weights(scores, update_factor):
@@ -48,7 +51,7 @@ def committee_weights(scores, update_factor):
     return np.exp(2.0 * np.log(update_factor) * (scores - scores.max()))
 
 
-def best_candidate(scores, weights, profile):
+def best_candidate(scores, weights, agreement):
     """Index of the most satisfying clustering; ties go to the one that agrees most with the
     committee (the correlation of its co-memberships with theirs, weighted by ``weights``).
 
@@ -60,9 +63,7 @@ def best_candidate(scores, weights, profile):
     fewer clusters, the silhouette, cluster-size entropy and balance
     (benchmarks/results/cobs.md)."""
     top = np.flatnonzero(scores == scores.max())
-    if top.size == 1:
-        return int(top[0])
-    return int(top[np.argmax(profile[top] @ (weights.astype(profile.dtype) @ profile))])
+    return int(top[np.argmax(agreement[top] @ weights)])
 
 
 def sample_rows(n_samples, preferred, size, rng):
@@ -209,7 +210,7 @@ class COBS(ClusterMixin, BaseEstimator):
         self.sample_indices_ = rows
         self.scores_ = satisfied(cands.labels, ml, cl)
         weights = committee_weights(self.scores_, _UPDATE_FACTOR)
-        self.best_index_ = best_candidate(self.scores_, weights, comembership(cands.labels))
+        self.best_index_ = best_candidate(self.scores_, weights, agreement_matrix(cands.labels))
         self.best_ = dict(cands.params[self.best_index_])
         if rows is None:
             self.labels_ = cands.labels[self.best_index_].copy()
