@@ -84,12 +84,9 @@ class ActiveCOBS(ActiveEstimator):
     n_jobs : int, optional
         joblib parallelism of the candidate generation.
     cache : str or path, optional
-        Directory where generated candidates are stored and found again by
-        later processes. Within a process, fits on the same data with the
-        same grid and int ``random_state`` reuse the candidates anyway (an
-        in-memory memo, see :func:`linkwise.cobs.generate`): generating the
-        931 clusterings costs seconds on a few hundred rows and minutes on
-        thousands.
+        Directory where generated candidates are stored for later processes;
+        within one, fits on the same data reuse them anyway (costs and the
+        in-memory memo: :func:`linkwise.cobs.generate`).
     random_state : int, RandomState instance or None
         Seeds the generation and the pair samples.
 
