@@ -17,6 +17,7 @@ from linkwise.cobs import Candidates, generate, make_estimator, paper_grid
 from linkwise.cobs import _generate
 from linkwise.cobs._generate import _canonical, _plan, _spectral_embedding, _spectral_task
 from linkwise.cobs._grid import GridSpec
+from linkwise.cobs._select import agreement_matrix, best_candidate, committee_weights
 
 # the scikit-learn reference fits on small kNN graphs warn about disconnected graphs
 pytestmark = pytest.mark.filterwarnings("ignore:Graph is not fully connected:UserWarning")
@@ -33,6 +34,12 @@ SMALL = {
 def blobs():
     X, y = make_blobs(n_samples=90, centers=3, cluster_std=0.6, random_state=0)
     return X, y
+
+
+@pytest.fixture(autouse=True)
+def fresh_memo():
+    """Every test generates for real: the in-memory memo would otherwise answer repeated calls."""
+    _generate.MEMO.clear()
 
 
 @pytest.fixture(scope="module")
@@ -140,24 +147,35 @@ def test_selection_is_the_most_satisfying_candidate_by_brute_force(blobs, tmp_pa
     ]
     np.testing.assert_array_equal(cobs.scores_, brute)
     top = [c for c in range(len(cands)) if brute[c] == max(brute)]
-    fewest = min(cands.n_clusters_found[c] for c in top)
-    assert cobs.best_index_ == next(c for c in top if cands.n_clusters_found[c] == fewest)
+    assert len(top) > 1 and cobs.best_index_ in top
+    # among them, the one whose co-memberships (over every pair) agree most with the committee's,
+    # weighted 4 ** (score - best score); the selection estimates this on a sample of pairs
+    together = np.stack([(lab[:, None] == lab[None, :])[np.triu_indices(len(X), 1)] for lab in cands.labels])
+    with np.errstate(invalid="ignore"):  # a clustering that puts every pair alike correlates with nothing
+        agreement = np.nan_to_num(np.corrcoef(together.astype(float)))[top] @ 4.0 ** (np.array(brute) - max(brute))
+    assert agreement[top.index(cobs.best_index_)] >= agreement.max() - 0.02 * abs(agreement.max())
     assert cobs.best_ == cands.params[cobs.best_index_]
     np.testing.assert_array_equal(cobs.labels_, cands.labels[cobs.best_index_])
 
 
-def test_ties_go_to_fewer_clusters(blobs, cands):
+def test_ties_go_to_the_committees_consensus_not_to_degenerate_partitions(blobs, cands):
     X, y = blobs
-    # no constraints: every candidate ties, the widest DBSCAN eps gives one cluster
+    # no constraints: every candidate ties. Fewer clusters would pick the widest DBSCAN eps (one
+    # cluster); the consensus of the committee is a clustering most candidates agree with
     cobs = lw.COBS(grid=SMALL, random_state=0).fit(X)
-    assert cobs.candidates_.n_clusters_found[cobs.best_index_] == 1
-    # a cannot-link that the first 2-means candidate satisfies: the 3- and 4-means
-    # candidates that also satisfy it tie with it, and lose
-    first = cands.labels[0]
-    i, j = int(np.flatnonzero(first == 0)[0]), int(np.flatnonzero(first == 1)[0])
-    cobs = lw.COBS(algorithms=["kmeans"], grid=SMALL, random_state=0).fit(X, cl=[(i, j)])
-    assert cobs.best_index_ == 0
-    assert (cobs.scores_ == 1).sum() > 3
+    assert cobs.candidates_.n_clusters_found[cobs.best_index_] > 1
+    assert lw.metrics.ari(y, cobs.labels_) > 0.9
+    # a degenerate partition (one cluster and two single rows) ties with three near copies of a
+    # good one: the tie goes to the good ones although the degenerate one has as few clusters
+    good = np.repeat([0, 1, 2], 10)
+    variants = [good, np.r_[good[:-1], 0], np.r_[1, good[1:]]]
+    degenerate = np.r_[np.zeros(28, dtype=int), 1, 2]
+    labels = np.stack([degenerate, *variants])
+    best = best_candidate(np.zeros(4), np.ones(4), agreement_matrix(labels))
+    assert best in (1, 2, 3)
+    # a candidate one answer short still counts in the committee, with a quarter of the weight
+    weights = committee_weights(np.array([3, 3, 2, 2]), 2.0)
+    np.testing.assert_allclose(weights, [1, 1, 0.25, 0.25])
 
 
 def test_cobs_finds_the_classes_of_wine():
@@ -199,6 +217,7 @@ def test_cache_hit_gives_identical_candidates(blobs, tmp_path):
         labels, params = f["labels"].copy(), f["params"]
     labels[0] = np.arange(len(X))
     np.savez_compressed(files[0], labels=labels, params=params)
+    _generate.MEMO.clear()  # else the in-memory memo answers without reading the file
     second = generate(X, grid=SMALL, random_state=0, cache=tmp_path)
     assert second.params == first.params
     np.testing.assert_array_equal(second.labels[1:], first.labels[1:])

@@ -1,10 +1,12 @@
+import joblib
 import numpy as np
 import pytest
-from sklearn.datasets import make_blobs
+from sklearn.datasets import load_iris, make_blobs
+from sklearn.preprocessing import StandardScaler
 
 import linkwise as lw
 from linkwise._validation import InvalidParameterError
-from linkwise.cobs import generate, make_estimator
+from linkwise.cobs import _generate, generate, make_estimator
 from linkwise.cobs._active import _draw_pairs
 
 GRID = {
@@ -47,11 +49,23 @@ def test_selection_and_weights_follow_the_answers(blobs):
     ).sum(1)
     # scores count the asked answers, plus those the store inferred for free
     assert (est.scores_ >= asked_sat).all()
-    assert est.best_index_ == int(np.argmax(est.scores_ * 1000 - cands.n_clusters_found))
+    assert est.scores_[est.best_index_] == est.scores_.max()
     np.testing.assert_array_equal(est.labels_, cands.labels[est.best_index_])
     # w = m ** (right - wrong) = m ** (2 * right - answers), scaled to a largest weight of 1
     np.testing.assert_allclose(np.log2(est.weights_), 2 * (est.scores_ - est.scores_.max()), atol=1e-9)
     assert lw.metrics.ari(y, est.labels_) > 0.8
+
+
+def test_ties_do_not_go_to_a_degenerate_partition():
+    # standardised iris, 10 answers: 8 candidates satisfy 9 of them. Fewer clusters picked a
+    # spectral clustering of 2 neighbours with clusters of 145, 3 and 2 rows (ARI 0.07); the
+    # committee's consensus picks one that splits the data
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    est = lw.ActiveCOBS(max_queries=10, random_state=0).fit(X, lw.LabelOracle(y))
+    assert (est.scores_ == est.scores_.max()).sum() > 1
+    assert np.bincount(est.labels_).max() < 0.6 * len(y)
+    assert lw.metrics.ari(y, est.labels_) > 0.3
 
 
 def test_first_question_is_the_most_disputed_pair(blobs):
@@ -161,6 +175,56 @@ def test_shares_the_cache_with_generate(blobs, tmp_path):
     np.testing.assert_array_equal(again.candidates_.labels, est.candidates_.labels)
     assert len(list(tmp_path.glob("*.npz"))) == 1
     assert isinstance(generate(X, grid=GRID, random_state=0), lw.cobs.Candidates)
+
+
+def test_second_fit_on_the_same_data_reuses_the_candidates(blobs):
+    X, y = blobs
+    memo = _generate.MEMO
+    memo.clear()
+    first = active(max_queries=5).fit(X, lw.LabelOracle(y))
+    assert (memo.misses, memo.hits) == (1, 0)
+    again = active(max_queries=8).fit(X, lw.LabelOracle(y))
+    assert (memo.misses, memo.hits) == (1, 1)
+    np.testing.assert_array_equal(again.candidates_.labels, first.candidates_.labels)
+    lw.COBS(grid=GRID, random_state=0).fit(X, ml=[(0, 1)])  # same generation, other estimator
+    assert (memo.misses, memo.hits) == (1, 2)
+    active(max_queries=2, dbscan_noise="cluster").fit(X, lw.LabelOracle(y))  # noise: turned into clusters after
+    assert (memo.misses, memo.hits) == (1, 3)
+    # other data, another grid or other seeds: generated anew
+    active(max_queries=2).fit(X[:-1], lw.LabelOracle(y[:-1]))
+    other_grid = {**GRID, "dbscan": {"eps": 5, "min_samples": [2, 5]}}
+    lw.ActiveCOBS(grid=other_grid, random_state=0, max_queries=2).fit(X, lw.LabelOracle(y))
+    lw.ActiveCOBS(grid=GRID, random_state=1, max_queries=2).fit(X, lw.LabelOracle(y))
+    assert (memo.misses, memo.hits) == (4, 3)
+
+
+def test_memo_keeps_the_most_recently_used_within_its_budget():
+    def make(n):
+        return lambda: (np.zeros((1, n), dtype=np.int32), [{"algorithm": "kmeans"}])
+
+    memo = _generate._Memo(max_bytes=2500)  # room for two sets of 1 x 300 int32 labels (1,200 bytes each)
+    for key in "abc":
+        memo.get(key, make(300))
+    memo.get("b", make(300))  # b becomes the most recently used: a is gone, c stays
+    assert (memo.misses, memo.hits) == (3, 1)
+    memo.get("c", make(300))
+    memo.get("a", make(300))
+    assert (memo.misses, memo.hits) == (4, 2)
+    memo.get("big", make(10_000))  # alone above the budget: kept while it is the newest
+    labels, _ = memo.get("big", make(10_000))
+    assert (memo.misses, memo.hits) == (5, 3)
+    assert not labels.flags.writeable  # shared by later fits: nobody may alter it
+
+
+def test_threads_fitting_at_once_share_the_memo(blobs):
+    X, y = blobs
+    _generate.MEMO.clear()
+    active(max_queries=4).fit(X, lw.LabelOracle(y))
+    fits = joblib.Parallel(n_jobs=4, backend="threading")(
+        joblib.delayed(lambda: active(max_queries=4).fit(X, lw.LabelOracle(y)).labels_)() for _ in range(8)
+    )
+    assert (_generate.MEMO.misses, _generate.MEMO.hits) == (1, 8)
+    assert all((labels == fits[0]).all() for labels in fits)
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from sklearn.neighbors import NearestNeighbors
 from linkwise._validation import check_scalar
 from linkwise.cobs._generate import candidates_for, check_common
 from linkwise.cobs._grid import FAMILIES
-from linkwise.cobs._select import best_candidate, refit, sample_rows
+from linkwise.cobs._select import agreement_matrix, best_candidate, refit, sample_rows
 from linkwise.loop import ActiveEstimator
 
 __all__ = ["ActiveCOBS"]
@@ -51,8 +51,9 @@ class ActiveCOBS(ActiveEstimator):
     together - sum of weights of those that separate it|``; clusterings that
     predicted the answer have their weight multiplied by ``update_factor``,
     the others divided by it. After every answer the clustering is the
-    candidate satisfying the most answers (ties: fewer clusters), so the
-    method is anytime (``labels_history_``). When the sample is used up, a
+    candidate satisfying the most answers (ties: the one that agrees most
+    with the weighted committee, see :class:`~linkwise.COBS`), so the method
+    is anytime (``labels_history_``). When the sample is used up, a
     new one is drawn from pairs not sampled before. Pairs whose answer follows
     from earlier ones are answered by the constraint store for free and count
     like asked ones. Contradicting answers (a noisy person) are kept and
@@ -83,7 +84,9 @@ class ActiveCOBS(ActiveEstimator):
     n_jobs : int, optional
         joblib parallelism of the candidate generation.
     cache : str or path, optional
-        Directory where generated candidates are stored and found again.
+        Directory where generated candidates are stored for later processes;
+        within one, fits on the same data reuse them anyway (costs and the
+        in-memory memo: :func:`linkwise.cobs.generate`).
     random_state : int, RandomState instance or None
         Seeds the generation and the pair samples.
 
@@ -175,6 +178,7 @@ class ActiveCOBS(ActiveEstimator):
         cands = candidates_for(data, spec, self.dbscan_noise, self.n_jobs, self.cache, ctx.rng, owner)
         global_row = np.arange(ctx.n_samples) if rows is None else rows
         self.candidates_, self.sample_indices_, self._refits = cands, rows, {}
+        self._agreement = agreement_matrix(cands.labels)
         log_w = np.zeros(len(cands))
         self.scores_ = np.zeros(len(cands), dtype=np.intp)
         self._select(ctx, log_w, to_row)
@@ -203,7 +207,7 @@ class ActiveCOBS(ActiveEstimator):
     def _select(self, ctx, log_w, to_row):
         """Update the weights and the current clustering after an answer."""
         self.weights_ = np.exp(log_w - log_w.max())  # in log space: m ** k overflows after ~1000 answers
-        self.best_index_ = best_candidate(self.scores_, self.candidates_.n_clusters_found)
+        self.best_index_ = best_candidate(self.scores_, self.weights_, self._agreement)
         self.best_ = dict(self.candidates_.params[self.best_index_])
         labels = self.candidates_.labels[self.best_index_]
         ctx.labels = labels if to_row is None else labels[to_row]
