@@ -189,3 +189,17 @@ def test_passive_labels_are_numbered_without_gaps():
     np.testing.assert_array_equal(used, np.arange(used.size))
     assert bc.labels_[0] == 0
     np.testing.assert_array_equal(bc.predict(X), bc.labels_)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("factor", [1e200, 1e-300])
+def test_extreme_magnitudes_give_the_labels_of_the_unscaled_data(factor):
+    # standardising X * 1e200 directly overflows to NaN (and the slice sampler then never ended)
+    X, y = make_blobs(n_samples=40, centers=2, n_features=3, random_state=2)
+    X = X - X.min() + 1.0  # positive, so every value scales by the same factor
+    plain = lw.BayesianClustering(2, random_state=0, **FAST).fit(X, ml=[(0, 1)])
+    extreme = lw.BayesianClustering(2, random_state=0, **FAST).fit(X * factor, ml=[(0, 1)])
+    assert lw.metrics.adjusted_rand_score(plain.labels_, extreme.labels_) == 1.0
+    np.testing.assert_array_equal(extreme.predict(X * factor), extreme.labels_)
+    active = lw.BayesianActiveClustering(2, max_queries=3, random_state=0, **FAST).fit(X * factor, lw.LabelOracle(y))
+    assert lw.metrics.adjusted_rand_score(y, active.labels_) == 1.0

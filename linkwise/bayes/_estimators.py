@@ -3,7 +3,8 @@
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
+from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -17,6 +18,23 @@ __all__ = ["BayesianActiveClustering", "BayesianClustering"]
 
 _INIT_STEPS = 10  # slice-sampling steps that turn Gaussian draws into draws from the full prior
 _MAX_POOL_DRAWS = 20  # fresh candidate samples tried before concluding no acyclic pair is left
+
+
+class _ColumnMagnitude(TransformerMixin, BaseEstimator):
+    """Divide each column by its largest magnitude (1 for a zero column).
+
+    Unlike scikit-learn's MaxAbsScaler it keeps magnitudes near 1e-300
+    (which that scaler treats as zero); standardising the result cannot
+    overflow, as standardising data near 1e200 directly does.
+    """
+
+    def fit(self, X, y=None):
+        scale = np.abs(X).max(axis=0)
+        self.scale_ = np.where(scale > 0, scale, 1.0)
+        return self
+
+    def transform(self, X):
+        return X / self.scale_
 
 
 class _BayesianModelMixin:
@@ -37,6 +55,12 @@ class _BayesianModelMixin:
                 f"The 'n_clusters' parameter of {owner_name(self)} must be at most the number of "
                 f"samples, got n_clusters={self.n_clusters} for n_samples={n_samples}."
             )
+
+    @staticmethod
+    def _scaler():
+        """Standardisation of any finite X: dividing each column by its largest magnitude first
+        leaves the result unchanged but keeps the variance of data near 1e200 finite."""
+        return make_pipeline(_ColumnMagnitude(), StandardScaler())
 
     def _design(self, X_scaled):
         """The model's inputs: standardised features, and a constant 1 with ``fit_intercept``."""
@@ -190,7 +214,7 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
 
     def _questions(self, ctx):
         self._check_n_samples(ctx.n_samples)
-        particles = self._particle_filter(StandardScaler().fit_transform(ctx.X), ctx.rng)
+        particles = self._particle_filter(self._scaler().fit_transform(ctx.X), ctx.rng)
         self.n_cycle_pairs_dropped_ = np.zeros(0, dtype=np.intp)
         W_map = self._refit(particles, ctx, None)
         asked = set()  # pairs (as a * n + b) already asked, "don't know" included: out of the pool
@@ -266,8 +290,9 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
         MAP weights for the standardised features (the last row is the
         intercept when ``fit_intercept``), columns in the order of the
         labels (clusters no row is assigned to last).
-    scaler_ : sklearn.preprocessing.StandardScaler
-        The standardisation fitted on X (used by :meth:`predict`).
+    scaler_ : sklearn.pipeline.Pipeline
+        The standardisation fitted on X (used by :meth:`predict`): division
+        by each column's largest magnitude, then StandardScaler.
     dropped_constraints_ : ndarray of shape (n_dropped, 2)
         Constraints skipped because they would have closed a cycle.
 
@@ -338,7 +363,7 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
         ml = check_pairs(ml, X.shape[0], "ml", "BayesianClustering.fit")
         cl = check_pairs(cl, X.shape[0], "cl", "BayesianClustering.fit")
         rng = check_random_state(self.random_state)
-        self.scaler_ = StandardScaler().fit(X)
+        self.scaler_ = self._scaler().fit(X)
         particles = self._particle_filter(self.scaler_.transform(X), rng)
         dropped = []
         for (a, b), must in zip(np.vstack([ml, cl]).tolist(), [True] * len(ml) + [False] * len(cl)):
