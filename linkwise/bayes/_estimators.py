@@ -18,6 +18,10 @@ __all__ = ["BayesianActiveClustering", "BayesianClustering"]
 
 _INIT_STEPS = 10  # slice-sampling steps that turn Gaussian draws into draws from the full prior
 _MAX_POOL_DRAWS = 20  # fresh candidate samples tried before concluding no acyclic pair is left
+# BayesianClustering resamples and moves its particles only once their effective sample size falls below
+# this fraction (the active estimator does after every answer, as the paper): most of a long list of
+# given constraints is predicted by the particles already, and a move costs a pass over every row
+_PASSIVE_MIN_ESS = 0.5
 
 
 class _ColumnMagnitude(TransformerMixin, BaseEstimator):
@@ -66,7 +70,7 @@ class _BayesianModelMixin:
         """The model's inputs: standardised features, and a constant 1 with ``fit_intercept``."""
         return np.hstack([X_scaled, np.ones((X_scaled.shape[0], 1))]) if self.fit_intercept else X_scaled
 
-    def _particle_filter(self, X, rng):
+    def _particle_filter(self, X, rng, min_ess=1.0):
         n_particles = self.n_particles or 2 * X.shape[1] * self.n_clusters
         return ParticleFilter(
             self._design(X),
@@ -78,6 +82,7 @@ class _BayesianModelMixin:
             n_mcmc_steps=self.n_mcmc_steps,
             n_init_steps=_INIT_STEPS,
             rng=rng,
+            min_ess=min_ess,
         )
 
 
@@ -269,7 +274,10 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
     """The Bayesian clustering model of Pei et al. fitted to given constraints ("BC+tree").
 
     Constraints are added one by one (must-links first) to a particle
-    filter over W, as the active estimator does with answers; a constraint
+    filter over W, as the active estimator does with answers, except that
+    the particles are resampled and moved only when their effective sample
+    size falls below half their number (adaptive resampling), not after
+    every constraint; a constraint
     that would close a cycle in the constraint graph is skipped (with a
     warning), since inference is exact only on a forest. Labels come from the
     MAP estimate of W. Features are standardised internally.
@@ -364,7 +372,7 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
         cl = check_pairs(cl, X.shape[0], "cl", "BayesianClustering.fit")
         rng = check_random_state(self.random_state)
         self.scaler_ = self._scaler().fit(X)
-        particles = self._particle_filter(self.scaler_.transform(X), rng)
+        particles = self._particle_filter(self.scaler_.transform(X), rng, min_ess=_PASSIVE_MIN_ESS)
         dropped = []
         for (a, b), must in zip(np.vstack([ml, cl]).tolist(), [True] * len(ml) + [False] * len(cl)):
             if particles.model.forest.closes_cycle(a, b):

@@ -106,6 +106,15 @@ def systematic_resample(weights, rng):
 class ParticleFilter:
     """Particles from ``P(W | Z, X)``, updated after each answer by resample-move.
 
+    Each answer reweights the particles by its probability under them; once
+    the effective sample size ``(sum w)^2 / sum w^2`` falls below
+    ``min_ess`` particles' worth, they are resampled in proportion to their
+    weights and moved by slice sampling (resample-move with adaptive
+    resampling, Del Moral, Doucet & Jasra 2006). ``min_ess=1`` resamples and
+    moves after every answer, as the paper's filter does; a lower threshold
+    saves the moves after answers the particles already predicted, which is
+    most of a long list of given constraints.
+
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
@@ -114,24 +123,33 @@ class ParticleFilter:
     lam, tau, eps : float
         Model parameters (see :class:`~linkwise.bayes._model.Model`).
     n_mcmc_steps : int
-        Slice-sampling steps after each answer.
+        Slice-sampling steps after each resampling.
     n_init_steps : int
         Slice-sampling steps that turn Gaussian draws into prior draws.
     rng : numpy.random.RandomState
+    min_ess : float in (0, 1], default=1.0
+        Fraction of ``n_particles`` below which the effective sample size
+        triggers resample-move (1: after every answer).
 
     Attributes
     ----------
     W : ndarray of shape (n_particles, n_features, n_clusters)
+    log_weights : ndarray of shape (n_particles,)
+        Unnormalised log importance weights (all 0 right after a resampling).
     model : Model
         The posterior given the answers so far.
+    n_moves : int
+        Resample-move steps taken since the particles were drawn.
     """
 
-    def __init__(self, X, n_clusters, n_particles, *, lam, tau, eps, n_mcmc_steps, n_init_steps, rng):
+    def __init__(self, X, n_clusters, n_particles, *, lam, tau, eps, n_mcmc_steps, n_init_steps, rng, min_ess=1.0):
         self.model = Model(X, ConstraintForest(X.shape[0], [], []), lam, tau, eps)
-        self.n_mcmc_steps, self.rng = n_mcmc_steps, rng
+        self.n_mcmc_steps, self.rng, self.min_ess = n_mcmc_steps, rng, min_ess
         n = X.shape[0]
         self._entropy_rows = np.arange(0, n, -(-n // _ENTROPY_ROWS)) if n > _ENTROPY_ROWS else None
         self.W = rng.standard_normal((n_particles, X.shape[1], n_clusters)) * np.sqrt(lam)
+        self.log_weights = np.zeros(n_particles)
+        self.n_moves = 0
         self._move(n_init_steps)
 
     def _log_likelihood(self, W):
@@ -149,17 +167,21 @@ class ParticleFilter:
         return eps + (1.0 - 2.0 * eps) * self.model.same_cluster(self.W, np.atleast_1d(a), np.atleast_1d(b))
 
     def add(self, a, b, must, p_must=None):
-        """Condition on the answer ``z_ab``: resample by its probability, then move.
+        """Condition on the answer ``z_ab``: reweight by its probability; resample and move when due.
 
         ``p_must`` (per particle) may be passed when already computed; the
         pair must not close a cycle of the constraint forest.
         """
         if p_must is None:
             p_must = self.p_must(a, b)[:, 0]
-        keep = systematic_resample(p_must if must else 1.0 - p_must, self.rng)
+        self.log_weights += np.log(p_must if must else 1.0 - p_must)
         self.model = self.model.with_edge(a, b, must)
-        self.W = self.W[keep]
-        self._move(self.n_mcmc_steps)
+        weights = np.exp(self.log_weights - self.log_weights.max())
+        if self.min_ess >= 1.0 or weights.sum() ** 2 < self.min_ess * weights.size * np.dot(weights, weights):
+            self.W = self.W[systematic_resample(weights, self.rng)]
+            self.log_weights[:] = 0.0
+            self._move(self.n_mcmc_steps)
+            self.n_moves += 1
 
     def map_estimate(self, previous=None):
         """MAP estimate of W: the better of two L-BFGS runs, from the best particle and from ``previous``.
