@@ -11,7 +11,8 @@ The entropy term averages over every row, so it dominates the cost of
 sampling. It is computed cluster-major, logits of shape ``(n_particles, K,
 n_rows)``, where every step is a contiguous pass over the rows, in blocks of
 particles that stay in cache; the sampler and the ranking of MAP starts ask
-for it in single precision (an error near 1e-7 in the average entropy, far
+for it in single precision (as :meth:`Model.same_cluster` computes pair
+probabilities) (an error near 1e-7 in the average entropy, far
 below any difference the slice sampler resolves), the L-BFGS objective and
 ``log P(Z | W)`` stay in double precision.
 """
@@ -123,15 +124,19 @@ class Model:
         their marginals; pairs inside one tree (which would close a cycle) go
         through :func:`same_cluster_in_tree`.
 
+        Computed in single precision (they score pairs and weight particles,
+        where an error near 1e-7 is immaterial), which halves the memory
+        traffic of gathering ``n_pairs x n_particles`` marginals.
+
         Returns
         -------
-        ndarray of shape (n_particles, n_pairs)
+        ndarray of shape (n_particles, n_pairs), float32
         """
         forest = self.forest
         rows, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
         # cluster-major marginals (K, rows, particles): the softmax runs over whole contiguous slices,
         # and every gather below copies contiguous rows of particles into a pair-major result
-        logits = np.matmul(self.X[rows], W.transpose(2, 1, 0))
+        logits = np.matmul(self._X_single[rows], W.astype(np.float32).transpose(2, 1, 0))
         q = np.exp(logits - logits.max(axis=0))
         q /= q.sum(axis=0)
         if len(forest):
@@ -141,7 +146,7 @@ class Model:
             q[:, position >= 0] = q_nodes[position[position >= 0]].transpose(2, 0, 1)
         ia, ib = inverse[: a.size], inverse[a.size :]
         inside = forest.closes_cycle(a, b)
-        out = np.empty((a.size, W.shape[0]))
+        out = np.empty((a.size, W.shape[0]), dtype=np.float32)
         across = np.flatnonzero(~inside)
         for chunk in np.array_split(across, max(1, across.size // _CHUNK)):
             pa, pb = ia[chunk], ib[chunk]
@@ -182,9 +187,17 @@ class Model:
         return -value, -grad.ravel()
 
     def map_estimate(self, W0):
-        """Maximise the log posterior from ``W0`` (d, K) by L-BFGS with the analytic gradient."""
+        """Maximise the log posterior from ``W0`` (d, K) by L-BFGS with the analytic gradient.
+
+        Returns
+        -------
+        W : ndarray of shape (d, K)
+            The local optimum reached.
+        log_posterior : float
+            Its unnormalised log posterior.
+        """
         result = minimize(self.objective, W0.ravel(), jac=True, method="L-BFGS-B")
-        return result.x.reshape(W0.shape)
+        return result.x.reshape(W0.shape), -float(result.fun)
 
     def labels(self, W):
         """Cluster labels for one W: max-product on the forest, argmax of the softmax elsewhere."""
