@@ -16,9 +16,9 @@ __all__ = ["demo"]
 def demo(out, datasets, methods, budgets, folds, n_jobs):
     """Compare the main methods on shipped data with simulated answers, in about a minute.
 
-    K-means, the constrained k-means family with random questions and with
-    MinMax and NPU selection, COBRA, COBRAS, active COBS and Bayesian active
-    clustering answer up to 100 questions from the true labels; each
+    The default method (Auto), K-means, the constrained k-means family with
+    random questions and with MinMax and NPU selection, COBRA, COBRAS, active
+    COBS and Bayesian active clustering answer up to 100 questions from the true labels; each
     clustering is scored (ARI) on held-out folds.
     Prints the learning curves and writes an HTML report with the plots.
     """

@@ -83,7 +83,7 @@ def test_command_line_mistakes_get_one_clear_line(tmp_path):
     bad_param = run("cluster", data_path, "--param", "max_queries")
     assert bad_param.exit_code == 2 and "'max_queries' is not NAME=VALUE" in bad_param.output
     unknown = run("cluster", data_path, "--method", "kmeans", "--ui", "terminal")
-    assert unknown.exit_code == 1 and "neither a known name (bayes, cobra, cobras, cobs, robust-cobras)" in unknown.output
+    assert unknown.exit_code == 1 and "neither a known name (auto, bayes, cobra, cobras, cobs, robust-cobras)" in unknown.output
     not_active = run("cluster", data_path, "--method", "linkwise.cluster:PCKMeans", "--ui", "terminal")
     assert not_active.exit_code == 1 and "is not a subclass of ActiveEstimator" in not_active.output
     bad_value = run("cluster", data_path, "--param", "max_queries=-3", "--ui", "terminal")
@@ -181,7 +181,8 @@ def test_unknown_parameter_is_one_line(tmp_path):
     result = run("cluster", data_path, "--param", "bogus=1", "--ui", "terminal")
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert result.output == (
-        "Error: COBRAS has no parameter 'bogus'; its parameters are: max_queries, random_state.\n")
+        "Error: Auto has no parameter 'bogus'; its parameters are: cache, max_queries, max_samples, n_clusters, "
+        "n_jobs, noise, random_state.\n")
 
 
 def test_encoding_is_kept_in_the_session(tmp_path):

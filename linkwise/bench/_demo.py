@@ -7,9 +7,10 @@ from linkwise.bench._runner import CONFIG, ERRORS, RESULTS, run
 
 __all__ = ["DEMO_METHODS", "DEMO_DATASETS", "DEMO_BUDGETS", "run_demo"]
 
-# one or two of every family: the k-means family with random questions and with active strategies,
-# COBRA and COBRAS, active COBS, Bayesian active clustering
+# the default (Auto), then one or two of every family: the k-means family with random questions and with
+# active strategies, COBRA and COBRAS, active COBS, Bayesian active clustering
 DEMO_METHODS = (
+    "auto",
     "kmeans",
     "copkmeans-random",
     "pckmeans-random",

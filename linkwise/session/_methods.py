@@ -25,6 +25,7 @@ __all__ = ["METHODS", "resolve_method", "make_method", "encode_params", "build_e
 
 # short names accepted by --method; any other ActiveEstimator is named "module:Class"
 METHODS = {
+    "auto": "linkwise.auto:Auto",
     "cobras": "linkwise.cobra:COBRAS",
     "cobra": "linkwise.cobra:COBRA",
     "robust-cobras": "linkwise.robust:NoiseRobustCOBRAS",

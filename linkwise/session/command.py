@@ -74,7 +74,7 @@ def _load_data(path, stored, image_root=None, **given):
 
 @click.command()
 @click.argument("data", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--method", help="Active method: cobras (default), robust-cobras, cobra, cobs, bayes, or module:Class.")
+@click.option("--method", help="Active method: auto (default), cobras, robust-cobras, cobra, cobs, bayes, or module:Class.")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="A method parameter, e.g. --param max_queries=100 (read as JSON, else as text). Repeatable.")
 @click.option("--ui", type=click.Choice(["web", "terminal"]), default="web", show_default=True,
@@ -118,7 +118,7 @@ def cluster(data, method, params, ui, session_file, id_column, text_column, imag
     elif stored and not params and (method is None or same_method(method, stored["method"])):
         estimator = None  # the stored method and parameters
     else:
-        estimator = make_method(resolve_method(method or "cobras"), params)
+        estimator = make_method(resolve_method(method or "auto"), params)
     session = HumanSession(session_file, dataset, estimator, trusted_method=method)
     try:
         click.echo(f"Session file: {session_file} ({session.state()['n_answered']} answers so far)")

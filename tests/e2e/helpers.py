@@ -173,3 +173,16 @@ class Server:
 
 def truth_answer(y, pair):
     return "same" if y[pair[0]] == y[pair[1]] else "different"
+
+
+def direct_fit(session_file, X, y, n_questions):
+    """The session's own method (as its file stores it) fitted directly with ``n_questions`` true answers."""
+    import json
+    import sqlite3
+
+    from linkwise.session._methods import build_estimator
+
+    with sqlite3.connect(session_file) as db:
+        meta = {key: json.loads(value) for key, value in db.execute("SELECT key, value FROM meta")}
+    estimator = build_estimator(meta["method"], {**meta["params"], "max_queries": n_questions})
+    return estimator.fit(X, lw.LabelOracle(y))

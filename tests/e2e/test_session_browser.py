@@ -14,7 +14,7 @@ import pytest
 import linkwise as lw
 from linkwise.session import load_data
 from tests.e2e import helpers
-from tests.e2e.helpers import CHROMIUM, CHROMIUM_ARGS, REPO, Scripted, Server, iris_csv
+from tests.e2e.helpers import CHROMIUM, CHROMIUM_ARGS, REPO, Scripted, Server, direct_fit, iris_csv
 
 pytestmark = pytest.mark.browser
 
@@ -90,10 +90,7 @@ def test_answer_reload_undo_finish_gives_the_direct_runs_labels(page, tmp_path):
         server.stop()
 
     written = pd.read_csv(labels_path)
-    params = json.loads(sqlite3.connect(tmp_path / "s.db").execute(
-        "SELECT value FROM meta WHERE key = 'params'").fetchone()[0])
-    X = load_data(data_path, id_column="name").X
-    direct = lw.COBRAS(random_state=params["random_state"], max_queries=9).fit(X, lw.LabelOracle(y))
+    direct = direct_fit(tmp_path / "s.db", load_data(data_path, id_column="name").X, y, 9)  # the default method
     assert written["id"].tolist() == [f"flower-{k}" for k in range(len(y))]
     assert lw.metrics.ari(direct.labels_, written["cluster"]) == 1.0
     assert written["cluster"].nunique() == np.unique(direct.labels_).size

@@ -1,12 +1,10 @@
 """Kill the `linkwise cluster` server with SIGKILL between answers: nothing is lost, nothing re-asked."""
 
-import json
 import sqlite3
 from pathlib import Path
 
-import linkwise as lw
 from linkwise.session import load_data
-from tests.e2e.helpers import Server, iris_csv, truth_answer
+from tests.e2e.helpers import Server, direct_fit, iris_csv, truth_answer
 
 
 def listening_address(port):
@@ -63,7 +61,5 @@ def test_sigkill_between_answers_loses_nothing_and_reasks_nothing(tmp_path):
     rows = sqlite3.connect(session_file).execute("SELECT i, j FROM answers ORDER BY seq").fetchall()
     assert rows == [tuple(sorted(p)) for p in asked]
     assert len(set(rows)) == 7  # no pair asked twice
-    params = json.loads(sqlite3.connect(session_file).execute("SELECT value FROM meta WHERE key='params'").fetchone()[0])
-    direct = lw.COBRAS(random_state=params["random_state"], max_queries=7)
-    direct.fit(load_data(data_path, id_column="name").X, lw.LabelOracle(y))
+    direct = direct_fit(session_file, load_data(data_path, id_column="name").X, y, 7)
     assert [tuple(sorted(q[:2])) for q in direct.query_log_] == rows  # the questions of the method itself

@@ -19,7 +19,7 @@ import pytest
 
 import linkwise as lw
 from linkwise.session import load_data
-from tests.e2e.helpers import REPO, iris_csv
+from tests.e2e.helpers import REPO, direct_fit, iris_csv
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
@@ -91,7 +91,7 @@ def test_keys_answer_undo_and_quit_then_resume(tmp_path):
     args = [data_path, "--id-column", "name", "--session", session_file, "--out", labels_path]
     term = Terminal(*args)
     try:
-        term.expect(r"iris\.csv \(147 items\) · COBRAS")
+        term.expect(r"iris\.csv \(147 items\) · Auto")  # the default method
         for expected in range(1, 6):
             number, a, b = term.question()
             assert number == expected
@@ -115,11 +115,9 @@ def test_keys_answer_undo_and_quit_then_resume(tmp_path):
     db = sqlite3.connect(session_file)
     assert db.execute("SELECT COUNT(*) FROM answers").fetchone()[0] == 6
     assert db.execute("SELECT answer, reason FROM retracted").fetchall() == [(None, "undone")]
-    params = json.loads(db.execute("SELECT value FROM meta WHERE key = 'params'").fetchone()[0])
     written = pd.read_csv(labels_path)
     assert written["cluster"].nunique() == int(saved.group(1))
-    direct = lw.COBRAS(random_state=params["random_state"], max_queries=6)
-    direct.fit(load_data(data_path, id_column="name").X, lw.LabelOracle(y))
+    direct = direct_fit(session_file, load_data(data_path, id_column="name").X, y, 6)
     assert lw.metrics.ari(direct.labels_, written["cluster"]) == 1.0
 
     term = Terminal(*args)  # resumes at question 7
