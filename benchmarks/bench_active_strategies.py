@@ -405,7 +405,7 @@ one shared 2-core machine; times are indicative, ratios are measured in the same
 
 ## 1. Learning curves (Švehla 2018, Fig. 5.3 setup)
 
-PCKMeans with each strategy; stratified 5-fold cross-validation ({repeats} repeat(s)), questions
+PCKMeans (given the closure of the answers, `ActiveClustering`'s default) with each strategy; stratified 5-fold cross-validation ({repeats} repeat(s)), questions
 only about the training rows, ARI on the test fold, averaged over the folds; features
 standardised; budgets {budgets}. Column `s`: CPU seconds for all folds of that strategy.
 

@@ -50,8 +50,7 @@ class NPU(QueryStrategy):
         the clustering unchanged. 1.0 regrows the whole forest after every
         point, as published. Smaller values save up to that share of the
         forest's cost on stable clusterings (0.2: about 2x faster runs on
-        iris and spambase with PCKMeans given the closure of the answers,
-        where the forest's cost weighs more than the re-clustering's), at a
+        iris and spambase with PCKMeans; re-clustering is not saved), at a
         price in quality that depends on the data: the fresh random draws
         matter (a forest kept whole stalled spambase with PCKMeans at ARI 0
         after 100 questions, against .53).
