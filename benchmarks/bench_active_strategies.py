@@ -18,8 +18,16 @@
 4. NPU's CPU per run of 100 questions with PCKMeans and MPCKMeans on iris, glass,
    segmentation and spambase: the published method (a new forest after every point)
    against ``renew=0.2`` (most of the forest kept while the clustering does not change).
+5. Against Švehla's library (active-semi-supervised-clustering 0.0.1) on the anchors'
+   protocol of issue 15 (scikit-learn's iris, wine, breast cancer, digits 3-8-9;
+   standardised; ARI on all rows; true K; 5 seeds; 10/20/50/100 questions): PCKMeans +
+   MinMax and MPCKMeans + NPU, ablating what the clusterer is given (answered pairs or
+   their closure) and MinMax's kernel width, beside the library's figures from the issue
+   (it does not install offline).
 
-    python benchmarks/bench_active_strategies.py [--quick]
+    python benchmarks/bench_active_strategies.py [--quick | --anchors]
+
+``--anchors`` runs section 5 alone and replaces it in the report, keeping the rest.
 """
 
 import argparse
@@ -31,10 +39,13 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
+from sklearn import datasets as skdata  # noqa: E402
 from sklearn.datasets import make_blobs  # noqa: E402
 from sklearn.feature_extraction.text import TfidfTransformer  # noqa: E402
+from sklearn.preprocessing import MinMaxScaler, StandardScaler  # noqa: E402
 
 import linkwise as lw  # noqa: E402
+from linkwise.active._explore import _kernel_width  # noqa: E402
 from linkwise.ensemble import _ensemble_labels, _flat_codes, _onehot  # noqa: E402
 
 OUT = Path(__file__).parent / "results" / "active_strategies.md"
@@ -215,11 +226,142 @@ def npu_runs(datasets):
     return rows
 
 
+# -- 5. anchors' protocol against Švehla's library ------------------------------------------
+ANCHOR_BUDGETS = [10, 20, 50, 100]
+# active-semi-supervised-clustering 0.0.1 under the same protocol (issues 15 and 19)
+THESIS_LIBRARY = {
+    "PCKMeans + MinMax": {
+        "wine": {100: 1.000},
+        "breast_cancer": {10: 0.677, 50: 0.729, 100: 0.768},
+        "digits389": {100: 0.721},
+    },
+    "MPCKMeans + NPU": {"wine": {50: 0.857, 100: 0.993}},
+}
+
+
+def anchor_data(name, scaler):
+    """scikit-learn's bundled data set, scaled (digits: classes 3, 8, 9 only)."""
+    if name == "digits389":
+        digits = skdata.load_digits()
+        keep = np.isin(digits.target, [3, 8, 9])
+        X, y = digits.data[keep], digits.target[keep]
+    else:
+        X, y = getattr(skdata, f"load_{name}")(return_X_y=True)
+    return scaler().fit_transform(X), y
+
+
+def anchor_variants(quick):
+    """(method, variant) -> (clusterer factory of k, strategy factory of X, constraints, scaler)."""
+    minmax = lambda X: lw.active.MinMax()  # noqa: E731
+    pck = lambda w: lambda k: lw.PCKMeans(n_clusters=k, w=w, w_bar=w)  # noqa: E731
+    variants = {
+        ("PCKMeans + MinMax", "answered pairs (before)"): (pck(1.0), minmax, "answered", StandardScaler),
+        ("PCKMeans + MinMax", "answered pairs, w = 10"): (pck(10.0), minmax, "answered", StandardScaler),
+        ("PCKMeans + MinMax", "answered pairs, features in [0, 1]"): (pck(1.0), minmax, "answered", MinMaxScaler),
+        ("PCKMeans + MinMax", "closure (default)"): (pck(1.0), minmax, "auto", StandardScaler),
+        ("PCKMeans + MinMax", "closure, w = 10"): (pck(10.0), minmax, "auto", StandardScaler),
+        ("PCKMeans + MinMax", "closure, features in [0, 1]"): (pck(1.0), minmax, "auto", MinMaxScaler),
+    }
+    for factor in (0.25, 4.0):  # the kernel is monotone in distance: the width can only break ties
+        variants["PCKMeans + MinMax", f"closure, MinMax sigma x{factor:g}"] = (
+            pck(1.0),
+            lambda X, f=factor: lw.active.MinMax(sigma=f * _kernel_width(X, np.random.RandomState(0))),
+            "auto",
+            StandardScaler,
+        )
+    npu = lambda X: lw.active.NPU(n_trees=10 if quick else 50)  # noqa: E731
+    mpck = lambda k: lw.MPCKMeans(n_clusters=k)  # noqa: E731
+    variants["MPCKMeans + NPU", "answered pairs (before)"] = (mpck, npu, "answered", StandardScaler)
+    variants["MPCKMeans + NPU", "closure (default)"] = (mpck, npu, "auto", StandardScaler)
+    return variants
+
+
+def anchor_curve(name, variant, seeds):
+    """ARI on all rows after each budget, per seed: one session read at every budget."""
+    clusterer, strategy, constraints, scaler = variant
+    X, y = anchor_data(name, scaler)
+    k = len(np.unique(y))
+    scores = np.zeros((len(seeds), len(ANCHOR_BUDGETS)))
+    for s, seed in enumerate(seeds):
+        est = lw.ActiveClustering(
+            clusterer(k), strategy(X), max_queries=max(ANCHOR_BUDGETS), constraints=constraints, random_state=seed
+        )
+        session, oracle = lw.ActiveSession(est, X), lw.LabelOracle(y)
+        for b, budget in enumerate(ANCHOR_BUDGETS):
+            while session.n_queries < budget and (pair := session.ask()) is not None:
+                session.tell(pair, oracle.query(*pair))
+            scores[s, b] = lw.metrics.ari(y, session.labels_)
+    return scores.mean(axis=0)
+
+
+def anchors(quick):
+    names = ["iris", "wine"] if quick else ["iris", "wine", "breast_cancer", "digits389"]
+    seeds = range(2 if quick else 5)
+    rows = []
+    for (method, variant), spec in anchor_variants(quick).items():
+        for name in names:
+            start = time.process_time()
+            curve_ = anchor_curve(name, spec, seeds)
+            rows.append([method, name, variant] + [f"{v:.3f}" for v in curve_] + [f"{time.process_time() - start:.1f}"])
+            print(f"  {method:18s} {name:14s} {variant:28s} {np.round(curve_, 3)}", flush=True)
+    for method, published in THESIS_LIBRARY.items():
+        for name, figures in published.items():
+            if name in names:
+                cells = [f"{figures[b]:.3f}" if b in figures else "" for b in ANCHOR_BUDGETS]
+                rows.append([method, name, "**Švehla's library** (issue 15)"] + cells + [""])
+    rows.sort(key=lambda r: (r[0], names.index(r[1])))  # stable: variants stay in order, the library last
+    return table(["method", "dataset", "variant"] + [str(b) for b in ANCHOR_BUDGETS] + ["CPU s"], rows), len(seeds)
+
+
+def anchors_section(quick):
+    rows, n_seeds = anchors(quick)
+    return f"""## 5. Against Švehla's library (anchors' protocol)
+
+Produced by `benchmarks/bench_active_strategies.py --anchors{' --quick' if quick else ''}`. The protocol of issue 15:
+scikit-learn's iris, wine, breast cancer and digits (classes 3, 8, 9), `StandardScaler`, ARI on
+all rows, true K, {n_seeds} seeds (`random_state` of `ActiveClustering`), each run read after
+10 / 20 / 50 / 100 questions (the questions do not depend on the budget). Clusterers with their
+defaults (PCKMeans w = 1 as in the library; NPU with 50 trees). The library
+(active-semi-supervised-clustering 0.0.1) does not install offline: its rows are the figures
+measured in issue 15 under the same protocol (blank: not reported).
+
+The library gives its clusterers every pair its neighbourhoods imply (it closes the
+constraints inside `PCKMeans.fit` / `MPCKMeans.fit`); linkwise gave only the answered pairs.
+PCKMeans's penalty `w` is in units of squared distance, and on standardised features two
+points are ~2 x n_features apart: one unit per answered pair barely moves a point from its
+nearest centre, so 100 answers left breast cancer where 10 did. The closure weighs each
+point's membership by the size of its neighbourhood. Raising `w` to 10 with the answered
+pairs recovers iris, wine and digits but not breast cancer; on features scaled to [0, 1]
+(the `bench_full` protocol) `w = 1` is already large against the squared distances and the
+closure changes little (which is why the `bench_full` rows of the k-means family move by
+about .01). `closure (default)` is what `ActiveClustering(constraints="auto")` now gives
+PCKMeans, MPCKMeans and MKMeans. MinMax's kernel width cannot explain a gap: the similarity
+decreases with distance, so the questions are a farthest-first traversal whatever sigma is
+(those rows equal the default's). MPCKMeans + NPU: NPU re-clusters after every point, so what
+the clusterer is given changes the questions too; 5 seeds of a random forest are noisy.
+
+{rows}
+"""
+
+
+def splice_anchors(text, section):
+    """Replace section 5 of the report (or append it)."""
+    head = text.split("\n## 5. ")[0].rstrip("\n")
+    return f"{head}\n\n{section}"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="iris and wine, budgets up to 30, fewer runs")
+    parser.add_argument("--anchors", action="store_true", help="only section 5, replaced in the existing report")
     args = parser.parse_args()
     warnings.filterwarnings("ignore", category=UserWarning)
+    if args.anchors:
+        print("5. anchors' protocol", flush=True)
+        section = anchors_section(args.quick)
+        OUT.write_text(splice_anchors(OUT.read_text() if OUT.exists() else "# Active query strategies\n", section))
+        print(f"written {OUT}")
+        return
     if args.quick:
         datasets, budgets, repeats = ["iris", "wine"], [0, 10, 20, 30], 1
         imputation_sets, n_estimators = ["iris", "wine", "bbcsport"], 100
@@ -252,6 +394,8 @@ def main():
         ["dataset", "n", "clusterer", "CPU s renew=1", "CPU s renew=0.2", "ratio", "ARI renew=1", "ARI renew=0.2"],
         npu_runs(npu_sets),
     )
+    print("5. anchors' protocol", flush=True)
+    anchor_text = anchors_section(args.quick)
 
     mode = "quick" if args.quick else "full"
     text = f"""# Active query strategies
@@ -261,7 +405,7 @@ one shared 2-core machine; times are indicative, ratios are measured in the same
 
 ## 1. Learning curves (Švehla 2018, Fig. 5.3 setup)
 
-PCKMeans with each strategy; stratified 5-fold cross-validation ({repeats} repeat(s)), questions
+PCKMeans (given the closure of the answers, `ActiveClustering`'s default) with each strategy; stratified 5-fold cross-validation ({repeats} repeat(s)), questions
 only about the training rows, ARI on the test fold, averaged over the folds; features
 standardised; budgets {budgets}. Column `s`: CPU seconds for all folds of that strategy.
 
@@ -305,7 +449,8 @@ MPCKMeans). `renew=0.2` regrows the whole forest only when the clustering change
 of it otherwise. ARI of the final clustering (one run: noisy; section 1 averages).
 
 {run_table}
-"""
+
+{anchor_text}"""
     OUT.parent.mkdir(exist_ok=True)
     OUT.write_text(text)
     print(f"written {OUT}")

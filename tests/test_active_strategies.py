@@ -315,3 +315,16 @@ def test_collect_checks_its_arguments(blobs):
         ExploreConsolidate().collect(X, lw.LabelOracle(y), n_clusters=61)
     with pytest.raises(ValueError, match="'queryable' argument"):
         Random().collect(X, lw.LabelOracle(y), n_clusters=2, queryable=[0, 99])
+
+
+def test_npu_collect_reclusters_on_everything_the_answers_imply(blobs):
+    # collect's PCKMeans sees the closure, as ActiveClustering gives PCKMeans by default
+    X, y = blobs
+    _, asked = collect(NPU(n_trees=3), X, y, n_clusters=3, max_queries=20, random_state=0)
+    logs = {}
+    for form in ("closure", "answered"):
+        est = lw.ActiveClustering(
+            lw.PCKMeans(n_clusters=3), NPU(n_trees=3), max_queries=20, constraints=form, random_state=0
+        )
+        logs[form] = [q[:2] for q in est.fit(X, lw.LabelOracle(y)).query_log_]
+    assert asked == logs["closure"] != logs["answered"]

@@ -8,17 +8,25 @@ of a constrained clusterer fitted on the answers so far (iterative strategies
 such as NPU need it while they ask).
 """
 
+import inspect
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
 from linkwise._validation import InvalidParameterError, check_scalar
-from linkwise.cluster import PCKMeans
+from linkwise.cluster import MKMeans, MPCKMeans, PCKMeans
 from linkwise.loop import ActiveEstimator
 
 __all__ = ["QueryStrategy"]
 
 # result of asking a point against every neighbourhood: cannot-linked to all of them
 NEW = -1
+
+CONSTRAINT_FORMS = ("auto", "answered", "closure")
+# every implied pair adds penalty or metric evidence to these; a hard-constraint clusterer
+# (COPKMeans) already works on the closure, and an unknown one gets what was answered
+_CLOSURE_CLUSTERERS = (PCKMeans, MPCKMeans, MKMeans)
 
 
 class QueryStrategy(BaseEstimator):
@@ -44,8 +52,9 @@ class QueryStrategy(BaseEstimator):
         The questions run through the shared loop, so a pair whose relation is
         already known or inferable is never asked and ``max_queries`` is never
         exceeded. A strategy that re-clusters while asking (NPU) uses
-        :class:`~linkwise.PCKMeans` here; pair it with another clusterer
-        through :class:`~linkwise.active.ActiveClustering`.
+        :class:`~linkwise.PCKMeans` here, given everything the answers imply;
+        pair it with another clusterer through
+        :class:`~linkwise.active.ActiveClustering`.
 
         Parameters
         ----------
@@ -82,15 +91,21 @@ class ConstrainedFit:
     The clusterer is cloned; if its ``random_state`` is None it is seeded
     from the run's generator, so the same answers always give the same labels.
     Conflicting answers of a tolerant store are left out (the store's pair
-    lists exclude them).
+    lists exclude them). ``constraints`` says which pairs the clusterer sees
+    (see :class:`~linkwise.active.ActiveClustering`). A clusterer with
+    ``on_infeasible="raise"`` (COPKMeans) that finds no clustering keeping
+    every answer is refitted with ``on_infeasible="relax"``, with a warning,
+    and stays relaxed for the rest of the run: wrong answers must not cost
+    the person every answer given.
     """
 
-    def __init__(self, clusterer, ctx):
+    def __init__(self, clusterer, ctx, constraints="auto"):
         template = clone(clusterer)
         if template.get_params().get("random_state", 0) is None:
             template.set_params(random_state=ctx.rng.randint(np.iinfo(np.int32).max))
         self.template = template
         self.ctx = ctx
+        self.closure = constraint_form(clusterer, constraints) == "closure"
         self.fitted = None
         self._key = None
 
@@ -99,22 +114,64 @@ class ConstrainedFit:
         store = self.ctx.constraints
         key = (len(store), len(store.conflicts))  # a store only grows during one run
         if key != self._key:
-            self.fitted = clone(self.template).fit(
-                self.ctx.X, ml=store.must_link_pairs(), cl=store.cannot_link_pairs()
-            )
+            ml = store.must_link_pairs(closure=self.closure)
+            cl = store.cannot_link_pairs(closure=self.closure)
+            self.fitted = self._fit(ml, cl)
             self._key = key
         return np.asarray(self.fitted.labels_)
+
+    def _fit(self, ml, cl):
+        try:
+            return clone(self.template).fit(self.ctx.X, ml=ml, cl=cl)
+        except ValueError as error:
+            if self.template.get_params().get("on_infeasible") != "raise":
+                raise
+            warnings.warn(
+                f"{type(self.template).__name__} found no clustering that keeps all {len(ml)} must-links and "
+                f"{len(cl)} cannot-links ({error}); wrong answers can cause this. Refitted with "
+                "on_infeasible='relax' (the fewest cannot-links broken) for the rest of the run; pass "
+                "on_infeasible='relax' to the clusterer to silence this warning.",
+                UserWarning,
+                stacklevel=2,
+            )
+            self.template.set_params(on_infeasible="relax")
+            return clone(self.template).fit(self.ctx.X, ml=ml, cl=cl)
+
+
+def constraint_form(clusterer, constraints):
+    """Which pairs ``clusterer`` is given: ``"answered"`` or ``"closure"`` (``"auto"`` resolved)."""
+    if constraints != "auto":
+        return constraints
+    return "closure" if isinstance(clusterer, _CLOSURE_CLUSTERERS) else "answered"
 
 
 def check_clusterer(clusterer, owner):
     """A constrained clusterer: ``fit(X, ml=, cl=)`` and an int ``n_clusters`` parameter; return n_clusters."""
     params = clusterer.get_params() if hasattr(clusterer, "get_params") else {}
-    if not callable(getattr(clusterer, "fit", None)) or "n_clusters" not in params:
+    fit = getattr(clusterer, "fit", None)
+    if not callable(fit) or "n_clusters" not in params:
         raise InvalidParameterError(
             f"The 'clusterer' parameter of {owner} must be a constrained clusterer with fit(X, ml=, cl=) "
             f"and an n_clusters parameter (e.g. linkwise.PCKMeans(n_clusters=3)), got {type(clusterer).__name__}."
         )
+    if not _takes_pairs(fit):
+        raise InvalidParameterError(
+            f"The 'clusterer' parameter of {owner} must take pairwise constraints, fit(X, ml=, cl=), "
+            f"but {type(clusterer).__name__}.fit has no ml / cl arguments. Use a constrained clusterer "
+            "(linkwise.PCKMeans, MPCKMeans, COPKMeans or MKMeans)."
+        )
     return check_scalar(params["n_clusters"], "n_clusters", f"{owner}'s clusterer", kind="int", low=1)
+
+
+def _takes_pairs(fit):
+    """Whether ``fit`` accepts ``ml=`` and ``cl=`` keywords (True when its signature cannot be read)."""
+    try:
+        params = inspect.signature(fit).parameters
+    except (TypeError, ValueError):
+        return True
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return True
+    return all(name in params and params[name].kind is not inspect.Parameter.POSITIONAL_ONLY for name in ("ml", "cl"))
 
 
 def run_strategy(strategy, ctx, n_clusters, fit_labels):

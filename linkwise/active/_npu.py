@@ -49,10 +49,11 @@ class NPU(QueryStrategy):
         Share of the trees regrown (at least one) after a point that left
         the clustering unchanged. 1.0 regrows the whole forest after every
         point, as published. Smaller values save up to that share of the
-        forest's cost on stable clusterings (0.2: 3-4x faster runs on iris
-        and spambase with PCKMeans), at a price in quality that depends on
-        the data: the fresh random draws matter (a forest kept whole stalled
-        spambase with PCKMeans at ARI 0 after 100 questions, against .53).
+        forest's cost on stable clusterings (0.2: about 2x faster runs on
+        iris and spambase with PCKMeans; re-clustering is not saved), at a
+        price in quality that depends on the data: the fresh random draws
+        matter (a forest kept whole stalled spambase with PCKMeans at ARI 0
+        after 100 questions, against .53).
 
     References
     ----------
