@@ -15,6 +15,7 @@ from linkwise._validation import InvalidParameterError, check_scalar
 from linkwise.cobs._active import _draw_pairs
 from linkwise.cobs._generate import candidates_for, check_common
 from linkwise.cobs._grid import FAMILIES
+from linkwise.cobs._select import agreement_matrix
 from linkwise.loop import ActiveEstimator, QueryContext
 from linkwise.robust import NoiseRobustCOBRAS
 
@@ -134,10 +135,16 @@ class Auto(ActiveEstimator):
        posterior rather than a raw count, so that a large pool does not
        overfit a handful of answers: a prior from its silhouette, plus
        ``log(1 - noise)`` for each answer it agrees with and ``log(noise)``
-       for each it contradicts. With no answer, the best-silhouette candidate
-       is reported (the 0-question guard); it stays the answer until answers
-       outweigh it. With ``n_clusters`` given, K-means with that K is the
-       0-question answer instead.
+       for each it contradicts. The candidate reported (and handed to COBRAS)
+       is the one of highest posterior plus *consensus*: its mean agreement
+       with the other candidates (the tie-break of :class:`~linkwise.COBS`,
+       on the same scale as the silhouette), which keeps a degenerate
+       partition that the silhouette favours (one large cluster beside a few
+       tiny ones) from being chosen. The consensus does not weight the
+       committee's questions, which would count its majority twice. With no
+       answer this choice is the 0-question guard, and it stays the answer
+       until answers outweigh it. With ``n_clusters`` given, K-means with
+       that K is the 0-question answer instead.
     2. *Questions on which the committee disagrees* (active COBS): among a
        random sample of pairs, the one whose answer the posterior-weighted
        candidates are least sure of.
@@ -249,7 +256,7 @@ class Auto(ActiveEstimator):
         self.switched_at_ = ctx.n_queries
         # COBRAS draws from ctx.rng (the one generator of the run) and keeps its clustering in a context of its own
         self._cobras = _SeededCOBRAS(noise_probability=self.noise / 2)
-        self._cobras.seed_labels = self._cand_full(int(np.argmax(self.log_posterior_)))
+        self._cobras.seed_labels = self._cand_full(self._best())
         self._cobras.seed_answers = list(zip(self._pairs, self._answers))
         self._child = QueryContext(ctx.X, ctx.queryable, ctx.constraints, ctx.rng, None)
         inner = self._cobras._questions(self._child)
@@ -303,7 +310,7 @@ class Auto(ActiveEstimator):
         """Whether the best candidate contradicts more answers than noise explains."""
         if not self._answers:
             return False
-        best = int(np.argmax(self.log_posterior_))
+        best = self._best()
         return self._violations(self._cand_full(best)) > max(_REJECT_MIN, _REJECT_SHARE * len(self._answers))
 
     def _generate(self, ctx):
@@ -330,12 +337,17 @@ class Auto(ActiveEstimator):
         self._log_right, self._log_wrong = np.log1p(-self.noise), np.log(self.noise)
         prior_scale = _PRIOR_WEIGHT * (self._log_right - self._log_wrong)
         self.log_posterior_ = prior_scale * _silhouettes(data, cands.labels, np.random.RandomState(0))
+        self._consensus = prior_scale * agreement_matrix(cands.labels).mean(axis=1)
         if k is not None:  # K-means with the given K is the 0-question answer, and K is believed until answers object
             bonus = _K_WEIGHT * (self._log_right - self._log_wrong)
             self.log_posterior_[cands.n_clusters_found == k] += bonus
             guard = _best_kmeans(data, cands, k)
-            self.log_posterior_[guard] = self.log_posterior_.max() + bonus
-        ctx.labels = self._cand_full(int(np.argmax(self.log_posterior_)))
+            self._consensus[guard] = (self.log_posterior_ + self._consensus).max() - self.log_posterior_[guard] + bonus
+        ctx.labels = self._cand_full(self._best())
+
+    def _best(self):
+        """The candidate Auto stands by: highest posterior plus consensus."""
+        return int(np.argmax(self.log_posterior_ + self._consensus))
 
     def _cand_full(self, c):
         return self._cand[c][self._to_gen]
@@ -349,7 +361,7 @@ class Auto(ActiveEstimator):
 
     # -- what is reported -----------------------------------------------------------
     def _current_labels(self, ctx):
-        best = self._cand_full(int(np.argmax(self.log_posterior_)))
+        best = self._cand_full(self._best())
         if self._cobras is None:
             return best.astype(np.intp)
         refined = self._cobras._current_labels(self._child)
