@@ -16,6 +16,8 @@
    ``--noise 0.1``, the mean ARI after 100 questions.
 
     python benchmarks/bench_auto.py [--parts speed,table,noise] [--run DIR] [--noise-run DIR] [--n 10000]
+
+The noise run is made with ``linkwise bench --methods auto,cobras-robust --noise 0.1 --budgets 0,100 --out DIR``.
 """
 
 import argparse
@@ -58,7 +60,7 @@ def speed(n, std):
 
 
 def table(run):
-    frame = pd.concat([pd.read_csv(FULL), pd.read_csv(Path(run) / "results.csv")])
+    frame = pd.concat([pd.read_csv(FULL), pd.read_csv(Path(run) / "results.csv")]).drop_duplicates()
     frame = frame[frame.budget.notna()]
     mean = frame.groupby(["method", "dataset", "budget"]).ari.mean().unstack("method")
     ours = [m for m in ("auto", "auto-k") if m in mean]
@@ -91,9 +93,10 @@ def noise(run):
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--parts", default="speed,table,noise")
-    parser.add_argument("--run", default="/work/runs/h8-auto-full", help="a `linkwise bench` run of auto / auto-k")
-    parser.add_argument("--noise-run", default="/work/runs/h8-noise-full", help="a run with --noise 0.1")
+    parser.add_argument("--parts", default="speed,table")
+    parser.add_argument("--run", default=str(FULL.parent),
+                        help="a `linkwise bench` run of auto / auto-k (default: the committed bench_full, which has them)")
+    parser.add_argument("--noise-run", help="a run with --noise 0.1 of auto and cobras-robust (for --parts noise)")
     parser.add_argument("--n", type=int, default=10_000)
     args = parser.parse_args()
     parts = args.parts.split(",")
