@@ -286,6 +286,9 @@ def test_failed_cells_are_recorded_and_retried_on_resume(tmp_path):
     again = run(["iris", "wine"], [BROKEN], [5], folds=2, out=tmp_path, resume=True, **QUIET)
     assert len(again.errors) == 2
     pd.testing.assert_frame_equal(_scores(again.results), _scores(rep.results))
+    # a resumed run of another method keeps the failures it does not retry
+    other = run(["iris", "wine"], ["kmeans"], [5], folds=2, out=tmp_path, resume=True, **QUIET)
+    assert [e["method"] for e in other.errors] == ["broken", "broken"]
 
 
 def test_existing_results_need_resume_and_the_same_protocol(tmp_path):

@@ -280,8 +280,19 @@ def _open_out(out, config, resume):
         config["datasets"] = list(dict.fromkeys(previous["datasets"] + config["datasets"]))
         config["methods"] = {**previous["methods"], **config["methods"]}
         config["elapsed_seconds"] = previous.get("elapsed_seconds", 0.0)
-    (out / ERRORS).write_text("")
     return out
+
+
+def _forget_errors(out, keys):
+    """Drop the recorded failures of the cells about to run again; keep those of every other cell."""
+    path = out / ERRORS
+    lines = path.read_text().splitlines() if path.exists() else []
+    kept = [line for line in lines if line.strip() and _error_key(json.loads(line)) not in keys]
+    path.write_text("".join(f"{line}\n" for line in kept))
+
+
+def _error_key(record):
+    return record["method"], record["dataset"], record["repeat"], record["fold"]
 
 
 def _save_config(out, config):
@@ -549,7 +560,9 @@ def run(
     others = [s for s in specs if kinds[s.name] != "own"]
     n_cells = len(specs) * len(datasets) * repeats * folds
     phase1 = _tasks(own, kinds, datasets, config, frame)
-    todo = len(phase1) + len(_tasks(others, kinds, datasets, config, frame))
+    later = _tasks(others, kinds, datasets, config, frame)
+    todo = len(phase1) + len(later)
+    _forget_errors(out, {t.key for t in phase1 + later})
     with _Progress(progress, n_cells, n_cells - todo) as bar, _Executor(n_jobs, backend, scheduler) as executor:
 
         def consume(tasks):
