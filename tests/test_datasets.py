@@ -70,12 +70,12 @@ def test_errors(tmp_path):
 
 @pytest.mark.parametrize(
     "content, message",
-    [
-        (b"not gzip at all", "cannot be read .*gzip-compressed UTF-8 CSV"),
-        (gzip.compress("a,label\n\xe9,1\n".encode("latin-1")), "cannot be read"),
-        (gzip.compress(b"a,label\nx,1\n"), "not a number"),
-        (gzip.compress(b"a,label\n1.0,\n"), "not a number"),
-        (gzip.compress(b"a,b\n1,2\n"), "no 'label' column"),
+    [  # explicit ids: gzip stamps the time into its bytes, and xdist's workers must collect the same ids
+        pytest.param(b"not gzip at all", "cannot be read .*gzip-compressed UTF-8 CSV", id="not-gzip"),
+        pytest.param(gzip.compress("a,label\n\xe9,1\n".encode("latin-1")), "cannot be read", id="latin-1"),
+        pytest.param(gzip.compress(b"a,label\nx,1\n"), "not a number", id="text-feature"),
+        pytest.param(gzip.compress(b"a,label\n1.0,\n"), "not a number", id="missing-label"),
+        pytest.param(gzip.compress(b"a,b\n1,2\n"), "no 'label' column", id="no-label-column"),
     ],
 )
 def test_unreadable_user_files_are_named(tmp_path, content, message):
