@@ -295,6 +295,10 @@ ESTIMATOR_CASES = [
     ("store-contradiction", lambda X, y: _contradict(), "contradict|inconsistent"),
     ("session-pickled", lambda X, y: pickle.dumps(_asked(X, y)), "replay"),
     ("datasets-name-a-path", lambda X, y: lw.datasets.load("../iris"), "'name'"),
+    ("cobras-nan", lambda X, y: lw.COBRAS(max_queries=5).fit(_nan(X), lw.LabelOracle(y)), "COBRAS contains NaN"),
+    ("cobs-nan", lambda X, y: lw.COBS().fit(_nan(X), ml=[(0, 1)]), "COBS contains NaN"),
+    ("cobs-generate-infinity", lambda X, y: lw.cobs.generate(_nan(X) * 0 + np.inf), "generate contains infinity"),
+    ("bayes-nan", lambda X, y: lw.BayesianClustering(n_clusters=3).fit(_nan(X)), "BayesianClustering contains NaN"),
     ("metrics-lengths-differ", lambda X, y: lw.metrics.ari(y, y[:-1]), "length|samples|inconsistent"),
 ]
 

@@ -9,7 +9,14 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from linkwise._validation import InvalidParameterError, check_option, check_pairs, check_scalar, owner_name
+from linkwise._validation import (
+    InvalidParameterError,
+    check_finite,
+    check_option,
+    check_pairs,
+    check_scalar,
+    owner_name,
+)
 from linkwise.bayes._sampler import ParticleFilter
 from linkwise.bayes._selection import candidate_pool, first_acyclic, pair_scores
 from linkwise.loop import ActiveEstimator
@@ -372,7 +379,7 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
                 "BayesianClustering.fit got a 2-D 'y'; pass constraints by keyword: "
                 "fit(X, ml=[(i, j), ...], cl=[(i, j), ...]). 'y' is ignored."
             )
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        X = check_finite(validate_data(self, X, dtype=np.float64, ensure_min_samples=2, ensure_all_finite=False), self)
         self._check_n_samples(X.shape[0])
         ml = check_pairs(ml, X.shape[0], "ml", "BayesianClustering.fit")
         cl = check_pairs(cl, X.shape[0], "cl", "BayesianClustering.fit")
@@ -416,7 +423,7 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
         labels : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_finite(validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=False), self)
         return np.argmax(self._design(self.scaler_.transform(X)) @ self.W_map_, axis=1)
 
 
