@@ -7,6 +7,8 @@ validation: ``The 'n_clusters' parameter of PCKMeans must be an int >= 1, got 0.
 import numbers
 
 import numpy as np
+from sklearn.utils import check_array
+from sklearn.utils.validation import validate_data
 
 __all__ = [
     "InvalidParameterError",
@@ -14,6 +16,8 @@ __all__ = [
     "check_option",
     "check_pairs",
     "check_index_set",
+    "check_data",
+    "check_finite",
     "magnitude_scale",
     "owner_name",
 ]
@@ -221,7 +225,21 @@ def check_index_set(indices, n_samples, name, owner, *, allow_empty=False):
     return arr
 
 
-# Data whose largest magnitude lies within [2**-100, 2**100] (about 8e-31 to 1.3e30) is used as
+def check_data(X, owner, *, validate=False, **kwargs):
+    """``X`` as float64 through scikit-learn's checks, with NaN and infinity refused by :func:`check_finite`.
+
+    ``validate=True`` runs ``validate_data`` on the estimator ``owner`` (which
+    records or checks ``n_features_in_``), otherwise ``check_array``;
+    ``kwargs`` go to either.
+    """
+    if validate:
+        X = validate_data(owner, X, dtype=np.float64, ensure_all_finite=False, **kwargs)
+    else:
+        X = check_array(X, dtype=np.float64, ensure_all_finite=False, input_name="X", estimator=owner_name(owner),
+                        **kwargs)
+    return check_finite(X, owner)
+
+
 def check_finite(X, owner, name="X"):
     """Refuse NaN or infinite values in one line that names the first offending cell.
 
@@ -248,6 +266,7 @@ def check_finite(X, owner, name="X"):
     return X
 
 
+# Data whose largest magnitude lies within [2**-100, 2**100] (about 8e-31 to 1.3e30) is used as
 # it is: its squared distances, summed over many rows and features, stay far from float64's
 # overflow (1.8e308) and underflow (2.2e-308). Anything beyond is divided by a power of two.
 _MAGNITUDE_EXPONENT = 100

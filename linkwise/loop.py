@@ -17,11 +17,11 @@ from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
-from sklearn.utils import check_array, check_random_state
+from sklearn.utils import check_random_state
 
 from linkwise._validation import (
     InvalidParameterError,
-    check_finite,
+    check_data,
     check_index_set,
     check_scalar,
     magnitude_scale,
@@ -164,9 +164,7 @@ class ActiveSession:
         max_queries = check_scalar(
             getattr(estimator, "max_queries", None), "max_queries", estimator, kind="int", low=0, none_ok=True
         )
-        X = check_array(X, dtype=np.float64, ensure_min_samples=2, ensure_all_finite=False, input_name="X",
-                        estimator=type(estimator).__name__)
-        check_finite(X, estimator)
+        X = check_data(X, estimator, ensure_min_samples=2)
         X = X / scale if (scale := magnitude_scale(X)) != 1.0 else X
         n = X.shape[0]
         queryable = np.arange(n) if queryable is None else check_index_set(queryable, n, "queryable", owner)

@@ -7,11 +7,11 @@ from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from linkwise._validation import (
     InvalidParameterError,
-    check_finite,
+    check_data,
     check_option,
     check_pairs,
     check_scalar,
@@ -379,7 +379,7 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
                 "BayesianClustering.fit got a 2-D 'y'; pass constraints by keyword: "
                 "fit(X, ml=[(i, j), ...], cl=[(i, j), ...]). 'y' is ignored."
             )
-        X = check_finite(validate_data(self, X, dtype=np.float64, ensure_min_samples=2, ensure_all_finite=False), self)
+        X = check_data(X, self, validate=True, ensure_min_samples=2)
         self._check_n_samples(X.shape[0])
         ml = check_pairs(ml, X.shape[0], "ml", "BayesianClustering.fit")
         cl = check_pairs(cl, X.shape[0], "cl", "BayesianClustering.fit")
@@ -423,7 +423,7 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
         labels : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        X = check_finite(validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=False), self)
+        X = check_data(X, self, validate=True, reset=False)
         return np.argmax(self._design(self.scaler_.transform(X)) @ self.W_map_, axis=1)
 
 

@@ -11,9 +11,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from linkwise._validation import InvalidParameterError, check_finite, check_scalar, magnitude_scale, owner_name
+from linkwise._validation import InvalidParameterError, check_data, check_scalar, magnitude_scale, owner_name
 
 
 class _Run(NamedTuple):
@@ -154,7 +154,7 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
 
     def _validate_X(self, X):
         """The data as fitted: validated, and divided by ``scale_`` (see :func:`magnitude_scale`)."""
-        X = check_finite(validate_data(self, X, dtype=np.float64, ensure_min_samples=1, ensure_all_finite=False), self)
+        X = check_data(X, self, validate=True, ensure_min_samples=1)
         if X.shape[0] < self.n_clusters:
             raise InvalidParameterError(
                 f"The 'n_clusters' parameter of {owner_name(self)} must be at most the number "
@@ -196,7 +196,7 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
         labels : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        X = check_finite(validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=False), self)
+        X = check_data(X, self, validate=True, reset=False)
         costs = self._point_costs(X / self.scale_, self.cluster_centers_ / self.scale_)
         return np.argmin(costs, axis=1).astype(np.intp)
 

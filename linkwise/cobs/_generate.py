@@ -53,10 +53,10 @@ from scipy.spatial.distance import pdist
 from sklearn.cluster import DBSCAN, KMeans, SpectralClustering, k_means
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.neighbors import NearestNeighbors
-from sklearn.utils import check_array, check_random_state
+from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 
-from linkwise._validation import InvalidParameterError, check_finite, check_option, check_scalar
+from linkwise._validation import InvalidParameterError, check_data, check_option, check_scalar
 from linkwise.cobs._grid import FAMILIES, GridSpec
 
 __all__ = ["Candidates", "generate", "make_estimator", "NOISE_MODES"]
@@ -582,8 +582,7 @@ def generate(
     """
     owner = "generate"
     spec = check_common(owner, (algorithms, grid), dbscan_noise, n_jobs, cache)
-    X = check_finite(check_array(X, dtype=np.float64, ensure_min_samples=2, ensure_all_finite=False, input_name="X",
-                                 estimator=owner), owner)
+    X = check_data(X, owner, ensure_min_samples=2)
     return candidates_for(X, spec, dbscan_noise, n_jobs, cache, check_random_state(random_state), owner)
 
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.utils import check_array, check_random_state
+from sklearn.utils import check_random_state
 
-from linkwise._validation import check_finite, check_pairs, check_scalar
+from linkwise._validation import check_data, check_pairs, check_scalar
 from linkwise.cobs._generate import apply_noise, candidates_for, check_common, make_estimator
 from linkwise.cobs._grid import FAMILIES
 
@@ -192,8 +192,7 @@ class COBS(ClusterMixin, BaseEstimator):
         spec = check_common(owner, (self.algorithms, self.grid), self.dbscan_noise, self.n_jobs, self.cache)
         check_scalar(self.max_samples, "max_samples", owner, kind="int", low=2)
         rng = check_random_state(self.random_state)
-        X = check_finite(check_array(X, dtype=np.float64, ensure_min_samples=2, ensure_all_finite=False,
-                                     input_name="X", estimator=owner), owner)
+        X = check_data(X, owner, ensure_min_samples=2)
         n = X.shape[0]
         ml = check_pairs(ml, n, "ml", f"{owner}.fit")
         cl = check_pairs(cl, n, "cl", f"{owner}.fit")
