@@ -167,6 +167,10 @@ CASES = [
     ("session-nested-estimator-outside-linkwise",
      lambda f: set_meta(f, "params", f'{{"max_queries": {{"__estimator__": "{EVIL}:Thing", "params": {{}}}}}}')
      and session_args(f), "imports only estimators of linkwise and sklearn"),
+    ("session-nested-estimator-via-top-level-linkwise-spec",
+     lambda f: set_meta(f, "method", '"linkwise:ActiveClustering"') and set_meta(
+         f, "params", f'{{"clusterer": {{"__estimator__": "{EVIL}:Thing", "params": {{}}}}}}') and session_args(f),
+     "imports only estimators of linkwise and sklearn"),
     ("session-stored-param-unknown",
      lambda f: set_meta(f, "params", '{"bogus": 1}') and session_args(f), "has no parameter 'bogus'"),
     ("session-for-other-data", lambda f: ["cluster", Path(f) / "other.csv", "--session", Path(f) / "s.db",
