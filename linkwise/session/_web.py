@@ -177,7 +177,7 @@ def create_app(session, labels_path, token=None):
     sample = np.arange(n) if n <= _SCATTER_MAX else np.sort(np.random.RandomState(0).choice(n, _SCATTER_MAX, False))
     projection = data.projection
     # columns load_data left out of the features, and why (shown on the page)
-    dropped = {str(k): str(v) for k, v in getattr(data, "dropped_columns", {}).items()}
+    dropped = data.dropped_columns
 
     def decorate(item):
         row = item["row"]
