@@ -260,7 +260,6 @@ class Auto(ActiveEstimator):
         self._cobras.seed_answers = list(zip(self._pairs, self._answers))
         self._child = QueryContext(ctx.X, ctx.queryable, ctx.constraints, ctx.rng, None)
         inner = self._cobras._questions(self._child)
-        answer = None
         try:
             pair = next(inner)
             while True:
