@@ -55,6 +55,7 @@ _SUBMODULES = {
     "constraints",
     "datasets",
     "ensemble",
+    "exceptions",
     "loop",
     "metrics",
     "oracle",

@@ -10,25 +10,19 @@ import numpy as np
 from sklearn.utils import check_array
 from sklearn.utils.validation import validate_data
 
+from linkwise.exceptions import InvalidParameterError
+
 __all__ = [
-    "InvalidParameterError",
     "check_scalar",
     "check_option",
     "check_pairs",
     "check_index_set",
+    "check_y_ignored",
     "check_data",
     "check_finite",
     "magnitude_scale",
     "owner_name",
 ]
-
-
-class InvalidParameterError(ValueError, TypeError):
-    """A parameter or argument has the wrong type or value.
-
-    Subclasses both ``ValueError`` and ``TypeError`` (as scikit-learn's own
-    ``InvalidParameterError`` does), so callers may catch either.
-    """
 
 
 def owner_name(owner):
@@ -225,6 +219,28 @@ def check_index_set(indices, n_samples, name, owner, *, allow_empty=False):
     return arr
 
 
+def check_y_ignored(y, owner):
+    """Refuse a constraint list passed positionally to ``fit(X, y=None, *, ml=None, cl=None)``.
+
+    ``y`` is there for scikit-learn (pipelines, the estimator checks pass
+    labels) and ignored, so ``fit(X, pairs)`` would silently drop the pairs;
+    a 2-D ``y`` is taken for that mistake. (``fit(X, ml, cl)`` is a
+    TypeError anyway: the constraints are keyword-only.)
+
+    Examples
+    --------
+    >>> check_y_ignored([(0, 1), (2, 3)], "PCKMeans")
+    Traceback (most recent call last):
+    ...
+    linkwise.exceptions.InvalidParameterError: PCKMeans.fit got a 2-D 'y'; pass constraints by keyword: fit(X, ml=[(i, j), ...], cl=[(i, j), ...]). 'y' is ignored.
+    """
+    if y is not None and np.ndim(y) == 2:
+        raise InvalidParameterError(
+            f"{owner_name(owner)}.fit got a 2-D 'y'; pass constraints by keyword: "
+            "fit(X, ml=[(i, j), ...], cl=[(i, j), ...]). 'y' is ignored."
+        )
+
+
 def check_data(X, owner, *, validate=False, **kwargs):
     """``X`` as float64 through scikit-learn's checks, with NaN and infinity refused by :func:`check_finite`.
 
@@ -252,7 +268,7 @@ def check_finite(X, owner, name="X"):
     >>> check_finite(np.array([[1.0, 2.0], [3.0, np.nan]]), "PCKMeans")
     Traceback (most recent call last):
     ...
-    linkwise._validation.InvalidParameterError: Input X of PCKMeans contains NaN (first at row 1, column 1, counting from 0); drop those rows or impute them (sklearn.impute.SimpleImputer).
+    linkwise.exceptions.InvalidParameterError: Input X of PCKMeans contains NaN (first at row 1, column 1, counting from 0); drop those rows or impute them (sklearn.impute.SimpleImputer).
     """
     bad = ~np.isfinite(X)
     if bad.any():

@@ -1,8 +1,27 @@
 """Exceptions raised by linkwise."""
 
-__all__ = ["InconsistentConstraintError", "NotFittedError"]
+__all__ = ["InconsistentConstraintError", "InvalidParameterError", "NotFittedError"]
 
 from sklearn.exceptions import NotFittedError
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A parameter or argument has the wrong type or value.
+
+    Every linkwise estimator and function raises it for bad input, with a
+    message naming the argument and the fix. It subclasses both
+    ``ValueError`` and ``TypeError`` (as scikit-learn's own
+    ``InvalidParameterError`` does), so callers may catch either.
+
+    Examples
+    --------
+    >>> import linkwise as lw
+    >>> try:
+    ...     lw.PCKMeans(n_clusters=0).fit([[0.0], [1.0]])
+    ... except lw.exceptions.InvalidParameterError as exc:
+    ...     print(exc)
+    The 'n_clusters' parameter of PCKMeans must be an int >= 1, got 0.
+    """
 
 
 class InconsistentConstraintError(ValueError):

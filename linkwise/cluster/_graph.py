@@ -16,8 +16,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from linkwise._validation import check_pairs, owner_name
-from linkwise.cluster._base import check_y_ignored, kmeans_plusplus, one_hot, start
+from linkwise._validation import check_pairs, check_y_ignored, owner_name
+from linkwise.cluster._base import kmeans_plusplus, one_hot, start
 
 
 def start_constrained(estimator, X, y, ml, cl):

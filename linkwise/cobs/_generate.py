@@ -56,8 +56,9 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 
-from linkwise._validation import InvalidParameterError, check_data, check_option, check_scalar
+from linkwise._validation import check_data, check_option, check_scalar
 from linkwise.cobs._grid import FAMILIES, GridSpec
+from linkwise.exceptions import InvalidParameterError
 
 __all__ = ["Candidates", "generate", "make_estimator", "NOISE_MODES"]
 

@@ -24,7 +24,8 @@ import numbers
 
 import numpy as np
 
-from linkwise._validation import InvalidParameterError, check_option, check_scalar
+from linkwise._validation import check_option, check_scalar
+from linkwise.exceptions import InvalidParameterError
 
 __all__ = ["FAMILIES", "paper_grid", "GridSpec"]
 

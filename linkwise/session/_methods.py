@@ -101,7 +101,7 @@ def make_method(cls, params):
     >>> make_method(lw.COBRAS, {"bogus": 1})
     Traceback (most recent call last):
     ...
-    linkwise._validation.InvalidParameterError: COBRAS has no parameter 'bogus'; its parameters are: max_queries, random_state.
+    linkwise.exceptions.InvalidParameterError: COBRAS has no parameter 'bogus'; its parameters are: max_queries, random_state.
     """
     known = cls._get_param_names()
     unknown = [name for name in params if name not in known]
@@ -214,7 +214,7 @@ def build_estimator(spec, params, trusted=None):
     >>> build_estimator("os:system", {})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    linkwise._validation.InvalidParameterError: The session file names the method 'os:system', which is not ...
+    linkwise.exceptions.InvalidParameterError: The session file names the method 'os:system', which is not ...
     """
     _check_trusted(spec, trusted, "method")
     if not isinstance(params, dict):
