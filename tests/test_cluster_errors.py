@@ -1,11 +1,14 @@
-"""Bad input to the constrained k-means family: a clear ValueError / TypeError naming the argument."""
+"""Bad input to the constrained k-means family (and the constraint convention every constrained
+clusterer shares): a clear ValueError / TypeError naming the argument."""
 
 import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 
-from linkwise._validation import InvalidParameterError
+from linkwise.exceptions import InvalidParameterError
+from linkwise.bayes import BayesianClustering
 from linkwise.cluster import COPKMeans, ConstrainedKMeans, MKMeans, MPCKMeans, PCKMeans, SeededKMeans
+from linkwise.cobs import COBS
 
 PAIRWISE = [PCKMeans, MPCKMeans, COPKMeans, MKMeans]
 ALL = PAIRWISE + [SeededKMeans, ConstrainedKMeans]
@@ -117,12 +120,16 @@ def test_integral_float_pairs_and_empty_lists_are_fine(cls):
     assert model.labels_[0] == model.labels_[1] or cls is not COPKMeans
 
 
-@pytest.mark.parametrize("cls", PAIRWISE)
+@pytest.mark.parametrize("cls", PAIRWISE + [COBS, BayesianClustering])
 def test_constraints_passed_positionally_are_refused(cls):
+    """Every constrained clusterer has ``fit(X, y=None, *, ml=None, cl=None)``: pairs given where
+    the ignored ``y`` goes are refused, not dropped; ``fit(X, ml, cl)`` is a TypeError."""
     with pytest.raises(TypeError, match=r"pass constraints by keyword: fit\(X, ml="):
-        cls(n_clusters=2).fit(X, [(0, 1), (2, 3)])
-    with pytest.raises(TypeError):
-        cls(n_clusters=2).fit(X, None, [(0, 1)])
+        cls().fit(X, [(0, 1), (2, 3)])
+    with pytest.raises(TypeError, match="positional"):
+        cls().fit(X, [(0, 1)], [(2, 3)])
+    with pytest.raises(TypeError, match="positional"):
+        cls().fit(X, None, [(0, 1)])
 
 
 @pytest.mark.parametrize("cls", [SeededKMeans, ConstrainedKMeans])

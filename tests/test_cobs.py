@@ -12,7 +12,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.neighbors import NearestNeighbors
 
 import linkwise as lw
-from linkwise._validation import InvalidParameterError
+from linkwise.exceptions import InvalidParameterError
 from linkwise.cobs import Candidates, generate, make_estimator, paper_grid
 from linkwise.cobs import _generate
 from linkwise.cobs._generate import _canonical, _plan, _spectral_embedding, _spectral_task
@@ -195,7 +195,7 @@ def test_large_data_selects_on_a_sample_then_refits_on_all_rows(blobs):
     X, y = blobs
     ml, cl = random_constraints(y, 10, seed=1)
     grid = {"kmeans": {"n_clusters": [2, 3, 4], "n_seeds": 2}, "dbscan": {"eps": 5, "min_samples": [3]}}
-    cobs = lw.COBS(algorithms=["kmeans", "dbscan"], grid=grid, max_samples=40, random_state=0).fit(X, ml, cl)
+    cobs = lw.COBS(algorithms=["kmeans", "dbscan"], grid=grid, max_samples=40, random_state=0).fit(X, ml=ml, cl=cl)
     rows = cobs.sample_indices_
     assert rows.size == 40 and np.isin(np.ravel(ml + cl), rows).all()
     assert cobs.candidates_.labels.shape[1] == 40

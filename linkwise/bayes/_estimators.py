@@ -10,15 +10,16 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from linkwise._validation import (
-    InvalidParameterError,
     check_data,
     check_option,
     check_pairs,
     check_scalar,
+    check_y_ignored,
     owner_name,
 )
 from linkwise.bayes._sampler import ParticleFilter
 from linkwise.bayes._selection import candidate_pool, first_acyclic, pair_scores
+from linkwise.exceptions import InvalidParameterError
 from linkwise.loop import ActiveEstimator
 
 __all__ = ["BayesianActiveClustering", "BayesianClustering"]
@@ -358,15 +359,15 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
         self.fit_intercept = fit_intercept
         self.random_state = random_state
 
-    def fit(self, X, y=None, ml=None, cl=None):
+    def fit(self, X, y=None, *, ml=None, cl=None):
         """Fit the model to X and the constraints.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : None
-            Ignored (scikit-learn convention); pass constraints by keyword.
-        ml, cl : array-like of shape (n_pairs, 2), optional
+            Ignored (scikit-learn convention).
+        ml, cl : array-like of shape (n_pairs, 2), optional, keyword-only
             Must-link and cannot-link pairs of row indices.
 
         Returns
@@ -374,11 +375,7 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
         self
         """
         self._check_model_params()
-        if y is not None and np.ndim(y) == 2:
-            raise InvalidParameterError(
-                "BayesianClustering.fit got a 2-D 'y'; pass constraints by keyword: "
-                "fit(X, ml=[(i, j), ...], cl=[(i, j), ...]). 'y' is ignored."
-            )
+        check_y_ignored(y, self)
         X = check_data(X, self, validate=True, ensure_min_samples=2)
         self._check_n_samples(X.shape[0])
         ml = check_pairs(ml, X.shape[0], "ml", "BayesianClustering.fit")

@@ -13,7 +13,8 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from linkwise._validation import InvalidParameterError, check_data, check_scalar, magnitude_scale, owner_name
+from linkwise._validation import check_data, check_scalar, magnitude_scale, owner_name
+from linkwise.exceptions import InvalidParameterError
 
 
 class _Run(NamedTuple):
@@ -197,20 +198,13 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = check_data(X, self, validate=True, reset=False)
-        costs = self._point_costs(X / self.scale_, self.cluster_centers_ / self.scale_)
-        return np.argmin(costs, axis=1).astype(np.intp)
+        centers = self.cluster_centers_
+        if self.scale_ != 1.0:  # the costs refer to the data as fitted (see _validate_X)
+            X, centers = X / self.scale_, centers / self.scale_
+        return np.argmin(self._point_costs(X, centers), axis=1).astype(np.intp)
 
     def _point_costs(self, X, centers):
         return sq_distances(X, np.einsum("ij,ij->i", X, X), centers)
-
-
-def check_y_ignored(y, owner):
-    """Reject constraint lists passed positionally where ``y`` (ignored) goes."""
-    if y is not None and np.ndim(y) == 2:
-        raise InvalidParameterError(
-            f"{owner_name(owner)}.fit got a 2-D 'y'; pass constraints by keyword: "
-            "fit(X, ml=[(i, j), ...], cl=[(i, j), ...]). 'y' is ignored."
-        )
 
 
 def start(estimator, X):

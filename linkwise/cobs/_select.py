@@ -4,7 +4,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 
-from linkwise._validation import check_data, check_pairs, check_scalar
+from linkwise._validation import check_data, check_pairs, check_scalar, check_y_ignored
 from linkwise.cobs._generate import apply_noise, candidates_for, check_common, make_estimator
 from linkwise.cobs._grid import FAMILIES
 
@@ -138,6 +138,7 @@ class COBS(ClusterMixin, BaseEstimator):
         and its parameters (``params``, ``to_frame()``).
     sample_indices_ : ndarray or None
         The rows candidates were generated on, or None when all rows were used.
+    n_features_in_ : int
 
     References
     ----------
@@ -175,13 +176,15 @@ class COBS(ClusterMixin, BaseEstimator):
         self.cache = cache
         self.random_state = random_state
 
-    def fit(self, X, ml=None, cl=None):
+    def fit(self, X, y=None, *, ml=None, cl=None):
         """Generate the candidates and select the one that satisfies the most constraints.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-        ml, cl : sequence of (int, int), optional
+        y : None
+            Ignored (scikit-learn convention).
+        ml, cl : sequence of (int, int), optional, keyword-only
             Must-link and cannot-link pairs of row indices.
 
         Returns
@@ -189,10 +192,11 @@ class COBS(ClusterMixin, BaseEstimator):
         self
         """
         owner = type(self).__name__
+        check_y_ignored(y, owner)
         spec = check_common(owner, (self.algorithms, self.grid), self.dbscan_noise, self.n_jobs, self.cache)
         check_scalar(self.max_samples, "max_samples", owner, kind="int", low=2)
         rng = check_random_state(self.random_state)
-        X = check_data(X, owner, ensure_min_samples=2)
+        X = check_data(X, self, validate=True, ensure_min_samples=2)
         n = X.shape[0]
         ml = check_pairs(ml, n, "ml", f"{owner}.fit")
         cl = check_pairs(cl, n, "cl", f"{owner}.fit")
