@@ -4,7 +4,7 @@ import numbers
 
 import numpy as np
 
-from linkwise._validation import InvalidParameterError, owner_name
+from linkwise._validation import owner_name
 from linkwise.cluster._base import (
     KMeansFamily,
     _Run,
@@ -15,6 +15,7 @@ from linkwise.cluster._base import (
     start,
     update_centers,
 )
+from linkwise.exceptions import InvalidParameterError
 
 
 def _check_seeds(y, n_samples, n_clusters, owner):
