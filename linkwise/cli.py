@@ -1,10 +1,11 @@
 """The ``linkwise`` command: a thin shell over the library.
 
 Each verb lives next to the library code it calls and is imported only when
-invoked, so ``linkwise datasets`` does not load the web server or Dask. Every
-verb runs inside one funnel (:meth:`_LazyGroup.invoke`) that turns the errors
-of the person's input (bad arguments, unreadable or damaged files) into one
-``Error:`` line; any other exception is a bug and keeps its traceback.
+invoked, so ``linkwise datasets`` does not load the web server or Dask, and
+works without any extra. Every verb runs inside one funnel
+(:meth:`_LazyGroup.invoke`) that turns the errors of the person's input (bad
+arguments, unreadable or damaged files, an extra that is not installed) into
+one ``Error:`` line; any other exception is a bug and keeps its traceback.
 """
 
 import importlib
@@ -13,6 +14,8 @@ import sqlite3
 import sys
 
 import click
+
+from linkwise._extras import MissingExtraError
 
 # verb -> "module:attribute" of a click command
 _COMMANDS = {
@@ -28,7 +31,8 @@ def _input_errors():
     """The exception types that mean bad input, not a bug (pandas and pyarrow only once a verb loaded them)."""
     from linkwise._validation import InvalidParameterError
 
-    types = [InvalidParameterError, OSError, UnicodeError, sqlite3.DatabaseError, json.JSONDecodeError]
+    types = [InvalidParameterError, MissingExtraError, OSError, UnicodeError, sqlite3.DatabaseError,
+             json.JSONDecodeError]
     if "pandas" in sys.modules:
         errors = sys.modules["pandas"].errors
         types += [errors.ParserError, errors.EmptyDataError]
@@ -39,7 +43,9 @@ def _input_errors():
 
 def _one_line(exc, verb):
     """The message of an input error, on one line, saying what to do where the exception alone cannot."""
-    if isinstance(exc, OSError) and exc.strerror and exc.filename:
+    if isinstance(exc, MissingExtraError):  # named after the verb the person typed
+        message = str(MissingExtraError(exc.extra, exc.missing, f"linkwise {verb.name}"))
+    elif isinstance(exc, OSError) and exc.strerror and exc.filename:
         message = f"{exc.strerror}: {exc.filename}"
     elif isinstance(exc, UnicodeDecodeError):
         message = f"A file is not {exc.encoding} text ({exc.reason} at byte {exc.start})"
@@ -53,6 +59,19 @@ def _one_line(exc, verb):
     return " ".join(message.split())
 
 
+def _stand_in(name, exc):
+    """A verb whose module needs an extra that is missing: listed in --help, and running it raises ``exc``."""
+
+    def run(args):
+        raise exc
+
+    return click.Command(
+        name, callback=run, params=[click.Argument(["args"], nargs=-1, type=click.UNPROCESSED)],
+        short_help=f"(needs the {exc.extra!r} extra: pip install 'linkwise[{exc.extra}]')",
+        context_settings={"ignore_unknown_options": True}, add_help_option=False,
+    )
+
+
 class _LazyGroup(click.Group):
     def list_commands(self, ctx):
         return sorted(_COMMANDS)
@@ -61,7 +80,10 @@ class _LazyGroup(click.Group):
         if name not in _COMMANDS:
             return None
         module, attr = _COMMANDS[name].split(":")
-        return getattr(importlib.import_module(module), attr)
+        try:
+            return getattr(importlib.import_module(module), attr)
+        except MissingExtraError as exc:
+            return _stand_in(name, exc)
 
     def invoke(self, ctx):
         try:
@@ -84,13 +106,13 @@ def main():
               help="Also list <name>.csv.gz files in this directory.")
 def datasets(data_dir):
     """List the datasets with their size (n), features (d) and classes (k)."""
-    from rich.console import Console
-    from rich.table import Table
-
     from linkwise import datasets as ds
 
-    table = Table("name", "n", "d", "k", "source")
+    rows = [("name", "n", "d", "k", "source")]
     for name in ds.names(data_dir):
         meta = ds.info(name, data_dir)
-        table.add_row(name, str(meta["n"]), str(meta["d"]), str(meta["k"]), meta["source"] or "(your file)")
-    Console().print(table)
+        rows.append((name, str(meta["n"]), str(meta["d"]), str(meta["k"]), meta["source"] or "(your file)"))
+    width = [max(len(row[c]) for row in rows) for c in range(4)]
+    for row in rows:  # plain aligned columns: the command works without any extra
+        cells = [row[0].ljust(width[0])] + [cell.rjust(w) for cell, w in zip(row[1:4], width[1:])]
+        click.echo("  ".join(cells + [row[4]]))

@@ -11,8 +11,9 @@ from linkwise.cli import main
 def test_datasets_lists_sizes():
     result = CliRunner().invoke(main, ["datasets"], terminal_width=200)
     assert result.exit_code == 0, result.output
-    line = next(row for row in result.output.splitlines() if " iris " in row)
-    assert "147" in line and " 4 " in line and " 3 " in line
+    assert result.output.splitlines()[0].split() == ["name", "n", "d", "k", "source"]
+    line = next(row for row in result.output.splitlines() if row.startswith("iris "))
+    assert line.split()[:4] == ["iris", "147", "4", "3"]
     assert "optdigits389" in result.output and "pendigits389" in result.output
 
 

@@ -21,6 +21,17 @@ def test_every_shipped_dataset_loads_with_manifest_sizes():
         assert meta["source"].startswith("github:") and meta["license"]
 
 
+def test_shipped_arrays_are_those_pandas_reads():
+    """The csv-module reader (pandas is not a core dependency) gives pandas' arrays bit for bit."""
+    pd = pytest.importorskip("pandas")
+    for name in datasets.names():
+        X, y = datasets.load(name)
+        frame = pd.read_csv(datasets.DATA_DIR / f"{name}.csv.gz")
+        expected = frame.drop(columns="label").to_numpy(dtype=np.float64)
+        assert X.shape == expected.shape and X.tobytes() == expected.tobytes(), name
+        assert np.array_equal(y, frame["label"].to_numpy()) and y.dtype == np.intp and X.dtype == np.float64
+
+
 def test_digit_subsets_are_distinct():
     sizes = {name: datasets.info(name)["n"] for name in ("optdigits389", "digits389", "pendigits389")}
     assert sizes == {"optdigits389": 1151, "digits389": 537, "pendigits389": 3165}
@@ -76,6 +87,9 @@ def test_errors(tmp_path):
         pytest.param(gzip.compress(b"a,label\nx,1\n"), "not a number", id="text-feature"),
         pytest.param(gzip.compress(b"a,label\n1.0,\n"), "not a number", id="missing-label"),
         pytest.param(gzip.compress(b"a,b\n1,2\n"), "no 'label' column", id="no-label-column"),
+        pytest.param(gzip.compress(b"a,label\n,1\n"), "not a number", id="missing-feature"),
+        pytest.param(gzip.compress(b"a,label\n1,0\n2,1,5\n"), "row 3 has not the 2 fields of its header", id="ragged"),
+        pytest.param(gzip.compress(b""), "cannot be read", id="empty"),
     ],
 )
 def test_unreadable_user_files_are_named(tmp_path, content, message):

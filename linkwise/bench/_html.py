@@ -4,7 +4,11 @@ import html
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
+
+from linkwise._extras import requires
+
+with requires("bench", "linkwise.bench"):
+    import pandas as pd
 
 __all__ = ["write_report", "learning_curve", "markdown_table"]
 
@@ -13,10 +17,11 @@ _METRIC_NAMES = {"ari": "ARI", "nmi": "NMI", "f": "pairwise F-measure"}
 
 def learning_curve(curves, dataset, metric, path):
     """Plot one dataset's learning curves (mean ± std over folds and repeats) to a PNG."""
-    import matplotlib
+    with requires("bench", "linkwise.bench plots"):
+        import matplotlib
 
-    matplotlib.use("Agg")  # files only, never a window
-    import matplotlib.pyplot as plt
+        matplotlib.use("Agg")  # files only, never a window
+        import matplotlib.pyplot as plt
 
     data = curves[curves["dataset"] == dataset]
     methods = list(dict.fromkeys(data["method"]))

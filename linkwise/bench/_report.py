@@ -13,12 +13,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from scipy import stats
 
+from linkwise._extras import requires
 from linkwise._validation import check_option
 from linkwise.bench._protocol import METRICS
 from linkwise.bench._runner import CONFIG, ERRORS, KEY, load_results
+
+with requires("bench", "linkwise.bench"):
+    import pandas as pd
 
 __all__ = ["Report", "report", "comparison_frame", "average_ranks", "friedman_holm", "wins_losses"]
 

@@ -21,12 +21,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from linkwise import datasets as _datasets
+from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError, check_option, check_scalar
 from linkwise.bench._protocol import METRICS, FoldOracle, cell_seed, fold_split, score
 from linkwise.bench._registry import get_methods
+
+with requires("bench", "linkwise.bench"):
+    import pandas as pd
 
 __all__ = ["run", "run_cell", "load_results", "RESULTS", "CONFIG", "ERRORS", "COLUMNS", "PROTOCOL_KEYS"]
 
@@ -355,7 +358,8 @@ class _Executor:
 
     def __enter__(self):
         if self.backend == "dask":
-            from distributed import Client, LocalCluster
+            with requires("dask", "run(backend='dask')"):
+                from distributed import Client, LocalCluster
 
             if self.scheduler is None:
                 n = os.cpu_count() if self.n_jobs < 0 else self.n_jobs
@@ -388,13 +392,15 @@ class _Progress:
     """Cells done / total with an ETA: a rich bar on a terminal, a line every 5% in a log."""
 
     def __init__(self, enabled, total, done):
-        from rich.console import Console
+        with requires("bench", "linkwise.bench"):
+            from rich.console import Console
 
         self.enabled, self.total, self.done = enabled, total, done
         self.console = Console(stderr=True)
         self._bar = None
         if enabled and self.console.is_terminal:
-            from rich import progress as rp
+            with requires("bench", "linkwise.bench"):
+                from rich import progress as rp
 
             self._bar = rp.Progress(
                 rp.TextColumn("[bold]cells"),

@@ -3,6 +3,7 @@
 import click
 from click.core import ParameterSource
 
+from linkwise._extras import requires
 from linkwise.bench._runner import read_config
 
 __all__ = ["bench", "print_summary"]
@@ -19,9 +20,10 @@ def _split(value, cast=str):
 
 def print_summary(rep, console=None):
     """Print the learning curves (mean metric per method and budget) and average ranks of a report."""
-    import pandas as pd
-    from rich.console import Console
-    from rich.table import Table
+    with requires("bench", "linkwise bench"):
+        import pandas as pd
+        from rich.console import Console
+        from rich.table import Table
 
     console = console or Console()
     name = {"ari": "ARI", "nmi": "NMI", "f": "pairwise F"}[rep.metric]
@@ -65,8 +67,9 @@ def print_summary(rep, console=None):
 
 
 def _list_methods():
-    from rich.console import Console
-    from rich.table import Table
+    with requires("bench", "linkwise bench"):
+        from rich.console import Console
+        from rich.table import Table
 
     from linkwise.bench import registry
 
@@ -131,7 +134,8 @@ def bench(ctx, list_, **params):
     if list_:
         _list_methods()
         return
-    from rich.console import Console
+    with requires("bench", "linkwise bench"):
+        from rich.console import Console
 
     from linkwise.bench import run
 

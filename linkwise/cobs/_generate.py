@@ -37,12 +37,11 @@ import os
 import tempfile
 import threading
 import warnings
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from joblib import Parallel, delayed
 from scipy import sparse
 from scipy.linalg import eigh
@@ -56,6 +55,7 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 
+from linkwise._extras import requires
 from linkwise._validation import check_data, check_option, check_scalar
 from linkwise.cobs._grid import FAMILIES, GridSpec
 from linkwise.exceptions import InvalidParameterError
@@ -107,12 +107,14 @@ class Candidates:
         return len(self.params)
 
     def __repr__(self):
-        counts = pd.Series([p["algorithm"] for p in self.params]).value_counts()
+        counts = Counter(p["algorithm"] for p in self.params)
         parts = ", ".join(f"{name} {counts[name]}" for name in FAMILIES if name in counts)
         return f"Candidates({len(self)} clusterings of {self.labels.shape[1]} rows: {parts})"
 
     def to_frame(self):
         """The parameter table (a DataFrame): one row per clustering, with ``n_clusters_found``."""
+        with requires("bench", "Candidates.to_frame"):  # a pandas table, for inspecting a grid
+            import pandas as pd
         return pd.DataFrame(list(self.params)).convert_dtypes().assign(n_clusters_found=self.n_clusters_found)
 
 

@@ -6,7 +6,9 @@ displayable rows; :class:`HumanSession` drives an
 file before the next question is shown, so a session survives crashes, can be
 resumed, undone and exported. :func:`serve` shows it as a web page on
 127.0.0.1, :func:`run_terminal` as a terminal prompt. The command line verbs
-are ``linkwise cluster`` and ``linkwise export``.
+are ``linkwise cluster`` and ``linkwise export``. Needs the ``session`` extra
+(``pip install 'linkwise[session]'``); without it, importing this package
+raises :class:`~linkwise._extras.MissingExtraError` naming it.
 """
 
 import importlib

@@ -18,14 +18,17 @@ import threading
 from collections import defaultdict, deque
 
 import numpy as np
-import pandas as pd
 from sklearn.base import clone
 
+from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.exceptions import InconsistentConstraintError
 from linkwise.loop import ActiveEstimator, ActiveSession
 from linkwise.session._methods import build_estimator, canonical, encode_params, method_spec
 from linkwise.session._store import SessionFileError, SessionStore
+
+with requires("session", "linkwise.session"):
+    import pandas as pd
 
 __all__ = ["HumanSession", "Refused", "ANSWER_WORDS", "read_meta"]
 

@@ -24,9 +24,12 @@ from functools import cached_property
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 import numpy as np
-import pandas as pd
 
+from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError, check_option
+
+with requires("session", "linkwise.session"):
+    import pandas as pd
 
 __all__ = ["Dataset", "load_data", "embed_text", "UnsafePathError", "IMAGE_TYPES"]
 

@@ -20,11 +20,14 @@ import sys
 from contextlib import contextmanager
 
 import click
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
+from linkwise._extras import requires
 from linkwise.session._controller import Refused
+
+with requires("session", "linkwise.session"):
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
 
 __all__ = ["run_terminal"]
 

@@ -18,18 +18,21 @@ from pathlib import Path
 from urllib.parse import quote
 
 import numpy as np
-from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
-from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
 
+from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.session._controller import Refused
 from linkwise.session._data import IMAGE_TYPES, UnsafePathError
+
+with requires("session", "linkwise.session"):
+    from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
+    from starlette.middleware import Middleware
+    from starlette.middleware.trustedhost import TrustedHostMiddleware
+    from starlette.requests import Request
+    from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
+    from starlette.routing import Mount, Route
+    from starlette.staticfiles import StaticFiles
 
 __all__ = ["create_app", "serve"]
 
@@ -298,7 +301,8 @@ def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
     >>> serve(session, "iris.labels.csv")  # doctest: +SKIP
     linkwise session at http://127.0.0.1:50713/?token=...  (Ctrl+C to stop; answers are saved as you go)
     """
-    import uvicorn
+    with requires("session", "serve"):
+        import uvicorn
 
     # IPPROTO_TCP named explicitly: asyncio turns Nagle off (TCP_NODELAY) only on sockets that say so
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
