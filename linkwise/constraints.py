@@ -12,8 +12,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from linkwise._validation import InvalidParameterError, check_pairs, check_scalar
+from linkwise._validation import InvalidParameterError, check_scalar
 from linkwise.exceptions import InconsistentConstraintError
+from linkwise.graph import check_constraints, check_pair, relabel, shortest_path
 
 __all__ = ["ConstraintStore", "Constraint"]
 
@@ -84,8 +85,9 @@ class ConstraintStore:
         False
         """
         store = cls(n, tolerant=tolerant)
-        for name, pairs, must in (("ml", ml, True), ("cl", cl, False)):
-            for i, j in check_pairs(pairs, store.n, name, "ConstraintStore.from_pairs").tolist():
+        ml, cl = check_constraints(ml, cl, store.n, "ConstraintStore.from_pairs")
+        for pairs, must in ((ml, True), (cl, False)):
+            for i, j in pairs.tolist():
                 store.add(i, j, must)
         return store
 
@@ -113,26 +115,6 @@ class ConstraintStore:
                 mine.add(other)
 
     # -- public API ---------------------------------------------------------
-    def _check_index(self, i, name):
-        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
-            raise InvalidParameterError(
-                f"The '{name}' argument of ConstraintStore must be an int row index, got {i!r}."
-            )
-        if not 0 <= i < self.n:
-            raise InvalidParameterError(
-                f"The '{name}' argument of ConstraintStore is {i}, out of range for "
-                f"a store of {self.n} points; it must be in [0, {self.n - 1}]."
-            )
-        return int(i)
-
-    def _check_pair(self, i, j):
-        i, j = self._check_index(i, "i"), self._check_index(j, "j")
-        if i == j:
-            raise InvalidParameterError(
-                f"ConstraintStore got the pair ({i}, {j}): a point cannot be constrained with itself."
-            )
-        return i, j
-
     def relation(self, i, j):
         """What the constraints say about ``(i, j)``.
 
@@ -142,13 +124,57 @@ class ConstraintStore:
             True if ``i`` and ``j`` must be together (given or by transitivity),
             False if they must be apart (given or entailed), None if unknown.
         """
-        i, j = self._check_pair(i, j)
+        i, j = check_pair(i, j, self.n, "ConstraintStore")
         ri, rj = self.find(i), self.find(j)
         if ri == rj:
             return True
         if rj in self._cl.get(ri, ()):
             return False
         return None
+
+    def explain(self, i, j):
+        """The stored answers that imply the relation of ``(i, j)``, as a chain from ``i`` to ``j``.
+
+        For a must-link, a shortest path of must-links from ``i`` to ``j``.
+        For a cannot-link, the earliest stored cannot-link between the two
+        must-link components, with a shortest must-link path from ``i`` to one
+        of its ends and from its other end to ``j``. Ties go to the earlier
+        answers; conflicting answers (tolerant mode) take no part.
+
+        Returns
+        -------
+        chain : list of Constraint or None
+            None when the relation is unknown.
+
+        Examples
+        --------
+        >>> store = ConstraintStore.from_pairs(5, ml=[(0, 1), (1, 2), (3, 4)], cl=[(2, 4)])
+        >>> [tuple(c) for c in store.explain(0, 2)]
+        [(0, 1, True), (1, 2, True)]
+        >>> [tuple(c) for c in store.explain(0, 3)]
+        [(0, 1, True), (1, 2, True), (2, 4, False), (3, 4, True)]
+        >>> store.explain(0, 4) == store.explain(4, 0)[::-1]
+        True
+        >>> ConstraintStore(3).explain(0, 2) is None
+        True
+        """
+        i, j = check_pair(i, j, self.n, "ConstraintStore")
+        known = self.relation(i, j)
+        if known is None:
+            return None
+        ml = self._kept(True)
+        pairs = [(c.i, c.j) for c in ml]
+
+        def path(source, target):
+            return [ml[e] for e in shortest_path(pairs, self.n, source, target)]
+
+        if known:
+            return path(i, j)
+        ri, rj = self.find(i), self.find(j)
+        for c in self._kept(False):
+            for a, b in ((c.i, c.j), (c.j, c.i)):
+                if self.find(a) == ri and self.find(b) == rj:
+                    return path(i, a) + [c] + path(j, b)[::-1]  # searched from j: explain(j, i) is this reversed
 
     def add(self, i, j, must_link):
         """Store the answer ``must_link`` for the pair ``(i, j)``.
@@ -166,7 +192,7 @@ class ConstraintStore:
             In strict mode, when the constraint contradicts the closure; the
             store is left unchanged.
         """
-        i, j = self._check_pair(i, j)
+        i, j = check_pair(i, j, self.n, "ConstraintStore")
         if not isinstance(must_link, (bool, np.bool_)):
             raise InvalidParameterError(
                 "The 'must_link' argument of ConstraintStore.add must be a bool "
@@ -206,7 +232,7 @@ class ConstraintStore:
         -------
         removed : Constraint
         """
-        i, j = self._check_pair(i, j)
+        i, j = check_pair(i, j, self.n, "ConstraintStore")
         for k in range(len(self._explicit) - 1, -1, -1):
             if {self._explicit[k].i, self._explicit[k].j} == {i, j}:
                 break
@@ -224,10 +250,13 @@ class ConstraintStore:
         """Every stored answer, in the order added (conflicting ones included)."""
         return list(self._explicit)
 
-    def _pairs(self, must_link):
+    def _kept(self, must_link):
+        """The stored answers ``must_link`` that the closure holds (conflicting ones excluded), in order."""
         conflicting = set(self.conflicts)
-        pairs = [(c.i, c.j) for c in self._explicit if c.must_link == must_link and c not in conflicting]
-        return np.array(pairs, dtype=np.intp).reshape(-1, 2)
+        return [c for c in self._explicit if c.must_link == must_link and c not in conflicting]
+
+    def _pairs(self, must_link):
+        return np.array([(c.i, c.j) for c in self._kept(must_link)], dtype=np.intp).reshape(-1, 2)
 
     def must_link_pairs(self, closure=False):
         """Must-link pairs as an ``(m, 2)`` int array.
@@ -275,15 +304,8 @@ class ConstraintStore:
 
         Points in no must-link get a component of their own.
         """
-        roots = np.fromiter((self.find(i) for i in range(self.n)), dtype=np.intp, count=self.n)
-        _, labels = np.unique(roots, return_inverse=True)
-        # renumber by first occurrence so ids do not depend on which root won a union
-        first = np.full(labels.max() + 1, self.n, dtype=np.intp)
-        np.minimum.at(first, labels, np.arange(self.n))
-        order = np.argsort(first, kind="stable")
-        rank = np.empty_like(order)
-        rank[order] = np.arange(order.size)
-        return rank[labels]
+        # numbered by first member, so ids do not depend on which root won a union
+        return relabel(np.fromiter((self.find(i) for i in range(self.n)), dtype=np.intp, count=self.n))
 
     def constrained_points(self):
         """Sorted indices of points that appear in at least one stored constraint."""

@@ -23,6 +23,7 @@ from sklearn.base import clone
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.exceptions import InconsistentConstraintError
+from linkwise.graph import pair_key, relabel
 from linkwise.loop import ActiveEstimator, ActiveSession
 from linkwise.session._methods import build_estimator, canonical, encode_params, method_spec
 from linkwise.session._store import SessionFileError, SessionStore
@@ -68,52 +69,6 @@ def read_meta(path):
 
 class Refused(RuntimeError):
     """An action that no longer fits the session's state (a stale question, an open contradiction)."""
-
-
-def _key(i, j):
-    return (i, j) if i < j else (j, i)
-
-
-def _explain(rows, i, j, must_link):
-    """The earlier answers that imply ``must_link`` for (i, j): a shortest must-link path, or
-    must-link paths from both ends to one cannot-link. Together with the contradicting answer
-    they form the cycle the person is shown."""
-    adjacent = defaultdict(list)
-    cannot = []
-    for r in rows:
-        if r.answer is True:
-            adjacent[r.i].append((r.j, r))
-            adjacent[r.j].append((r.i, r))
-        elif r.answer is False:
-            cannot.append(r)
-
-    def reach(source):
-        via = {source: None}
-        queue = deque([source])
-        while queue:
-            node = queue.popleft()
-            for other, row in adjacent[node]:
-                if other not in via:
-                    via[other] = (node, row)
-                    queue.append(other)
-        return via
-
-    def path(via, node):
-        steps = []
-        while via[node] is not None:
-            node, row = via[node]
-            steps.append(row)
-        return steps
-
-    from_i = reach(i)
-    if must_link:
-        return path(from_i, j)[::-1]
-    from_j = reach(j)
-    for r in cannot:
-        for a, b in ((r.i, r.j), (r.j, r.i)):
-            if a in from_i and b in from_j:
-                return path(from_i, a)[::-1] + [r] + path(from_j, b)
-    raise AssertionError("the constraint store implied a relation that the answers do not explain")
 
 
 class HumanSession:
@@ -278,7 +233,7 @@ class HumanSession:
         for row in self.store.answers():
             waiting[(row.i, row.j)].append(row)
         while self._conflict is None and (pair := self._session.ask()) is not None:
-            rows = waiting.get(_key(*pair))
+            rows = waiting.get(pair_key(*pair))
             if not rows:
                 break
             self._feed(pair, rows.popleft())
@@ -297,8 +252,10 @@ class HumanSession:
             self._used.append(row)
             if len(constraints.conflicts) == before:
                 return
-        earlier = [r for r in self._used if r.seq != row.seq]
-        self._conflict = (row, believed, _explain(earlier, row.i, row.j, believed))
+        # the earlier answers that imply the belief; with the contradicting one they form the cycle shown
+        earlier = {(pair_key(r.i, r.j), r.answer): r for r in reversed(self._used) if r.seq != row.seq}
+        chain = [earlier[pair_key(c.i, c.j), c.must_link] for c in constraints.explain(row.i, row.j)]
+        self._conflict = (row, believed, chain)
 
     def _changed(self):
         self._changes += 1
@@ -323,11 +280,7 @@ class HumanSession:
         """The current clustering of every row, numbered 0.. in order of first appearance."""
         with self._lock:
             if self._labels is None:
-                raw = np.asarray(self._session.labels_)
-                _, first, inverse = np.unique(raw, return_index=True, return_inverse=True)
-                rank = np.empty(first.size, dtype=np.intp)
-                rank[np.argsort(first, kind="stable")] = np.arange(first.size)
-                self._labels = rank[inverse.ravel()]
+                self._labels = relabel(self._session.labels_)
             return self._labels
 
     def _conflict_state(self):

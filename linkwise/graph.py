@@ -1,0 +1,246 @@
+"""Pairs of row indices and the graphs they make: the helpers shared across linkwise.
+
+Must-links, cannot-links and answered questions are all pairs ``(i, j)`` of
+row indices. This module checks them, keys them, and runs the graph
+algorithms on them: connected components and breadth-first search through
+:mod:`scipy.sparse.csgraph`, and relabelling by first appearance (which
+makes equal partitions equal arrays).
+"""
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import breadth_first_order, connected_components
+
+from linkwise._validation import InvalidParameterError, owner_name
+
+__all__ = [
+    "pair_key",
+    "check_pair",
+    "check_pairs",
+    "check_constraints",
+    "components",
+    "breadth_first",
+    "shortest_path",
+    "relabel",
+]
+
+
+def pair_key(i, j):
+    """The unordered pair ``{i, j}`` as the tuple ``(min, max)`` of Python ints.
+
+    Examples
+    --------
+    >>> pair_key(5, 2)
+    (2, 5)
+    """
+    i, j = int(i), int(j)
+    return (i, j) if i < j else (j, i)
+
+
+def check_pair(i, j, n, owner):
+    """Check one pair of distinct row indices in ``[0, n)``; return it as two ints.
+
+    ``owner`` names the caller in messages (``"LabelOracle.query"``).
+
+    Examples
+    --------
+    >>> check_pair(0, 2, 3, "LabelOracle.query")
+    (0, 2)
+    """
+    for name, v in (("i", i), ("j", j)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+            raise InvalidParameterError(f"The '{name}' argument of {owner} must be an int row index, got {v!r}.")
+        if not 0 <= v < n:
+            raise InvalidParameterError(
+                f"The '{name}' argument of {owner} is {v}, out of range for {n} points; it must be in [0, {n - 1}]."
+            )
+    if i == j:
+        raise InvalidParameterError(
+            f"{owner} got the pair ({i}, {j}): a point cannot be constrained with itself; give two different points."
+        )
+    return int(i), int(j)
+
+
+def check_pairs(pairs, n_samples, name, owner):
+    """Validate constraint pairs and return them as an ``(n_pairs, 2)`` int array.
+
+    ``None`` or an empty sequence gives an empty array. Each pair must hold
+    two distinct row indices in ``[0, n_samples)``.
+
+    Examples
+    --------
+    >>> check_pairs([(0, 1), (2, 3)], 5, "ml", "PCKMeans.fit").tolist()
+    [[0, 1], [2, 3]]
+    """
+    if pairs is None:
+        return np.empty((0, 2), dtype=np.intp)
+    where = f"The '{name}' argument of {owner_name(owner)}"
+    try:
+        arr = np.asarray(pairs)
+    except ValueError:  # ragged nested sequences
+        raise InvalidParameterError(
+            f"{where} must be a sequence of (i, j) index pairs of shape (n_pairs, 2); it is ragged."
+        ) from None
+    if arr.size == 0:
+        return np.empty((0, 2), dtype=np.intp)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise InvalidParameterError(
+            f"{where} must be a sequence of (i, j) index pairs of shape (n_pairs, 2), got shape {arr.shape}."
+        )
+    if arr.dtype.kind not in "iu":
+        integral = arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))
+        if not integral:
+            raise InvalidParameterError(f"{where} must hold integer row indices, got dtype {arr.dtype}.")
+    arr = arr.astype(np.intp)
+    bad = np.flatnonzero((arr < 0).any(axis=1) | (arr >= n_samples).any(axis=1))
+    if bad.size:
+        raise InvalidParameterError(
+            f"{where} has pair {bad[0]} = {tuple(arr[bad[0]].tolist())} with an index out of range for X with "
+            f"{n_samples} rows; indices must be in [0, {n_samples - 1}]."
+        )
+    same = np.flatnonzero(arr[:, 0] == arr[:, 1])
+    if same.size:
+        raise InvalidParameterError(
+            f"{where} has pair {same[0]} = {tuple(arr[same[0]].tolist())}: a point cannot be constrained with itself."
+        )
+    return arr
+
+
+def check_constraints(ml, cl, n_samples, owner):
+    """:func:`check_pairs` on the must-links ``ml`` and the cannot-links ``cl``; returns both arrays.
+
+    Examples
+    --------
+    >>> ml, cl = check_constraints([(0, 1)], None, 3, "PCKMeans.fit")
+    >>> ml.shape, cl.shape
+    ((1, 2), (0, 2))
+    """
+    return check_pairs(ml, n_samples, "ml", owner), check_pairs(cl, n_samples, "cl", owner)
+
+
+def _as_pairs(pairs):
+    return np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+
+
+def components(pairs, n):
+    """Connected components of the graph on nodes ``0 .. n - 1`` with the edges ``pairs``.
+
+    Returns
+    -------
+    n_components : int
+    labels : ndarray of int, shape (n,)
+        Component of every node, numbered in order of smallest node.
+
+    Examples
+    --------
+    >>> n_components, labels = components([(3, 1), (0, 2)], 5)
+    >>> n_components, labels.tolist()
+    (3, [0, 1, 0, 1, 2])
+    """
+    pairs = _as_pairs(pairs)
+    adjacency = sp.coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
+    return connected_components(adjacency, directed=False)
+
+
+def breadth_first(pairs, n, source=None):
+    """Breadth-first search of the graph on nodes ``0 .. n - 1`` with the (undirected) edges ``pairs``.
+
+    Each node's neighbours are visited in the order of the pairs, so ties
+    between equally short paths go to the earlier pairs.
+
+    Parameters
+    ----------
+    pairs : array-like of shape (m, 2)
+    n : int
+    source : int, optional
+        Where to start; None searches every component from its smallest node
+        (a breadth-first spanning forest).
+
+    Returns
+    -------
+    order : ndarray of int
+        The nodes reached, in the order visited.
+    via : ndarray of int, shape (n,)
+        Index of the pair through which each node was reached; -1 for a
+        start node and for nodes not reached.
+
+    Examples
+    --------
+    >>> order, via = breadth_first([(0, 1), (1, 2), (0, 2)], 4, source=0)
+    >>> order.tolist(), via.tolist()
+    ([0, 1, 2], [-1, 0, 2, -1])
+    """
+    pairs = _as_pairs(pairs)
+    m = len(pairs)
+    src, dst = np.r_[pairs[:, 0], pairs[:, 1]], np.r_[pairs[:, 1], pairs[:, 0]]
+    edge = np.r_[np.arange(m), np.arange(m)]
+    start, size = source, n
+    if source is None:  # one extra node, joined to the smallest node of every component, roots the forest
+        roots = np.unique(components(pairs, n)[1], return_index=True)[1]
+        src, dst = np.r_[src, np.full(roots.size, n)], np.r_[dst, roots]
+        edge, start, size = np.r_[edge, m + np.arange(roots.size)], n, n + 1
+    order = np.lexsort((edge, src))  # by node, then pair: csgraph visits neighbours in stored order
+    src, dst, edge = src[order], dst[order], edge[order]
+    indptr = np.searchsorted(src, np.arange(size + 1))
+    graph = sp.csr_matrix((np.ones(dst.size), dst, indptr), shape=(size, size))
+    visited, predecessor = breadth_first_order(graph, start, directed=True, return_predecessors=True)
+    via = np.full(size, np.iinfo(np.intp).max)
+    tree = predecessor[dst] == src  # stored edges from a node's predecessor to it: the first one reached it
+    np.minimum.at(via, dst[tree], edge[tree])
+    via[via >= m] = -1  # start nodes, unreached nodes, the extra node's edges
+    return (visited[1:], via[:n]) if source is None else (visited, via)
+
+
+def shortest_path(pairs, n, source, target):
+    """Indices of the pairs on a shortest path from ``source`` to ``target``, in path order.
+
+    Breadth-first (see :func:`breadth_first` for ties). Returns None when
+    ``target`` cannot be reached, ``[]`` when it is ``source``.
+
+    Examples
+    --------
+    >>> shortest_path([(0, 1), (2, 1), (2, 3), (0, 3)], 5, 1, 3)
+    [0, 3]
+    >>> shortest_path([(0, 1)], 5, 0, 4) is None
+    True
+    """
+    pairs = _as_pairs(pairs)
+    _, via = breadth_first(pairs, n, source)
+    if via[target] < 0:
+        return [] if target == source else None
+    path, node = [], target
+    while node != source:
+        e = int(via[node])
+        path.append(e)
+        node = int(pairs[e, 0] if pairs[e, 1] == node else pairs[e, 1])
+    return path[::-1]
+
+
+def relabel(labels, *, return_order=False):
+    """Labels renumbered ``0 .. k - 1`` in order of first appearance: equal partitions give equal arrays.
+
+    Parameters
+    ----------
+    labels : array-like of shape (n,)
+    return_order : bool, default=False
+        Also return the original labels in their new order.
+
+    Returns
+    -------
+    relabelled : ndarray of int, shape (n,)
+    order : ndarray, shape (k,)
+        Only with ``return_order``: ``order[c]`` is the label renumbered ``c``.
+
+    Examples
+    --------
+    >>> relabel([5, 5, 2, 9, 2]).tolist()
+    [0, 0, 1, 2, 1]
+    >>> relabel([5, 5, 2, 9, 2], return_order=True)[1].tolist()
+    [5, 2, 9]
+    """
+    values, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    rank = np.empty(first.size, dtype=np.intp)
+    rank[order] = np.arange(first.size)
+    relabelled = rank[inverse.ravel()]
+    return (relabelled, values[order]) if return_order else relabelled
