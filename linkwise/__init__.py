@@ -58,6 +58,7 @@ _SUBMODULES = {
     "datasets",
     "ensemble",
     "exceptions",
+    "graph",
     "loop",
     "metrics",
     "oracle",

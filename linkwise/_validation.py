@@ -15,7 +15,6 @@ from linkwise.exceptions import InvalidParameterError
 __all__ = [
     "check_scalar",
     "check_option",
-    "check_pairs",
     "check_index_set",
     "check_y_ignored",
     "check_data",
@@ -129,59 +128,6 @@ def check_option(value, name, owner, options, *, role="parameter"):
         listed = ", ".join(repr(o) for o in options)
         _fail(name, owner, f"one of {listed}", value, role)
     return value
-
-
-def check_pairs(pairs, n_samples, name, owner):
-    """Validate constraint pairs and return them as an ``(n_pairs, 2)`` int array.
-
-    ``None`` or an empty sequence gives an empty array. Each pair must hold
-    two distinct row indices in ``[0, n_samples)``.
-
-    Examples
-    --------
-    >>> check_pairs([(0, 1), (2, 3)], 5, "ml", "PCKMeans.fit").tolist()
-    [[0, 1], [2, 3]]
-    """
-    if pairs is None:
-        return np.empty((0, 2), dtype=np.intp)
-    try:
-        arr = np.asarray(pairs)
-    except ValueError:  # ragged nested sequences
-        raise InvalidParameterError(
-            f"The '{name}' argument of {owner_name(owner)} must be a sequence of "
-            f"(i, j) index pairs of shape (n_pairs, 2); it is ragged."
-        ) from None
-    if arr.size == 0:
-        return np.empty((0, 2), dtype=np.intp)
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise InvalidParameterError(
-            f"The '{name}' argument of {owner_name(owner)} must be a sequence of "
-            f"(i, j) index pairs of shape (n_pairs, 2), got shape {arr.shape}."
-        )
-    if arr.dtype.kind not in "iu":
-        integral = arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))
-        if not integral:
-            raise InvalidParameterError(
-                f"The '{name}' argument of {owner_name(owner)} must hold integer row "
-                f"indices, got dtype {arr.dtype}."
-            )
-    arr = arr.astype(np.intp)
-    bad = np.flatnonzero((arr < 0).any(axis=1) | (arr >= n_samples).any(axis=1))
-    if bad.size:
-        k = bad[0]
-        raise InvalidParameterError(
-            f"The '{name}' argument of {owner_name(owner)} has pair {k} = "
-            f"{tuple(arr[k].tolist())} with an index out of range for X with "
-            f"{n_samples} rows; indices must be in [0, {n_samples - 1}]."
-        )
-    same = np.flatnonzero(arr[:, 0] == arr[:, 1])
-    if same.size:
-        k = same[0]
-        raise InvalidParameterError(
-            f"The '{name}' argument of {owner_name(owner)} has pair {k} = "
-            f"{tuple(arr[k].tolist())}: a point cannot be constrained with itself."
-        )
-    return arr
 
 
 def check_index_set(indices, n_samples, name, owner, *, allow_empty=False):

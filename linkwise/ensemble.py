@@ -13,12 +13,11 @@ returns for direct use on moderate ``n``.
 """
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 from sklearn.cluster import KMeans
 from sklearn.utils import check_array, check_random_state
 
 from linkwise._validation import InvalidParameterError, check_scalar
+from linkwise.graph import components
 
 __all__ = ["coassociation", "impute_constraints"]
 
@@ -215,10 +214,8 @@ def _imputed_neighbourhoods(flat, n_codes, kappa_ml):
         counts = onehot[start:stop] @ onehot[start:].T  # each pair (i, j >= i) once
         r, c = np.nonzero(counts.astype(np.float64) / n_columns >= kappa_ml)
         # this block's edges plus a star joining every node to its representative
-        heads = np.concatenate([r + start, nodes])
-        tails = np.concatenate([c + start, root])
-        graph = coo_matrix((np.ones(heads.size, dtype=np.int8), (heads, tails)), shape=(u, u))
-        n_comp, labels = connected_components(graph, directed=False)
+        edges = np.column_stack([np.r_[r + start, nodes], np.r_[c + start, root]])
+        n_comp, labels = components(edges, u)
         first = np.empty(n_comp, dtype=np.intp)
         first[labels[::-1]] = nodes[::-1]  # smallest node of each component
         root = first[labels]

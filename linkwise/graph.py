@@ -11,7 +11,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, connected_components
 
-from linkwise._validation import InvalidParameterError, owner_name
+from linkwise._validation import owner_name
+from linkwise.exceptions import InvalidParameterError
 
 __all__ = [
     "pair_key",
@@ -138,7 +139,8 @@ def components(pairs, n):
     (3, [0, 1, 0, 1, 2])
     """
     pairs = _as_pairs(pairs)
-    adjacency = sp.coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
+    # bool weights: a repeated pair stays one edge, in a byte per pair
+    adjacency = sp.coo_matrix((np.ones(len(pairs), dtype=bool), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
     return connected_components(adjacency, directed=False)
 
 

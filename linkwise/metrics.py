@@ -4,7 +4,8 @@ import numpy as np
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 from sklearn.metrics.cluster import pair_confusion_matrix
 
-from linkwise._validation import InvalidParameterError, check_pairs
+from linkwise._validation import InvalidParameterError
+from linkwise.graph import check_constraints
 
 __all__ = [
     "ari",
@@ -99,8 +100,7 @@ def constraint_satisfaction(labels, ml=None, cl=None):
     labels = np.asarray(labels)
     if labels.ndim != 1:
         raise InvalidParameterError(f"'labels' must be a 1-D array, got shape {labels.shape}.")
-    ml = check_pairs(ml, labels.size, "ml", "constraint_satisfaction")
-    cl = check_pairs(cl, labels.size, "cl", "constraint_satisfaction")
+    ml, cl = check_constraints(ml, cl, labels.size, "constraint_satisfaction")
     total = len(ml) + len(cl)
     if total == 0:
         return 1.0

@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from linkwise._validation import InvalidParameterError, check_scalar
+from linkwise.graph import check_pair, pair_key
 
 __all__ = ["Oracle", "LabelOracle", "CallbackOracle"]
 
@@ -15,16 +16,6 @@ class Oracle(Protocol):
     """Anything with ``query(i, j)`` returning True (same cluster), False (different) or None (don't know)."""
 
     def query(self, i: int, j: int) -> bool | None: ...
-
-
-def _check_pair(i, j, n, owner):
-    for name, v in (("i", i), ("j", j)):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or not 0 <= v < n:
-            raise InvalidParameterError(
-                f"The '{name}' argument of {owner}.query must be a row index in [0, {n - 1}], got {v!r}."
-            )
-    if i == j:
-        raise InvalidParameterError(f"{owner}.query got the pair ({i}, {j}): ask about two different points.")
 
 
 class LabelOracle:
@@ -72,12 +63,11 @@ class LabelOracle:
         """Whether the answer about ``(i, j)`` is flipped by noise (without counting a query)."""
         if self.noise == 0.0:
             return False
-        a, b = (int(i), int(j)) if i < j else (int(j), int(i))
-        return bool(np.random.default_rng([self._seed, a, b]).random() < self.noise)
+        return bool(np.random.default_rng([self._seed, *pair_key(i, j)]).random() < self.noise)
 
     def query(self, i, j):
         """Answer whether rows ``i`` and ``j`` belong together."""
-        _check_pair(i, j, self.y.size, "LabelOracle")
+        check_pair(i, j, self.y.size, "LabelOracle.query")
         self.n_queries += 1
         truth = bool(self.y[i] == self.y[j])
         if self.is_flipped(i, j):

@@ -12,8 +12,9 @@ import linkwise as lw
 import linkwise.active._npu as npu_module
 from linkwise.active import NPU, Committee, ExploreConsolidate, MinMax, Random
 from linkwise.active._committee import _Clusters
-from linkwise.active._npu import _canonical, _forest_leaves, _membership_proba, _normalised_uncertainty
+from linkwise.active._npu import _forest_leaves, _membership_proba, _normalised_uncertainty
 from linkwise.ensemble import _ensemble_labels, _flat_codes, coassociation, impute_constraints
+from linkwise.graph import relabel
 
 STRATEGIES = {
     "random": lambda: Random(),
@@ -196,12 +197,6 @@ def test_npu_forest_is_scikit_learns_random_forest(blobs):
     np.testing.assert_array_equal(leaves, RandomForestClassifier(n_estimators=7, random_state=42).fit(X, y).apply(X))
 
 
-def test_npu_canonical_labels_identify_partitions():
-    np.testing.assert_array_equal(_canonical(np.array([5, 5, 2, 9, 2])), [0, 0, 1, 2, 1])
-    assert np.array_equal(_canonical(np.array([1, 1, 0, 2])), _canonical(np.array([2, 2, 1, 0])))
-    assert not np.array_equal(_canonical(np.array([1, 1, 0, 2])), _canonical(np.array([1, 0, 0, 2])))
-
-
 def test_npu_regrows_the_whole_forest_only_when_the_clustering_changes(blobs, monkeypatch):
     X, y = blobs
     fitted, grown = [], []  # every clustering; (clusterings so far, trees grown) at each growth
@@ -214,7 +209,7 @@ def test_npu_regrows_the_whole_forest_only_when_the_clustering_changes(blobs, mo
     class RecordingPCKMeans(lw.PCKMeans):
         def fit(self, X, y=None, *, ml=None, cl=None):
             super().fit(X, ml=ml, cl=cl)
-            fitted.append(_canonical(self.labels_))
+            fitted.append(relabel(self.labels_))
             return self
 
     monkeypatch.setattr(npu_module, "_forest_leaves", spy)

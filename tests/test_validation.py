@@ -3,7 +3,7 @@ import re
 import numpy as np
 import pytest
 
-from linkwise._validation import check_index_set, check_option, check_pairs, check_scalar, magnitude_scale
+from linkwise._validation import check_index_set, check_option, check_scalar, magnitude_scale
 
 
 @pytest.mark.parametrize(
@@ -34,17 +34,6 @@ def test_option():
         check_option("c", "x", "O", ("a", "b"))
     with pytest.raises(TypeError):
         check_option(["a"], "x", "O", ("a", "b"))
-
-
-def test_pairs():
-    assert check_pairs(None, 3, "ml", "O").shape == (0, 2)
-    assert check_pairs(np.array([[0.0, 2.0]]), 3, "ml", "O").dtype == np.intp
-    with pytest.raises(ValueError, match="ragged"):
-        check_pairs([(0, 1), (2,)], 3, "ml", "O")
-    with pytest.raises(ValueError, match="integer"):
-        check_pairs([(0, 1.5)], 3, "ml", "O")
-    with pytest.raises(ValueError, match=r"pair 1 = \(2, 3\).*\[0, 2\]"):
-        check_pairs([(0, 1), (2, 3)], 3, "ml", "O")
 
 
 def test_index_set():

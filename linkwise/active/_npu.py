@@ -7,6 +7,7 @@ from sklearn.tree import DecisionTreeClassifier
 from linkwise._validation import check_scalar
 from linkwise.active._base import NEW, QueryStrategy, argbest, ask_membership
 from linkwise.ensemble import _agreement, _flat_codes
+from linkwise.graph import relabel
 
 __all__ = ["NPU"]
 
@@ -97,7 +98,7 @@ class NPU(QueryStrategy):
         partition = None  # the clustering the current forest was grown on
         renew = max(1, round(self.renew * self.n_trees))
         while open_.any():
-            labels = _canonical(fit_labels())
+            labels = relabel(fit_labels())  # equal partitions, equal arrays
             seed = rng.randint(np.iinfo(np.int32).max)
             if not np.array_equal(labels, partition):
                 partition, oldest = labels, 0
@@ -145,14 +146,6 @@ def _forest_leaves(X32, labels, n_trees, seed):
             tree.fit(X32, labels, sample_weight=np.bincount(rows, minlength=n).astype(np.float64), check_input=False)
             leaves[:, t] = tree.tree_.apply(X32)
     return leaves
-
-
-def _canonical(labels):
-    """Labels renumbered in order of first appearance: equal arrays mean equal partitions."""
-    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
-    rank = np.empty(first.size, dtype=np.intp)
-    rank[np.argsort(first)] = np.arange(first.size)
-    return rank[inverse.ravel()]
 
 
 def _membership_proba(sums, sizes):

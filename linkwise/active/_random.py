@@ -1,6 +1,7 @@
 """Random: pairs drawn uniformly among the queryable points (the baseline)."""
 
 from linkwise.active._base import QueryStrategy
+from linkwise.graph import pair_key
 
 __all__ = ["Random"]
 
@@ -35,7 +36,7 @@ class Random(QueryStrategy):
         drawn = set()
         while len(drawn) < n_pairs:
             for a, b in ctx.rng.randint(q.size, size=(_DRAWS, 2)).tolist():
-                key = (a, b) if a < b else (b, a)
+                key = pair_key(a, b)
                 if a == b or key in drawn:
                     continue
                 drawn.add(key)

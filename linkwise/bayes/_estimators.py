@@ -12,7 +12,6 @@ from sklearn.utils.validation import check_is_fitted
 from linkwise._validation import (
     check_data,
     check_option,
-    check_pairs,
     check_scalar,
     check_y_ignored,
     owner_name,
@@ -20,6 +19,7 @@ from linkwise._validation import (
 from linkwise.bayes._sampler import ParticleFilter
 from linkwise.bayes._selection import candidate_pool, first_acyclic, pair_scores
 from linkwise.exceptions import InvalidParameterError
+from linkwise.graph import check_constraints, relabel
 from linkwise.loop import ActiveEstimator
 
 __all__ = ["BayesianActiveClustering", "BayesianClustering"]
@@ -378,8 +378,7 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
         check_y_ignored(y, self)
         X = check_data(X, self, validate=True, ensure_min_samples=2)
         self._check_n_samples(X.shape[0])
-        ml = check_pairs(ml, X.shape[0], "ml", "BayesianClustering.fit")
-        cl = check_pairs(cl, X.shape[0], "cl", "BayesianClustering.fit")
+        ml, cl = check_constraints(ml, cl, X.shape[0], "BayesianClustering.fit")
         rng = check_random_state(self.random_state)
         self.scaler_ = self._scaler().fit(X)
         particles = self._particle_filter(self.scaler_.transform(X), rng, min_ess=_PASSIVE_MIN_ESS)
@@ -401,11 +400,8 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
         labels = particles.model.labels(W_map)
         # the model is symmetric in the cluster order: number clusters by first appearance, unused
         # ones last, so labels_ run 0, 1, ... without gaps (predict agrees, through W_map_)
-        _, first = np.unique(labels, return_index=True)
-        used = labels[np.sort(first)]
-        order = np.concatenate([used, np.setdiff1d(np.arange(self.n_clusters), used)])
-        self.W_map_ = W_map[:, order]
-        self.labels_ = np.argsort(order)[labels]
+        self.labels_, used = relabel(labels, return_order=True)
+        self.W_map_ = W_map[:, np.concatenate([used, np.setdiff1d(np.arange(self.n_clusters), used)])]
         return self
 
     def predict(self, X):

@@ -2,7 +2,6 @@
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 from linkwise._validation import check_option
 from linkwise.cluster._base import (
@@ -17,6 +16,7 @@ from linkwise.cluster._base import (
 from linkwise.cluster._colouring import SearchGaveUp, colour
 from linkwise.cluster._graph import PairGraph, start_constrained
 from linkwise.exceptions import InconsistentConstraintError
+from linkwise.graph import components
 
 
 class COPKMeans(KMeansFamily):
@@ -140,9 +140,7 @@ class COPKMeans(KMeansFamily):
         self : COPKMeans
         """
         X, rng, ml, cl = start_constrained(self, X, y, ml, cl)
-        n = X.shape[0]
-        adjacency = sp.coo_matrix((np.ones(len(ml)), (ml[:, 0], ml[:, 1])), shape=(n, n))
-        n_groups, group = connected_components(adjacency, directed=False)
+        n_groups, group = components(ml, X.shape[0])
         inside = np.flatnonzero(group[cl[:, 0]] == group[cl[:, 1]])
         if inside.size:
             i, j = cl[inside[0]].tolist()
@@ -259,7 +257,7 @@ class _Recolouring:
             g = self._graph
             shape = (g.n_nodes, g.n_nodes)
             self._adjacency = sp.csr_matrix((np.ones(g.src.size), (g.src, g.dst)), shape=shape)
-            self._component = connected_components(self._adjacency, directed=False)[1]
+            self._component = components(g.pair_nodes, g.n_nodes)[1]
         for c in np.unique(self._component[bad_nodes]):
             if c not in self._parts:
                 nodes = np.flatnonzero(self._component == c)

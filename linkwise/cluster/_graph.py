@@ -13,24 +13,17 @@ Three things the constrained k-means family shares:
 """
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
-from linkwise._validation import check_pairs, check_y_ignored, owner_name
+from linkwise._validation import check_y_ignored, owner_name
 from linkwise.cluster._base import kmeans_plusplus, one_hot, start
+from linkwise.graph import check_constraints, components
 
 
 def start_constrained(estimator, X, y, ml, cl):
     """The checks every ``fit(X, y=None, *, ml, cl)`` starts with; returns ``(X, rng, ml, cl)``."""
     check_y_ignored(y, estimator)
     X, rng = start(estimator, X)
-    return (X, rng, *check_constraints(ml, cl, X.shape[0], estimator))
-
-
-def check_constraints(ml, cl, n_samples, owner):
-    """Validate ``ml`` / ``cl`` pair lists against ``n_samples`` rows; return two ``(m, 2)`` arrays."""
-    where = f"{owner_name(owner)}.fit"
-    return check_pairs(ml, n_samples, "ml", where), check_pairs(cl, n_samples, "cl", where)
+    return (X, rng, *check_constraints(ml, cl, X.shape[0], f"{owner_name(estimator)}.fit"))
 
 
 class PairGraph:
@@ -73,11 +66,7 @@ class PairGraph:
 
     def ml_components(self):
         """Must-link component of every node: ``(n_components, component_id_per_node)``."""
-        ml = self.pair_nodes[self.is_ml]
-        adjacency = sp.coo_matrix(
-            (np.ones(len(ml)), (ml[:, 0], ml[:, 1])), shape=(self.n_nodes, self.n_nodes)
-        )
-        return connected_components(adjacency, directed=False)
+        return components(self.pair_nodes[self.is_ml], self.n_nodes)
 
     def schedule(self, n_clusters, rng):
         """A random visiting order for ICM passes, as a :class:`Schedule`."""

@@ -4,9 +4,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 
-from linkwise._validation import check_data, check_pairs, check_scalar, check_y_ignored
+from linkwise._validation import check_data, check_scalar, check_y_ignored
 from linkwise.cobs._generate import apply_noise, candidates_for, check_common, make_estimator
 from linkwise.cobs._grid import FAMILIES
+from linkwise.graph import check_constraints
 
 # the weights of the committee that breaks ties: Active COBS's, with its default update factor
 _UPDATE_FACTOR = 2.0
@@ -198,8 +199,7 @@ class COBS(ClusterMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         X = check_data(X, self, validate=True, ensure_min_samples=2)
         n = X.shape[0]
-        ml = check_pairs(ml, n, "ml", f"{owner}.fit")
-        cl = check_pairs(cl, n, "cl", f"{owner}.fit")
+        ml, cl = check_constraints(ml, cl, n, f"{owner}.fit")
         rows = None
         if n > self.max_samples:
             constrained = np.unique(np.concatenate([ml.ravel(), cl.ravel()]))

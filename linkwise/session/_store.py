@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from linkwise._validation import InvalidParameterError
+from linkwise.graph import pair_key
 
 __all__ = ["Answer", "SessionStore", "SessionFileError", "FORMAT"]
 
@@ -181,7 +182,7 @@ class SessionStore:
 
     def add(self, i, j, answer):
         """Store and commit one answer; returns it as an :class:`Answer`."""
-        i, j = (int(i), int(j)) if i < j else (int(j), int(i))
+        i, j = pair_key(i, j)
         at = _now()
         with self._db:
             self._db.execute("BEGIN")
