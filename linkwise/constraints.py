@@ -133,18 +133,12 @@ class ConstraintStore:
         return None
 
     def explain(self, i, j):
-        """The stored answers that imply the relation of ``(i, j)``, as a chain from ``i`` to ``j``.
+        """The stored answers that imply the relation of ``(i, j)``: a chain from ``i`` to ``j``, or None if unknown.
 
-        For a must-link, a shortest path of must-links from ``i`` to ``j``.
-        For a cannot-link, the earliest stored cannot-link between the two
-        must-link components, with a shortest must-link path from ``i`` to one
-        of its ends and from its other end to ``j``. Ties go to the earlier
-        answers; conflicting answers (tolerant mode) take no part.
-
-        Returns
-        -------
-        chain : list of Constraint or None
-            None when the relation is unknown.
+        A must-link is explained by a shortest path of must-links; a
+        cannot-link by the earliest cannot-link between the two must-link
+        components, reached by shortest must-link paths from both ends. Ties
+        go to earlier answers; conflicting answers (tolerant mode) take no part.
 
         Examples
         --------
@@ -309,10 +303,7 @@ class ConstraintStore:
 
     def constrained_points(self):
         """Sorted indices of points that appear in at least one stored constraint."""
-        if not self._explicit:
-            return np.empty(0, dtype=np.intp)
-        pts = np.array([(c.i, c.j) for c in self._explicit], dtype=np.intp).ravel()
-        return np.unique(pts)
+        return np.unique(np.array([(c.i, c.j) for c in self._explicit], dtype=np.intp))
 
     def components(self, all_points=False):
         """The neighbourhoods: must-link components, as sorted index arrays.
@@ -330,13 +321,7 @@ class ConstraintStore:
             Ordered by smallest member.
         """
         labels = self.component_labels()
-        if all_points:
-            keep = np.arange(self.n)
-        else:
-            keep = self.constrained_points()
-        if keep.size == 0:
-            return []
-        wanted = np.unique(labels[keep])
+        wanted = np.unique(labels if all_points else labels[self.constrained_points()])
         order = np.argsort(labels, kind="stable")
         bounds = np.searchsorted(labels[order], np.arange(labels.max() + 2))
         return [order[bounds[c] : bounds[c + 1]] for c in wanted]

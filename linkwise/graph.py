@@ -1,10 +1,7 @@
-"""Pairs of row indices and the graphs they make: the helpers shared across linkwise.
+"""Pairs ``(i, j)`` of row indices and their graphs: keys, checks, components, paths, relabelling.
 
-Must-links, cannot-links and answered questions are all pairs ``(i, j)`` of
-row indices. This module checks them, keys them, and runs the graph
-algorithms on them: connected components and breadth-first search through
-:mod:`scipy.sparse.csgraph`, and relabelling by first appearance (which
-makes equal partitions equal arrays).
+Shared by every module that handles constraints or answers; the graph
+algorithms run on :mod:`scipy.sparse.csgraph`.
 """
 
 import numpy as np
@@ -14,20 +11,12 @@ from scipy.sparse.csgraph import breadth_first_order, connected_components
 from linkwise._validation import owner_name
 from linkwise.exceptions import InvalidParameterError
 
-__all__ = [
-    "pair_key",
-    "check_pair",
-    "check_pairs",
-    "check_constraints",
-    "components",
-    "breadth_first",
-    "shortest_path",
-    "relabel",
-]
+__all__ = ["pair_key", "check_pair", "check_pairs", "check_constraints", "components", "breadth_first",
+           "shortest_path", "relabel"]
 
 
 def pair_key(i, j):
-    """The unordered pair ``{i, j}`` as the tuple ``(min, max)`` of Python ints.
+    """The unordered pair ``{i, j}`` as the tuple ``(min, max)`` of ints.
 
     Examples
     --------
@@ -73,11 +62,9 @@ def check_pairs(pairs, n_samples, name, owner):
     >>> check_pairs([(0, 1), (2, 3)], 5, "ml", "PCKMeans.fit").tolist()
     [[0, 1], [2, 3]]
     """
-    if pairs is None:
-        return np.empty((0, 2), dtype=np.intp)
     where = f"The '{name}' argument of {owner_name(owner)}"
     try:
-        arr = np.asarray(pairs)
+        arr = np.asarray(() if pairs is None else pairs)
     except ValueError:  # ragged nested sequences
         raise InvalidParameterError(
             f"{where} must be a sequence of (i, j) index pairs of shape (n_pairs, 2); it is ragged."
@@ -124,13 +111,10 @@ def _as_pairs(pairs):
 
 
 def components(pairs, n):
-    """Connected components of the graph on nodes ``0 .. n - 1`` with the edges ``pairs``.
+    """Connected components of the edges ``pairs`` between nodes ``0 .. n - 1``.
 
-    Returns
-    -------
-    n_components : int
-    labels : ndarray of int, shape (n,)
-        Component of every node, numbered in order of smallest node.
+    Returns ``(n_components, labels)``, components numbered in order of
+    their smallest node.
 
     Examples
     --------
@@ -145,18 +129,12 @@ def components(pairs, n):
 
 
 def breadth_first(pairs, n, source=None):
-    """Breadth-first search of the graph on nodes ``0 .. n - 1`` with the (undirected) edges ``pairs``.
+    """Breadth-first search from ``source`` over the edges ``pairs`` between nodes ``0 .. n - 1``.
 
     Each node's neighbours are visited in the order of the pairs, so ties
-    between equally short paths go to the earlier pairs.
-
-    Parameters
-    ----------
-    pairs : array-like of shape (m, 2)
-    n : int
-    source : int, optional
-        Where to start; None searches every component from its smallest node
-        (a breadth-first spanning forest).
+    between equally short paths go to the earlier pairs. With ``source``
+    None, every component is searched from its smallest node (a spanning
+    forest).
 
     Returns
     -------
@@ -221,17 +199,8 @@ def shortest_path(pairs, n, source, target):
 def relabel(labels, *, return_order=False):
     """Labels renumbered ``0 .. k - 1`` in order of first appearance: equal partitions give equal arrays.
 
-    Parameters
-    ----------
-    labels : array-like of shape (n,)
-    return_order : bool, default=False
-        Also return the original labels in their new order.
-
-    Returns
-    -------
-    relabelled : ndarray of int, shape (n,)
-    order : ndarray, shape (k,)
-        Only with ``return_order``: ``order[c]`` is the label renumbered ``c``.
+    With ``return_order``, also the original labels in their new order
+    (``order[c]`` is the label renumbered ``c``).
 
     Examples
     --------
@@ -242,7 +211,5 @@ def relabel(labels, *, return_order=False):
     """
     values, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
     order = np.argsort(first)
-    rank = np.empty(first.size, dtype=np.intp)
-    rank[order] = np.arange(first.size)
-    relabelled = rank[inverse.ravel()]
+    relabelled = np.argsort(order)[inverse.ravel()]  # the rank of each label's first appearance
     return (relabelled, values[order]) if return_order else relabelled

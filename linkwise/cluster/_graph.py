@@ -64,10 +64,6 @@ class PairGraph:
         same = labels[self.pairs[:, 0]] == labels[self.pairs[:, 1]]
         return np.where(self.is_ml, ~same, same)
 
-    def ml_components(self):
-        """Must-link component of every node: ``(n_components, component_id_per_node)``."""
-        return components(self.pair_nodes[self.is_ml], self.n_nodes)
-
     def schedule(self, n_clusters, rng):
         """A random visiting order for ICM passes, as a :class:`Schedule`."""
         return Schedule(self, self._batches(rng), n_clusters)
@@ -195,7 +191,7 @@ def neighbourhood_centers(graph, X, x_sq, n_clusters, rng, *, cannot_link_seed):
     -------
     centers : ndarray of shape (n_clusters, n_features)
     """
-    n_comp, comp = graph.ml_components()
+    n_comp, comp = components(graph.pair_nodes[graph.is_ml], graph.n_nodes)  # must-link component of each node
     sizes = np.bincount(comp, minlength=n_comp)
     hood = np.flatnonzero(sizes >= 2)
     means = (one_hot(comp, n_comp) @ X[graph.points]) / np.maximum(sizes, 1)[:, None]
