@@ -134,15 +134,9 @@ def breadth_first(pairs, n, source=None):
     Each node's neighbours are visited in the order of the pairs, so ties
     between equally short paths go to the earlier pairs. With ``source``
     None, every component is searched from its smallest node (a spanning
-    forest).
-
-    Returns
-    -------
-    order : ndarray of int
-        The nodes reached, in the order visited.
-    via : ndarray of int, shape (n,)
-        Index of the pair through which each node was reached; -1 for a
-        start node and for nodes not reached.
+    forest). Returns ``(order, via)``: the nodes reached, in the order
+    visited, and for every node the index of the pair through which it was
+    reached (-1 for a start node and for nodes not reached).
 
     Examples
     --------
