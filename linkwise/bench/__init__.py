@@ -23,7 +23,8 @@ from linkwise.bench._demo import DEMO_METHODS, run_demo
 from linkwise.bench._protocol import METRICS, FoldOracle, ProtocolViolation, fold_split
 from linkwise.bench._registry import MethodSpec, register, registry
 from linkwise.bench._report import Report, report
-from linkwise.bench._runner import load_results, run
+from linkwise.bench._results import load_results
+from linkwise.bench._runner import run
 
 __all__ = [
     "DEMO_METHODS",

@@ -4,7 +4,7 @@ import click
 from click.core import ParameterSource
 
 from linkwise._extras import requires
-from linkwise.bench._runner import read_config
+from linkwise.bench._results import read_config
 
 __all__ = ["bench", "print_summary"]
 
