@@ -20,7 +20,7 @@ Examples
 """
 
 from linkwise.bench._demo import DEMO_METHODS, run_demo
-from linkwise.bench._protocol import METRICS, FoldOracle, ProtocolViolation, fold_split
+from linkwise.bench._protocol import METRICS, FoldOracle, ProtocolViolation, cell_seed, fold_split
 from linkwise.bench._registry import MethodSpec, register, registry
 from linkwise.bench._report import Report, report
 from linkwise.bench._results import load_results
@@ -33,6 +33,7 @@ __all__ = [
     "MethodSpec",
     "ProtocolViolation",
     "Report",
+    "cell_seed",
     "fold_split",
     "load_results",
     "register",

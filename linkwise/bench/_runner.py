@@ -31,6 +31,7 @@ with requires("bench", "linkwise.bench"):
 
 __all__ = ["run", "run_cell"]
 
+
 @dataclass(frozen=True)
 class _Task:
     """What one worker needs for one cell (the data is loaded in the worker)."""
