@@ -45,8 +45,6 @@ from sklearn.feature_extraction.text import TfidfTransformer  # noqa: E402
 from sklearn.preprocessing import MinMaxScaler, StandardScaler  # noqa: E402
 
 import linkwise as lw  # noqa: E402
-from linkwise.active._explore import _kernel_width  # noqa: E402
-from linkwise.ensemble import _ensemble_labels, _flat_codes, _onehot  # noqa: E402
 
 OUT = Path(__file__).parent / "results" / "active_strategies.md"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
@@ -140,10 +138,7 @@ def imputed(name, n_estimators):
     X, y = data
     n, k = len(y), len(np.unique(y))
     start = time.perf_counter()
-    codes = _ensemble_labels(X, k, n_estimators, 0.8, np.random.RandomState(0), owner="bench")
-    flat, n_codes = _flat_codes(codes)
-    onehot = _onehot(flat, n_codes)
-    A = (onehot @ onehot.T).astype(np.float64) / n_estimators  # as coassociation() builds it
+    A = lw.ensemble.coassociation(X, k, n_estimators=n_estimators, random_state=0)
     ml, cl = lw.ensemble.impute_constraints(A, kappa_ml=0.98, kappa_cl=0.0)
     seconds = time.perf_counter() - start
     cl_loose = lw.ensemble.impute_constraints(A, kappa_ml=0.98, kappa_cl=0.05)[1]
@@ -156,6 +151,7 @@ def imputed(name, n_estimators):
         total = n_same if same else n_diff
         return [len(pairs), f"{ok / len(pairs):.2f}" if len(pairs) else "-", f"{ok / total:.2f}"]
 
+    codes = lw.ensemble.ensemble_labels(X, k, n_estimators=n_estimators, random_state=0)  # A's base clusterings
     base_nmi = np.mean([lw.metrics.nmi(y, codes[:, t]) for t in range(n_estimators)])
     return [name, n, f"{base_nmi:.2f}", *quality(ml, True), *quality(cl, False), *quality(cl_loose, False), f"{seconds:.1f}"]
 
@@ -265,7 +261,7 @@ def anchor_variants(quick):
     for factor in (0.25, 4.0):  # the kernel is monotone in distance: the width can only break ties
         variants["PCKMeans + MinMax", f"closure, MinMax sigma x{factor:g}"] = (
             pck(1.0),
-            lambda X, f=factor: lw.active.MinMax(sigma=f * _kernel_width(X, np.random.RandomState(0))),
+            lambda X, f=factor: lw.active.MinMax(sigma=f * lw.active.kernel_width(X, 0)),
             "auto",
             StandardScaler,
         )

@@ -22,7 +22,7 @@ _COMMANDS = {
     "bench": "linkwise.bench.command:bench",
     "cluster": "linkwise.session.command:cluster",
     "datasets": "linkwise.cli:datasets",
-    "demo": "linkwise.demo:demo",
+    "demo": "linkwise.bench.command:demo",
     "export": "linkwise.session.command:export",
 }
 

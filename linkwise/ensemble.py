@@ -19,7 +19,7 @@ from sklearn.utils import check_array, check_random_state
 from linkwise._validation import InvalidParameterError, check_scalar
 from linkwise.graph import components
 
-__all__ = ["coassociation", "impute_constraints"]
+__all__ = ["coassociation", "impute_constraints", "ensemble_labels", "flat_codes", "agreement", "imputed_neighbourhoods"]
 
 # rows of unique ensemble signatures compared per block when finding imputed neighbourhoods
 _BLOCK = 512
@@ -75,11 +75,8 @@ def coassociation(X, n_clusters, *, n_estimators=100, sample_fraction=0.8, rando
     >>> round(float(A[same].mean()), 2), round(float(A[~same].mean()), 2)  # some runs split a blob
     (0.98, 0.03)
     """
-    X = check_array(X, dtype=np.float64, ensure_min_samples=2, input_name="X")
-    codes = _ensemble_labels(
-        X, n_clusters, n_estimators, sample_fraction, check_random_state(random_state), owner="coassociation"
-    )
-    flat, n_codes = _flat_codes(codes)
+    codes = ensemble_labels(X, n_clusters, n_estimators, sample_fraction, random_state, owner="coassociation")
+    flat, n_codes = flat_codes(codes)
     onehot = _onehot(flat, n_codes)
     return (onehot @ onehot.T).astype(np.float64) / codes.shape[1]
 
@@ -143,9 +140,22 @@ def impute_constraints(A, kappa_ml=0.98, kappa_cl=0.0):
     return ml.astype(np.intp), cl.astype(np.intp)
 
 
-# -- ensemble codes, shared with the query strategies -------------------------
-def _ensemble_labels(X, n_clusters, n_estimators, sample_fraction, rng, owner):
-    """``(n_samples, n_estimators)`` int32 labels of k-means runs on subsamples."""
+# -- ensemble codes, shared with the query strategies (Committee, NPU) -------------
+def ensemble_labels(X, n_clusters, n_estimators=100, sample_fraction=0.8, random_state=None, owner="ensemble_labels"):
+    """The base clusterings behind :func:`coassociation`: one column of k-means labels per run.
+
+    Parameters are those of :func:`coassociation`; ``owner`` names the caller
+    in error messages. Returns an int32 array of shape ``(n_samples, n_estimators)``.
+
+    Examples
+    --------
+    >>> from linkwise.ensemble import ensemble_labels
+    >>> codes = ensemble_labels([[0.0], [0.1], [5.0], [5.1]], 2, n_estimators=3, random_state=0)
+    >>> codes.shape, bool((codes[0] == codes[1]).all())
+    ((4, 3), True)
+    """
+    X = check_array(X, dtype=np.float64, ensure_min_samples=2, input_name="X")
+    rng = check_random_state(random_state)
     n = X.shape[0]
     n_clusters = check_scalar(n_clusters, "n_clusters", owner, kind="int", low=1, high=n)
     n_estimators = check_scalar(n_estimators, "n_estimators", owner, kind="int", low=1)
@@ -161,11 +171,18 @@ def _ensemble_labels(X, n_clusters, n_estimators, sample_fraction, rng, owner):
     return codes
 
 
-def _flat_codes(codes):
+def flat_codes(codes):
     """Shift each column's codes into its own id range; return them and the number of ids.
 
     Column-major, so that summing over the columns of every row runs over
     contiguous memory.
+
+    Examples
+    --------
+    >>> from linkwise.ensemble import flat_codes
+    >>> flat, n_codes = flat_codes([[0, 1], [1, 0], [1, 1]])
+    >>> flat.tolist(), n_codes
+    ([[0, 3], [1, 2], [1, 3]], 4)
     """
     codes = np.asarray(codes)
     width = codes.max(axis=0).astype(np.int64) + 1
@@ -173,12 +190,19 @@ def _flat_codes(codes):
     return np.asfortranarray(codes + offsets, dtype=np.intp), int(width.sum())
 
 
-def _agreement(flat, n_codes, members, rows=None):
+def agreement(flat, n_codes, members, rows=None):
     """For each row, how many (row, member) code agreements there are, summed over members.
 
     Divided by ``n_columns * len(members)`` this is the mean co-association of
     each row with the group ``members`` (trees of a forest work the same way,
     with leaf ids as codes). Cost is linear in ``len(rows) * n_columns``.
+
+    Examples
+    --------
+    >>> from linkwise.ensemble import agreement, flat_codes
+    >>> flat, n_codes = flat_codes([[0, 1], [1, 0], [1, 1]])
+    >>> agreement(flat, n_codes, [0]).tolist()  # row 0 agrees with itself twice, with row 2 once
+    [2, 0, 1]
     """
     members = np.asarray(members)
     target = flat if rows is None else flat[rows]
@@ -194,13 +218,20 @@ def _onehot(flat, n_codes):
     return onehot
 
 
-def _imputed_neighbourhoods(flat, n_codes, kappa_ml):
+def imputed_neighbourhoods(flat, n_codes, kappa_ml):
     """Component label of every row under the transitive closure of imputed must-links.
 
     Equal to the connected components of ``impute_constraints(A, kappa_ml)``'s
     must-links, without the ``(n, n)`` matrix: rows with identical codes are
     merged first (they co-associate fully), then unique code rows are compared
     block by block and joined through a running component labelling.
+
+    Examples
+    --------
+    >>> from linkwise.ensemble import flat_codes, imputed_neighbourhoods
+    >>> flat, n_codes = flat_codes([[0, 1], [1, 0], [1, 1]])
+    >>> imputed_neighbourhoods(flat, n_codes, 0.5).tolist()  # 0 and 1 each agree with 2 on half the runs
+    [0, 0, 0]
     """
     n_columns = flat.shape[1]
     unique, inverse = np.unique(flat, axis=0, return_inverse=True)

@@ -13,7 +13,7 @@ import linkwise.active._npu as npu_module
 from linkwise.active import NPU, Committee, ExploreConsolidate, MinMax, Random
 from linkwise.active._committee import _Clusters
 from linkwise.active._npu import _forest_leaves, _membership_proba, _normalised_uncertainty
-from linkwise.ensemble import _ensemble_labels, _flat_codes, coassociation, impute_constraints
+from linkwise.ensemble import coassociation, ensemble_labels, flat_codes, impute_constraints
 from linkwise.graph import relabel
 
 STRATEGIES = {
@@ -255,9 +255,9 @@ def test_committee_first_representative_is_median_of_largest_imputed_neighbourho
 
 def test_committee_certainty_is_the_size_weighted_margin():
     X, _ = make_blobs(n_samples=50, centers=3, cluster_std=2.5, random_state=3)
-    codes = _ensemble_labels(X, 3, 12, 0.8, np.random.RandomState(0), owner="test")
+    codes = ensemble_labels(X, 3, n_estimators=12, random_state=0)
     A = np.mean([codes[:, [t]] == codes[:, t] for t in range(12)], axis=0)
-    clusters = _Clusters(*_flat_codes(codes))
+    clusters = _Clusters(*flat_codes(codes))
     groups = [np.array([0, 4, 9, 11]), np.array([1, 2]), np.array([5, 6, 7, 8, 20, 30])]
     for g in groups:
         clusters.new(g[0], g[:-1])

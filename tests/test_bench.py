@@ -22,7 +22,8 @@ from sklearn.metrics import pairwise_distances
 import linkwise as lw
 from linkwise.bench import FoldOracle, MethodSpec, ProtocolViolation, fold_split, load_results, run
 from linkwise.bench._protocol import cell_seed
-from linkwise.bench._runner import RESULTS, _Task, run_cell
+from linkwise.bench._results import RESULTS
+from linkwise.bench._runner import _Task, run_cell
 from linkwise.loop import ActiveEstimator
 from tests.reference import ClosestPairsFirst
 

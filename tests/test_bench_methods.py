@@ -54,3 +54,15 @@ def test_nested_methods_ask_the_same_questions_whatever_the_budget(name, tiny):
     assert one_run["error"] is None and with_budget["error"] is None
     a, b = one_run["rows"][0], with_budget["rows"][0]
     assert (a["budget"], a["n_queries"], a["ari"], a["nmi"]) == (b["budget"], b["n_queries"], b["ari"], b["nmi"])
+
+
+def test_active_methods_come_from_the_one_method_table():
+    """The benchmark's COBRA-family, COBS, Bayesian and Auto entries build the classes ``--method`` names."""
+    from linkwise.loop import ActiveEstimator
+    from linkwise.methods import METHODS, load
+
+    named = {load(name) for name in METHODS}
+    for name, spec in registry().items():
+        est = spec.make(3, 5, 0)
+        if isinstance(est, ActiveEstimator) and not isinstance(est, lw.ActiveClustering):
+            assert type(est) in named, name

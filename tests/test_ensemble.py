@@ -6,7 +6,14 @@ from sklearn.datasets import make_blobs
 
 import linkwise as lw
 from linkwise import ensemble
-from linkwise.ensemble import _agreement, _ensemble_labels, _flat_codes, _imputed_neighbourhoods, coassociation, impute_constraints
+from linkwise.ensemble import (
+    agreement,
+    coassociation,
+    ensemble_labels,
+    flat_codes,
+    impute_constraints,
+    imputed_neighbourhoods,
+)
 
 
 @pytest.fixture(scope="module")
@@ -19,7 +26,7 @@ def overlapping():
 def runs(overlapping):
     """20 runs on the overlapping blobs: their codes and the co-association matrix (same seed)."""
     X, _ = overlapping
-    codes = _ensemble_labels(X, 4, 20, 0.8, np.random.RandomState(0), owner="test")
+    codes = ensemble_labels(X, 4, n_estimators=20, random_state=0)
     return codes, coassociation(X, 4, n_estimators=20, random_state=0)
 
 
@@ -119,19 +126,19 @@ def test_imputed_neighbourhoods_are_the_closure_of_imputed_must_links(runs, kapp
     codes, A = runs
     n = len(A)
     monkeypatch.setattr(ensemble, "_BLOCK", 7)  # many blocks: the running union must join across them
-    flat, n_codes = _flat_codes(codes)
+    flat, n_codes = flat_codes(codes)
     ml, _ = impute_constraints(A, kappa_ml=kappa)
     graph = coo_matrix((np.ones(len(ml)), (ml[:, 0], ml[:, 1])), shape=(n, n))
     expected = connected_components(graph, directed=False)[1]
-    got = _imputed_neighbourhoods(flat, n_codes, kappa)
+    got = imputed_neighbourhoods(flat, n_codes, kappa)
     assert lw.metrics.ari(expected, got) == 1.0
     assert len(np.unique(got)) == len(np.unique(expected))
 
 
 def test_agreement_is_mean_coassociation_with_a_group(runs):
     codes, A = runs
-    flat, n_codes = _flat_codes(codes)
+    flat, n_codes = flat_codes(codes)
     group = np.array([3, 17, 40, 41, 200])
-    np.testing.assert_allclose(_agreement(flat, n_codes, group) / (20 * group.size), A[:, group].mean(axis=1))
+    np.testing.assert_allclose(agreement(flat, n_codes, group) / (20 * group.size), A[:, group].mean(axis=1))
     rows = np.array([0, 5, 9])
-    np.testing.assert_allclose(_agreement(flat, n_codes, group, rows=rows), _agreement(flat, n_codes, group)[rows])
+    np.testing.assert_allclose(agreement(flat, n_codes, group, rows=rows), agreement(flat, n_codes, group)[rows])

@@ -14,9 +14,9 @@ collects answers with ``strategy.collect(X, oracle, n_clusters=...)``.
 """
 
 from linkwise.active._committee import Committee
-from linkwise.active._explore import ExploreConsolidate, MinMax
+from linkwise.active._explore import ExploreConsolidate, MinMax, kernel_width
 from linkwise.active._meta import ActiveClustering
 from linkwise.active._npu import NPU
 from linkwise.active._random import Random
 
-__all__ = ["ActiveClustering", "Random", "ExploreConsolidate", "MinMax", "NPU", "Committee"]
+__all__ = ["ActiveClustering", "Random", "ExploreConsolidate", "MinMax", "NPU", "Committee", "kernel_width"]

@@ -4,7 +4,7 @@ import numpy as np
 
 from linkwise._validation import check_scalar
 from linkwise.active._base import NEW, QueryStrategy, argbest, ask_membership
-from linkwise.ensemble import _agreement, _ensemble_labels, _flat_codes, _imputed_neighbourhoods
+from linkwise.ensemble import agreement, ensemble_labels, flat_codes, imputed_neighbourhoods
 
 __all__ = ["Committee"]
 
@@ -82,13 +82,13 @@ class Committee(QueryStrategy):
         check_scalar(self.kappa_cl, "kappa_cl", self, kind="float", low=0.0, high=kappa_ml, include_high=False)
 
     def _questions(self, ctx, n_clusters, fit_labels):
-        codes = _ensemble_labels(ctx.X, n_clusters, self.n_estimators, self.sample_fraction, ctx.rng, owner=self)
-        flat, n_codes = _flat_codes(codes)
+        codes = ensemble_labels(ctx.X, n_clusters, self.n_estimators, self.sample_fraction, ctx.rng, owner=self)
+        flat, n_codes = flat_codes(codes)
         clusters = _Clusters(flat, n_codes)
         open_ = ctx.queryable_mask.copy()  # queryable points not asked about yet
 
         # initialisation: representatives from the largest imputed neighbourhoods
-        hood = _imputed_neighbourhoods(flat, n_codes, self.kappa_ml)
+        hood = imputed_neighbourhoods(flat, n_codes, self.kappa_ml)
         medians, hoods = _medians(flat, n_codes, hood, ctx.queryable_mask)
         pending = np.ones(len(medians), dtype=bool)
         distinct = np.ones(len(medians), dtype=bool)  # imputed cannot-link to every representative
@@ -136,7 +136,7 @@ class _Clusters:
             self._leave(x)
         self.reps.append(rep)
         self.sizes.append(len(members))
-        self.sums = np.column_stack([self.sums, _agreement(self.flat, self.n_codes, members)])
+        self.sums = np.column_stack([self.sums, agreement(self.flat, self.n_codes, members)])
         self.owner[members] = len(self.reps) - 1
 
     def assign(self, x, c):
@@ -145,14 +145,14 @@ class _Clusters:
         if self.owner[x] >= 0:
             self._leave(x)
         self.sizes[c] += 1
-        self.sums[:, c] += _agreement(self.flat, self.n_codes, [x])
+        self.sums[:, c] += agreement(self.flat, self.n_codes, [x])
         self.owner[x] = c
 
     def _leave(self, x):
         """Take ``x`` out of its cluster (an imputed member that an answer placed elsewhere)."""
         c = self.owner[x]
         self.sizes[c] -= 1
-        self.sums[:, c] -= _agreement(self.flat, self.n_codes, [x])
+        self.sums[:, c] -= agreement(self.flat, self.n_codes, [x])
         self.owner[x] = -1
 
     def order(self, x):
@@ -190,7 +190,7 @@ def _medians(flat, n_codes, hood, queryable_mask):
         if candidates.size == 0:
             continue
         if candidates.size > 1:
-            candidates = candidates[[np.argmax(_agreement(flat, n_codes, members, rows=candidates))]]
+            candidates = candidates[[np.argmax(agreement(flat, n_codes, members, rows=candidates))]]
         medians.append(candidates[0])
         hoods.append(members)
     return np.array(medians, dtype=np.intp), hoods

@@ -8,11 +8,12 @@ random points, Min-Max the point least similar to the skeleton.
 
 import numpy as np
 from scipy.spatial.distance import pdist
+from sklearn.utils import check_random_state
 
 from linkwise._validation import check_scalar
 from linkwise.active._base import NEW, QueryStrategy, argbest, ask_membership
 
-__all__ = ["ExploreConsolidate", "MinMax"]
+__all__ = ["ExploreConsolidate", "MinMax", "kernel_width"]
 
 # rows sampled to estimate MinMax's kernel width on large data (a ~2 million distance sample)
 _SIGMA_SAMPLE = 2000
@@ -160,7 +161,7 @@ class MinMax(_FarthestFirst):
         check_scalar(self.sigma, "sigma", self, kind="float", low=0.0, include_low=False, none_ok=True)
 
     def _questions(self, ctx, n_clusters, fit_labels):
-        self.sigma_ = _kernel_width(ctx.X, ctx.rng) if self.sigma is None else float(self.sigma)
+        self.sigma_ = kernel_width(ctx.X, ctx.rng) if self.sigma is None else float(self.sigma)
         yield from super()._questions(ctx, n_clusters, fit_labels)
 
     def _consolidate(self, ctx, skeleton, n_clusters):
@@ -175,9 +176,19 @@ class MinMax(_FarthestFirst):
             skeleton.place(x, h)
 
 
-def _kernel_width(X, rng):
-    """20th percentile of pairwise distances, on a row sample when X is large."""
+def kernel_width(X, random_state=None):
+    """:class:`MinMax`'s default kernel width: the 20th percentile of pairwise distances.
+
+    On data of more than 2000 rows, the distances of a random sample of 2000
+    rows (drawn with ``random_state``).
+
+    Examples
+    --------
+    >>> from linkwise.active import kernel_width
+    >>> kernel_width(np.array([[0.0], [1.0], [3.0]]))  # distances 1, 2, 3
+    1.4
+    """
     if X.shape[0] > _SIGMA_SAMPLE:
-        X = X[rng.choice(X.shape[0], _SIGMA_SAMPLE, replace=False)]
+        X = X[check_random_state(random_state).choice(X.shape[0], _SIGMA_SAMPLE, replace=False)]
     width = float(np.percentile(pdist(X), 20))
     return width if width > 0 else 1.0  # all sampled rows identical: any width ranks the same

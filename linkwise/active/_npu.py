@@ -6,7 +6,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from linkwise._validation import check_scalar
 from linkwise.active._base import NEW, QueryStrategy, argbest, ask_membership
-from linkwise.ensemble import _agreement, _flat_codes
+from linkwise.ensemble import agreement, flat_codes
 from linkwise.graph import relabel
 
 __all__ = ["NPU"]
@@ -107,9 +107,9 @@ class NPU(QueryStrategy):
                 renewed = (oldest + np.arange(renew)) % self.n_trees
                 leaves[:, renewed] = _forest_leaves(X32, labels, renew, seed)
                 oldest = (oldest + renew) % self.n_trees
-            flat, n_codes = _flat_codes(leaves)
+            flat, n_codes = flat_codes(leaves)
             # summed leaf agreements of every row with each neighbourhood's members
-            sums = np.column_stack([_agreement(flat, n_codes, m) for m in members]).astype(np.float64)
+            sums = np.column_stack([agreement(flat, n_codes, m) for m in members]).astype(np.float64)
             for _ in range(self.batch_size):
                 if not open_.any():
                     break
@@ -120,10 +120,10 @@ class NPU(QueryStrategy):
                 open_[x] = False
                 if h == NEW:
                     members.append([x])
-                    sums = np.column_stack([sums, _agreement(flat, n_codes, [x])])
+                    sums = np.column_stack([sums, agreement(flat, n_codes, [x])])
                 elif h is not None:
                     members[h].append(x)
-                    sums[:, h] += _agreement(flat, n_codes, [x])
+                    sums[:, h] += agreement(flat, n_codes, [x])
 
 
 def _forest_leaves(X32, labels, n_trees, seed):

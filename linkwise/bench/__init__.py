@@ -20,10 +20,11 @@ Examples
 """
 
 from linkwise.bench._demo import DEMO_METHODS, run_demo
-from linkwise.bench._protocol import METRICS, FoldOracle, ProtocolViolation, fold_split
+from linkwise.bench._protocol import METRICS, FoldOracle, ProtocolViolation, cell_seed, fold_split
 from linkwise.bench._registry import MethodSpec, register, registry
 from linkwise.bench._report import Report, report
-from linkwise.bench._runner import load_results, run
+from linkwise.bench._results import load_results
+from linkwise.bench._runner import run
 
 __all__ = [
     "DEMO_METHODS",
@@ -32,6 +33,7 @@ __all__ = [
     "MethodSpec",
     "ProtocolViolation",
     "Report",
+    "cell_seed",
     "fold_split",
     "load_results",
     "register",

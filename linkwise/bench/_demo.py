@@ -3,7 +3,8 @@
 from pathlib import Path
 
 from linkwise._validation import InvalidParameterError
-from linkwise.bench._runner import CONFIG, ERRORS, RESULTS, run
+from linkwise.bench._results import CONFIG, ERRORS, RESULTS
+from linkwise.bench._runner import run
 
 __all__ = ["DEMO_METHODS", "DEMO_DATASETS", "DEMO_BUDGETS", "run_demo"]
 

@@ -2,11 +2,12 @@
 
 An entry is a lazy factory: ``make(n_clusters, max_queries, random_state)``
 returns a fresh estimator and imports its module only when called, so listing
-the registry imports no method. How the harness runs an entry follows from the
-estimator it makes (see :func:`method_kind`).
+the registry imports no method. The active methods come from the one table of
+:mod:`linkwise.methods` (``"cobras"`` there is ``linkwise.cobra:COBRAS``;
+``"cobs"`` there is ActiveCOBS, the benchmark's ``active-cobs``). How the
+harness runs an entry follows from the estimator it makes (see :func:`method_kind`).
 """
 
-import importlib
 import inspect
 import os
 import tempfile
@@ -15,6 +16,7 @@ from functools import partial
 from typing import Callable
 
 from linkwise._validation import InvalidParameterError
+from linkwise.methods import load
 
 __all__ = ["MethodSpec", "register", "registry", "get_methods", "method_kind"]
 
@@ -78,19 +80,6 @@ class MethodSpec:
         return "nested" if kind == "budget" and self.nested else kind
 
 
-def _build(path, **params):
-    module, attr = path.split(":")
-    return getattr(importlib.import_module(module), attr)(**params)
-
-
-def _kmeans(n_clusters, max_queries, random_state):
-    return _build("sklearn.cluster:KMeans", n_clusters=n_clusters, n_init=10, random_state=random_state)
-
-
-def _cobra(n_clusters, max_queries, random_state, *, n_super_instances):
-    return _build("linkwise.cobra:COBRA", n_super_instances=n_super_instances, random_state=random_state)
-
-
 def _candidate_cache():
     """The directory where COBS and active COBS keep candidates, shared by every worker process.
 
@@ -100,28 +89,19 @@ def _candidate_cache():
     return os.path.join(tempfile.gettempdir(), "linkwise-bench-candidates")
 
 
-def _cobs(n_clusters, max_queries, random_state, *, active):
-    if active:
-        return _build(
-            "linkwise.cobs:ActiveCOBS", max_queries=max_queries, random_state=random_state, cache=_candidate_cache()
-        )
-    return _build("linkwise.cobs:COBS", random_state=random_state, cache=_candidate_cache())
+def _method(n_clusters, max_queries, random_state, *, method, k=False, budget=True, cache=False, **params):
+    """The estimator ``method`` names (see :func:`linkwise.methods.load`) with the cell's settings.
 
-
-def _auto(n_clusters, max_queries, random_state, *, k):
-    return _build(
-        "linkwise.auto:Auto",
-        max_queries=max_queries,
-        n_clusters=n_clusters if k else None,
-        random_state=random_state,
-        cache=_candidate_cache(),
-    )
-
-
-def _budgeted(n_clusters, max_queries, random_state, *, path, k=False, **params):
+    ``k``: given the true number of clusters; ``budget``: given the budget;
+    ``cache``: keeps its candidate clusterings in :func:`_candidate_cache`.
+    """
     if k:
         params["n_clusters"] = n_clusters
-    return _build(path, max_queries=max_queries, random_state=random_state, **params)
+    if budget:
+        params["max_queries"] = max_queries
+    if cache:
+        params["cache"] = _candidate_cache()
+    return load(method)(random_state=random_state, **params)
 
 
 # COP-KMeans stops when a point fits no cluster; relaxed, it breaks the fewest cannot-links instead
@@ -130,10 +110,9 @@ _CLUSTERER_PARAMS = {"COPKMeans": {"on_infeasible": "relax"}}
 
 def _active(n_clusters, max_queries, random_state, *, clusterer, strategy):
     params = _CLUSTERER_PARAMS.get(clusterer, {})
-    return _build(
-        "linkwise.active:ActiveClustering",
-        clusterer=_build(f"linkwise.cluster:{clusterer}", n_clusters=n_clusters, **params),
-        strategy=_build(f"linkwise.active:{strategy}"),
+    return load("linkwise.active:ActiveClustering")(
+        clusterer=load(f"linkwise.cluster:{clusterer}")(n_clusters=n_clusters, **params),
+        strategy=load(f"linkwise.active:{strategy}")(),
         max_queries=max_queries,
         random_state=random_state,
     )
@@ -156,12 +135,17 @@ _SHORT = {"Random": "random", "ExploreConsolidate": "explore", "MinMax": "minmax
 
 def _defaults():
     specs = [
-        MethodSpec("kmeans", _kmeans, True, "K-means without questions (scikit-learn, n_init=10): the baseline"),
+        MethodSpec(
+            "kmeans",
+            partial(_method, method="sklearn.cluster:KMeans", k=True, budget=False, n_init=10),
+            True,
+            "K-means without questions (scikit-learn, n_init=10): the baseline",
+        ),
     ]
     specs += [
         MethodSpec(
             f"cobra-{n}",
-            partial(_cobra, n_super_instances=n),
+            partial(_method, method="cobra", budget=False, n_super_instances=n),
             False,
             f"COBRA with {n} super-instances; asks as many questions as it needs "
             "(Van Craenendonck et al., IJCAI 2017)",
@@ -172,7 +156,7 @@ def _defaults():
     specs.append(
         MethodSpec(
             "cobras",
-            partial(_budgeted, path="linkwise.cobra:COBRAS"),
+            partial(_method, method="cobras"),
             False,
             "COBRAS, anytime super-instance refinement (Van Craenendonck et al., IDA 2018)",
         )
@@ -180,7 +164,7 @@ def _defaults():
     specs.append(
         MethodSpec(
             "cobras-robust",
-            partial(_budgeted, path="linkwise.robust:NoiseRobustCOBRAS"),
+            partial(_method, method="robust-cobras"),
             False,
             "COBRAS that detects and repairs wrong answers (Van Craenendonck et al., IDA 2018; "
             "repair: linkwise.robust); for runs with --noise",
@@ -217,7 +201,7 @@ def _defaults():
         ),
         MethodSpec(
             "cobs",
-            partial(_cobs, active=False),
+            partial(_method, method="linkwise.cobs:COBS", budget=False, cache=True),
             False,
             "COBS: picks among ~900 unsupervised clusterings the one that satisfies most random questions "
             "(Van Craenendonck & Blockeel, Machine Learning 2017)",
@@ -225,7 +209,7 @@ def _defaults():
         ),
         MethodSpec(
             "active-cobs",
-            partial(_cobs, active=True),
+            partial(_method, method="cobs", cache=True),
             False,
             "COBS with active pair selection (Van Craenendonck & Blockeel, Machine Learning 2017)",
             seed_per_repeat=True,
@@ -234,7 +218,7 @@ def _defaults():
     specs += [
         MethodSpec(
             f"bac-{criterion}",
-            partial(_budgeted, path="linkwise.bayes:BayesianActiveClustering", k=True, criterion=criterion),
+            partial(_method, method="bayes", k=True, criterion=criterion),
             True,
             f"Bayesian active clustering, {criterion} pair selection (Pei, Liu & Fern, ECML PKDD 2015)",
         )
@@ -243,7 +227,7 @@ def _defaults():
     specs += [
         MethodSpec(
             "auto" + ("-k" if k else ""),
-            partial(_auto, k=k),
+            partial(_method, method="auto", k=k, cache=True),
             k,
             "Auto: Bayesian selection among unsupervised clusterings with committee questions, then COBRAS "
             "refinement (linkwise's default; COBS + COBRAS, Van Craenendonck et al. 2017, 2018)"

@@ -8,7 +8,6 @@ dataset on the mean score, the Friedman test over datasets, and Holm's
 step-down correction of each method's z-test against the best-ranked one.
 """
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from scipy import stats
 from linkwise._extras import requires
 from linkwise._validation import check_option
 from linkwise.bench._protocol import METRICS
-from linkwise.bench._runner import CONFIG, ERRORS, KEY, load_results
+from linkwise.bench._results import KEY, load_config, load_results, read_errors
 
 with requires("bench", "linkwise.bench"):
     import pandas as pd
@@ -244,13 +243,6 @@ def _curves(results, config, metric):
     return _in_order(curves, {"dataset": config["datasets"], "method": list(config["methods"])})
 
 
-def _read_errors(out):
-    path = Path(out) / ERRORS
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
 def report(out, *, metric=None, write=True):
     """Build the tables, statistics, plots and HTML report of a run directory.
 
@@ -289,7 +281,7 @@ def report(out, *, metric=None, write=True):
     """
     out = Path(out)
     results = load_results(out)
-    config = json.loads((out / CONFIG).read_text())
+    config = load_config(out)
     metric = config.get("metric", "ari") if metric is None else metric
     check_option(metric, "metric", "report", tuple(METRICS), role="argument")
     frame = comparison_frame(results, config, metric)
@@ -314,7 +306,7 @@ def report(out, *, metric=None, write=True):
         ranks=_concat(ranks, ["method", "rank", "setting", "n_datasets"]),
         tests=_concat(tests, ["method", "z", "p", "p_holm", "significant", "setting", "friedman", "friedman_p"]),
         wins=_concat(wins, ["method", "opponent", "wins", "losses", "ties", "setting"]),
-        errors=_read_errors(out),
+        errors=read_errors(out),
     )
     if write:
         from linkwise.bench._html import write_report

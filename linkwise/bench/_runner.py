@@ -1,11 +1,8 @@
 """Run the protocol: one joblib task per (method, dataset, repeat, fold) cell, results appended as cells finish.
 
-The raw results live in ``results.csv`` in the output directory, one row per
-(cell, budget), appended in one write as each cell finishes, so a run that is
-killed loses at most the cells still running; ``resume=True`` skips every
-finished cell. ``run.json`` keeps the protocol so a resumed run cannot mix
-settings, and ``errors.jsonl`` the tracebacks of failed cells (retried on
-resume).
+A run that is killed loses at most the cells still running (the files are
+kept by :mod:`linkwise.bench._results`); ``resume=True`` skips every finished
+cell, retries the failed ones, and refuses other protocol settings.
 
 Methods that decide their own number of questions (COBRA) run first; every
 other method is then also run, in the same fold and repeat, at the number of
@@ -13,7 +10,6 @@ questions each of them asked (the COBRA paper's protocol), besides the budgets
 of the grid.
 """
 
-import json
 import os
 import time
 import traceback
@@ -25,21 +21,15 @@ import numpy as np
 from linkwise import datasets as _datasets
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError, check_option, check_scalar
+from linkwise.bench import _results as files
 from linkwise.bench._protocol import METRICS, FoldOracle, cell_seed, fold_split, score
 from linkwise.bench._registry import get_methods
+from linkwise.bench._report import report
 
 with requires("bench", "linkwise.bench"):
     import pandas as pd
 
-__all__ = ["run", "run_cell", "load_results", "RESULTS", "CONFIG", "ERRORS", "COLUMNS", "PROTOCOL_KEYS"]
-
-RESULTS = "results.csv"
-CONFIG = "run.json"
-ERRORS = "errors.jsonl"
-KEY = ["method", "dataset", "repeat", "fold"]
-COLUMNS = KEY + ["budget", "n_queries", *METRICS, "seconds"]
-# settings that must not change when a run is resumed (methods and datasets may be added)
-PROTOCOL_KEYS = ("budgets", "folds", "repeats", "seed", "scale", "noise", "data_dir")
+__all__ = ["run", "run_cell"]
 
 
 @dataclass(frozen=True)
@@ -134,56 +124,6 @@ def _cell_rows(task):
     ]
 
 
-# -- results file ----------------------------------------------------------------
-def _read_csv(path):
-    frame = pd.read_csv(path, dtype={"method": str, "dataset": str})
-    frame["budget"] = frame["budget"].astype("Int64")
-    return frame
-
-
-def load_results(out):
-    """The raw results of a run directory as a DataFrame, sorted by method, dataset, repeat, fold, budget.
-
-    One row per (cell, budget) with the questions asked (``n_queries``), the
-    test-fold ``ari``, ``nmi`` and pairwise ``f``, and ``seconds``. A line cut
-    short by a killed run is ignored.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as out:
-    ...     _ = run(["wine"], ["cobras"], budgets=[5, 20], folds=2, out=out, write_report=False)
-    ...     frame = load_results(out)
-    >>> frame[["fold", "budget", "n_queries"]].values.tolist()
-    [[0, 5, 5], [0, 20, 20], [1, 5, 5], [1, 20, 20]]
-    """
-    path = Path(out) / RESULTS
-    if not path.is_file():
-        raise InvalidParameterError(f"{out} holds no {RESULTS}: run `linkwise bench --out {out}` first.")
-    _drop_torn_line(path)
-    frame = _read_csv(path)
-    return frame.sort_values(KEY + ["budget"], na_position="first", kind="stable").reset_index(drop=True)
-
-
-def _drop_torn_line(path):
-    """Cut a last line that a kill interrupted (cells are appended whole, so at most one)."""
-    with open(path, "rb+") as f:
-        data = f.read()
-        if data and not data.endswith(b"\n"):
-            f.truncate(data.rfind(b"\n") + 1)
-
-
-def _append(path, rows):
-    frame = pd.DataFrame(rows, columns=COLUMNS)
-    frame["budget"] = frame["budget"].astype("Int64")
-    text = frame.to_csv(header=not path.exists(), index=False)
-    # one write per cell, then fsync: a kill can lose only cells that had not finished
-    with open(path, "a", newline="") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-
-
 # -- the run ----------------------------------------------------------------------
 def _check_config(datasets, methods, budgets, folds, repeats, seed, scale, noise, data_dir, n_jobs, backend):
     names = _datasets.names(data_dir)
@@ -238,44 +178,17 @@ def _kinds(specs):
     return kinds
 
 
-def read_config(out):
-    """The settings a run in ``out`` was started with (its ``run.json``), checked to be readable.
-
-    Raises
-    ------
-    InvalidParameterError
-        When there is no run to resume in ``out`` or its ``run.json`` is damaged.
-    """
-    path = Path(out) / CONFIG
-    if not path.is_file():
-        raise InvalidParameterError(
-            f"Nothing to resume in {out}: it holds no {CONFIG}. Start the run without resume (--resume), "
-            "or name the directory of an earlier run."
-        )
-    try:
-        config = json.loads(path.read_text())
-        missing = [k for k in (*PROTOCOL_KEYS, "datasets", "methods", "metric") if k not in config]
-    except (ValueError, TypeError):  # not JSON, or JSON that is not an object
-        config, missing = None, ["(unreadable)"]
-    if missing:
-        raise InvalidParameterError(
-            f"{path} is damaged (missing or unreadable: {', '.join(missing)}); it cannot be resumed. "
-            "Start a new run in another directory."
-        )
-    return config
-
-
 def _open_out(out, config, resume):
     out = Path(out)
-    results = out / RESULTS
+    results = out / files.RESULTS
     if results.exists() and not resume:
         raise InvalidParameterError(
             f"{out} already holds results; pass resume=True (--resume) to continue that run, or choose another out."
         )
-    previous = read_config(out) if resume else None
+    previous = files.read_config(out) if resume else None
     out.mkdir(parents=True, exist_ok=True)
     if previous is not None:
-        changed = [k for k in PROTOCOL_KEYS if previous.get(k) != config[k]]
+        changed = [k for k in files.PROTOCOL_KEYS if previous.get(k) != config[k]]
         if changed:
             detail = ", ".join(f"{k}={previous.get(k)!r} (now {config[k]!r})" for k in changed)
             raise InvalidParameterError(f"{out} holds a run with other settings: {detail}. Resume with the same ones.")
@@ -286,28 +199,10 @@ def _open_out(out, config, resume):
     return out
 
 
-def _forget_errors(out, keys):
-    """Drop the recorded failures of the cells about to run again; keep those of every other cell."""
-    path = out / ERRORS
-    lines = path.read_text().splitlines() if path.exists() else []
-    kept = [line for line in lines if line.strip() and _error_key(json.loads(line)) not in keys]
-    path.write_text("".join(f"{line}\n" for line in kept))
-
-
-def _error_key(record):
-    return record["method"], record["dataset"], record["repeat"], record["fold"]
-
-
-def _save_config(out, config):
-    tmp = out / (CONFIG + ".tmp")
-    tmp.write_text(json.dumps(config, indent=2) + "\n")
-    os.replace(tmp, out / CONFIG)
-
-
 def _present(frame):
     """Budgets already in the results, per cell key (None: the row of an own-question method)."""
     present = {}
-    for row in frame[KEY + ["budget"]].itertuples(index=False):
+    for row in frame[files.KEY + ["budget"]].itertuples(index=False):
         present.setdefault(tuple(row[:4]), set()).add(None if pd.isna(row.budget) else int(row.budget))
     return present
 
@@ -338,15 +233,6 @@ def _tasks(specs, kinds, datasets, config, frame):
                     if not done:
                         tasks.append(_Task(spec, kinds[spec.name], dataset, repeat, fold, budgets, **common))
     return tasks
-
-
-def _drop_cells(path, frame, keys):
-    """Rewrite the results without the rows of ``keys`` (cells to be run again whole)."""
-    drop = frame.set_index(KEY).index.isin(list(keys))
-    if drop.any():
-        tmp = path.with_suffix(".tmp")
-        frame[~drop].to_csv(tmp, index=False)
-        os.replace(tmp, path)
 
 
 class _Executor:
@@ -557,10 +443,8 @@ def run(
         "elapsed_seconds": 0.0,
     }
     out = _open_out(out, config, resume)
-    _save_config(out, config)
-    path = out / RESULTS
-    empty = pd.DataFrame({c: pd.Series(dtype="Int64" if c == "budget" else None) for c in COLUMNS})
-    frame = load_results(out) if path.exists() else empty
+    files.save_config(out, config)
+    frame = files.results_so_far(out)
     started = time.perf_counter()
     own = [s for s in specs if kinds[s.name] == "own"]
     others = [s for s in specs if kinds[s.name] != "own"]
@@ -568,32 +452,27 @@ def run(
     phase1 = _tasks(own, kinds, datasets, config, frame)
     later = _tasks(others, kinds, datasets, config, frame)
     todo = len(phase1) + len(later)
-    _forget_errors(out, {t.key for t in phase1 + later})
+    files.forget_errors(out, {t.key for t in phase1 + later})
     with _Progress(progress, n_cells, n_cells - todo) as bar, _Executor(n_jobs, backend, scheduler) as executor:
 
         def consume(tasks):
             for result in executor.map(tasks):
                 if result["error"] is None:
-                    _append(path, result["rows"])
+                    files.append_rows(out, result["rows"])
                 else:
-                    method, dataset, repeat, fold = result["key"]
-                    record = {"method": method, "dataset": dataset, "repeat": repeat, "fold": fold}
-                    with open(out / ERRORS, "a") as f:
-                        f.write(json.dumps({**record, "error": result["error"]}) + "\n")
+                    files.append_error(out, result["key"], result["error"])
                 bar.advance(f"{result['key'][0]} {result['key'][1]}")
 
         # own-question methods (COBRA) first: their counts are budgets of every other method
         consume(phase1)
-        frame = load_results(out) if path.exists() else frame
+        frame = files.results_so_far(out)
         phase2 = _tasks(others, kinds, datasets, config, frame)
         # a cell cut by a kill, or missing a newly matched budget, is run again whole
-        _drop_cells(path, frame, {t.key for t in phase2})
+        files.drop_cells(out, frame, {t.key for t in phase2})
         bar.set_done(n_cells - len(phase2))
         consume(phase2)
 
     config["elapsed_seconds"] = config["elapsed_seconds"] + (time.perf_counter() - started)
-    _save_config(out, config)
-    from linkwise.bench._report import report
-
+    files.save_config(out, config)
     return report(out, metric=metric, write=write_report)
 

@@ -11,7 +11,6 @@ the person names the same method themselves (``--method``), since importing a
 module runs it.
 """
 
-import importlib
 import json
 import numbers
 
@@ -19,20 +18,12 @@ import numpy as np
 
 from linkwise._validation import InvalidParameterError
 from linkwise.loop import ActiveEstimator
+from linkwise.methods import METHODS, load
 
-__all__ = ["METHODS", "resolve_method", "make_method", "encode_params", "build_estimator", "method_spec", "canonical",
+__all__ = ["resolve_method", "make_method", "encode_params", "build_estimator", "method_spec", "canonical",
            "same_method"]
 
-# short names accepted by --method; any other ActiveEstimator is named "module:Class"
-METHODS = {
-    "auto": "linkwise.auto:Auto",
-    "cobras": "linkwise.cobra:COBRAS",
-    "cobra": "linkwise.cobra:COBRA",
-    "robust-cobras": "linkwise.robust:NoiseRobustCOBRAS",
-    "cobs": "linkwise.cobs:ActiveCOBS",
-    "bayes": "linkwise.bayes:BayesianActiveClustering",
-}
-
+# --method takes the short names of linkwise.methods.METHODS; any other ActiveEstimator is named "module:Class"
 _ESTIMATOR_KEY = "__estimator__"
 
 
@@ -44,7 +35,7 @@ def _import(spec, base, what):
             "nor an import path of the form 'module:Class'."
         )
     try:
-        cls = getattr(importlib.import_module(module), attr)
+        cls = load(spec)
     except (ImportError, AttributeError) as exc:
         raise InvalidParameterError(f"The {what} {spec!r} cannot be imported: {exc}.") from None
     if not (isinstance(cls, type) and issubclass(cls, base)):
@@ -138,8 +129,7 @@ def method_spec(estimator):
     """
     cls = type(estimator)
     for short, spec in METHODS.items():
-        module, attr = spec.split(":")
-        if attr == cls.__name__ and getattr(importlib.import_module(module), attr, None) is cls:
+        if spec.endswith(f":{cls.__name__}") and load(short) is cls:
             return short
     return f"{cls.__module__}:{cls.__qualname__}"
 
