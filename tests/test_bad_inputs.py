@@ -28,7 +28,7 @@ import linkwise as lw
 from linkwise.cli import main
 from linkwise.session import HumanSession, load_data
 from linkwise.session._store import APPLICATION_ID
-from tests.e2e.helpers import PNG, iris_csv
+from tests.e2e.helpers import BAD_REQUESTS, PNG, answer_from, iris_csv
 
 EVIL = "linkwise_catalogue_evil"  # a module whose import leaves a marker file: importing it is the failure
 
@@ -221,10 +221,7 @@ def template(tmp_path_factory):
     path, y = iris_csv(folder)
     session = HumanSession(folder / "s.db", load_data(path, id_column="name"), lw.COBRAS(max_queries=20,
                                                                                          random_state=0))
-    for _ in range(3):
-        state = session.state()
-        i, j = state["question"]["pair"]
-        session.answer(state["position"], bool(y[i] == y[j]))
+    answer_from(session, y, 3)
     session.close()
     other = pd.read_csv(path)
     other.loc[0, "petal_width"] = 9.0
@@ -333,6 +330,4 @@ def test_bad_estimator_argument_is_named_in_one_line(call, expected):
 
 def test_the_catalogue_covers_every_kind_of_input():
     """Files, CLI arguments, session files and estimator arguments here; HTTP bodies in test_session_web.py."""
-    from tests.test_session_web import BAD_REQUESTS
-
     assert len(CASES) + len(ESTIMATOR_CASES) + len(BAD_REQUESTS) >= 100
