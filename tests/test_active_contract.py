@@ -9,15 +9,18 @@ from sklearn.datasets import make_blobs
 import linkwise as lw
 from linkwise.estimator_checks import active_estimator_checks, check_active_estimator
 from linkwise.loop import ActiveEstimator
-from tests.reference import SKIP, active_estimator_classes, checked_classes, fast_instance
+from tests.reference import SKIP, ClosestPairsFirst, active_estimator_classes, checked_classes, fast_instance
 
 CLASSES = active_estimator_classes()
 CHECKED = checked_classes()
 
 
+ESTIMATORS = [fast_instance(cls) for cls in CHECKED] + [ClosestPairsFirst()]  # the loop's own reference method too
+
+
 @pytest.mark.parametrize(
     "estimator, check",
-    [(est, check) for cls in CHECKED for est in [fast_instance(cls)] for check in active_estimator_checks(est)],
+    [(est, check) for est in ESTIMATORS for check in active_estimator_checks(est)],
     ids=lambda v: type(v).__name__ if isinstance(v, ActiveEstimator) else v.__name__,
 )
 def test_active_estimator_contract(estimator, check):

@@ -259,11 +259,6 @@ def test_the_catalogue_is_large_and_named_uniquely():
 
 
 # -- estimator arguments: a ValueError/TypeError naming the argument, in one line, the user's arrays untouched ----
-def _iris():
-    X, y = lw.datasets.load("iris", scale="minmax")
-    return X, y
-
-
 def _nan(X):
     X = X.copy()
     X[3, 1] = np.nan
@@ -318,12 +313,9 @@ def _asked(X, y):
 
 
 @pytest.mark.parametrize("call, expected", [pytest.param(c, e, id=i) for i, c, e in ESTIMATOR_CASES])
-def test_bad_estimator_argument_is_named_in_one_line(call, expected):
-    X, y = _iris()
-    X.setflags(write=False)  # any write into the user's arrays fails loudly
-    y.setflags(write=False)
+def test_bad_estimator_argument_is_named_in_one_line(iris, call, expected):
     with pytest.raises((ValueError, TypeError)) as caught:
-        call(X, y)
+        call(*iris)  # read-only arrays: any write into the user's data fails loudly
     message = str(caught.value)
     assert "\n" not in message.strip() and re.search(expected, message, re.IGNORECASE), message
 
