@@ -95,7 +95,10 @@ def check_active_estimator(estimator, X=None, y=None, *, max_queries=6):
       at the next question;
     - **bad oracle**: an object without ``query``, or an answer that is not
       True/False/None, is a ``TypeError`` naming the argument; an oracle that
-      fails propagates its error and the answers before it are kept;
+      fails propagates its error, the answers before it are kept and the
+      estimator is left unfitted;
+    - **wrong answers**: an oracle wrong on 30 % of the pairs (contradicting
+      itself) does not stop the run;
     - **parameters**: ``get_params`` lists the constructor's parameters,
       ``set_params`` and :func:`~sklearn.base.clone` give them back, and a
       fitted estimator pickles.
@@ -286,8 +289,15 @@ def _check_bad_oracle(case):
         estimator.fit(case.X, _Asked(fails_second))
     except LookupError:
         case.expect(estimator.n_queries_ == len(estimator.query_log_) == 1, "lost the answer before a failure.")
+        case.expect(not hasattr(estimator, "labels_"), "a failed fit left labels_ (it looks fitted).")
     else:
         case.fail("swallowed the error of an oracle.")
+
+
+def _check_wrong_answers(case):
+    # a person gets some answers wrong: contradictions are the method's to handle, never a crash
+    est = case.fit(LabelOracle(case.y, noise=0.3, random_state=0), max_queries=3 * case.max_queries)
+    case.expect(np.shape(est.labels_) == (len(case.X),), "wrong answers left labels_ incomplete.")
 
 
 def _check_params(case):
@@ -313,5 +323,6 @@ _CHECKS = (
     _check_labels_history,
     _check_session,
     _check_bad_oracle,
+    _check_wrong_answers,
     _check_params,
 )
