@@ -28,7 +28,7 @@ import linkwise as lw
 from linkwise.cli import main
 from linkwise.session import HumanSession, load_data
 from linkwise.session._store import APPLICATION_ID
-from tests.e2e.helpers import PNG, iris_csv
+from tests.e2e.helpers import BAD_REQUESTS, PNG, answer_from, iris_csv
 
 EVIL = "linkwise_catalogue_evil"  # a module whose import leaves a marker file: importing it is the failure
 
@@ -221,10 +221,7 @@ def template(tmp_path_factory):
     path, y = iris_csv(folder)
     session = HumanSession(folder / "s.db", load_data(path, id_column="name"), lw.COBRAS(max_queries=20,
                                                                                          random_state=0))
-    for _ in range(3):
-        state = session.state()
-        i, j = state["question"]["pair"]
-        session.answer(state["position"], bool(y[i] == y[j]))
+    answer_from(session, y, 3)
     session.close()
     other = pd.read_csv(path)
     other.loc[0, "petal_width"] = 9.0
@@ -262,11 +259,6 @@ def test_the_catalogue_is_large_and_named_uniquely():
 
 
 # -- estimator arguments: a ValueError/TypeError naming the argument, in one line, the user's arrays untouched ----
-def _iris():
-    X, y = lw.datasets.load("iris", scale="minmax")
-    return X, y
-
-
 def _nan(X):
     X = X.copy()
     X[3, 1] = np.nan
@@ -321,18 +313,13 @@ def _asked(X, y):
 
 
 @pytest.mark.parametrize("call, expected", [pytest.param(c, e, id=i) for i, c, e in ESTIMATOR_CASES])
-def test_bad_estimator_argument_is_named_in_one_line(call, expected):
-    X, y = _iris()
-    X.setflags(write=False)  # any write into the user's arrays fails loudly
-    y.setflags(write=False)
+def test_bad_estimator_argument_is_named_in_one_line(iris, call, expected):
     with pytest.raises((ValueError, TypeError)) as caught:
-        call(X, y)
+        call(*iris)  # read-only arrays: any write into the user's data fails loudly
     message = str(caught.value)
     assert "\n" not in message.strip() and re.search(expected, message, re.IGNORECASE), message
 
 
 def test_the_catalogue_covers_every_kind_of_input():
     """Files, CLI arguments, session files and estimator arguments here; HTTP bodies in test_session_web.py."""
-    from tests.test_session_web import BAD_REQUESTS
-
     assert len(CASES) + len(ESTIMATOR_CASES) + len(BAD_REQUESTS) >= 100

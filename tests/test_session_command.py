@@ -11,15 +11,15 @@ import linkwise as lw
 from linkwise.cli import main
 from linkwise.session import HumanSession, load_data
 from linkwise.session._controller import read_meta
-from tests.e2e.helpers import iris_csv
+from tests.e2e.helpers import answer_from
 
 
 def run(*args, input=None):
     return CliRunner().invoke(main, [str(a) for a in args], input=input)
 
 
-def test_terminal_session_resumes_with_the_stored_options(tmp_path):
-    data_path, y = iris_csv(tmp_path)
+def test_terminal_session_resumes_with_the_stored_options(tmp_path, iris_file):
+    data_path, y = iris_file
     first = run("cluster", data_path, "--id-column", "name", "--ui", "terminal", "--param", "max_queries=30",
                 input="s\nd\nq\n")
     assert first.exit_code == 0, first.output
@@ -42,14 +42,11 @@ def test_terminal_session_resumes_with_the_stored_options(tmp_path):
     assert edited.exit_code == 1 and "was made for other data" in edited.output
 
 
-def test_export_writes_labels_and_every_answer(tmp_path):
-    data_path, y = iris_csv(tmp_path)
+def test_export_writes_labels_and_every_answer(tmp_path, iris_file):
+    data_path, y = iris_file
     data = load_data(data_path, id_column="name")
     session = HumanSession(tmp_path / "s.db", data, lw.COBRAS(random_state=0))
-    for _ in range(4):
-        state = session.state()
-        i, j = state["question"]["pair"]
-        session.answer(state["position"], bool(y[i] == y[j]))
+    answer_from(session, y, 4)
     session.undo(session.state()["position"])
     expected = session.labels_frame()
     session.close()
@@ -78,8 +75,8 @@ def test_export_writes_labels_and_every_answer(tmp_path):
     assert refused.exit_code == 1 and "was made for other data" in refused.output
 
 
-def test_command_line_mistakes_get_one_clear_line(tmp_path):
-    data_path, _ = iris_csv(tmp_path)
+def test_command_line_mistakes_get_one_clear_line(tmp_path, iris_file):
+    data_path, _ = iris_file
     bad_param = run("cluster", data_path, "--param", "max_queries")
     assert bad_param.exit_code == 2 and "'max_queries' is not NAME=VALUE" in bad_param.output
     unknown = run("cluster", data_path, "--method", "kmeans", "--ui", "terminal")
@@ -100,8 +97,8 @@ def digest(path):
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def test_a_sqlite_file_linkwise_did_not_make_is_never_touched(tmp_path):
-    data_path, _ = iris_csv(tmp_path)
+def test_a_sqlite_file_linkwise_did_not_make_is_never_touched(tmp_path, iris_file):
+    data_path, _ = iris_file
     precious = tmp_path / "precious.sqlite"
     db = sqlite3.connect(precious)
     db.execute("CREATE TABLE notes (body TEXT)")
@@ -119,8 +116,8 @@ def test_a_sqlite_file_linkwise_did_not_make_is_never_touched(tmp_path):
     db.close()
 
 
-def test_out_may_not_be_the_data_or_the_session(tmp_path):
-    data_path, _ = iris_csv(tmp_path)
+def test_out_may_not_be_the_data_or_the_session(tmp_path, iris_file):
+    data_path, _ = iris_file
     (tmp_path / "link.csv").symlink_to(data_path)
     before = digest(data_path)
     for out in (data_path, tmp_path / "link.csv", tmp_path / "sub" / ".." / "iris.csv"):
@@ -132,8 +129,8 @@ def test_out_may_not_be_the_data_or_the_session(tmp_path):
     assert digest(data_path) == before and not list(tmp_path.glob("*.db*"))
 
 
-def test_export_only_reads_even_while_the_session_runs(tmp_path):
-    data_path, y = iris_csv(tmp_path)
+def test_export_only_reads_even_while_the_session_runs(tmp_path, iris_file):
+    data_path, y = iris_file
     empty = tmp_path / "empty.db"
     empty.touch()
     result = run("export", empty)
@@ -156,8 +153,8 @@ def test_export_only_reads_even_while_the_session_runs(tmp_path):
     assert {p.name: digest(p) for p in tmp_path.iterdir()} == files  # a closed session: no -wal/-shm made either
 
 
-def test_a_method_outside_linkwise_is_imported_only_when_named_again(tmp_path):
-    data_path, _ = iris_csv(tmp_path)
+def test_a_method_outside_linkwise_is_imported_only_when_named_again(tmp_path, iris_file):
+    data_path, _ = iris_file
     spec = "tests.e2e.helpers:Scripted"
     first = run("cluster", data_path, "--method", spec, "--param", "script=[[0, 1], [2, 3]]", "--ui", "terminal",
                 input="s\nq\n")
@@ -176,8 +173,8 @@ def test_a_method_outside_linkwise_is_imported_only_when_named_again(tmp_path):
     assert exported.exit_code == 0 and exported.output.startswith("id,cluster\n"), exported.output
 
 
-def test_unknown_parameter_is_one_line(tmp_path):
-    data_path, _ = iris_csv(tmp_path)
+def test_unknown_parameter_is_one_line(tmp_path, iris_file):
+    data_path, _ = iris_file
     result = run("cluster", data_path, "--param", "bogus=1", "--ui", "terminal")
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert result.output == (
@@ -185,8 +182,8 @@ def test_unknown_parameter_is_one_line(tmp_path):
         "n_jobs, noise, random_state.\n")
 
 
-def test_encoding_is_kept_in_the_session(tmp_path):
-    data_path, _ = iris_csv(tmp_path)
+def test_encoding_is_kept_in_the_session(tmp_path, iris_file):
+    data_path, _ = iris_file
     frame = pd.read_csv(data_path)
     frame["name"] = [f"fleur-é{k}" for k in range(len(frame))]
     frame.to_csv(data_path, index=False, encoding="latin-1")

@@ -9,11 +9,11 @@ import pytest
 
 from linkwise._validation import InvalidParameterError
 from linkwise.session import UnsafePathError, embed_text, load_data
-from tests.e2e.helpers import PNG, iris_csv
+from tests.e2e.helpers import PNG
 
 
-def test_numeric_columns_are_the_default_features(tmp_path):
-    path, y = iris_csv(tmp_path)
+def test_numeric_columns_are_the_default_features(tmp_path, iris_file):
+    path, y = iris_file
     data = load_data(path, id_column="name")
     assert data.X.shape == (len(y), 4)  # species is text, name is the id: neither is a feature
     assert data.X.min() == 0.0 and data.X.max() == 1.0  # min-max scaled
@@ -26,8 +26,8 @@ def test_numeric_columns_are_the_default_features(tmp_path):
     np.testing.assert_allclose(chosen.X[:, 0], pd.read_csv(path)["petal_length"])
 
 
-def test_csv_and_parquet_give_the_same_data_and_fingerprint(tmp_path):
-    path, _ = iris_csv(tmp_path)
+def test_csv_and_parquet_give_the_same_data_and_fingerprint(tmp_path, iris_file):
+    path, _ = iris_file
     parquet = tmp_path / "iris.parquet"
     pd.read_csv(path).to_parquet(parquet)
     a, b = load_data(path), load_data(parquet)
@@ -49,8 +49,8 @@ def test_csv_and_parquet_give_the_same_data_and_fingerprint(tmp_path):
         ({"scale": "log"}, "The 'scale' argument of load_data must be one of"),
     ],
 )
-def test_bad_options_name_the_problem(tmp_path, kwargs, match):
-    path, _ = iris_csv(tmp_path)
+def test_bad_options_name_the_problem(tmp_path, kwargs, match, iris_file):
+    path, _ = iris_file
     with pytest.raises(InvalidParameterError, match=match):
         load_data(path, **kwargs)
 

@@ -11,20 +11,11 @@ import pytest
 
 from linkwise._validation import InvalidParameterError
 from linkwise.session import load_data, serve
-from tests.e2e import helpers
-from tests.e2e.helpers import PNG, Scripted, Server, iris_csv, truth_answer
-
-live = helpers.live  # the fixture
+from tests.e2e.helpers import BAD_REQUESTS, PNG, Scripted, Server, truth_answer
 
 
-@pytest.fixture
-def iris(tmp_path):
-    path, y = iris_csv(tmp_path)
-    return load_data(path, id_column="name"), y
-
-
-def test_two_clients_see_one_question_and_an_answer_is_taken_once(live, iris):
-    data, y = iris
+def test_two_clients_see_one_question_and_an_answer_is_taken_once(live, iris_data):
+    data, y = iris_data
     server, session = live(data)
     a, b = server.client(), server.client()
     seen_a, seen_b = a.get("/api/state").json(), b.get("/api/state").json()
@@ -42,8 +33,8 @@ def test_two_clients_see_one_question_and_an_answer_is_taken_once(live, iris):
     assert b.get("/api/state", params={"revision": revision}).json() == {"unchanged": True}
 
 
-def test_answer_undo_and_finish_over_http(live, iris, tmp_path):
-    data, y = iris
+def test_answer_undo_and_finish_over_http(live, iris_data, tmp_path):
+    data, y = iris_data
     server, session = live(data)
     client = server.client()
     state = client.get("/api/state").json()
@@ -69,47 +60,18 @@ def test_answer_undo_and_finish_over_http(live, iris, tmp_path):
     assert page.status_code == 200 and "/static/app.js" in page.text
 
 
-JSON = {"content-type": "application/json"}
-DEEP = b'{"position": "x", "answer": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
-
-
-# (route, body, headers, status, message): every POST field typed, bodies capped, always a 4xx with a reason
-BAD_REQUESTS = [
-    ("/api/answer", b'{"position": "0.1-2", "answer": "same"}', {"content-type": "text/plain"}, 400, "must send JSON"),
-    ("/api/answer", b"{not json", JSON, 400, "not valid JSON"),
-    ("/api/answer", b'{"position": "\xff\xfe"}', JSON, 400, "not valid JSON"),
-    ("/api/answer", b"[1, 2]", JSON, 400, "must be a JSON object"),
-    ("/api/answer", b'{"answer": "same"}', JSON, 400, "lacks the field 'position'"),
-    ("/api/answer", b'{"position": "x", "answer": "maybe"}', JSON, 400, "must be one of same"),
-    ("/api/answer", b'{"position": "x", "answer": []}', JSON, 400, "'answer' must be a string"),
-    ("/api/answer", b'{"position": "x", "answer": {}}', JSON, 400, "'answer' must be a string"),
-    ("/api/answer", b'{"position": ["x"], "answer": "same"}', JSON, 400, "'position' must be a string"),
-    ("/api/answer", b'{"position": "x", "answer": "same", "extra": 1}', JSON, 400, "Unknown field 'extra'"),
-    ("/api/answer", DEEP, JSON, 400, "not valid JSON"),
-    ("/api/answer", b'{"position": "' + b"x" * 300_000 + b'", "answer": "same"}', JSON, 413, "larger than 256 KB"),
-    ("/api/undo", b'{"position": 3}', JSON, 400, "'position' must be a string"),
-    ("/api/undo", b"{}", JSON, 400, "lacks the field 'position'"),
-    ("/api/resolve", b'{"conflict": "1", "wrong": 2}', JSON, 400, "'conflict' must be a whole number"),
-    ("/api/resolve", b'{"conflict": 1, "wrong": true}', JSON, 400, "'wrong' must be a whole number"),
-    ("/api/resolve", b'{"conflict": 1.5, "wrong": 2}', JSON, 400, "'conflict' must be a whole number"),
-    ("/api/resolve", b'{"conflict": 1}', JSON, 400, "lacks the field 'wrong'"),
-    ("/api/finish", b'{"path": "/etc/passwd"}', JSON, 400, "Unknown field 'path'"),
-    ("/api/finish", b"null", JSON, 400, "must be a JSON object"),
-]
-
-
 @pytest.mark.parametrize("route, body, headers, status, message", BAD_REQUESTS)
-def test_bad_requests_are_refused_with_a_reason(live, iris, tmp_path, route, body, headers, status, message):
-    server, session = live(iris[0])
+def test_bad_requests_are_refused_with_a_reason(live, iris_data, tmp_path, route, body, headers, status, message):
+    server, session = live(iris_data[0])
     response = server.client().post(route, content=body, headers=headers)
     assert response.status_code == status and message in response.json()["error"]
     assert session.store.answers() == [] and not (tmp_path / "labels.csv").exists()
     assert server.client().get("/api/state").status_code == 200
 
 
-def test_a_body_without_length_is_refused_once_it_passes_the_cap(live, iris):
+def test_a_body_without_length_is_refused_once_it_passes_the_cap(live, iris_data):
     """A chunked body is counted as it arrives: the reply comes before the body ends (it never does here)."""
-    server, session = live(iris[0])
+    server, session = live(iris_data[0])
     (name, value), = server.client().cookies.items()
     host, port = server.origin.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=30) as raw:
@@ -126,8 +88,8 @@ def test_a_body_without_length_is_refused_once_it_passes_the_cap(live, iris):
     assert session.store.answers() == []
 
 
-def test_other_sites_cannot_answer_or_read(live, iris):
-    server, session = live(iris[0])
+def test_other_sites_cannot_answer_or_read(live, iris_data):
+    server, session = live(iris_data[0])
     client = server.client()
     position = client.get("/api/state").json()["position"]
     forged = client.post("/api/answer", json={"position": position, "answer": "same"},
@@ -167,8 +129,8 @@ def test_only_the_sessions_own_images_are_served(live, tmp_path):
     assert all(it["image"] is None or it["image"] == "/item/0/image" for it in items)
 
 
-def test_every_route_needs_the_runs_token(live, iris, tmp_path):
-    server, session = live(iris[0])
+def test_every_route_needs_the_runs_token(live, iris_data, tmp_path):
+    server, session = live(iris_data[0])
     stranger = server.client(token=False)
     token = server.url.split("token=")[1]
     requests = [("GET", "/"), ("GET", "/api/state"), ("GET", "/api/points"), ("GET", "/labels.csv"),
@@ -193,8 +155,8 @@ def test_every_route_needs_the_runs_token(live, iris, tmp_path):
     assert stranger.get("/api/state").json()["n_rows"] == 147
 
 
-def test_the_printed_address_carries_a_new_token_each_run(tmp_path):
-    data_path, _ = iris_csv(tmp_path)
+def test_the_printed_address_carries_a_new_token_each_run(tmp_path, iris_file):
+    data_path, _ = iris_file
     tokens = []
     for _ in range(2):
         server = Server(data_path, "--id-column", "name", "--session", tmp_path / "s.db")
@@ -207,8 +169,8 @@ def test_the_printed_address_carries_a_new_token_each_run(tmp_path):
     assert len(set(tokens)) == 2 and len(tokens[0]) >= 32
 
 
-def test_a_labels_file_of_any_name_downloads(live, iris):
-    server, _ = live(iris[0], labels_name='数据 "x".labels.csv')
+def test_a_labels_file_of_any_name_downloads(live, iris_data):
+    server, _ = live(iris_data[0], labels_name='数据 "x".labels.csv')
     response = server.client().get("/labels.csv")
     assert response.status_code == 200
     disposition = response.headers["content-disposition"]
@@ -216,8 +178,8 @@ def test_a_labels_file_of_any_name_downloads(live, iris):
     assert "filename*=UTF-8''" + quote('数据 "x".labels.csv', safe="") in disposition
 
 
-def test_a_port_in_use_is_a_one_line_error(live, iris, tmp_path):
-    _, session = live(iris[0])
+def test_a_port_in_use_is_a_one_line_error(live, iris_data, tmp_path):
+    _, session = live(iris_data[0])
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
@@ -227,15 +189,15 @@ def test_a_port_in_use_is_a_one_line_error(live, iris, tmp_path):
     assert "\n" not in str(info.value)
 
 
-def test_a_labels_file_that_cannot_be_written_is_a_message(live, iris, tmp_path):
-    server, _ = live(iris[0], labels_name="gone/labels.csv")
+def test_a_labels_file_that_cannot_be_written_is_a_message(live, iris_data, tmp_path):
+    server, _ = live(iris_data[0], labels_name="gone/labels.csv")
     finished = server.client().post("/api/finish", json={})
     assert finished.status_code == 500 and "Could not write the labels" in finished.json()["error"]
     assert not (tmp_path / "gone").exists()
 
 
-def test_dropped_columns_are_in_the_state(live, iris):
-    data, _ = iris
+def test_dropped_columns_are_in_the_state(live, iris_data):
+    data, _ = iris_data
     data.dropped_columns = {"species": "non-numeric value 'setosa' at line 2"}
     server, _ = live(data)
     assert server.client().get("/api/state").json()["dropped_columns"] == data.dropped_columns

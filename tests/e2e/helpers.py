@@ -1,4 +1,4 @@
-"""Shared pieces of the human-session tests: data files, a scripted method, a server process."""
+"""Shared pieces of the human-session tests: data files, a scripted method, servers, bad HTTP bodies."""
 
 import os
 import re
@@ -13,12 +13,11 @@ from pathlib import Path
 import httpx
 import numpy as np
 import pandas as pd
-import pytest
 import uvicorn
 
 import linkwise as lw
 from linkwise.loop import ActiveEstimator, Recheck
-from linkwise.session import HumanSession, create_app
+from linkwise.session import create_app
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -106,23 +105,6 @@ class LiveServer:
         self.thread.join(30)
 
 
-@pytest.fixture
-def live(tmp_path):
-    """``live(data, estimator=None, labels_name=...)`` serves a new session with :class:`LiveServer`."""
-    servers = []
-
-    def start(data, estimator=None, labels_name="labels.csv"):
-        session = HumanSession(tmp_path / "s.db", data, estimator or lw.COBRAS(random_state=0))
-        server = LiveServer(session, tmp_path / labels_name)
-        servers.append((server, session))
-        return server, session
-
-    yield start
-    for server, session in servers:
-        server.stop()
-        session.close()
-
-
 class Server:
     """``linkwise cluster ... --ui web`` in a subprocess; ``url`` (with the token) once it listens."""
 
@@ -171,6 +153,17 @@ class Server:
         self.process.stdout.close()
 
 
+def answer_from(session, y, n):
+    """Answer ``n`` questions of a :class:`~linkwise.session.HumanSession` from the labels ``y``; the pairs asked."""
+    asked = []
+    for _ in range(n):
+        state = session.state()
+        i, j = state["question"]["pair"]
+        asked.append((i, j))
+        session.answer(state["position"], bool(y[i] == y[j]))
+    return asked
+
+
 def truth_answer(y, pair):
     return "same" if y[pair[0]] == y[pair[1]] else "different"
 
@@ -186,3 +179,32 @@ def direct_fit(session_file, X, y, n_questions):
         meta = {key: json.loads(value) for key, value in db.execute("SELECT key, value FROM meta")}
     estimator = build_estimator(meta["method"], {**meta["params"], "max_queries": n_questions})
     return estimator.fit(X, lw.LabelOracle(y))
+
+
+JSON = {"content-type": "application/json"}
+DEEP = b'{"position": "x", "answer": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+
+
+# (route, body, headers, status, message): every POST field typed, bodies capped, always a 4xx with a reason
+BAD_REQUESTS = [
+    ("/api/answer", b'{"position": "0.1-2", "answer": "same"}', {"content-type": "text/plain"}, 400, "must send JSON"),
+    ("/api/answer", b"{not json", JSON, 400, "not valid JSON"),
+    ("/api/answer", b'{"position": "\xff\xfe"}', JSON, 400, "not valid JSON"),
+    ("/api/answer", b"[1, 2]", JSON, 400, "must be a JSON object"),
+    ("/api/answer", b'{"answer": "same"}', JSON, 400, "lacks the field 'position'"),
+    ("/api/answer", b'{"position": "x", "answer": "maybe"}', JSON, 400, "must be one of same"),
+    ("/api/answer", b'{"position": "x", "answer": []}', JSON, 400, "'answer' must be a string"),
+    ("/api/answer", b'{"position": "x", "answer": {}}', JSON, 400, "'answer' must be a string"),
+    ("/api/answer", b'{"position": ["x"], "answer": "same"}', JSON, 400, "'position' must be a string"),
+    ("/api/answer", b'{"position": "x", "answer": "same", "extra": 1}', JSON, 400, "Unknown field 'extra'"),
+    ("/api/answer", DEEP, JSON, 400, "not valid JSON"),
+    ("/api/answer", b'{"position": "' + b"x" * 300_000 + b'", "answer": "same"}', JSON, 413, "larger than 256 KB"),
+    ("/api/undo", b'{"position": 3}', JSON, 400, "'position' must be a string"),
+    ("/api/undo", b"{}", JSON, 400, "lacks the field 'position'"),
+    ("/api/resolve", b'{"conflict": "1", "wrong": 2}', JSON, 400, "'conflict' must be a whole number"),
+    ("/api/resolve", b'{"conflict": 1, "wrong": true}', JSON, 400, "'wrong' must be a whole number"),
+    ("/api/resolve", b'{"conflict": 1.5, "wrong": 2}', JSON, 400, "'conflict' must be a whole number"),
+    ("/api/resolve", b'{"conflict": 1}', JSON, 400, "lacks the field 'wrong'"),
+    ("/api/finish", b'{"path": "/etc/passwd"}', JSON, 400, "Unknown field 'path'"),
+    ("/api/finish", b"null", JSON, 400, "must be a JSON object"),
+]

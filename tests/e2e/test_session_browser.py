@@ -13,7 +13,6 @@ import pytest
 
 import linkwise as lw
 from linkwise.session import load_data
-from tests.e2e import helpers
 from tests.e2e.helpers import CHROMIUM, CHROMIUM_ARGS, REPO, Scripted, Server, direct_fit, iris_csv
 
 pytestmark = pytest.mark.browser
@@ -22,7 +21,6 @@ if not Path(CHROMIUM).exists():
     pytest.skip(f"Debian's chromium is not installed at {CHROMIUM} ('make test' installs it with apt)",
                 allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package (dev extra) is not installed")
-live = helpers.live  # the fixture
 VIEWPORT = {"width": 1200, "height": 800}
 
 
@@ -59,8 +57,8 @@ def open_page(page, server):
     page.wait_for_selector("body[data-position]", state="attached")
 
 
-def test_answer_reload_undo_finish_gives_the_direct_runs_labels(page, tmp_path):
-    data_path, y = iris_csv(tmp_path)
+def test_answer_reload_undo_finish_gives_the_direct_runs_labels(page, tmp_path, iris_file):
+    data_path, y = iris_file
     labels_path = tmp_path / "labels.csv"
     server = Server(data_path, "--id-column", "name", "--session", tmp_path / "s.db", "--out", labels_path)
     try:
@@ -122,8 +120,8 @@ def test_item_text_is_shown_as_text_never_run(browser, tmp_path):
         server.stop()
 
 
-def test_two_tabs_share_one_question_and_a_late_answer_is_refused(page, tmp_path):
-    data_path, y = iris_csv(tmp_path)
+def test_two_tabs_share_one_question_and_a_late_answer_is_refused(page, tmp_path, iris_file):
+    data_path, y = iris_file
     server = Server(data_path, "--id-column", "name", "--session", tmp_path / "s.db")
     other = page.context.new_page()
     try:
@@ -162,8 +160,8 @@ def test_two_tabs_share_one_question_and_a_late_answer_is_refused(page, tmp_path
         server.stop()
 
 
-def test_a_contradiction_is_shown_and_the_person_keeps_one_answer(page, tmp_path):
-    data_path, _ = iris_csv(tmp_path)
+def test_a_contradiction_is_shown_and_the_person_keeps_one_answer(page, tmp_path, iris_file):
+    data_path, _ = iris_file
     script = json.dumps([[0, 1], [0, 1, "recheck"], [2, 3]])
     server = Server(data_path, "--id-column", "name", "--session", tmp_path / "s.db",
                     "--method", "tests.e2e.helpers:Scripted", "--param", f"script={script}")
@@ -195,9 +193,8 @@ def in_view(page, selector):
     return box is not None and 0 <= box["y"] and box["y"] + box["height"] <= VIEWPORT["height"]
 
 
-def test_the_token_leaves_the_address_for_an_httponly_cookie(page, browser, live, tmp_path):
-    data_path, _ = iris_csv(tmp_path)
-    server, _ = live(load_data(data_path, id_column="name"))
+def test_the_token_leaves_the_address_for_an_httponly_cookie(page, browser, live, iris_data):
+    server, _ = live(iris_data[0])
     open_page(page, server)
     assert page.url == server.origin + "/"
     assert page.evaluate("document.cookie") == ""  # HttpOnly: no script on the page can read it
@@ -258,9 +255,8 @@ def test_more_than_ten_clusters_get_distinct_markers(page, live, tmp_path):
     assert len(set(markers)) == 80  # and 4 shapes
 
 
-def test_columns_left_out_of_the_features_are_named_on_the_page(page, live, tmp_path):
-    data_path, _ = iris_csv(tmp_path)
-    data = load_data(data_path, id_column="name")
+def test_columns_left_out_of_the_features_are_named_on_the_page(page, live, iris_data):
+    data, _ = iris_data
     data.dropped_columns = {"species": "non-numeric value 'setosa' at line 2",
                             "<b>odd</b>": "non-numeric value '<i>x</i>' at line 9"}
     server, _ = live(data)

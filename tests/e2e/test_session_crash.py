@@ -4,7 +4,7 @@ import sqlite3
 from pathlib import Path
 
 from linkwise.session import load_data
-from tests.e2e.helpers import Server, direct_fit, iris_csv, truth_answer
+from tests.e2e.helpers import Server, direct_fit, truth_answer
 
 
 def listening_address(port):
@@ -28,8 +28,8 @@ def answer(server, y, n):
     return asked
 
 
-def test_sigkill_between_answers_loses_nothing_and_reasks_nothing(tmp_path):
-    data_path, y = iris_csv(tmp_path)
+def test_sigkill_between_answers_loses_nothing_and_reasks_nothing(tmp_path, iris_file):
+    data_path, y = iris_file
     session_file = tmp_path / "iris.linkwise.db"
     args = [data_path, "--id-column", "name", "--session", session_file]
 

@@ -19,7 +19,7 @@ import pytest
 
 import linkwise as lw
 from linkwise.session import load_data
-from tests.e2e.helpers import REPO, direct_fit, iris_csv
+from tests.e2e.helpers import REPO, direct_fit
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
@@ -85,8 +85,8 @@ class Terminal:
             os.close(self.master)
 
 
-def test_keys_answer_undo_and_quit_then_resume(tmp_path):
-    data_path, y = iris_csv(tmp_path)
+def test_keys_answer_undo_and_quit_then_resume(tmp_path, iris_file):
+    data_path, y = iris_file
     session_file, labels_path = tmp_path / "s.db", tmp_path / "labels.csv"
     args = [data_path, "--id-column", "name", "--session", session_file, "--out", labels_path]
     term = Terminal(*args)
@@ -130,8 +130,8 @@ def test_keys_answer_undo_and_quit_then_resume(tmp_path):
         term.close()
 
 
-def test_a_contradiction_is_settled_with_a_digit(tmp_path):
-    data_path, _ = iris_csv(tmp_path)
+def test_a_contradiction_is_settled_with_a_digit(tmp_path, iris_file):
+    data_path, _ = iris_file
     script = json.dumps([[0, 1], [0, 1, "recheck"], [2, 3]])
     term = Terminal(data_path, "--id-column", "name", "--session", tmp_path / "s.db",
                     "--method", "tests.e2e.helpers:Scripted", "--param", f"script={script}")
@@ -161,8 +161,8 @@ def _answers(session_file):
     return sqlite3.connect(session_file).execute("SELECT i, j, answer FROM answers ORDER BY seq").fetchall()
 
 
-def test_arrow_and_function_keys_answer_nothing_and_ctrl_d_quits(tmp_path):
-    data_path, _ = iris_csv(tmp_path)
+def test_arrow_and_function_keys_answer_nothing_and_ctrl_d_quits(tmp_path, iris_file):
+    data_path, _ = iris_file
     term = Terminal(data_path, "--id-column", "name", "--session", tmp_path / "s.db")
     try:
         term.question()
@@ -197,8 +197,8 @@ def test_cells_are_shown_as_text_never_as_markup_or_terminal_commands(tmp_path):
     assert b"\x1b[2J" not in term.raw and b"\x1b]8" not in term.raw and b"\x1b[31m" not in term.raw
 
 
-def test_answers_are_read_one_per_line_from_piped_input(tmp_path):
-    data_path, _ = iris_csv(tmp_path)
+def test_answers_are_read_one_per_line_from_piped_input(tmp_path, iris_file):
+    data_path, _ = iris_file
     args = _cli(data_path, "--id-column", "name", "--session", tmp_path / "s.db", "--method",
                 "tests.e2e.helpers:Scripted", "--param", "script=[[0, 1], [2, 3], [4, 5]]", "--out", tmp_path / "l.csv")
     env = {**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"}
@@ -218,8 +218,8 @@ def test_answers_are_read_one_per_line_from_piped_input(tmp_path):
 
 
 @pytest.mark.parametrize("redirect, why", [("<&-", "is closed"), ("0>/dev/null", "cannot be read")])
-def test_no_terminal_and_no_readable_input_is_one_line(tmp_path, redirect, why):
-    data_path, _ = iris_csv(tmp_path)
+def test_no_terminal_and_no_readable_input_is_one_line(tmp_path, redirect, why, iris_file):
+    data_path, _ = iris_file
     command = " ".join(map(shlex.quote, _cli(data_path, "--session", tmp_path / "s.db")))
     run = subprocess.run(["sh", "-c", f"exec {command} {redirect}"], capture_output=True, text=True, cwd=REPO,
                          env={**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"},

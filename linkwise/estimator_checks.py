@@ -1,0 +1,328 @@
+"""The contract every active estimator keeps, as runnable checks.
+
+Like scikit-learn's :func:`~sklearn.utils.estimator_checks.check_estimator`
+for ordinary estimators, :func:`check_active_estimator` runs an
+:class:`~linkwise.ActiveEstimator` through what the question loop
+(:mod:`linkwise.loop`) promises to its users, whatever the method: the
+budget, ``queryable`` rows, "don't know" answers, determinism, the user's
+objects left alone, ``labels_history_``, :class:`~linkwise.ActiveSession`
+replay, a clear error on a bad oracle, and scikit-learn's
+``get_params`` / ``clone`` conventions. A new method gets all of them by
+running it (the test suite runs it on every active estimator in linkwise).
+"""
+
+import pickle
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.datasets import make_blobs
+
+from linkwise.loop import ActiveEstimator, ActiveSession
+from linkwise.oracle import LabelOracle
+
+__all__ = ["active_estimator_checks", "check_active_estimator"]
+
+
+def active_estimator_checks(estimator, X=None, y=None, *, max_queries=6):
+    """Yield the contract checks for ``estimator``, one callable each.
+
+    Parameters
+    ----------
+    estimator : ActiveEstimator
+        An unfitted active estimator with a ``max_queries`` parameter; its
+        other parameters are kept (choose fast ones). It is never modified:
+        every check fits clones with ``random_state=0``.
+    X : array-like of shape (n_samples, n_features), optional
+        Data for the runs (default: 30 points in three blobs).
+    y : array-like of shape (n_samples,), optional
+        True labels of ``X``, which the oracles answer from.
+    max_queries : int, default=6
+        Budget of each run (small keeps the checks fast).
+
+    Yields
+    ------
+    check : callable
+        Takes no argument; raises ``AssertionError`` naming the estimator
+        and the broken promise. Its ``__name__`` is the check's name.
+
+    Examples
+    --------
+    >>> import linkwise as lw
+    >>> from linkwise.estimator_checks import active_estimator_checks
+    >>> [check.__name__ for check in active_estimator_checks(lw.COBRAS())][:3]
+    ['check_budget', 'check_queryable', 'check_dont_know']
+    """
+    if not isinstance(estimator, ActiveEstimator):
+        raise TypeError(f"check_active_estimator needs an ActiveEstimator, got {type(estimator).__name__}.")
+    if "max_queries" not in estimator.get_params(deep=False):
+        raise TypeError(
+            f"{type(estimator).__name__} has no 'max_queries' parameter: the checks need it to bound each run."
+        )
+    if X is None:
+        X, y = make_blobs(n_samples=30, centers=3, n_features=2, cluster_std=0.5, random_state=0)
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    for check in _CHECKS:
+        def run(check=check):
+            check(_Case(estimator, X, y, max_queries))
+
+        run.__name__ = run.__qualname__ = check.__name__[1:]
+        yield run
+
+
+def check_active_estimator(estimator, X=None, y=None, *, max_queries=6):
+    """Check that ``estimator`` keeps the contract of an active estimator.
+
+    Each check fits clones of ``estimator`` (``random_state=0``, a small
+    budget) on small data with an oracle answering from ``y``:
+
+    - **budget**: ``n_queries_ <= max_queries``, the oracle asked exactly
+      ``n_queries_`` times, ``query_log_`` one entry per question and
+      ``constraints_`` the log's answers in order; ``max_queries=0`` asks
+      nothing and still labels every row;
+    - **queryable**: only pairs of two different ``queryable`` rows are
+      asked (indices or a boolean mask, the same run), labels cover every row;
+    - **don't know**: a pair answered None is never asked again and is not
+      stored as a constraint;
+    - **determinism**: the same ``random_state`` gives the same questions,
+      labels and history;
+    - **user objects**: ``X``, ``queryable`` and the estimator's parameters
+      (nested estimators included) are not modified;
+    - **labels history**: for anytime estimators, ``labels_history_`` has
+      one row per question over every row, the last one ``labels_``;
+    - **session**: :class:`~linkwise.ActiveSession` ask/tell gives ``fit``'s
+      questions and labels, leaves the estimator given to it unfitted, and
+      :meth:`~linkwise.ActiveSession.replay` of part of the answers resumes
+      at the next question;
+    - **bad oracle**: an object without ``query``, or an answer that is not
+      True/False/None, is a ``TypeError`` naming the argument; an oracle that
+      fails propagates its error, the answers before it are kept and the
+      estimator is left unfitted;
+    - **wrong answers**: an oracle wrong on 30 % of the pairs (contradicting
+      itself) does not stop the run;
+    - **parameters**: ``get_params`` lists the constructor's parameters,
+      ``set_params`` and :func:`~sklearn.base.clone` give them back, and a
+      fitted estimator pickles.
+
+    Parameters
+    ----------
+    estimator : ActiveEstimator
+        See :func:`active_estimator_checks`.
+    X, y : array-like, optional
+        See :func:`active_estimator_checks`.
+    max_queries : int, default=6
+        Budget of each run.
+
+    Raises
+    ------
+    AssertionError
+        The first broken promise, naming the estimator and the check.
+
+    See Also
+    --------
+    active_estimator_checks : the same checks one by one (for
+        ``pytest.mark.parametrize``).
+
+    Examples
+    --------
+    >>> import linkwise as lw
+    >>> from linkwise.estimator_checks import check_active_estimator
+    >>> check_active_estimator(lw.COBRAS())
+    """
+    for check in active_estimator_checks(estimator, X, y, max_queries=max_queries):
+        check()
+
+
+class _Case:
+    """The estimator under test with its data, and the runs the checks share."""
+
+    def __init__(self, estimator, X, y, max_queries):
+        self.estimator, self.X, self.y, self.max_queries = estimator, X, y, max_queries
+        self.name = type(estimator).__name__
+
+    def make(self, **params):
+        return clone(self.estimator).set_params(**{"random_state": 0, "max_queries": self.max_queries, **params})
+
+    def truth(self, i, j):
+        return bool(self.y[i] == self.y[j])
+
+    def fit(self, oracle=None, **params):
+        return self.make(**params).fit(self.X, oracle or LabelOracle(self.y))
+
+    def fail(self, what):
+        raise AssertionError(f"{self.name}: {what}")
+
+    def expect(self, ok, what):
+        if not ok:
+            self.fail(what)
+
+
+class _Asked:
+    """An oracle that records its questions; ``answer(k, i, j)`` answers the k-th (from 0)."""
+
+    def __init__(self, answer):
+        self.answer = answer
+        self.asked = []
+
+    def query(self, i, j):
+        self.asked.append((int(i), int(j)))
+        return self.answer(len(self.asked) - 1, i, j)
+
+
+def _keys(pairs):
+    return [frozenset(p[:2]) for p in pairs]
+
+
+def _check_budget(case):
+    for budget in (0, case.max_queries):
+        oracle = _Asked(lambda k, i, j: case.truth(i, j))
+        est = case.fit(oracle, max_queries=budget)
+        case.expect(est.n_queries_ <= budget, f"asked {est.n_queries_} questions with max_queries={budget}.")
+        case.expect(
+            len(oracle.asked) == est.n_queries_ == len(est.query_log_),
+            f"the oracle was asked {len(oracle.asked)} times, but n_queries_={est.n_queries_} and query_log_ "
+            f"has {len(est.query_log_)} entries.",
+        )
+        case.expect([p[:2] for p in est.query_log_] == oracle.asked, "query_log_ is not the questions asked.")
+        given = [(i, j, a) for i, j, a in est.query_log_ if a is not None]
+        case.expect(
+            [tuple(c) for c in est.constraints_.constraints] == given,
+            "constraints_ does not hold exactly the answers of query_log_, in order.",
+        )
+        case.expect(np.shape(est.labels_) == (len(case.X),), f"labels_ has shape {np.shape(est.labels_)}.")
+    case.expect(est.n_queries_ > 0, f"asked no question with max_queries={case.max_queries} on {len(case.X)} rows.")
+
+
+def _check_queryable(case):
+    rows = np.arange(0, len(case.X), 2)
+    mask = np.zeros(len(case.X), dtype=bool)
+    mask[rows] = True
+    runs = []
+    for queryable in (rows, mask):
+        oracle = _Asked(lambda k, i, j: case.truth(i, j))
+        est = case.make().fit(case.X, oracle, queryable=queryable)
+        outside = [(i, j) for i, j in oracle.asked if i == j or not (mask[i] and mask[j])]
+        case.expect(not outside, f"asked {outside[:3]}, outside the queryable rows (every other row).")
+        case.expect(np.shape(est.labels_) == (len(case.X),), "labels_ does not cover every row with queryable set.")
+        runs.append(est.query_log_)
+    case.expect(runs[0] == runs[1], "queryable as indices and as a boolean mask give different questions.")
+
+
+def _check_dont_know(case):
+    # "don't know" to every other question, the truth to the rest
+    oracle = _Asked(lambda k, i, j: None if k % 2 == 0 else case.truth(i, j))
+    est = case.fit(oracle)
+    unknown = {key for key, (*_, a) in zip(_keys(est.query_log_), est.query_log_) if a is None}
+    asked = _keys(oracle.asked)
+    again = [tuple(sorted(key)) for key in unknown if asked.count(key) > 1]
+    case.expect(not again, f"asked {again} again after 'don't know'.")
+    stored = {frozenset(c[:2]) for c in est.constraints_.constraints}
+    case.expect(not unknown & stored, "stored a 'don't know' answer as a constraint.")
+
+
+def _check_determinism(case):
+    first, second = case.fit(), case.fit()
+    case.expect(first.query_log_ == second.query_log_, "the same random_state gave different questions.")
+    case.expect(np.array_equal(first.labels_, second.labels_), "the same random_state gave different labels.")
+    if hasattr(first, "labels_history_"):
+        same = np.array_equal(np.asarray(first.labels_history_), np.asarray(second.labels_history_))
+        case.expect(same, "the same random_state gave a different labels_history_.")
+
+
+def _check_user_objects(case):
+    estimator = case.make()
+    before = pickle.dumps(estimator.get_params(deep=True))
+    X, queryable = case.X.copy(), np.arange(len(case.X))[::-1].copy()
+    X.setflags(write=False)  # an in-place write raises
+    queryable.setflags(write=False)
+    estimator.fit(X, LabelOracle(case.y), queryable=queryable)
+    case.expect(np.array_equal(X, case.X), "modified X.")
+    case.expect(np.array_equal(queryable, np.arange(len(case.X))[::-1]), "modified queryable.")
+    case.expect(pickle.dumps(estimator.get_params(deep=True)) == before, "fit changed its parameters (or a nested estimator).")
+
+
+def _check_labels_history(case):
+    est = case.fit()
+    if not est._anytime:
+        return
+    history = np.asarray(est.labels_history_)
+    shape = (est.n_queries_, len(case.X))
+    case.expect(history.shape == shape, f"labels_history_ has shape {history.shape}, expected {shape}.")
+    case.expect(np.issubdtype(history.dtype, np.integer), f"labels_history_ has dtype {history.dtype}.")
+    case.expect(np.array_equal(history[-1], est.labels_), "the last row of labels_history_ is not labels_.")
+
+
+def _check_session(case):
+    template = case.make()
+    session = ActiveSession(template, case.X)
+    while (pair := session.ask()) is not None:
+        case.expect(session.ask() == pair, "ask() changed its question before tell().")
+        session.tell(pair, case.truth(*pair))
+    fitted = session.finish()
+    direct = case.fit()
+    case.expect(fitted.query_log_ == direct.query_log_, "ActiveSession asked other questions than fit.")
+    case.expect(np.array_equal(fitted.labels_, direct.labels_), "ActiveSession gave other labels than fit.")
+    case.expect(not hasattr(template, "labels_"), "ActiveSession fitted the estimator given to it (not a clone).")
+    half = len(direct.query_log_) // 2
+    resumed = ActiveSession(template, case.X)
+    n = resumed.replay({(i, j): a for i, j, a in direct.query_log_[:half]})
+    case.expect(n == half, f"replay of {half} answers took {n}.")
+    expected = direct.query_log_[half][:2] if half < len(direct.query_log_) else None
+    case.expect(resumed.ask() == expected, f"after replay it asks {resumed.ask()}, fit asked {expected}.")
+
+
+def _check_bad_oracle(case):
+    estimator = case.make()
+    for bad, argument in ((case.y, "'oracle'"), (_Asked(lambda k, i, j: "yes"), "'answer'")):
+        try:
+            estimator.fit(case.X, bad)
+        except TypeError as error:
+            case.expect(argument in str(error), f"the error on a bad oracle does not name {argument}: {error}")
+        else:
+            case.fail(f"fit accepted a bad oracle ({type(bad).__name__}).")
+
+    def fails_second(k, i, j):
+        if k == 1:
+            raise LookupError("the oracle failed")
+        return case.truth(i, j)
+
+    try:
+        estimator.fit(case.X, _Asked(fails_second))
+    except LookupError:
+        case.expect(estimator.n_queries_ == len(estimator.query_log_) == 1, "lost the answer before a failure.")
+        case.expect(not hasattr(estimator, "labels_"), "a failed fit left labels_ (it looks fitted).")
+    else:
+        case.fail("swallowed the error of an oracle.")
+
+
+def _check_wrong_answers(case):
+    # a person gets some answers wrong: contradictions are the method's to handle, never a crash
+    est = case.fit(LabelOracle(case.y, noise=0.3, random_state=0), max_queries=3 * case.max_queries)
+    case.expect(np.shape(est.labels_) == (len(case.X),), "wrong answers left labels_ incomplete.")
+
+
+def _check_params(case):
+    estimator = case.estimator
+    params = estimator.get_params(deep=False)
+    names = set(type(estimator)._get_param_names())
+    case.expect(set(params) == names, f"get_params lists {sorted(params)}, the constructor takes {sorted(names)}.")
+    copy = clone(estimator)
+    case.expect(copy.set_params(**params) is copy, "set_params does not return the estimator.")
+    case.expect(repr(copy) == repr(estimator), "set_params(**get_params()) changed the estimator.")
+    fitted = case.fit()
+    case.expect(not hasattr(clone(fitted), "labels_"), "clone of a fitted estimator is fitted.")
+    again = pickle.loads(pickle.dumps(fitted))
+    case.expect(np.array_equal(again.labels_, fitted.labels_), "a pickled fitted estimator lost its labels_.")
+
+
+_CHECKS = (
+    _check_budget,
+    _check_queryable,
+    _check_dont_know,
+    _check_determinism,
+    _check_user_objects,
+    _check_labels_history,
+    _check_session,
+    _check_bad_oracle,
+    _check_wrong_answers,
+    _check_params,
+)
