@@ -9,7 +9,7 @@ import pytest
 import linkwise as lw
 from linkwise.bench import registry
 from linkwise.bench._runner import run_cell
-from tests.test_bench import make_task
+from tests.bench_reference import make_task
 
 BUDGETS = (0, 4)
 

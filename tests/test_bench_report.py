@@ -10,7 +10,7 @@ from linkwise.bench import report, run
 from linkwise.bench._registry import _REGISTRY
 from linkwise.bench._report import average_ranks, friedman_holm, wins_losses
 from linkwise.cli import main
-from tests.test_bench import CLOSEST, FIRST, RANDOM
+from tests.bench_reference import CLOSEST, FIRST, RANDOM
 
 DATASETS = ["iris", "wine", "glass"]
 
