@@ -10,14 +10,14 @@ from scipy.spatial.distance import cdist, pdist, squareform
 from sklearn.metrics import silhouette_score
 from sklearn.neighbors import NearestNeighbors
 
-from linkwise._superinstances import make_parts, representative
+from linkwise.cobra import make_parts, representative
 from linkwise._validation import InvalidParameterError, check_scalar
 from linkwise.cobs._active import _draw_pairs
 from linkwise.cobs._generate import candidates_for, check_common
 from linkwise.cobs._grid import FAMILIES
 from linkwise.cobs._select import agreement_matrix
 from linkwise.loop import ActiveEstimator, QueryContext
-from linkwise.robust import NoiseRobustCOBRAS
+from linkwise.cobra import NoiseRobustCOBRAS
 
 __all__ = ["Auto"]
 

@@ -7,11 +7,11 @@ import pytest
 from sklearn.datasets import make_blobs
 
 import linkwise as lw
-from linkwise import robust
-from linkwise._repair import AnswerGraph
+from linkwise.cobra import _robust as robust
+from linkwise.cobra._answers import AnswerGraph
 from linkwise._validation import InvalidParameterError
 from linkwise.active._base import ConstrainedFit
-from linkwise.robust import Correction, NoiseRobustCOBRAS
+from linkwise.cobra import Correction, NoiseRobustCOBRAS
 
 
 @pytest.fixture(scope="module")

@@ -67,7 +67,7 @@ def active_methods():
     import importlib
 
     candidates = [("linkwise.cobra", "COBRAS", {}), ("linkwise.cobra", "COBRA", {}),
-                  ("linkwise.robust", "NoiseRobustCOBRAS", {}), ("linkwise.cobs", "ActiveCOBS", {"algorithms": ("kmeans",)}), ("linkwise.bayes", "BayesianActiveClustering", {}),
+                  ("linkwise.cobra", "NoiseRobustCOBRAS", {}), ("linkwise.cobs", "ActiveCOBS", {"algorithms": ("kmeans",)}), ("linkwise.bayes", "BayesianActiveClustering", {}),
                   ("linkwise.active", "ActiveClustering", {"clusterer": "PCKMeans", "strategy": "MinMax"})]
     methods = [ClosestPairsFirst()]
     for module, name, params in candidates:
@@ -300,7 +300,7 @@ def test_cannot_link_contradiction_is_explained_through_the_cannot_link(tmp_path
 
 
 def test_noise_robust_cobras_contradictions_reach_the_person(iris, tmp_path):
-    robust = pytest.importorskip("linkwise.robust")
+    robust = pytest.importorskip("linkwise.cobra")
     data, y = iris
     oracle = lw.LabelOracle(y, noise=0.15, random_state=1)  # a person who gets 15% of answers wrong
     session = HumanSession(tmp_path / "s.db", data, robust.NoiseRobustCOBRAS(noise_probability=0.1, random_state=0))

@@ -180,10 +180,10 @@ def _defaults():
     specs.append(
         MethodSpec(
             "cobras-robust",
-            partial(_budgeted, path="linkwise.robust:NoiseRobustCOBRAS"),
+            partial(_budgeted, path="linkwise.cobra:NoiseRobustCOBRAS"),
             False,
             "COBRAS that detects and repairs wrong answers (Van Craenendonck et al., IDA 2018; "
-            "repair: linkwise.robust); for runs with --noise",
+            "repair: linkwise.cobra); for runs with --noise",
         )
     )
     combos = [

@@ -3,7 +3,7 @@
 People answering "same group?" get a few percent of answers wrong, and one
 wrong must-link merges two clusters for good. :class:`NoiseRobustCOBRAS`
 runs COBRAS on a *belief* about the answers rather than on the answers
-themselves (:class:`~linkwise._repair.AnswerGraph`), and keeps that belief
+themselves (:class:`~linkwise.cobra._answers.AnswerGraph`), and keeps that belief
 honest:
 
 - *doubtful decisions are checked once they matter*: a merge resting on one
@@ -34,8 +34,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from linkwise._cobras import COBRAS
-from linkwise._repair import AnswerGraph, Correction, Evidence
+from linkwise.cobra._cobras import COBRAS
+from linkwise.cobra._answers import AnswerGraph, Correction, Evidence
 from linkwise._validation import check_scalar
 from linkwise.loop import Recheck
 
@@ -49,7 +49,7 @@ class NoiseRobustCOBRAS(COBRAS):
     """COBRAS that detects and repairs wrong answers.
 
     COBRAS (see :class:`~linkwise.COBRAS`) whose answers are kept in an
-    :class:`~linkwise._repair.AnswerGraph`: super-instances are merged on the
+    :class:`~linkwise.cobra._answers.AnswerGraph`: super-instances are merged on the
     *believed* answers; decisions that are likely enough to be wrong are
     checked with one extra question; contradictions are settled by the most
     probable explanation after a few questions chosen to tell the
@@ -65,7 +65,7 @@ class NoiseRobustCOBRAS(COBRAS):
         Prior guess of the share of wrong answers (prior odds 1:1 between a
         person who makes none and one who makes twice as many); the estimate
         is updated from the answers checked and the contradictions found
-        (:meth:`~linkwise._repair.AnswerGraph.noise_rate`). 0 turns every
+        (:meth:`~linkwise.cobra._answers.AnswerGraph.noise_rate`). 0 turns every
         check off.
     check_threshold : float in (0, 1], default=0.02
         A decision is checked with an extra question when its probability of
@@ -115,7 +115,7 @@ class NoiseRobustCOBRAS(COBRAS):
     The search over explanations is exact up to 4 changed answers and 2,000
     branches per contradiction; beyond that an approximate repair (the most
     certain, then the earliest, answers win) is used and a warning is logged
-    on the ``linkwise._repair`` logger; the run never stops for it.
+    on the ``linkwise.cobra._answers`` logger; the run never stops for it.
 
     Unlike nCOBRAS, which reasons over possible worlds of all answers after
     every merging phase, the search here starts from the current belief and

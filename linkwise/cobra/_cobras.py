@@ -3,7 +3,7 @@
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from linkwise._superinstances import (
+from linkwise.cobra._superinstances import (
     SuperInstanceClustering,
     SuperInstanceTree,
     bisect,
@@ -75,7 +75,7 @@ class COBRAS(SuperInstanceClustering):
     labels_history_ : ndarray of shape (n_queries_, n_samples)
         The clustering after each question: one run gives a whole learning
         curve. On large data (more than 2**24 entries) it is a
-        :class:`~linkwise._superinstances.LabelsHistory`, indexed the same
+        :class:`~linkwise.cobra._superinstances.LabelsHistory`, indexed the same
         way and rebuilt row by row from a few integers per question.
 
     Notes

@@ -1,0 +1,34 @@
+"""COBRA, COBRAS and noise-robust COBRAS: active clustering without knowing the number of clusters.
+
+Both over-cluster the data into *super-instances* (small K-means clusters
+treated as units) and merge them by asking whether their representatives
+belong together, closest pairs first, letting transitivity and entailment
+answer as many pairs as possible. :class:`COBRA` fixes the number of
+super-instances in advance; :class:`COBRAS` refines them as it goes and can
+be stopped after any question; :class:`NoiseRobustCOBRAS` is COBRAS on a
+belief about the answers that finds and repairs wrong ones
+(:class:`NoisyAnswers`, which any active estimator can use as its
+knowledge, see :mod:`linkwise.loop`).
+
+Modules: ``_superinstances`` (super-instances, the merging phase, compact
+history), ``_cobra``, ``_cobras``, ``_robust`` (the noisy-answer belief and
+NoiseRobustCOBRAS), ``_answers`` (every answer and the believed labelling),
+``_noise`` (how likely an answer is wrong), ``_explain`` (explanations of a
+contradiction and the questions that tell them apart).
+
+Examples
+--------
+>>> import linkwise as lw
+>>> X, y = lw.datasets.load("wine", scale="minmax")
+>>> est = lw.COBRAS(max_queries=40, random_state=0).fit(X, lw.LabelOracle(y))
+>>> len(est.labels_history_)
+40
+"""
+
+from linkwise.cobra._answers import AnswerGraph, Correction, Evidence
+from linkwise.cobra._cobra import COBRA
+from linkwise.cobra._cobras import COBRAS
+from linkwise.cobra._robust import NoiseRobustCOBRAS
+from linkwise.cobra._superinstances import make_parts as make_parts, representative as representative  # Auto seeds COBRAS
+
+__all__ = ["COBRA", "COBRAS", "NoiseRobustCOBRAS", "AnswerGraph", "Correction", "Evidence"]
