@@ -46,11 +46,18 @@ class PlantedOracle:
 class Spy(NoiseRobustCOBRAS):
     """Counts the questions each contradiction costs."""
 
-    def _repair(self, ctx):
-        before = ctx.n_queries
-        changed = yield from super()._repair(ctx)
-        self.__dict__.setdefault("repair_costs", []).append(ctx.n_queries - before)
-        return changed
+    def _knowledge(self, ctx):
+        belief = super()._knowledge(ctx)
+        repair, self.repair_costs = belief._repair, []
+
+        def counted():
+            before = ctx.n_queries
+            changed = yield from repair()
+            self.repair_costs.append(ctx.n_queries - before)
+            return changed
+
+        belief._repair = counted
+        return belief
 
 
 def test_planted_wrong_must_link_is_found_and_corrected(blobs):
@@ -91,7 +98,7 @@ def test_with_right_answers_no_contradiction_no_repair_question_same_clustering(
     est = Spy(random_state=2).fit(X, lw.LabelOracle(y))
     assert est.constraints_.conflicts == []
     assert est.corrections_ == []
-    assert not getattr(est, "repair_costs", [])  # no repair question: nothing ever contradicted
+    assert not est.repair_costs  # no repair question: nothing ever contradicted
     # checks are only asked while a decision is doubtful; the run ends where plain COBRAS ends
     assert est.n_extra_queries_ < est.n_queries_ / 4
     np.testing.assert_array_equal(est.labels_, plain.labels_)

@@ -28,7 +28,7 @@ Examples
 from linkwise.cobra._answers import AnswerGraph, Correction, Evidence
 from linkwise.cobra._cobra import COBRA
 from linkwise.cobra._cobras import COBRAS
-from linkwise.cobra._robust import NoiseRobustCOBRAS
+from linkwise.cobra._robust import NoiseRobustCOBRAS, NoisyAnswers
 from linkwise.cobra._superinstances import make_parts as make_parts, representative as representative  # Auto seeds COBRAS
 
-__all__ = ["COBRA", "COBRAS", "NoiseRobustCOBRAS", "AnswerGraph", "Correction", "Evidence"]
+__all__ = ["COBRA", "COBRAS", "NoiseRobustCOBRAS", "NoisyAnswers", "AnswerGraph", "Correction", "Evidence"]

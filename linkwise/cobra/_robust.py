@@ -3,7 +3,7 @@
 People answering "same group?" get a few percent of answers wrong, and one
 wrong must-link merges two clusters for good. :class:`NoiseRobustCOBRAS`
 runs COBRAS on a *belief* about the answers rather than on the answers
-themselves (:class:`~linkwise.cobra._answers.AnswerGraph`), and keeps that belief
+themselves (:class:`~linkwise.cobra.NoisyAnswers`), and keeps that belief
 honest:
 
 - *doubtful decisions are checked once they matter*: a merge resting on one
@@ -30,16 +30,14 @@ contradiction they follow the careless rate. Every correction is listed in
 ``corrections_`` as it happens.
 """
 
-from types import SimpleNamespace
-
 import numpy as np
 
 from linkwise.cobra._cobras import COBRAS
-from linkwise.cobra._answers import AnswerGraph, Correction, Evidence
+from linkwise.cobra._answers import AnswerGraph
 from linkwise._validation import check_scalar
 from linkwise.loop import Recheck
 
-__all__ = ["NoiseRobustCOBRAS", "Correction", "Evidence"]
+__all__ = ["NoiseRobustCOBRAS", "NoisyAnswers"]
 
 # A contradiction is settled when the clustering of the representatives is this probable.
 _SETTLED = 0.95
@@ -48,9 +46,9 @@ _SETTLED = 0.95
 class NoiseRobustCOBRAS(COBRAS):
     """COBRAS that detects and repairs wrong answers.
 
-    COBRAS (see :class:`~linkwise.COBRAS`) whose answers are kept in an
-    :class:`~linkwise.cobra._answers.AnswerGraph`: super-instances are merged on the
-    *believed* answers; decisions that are likely enough to be wrong are
+    COBRAS (see :class:`~linkwise.COBRAS`) whose knowledge is a belief about
+    the answers (:class:`~linkwise.cobra.NoisyAnswers`, see
+    :mod:`linkwise.loop`): super-instances are merged on the *believed* answers; decisions that are likely enough to be wrong are
     checked with one extra question; contradictions are settled by the most
     probable explanation after a few questions chosen to tell the
     explanations apart, and the clustering is then rebuilt from the
@@ -65,7 +63,7 @@ class NoiseRobustCOBRAS(COBRAS):
         Prior guess of the share of wrong answers (prior odds 1:1 between a
         person who makes none and one who makes twice as many); the estimate
         is updated from the answers checked and the contradictions found
-        (:meth:`~linkwise.cobra._answers.AnswerGraph.noise_rate`). 0 turns every
+        (:meth:`~linkwise.cobra.AnswerGraph.noise_rate`). 0 turns every
         check off.
     check_threshold : float in (0, 1], default=0.02
         A decision is checked with an extra question when its probability of
@@ -172,110 +170,147 @@ class NoiseRobustCOBRAS(COBRAS):
     def _robust(self):
         return self.noise_probability > 0
 
-    # -- the COBRAS steps, driven by the belief -------------------------------
-    def _questions(self, ctx):
-        self.corrections_ = []
-        self.n_extra_queries_ = 0
+    def _knowledge(self, ctx):
+        self._belief = ctx.constraints  # noise_probability=0: the answers as given, plain COBRAS
         if self._robust:
-            self._graph = AnswerGraph(ctx.n_samples, self.noise_probability, X=ctx.X)
-            self.believed_constraints_ = self._graph.store
-        else:
-            self.believed_constraints_ = ctx.constraints
-        yield from super()._questions(ctx)
+            self._belief = NoisyAnswers(
+                ctx, self.noise_probability, self._focus,
+                check_threshold=self.check_threshold, max_repair_questions=self.max_repair_questions,
+            )
+        return self._belief
 
-    def _split_level(self, ctx, sid):
-        if not self._robust:
-            return (yield from super()._split_level(ctx, sid))
-        result, _ = yield from self._believing(ctx, super()._split_level(ctx, sid), check=False)
-        return result
+    @property
+    def believed_constraints_(self):
+        return self._belief.store
 
-    def _merge_phase(self, ctx, new, *, live):
-        if not self._robust:
-            return (yield from super()._merge_phase(ctx, new, live=live))
-        while True:
-            _, repaired = yield from self._believing(ctx, super()._merge_phase(ctx, new, live=live), check=True)
-            if not repaired:
-                repaired = yield from self._check_decisions(ctx)
-            if not repaired:
-                return
-            # the belief changed under this phase: merge every super-instance again from the repaired answers
-            new = self._tree.leaves()
+    @property
+    def corrections_(self):
+        return self._belief.corrections if self._robust else []
 
-    def _known_relations(self, ctx, reps):
-        if not self._robust:
-            return super()._known_relations(ctx, reps)
-        # the base reads ctx.constraints: give it the believed answers instead of the raw ones
-        return super()._known_relations(SimpleNamespace(constraints=self._graph.store), reps)
+    @property
+    def n_extra_queries_(self):
+        return self._belief.n_extra_queries if self._robust else 0
 
-    # -- asking through the belief ------------------------------------------------
-    def _believing(self, ctx, inner, *, check):
-        """Drive a base-class question generator with believed answers (a generator).
 
-        Pairs the belief settles are answered without a question; a pair
-        the raw answers settle but the belief does not (one of those answers
-        was repaired) is asked again. With ``check``, every must-link answer
-        is checked and contradictions repaired; if the belief changes, the
-        inner generator is closed. Returns ``(inner's return value, repaired)``.
-        """
-        graph = self._graph
-        answer, first = None, True
-        while True:
-            try:
-                i, j = next(inner) if first else inner.send(answer)
-            except StopIteration as stop:
-                return stop.value, False
-            first = False
-            answer = graph.relation(i, j)
-            if answer is not None:
-                continue
-            answer = yield self._pair(ctx, i, j)
-            if answer is None:
-                continue
-            repaired = yield from self._record(ctx, i, j, answer)
-            # a merge resting on this one answer matters at once: later merges build on it
-            doubtful = check and answer and not repaired and graph.weak(i, j)
-            if doubtful and graph.suspicion([(i, j)]) >= self.check_threshold:
-                _, repaired = yield from self._verify(ctx, [[(i, j)]])
-            if repaired:
-                inner.close()
-                return None, True
-            answer = graph.relation(i, j)
+class NoisyAnswers:
+    """A belief about answers that may be wrong: the knowledge behind noise-robust methods.
 
-    @staticmethod
-    def _pair(ctx, i, j):
-        """Yield-able question: a Recheck when the raw answers already settle the pair."""
-        return Recheck(i, j) if ctx.constraints.relation(i, j) is not None else (i, j)
+    It keeps every answer in an :class:`~linkwise.cobra.AnswerGraph` and,
+    as the loop's knowledge (see :mod:`linkwise.loop`), reviews each answer:
+    a must-link between two of the method's representatives that nothing
+    else confirms is checked at once when it is likely enough to be wrong;
+    at a :class:`~linkwise.loop.Checkpoint` every doubtful decision the
+    method's clustering rests on is checked; a contradiction is settled by
+    the most probable explanation after at most ``max_repair_questions``
+    questions that tell the explanations apart. See
+    :class:`~linkwise.NoiseRobustCOBRAS` for the policy.
+
+    Parameters
+    ----------
+    ctx : QueryContext
+        The run's context: its data (distances inform the prior that a pair
+        is a must-link) and its answers as given.
+    noise_probability : float in (0, 0.5)
+        Prior guess of the share of wrong answers.
+    focus : callable
+        ``focus()`` returns the method's representatives (the points its
+        questions and checks are about) and the cluster of each.
+    check_threshold : float, default=0.02
+        A decision is checked when its probability of being wrong reaches this.
+    max_repair_questions : int, default=4
+        Most questions asked to settle one contradiction.
+
+    Attributes
+    ----------
+    graph : AnswerGraph
+    store : ConstraintStore
+        The believed answers and their closure.
+    corrections : list of Correction
+        Each answer believed wrong (updated after every repair).
+    n_extra_queries : int
+        Questions asked to check or repair answers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import linkwise as lw
+    >>> from linkwise.loop import QueryContext
+    >>> X = np.array([[0.0], [0.1], [0.2], [5.0]])
+    >>> ctx = QueryContext(X, np.arange(4), lw.ConstraintStore(4, tolerant=True), None, None)
+    >>> belief = NoisyAnswers(ctx, 0.1, lambda: (np.arange(4), np.array([0, 0, 0, 1])))
+    >>> list(belief.review(ctx, (0, 1, True))), list(belief.review(ctx, (0, 3, False)))
+    ([], [])
+    >>> belief.relation(1, 3)  # entailed: the loop would not ask it
+    False
+    >>> list(belief.review(ctx, (1, 3, True)))  # a contradiction, here settled without a question
+    []
+    >>> len(belief.corrections)
+    1
+    """
+
+    def __init__(self, ctx, noise_probability, focus, *, check_threshold=0.02, max_repair_questions=4):
+        self.graph = AnswerGraph(ctx.n_samples, noise_probability, X=ctx.X)
+        self._X, self._given, self._focus = ctx.X, ctx.constraints, focus
+        self.check_threshold, self.max_repair_questions = check_threshold, max_repair_questions
+        self.corrections, self.n_extra_queries = [], 0
+
+    @property
+    def store(self):
+        return self.graph.store
+
+    def relation(self, i, j):
+        """Believed relation of ``(i, j)`` (True, False or None)."""
+        return self.graph.relation(i, j)
+
+    def review(self, ctx, answered=None):
+        """Record an answer and check it, or check the clustering at a checkpoint (a generator; see loop)."""
+        if answered is None:
+            return (yield from self._check_decisions())
+        i, j, answer = answered
+        graph = self.graph
+        if (yield from self._record(i, j, answer)):
+            return True
+        # a merge resting on this one answer matters at once: later merges build on it
+        reps = self._reps()
+        doubtful = answer and np.isin((i, j), reps).all() and graph.weak(i, j)
+        if doubtful and graph.suspicion([(i, j)]) >= self.check_threshold:
+            return (yield from self._verify([[(i, j)]]))[1]
+        return False
+
+    def _ask(self, pair):
+        """Yield-able question: a Recheck when the answers as given or the belief already settle the pair."""
+        known = self._given.relation(*pair) is not None or self.relation(*pair) is not None
+        return Recheck(*pair) if known else pair
 
     def _reps(self):
-        tree = self._tree
-        return np.asarray(tree.rep, dtype=np.intp)[tree.leaves()]
+        return self._focus()[0]
 
-    def _record(self, ctx, i, j, answer):
+    def _record(self, i, j, answer):
         """Store an answer; on a contradiction, ask and repair (a generator). Returns whether the belief changed."""
-        if not self._graph.add(i, j, answer):
+        if not self.graph.add(i, j, answer):
             return False
-        return (yield from self._repair(ctx))
+        return (yield from self._repair())
 
-    def _verify(self, ctx, decisions):
+    def _verify(self, decisions):
         """Ask the question that best checks ``decisions`` (a generator; see :meth:`AnswerGraph.verification`).
 
         Returns ``(asked, changed)``: whether a question was answered, and
         whether the belief changed.
         """
-        graph = self._graph
+        graph = self.graph
         # a question that cannot confirm a decision only gathers evidence: worth it once answers are known wrong,
         # for one decision or a group (the careless person is then the only hypothesis left)
         decisive = not graph.contradicted
-        pair = graph.verification(decisions, self._reps(), X=ctx.X, decisive=decisive)
+        pair = graph.verification(decisions, self._reps(), X=self._X, decisive=decisive)
         if pair is None:
             return False, False
-        self.n_extra_queries_ += 1
-        answer = yield self._pair(ctx, *pair)
+        self.n_extra_queries += 1
+        answer = yield self._ask(pair)
         if answer is None:
             return False, False
-        return True, (yield from self._record(ctx, *pair, answer))
+        return True, (yield from self._record(*pair, answer))
 
-    def _check_decisions(self, ctx):
+    def _check_decisions(self):
         """Check the doubtful decisions the finished clustering rests on (a generator).
 
         The decisions are each weak must-link inside a cluster (if wrong, the
@@ -290,16 +325,16 @@ class NoiseRobustCOBRAS(COBRAS):
             decisions = self._doubtful()
             if not decisions:
                 return False
-            asked, changed = yield from self._verify(ctx, decisions)
+            asked, changed = yield from self._verify(decisions)
             if changed or not asked:
                 return changed
 
     def _doubtful(self):
         """The decisions of :meth:`_check_decisions` whose probability of being wrong reaches the threshold."""
-        graph, tree = self._graph, self._tree
+        graph = self.graph
         store = graph.store
-        leaves = tree.leaves()
-        cluster_of = {store.find(int(r)): c for r, c in zip(self._reps().tolist(), tree.cluster[leaves].tolist())}
+        reps, clusters = self._focus()
+        cluster_of = {store.find(int(r)): c for r, c in zip(reps.tolist(), clusters.tolist())}
         holding, separating = [], {}
         for i, j in graph.pairs().tolist():
             ci, cj = cluster_of.get(store.find(i)), cluster_of.get(store.find(j))
@@ -313,26 +348,25 @@ class NoiseRobustCOBRAS(COBRAS):
         decisions = holding + list(separating.values())
         return [pairs for pairs in decisions if graph.suspicion(pairs) >= self.check_threshold]
 
-    def _repair(self, ctx):
+    def _repair(self):
         """Resolve the contradiction in the answers (a generator); returns whether the belief changed."""
-        graph = self._graph
+        graph = self.graph
         reps = self._reps()
         for _ in range(self.max_repair_questions):
             explanations = graph.explain()
             if explanations.certainty(reps) >= _SETTLED:
                 break
-            pair = explanations.question(_around(graph, explanations, reps), reps, X=ctx.X)
+            pair = explanations.question(_around(graph, explanations, reps), reps, X=self._X)
             if pair is None:
                 break
-            self.n_extra_queries_ += 1
-            answer = yield self._pair(ctx, *pair)
+            self.n_extra_queries += 1
+            answer = yield self._ask(pair)
             if answer is not None:
                 graph.add(*pair, answer)
         else:
             explanations = graph.explain()
         changed = graph.adopt(explanations)
-        self.believed_constraints_ = graph.store
-        self.corrections_ = graph.corrections()
+        self.corrections = graph.corrections()
         return bool(changed)
 
 

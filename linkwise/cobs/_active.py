@@ -15,7 +15,7 @@ __all__ = ["ActiveCOBS"]
 _ENUMERATE_PAIRS = 1_000_000
 
 
-def _draw_pairs(rng, rows, n_code, size, seen):
+def draw_pairs(rng, rows, n_code, size, seen):
     """Up to ``size`` pairs of distinct ``rows`` not in ``seen``, coded ``i * n_code + j`` (i < j)."""
     nq = rows.size
     total = nq * (nq - 1) // 2
@@ -185,7 +185,7 @@ class ActiveCOBS(ActiveEstimator):
         step = np.log(self.update_factor)
         n_code = int(queryable.max()) + 1 if queryable.size else 1
         seen = set()
-        while (pool := _draw_pairs(ctx.rng, queryable, n_code, self.sample_size, seen)).size:
+        while (pool := draw_pairs(ctx.rng, queryable, n_code, self.sample_size, seen)).size:
             seen.update(pool.tolist())
             a, b = pool // n_code, pool % n_code
             # +1 where a clustering puts the pair together, -1 where it separates it
