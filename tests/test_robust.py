@@ -8,7 +8,7 @@ from sklearn.datasets import make_blobs
 
 import linkwise as lw
 from linkwise.cobra import _robust as robust
-from linkwise.cobra._answers import AnswerGraph
+from linkwise.cobra import AnswerGraph
 from linkwise._validation import InvalidParameterError
 from linkwise.active._base import ConstrainedFit
 from linkwise.cobra import Correction, NoiseRobustCOBRAS

@@ -113,7 +113,7 @@ class NoiseRobustCOBRAS(COBRAS):
     The search over explanations is exact up to 4 changed answers and 2,000
     branches per contradiction; beyond that an approximate repair (the most
     certain, then the earliest, answers win) is used and a warning is logged
-    on the ``linkwise.cobra._answers`` logger; the run never stops for it.
+    on the ``linkwise.cobra._explain`` logger; the run never stops for it.
 
     Unlike nCOBRAS, which reasons over possible worlds of all answers after
     every merging phase, the search here starts from the current belief and
