@@ -11,7 +11,7 @@ from sklearn.metrics import silhouette_score
 from sklearn.neighbors import NearestNeighbors
 
 from linkwise._validation import InvalidParameterError, check_scalar
-from linkwise.cobra import COBRAS, NoisyAnswers, make_parts, representative
+from linkwise.cobra import COBRAS, NoisyAnswers
 from linkwise.cobs import FAMILIES, agreement_matrix, candidates_for, check_common, draw_pairs
 from linkwise.loop import ActiveEstimator
 
@@ -91,28 +91,6 @@ def _seeds(X, labels):
     if lost.any():
         out[lost] = np.argmin(cdist(X[lost], means), axis=1)
     return out
-
-
-class _SeededCOBRAS(COBRAS):
-    """COBRAS whose first super-instances are the clusters of ``seed_labels``.
-
-    Instead of growing a clustering from one super-instance, it starts from
-    the chosen candidate: its merging phase checks the candidate's clusters,
-    and the refinement that follows splits them further.
-    """
-
-    seed_labels = None
-
-    def _start(self, ctx):
-        X, qmask = ctx.X, ctx.queryable_mask
-        seeds = _seeds(X, self.seed_labels)
-        parts, means = ([], None) if seeds is None else make_parts(X, np.arange(ctx.n_samples), seeds, qmask)
-        if len(parts) < 2:  # nothing to start from: one super-instance, as COBRAS does
-            return (yield from super()._start(ctx))
-        reps = [representative(X, part, qmask, m) for part, m in zip(parts, means)]
-        new = self._tree.replace(0, parts, reps, list(means))
-        yield from self._merge_phase(ctx, new, live=True)
-        return False
 
 
 class Auto(ActiveEstimator):
@@ -257,9 +235,9 @@ class Auto(ActiveEstimator):
         yield from self._select(ctx)
         self.switched_at_ = ctx.n_queries
         # COBRAS draws from ctx.rng (the one generator of the run); its clustering is in its super-instance tree
-        self._cobras = _SeededCOBRAS()
-        self._cobras.seed_labels = self._cand_full(self._best())
-        yield from self._cobras._questions(ctx)
+        # it starts from the chosen candidate: its merging phase checks the candidate's large clusters
+        self._cobras = COBRAS()
+        yield from self._cobras._questions(ctx, seeds=_seeds(ctx.X, self._cand_full(self._best())))
 
     def _score(self, ctx):
         """Score the candidates on the answers given since the last call (``ctx.log``)."""

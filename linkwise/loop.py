@@ -12,28 +12,22 @@ answered from it at once: never asked, never charged). ``fit`` drives the
 generator with an oracle; :class:`ActiveSession` lets a person drive it one
 question at a time (``ask`` / ``tell``).
 
-*Knowledge.* What the method may rely on is ``ctx.knowledge``, made by the
-estimator's ``_knowledge(ctx)`` hook: by default the store of answers itself,
-for answers taken as right; :class:`~linkwise.cobra.NoisyAnswers` for answers
-that may be wrong. Any knowledge has
+*Knowledge.* What the method may rely on is ``ctx.knowledge``, from the
+estimator's ``_knowledge(ctx)`` hook: the store of answers by default;
+:class:`~linkwise.cobra.NoisyAnswers` for answers that may be wrong. It has a
+``store``, the :class:`~linkwise.ConstraintStore` of what it holds (a store is
+its own; the loop skips the pairs it knows), and ``review(ctx, answered=None)``: a generator the loop runs after each answer to
+the method's questions (``answered = (i, j, answer)``, "don't know" excepted)
+and where the method yields a :class:`Checkpoint` (``None``). A review records
+the answer, may ask questions of its own (they are charged and logged; their
+answers are sent to it; it yields :class:`Recheck` for pairs it knows) and
+returns whether it revised its belief. A store's review asks nothing.
 
-- ``relation(i, j)``: True, False or None; the loop skips the pairs it knows;
-- ``store``: a :class:`~linkwise.ConstraintStore` of what it holds, for
-  methods that read more than one relation (a store is its own);
-- ``review(ctx, answered=None)``: a generator run by the loop after every
-  answer to a method's question (``answered`` is ``(i, j, answer)``, "don't
-  know" excepted) and when the method yields a :class:`Checkpoint` (``None``):
-  it records the answer and may ask questions of its own (checks of doubtful
-  answers, questions that locate a wrong one; its answers are sent to it,
-  and it yields :class:`Recheck` for pairs it knows), and returns whether it
-  revised its belief. A store's review records nothing (the loop has stored
-  the answer) and asks nothing.
-
-*Revision.* The method's generator is resumed only when a review is over. If
-the review revised the belief (an earlier answer is now believed wrong), the
-loop adds one to ``ctx.revision`` before resuming it: a method compares
-``ctx.revision`` across a ``yield`` and, when it changed, drops what it
-inferred from earlier answers (COBRAS merges every super-instance again).
+*Revision.* The method is resumed when the review is over; if the belief was
+revised (an earlier answer is now believed wrong), ``ctx.revision`` has grown
+by one. A method compares it across a ``yield`` and, when it changed, drops
+what it inferred from earlier answers (COBRAS merges every super-instance
+again).
 """
 
 from typing import NamedTuple
@@ -91,7 +85,7 @@ class QueryContext:
     constraints : ConstraintStore
         Every answer so far, as given, and what follows from them (read it, do not write).
     knowledge : ConstraintStore or NoisyAnswers
-        What the method may rely on (see the module's Notes); ``constraints`` by default.
+        What the method may rely on (see the module docstring); ``constraints`` by default.
     revision : int
         How many times the knowledge revised its belief so far.
     log : list of (int, int, bool or None)
@@ -120,11 +114,6 @@ class QueryContext:
         self.labels = np.zeros(self.n_samples, dtype=np.intp)
         self.max_queries = max_queries
         self.n_queries = 0
-
-    @property
-    def budget_left(self):
-        """Questions that may still be asked (None: unlimited). For planning only."""
-        return None if self.max_queries is None else self.max_queries - self.n_queries
 
 
 def _pair_key(i, j):
@@ -266,7 +255,7 @@ class ActiveSession:
                 continue
             i, j, recheck = self._checked(item)
             if not recheck:
-                known = ctx.knowledge.relation(i, j)
+                known = ctx.knowledge.store.relation(i, j)
                 if known is not None:
                     answer = known
                     continue

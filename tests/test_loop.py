@@ -211,9 +211,6 @@ class _SecondOpinion:
         self.store = store
         self.reviewed = []
 
-    def relation(self, i, j):
-        return self.store.relation(i, j)
-
     def review(self, ctx, answered=None):
         self.reviewed.append(answered)
         if answered is None or not answered[2]:

@@ -10,12 +10,6 @@ belief about the answers that finds and repairs wrong ones
 (:class:`NoisyAnswers`, which any active estimator can use as its
 knowledge, see :mod:`linkwise.loop`).
 
-Modules: ``_superinstances`` (super-instances, the merging phase, compact
-history), ``_cobra``, ``_cobras``, ``_robust`` (the noisy-answer belief and
-NoiseRobustCOBRAS), ``_answers`` (every answer and the believed labelling),
-``_noise`` (how likely an answer is wrong), ``_explain`` (explanations of a
-contradiction and the questions that tell them apart).
-
 Examples
 --------
 >>> import linkwise as lw
@@ -29,6 +23,5 @@ from linkwise.cobra._answers import AnswerGraph, Correction, Evidence
 from linkwise.cobra._cobra import COBRA
 from linkwise.cobra._cobras import COBRAS
 from linkwise.cobra._robust import NoiseRobustCOBRAS, NoisyAnswers
-from linkwise.cobra._superinstances import make_parts as make_parts, representative as representative  # Auto seeds COBRAS
 
 __all__ = ["COBRA", "COBRAS", "NoiseRobustCOBRAS", "NoisyAnswers", "AnswerGraph", "Correction", "Evidence"]

@@ -10,12 +10,6 @@ A believed answer is *weak* when nothing else confirms it: changing it alone
 leaves the belief consistent, so no other answer would notice if it were
 wrong. :meth:`AnswerGraph.verification` picks the question that would notice (one
 question can check several such answers at once).
-
-References
-----------
-Soenen, J., Dumančić, S., Van Craenendonck, T., Blockeel, H. Tackling noise
-in active semi-supervised clustering. ECML PKDD 2020 (the possible-worlds
-view of noisy answers that this module makes incremental and bounded).
 """
 
 from collections import deque

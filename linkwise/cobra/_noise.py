@@ -10,12 +10,6 @@ proportional to ``(p / (1 - p)) ** c`` times a prior over its values (a
 pair of close points is more likely a must-link than a pair of far ones:
 :meth:`AnswerGraph.prior`). ``p`` itself is estimated as answers come
 (:meth:`AnswerGraph.noise_rate`), from a prior guess.
-
-References
-----------
-Soenen, J., Dumančić, S., Van Craenendonck, T., Blockeel, H. Tackling noise
-in active semi-supervised clustering. ECML PKDD 2020 (the possible-worlds
-view of noisy answers that this module makes incremental and bounded).
 """
 
 import math

@@ -20,14 +20,8 @@ honest:
 - *when the belief changes*, every super-instance is merged again from the
   repaired answers, as if the wrong answer had never been given.
 
-The probability that an answer is wrong combines the answers around it, a
-prior that a pair belongs together learned from the distances of the pairs
-answered so far, and a noise rate estimated from the contradictions found
-(``noise_probability`` is its prior mean, shared between a careful person
-who makes no mistake and a careless one): while every check confirms, the
-careful person becomes the likelier and the checks fade away; after a
-contradiction they follow the careless rate. Every correction is listed in
-``corrections_`` as it happens.
+How likely an answer is wrong is :class:`~linkwise.cobra.AnswerGraph`'s noise
+model; every correction is listed in ``corrections_`` as it happens.
 """
 
 import numpy as np
@@ -46,10 +40,10 @@ _SETTLED = 0.95
 class NoiseRobustCOBRAS(COBRAS):
     """COBRAS that detects and repairs wrong answers.
 
-    COBRAS (see :class:`~linkwise.COBRAS`) whose knowledge is a belief about
-    the answers (:class:`~linkwise.cobra.NoisyAnswers`, see
-    :mod:`linkwise.loop`): super-instances are merged on the *believed* answers; decisions that are likely enough to be wrong are
-    checked with one extra question; contradictions are settled by the most
+    COBRAS (see :class:`~linkwise.COBRAS`) whose knowledge (see
+    :mod:`linkwise.loop`) is a belief about the answers,
+    :class:`~linkwise.cobra.NoisyAnswers`: super-instances are merged on the
+    *believed* answers; decisions likely enough to be wrong are checked with one extra question; contradictions are settled by the most
     probable explanation after a few questions chosen to tell the
     explanations apart, and the clustering is then rebuilt from the
     repaired answers. With ``noise_probability=0`` it is plain COBRAS,
@@ -193,17 +187,11 @@ class NoiseRobustCOBRAS(COBRAS):
 
 
 class NoisyAnswers:
-    """A belief about answers that may be wrong: the knowledge behind noise-robust methods.
+    """The knowledge of answers that may be wrong (see :mod:`linkwise.loop`), as the module describes.
 
-    It keeps every answer in an :class:`~linkwise.cobra.AnswerGraph` and,
-    as the loop's knowledge (see :mod:`linkwise.loop`), reviews each answer:
-    a must-link between two of the method's representatives that nothing
-    else confirms is checked at once when it is likely enough to be wrong;
-    at a :class:`~linkwise.loop.Checkpoint` every doubtful decision the
-    method's clustering rests on is checked; a contradiction is settled by
-    the most probable explanation after at most ``max_repair_questions``
-    questions that tell the explanations apart. See
-    :class:`~linkwise.NoiseRobustCOBRAS` for the policy.
+    It keeps every answer in an :class:`~linkwise.cobra.AnswerGraph`, lets
+    the loop skip what the belief settles, and reviews each answer: checks
+    and repairs are questions of its own, about the method's representatives.
 
     Parameters
     ----------
@@ -240,7 +228,7 @@ class NoisyAnswers:
     >>> belief = NoisyAnswers(ctx, 0.1, lambda: (np.arange(4), np.array([0, 0, 0, 1])))
     >>> list(belief.review(ctx, (0, 1, True))), list(belief.review(ctx, (0, 3, False)))
     ([], [])
-    >>> belief.relation(1, 3)  # entailed: the loop would not ask it
+    >>> belief.store.relation(1, 3)  # entailed: the loop would not ask it
     False
     >>> list(belief.review(ctx, (1, 3, True)))  # a contradiction, here settled without a question
     []
@@ -257,10 +245,6 @@ class NoisyAnswers:
     @property
     def store(self):
         return self.graph.store
-
-    def relation(self, i, j):
-        """Believed relation of ``(i, j)`` (True, False or None)."""
-        return self.graph.relation(i, j)
 
     def review(self, ctx, answered=None):
         """Record an answer and check it, or check the clustering at a checkpoint (a generator; see loop)."""
@@ -279,7 +263,7 @@ class NoisyAnswers:
 
     def _ask(self, pair):
         """Yield-able question: a Recheck when the answers as given or the belief already settle the pair."""
-        known = self._given.relation(*pair) is not None or self.relation(*pair) is not None
+        known = self._given.relation(*pair) is not None or self.store.relation(*pair) is not None
         return Recheck(*pair) if known else pair
 
     def _reps(self):
