@@ -234,8 +234,7 @@ class Auto(ActiveEstimator):
         self._cobras, self.switched_at_ = None, None
         yield from self._select(ctx)
         self.switched_at_ = ctx.n_queries
-        # COBRAS draws from ctx.rng (the one generator of the run); its clustering is in its super-instance tree
-        # it starts from the chosen candidate: its merging phase checks the candidate's large clusters
+        # COBRAS starts from the chosen candidate (its merging phase checks the large clusters), draws from ctx.rng
         self._cobras = COBRAS()
         yield from self._cobras._questions(ctx, seeds=_seeds(ctx.X, self._cand_full(self._best())))
 

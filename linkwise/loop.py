@@ -16,12 +16,13 @@ question at a time (``ask`` / ``tell``).
 estimator's ``_knowledge(ctx)`` hook: the store of answers by default;
 :class:`~linkwise.cobra.NoisyAnswers` for answers that may be wrong. It has a
 ``store``, the :class:`~linkwise.ConstraintStore` of what it holds (a store is
-its own; the loop skips the pairs it knows), and ``review(ctx, answered=None)``: a generator the loop runs after each answer to
-the method's questions (``answered = (i, j, answer)``, "don't know" excepted)
-and where the method yields a :class:`Checkpoint` (``None``). A review records
-the answer, may ask questions of its own (they are charged and logged; their
-answers are sent to it; it yields :class:`Recheck` for pairs it knows) and
-returns whether it revised its belief. A store's review asks nothing.
+its own; the loop skips the pairs it knows), and ``review(ctx,
+answered=None)``, a generator the loop runs after each answer to the method's
+questions (``answered = (i, j, answer)``, "don't know" excepted) and where the
+method yields a :class:`Checkpoint` (``None``). A review records the answer,
+may ask questions of its own (charged and logged; their answers are sent to
+it; it yields :class:`Recheck` for pairs it knows) and returns whether it
+revised its belief. A store's review asks nothing.
 
 *Revision.* The method is resumed when the review is over; if the belief was
 revised (an earlier answer is now believed wrong), ``ctx.revision`` has grown
@@ -406,9 +407,9 @@ class ActiveEstimator(BaseEstimator):
 
     Subclasses implement ``_questions(ctx)``, a generator (see
     :mod:`linkwise.loop`), and may override ``_validate_params``,
-    ``_current_labels``, ``_tolerant_constraints`` and ``_knowledge``. Set ``_anytime = True``
-    when the clustering after every question is meaningful; ``fit`` then
-    records ``labels_history_``.
+    ``_current_labels``, ``_tolerant_constraints`` and ``_knowledge``. Set
+    ``_anytime = True`` when the clustering after every question is
+    meaningful; ``fit`` then records ``labels_history_``.
 
     ``random_state`` and (optionally) ``max_queries`` are read by the loop.
     """

@@ -11,7 +11,7 @@ from linkwise.cobra import _robust as robust
 from linkwise.cobra import AnswerGraph
 from linkwise._validation import InvalidParameterError
 from linkwise.active._base import ConstrainedFit
-from linkwise.cobra import Correction, NoiseRobustCOBRAS
+from linkwise.cobra import Correction, NoiseRobustCOBRAS, NoisyAnswers
 
 
 @pytest.fixture(scope="module")
@@ -238,3 +238,28 @@ def test_bad_parameters_are_named(blobs, params, name):
     X, y = blobs
     with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of NoiseRobustCOBRAS"):
         NoiseRobustCOBRAS(**params).fit(X, lw.LabelOracle(y))
+
+
+def test_the_noisy_answer_belief_plugs_into_another_method_cobra(iris):
+    # the repair is the knowledge's, not COBRAS's: COBRA on NoisyAnswers finds and repairs wrong answers too
+    class NoisyCOBRA(lw.COBRA):
+        def _tolerant_constraints(self):
+            return True
+
+        def _knowledge(self, ctx):
+            self.belief = NoisyAnswers(ctx, 0.05, self._focus)
+            return self.belief
+
+    X, y = iris
+    plain, noisy, corrections = [], [], 0
+    for seed in range(3):
+        for est, out in ((lw.COBRA, plain), (NoisyCOBRA, noisy)):
+            fitted = est(n_super_instances=25, max_queries=100, random_state=seed).fit(
+                X, lw.LabelOracle(y, noise=0.1, random_state=seed)
+            )
+            out.append(lw.metrics.ari(y, fitted.labels_))
+        corrections += len(fitted.belief.corrections)
+        assert fitted.belief.n_extra_queries > 0
+        assert fitted.belief.store is not fitted.constraints_  # the answers as given stay apart from the belief
+    assert corrections > 0
+    assert np.mean(noisy) > np.mean(plain) + 0.1

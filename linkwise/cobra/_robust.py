@@ -3,8 +3,8 @@
 People answering "same group?" get a few percent of answers wrong, and one
 wrong must-link merges two clusters for good. :class:`NoiseRobustCOBRAS`
 runs COBRAS on a *belief* about the answers rather than on the answers
-themselves (:class:`~linkwise.cobra.NoisyAnswers`), and keeps that belief
-honest:
+themselves: :class:`NoisyAnswers`, a knowledge any active estimator can use
+(see :mod:`linkwise.loop`). It keeps that belief honest:
 
 - *doubtful decisions are checked once they matter*: a merge resting on one
   answer that nothing else confirms is checked at once, and when a merging
@@ -187,36 +187,25 @@ class NoiseRobustCOBRAS(COBRAS):
 
 
 class NoisyAnswers:
-    """The knowledge of answers that may be wrong (see :mod:`linkwise.loop`), as the module describes.
-
-    It keeps every answer in an :class:`~linkwise.cobra.AnswerGraph`, lets
-    the loop skip what the belief settles, and reviews each answer: checks
-    and repairs are questions of its own, about the method's representatives.
+    """The knowledge (see :mod:`linkwise.loop`) of answers that may be wrong, keeping the module's policy.
 
     Parameters
     ----------
     ctx : QueryContext
-        The run's context: its data (distances inform the prior that a pair
-        is a must-link) and its answers as given.
+        The run's data (distances inform the prior) and answers as given.
     noise_probability : float in (0, 0.5)
-        Prior guess of the share of wrong answers.
     focus : callable
-        ``focus()`` returns the method's representatives (the points its
-        questions and checks are about) and the cluster of each.
-    check_threshold : float, default=0.02
-        A decision is checked when its probability of being wrong reaches this.
-    max_repair_questions : int, default=4
-        Most questions asked to settle one contradiction.
+        ``focus()`` gives the method's representatives (what its checks are
+        about) and the cluster of each.
+    check_threshold, max_repair_questions
+        As in :class:`~linkwise.NoiseRobustCOBRAS`.
 
     Attributes
     ----------
     graph : AnswerGraph
-    store : ConstraintStore
-        The believed answers and their closure.
-    corrections : list of Correction
-        Each answer believed wrong (updated after every repair).
-    n_extra_queries : int
-        Questions asked to check or repair answers.
+        Every answer and the belief (``store`` is the belief's ConstraintStore).
+    corrections, n_extra_queries
+        As ``corrections_`` and ``n_extra_queries_`` of NoiseRobustCOBRAS.
 
     Examples
     --------
