@@ -244,8 +244,7 @@ class NoisyAnswers:
         if (yield from self._record(i, j, answer)):
             return True
         # a merge resting on this one answer matters at once: later merges build on it
-        reps = self._reps()
-        doubtful = answer and np.isin((i, j), reps).all() and graph.weak(i, j)
+        doubtful = answer and np.isin((i, j), self._reps()).all() and graph.weak(i, j)
         if doubtful and graph.suspicion([(i, j)]) >= self.check_threshold:
             return (yield from self._verify([[(i, j)]]))[1]
         return False
