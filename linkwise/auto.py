@@ -8,11 +8,10 @@ best (see :class:`Auto`).
 import numpy as np
 from scipy.spatial.distance import cdist, pdist, squareform
 from sklearn.metrics import silhouette_score
-from sklearn.neighbors import NearestNeighbors
 
 from linkwise._validation import InvalidParameterError, check_scalar
 from linkwise.cobra import COBRAS, NoisyAnswers
-from linkwise.cobs import FAMILIES, agreement_matrix, candidates_for, check_common, draw_pairs
+from linkwise.cobs import FAMILIES, agreement_matrix, candidates_for, check_common, draw_pairs, nearest_rows
 from linkwise.loop import ActiveEstimator
 
 __all__ = ["Auto"]
@@ -289,9 +288,7 @@ class Auto(ActiveEstimator):
             )
         if n > self.max_samples:
             rows = np.sort(ctx.rng.choice(n, self.max_samples, replace=False))
-            nearest = NearestNeighbors(n_neighbors=1).fit(ctx.X[rows])
-            to_gen = nearest.kneighbors(ctx.X, return_distance=False)[:, 0]
-            to_gen[rows] = np.arange(rows.size)
+            to_gen = nearest_rows(ctx.X, rows)
         else:
             rows, to_gen = np.arange(n), np.arange(n)
         data = ctx.X[rows]

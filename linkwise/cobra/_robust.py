@@ -158,15 +158,11 @@ class NoiseRobustCOBRAS(COBRAS):
         check_scalar(self.max_repair_questions, "max_repair_questions", self, kind="int", low=0)
 
     def _tolerant_constraints(self):
-        return self._robust
-
-    @property
-    def _robust(self):
         return self.noise_probability > 0
 
     def _knowledge(self, ctx):
         self._belief = ctx.constraints  # noise_probability=0: the answers as given, plain COBRAS
-        if self._robust:
+        if self._tolerant_constraints():
             self._belief = NoisyAnswers(
                 ctx, self.noise_probability, self._focus,
                 check_threshold=self.check_threshold, max_repair_questions=self.max_repair_questions,
@@ -179,11 +175,11 @@ class NoiseRobustCOBRAS(COBRAS):
 
     @property
     def corrections_(self):
-        return self._belief.corrections if self._robust else []
+        return getattr(self._belief, "corrections", [])
 
     @property
     def n_extra_queries_(self):
-        return self._belief.n_extra_queries if self._robust else 0
+        return getattr(self._belief, "n_extra_queries", 0)
 
 
 class NoisyAnswers:
