@@ -52,8 +52,9 @@ __all__ = ["ActiveEstimator", "ActiveSession", "Checkpoint", "QueryContext", "Re
 class Recheck(NamedTuple):
     """Yield this instead of a plain pair to have a known pair asked again.
 
-    For methods that doubt an earlier answer (wrong-answer repair): the loop
-    asks it even though the store already knows the relation, and charges it.
+    For a method or a knowledge's review that doubts an earlier answer
+    (wrong-answer repair): the loop asks it even though the knowledge already
+    holds the relation, and charges it.
     """
 
     i: int
