@@ -41,7 +41,7 @@ _OBJECTS = {
     "ActiveClustering": "linkwise.active",
     "COBRA": "linkwise.cobra",
     "COBRAS": "linkwise.cobra",
-    "NoiseRobustCOBRAS": "linkwise.robust",
+    "NoiseRobustCOBRAS": "linkwise.cobra",
     "COBS": "linkwise.cobs",
     "ActiveCOBS": "linkwise.cobs",
     "BayesianActiveClustering": "linkwise.bayes",
@@ -62,7 +62,6 @@ _SUBMODULES = {
     "loop",
     "metrics",
     "oracle",
-    "robust",
     "session",
 }
 

@@ -8,16 +8,11 @@ best (see :class:`Auto`).
 import numpy as np
 from scipy.spatial.distance import cdist, pdist, squareform
 from sklearn.metrics import silhouette_score
-from sklearn.neighbors import NearestNeighbors
 
-from linkwise._superinstances import make_parts, representative
 from linkwise._validation import InvalidParameterError, check_scalar
-from linkwise.cobs._active import _draw_pairs
-from linkwise.cobs._generate import candidates_for, check_common
-from linkwise.cobs._grid import FAMILIES
-from linkwise.cobs._select import agreement_matrix
-from linkwise.loop import ActiveEstimator, QueryContext
-from linkwise.robust import NoiseRobustCOBRAS
+from linkwise.cobra import COBRAS, NoisyAnswers
+from linkwise.cobs import FAMILIES, agreement_matrix, candidates_for, check_common, draw_pairs, nearest_rows
+from linkwise.loop import ActiveEstimator
 
 __all__ = ["Auto"]
 
@@ -95,31 +90,6 @@ def _seeds(X, labels):
     if lost.any():
         out[lost] = np.argmin(cdist(X[lost], means), axis=1)
     return out
-
-
-class _SeededCOBRAS(NoiseRobustCOBRAS):
-    """Noise-robust COBRAS whose first super-instances are the clusters of ``seed_labels``.
-
-    Instead of growing a clustering from one super-instance, it starts from
-    the chosen candidate: its merging phase checks the candidate's clusters,
-    and the refinement that follows splits them further.
-    """
-
-    seed_labels = None
-    seed_answers = ()
-
-    def _start(self, ctx):
-        for (i, j), answer in self.seed_answers:  # the belief starts from every answer given so far
-            yield from self._record(ctx, i, j, answer)
-        X, qmask = ctx.X, ctx.queryable_mask
-        seeds = _seeds(X, self.seed_labels)
-        parts, means = ([], None) if seeds is None else make_parts(X, np.arange(ctx.n_samples), seeds, qmask)
-        if len(parts) < 2:  # nothing to start from: one super-instance, as COBRAS does
-            return (yield from super()._start(ctx))
-        reps = [representative(X, part, qmask, m) for part, m in zip(parts, means)]
-        new = self._tree.replace(0, parts, reps, list(means))
-        yield from self._merge_phase(ctx, new, live=True)
-        return False
 
 
 class Auto(ActiveEstimator):
@@ -248,37 +218,34 @@ class Auto(ActiveEstimator):
     def _tolerant_constraints(self):
         return True  # answers are counted, so a contradiction (a wrong answer) is no reason to stop
 
+    def _knowledge(self, ctx):
+        # COBRAS's wrong-answer repair, on every answer from the first (it checks only once COBRAS runs)
+        self._belief = NoisyAnswers(ctx, self.noise / 2, self._focus)
+        return self._belief
+
+    def _focus(self):
+        none = np.empty(0, dtype=np.intp)
+        return (none, none) if self._cobras is None else self._cobras._focus()
+
     # -- the question generator ---------------------------------------------------
     def _questions(self, ctx):
         self._pairs, self._answers, self._n_seen = [], [], 0
         self._cobras, self.switched_at_ = None, None
         yield from self._select(ctx)
         self.switched_at_ = ctx.n_queries
-        # COBRAS draws from ctx.rng (the one generator of the run) and keeps its clustering in a context of its own
-        self._cobras = _SeededCOBRAS(noise_probability=self.noise / 2)
-        self._cobras.seed_labels = self._cand_full(self._best())
-        self._cobras.seed_answers = list(zip(self._pairs, self._answers))
-        self._child = QueryContext(ctx.X, ctx.queryable, ctx.constraints, ctx.rng, None)
-        inner = self._cobras._questions(self._child)
-        try:
-            pair = next(inner)
-            while True:
-                answer = yield pair
-                self._record(ctx, pair, answer)
-                pair = inner.send(answer)
-        except StopIteration:
-            return
+        # COBRAS starts from the chosen candidate (its merging phase checks the large clusters), draws from ctx.rng
+        self._cobras = COBRAS()
+        yield from self._cobras._questions(ctx, seeds=_seeds(ctx.X, self._cand_full(self._best())))
 
-    def _record(self, ctx, pair, answer):
-        """Score the candidates on an answer the person gave (not one the store inferred)."""
-        asked = ctx.n_queries > self._n_seen
-        self._n_seen = ctx.n_queries
-        if asked and answer is not None:
-            self._pairs.append(pair)
-            self._answers.append(answer)
-            i, j = self._to_gen[pair[0]], self._to_gen[pair[1]]
-            agree = (self._cand[:, i] == self._cand[:, j]) == answer
-            self.log_posterior_ += np.where(agree, self._log_right, self._log_wrong)
+    def _score(self, ctx):
+        """Score the candidates on the answers given since the last call (``ctx.log``)."""
+        for i, j, answer in ctx.log[self._n_seen :]:
+            if answer is not None:
+                self._pairs.append((i, j))
+                self._answers.append(answer)
+                agree = (self._cand[:, self._to_gen[i]] == self._cand[:, self._to_gen[j]]) == answer
+                self.log_posterior_ += np.where(agree, self._log_right, self._log_wrong)
+        self._n_seen = len(ctx.log)
 
     def _select(self, ctx):
         """Committee questions while selection among the candidates is informative (a generator)."""
@@ -287,7 +254,7 @@ class Auto(ActiveEstimator):
         queryable = np.flatnonzero(ctx.queryable_mask[rows])  # positions within the generation rows
         n_code = int(queryable.max()) + 1 if queryable.size else 1
         seen = set()
-        while (pool := _draw_pairs(ctx.rng, queryable, n_code, 200, seen)).size:
+        while (pool := draw_pairs(ctx.rng, queryable, n_code, 200, seen)).size:
             seen.update(pool.tolist())
             a, b = pool // n_code, pool % n_code
             together = (self._cand[:, a] == self._cand[:, b]).astype(float)
@@ -301,9 +268,8 @@ class Auto(ActiveEstimator):
                 if doubt[k] < _AGREED or self._rejected():
                     return  # the committee agrees, or the answers reject it: refine instead
                 unasked[k] = False
-                pair = int(rows[a[k]]), int(rows[b[k]])
-                answer = yield pair
-                self._record(ctx, pair, answer)
+                yield int(rows[a[k]]), int(rows[b[k]])
+                self._score(ctx)
 
     def _rejected(self):
         """Whether the best candidate contradicts more answers than noise explains."""
@@ -322,9 +288,7 @@ class Auto(ActiveEstimator):
             )
         if n > self.max_samples:
             rows = np.sort(ctx.rng.choice(n, self.max_samples, replace=False))
-            nearest = NearestNeighbors(n_neighbors=1).fit(ctx.X[rows])
-            to_gen = nearest.kneighbors(ctx.X, return_distance=False)[:, 0]
-            to_gen[rows] = np.arange(rows.size)
+            to_gen = nearest_rows(ctx.X, rows)
         else:
             rows, to_gen = np.arange(n), np.arange(n)
         data = ctx.X[rows]
@@ -360,8 +324,9 @@ class Auto(ActiveEstimator):
 
     # -- what is reported -----------------------------------------------------------
     def _current_labels(self, ctx):
+        self._score(ctx)
         best = self._cand_full(self._best())
         if self._cobras is None:
             return best.astype(np.intp)
-        refined = self._cobras._current_labels(self._child)
+        refined = self._cobras._current_labels(ctx)
         return refined if self._violations(refined) <= self._violations(best) else best.astype(np.intp)

@@ -217,6 +217,17 @@ class ConstraintStore:
             self._cl.setdefault(rj, set()).add(ri)
         return True
 
+    # -- the loop's knowledge (see linkwise.loop): answers taken as given ----------
+    @property
+    def store(self):
+        """The store itself: what a knowledge holds (see :mod:`linkwise.loop`)."""
+        return self
+
+    def review(self, ctx, answered=None):
+        """Nothing to check (the loop has stored the answer): a generator that asks nothing, returns False."""
+        yield from ()
+        return False
+
     def remove(self, i, j):
         """Remove the most recent stored answer about ``(i, j)`` (either order).
 

@@ -6,11 +6,29 @@ An active method is written once, as a *question generator*: a method
 ``yield`` expression. It keeps its current clustering in ``ctx.labels``.
 
 The loop owns everything else: the budget (``max_queries``), the answer log,
-the :class:`~linkwise.ConstraintStore`, and the skipping of pairs whose
-relation is already known or follows from earlier answers (such pairs are
-answered from the store at once: never asked, never charged). ``fit`` drives
-the generator with an oracle; :class:`ActiveSession` lets a person drive it one
+the :class:`~linkwise.ConstraintStore` of every answer as given, and the
+skipping of pairs whose relation its *knowledge* already holds (such pairs are
+answered from it at once: never asked, never charged). ``fit`` drives the
+generator with an oracle; :class:`ActiveSession` lets a person drive it one
 question at a time (``ask`` / ``tell``).
+
+*Knowledge.* What the method may rely on is ``ctx.knowledge``, from the
+estimator's ``_knowledge(ctx)`` hook: the store of answers by default;
+:class:`~linkwise.cobra.NoisyAnswers` for answers that may be wrong. It has a
+``store``, the :class:`~linkwise.ConstraintStore` of what it holds (a store is
+its own; the loop skips the pairs it knows), and ``review(ctx,
+answered=None)``, a generator the loop runs after each answer to the method's
+questions (``answered = (i, j, answer)``, "don't know" excepted) and where the
+method yields a :class:`Checkpoint` (``None``). A review records the answer,
+may ask questions of its own (charged and logged; their answers are sent to
+it; it yields :class:`Recheck` for pairs it knows) and returns whether it
+revised its belief. A store's review asks nothing.
+
+*Revision.* The method is resumed when the review is over; if the belief was
+revised (an earlier answer is now believed wrong), ``ctx.revision`` has grown
+by one. A method compares it across a ``yield`` and, when it changed, drops
+what it inferred from earlier answers (COBRAS merges every super-instance
+again).
 """
 
 from typing import NamedTuple
@@ -28,18 +46,28 @@ from linkwise._validation import (
 )
 from linkwise.constraints import ConstraintStore
 
-__all__ = ["ActiveEstimator", "ActiveSession", "QueryContext", "Recheck"]
+__all__ = ["ActiveEstimator", "ActiveSession", "Checkpoint", "QueryContext", "Recheck"]
 
 
 class Recheck(NamedTuple):
     """Yield this instead of a plain pair to have a known pair asked again.
 
-    For methods that doubt an earlier answer (wrong-answer repair): the loop
-    asks it even though the store already knows the relation, and charges it.
+    For a method or a knowledge's review that doubts an earlier answer
+    (wrong-answer repair): the loop asks it even though the knowledge already
+    holds the relation, and charges it.
     """
 
     i: int
     j: int
+
+
+class Checkpoint(NamedTuple):
+    """Yield ``Checkpoint()`` where the method's clustering is complete (the end of a phase).
+
+    The loop runs the knowledge's review there (which may check what the
+    clustering rests on, see :mod:`linkwise.loop`) and resumes the method
+    with None; ``ctx.revision`` tells whether the belief changed.
+    """
 
 
 class QueryContext:
@@ -57,7 +85,13 @@ class QueryContext:
     queryable_mask : ndarray of bool
         The same as a mask over rows.
     constraints : ConstraintStore
-        Every answer so far and what follows from them (read it, do not write).
+        Every answer so far, as given, and what follows from them (read it, do not write).
+    knowledge : ConstraintStore or NoisyAnswers
+        What the method may rely on (see the module docstring); ``constraints`` by default.
+    revision : int
+        How many times the knowledge revised its belief so far.
+    log : list of (int, int, bool or None)
+        Questions asked and their answers, in order (read it, do not write).
     rng : numpy.random.RandomState
         The one random generator of this run, from the estimator's ``random_state``.
     labels : ndarray of int
@@ -75,16 +109,13 @@ class QueryContext:
         self.queryable = queryable
         self.queryable_mask = np.zeros(self.n_samples, dtype=bool)
         self.queryable_mask[queryable] = True
-        self.constraints = constraints
+        self.constraints = self.knowledge = constraints
+        self.revision = 0
+        self.log = []
         self.rng = rng
         self.labels = np.zeros(self.n_samples, dtype=np.intp)
         self.max_queries = max_queries
         self.n_queries = 0
-
-    @property
-    def budget_left(self):
-        """Questions that may still be asked (None: unlimited). For planning only."""
-        return None if self.max_queries is None else self.max_queries - self.n_queries
 
 
 def _pair_key(i, j):
@@ -171,14 +202,16 @@ class ActiveSession:
         store = ConstraintStore(n, tolerant=estimator._tolerant_constraints())
         rng = check_random_state(estimator.random_state)
         self.estimator_ = estimator
-        self._ctx = QueryContext(X, queryable, store, rng, max_queries)
-        self.query_log = []
+        ctx = self._ctx = QueryContext(X, queryable, store, rng, max_queries)
+        ctx.knowledge = estimator._knowledge(ctx)
+        self.query_log = ctx.log
         self.error = None
         self._history = []
         self._dont_know = set()
         self._pending = None
-        self._gen = estimator._questions(self._ctx)
-        self._advance(None, first=True)
+        self._review = self._held = None  # a running review, and the answer its method waits for
+        self._gen = estimator._questions(ctx)
+        self._advance(None)
 
     def __reduce__(self):
         raise TypeError(
@@ -205,19 +238,26 @@ class ActiveSession:
             )
         return i, j, recheck
 
-    def _advance(self, answer, first=False):
+    def _advance(self, answer):
+        """Run the method, and the reviews of its answers, up to the next question to ask."""
         ctx = self._ctx
         while True:
+            gen = self._gen if self._review is None else self._review
             try:
-                item = next(self._gen) if first else self._gen.send(answer)
-            except StopIteration:
-                self._pending = None
-                self._gen = None
-                return
-            first = False
+                item = gen.send(answer)
+            except StopIteration as stop:
+                if gen is self._gen:
+                    self._pending = self._gen = None
+                    return
+                ctx.revision += bool(stop.value)
+                self._review, answer = None, self._held
+                continue
+            if isinstance(item, Checkpoint):
+                self._review, self._held, answer = ctx.knowledge.review(ctx), None, None
+                continue
             i, j, recheck = self._checked(item)
             if not recheck:
-                known = ctx.constraints.relation(i, j)
+                known = ctx.knowledge.store.relation(i, j)
                 if known is not None:
                     answer = known
                     continue
@@ -275,12 +315,14 @@ class ActiveSession:
             ctx.constraints.add(i, j, answer)  # a strict store may refuse: nothing else has changed yet
         ctx.n_queries += 1
         self.query_log.append((i, j, answer))
+        if self._review is None and answer is not None:  # the method's question: its knowledge reviews the answer
+            self._review, self._held, answer = ctx.knowledge.review(ctx, (i, j, answer)), answer, None
         try:
             self._advance(answer)
         except Exception as error:
             # a generator that raised cannot be resumed: keep the answer and end the session,
             # rather than leave the answered pair pending (answering it again would charge it twice)
-            self._gen = self._pending = None
+            self._gen = self._review = self._pending = None
             self.error = error
             error.add_note(
                 f"ActiveSession: the answer to {(i, j)} was kept (question {ctx.n_queries}), but "
@@ -351,10 +393,10 @@ class ActiveSession:
         """
         est, ctx = self.estimator_, self._ctx
         est.labels_ = est._current_labels(ctx)
-        if self._gen is not None:
-            self._gen.close()
-            self._gen = None
-        self._pending = None
+        for gen in (self._review, self._gen):
+            if gen is not None:
+                gen.close()
+        self._gen = self._review = self._pending = None
         self._keep_answers()
         if est._anytime:
             est.labels_history_ = est._history_array(self._history)
@@ -366,9 +408,9 @@ class ActiveEstimator(BaseEstimator):
 
     Subclasses implement ``_questions(ctx)``, a generator (see
     :mod:`linkwise.loop`), and may override ``_validate_params``,
-    ``_current_labels`` and ``_tolerant_constraints``. Set ``_anytime = True``
-    when the clustering after every question is meaningful; ``fit`` then
-    records ``labels_history_``.
+    ``_current_labels``, ``_tolerant_constraints`` and ``_knowledge``. Set
+    ``_anytime = True`` when the clustering after every question is
+    meaningful; ``fit`` then records ``labels_history_``.
 
     ``random_state`` and (optionally) ``max_queries`` are read by the loop.
     """
@@ -381,6 +423,10 @@ class ActiveEstimator(BaseEstimator):
     def _tolerant_constraints(self):
         """Whether contradicting answers are recorded (True) or refused (False)."""
         return False
+
+    def _knowledge(self, ctx):
+        """What the method relies on (see :mod:`linkwise.loop`); by default the answers as given."""
+        return ctx.constraints
 
     def _current_labels(self, ctx):
         """The clustering to report now (default: what the generator keeps in ``ctx.labels``)."""

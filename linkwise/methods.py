@@ -15,7 +15,7 @@ METHODS = {
     "auto": "linkwise.auto:Auto",
     "cobras": "linkwise.cobra:COBRAS",
     "cobra": "linkwise.cobra:COBRA",
-    "robust-cobras": "linkwise.robust:NoiseRobustCOBRAS",
+    "robust-cobras": "linkwise.cobra:NoiseRobustCOBRAS",
     "cobs": "linkwise.cobs:ActiveCOBS",
     "bayes": "linkwise.bayes:BayesianActiveClustering",
 }

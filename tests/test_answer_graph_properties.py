@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from linkwise._repair import AnswerGraph
+from linkwise.cobra import AnswerGraph
 
 
 def closure(n, answers):

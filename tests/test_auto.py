@@ -37,7 +37,7 @@ def test_keeps_the_budget_and_never_asks_a_pair_twice(auto, blobs):
     for i, j, answer in est.query_log_:
         known += store.relation(i, j) is not None
         store.add(i, j, answer)
-    assert known <= est._cobras.n_extra_queries_
+    assert known <= est._belief.n_extra_queries
 
 
 def test_questions_only_about_queryable_rows_labels_for_all(auto, blobs):

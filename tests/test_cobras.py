@@ -3,8 +3,8 @@ import pytest
 from sklearn.datasets import make_blobs
 
 import linkwise as lw
-import linkwise._superinstances as si_module
-from linkwise._superinstances import LabelsHistory
+import linkwise.cobra._superinstances as si_module
+from linkwise.cobra._superinstances import LabelsHistory
 
 
 @pytest.fixture(scope="module")
@@ -235,7 +235,7 @@ def test_split_cutting_off_only_unqueryable_rows_falls_back_to_queryable_rows():
 def test_lazy_splits_keep_the_super_instances_and_every_invariant(monkeypatch):
     """Large super-instances are split lazily (rows assigned a chunk per question): forced here on
     20,000 rows. The parts are those of the direct split; answers and budgets hold as ever."""
-    import linkwise._cobras as cobras_module
+    import linkwise.cobra._cobras as cobras_module
 
     X, y, queryable, oracle = _six_blobs(5000)
 

@@ -7,7 +7,7 @@ from sklearn.preprocessing import StandardScaler
 import linkwise as lw
 from linkwise._validation import InvalidParameterError
 from linkwise.cobs import _generate, generate, make_estimator
-from linkwise.cobs._active import _draw_pairs
+from linkwise.cobs import draw_pairs
 
 GRID = {
     "kmeans": {"n_clusters": [2, 3, 4], "n_seeds": 3},
@@ -153,7 +153,7 @@ def test_pair_pools_are_unseen_distinct_and_queryable():
     rows = np.array([1, 4, 7, 9])
     seen = set()
     pools = []
-    while (pool := _draw_pairs(rng, rows, 10, 4, seen)).size:
+    while (pool := draw_pairs(rng, rows, 10, 4, seen)).size:
         seen.update(pool.tolist())
         pools.append(pool)
     codes = np.concatenate(pools)
@@ -162,7 +162,7 @@ def test_pair_pools_are_unseen_distinct_and_queryable():
     assert (a < b).all() and np.isin(a, rows).all() and np.isin(b, rows).all()
     # the rejection path (too many pairs to list) gives the same guarantees
     big = np.arange(3000)
-    pool = _draw_pairs(rng, big, 3000, 500, {1 * 3000 + 2})
+    pool = draw_pairs(rng, big, 3000, 500, {1 * 3000 + 2})
     assert pool.size == 500 == len(set(pool.tolist())) and 3002 not in pool.tolist()
     assert (pool // 3000 < pool % 3000).all()
 

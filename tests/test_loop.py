@@ -6,7 +6,7 @@ import pytest
 from sklearn.datasets import make_blobs
 
 import linkwise as lw
-from linkwise.loop import ActiveEstimator, Recheck
+from linkwise.loop import ActiveEstimator, Checkpoint, Recheck
 from tests.reference import ClosestPairsFirst
 
 
@@ -202,3 +202,49 @@ def test_a_session_refuses_pickling_and_says_to_replay(blobs):
     resumed = lw.ActiveSession(ClosestPairsFirst(max_queries=5, random_state=0), X)
     assert resumed.replay({(i, j): a for i, j, a in session.query_log}) == 1
     assert resumed.ask() == session.ask()
+
+
+class _SecondOpinion:
+    """A knowledge that has every must-link confirmed, and believes the confirmation."""
+
+    def __init__(self, store):
+        self.store = store
+        self.reviewed = []
+
+    def review(self, ctx, answered=None):
+        self.reviewed.append(answered)
+        if answered is None or not answered[2]:
+            return False
+        again = yield Recheck(*answered[:2])
+        return again is False
+
+
+class _Watcher(_Doubter):
+    """Asks (0, 1) and (1, 2), noting after each whether its knowledge was revised, then ends a phase."""
+
+    def _knowledge(self, ctx):
+        self.knowledge = _SecondOpinion(ctx.constraints)
+        return self.knowledge
+
+    def _questions(self, ctx):
+        self.revised = []
+        for pair in ((0, 1), (1, 2)):
+            revision = ctx.revision
+            yield pair
+            self.revised.append(ctx.revision - revision)
+        yield Checkpoint()
+
+
+def test_the_knowledge_reviews_each_answer_asks_through_the_loop_and_revision_tells_the_method():
+    answers = iter([True, False, False])
+    est = _Watcher().fit(np.eye(3), lw.CallbackOracle(lambda i, j: next(answers)))
+    # the review's question is asked and charged like any other, before the method is resumed
+    assert est.query_log_ == [(0, 1, True), (0, 1, False), (1, 2, False)] and est.n_queries_ == 3
+    assert est.revised == [1, 0]
+    assert est.knowledge.reviewed == [(0, 1, True), (1, 2, False), None]
+
+
+def test_the_default_knowledge_is_the_store_of_answers(blobs):
+    X, _ = blobs
+    session = lw.ActiveSession(ClosestPairsFirst(max_queries=5, random_state=0), X)
+    assert session._ctx.knowledge is session.constraints and session._ctx.log is session.query_log

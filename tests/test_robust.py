@@ -7,11 +7,11 @@ import pytest
 from sklearn.datasets import make_blobs
 
 import linkwise as lw
-from linkwise import robust
-from linkwise._repair import AnswerGraph
+from linkwise.cobra import _robust as robust
+from linkwise.cobra import AnswerGraph
 from linkwise._validation import InvalidParameterError
 from linkwise.active._base import ConstrainedFit
-from linkwise.robust import Correction, NoiseRobustCOBRAS
+from linkwise.cobra import Correction, NoiseRobustCOBRAS, NoisyAnswers
 
 
 @pytest.fixture(scope="module")
@@ -46,11 +46,18 @@ class PlantedOracle:
 class Spy(NoiseRobustCOBRAS):
     """Counts the questions each contradiction costs."""
 
-    def _repair(self, ctx):
-        before = ctx.n_queries
-        changed = yield from super()._repair(ctx)
-        self.__dict__.setdefault("repair_costs", []).append(ctx.n_queries - before)
-        return changed
+    def _knowledge(self, ctx):
+        belief = super()._knowledge(ctx)
+        repair, self.repair_costs = belief._repair, []
+
+        def counted():
+            before = ctx.n_queries
+            changed = yield from repair()
+            self.repair_costs.append(ctx.n_queries - before)
+            return changed
+
+        belief._repair = counted
+        return belief
 
 
 def test_planted_wrong_must_link_is_found_and_corrected(blobs):
@@ -91,7 +98,7 @@ def test_with_right_answers_no_contradiction_no_repair_question_same_clustering(
     est = Spy(random_state=2).fit(X, lw.LabelOracle(y))
     assert est.constraints_.conflicts == []
     assert est.corrections_ == []
-    assert not getattr(est, "repair_costs", [])  # no repair question: nothing ever contradicted
+    assert not est.repair_costs  # no repair question: nothing ever contradicted
     # checks are only asked while a decision is doubtful; the run ends where plain COBRAS ends
     assert est.n_extra_queries_ < est.n_queries_ / 4
     np.testing.assert_array_equal(est.labels_, plain.labels_)
@@ -231,3 +238,28 @@ def test_bad_parameters_are_named(blobs, params, name):
     X, y = blobs
     with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of NoiseRobustCOBRAS"):
         NoiseRobustCOBRAS(**params).fit(X, lw.LabelOracle(y))
+
+
+def test_the_noisy_answer_belief_plugs_into_another_method_cobra(iris):
+    # the repair is the knowledge's, not COBRAS's: COBRA on NoisyAnswers finds and repairs wrong answers too
+    class NoisyCOBRA(lw.COBRA):
+        def _tolerant_constraints(self):
+            return True
+
+        def _knowledge(self, ctx):
+            self.belief = NoisyAnswers(ctx, 0.05, self._focus)
+            return self.belief
+
+    X, y = iris
+    plain, noisy, corrections = [], [], 0
+    for seed in range(3):
+        for est, out in ((lw.COBRA, plain), (NoisyCOBRA, noisy)):
+            fitted = est(n_super_instances=25, max_queries=100, random_state=seed).fit(
+                X, lw.LabelOracle(y, noise=0.1, random_state=seed)
+            )
+            out.append(lw.metrics.ari(y, fitted.labels_))
+        corrections += len(fitted.belief.corrections)
+        assert fitted.belief.n_extra_queries > 0
+        assert fitted.belief.store is not fitted.constraints_  # the answers as given stay apart from the belief
+    assert corrections > 0
+    assert np.mean(noisy) > np.mean(plain) + 0.1

@@ -269,7 +269,7 @@ def test_cannot_link_contradiction_is_explained_through_the_cannot_link(tmp_path
 
 
 def test_noise_robust_cobras_contradictions_reach_the_person(iris_data, tmp_path):
-    robust = pytest.importorskip("linkwise.robust")
+    robust = pytest.importorskip("linkwise.cobra")
     data, y = iris_data
     oracle = lw.LabelOracle(y, noise=0.15, random_state=1)  # a person who gets 15% of answers wrong
     session = HumanSession(tmp_path / "s.db", data, robust.NoiseRobustCOBRAS(noise_probability=0.1, random_state=0))

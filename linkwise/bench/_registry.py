@@ -167,7 +167,7 @@ def _defaults():
             partial(_method, method="robust-cobras"),
             False,
             "COBRAS that detects and repairs wrong answers (Van Craenendonck et al., IDA 2018; "
-            "repair: linkwise.robust); for runs with --noise",
+            "repair: linkwise.cobra); for runs with --noise",
         )
     )
     combos = [

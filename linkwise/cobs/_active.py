@@ -15,7 +15,14 @@ __all__ = ["ActiveCOBS"]
 _ENUMERATE_PAIRS = 1_000_000
 
 
-def _draw_pairs(rng, rows, n_code, size, seen):
+def nearest_rows(X, rows):
+    """For every row of ``X``, the position in ``rows`` of its nearest row (a row of ``rows``: its own)."""
+    to_row = NearestNeighbors(n_neighbors=1).fit(X[rows]).kneighbors(X, return_distance=False)[:, 0]
+    to_row[rows] = np.arange(rows.size)
+    return to_row
+
+
+def draw_pairs(rng, rows, n_code, size, seen):
     """Up to ``size`` pairs of distinct ``rows`` not in ``seen``, coded ``i * n_code + j`` (i < j)."""
     nq = rows.size
     total = nq * (nq - 1) // 2
@@ -171,9 +178,7 @@ class ActiveCOBS(ActiveEstimator):
         if ctx.n_samples > self.max_samples:
             rows = sample_rows(ctx.n_samples, ctx.queryable, self.max_samples, ctx.rng)
             queryable = np.flatnonzero(ctx.queryable_mask[rows])  # positions within the sample
-            nearest = NearestNeighbors(n_neighbors=1).fit(ctx.X[rows])
-            to_row = nearest.kneighbors(ctx.X, return_distance=False)[:, 0]
-            to_row[rows] = np.arange(rows.size)
+            to_row = nearest_rows(ctx.X, rows)
         data = ctx.X if rows is None else ctx.X[rows]
         cands = candidates_for(data, spec, self.dbscan_noise, self.n_jobs, self.cache, ctx.rng, owner)
         global_row = np.arange(ctx.n_samples) if rows is None else rows
@@ -185,7 +190,7 @@ class ActiveCOBS(ActiveEstimator):
         step = np.log(self.update_factor)
         n_code = int(queryable.max()) + 1 if queryable.size else 1
         seen = set()
-        while (pool := _draw_pairs(ctx.rng, queryable, n_code, self.sample_size, seen)).size:
+        while (pool := draw_pairs(ctx.rng, queryable, n_code, self.sample_size, seen)).size:
             seen.update(pool.tolist())
             a, b = pool // n_code, pool % n_code
             # +1 where a clustering puts the pair together, -1 where it separates it

@@ -3,8 +3,8 @@
 People answering "same group?" get a few percent of answers wrong, and one
 wrong must-link merges two clusters for good. :class:`NoiseRobustCOBRAS`
 runs COBRAS on a *belief* about the answers rather than on the answers
-themselves (:class:`~linkwise._repair.AnswerGraph`), and keeps that belief
-honest:
+themselves: :class:`NoisyAnswers`, a knowledge any active estimator can use
+(see :mod:`linkwise.loop`). It keeps that belief honest:
 
 - *doubtful decisions are checked once they matter*: a merge resting on one
   answer that nothing else confirms is checked at once, and when a merging
@@ -20,26 +20,18 @@ honest:
 - *when the belief changes*, every super-instance is merged again from the
   repaired answers, as if the wrong answer had never been given.
 
-The probability that an answer is wrong combines the answers around it, a
-prior that a pair belongs together learned from the distances of the pairs
-answered so far, and a noise rate estimated from the contradictions found
-(``noise_probability`` is its prior mean, shared between a careful person
-who makes no mistake and a careless one): while every check confirms, the
-careful person becomes the likelier and the checks fade away; after a
-contradiction they follow the careless rate. Every correction is listed in
-``corrections_`` as it happens.
+How likely an answer is wrong is :class:`~linkwise.cobra.AnswerGraph`'s noise
+model; every correction is listed in ``corrections_`` as it happens.
 """
-
-from types import SimpleNamespace
 
 import numpy as np
 
-from linkwise._cobras import COBRAS
-from linkwise._repair import AnswerGraph, Correction, Evidence
+from linkwise.cobra._cobras import COBRAS
+from linkwise.cobra._answers import AnswerGraph
 from linkwise._validation import check_scalar
 from linkwise.loop import Recheck
 
-__all__ = ["NoiseRobustCOBRAS", "Correction", "Evidence"]
+__all__ = ["NoiseRobustCOBRAS", "NoisyAnswers"]
 
 # A contradiction is settled when the clustering of the representatives is this probable.
 _SETTLED = 0.95
@@ -48,10 +40,10 @@ _SETTLED = 0.95
 class NoiseRobustCOBRAS(COBRAS):
     """COBRAS that detects and repairs wrong answers.
 
-    COBRAS (see :class:`~linkwise.COBRAS`) whose answers are kept in an
-    :class:`~linkwise._repair.AnswerGraph`: super-instances are merged on the
-    *believed* answers; decisions that are likely enough to be wrong are
-    checked with one extra question; contradictions are settled by the most
+    COBRAS (see :class:`~linkwise.COBRAS`) whose knowledge (see
+    :mod:`linkwise.loop`) is a belief about the answers,
+    :class:`~linkwise.cobra.NoisyAnswers`: super-instances are merged on the
+    *believed* answers; decisions likely enough to be wrong are checked with one extra question; contradictions are settled by the most
     probable explanation after a few questions chosen to tell the
     explanations apart, and the clustering is then rebuilt from the
     repaired answers. With ``noise_probability=0`` it is plain COBRAS,
@@ -65,7 +57,7 @@ class NoiseRobustCOBRAS(COBRAS):
         Prior guess of the share of wrong answers (prior odds 1:1 between a
         person who makes none and one who makes twice as many); the estimate
         is updated from the answers checked and the contradictions found
-        (:meth:`~linkwise._repair.AnswerGraph.noise_rate`). 0 turns every
+        (:meth:`~linkwise.cobra.AnswerGraph.noise_rate`). 0 turns every
         check off.
     check_threshold : float in (0, 1], default=0.02
         A decision is checked with an extra question when its probability of
@@ -115,7 +107,7 @@ class NoiseRobustCOBRAS(COBRAS):
     The search over explanations is exact up to 4 changed answers and 2,000
     branches per contradiction; beyond that an approximate repair (the most
     certain, then the earliest, answers win) is used and a warning is logged
-    on the ``linkwise._repair`` logger; the run never stops for it.
+    on the ``linkwise.cobra._explain`` logger; the run never stops for it.
 
     Unlike nCOBRAS, which reasons over possible worlds of all answers after
     every merging phase, the search here starts from the current belief and
@@ -166,116 +158,127 @@ class NoiseRobustCOBRAS(COBRAS):
         check_scalar(self.max_repair_questions, "max_repair_questions", self, kind="int", low=0)
 
     def _tolerant_constraints(self):
-        return self._robust
-
-    @property
-    def _robust(self):
         return self.noise_probability > 0
 
-    # -- the COBRAS steps, driven by the belief -------------------------------
-    def _questions(self, ctx):
-        self.corrections_ = []
-        self.n_extra_queries_ = 0
-        if self._robust:
-            self._graph = AnswerGraph(ctx.n_samples, self.noise_probability, X=ctx.X)
-            self.believed_constraints_ = self._graph.store
-        else:
-            self.believed_constraints_ = ctx.constraints
-        yield from super()._questions(ctx)
+    def _knowledge(self, ctx):
+        self._belief = ctx.constraints  # noise_probability=0: the answers as given, plain COBRAS
+        if self._tolerant_constraints():
+            self._belief = NoisyAnswers(
+                ctx, self.noise_probability, self._focus,
+                check_threshold=self.check_threshold, max_repair_questions=self.max_repair_questions,
+            )
+        return self._belief
 
-    def _split_level(self, ctx, sid):
-        if not self._robust:
-            return (yield from super()._split_level(ctx, sid))
-        result, _ = yield from self._believing(ctx, super()._split_level(ctx, sid), check=False)
-        return result
+    @property
+    def believed_constraints_(self):
+        return self._belief.store
 
-    def _merge_phase(self, ctx, new, *, live):
-        if not self._robust:
-            return (yield from super()._merge_phase(ctx, new, live=live))
-        while True:
-            _, repaired = yield from self._believing(ctx, super()._merge_phase(ctx, new, live=live), check=True)
-            if not repaired:
-                repaired = yield from self._check_decisions(ctx)
-            if not repaired:
-                return
-            # the belief changed under this phase: merge every super-instance again from the repaired answers
-            new = self._tree.leaves()
+    @property
+    def corrections_(self):
+        return getattr(self._belief, "corrections", [])
 
-    def _known_relations(self, ctx, reps):
-        if not self._robust:
-            return super()._known_relations(ctx, reps)
-        # the base reads ctx.constraints: give it the believed answers instead of the raw ones
-        return super()._known_relations(SimpleNamespace(constraints=self._graph.store), reps)
+    @property
+    def n_extra_queries_(self):
+        return getattr(self._belief, "n_extra_queries", 0)
 
-    # -- asking through the belief ------------------------------------------------
-    def _believing(self, ctx, inner, *, check):
-        """Drive a base-class question generator with believed answers (a generator).
 
-        Pairs the belief settles are answered without a question; a pair
-        the raw answers settle but the belief does not (one of those answers
-        was repaired) is asked again. With ``check``, every must-link answer
-        is checked and contradictions repaired; if the belief changes, the
-        inner generator is closed. Returns ``(inner's return value, repaired)``.
-        """
-        graph = self._graph
-        answer, first = None, True
-        while True:
-            try:
-                i, j = next(inner) if first else inner.send(answer)
-            except StopIteration as stop:
-                return stop.value, False
-            first = False
-            answer = graph.relation(i, j)
-            if answer is not None:
-                continue
-            answer = yield self._pair(ctx, i, j)
-            if answer is None:
-                continue
-            repaired = yield from self._record(ctx, i, j, answer)
-            # a merge resting on this one answer matters at once: later merges build on it
-            doubtful = check and answer and not repaired and graph.weak(i, j)
-            if doubtful and graph.suspicion([(i, j)]) >= self.check_threshold:
-                _, repaired = yield from self._verify(ctx, [[(i, j)]])
-            if repaired:
-                inner.close()
-                return None, True
-            answer = graph.relation(i, j)
+class NoisyAnswers:
+    """The knowledge (see :mod:`linkwise.loop`) of answers that may be wrong, keeping the module's policy.
 
-    @staticmethod
-    def _pair(ctx, i, j):
-        """Yield-able question: a Recheck when the raw answers already settle the pair."""
-        return Recheck(i, j) if ctx.constraints.relation(i, j) is not None else (i, j)
+    Parameters
+    ----------
+    ctx : QueryContext
+        The run's data (distances inform the prior) and answers as given.
+    noise_probability : float in (0, 0.5)
+    focus : callable
+        ``focus()`` gives the method's representatives (what its checks are
+        about) and the cluster of each.
+    check_threshold, max_repair_questions
+        As in :class:`~linkwise.NoiseRobustCOBRAS`.
+
+    Attributes
+    ----------
+    graph : AnswerGraph
+        Every answer and the belief (``store`` is the belief's ConstraintStore).
+    corrections, n_extra_queries
+        As ``corrections_`` and ``n_extra_queries_`` of NoiseRobustCOBRAS.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import linkwise as lw
+    >>> from linkwise.loop import QueryContext
+    >>> X = np.array([[0.0], [0.1], [0.2], [5.0]])
+    >>> ctx = QueryContext(X, np.arange(4), lw.ConstraintStore(4, tolerant=True), None, None)
+    >>> belief = NoisyAnswers(ctx, 0.1, lambda: (np.arange(4), np.array([0, 0, 0, 1])))
+    >>> list(belief.review(ctx, (0, 1, True))), list(belief.review(ctx, (0, 3, False)))
+    ([], [])
+    >>> belief.store.relation(1, 3)  # entailed: the loop would not ask it
+    False
+    >>> list(belief.review(ctx, (1, 3, True)))  # a contradiction, here settled without a question
+    []
+    >>> len(belief.corrections)
+    1
+    """
+
+    def __init__(self, ctx, noise_probability, focus, *, check_threshold=0.02, max_repair_questions=4):
+        self.graph = AnswerGraph(ctx.n_samples, noise_probability, X=ctx.X)
+        self._X, self._given, self._focus = ctx.X, ctx.constraints, focus
+        self.check_threshold, self.max_repair_questions = check_threshold, max_repair_questions
+        self.corrections, self.n_extra_queries = [], 0
+
+    @property
+    def store(self):
+        return self.graph.store
+
+    def review(self, ctx, answered=None):
+        """Record an answer and check it, or check the clustering at a checkpoint (a generator; see loop)."""
+        if answered is None:
+            return (yield from self._check_decisions())
+        i, j, answer = answered
+        graph = self.graph
+        if (yield from self._record(i, j, answer)):
+            return True
+        # a merge resting on this one answer matters at once: later merges build on it
+        doubtful = answer and np.isin((i, j), self._reps()).all() and graph.weak(i, j)
+        if doubtful and graph.suspicion([(i, j)]) >= self.check_threshold:
+            return (yield from self._verify([[(i, j)]]))[1]
+        return False
+
+    def _ask(self, pair):
+        """Yield-able question: a Recheck when the answers as given or the belief already settle the pair."""
+        known = self._given.relation(*pair) is not None or self.store.relation(*pair) is not None
+        return Recheck(*pair) if known else pair
 
     def _reps(self):
-        tree = self._tree
-        return np.asarray(tree.rep, dtype=np.intp)[tree.leaves()]
+        return self._focus()[0]
 
-    def _record(self, ctx, i, j, answer):
+    def _record(self, i, j, answer):
         """Store an answer; on a contradiction, ask and repair (a generator). Returns whether the belief changed."""
-        if not self._graph.add(i, j, answer):
+        if not self.graph.add(i, j, answer):
             return False
-        return (yield from self._repair(ctx))
+        return (yield from self._repair())
 
-    def _verify(self, ctx, decisions):
+    def _verify(self, decisions):
         """Ask the question that best checks ``decisions`` (a generator; see :meth:`AnswerGraph.verification`).
 
         Returns ``(asked, changed)``: whether a question was answered, and
         whether the belief changed.
         """
-        graph = self._graph
+        graph = self.graph
         # a question that cannot confirm a decision only gathers evidence: worth it once answers are known wrong,
         # for one decision or a group (the careless person is then the only hypothesis left)
         decisive = not graph.contradicted
-        pair = graph.verification(decisions, self._reps(), X=ctx.X, decisive=decisive)
+        pair = graph.verification(decisions, self._reps(), X=self._X, decisive=decisive)
         if pair is None:
             return False, False
-        self.n_extra_queries_ += 1
-        answer = yield self._pair(ctx, *pair)
+        self.n_extra_queries += 1
+        answer = yield self._ask(pair)
         if answer is None:
             return False, False
-        return True, (yield from self._record(ctx, *pair, answer))
+        return True, (yield from self._record(*pair, answer))
 
-    def _check_decisions(self, ctx):
+    def _check_decisions(self):
         """Check the doubtful decisions the finished clustering rests on (a generator).
 
         The decisions are each weak must-link inside a cluster (if wrong, the
@@ -290,16 +293,16 @@ class NoiseRobustCOBRAS(COBRAS):
             decisions = self._doubtful()
             if not decisions:
                 return False
-            asked, changed = yield from self._verify(ctx, decisions)
+            asked, changed = yield from self._verify(decisions)
             if changed or not asked:
                 return changed
 
     def _doubtful(self):
         """The decisions of :meth:`_check_decisions` whose probability of being wrong reaches the threshold."""
-        graph, tree = self._graph, self._tree
+        graph = self.graph
         store = graph.store
-        leaves = tree.leaves()
-        cluster_of = {store.find(int(r)): c for r, c in zip(self._reps().tolist(), tree.cluster[leaves].tolist())}
+        reps, clusters = self._focus()
+        cluster_of = {store.find(int(r)): c for r, c in zip(reps.tolist(), clusters.tolist())}
         holding, separating = [], {}
         for i, j in graph.pairs().tolist():
             ci, cj = cluster_of.get(store.find(i)), cluster_of.get(store.find(j))
@@ -313,26 +316,25 @@ class NoiseRobustCOBRAS(COBRAS):
         decisions = holding + list(separating.values())
         return [pairs for pairs in decisions if graph.suspicion(pairs) >= self.check_threshold]
 
-    def _repair(self, ctx):
+    def _repair(self):
         """Resolve the contradiction in the answers (a generator); returns whether the belief changed."""
-        graph = self._graph
+        graph = self.graph
         reps = self._reps()
         for _ in range(self.max_repair_questions):
             explanations = graph.explain()
             if explanations.certainty(reps) >= _SETTLED:
                 break
-            pair = explanations.question(_around(graph, explanations, reps), reps, X=ctx.X)
+            pair = explanations.question(_around(graph, explanations, reps), reps, X=self._X)
             if pair is None:
                 break
-            self.n_extra_queries_ += 1
-            answer = yield self._pair(ctx, *pair)
+            self.n_extra_queries += 1
+            answer = yield self._ask(pair)
             if answer is not None:
                 graph.add(*pair, answer)
         else:
             explanations = graph.explain()
         changed = graph.adopt(explanations)
-        self.believed_constraints_ = graph.store
-        self.corrections_ = graph.corrections()
+        self.corrections = graph.corrections()
         return bool(changed)
 
 

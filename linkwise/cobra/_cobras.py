@@ -3,7 +3,7 @@
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from linkwise._superinstances import (
+from linkwise.cobra._superinstances import (
     SuperInstanceClustering,
     SuperInstanceTree,
     bisect,
@@ -75,7 +75,7 @@ class COBRAS(SuperInstanceClustering):
     labels_history_ : ndarray of shape (n_queries_, n_samples)
         The clustering after each question: one run gives a whole learning
         curve. On large data (more than 2**24 entries) it is a
-        :class:`~linkwise._superinstances.LabelsHistory`, indexed the same
+        :class:`~linkwise.cobra._superinstances.LabelsHistory`, indexed the same
         way and rebuilt row by row from a few integers per question.
 
     Notes
@@ -144,9 +144,15 @@ class COBRAS(SuperInstanceClustering):
         self.max_queries = max_queries
         self.random_state = random_state
 
-    def _questions(self, ctx):
-        tree = self._tree = SuperInstanceTree(ctx.X, ctx.queryable_mask)
-        first_phase = yield from self._start(ctx)
+    def _questions(self, ctx, seeds=None):
+        """The question generator; ``seeds`` (labels of every row, or None) are the first super-instances."""
+        X, qmask = ctx.X, ctx.queryable_mask
+        tree = self._tree = SuperInstanceTree(X, qmask)
+        parts, means = ([], None) if seeds is None else make_parts(X, np.arange(ctx.n_samples), seeds, qmask)
+        first_phase = len(parts) < 2  # else the first clustering is the seeds', merged
+        if not first_phase:
+            reps = [representative(X, part, qmask, m) for part, m in zip(parts, means)]
+            yield from self._merge_phase(ctx, tree.replace(0, parts, reps, list(means)), live=True)
         unsplittable = set()
         while (sid := self._to_split(unsplittable)) is not None:
             sample, level, first_split, separated = yield from self._split_level(ctx, sid)
@@ -157,14 +163,6 @@ class COBRAS(SuperInstanceClustering):
             yield from self._merge_phase(ctx, new, live=first_phase)
             first_phase = False
         tree.show()
-
-    def _start(self, ctx):
-        """Hook for a subclass that starts from other super-instances than one holding every row (a generator).
-
-        Returns True while no clustering has been completed (see Notes: which clustering is reported).
-        """
-        yield from ()
-        return True
 
     def _to_split(self, unsplittable):
         """The largest leaf with at least two queryable rows (lowest id on ties), or None."""

@@ -3,7 +3,7 @@
 import numpy as np
 from scipy.spatial.distance import pdist, squareform
 
-from linkwise._superinstances import (
+from linkwise.cobra._superinstances import (
     SuperInstanceClustering,
     SuperInstanceTree,
     kmeans,

@@ -31,7 +31,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import ThreadpoolController
 
-from linkwise.loop import ActiveEstimator
+from linkwise.loop import ActiveEstimator, Checkpoint
 
 __all__ = [
     "SuperInstanceTree",
@@ -447,8 +447,13 @@ class SuperInstanceClustering(ActiveEstimator):
         return np.asarray(self._tree.rep, dtype=np.intp)[leaves]
 
     # -- reuse of earlier answers -----------------------------------------
+    def _focus(self):
+        """The representatives of the current super-instances and the cluster of each (what a belief checks)."""
+        leaves = self._tree.leaves()
+        return np.asarray(self._tree.rep, dtype=np.intp)[leaves], self._tree.cluster[leaves]
+
     def _known_relations(self, ctx, reps):
-        """What the constraint store already says about clusters of representatives.
+        """What the knowledge already says about clusters of representatives.
 
         Returns ``(comp, cl)``: ``comp[a]`` is the must-link component of
         representative ``a`` (numbered 0..), ``cl`` a boolean matrix over
@@ -456,7 +461,7 @@ class SuperInstanceClustering(ActiveEstimator):
         them. Every earlier answer counts, through transitivity and
         entailment, whichever points it was about.
         """
-        store = ctx.constraints
+        store = ctx.knowledge.store
         roots = np.fromiter((store.find(int(r)) for r in reps), dtype=np.intp, count=len(reps))
         uniq, comp = np.unique(roots, return_inverse=True)
         cl = np.zeros((uniq.size, uniq.size), dtype=bool)
@@ -473,6 +478,23 @@ class SuperInstanceClustering(ActiveEstimator):
     # -- the merging phase ---------------------------------------------------
     def _merge_phase(self, ctx, new, *, live):
         """Merge clusters of super-instances, closest representatives first (a generator).
+
+        When the phase completes, the knowledge may check the clustering
+        (:class:`~linkwise.loop.Checkpoint`). Whenever it revises its belief
+        (``ctx.revision``), the phase starts again over every super-instance,
+        as if the answers believed wrong had never been given.
+        """
+        revision = ctx.revision
+        while True:
+            yield from self._merge(ctx, new, live=live, revision=revision)
+            if ctx.revision == revision:
+                yield Checkpoint()
+                if ctx.revision == revision:
+                    return
+            revision, new = ctx.revision, self._tree.leaves()
+
+    def _merge(self, ctx, new, *, live, revision):
+        """One pass of the merging phase (a generator); it stops when ``ctx.revision`` moves on.
 
         Every pair of clusters not separated by a cannot-link is considered in
         order of single-linkage distance between their super-instances; the
@@ -507,6 +529,8 @@ class SuperInstanceClustering(ActiveEstimator):
             k = start + open_[0]
             a, b = comp[ia[k]], comp[ib[k]]
             answer = yield int(reps[ia[k]]), int(reps[ib[k]])
+            if ctx.revision != revision:
+                return
             tree.advance()  # rows of a lazy split, a chunk per question
             start, chunk = k + 1, 256
             if answer is True:

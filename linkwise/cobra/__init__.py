@@ -1,0 +1,27 @@
+"""COBRA, COBRAS and noise-robust COBRAS: active clustering without knowing the number of clusters.
+
+Both over-cluster the data into *super-instances* (small K-means clusters
+treated as units) and merge them by asking whether their representatives
+belong together, closest pairs first, letting transitivity and entailment
+answer as many pairs as possible. :class:`COBRA` fixes the number of
+super-instances in advance; :class:`COBRAS` refines them as it goes and can
+be stopped after any question; :class:`NoiseRobustCOBRAS` is COBRAS on a
+belief about the answers that finds and repairs wrong ones
+(:class:`NoisyAnswers`, which any active estimator can use as its
+knowledge, see :mod:`linkwise.loop`).
+
+Examples
+--------
+>>> import linkwise as lw
+>>> X, y = lw.datasets.load("wine", scale="minmax")
+>>> est = lw.COBRAS(max_queries=40, random_state=0).fit(X, lw.LabelOracle(y))
+>>> len(est.labels_history_)
+40
+"""
+
+from linkwise.cobra._answers import AnswerGraph, Correction, Evidence
+from linkwise.cobra._cobra import COBRA
+from linkwise.cobra._cobras import COBRAS
+from linkwise.cobra._robust import NoiseRobustCOBRAS, NoisyAnswers
+
+__all__ = ["COBRA", "COBRAS", "NoiseRobustCOBRAS", "NoisyAnswers", "AnswerGraph", "Correction", "Evidence"]

@@ -1,0 +1,381 @@
+"""Every answer about pairs and a consistent belief about them (the answer graph).
+
+:class:`AnswerGraph` keeps every answer and a *belief*: one consistent
+labelling, with the strict :class:`~linkwise.ConstraintStore` of its closure
+for reuse. How likely an answer is wrong is its noise model
+(:mod:`linkwise.cobra._noise`); a contradiction is explained and repaired by
+its search (:mod:`linkwise.cobra._explain`).
+
+A believed answer is *weak* when nothing else confirms it: changing it alone
+leaves the belief consistent, so no other answer would notice if it were
+wrong. :meth:`AnswerGraph.verification` picks the question that would notice (one
+question can check several such answers at once).
+"""
+
+from collections import deque
+from typing import NamedTuple
+
+import numpy as np
+
+from linkwise._validation import check_scalar
+from linkwise.cobra._explain import ExplanationSearch
+from linkwise.cobra._noise import NoiseModel
+from linkwise.constraints import ConstraintStore
+
+__all__ = ["AnswerGraph", "Correction", "Evidence"]
+
+
+class Evidence(NamedTuple):
+    """Why an answer is believed wrong.
+
+    Attributes
+    ----------
+    probability : float
+        Posterior probability of the believed value, given every answer.
+    answers : tuple of (int, int, bool)
+        Other answers, as believed, that together contradict the given one
+        (with it they close a cycle holding exactly one cannot-link).
+    """
+
+    probability: float
+    answers: tuple
+
+
+class Correction(NamedTuple):
+    """One answer linkwise believes wrong: ``pair``, answer ``given``, answer ``believed``, ``evidence``."""
+
+    pair: tuple
+    given: bool
+    believed: bool
+    evidence: Evidence
+
+
+class AnswerGraph(NoiseModel, ExplanationSearch):
+    """Every answer about pairs, a consistent belief about them, and the search that repairs it.
+
+    Parameters
+    ----------
+    n : int
+        Number of points.
+    noise_probability : float in (0, 0.5)
+        Prior guess of the probability that an answer is wrong.
+    X : ndarray of shape (n, n_features), optional
+        The data: distances between answered points inform the prior that a
+        pair is a must-link (:meth:`prior`).
+    prior_strength : float, default=20
+        How many answers ``noise_probability`` counts as in
+        :meth:`noise_rate`.
+    max_depth : int, default=4
+        Most answers one explanation may change from the belief.
+    max_nodes : int, default=2000
+        Cap on the branches the exact search visits per :meth:`explain`;
+        past it the approximate rule is used and a warning logged.
+    slack : int, default=2
+        Explanations contradicting up to ``slack`` more answers than the best
+        are kept (they carry probability ``r ** slack`` relative to it).
+
+    Attributes
+    ----------
+    store : ConstraintStore
+        Strict store of the believed answers (their closure is what reuse may
+        rely on). While :attr:`conflicted`, it holds the last consistent
+        belief plus the new answers that agree with it.
+    n_answers : int
+        Answers recorded.
+
+    Examples
+    --------
+    >>> g = AnswerGraph(4, 0.1)
+    >>> for i, j, a in [(0, 1, True), (1, 2, True), (0, 2, False)]:
+    ...     _ = g.add(i, j, a)
+    >>> g.conflicted
+    True
+    >>> ex = g.explain()
+    >>> len(ex), round(ex.certainty(), 2)
+    (3, 0.53)
+    >>> ex.question([0, 1, 2, 3]) is None  # point 3 has no answers: nothing to learn from it
+    True
+    >>> _ = g.add(2, 3, True)
+    >>> g.explain().question([0, 1, 2, 3])
+    (0, 3)
+    """
+
+    def __init__(self, n, noise_probability, *, X=None, prior_strength=20, max_depth=4, max_nodes=2000, slack=2):
+        self.n = check_scalar(n, "n", "AnswerGraph", kind="int", low=1)
+        self.noise_probability = check_scalar(
+            noise_probability, "noise_probability", "AnswerGraph", kind="float", low=0.0, high=0.5,
+            include_low=False, include_high=False,
+        )
+        self.max_depth = check_scalar(max_depth, "max_depth", "AnswerGraph", kind="int", low=1)
+        self.max_nodes = check_scalar(max_nodes, "max_nodes", "AnswerGraph", kind="int", low=1)
+        self.slack = check_scalar(slack, "slack", "AnswerGraph", kind="int", low=0)
+        self._X = X
+        self._dist = []  # edge id -> distance between its points (with X)
+        self._prior = (-1, None)  # (n_answers it was fitted on, prior per edge)
+        self._rate = (None, None)  # ((n_answers, belief version) it was estimated on, rate)
+        self._version = 0  # bumped when the belief is rebuilt
+        self._support = (None, None)  # cached _confirmed()
+        self.prior_strength = check_scalar(
+            prior_strength, "prior_strength", "AnswerGraph", kind="float", low=0.0, include_low=False
+        )
+        self.store = ConstraintStore(self.n)
+        self.n_answers = 0
+        self._node_of = {}  # point -> node id
+        self._points = []  # node id -> point
+        self._edge_of = {}  # (i, j), i < j -> edge id
+        self._ends = []  # edge id -> (node a, node b)
+        self._n_ml = []
+        self._n_cl = []
+        self._belief = []  # edge id -> believed must-link
+        self._confidence = {}  # edge id -> posterior of its belief when last repaired
+        self._dirty = False  # belief may be inconsistent
+
+    # -- recording ----------------------------------------------------------
+    def _node(self, point):
+        node = self._node_of.get(point)
+        if node is None:
+            node = self._node_of[point] = len(self._points)
+            self._points.append(point)
+        return node
+
+    def add(self, i, j, must_link):
+        """Record an answer; return True if it contradicts the current belief.
+
+        A pair may be answered more than once (a re-asked question): its
+        answers are counted, and its belief follows their majority.
+        """
+        i, j = (int(i), int(j)) if i < j else (int(j), int(i))
+        must_link = bool(must_link)
+        self.n_answers += 1
+        e = self._edge_of.get((i, j))
+        if e is None:
+            e = self._edge_of[(i, j)] = len(self._ends)
+            self._ends.append((self._node(i), self._node(j)))
+            self._n_ml.append(0)
+            self._n_cl.append(0)
+            self._belief.append(must_link)
+            if self._X is not None:
+                self._dist.append(float(np.linalg.norm(self._X[i] - self._X[j])))
+        (self._n_ml if must_link else self._n_cl)[e] += 1
+        if self._n_ml[e] != self._n_cl[e]:
+            self._belief[e] = self._n_ml[e] > self._n_cl[e]
+        known = self.store.relation(i, j)
+        if known is None:
+            self.store.add(i, j, self._belief[e])
+            return False
+        if known == self._belief[e]:
+            return False
+        self._dirty = True
+        return True
+
+    @property
+    def conflicted(self):
+        """True while the belief (with the answers added since the last repair) is inconsistent."""
+        if self._dirty and self._conflict_cycle(np.array(self._belief, dtype=bool)) is None:
+            self._rebuild(self._belief)
+        return self._dirty
+
+    @property
+    def contradicted(self):
+        """True once some answer is known wrong: the belief contradicts one, or cannot hold them all."""
+        return self.conflicted or any(
+            cl if ml_believed else ml for ml_believed, ml, cl in zip(self._belief, self._n_ml, self._n_cl)
+        )
+
+    # -- queries about the belief ---------------------------------------------
+    def relation(self, i, j):
+        """Believed relation of ``(i, j)``: True, False or None (closure of the belief)."""
+        return self.store.relation(i, j)
+
+    def pairs(self):
+        """Answered pairs as an ``(m, 2)`` int array (i < j), in order of first answer."""
+        return np.array(list(self._edge_of), dtype=np.intp).reshape(-1, 2)
+
+    def believed(self, i, j):
+        """The believed value of an answered pair (None if never answered)."""
+        e = self._edge_of.get((i, j) if i < j else (j, i))
+        return None if e is None else self._belief[e]
+
+    def _bridges(self, mask):
+        """Which edges of those in ``mask`` lie on no cycle of that subgraph.
+
+        A breadth-first spanning forest; every other edge clears the tree
+        path it closes into a cycle.
+        """
+        a, b = self._arrays()
+        n_nodes = len(self._points)
+        parent, depth, via = [-1] * n_nodes, [0] * n_nodes, [-1] * n_nodes
+        adjacency = [[] for _ in range(n_nodes)]
+        for e in np.flatnonzero(mask).tolist():
+            adjacency[a[e]].append((int(b[e]), e))
+            adjacency[b[e]].append((int(a[e]), e))
+        seen = [False] * n_nodes
+        tree = np.zeros(a.size, dtype=bool)
+        for root in range(n_nodes):
+            if seen[root]:
+                continue
+            seen[root] = True
+            queue = deque([root])
+            while queue:
+                u = queue.popleft()
+                for v, e in adjacency[u]:
+                    if not seen[v]:
+                        seen[v], parent[v], depth[v], via[v] = True, u, depth[u] + 1, e
+                        tree[e] = True
+                        queue.append(v)
+        bridge = tree.copy()
+        for e in np.flatnonzero(mask & ~tree).tolist():
+            u, v = int(a[e]), int(b[e])
+            while u != v:
+                if depth[u] < depth[v]:
+                    u, v = v, u
+                bridge[via[u]] = False
+                u = parent[u]
+        return bridge
+
+    def weak(self, i, j):
+        """Whether the believed answer about ``(i, j)`` stands alone.
+
+        True when it rests on a single answer (or a one-answer majority) and
+        changing it alone would leave the belief consistent, so that no other
+        answer confirms it: a must-link that is a bridge of the must-link
+        graph, or the only cannot-link between its two components.
+        """
+        e = self._edge_of.get((i, j) if i < j else (j, i))
+        if e is None or abs(self._n_ml[e] - self._n_cl[e]) > 1:
+            return False
+        if self.conflicted:
+            values = np.array(self._belief, dtype=bool)
+            values[e] = not values[e]
+            return self._conflict_cycle(values) is None
+        return not self._confirmed()[e]
+
+    def _confirmed(self):
+        """Which believed values changing alone would contradict the other answers.
+
+        A must-link on a cycle of must-links, or a cannot-link sharing its
+        two must-link components with another cannot-link. Read on a
+        consistent belief (cached until the next answer or repair).
+        """
+        key = (self.n_answers, self._version)
+        if self._support[0] != key:
+            values = np.array(self._belief, dtype=bool)
+            a, b = self._arrays()
+            confirmed = values & ~self._bridges(values)
+            cl = np.flatnonzero(~values)
+            if cl.size:
+                labels = self._labels(values, a, b)
+                ends = np.sort(np.column_stack([labels[a[cl]], labels[b[cl]]]), axis=1)
+                _, inverse, counts = np.unique(ends, axis=0, return_inverse=True, return_counts=True)
+                confirmed[cl] = counts[inverse.ravel()] > 1
+            self._support = (key, confirmed)
+        return self._support[1]
+
+    # -- consistency ----------------------------------------------------------
+    def _arrays(self):
+        ends = np.array(self._ends, dtype=np.intp).reshape(-1, 2)
+        return ends[:, 0], ends[:, 1]
+
+    def _labels(self, values, a, b):
+        """Must-link component (a root node id) of every node under ``values``; union-find."""
+        parent = list(range(len(self._points)))
+
+        def find(x):
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for u, v in zip(a[values].tolist(), b[values].tolist()):
+            ru, rv = find(u), find(v)
+            if ru != rv:
+                parent[max(ru, rv)] = min(ru, rv)
+        return np.array([find(x) for x in range(len(parent))], dtype=np.intp)
+
+    def _conflict_cycle(self, values):
+        """Edge ids of a shortest cycle with one cannot-link under ``values`` (that one first), or None."""
+        if not len(values):
+            return None
+        a, b = self._arrays()
+        labels = self._labels(values, a, b)
+        bad = np.flatnonzero(~values & (labels[a] == labels[b]))
+        if not bad.size:
+            return None
+        adjacency = {}
+        for e in np.flatnonzero(values).tolist():
+            adjacency.setdefault(int(a[e]), []).append((int(b[e]), e))
+            adjacency.setdefault(int(b[e]), []).append((int(a[e]), e))
+        best = None
+        for cl in bad.tolist():
+            path = _ml_path(adjacency, int(a[cl]), int(b[cl]))
+            if best is None or len(path) + 1 < len(best):
+                best = [cl] + path
+        return best
+
+    def _rebuild(self, values):
+        self._belief = [bool(v) for v in values]
+        store = ConstraintStore(self.n)
+        for (i, j), e in self._edge_of.items():
+            if self._belief[e]:
+                store.add(i, j, True)
+        for (i, j), e in self._edge_of.items():
+            if not self._belief[e]:
+                store.add(i, j, False)
+        self.store = store
+        self._dirty = False
+        self._version += 1
+
+    def adopt(self, explanations):
+        """Make the most probable explanation the belief; return the pairs whose belief changed."""
+        best = explanations.best
+        old = np.array(self._belief, dtype=bool)
+        changed = np.flatnonzero(best != old)
+        posterior = explanations.posterior
+        for e in np.flatnonzero((explanations.values != best).any(axis=0)).tolist():
+            self._confidence[e] = float(posterior[explanations.values[:, e] == best[e]].sum())
+        self._rebuild(best)
+        pairs = list(self._edge_of)
+        return [pairs[e] for e in changed.tolist()]
+
+    def corrections(self):
+        """Every answer the belief contradicts, with its evidence.
+
+        Returns
+        -------
+        corrections : list of Correction
+            One per answered pair whose belief differs from some answer given
+            about it, in order of first answer.
+        """
+        values = np.array(self._belief, dtype=bool)
+        pairs = list(self._edge_of)
+        out = []
+        for (i, j), e in self._edge_of.items():
+            given_other = self._n_cl[e] if values[e] else self._n_ml[e]
+            if not given_other:
+                continue
+            trial = values.copy()
+            trial[e] = not values[e]
+            cycle = self._conflict_cycle(trial) or []
+            support = tuple((*pairs[f], bool(values[f])) for f in cycle if f != e)
+            prob = self._confidence.get(e, 1.0 - self.noise_rate())
+            out.append(Correction((i, j), not values[e], bool(values[e]), Evidence(prob, support)))
+        return out
+
+def _ml_path(adjacency, source, target):
+    """Edge ids of a shortest path from ``source`` to ``target`` (breadth-first)."""
+    back = {source: None}
+    queue = deque([source])
+    while queue:
+        node = queue.popleft()
+        if node == target:
+            break
+        for nxt, e in adjacency.get(node, ()):
+            if nxt not in back:
+                back[nxt] = (node, e)
+                queue.append(nxt)
+    path = []
+    node = target
+    while back[node] is not None:
+        node, e = back[node]
+        path.append(e)
+    return path
