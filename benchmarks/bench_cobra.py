@@ -45,7 +45,7 @@ from sklearn.cluster import KMeans  # noqa: E402
 from sklearn.datasets import make_blobs  # noqa: E402
 
 import linkwise as lw  # noqa: E402
-from linkwise.bench._protocol import FoldOracle, cell_seed, fold_split  # noqa: E402
+from linkwise.bench import FoldOracle, cell_seed, fold_split  # noqa: E402
 
 OUT = Path(__file__).parent / "results" / "cobra.md"
 # section titles (their beginnings) in the order of the report

@@ -42,7 +42,7 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 
 import linkwise as lw  # noqa: E402
 from linkwise.cobs import generate, make_estimator  # noqa: E402
-from linkwise.cobs._generate import _CACHE_VERSION  # noqa: E402
+from linkwise.cobs import CACHE_VERSION  # noqa: E402
 
 OUT = Path(__file__).parent / "results" / "cobs.md"
 
@@ -237,7 +237,7 @@ class Store:
     older generation are never reused."""
 
     def __init__(self, cache, quick, redo):
-        self.dir = Path(cache) / f"results-{'quick' if quick else 'full'}-{_CACHE_VERSION}"
+        self.dir = Path(cache) / f"results-{'quick' if quick else 'full'}-{CACHE_VERSION}"
         self.dir.mkdir(parents=True, exist_ok=True)
         self.redo = redo
 

@@ -31,7 +31,7 @@ from sklearn.datasets import make_blobs  # noqa: E402
 from sklearn.metrics import adjusted_rand_score  # noqa: E402
 
 import linkwise as lw  # noqa: E402
-from linkwise.cluster._graph import PairGraph  # noqa: E402
+from linkwise.cluster import PairGraph  # noqa: E402
 
 OUT = Path(__file__).parent / "results" / "kmeans_family.md"
 SETTINGS = dict(n_init=1, max_iter=100, tol=1e-4)

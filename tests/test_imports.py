@@ -83,23 +83,7 @@ def _private_reaches(name):
             yield from (f"{name} imports {module}.{n}" for n in names if _private(n) and _unit(module) != here)
 
 
-# modules that still reach into other packages, until the rest of issue #18 lands
-PENDING = {
-    "linkwise._cobra": "the COBRA family becomes the package linkwise/cobra/",
-    "linkwise._cobras": "the COBRA family becomes the package linkwise/cobra/",
-    "linkwise.cobra": "the COBRA family becomes the package linkwise/cobra/",
-    "linkwise.robust": "the COBRA family becomes the package linkwise/cobra/",
-    "linkwise.auto": "auto imports linkwise._superinstances and cobs' private modules",
-    "benchmarks.bench_cobra": "imports linkwise.bench._protocol (linkwise.bench exports all it uses)",
-    "benchmarks.bench_cobs": "imports cobs._generate._CACHE_VERSION (needs a public name)",
-    "benchmarks.bench_kmeans_family": "imports cluster._graph.PairGraph (linkwise/graph.py)",
-}
-
-
-@pytest.mark.parametrize(
-    "name",
-    [pytest.param(n, marks=pytest.mark.xfail(strict=False, reason=PENDING[n])) if n in PENDING else n for n in MODULES],
-)
+@pytest.mark.parametrize("name", MODULES)
 def test_no_private_reach_across_packages(name):
     """No module imports a private name (``_x``) or a private module (``pkg._mod``) of another package.
 

@@ -17,9 +17,11 @@ Examples
 """
 
 from linkwise.cluster._copkmeans import COPKMeans
+from linkwise.cluster._graph import PairGraph
 from linkwise.cluster._mkmeans import MKMeans
 from linkwise.cluster._mpckmeans import MPCKMeans
 from linkwise.cluster._pckmeans import PCKMeans
 from linkwise.cluster._seeded import ConstrainedKMeans, SeededKMeans
 
 __all__ = ["COPKMeans", "ConstrainedKMeans", "MKMeans", "MPCKMeans", "PCKMeans", "SeededKMeans"]
+__all__ += ["PairGraph"]  # the constraint graph of the penalised methods' assignment, shared with the benchmarks

@@ -63,7 +63,7 @@ from linkwise.exceptions import InvalidParameterError
 __all__ = ["Candidates", "generate", "make_estimator", "NOISE_MODES"]
 
 NOISE_MODES = ("singletons", "cluster")
-_CACHE_VERSION = "linkwise-cobs-2"
+CACHE_VERSION = "linkwise-cobs-2"
 
 
 class Candidates:
@@ -408,7 +408,7 @@ def _run(X, plan, n_jobs):
 def _digest(X, spec, seeds):
     """Hash of what the candidates depend on: the data, the grid and the drawn seeds."""
     h = hashlib.sha256()
-    h.update(_CACHE_VERSION.encode())
+    h.update(CACHE_VERSION.encode())
     h.update(repr(X.shape).encode())
     h.update(np.ascontiguousarray(X).tobytes())
     h.update(spec.key().encode())
