@@ -9,17 +9,11 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from linkwise._validation import (
-    check_data,
-    check_option,
-    check_scalar,
-    check_y_ignored,
-    owner_name,
-)
+from linkwise._validation import check_data, check_option, check_scalar, owner_name
 from linkwise.bayes._sampler import ParticleFilter
 from linkwise.bayes._selection import candidate_pool, first_acyclic, pair_scores
 from linkwise.exceptions import InvalidParameterError
-from linkwise.graph import check_constraints, relabel
+from linkwise.graph import check_fit_input, relabel
 from linkwise.loop import ActiveEstimator
 
 __all__ = ["BayesianActiveClustering", "BayesianClustering"]
@@ -375,10 +369,8 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
         self
         """
         self._check_model_params()
-        check_y_ignored(y, self)
-        X = check_data(X, self, validate=True, ensure_min_samples=2)
+        X, ml, cl = check_fit_input(self, X, y, ml, cl)
         self._check_n_samples(X.shape[0])
-        ml, cl = check_constraints(ml, cl, X.shape[0], "BayesianClustering.fit")
         rng = check_random_state(self.random_state)
         self.scaler_ = self._scaler().fit(X)
         particles = self._particle_filter(self.scaler_.transform(X), rng, min_ess=_PASSIVE_MIN_ESS)
