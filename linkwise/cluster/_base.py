@@ -34,6 +34,12 @@ def sq_distances(X, x_sq, centers):
     return np.maximum(d, 0.0, out=d)
 
 
+def inertia(X, labels, centers):
+    """Sum of squared distances of the rows of ``X`` to their centres."""
+    residual = X - centers[labels]
+    return float(np.einsum("ij,ij->", residual, residual))
+
+
 def one_hot(labels, n_clusters):
     """Sparse ``(n_clusters, n_samples)`` membership matrix: ``one_hot @ X`` sums each cluster."""
     n = labels.size
@@ -182,8 +188,7 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
         self.cluster_centers_ = result.centers * self.scale_  # in the units of the data given
         self.n_iter_ = result.n_iter
         self.objective_ = float(result.objective)
-        centered = X - result.centers[self.labels_]
-        self.inertia_ = float(np.einsum("ij,ij->", centered, centered)) * self.scale_ * self.scale_
+        self.inertia_ = inertia(X, self.labels_, result.centers) * self.scale_ * self.scale_
 
     def predict(self, X):
         """Assign new points, which carry no constraints, to their cheapest cluster.

@@ -3,7 +3,7 @@
 import numpy as np
 
 from linkwise._validation import check_scalar
-from linkwise.cluster._base import KMeansFamily, _Run, lloyd, mean_update, sq_distances
+from linkwise.cluster._base import KMeansFamily, _Run, inertia, lloyd, mean_update, sq_distances
 from linkwise.cluster._graph import PairGraph, neighbourhood_centers, start_constrained
 
 
@@ -147,10 +147,9 @@ class PCKMeans(KMeansFamily):
 
         centers = neighbourhood_centers(graph, X, x_sq, k, rng, cannot_link_seed=True)
         labels, centers, n_iter = lloyd(assign, mean_update(X), centers, self.max_iter, tol)
-        residual = X - centers[labels]
         violated = graph.violated(labels)
         objective = (
-            0.5 * np.einsum("ij,ij->", residual, residual)
+            0.5 * inertia(X, labels, centers)
             + w * np.count_nonzero(violated & graph.is_ml)
             + w_bar * np.count_nonzero(violated & ~graph.is_ml)
         )
