@@ -13,8 +13,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from linkwise._validation import check_data, check_scalar, magnitude_scale, owner_name
-from linkwise.exceptions import InvalidParameterError
+from linkwise._validation import check_data, check_n_clusters, check_scalar, magnitude_scale
 
 
 class _Run(NamedTuple):
@@ -162,11 +161,7 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
     def _validate_X(self, X):
         """The data as fitted: validated, and divided by ``scale_`` (see :func:`magnitude_scale`)."""
         X = check_data(X, self, validate=True, ensure_min_samples=1)
-        if X.shape[0] < self.n_clusters:
-            raise InvalidParameterError(
-                f"The 'n_clusters' parameter of {owner_name(self)} must be at most the number "
-                f"of samples, got n_clusters={self.n_clusters} for n_samples={X.shape[0]}."
-            )
+        check_n_clusters(self.n_clusters, X.shape[0], self)
         self.scale_ = magnitude_scale(X)
         return X if self.scale_ == 1.0 else X / self.scale_
 
