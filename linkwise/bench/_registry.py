@@ -81,11 +81,7 @@ class MethodSpec:
 
 
 def _candidate_cache():
-    """The directory where COBS and active COBS keep candidates, shared by every worker process.
-
-    Files are keyed by a hash of the data, the grid and the seeds, and written
-    atomically, so concurrent workers and later (resumed) runs reuse them.
-    """
+    """Where COBS and active COBS keep candidates: hash-keyed files written atomically, shared by every worker and run."""
     return os.path.join(tempfile.gettempdir(), "linkwise-bench-candidates")
 
 
