@@ -261,8 +261,8 @@ def register(spec, *, replace=False):
 
     Examples
     --------
-    >>> from sklearn.cluster import AgglomerativeClustering
-    >>> def ward(k, budget, seed):
+    >>> def ward(k, budget, seed):  # the import inside: the entry outlives this example's namespace
+    ...     from sklearn.cluster import AgglomerativeClustering
     ...     return AgglomerativeClustering(n_clusters=k)
     >>> register(MethodSpec("ward", ward, True, "Ward linkage, no questions"), replace=True)
     >>> "ward" in registry()
