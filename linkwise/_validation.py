@@ -15,6 +15,7 @@ from linkwise.exceptions import InvalidParameterError
 __all__ = [
     "check_scalar",
     "check_option",
+    "check_n_clusters",
     "check_index_set",
     "check_y_ignored",
     "check_data",
@@ -128,6 +129,15 @@ def check_option(value, name, owner, options, *, role="parameter"):
         listed = ", ".join(repr(o) for o in options)
         _fail(name, owner, f"one of {listed}", value, role)
     return value
+
+
+def check_n_clusters(n_clusters, n_samples, owner):
+    """Refuse more clusters than rows of the data."""
+    if n_clusters > n_samples:
+        raise InvalidParameterError(
+            f"The 'n_clusters' parameter of {owner_name(owner)} must be at most the number of samples, "
+            f"got n_clusters={n_clusters} for n_samples={n_samples}."
+        )
 
 
 def check_index_set(indices, n_samples, name, owner, *, allow_empty=False):

@@ -8,11 +8,11 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, connected_components
 
-from linkwise._validation import owner_name
+from linkwise._validation import check_data, check_y_ignored, owner_name
 from linkwise.exceptions import InvalidParameterError
 
-__all__ = ["pair_key", "check_pair", "check_pairs", "check_constraints", "components", "breadth_first",
-           "shortest_path", "relabel"]
+__all__ = ["pair_key", "check_pair", "check_pairs", "check_constraints", "check_fit_input", "components",
+           "breadth_first", "shortest_path", "relabel"]
 
 
 def pair_key(i, j):
@@ -104,6 +104,16 @@ def check_constraints(ml, cl, n_samples, owner):
     ((1, 2), (0, 2))
     """
     return check_pairs(ml, n_samples, "ml", owner), check_pairs(cl, n_samples, "cl", owner)
+
+
+def check_fit_input(estimator, X, y, ml, cl):
+    """The arguments of a constrained ``fit(X, y=None, *, ml=None, cl=None)``, checked: ``(X, ml, cl)``.
+
+    ``y`` must not hold constraints (:func:`~linkwise._validation.check_y_ignored`), ``X`` needs two rows.
+    """
+    check_y_ignored(y, estimator)
+    X = check_data(X, estimator, validate=True, ensure_min_samples=2)
+    return (X, *check_constraints(ml, cl, X.shape[0], f"{owner_name(estimator)}.fit"))
 
 
 def _as_pairs(pairs):

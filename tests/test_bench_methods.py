@@ -66,3 +66,14 @@ def test_active_methods_come_from_the_one_method_table():
         est = spec.make(3, 5, 0)
         if isinstance(est, ActiveEstimator) and not isinstance(est, lw.ActiveClustering):
             assert type(est) in named, name
+
+
+def test_register_example_leaves_a_working_entry():
+    """The doctest of ``register`` runs in the suite's processes and leaves its method registered: it must still build."""
+    import doctest
+
+    from linkwise.bench import _registry
+
+    example = next(t for t in doctest.DocTestFinder().find(_registry) if t.name.endswith(".register"))
+    assert doctest.DocTestRunner().run(example).failed == 0
+    assert registry()["ward"].make(3, 5, 0).n_clusters == 3

@@ -9,17 +9,10 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from linkwise._validation import (
-    check_data,
-    check_option,
-    check_scalar,
-    check_y_ignored,
-    owner_name,
-)
+from linkwise._validation import check_data, check_n_clusters, check_option, check_scalar
 from linkwise.bayes._sampler import ParticleFilter
 from linkwise.bayes._selection import candidate_pool, first_acyclic, pair_scores
-from linkwise.exceptions import InvalidParameterError
-from linkwise.graph import check_constraints, relabel
+from linkwise.graph import check_fit_input, relabel
 from linkwise.loop import ActiveEstimator
 
 __all__ = ["BayesianActiveClustering", "BayesianClustering"]
@@ -60,13 +53,6 @@ class _BayesianModelMixin:
         check_scalar(self.eps, "eps", self, kind="float", low=0.0, high=0.5, include_low=False, include_high=False)
         check_scalar(self.n_mcmc_steps, "n_mcmc_steps", self, kind="int", low=1)
         check_scalar(self.fit_intercept, "fit_intercept", self, kind="bool")
-
-    def _check_n_samples(self, n_samples):
-        if n_samples < self.n_clusters:
-            raise InvalidParameterError(
-                f"The 'n_clusters' parameter of {owner_name(self)} must be at most the number of "
-                f"samples, got n_clusters={self.n_clusters} for n_samples={n_samples}."
-            )
 
     @staticmethod
     def _scaler():
@@ -232,7 +218,7 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
         check_scalar(self.candidate_pairs, "candidate_pairs", self, kind="int", low=1)
 
     def _questions(self, ctx):
-        self._check_n_samples(ctx.n_samples)
+        check_n_clusters(self.n_clusters, ctx.n_samples, self)
         particles = self._particle_filter(self._scaler().fit_transform(ctx.X), ctx.rng)
         self.n_cycle_pairs_dropped_ = np.zeros(0, dtype=np.intp)
         W_map = self._refit(particles, ctx, None)
@@ -375,10 +361,8 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
         self
         """
         self._check_model_params()
-        check_y_ignored(y, self)
-        X = check_data(X, self, validate=True, ensure_min_samples=2)
-        self._check_n_samples(X.shape[0])
-        ml, cl = check_constraints(ml, cl, X.shape[0], "BayesianClustering.fit")
+        X, ml, cl = check_fit_input(self, X, y, ml, cl)
+        check_n_clusters(self.n_clusters, X.shape[0], self)
         rng = check_random_state(self.random_state)
         self.scaler_ = self._scaler().fit(X)
         particles = self._particle_filter(self.scaler_.transform(X), rng, min_ess=_PASSIVE_MIN_ESS)

@@ -15,9 +15,9 @@ layout is ``(n_nodes, n_clusters, n_particles)``: sums and maxima over
 clusters are then single passes over contiguous rows of particles.
 """
 
-from collections import deque
-
 import numpy as np
+
+from linkwise.graph import breadth_first
 
 __all__ = ["ConstraintForest", "upward", "downward", "same_cluster_in_tree", "max_product"]
 
@@ -64,57 +64,35 @@ class ConstraintForest:
     def __init__(self, n_samples, pairs, must):
         pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
         must = np.asarray(must, dtype=bool).reshape(-1)
-        adjacency = {}
-        for (i, j), m in zip(pairs.tolist(), must.tolist()):
-            adjacency.setdefault(i, []).append((j, m))
-            adjacency.setdefault(j, []).append((i, m))
-        position = {}
-        nodes, parent, kind, depth = [], [], [], []
-        self.tree = np.full(n_samples, -1, dtype=np.intp)
-        n_trees = 0
-        for root in sorted(adjacency):
-            if root in position:
-                continue
-            position[root] = len(nodes)
-            nodes.append(root)
-            parent.append(-1)
-            kind.append(True)
-            depth.append(0)
-            queue = deque([root])
-            while queue:
-                u = queue.popleft()
-                self.tree[u] = n_trees
-                for v, m in sorted(adjacency[u]):
-                    if v in position:
-                        continue
-                    position[v] = len(nodes)
-                    nodes.append(v)
-                    parent.append(position[u])
-                    kind.append(m)
-                    depth.append(depth[position[u]] + 1)
-                    queue.append(v)
-            n_trees += 1
-        if len(pairs) != len(nodes) - n_trees:  # a forest has one edge fewer than nodes per tree
+        # sorted by (smaller, larger) row, the pairs give every row its neighbours in increasing order; the search
+        # from every tree's smallest row at once visits the nodes level by level, siblings together by parent
+        by_row = np.lexsort((pairs.max(axis=1), pairs.min(axis=1)))
+        visited, via = breadth_first(pairs[by_row], n_samples)
+        in_pair = np.zeros(n_samples, dtype=bool)
+        in_pair[pairs] = True
+        self.nodes = visited[in_pair[visited]].astype(np.intp)
+        edge = via[self.nodes]
+        n_trees = int(np.count_nonzero(edge < 0))  # the roots, which come first
+        if len(pairs) != self.nodes.size - n_trees:  # a forest has one edge fewer than nodes per tree
             raise ValueError("the answered pairs contain a cycle; the constraint graph must be a forest")
         self.n_samples = n_samples
         self.pairs, self.pair_must = pairs, must
-        # level order: a stable sort of the breadth-first order by depth keeps siblings together
-        # and ordered by parent, so a level's messages are summed per parent by np.add.reduceat
-        depth = np.asarray(depth, dtype=np.intp)
-        order = np.argsort(depth, kind="stable")
-        new_position = np.empty_like(order)
-        new_position[order] = np.arange(order.size)
-        parent = np.asarray(parent, dtype=np.intp)[order]
-        self.nodes = np.asarray(nodes, dtype=np.intp)[order]
-        self.parent = np.where(parent >= 0, new_position[parent], -1)
-        self.must = np.asarray(kind, dtype=bool)[order]
-        self.depth = depth[order]
+        self.position = np.full(n_samples, -1, dtype=np.intp)
+        self.position[self.nodes] = np.arange(self.nodes.size)
+        ends = pairs[by_row][edge]
+        self.parent = np.where(edge < 0, -1, self.position[np.where(ends[:, 0] == self.nodes, ends[:, 1], ends[:, 0])])
+        self.must = np.where(edge < 0, True, must[by_row][edge])
+        self.depth = np.zeros(self.nodes.size, dtype=np.intp)
+        tree = np.arange(self.nodes.size)
+        for p in range(n_trees, self.nodes.size):  # a parent comes before its children
+            self.depth[p] = self.depth[self.parent[p]] + 1
+            tree[p] = tree[self.parent[p]]
+        self.tree = np.full(n_samples, -1, dtype=np.intp)
+        self.tree[self.nodes] = tree
         bounds = np.searchsorted(self.depth, np.arange(int(self.depth.max(initial=-1)) + 2))
         self.levels = [slice(start, stop) for start, stop in zip(bounds[:-1], bounds[1:])]
         self.runs = [np.unique(self.parent[level], return_index=True) for level in self.levels]
         self.roots = np.arange(n_trees)
-        self.position = np.full(n_samples, -1, dtype=np.intp)
-        self.position[self.nodes] = np.arange(self.nodes.size)
 
     def __len__(self):
         return self.nodes.size

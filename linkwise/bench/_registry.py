@@ -81,11 +81,7 @@ class MethodSpec:
 
 
 def _candidate_cache():
-    """The directory where COBS and active COBS keep candidates, shared by every worker process.
-
-    Files are keyed by a hash of the data, the grid and the seeds, and written
-    atomically, so concurrent workers and later (resumed) runs reuse them.
-    """
+    """Where COBS and active COBS keep candidates: hash-keyed files written atomically, shared by every worker and run."""
     return os.path.join(tempfile.gettempdir(), "linkwise-bench-candidates")
 
 
@@ -265,8 +261,8 @@ def register(spec, *, replace=False):
 
     Examples
     --------
-    >>> from sklearn.cluster import AgglomerativeClustering
-    >>> def ward(k, budget, seed):
+    >>> def ward(k, budget, seed):  # the import inside: the entry outlives this example's namespace
+    ...     from sklearn.cluster import AgglomerativeClustering
     ...     return AgglomerativeClustering(n_clusters=k)
     >>> register(MethodSpec("ward", ward, True, "Ward linkage, no questions"), replace=True)
     >>> "ward" in registry()

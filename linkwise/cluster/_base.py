@@ -13,8 +13,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from linkwise._validation import check_data, check_scalar, magnitude_scale, owner_name
-from linkwise.exceptions import InvalidParameterError
+from linkwise._validation import check_data, check_n_clusters, check_scalar, magnitude_scale
 
 
 class _Run(NamedTuple):
@@ -32,6 +31,12 @@ def sq_distances(X, x_sq, centers):
     """Squared Euclidean distances ``(n_samples, n_clusters)``, clipped at 0."""
     d = x_sq[:, None] - 2.0 * (X @ centers.T) + np.einsum("ij,ij->i", centers, centers)[None, :]
     return np.maximum(d, 0.0, out=d)
+
+
+def inertia(X, labels, centers):
+    """Sum of squared distances of the rows of ``X`` to their centres."""
+    residual = X - centers[labels]
+    return float(np.einsum("ij,ij->", residual, residual))
 
 
 def one_hot(labels, n_clusters):
@@ -156,11 +161,7 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
     def _validate_X(self, X):
         """The data as fitted: validated, and divided by ``scale_`` (see :func:`magnitude_scale`)."""
         X = check_data(X, self, validate=True, ensure_min_samples=1)
-        if X.shape[0] < self.n_clusters:
-            raise InvalidParameterError(
-                f"The 'n_clusters' parameter of {owner_name(self)} must be at most the number "
-                f"of samples, got n_clusters={self.n_clusters} for n_samples={X.shape[0]}."
-            )
+        check_n_clusters(self.n_clusters, X.shape[0], self)
         self.scale_ = magnitude_scale(X)
         return X if self.scale_ == 1.0 else X / self.scale_
 
@@ -182,8 +183,7 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
         self.cluster_centers_ = result.centers * self.scale_  # in the units of the data given
         self.n_iter_ = result.n_iter
         self.objective_ = float(result.objective)
-        centered = X - result.centers[self.labels_]
-        self.inertia_ = float(np.einsum("ij,ij->", centered, centered)) * self.scale_ * self.scale_
+        self.inertia_ = inertia(X, self.labels_, result.centers) * self.scale_ * self.scale_
 
     def predict(self, X):
         """Assign new points, which carry no constraints, to their cheapest cluster.

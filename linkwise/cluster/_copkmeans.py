@@ -7,6 +7,7 @@ from linkwise._validation import check_option
 from linkwise.cluster._base import (
     KMeansFamily,
     _Run,
+    inertia,
     kmeans_plusplus,
     lloyd,
     mean_update,
@@ -208,9 +209,8 @@ class COPKMeans(KMeansFamily):
         if result is None:
             return None
         labels, centers, n_iter = result
-        residual = X - centers[labels]
-        inertia = float(np.einsum("ij,ij->", residual, residual))
-        return _Run(labels, centers, inertia, n_iter, state=n_violated, score=(n_violated, inertia))
+        sse = inertia(X, labels, centers)
+        return _Run(labels, centers, sse, n_iter, state=n_violated, score=(n_violated, sse))
 
     def _infeasible_error(self, failed_group, group):
         together = np.flatnonzero(group == failed_group)

@@ -115,6 +115,8 @@ class Schedule:
     def __init__(self, graph, batch, n_clusters):
         self.batch = batch
         self.n_clusters = n_clusters
+        self._points = graph.points
+        self._labels = None  # the nodes' labels, carried from one icm() call to the next
         self._steps = []
         if graph.n_nodes == 0:
             return
@@ -153,6 +155,15 @@ class Schedule:
             cost = edge_cost(edges, labels[neighbours]).ravel()
             penalty = np.bincount(cells, weights=cost, minlength=nodes.size * k).reshape(nodes.size, k)
             labels[nodes] = np.argmin(base_cost[nodes] + penalty, axis=1)
+        return labels
+
+    def icm(self, cost, edge_cost):
+        """Labels of every row given its ``(n_samples, n_clusters)`` ``cost``: the cheapest cluster, then a
+        :meth:`sweep` of the constrained points from their labels of the previous call (cheapest in the first)."""
+        labels = np.argmin(cost, axis=1)
+        if self._labels is None:
+            self._labels = labels[self._points]
+        labels[self._points] = self.sweep(cost[self._points], self._labels, edge_cost)
         return labels
 
 

@@ -256,7 +256,6 @@ class MPCKMeans(KMeansFamily):
         delta = X[graph.pairs[:, 0]] - X[graph.pairs[:, 1]]
         extent = X.max(axis=0) - X.min(axis=0)
         edge_pair, edge_is_ml = graph.edge_pair, graph.is_ml[graph.edge_pair]
-        node_labels = None  # ICM starts from the nearest-centre labels of the first round
         schedule = graph.schedule(k, rng)
 
         def pair_costs(metrics):
@@ -265,7 +264,6 @@ class MPCKMeans(KMeansFamily):
             return dist, np.maximum(metrics.span(extent)[None, :] - dist, 0.0)
 
         def assign(centers):
-            cost = metrics.point_costs(X, centers)
             dist, slack = pair_costs(metrics)
 
             def edge_cost(edges, neighbour):
@@ -278,12 +276,7 @@ class MPCKMeans(KMeansFamily):
                 out[rows, neighbour[rows]] = w_bar * slack[pair[rows], neighbour[rows]]
                 return out
 
-            nonlocal node_labels
-            labels = np.argmin(cost, axis=1)
-            if node_labels is None:
-                node_labels = labels[graph.points]
-            labels[graph.points] = schedule.sweep(cost[graph.points], node_labels, edge_cost)
-            return labels
+            return schedule.icm(metrics.point_costs(X, centers), edge_cost)
 
         def update(labels, old_centers):
             nonlocal metrics

@@ -3,7 +3,7 @@
 import numpy as np
 
 from linkwise._validation import check_scalar
-from linkwise.cluster._base import KMeansFamily, _Run, lloyd, mean_update, sq_distances
+from linkwise.cluster._base import KMeansFamily, _Run, inertia, lloyd, mean_update, sq_distances
 from linkwise.cluster._graph import PairGraph, neighbourhood_centers, start_constrained
 
 
@@ -132,7 +132,6 @@ class PCKMeans(KMeansFamily):
     def _run(self, X, x_sq, graph, tol, rng):
         k, w, w_bar = self.n_clusters, float(self.w), float(self.w_bar)
         edge_is_ml = graph.is_ml[graph.edge_pair]
-        node_labels = None  # ICM starts from the nearest-centre labels of the first round
         schedule = graph.schedule(k, rng)
 
         def edge_cost(edges, neighbour):
@@ -144,20 +143,13 @@ class PCKMeans(KMeansFamily):
             return cost
 
         def assign(centers):
-            nonlocal node_labels
-            half_d = 0.5 * sq_distances(X, x_sq, centers)
-            labels = np.argmin(half_d, axis=1)
-            if node_labels is None:
-                node_labels = labels[graph.points]
-            labels[graph.points] = schedule.sweep(half_d[graph.points], node_labels, edge_cost)
-            return labels
+            return schedule.icm(0.5 * sq_distances(X, x_sq, centers), edge_cost)
 
         centers = neighbourhood_centers(graph, X, x_sq, k, rng, cannot_link_seed=True)
         labels, centers, n_iter = lloyd(assign, mean_update(X), centers, self.max_iter, tol)
-        residual = X - centers[labels]
         violated = graph.violated(labels)
         objective = (
-            0.5 * np.einsum("ij,ij->", residual, residual)
+            0.5 * inertia(X, labels, centers)
             + w * np.count_nonzero(violated & graph.is_ml)
             + w_bar * np.count_nonzero(violated & ~graph.is_ml)
         )

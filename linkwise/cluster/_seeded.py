@@ -8,6 +8,7 @@ from linkwise._validation import owner_name
 from linkwise.cluster._base import (
     KMeansFamily,
     _Run,
+    inertia,
     kmeans_plusplus,
     lloyd,
     mean_update,
@@ -151,8 +152,7 @@ class SeededKMeans(KMeansFamily):
             return labels
 
         labels, centers, n_iter = lloyd(assign, mean_update(X), centers, self.max_iter, tol)
-        residual = X - centers[labels]
-        return _Run(labels, centers, float(np.einsum("ij,ij->", residual, residual)), n_iter)
+        return _Run(labels, centers, inertia(X, labels, centers), n_iter)
 
 
 class ConstrainedKMeans(SeededKMeans):

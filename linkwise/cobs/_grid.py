@@ -68,29 +68,19 @@ def paper_grid():
     }
 
 
-def _int_list(values, name, owner, low, allow_empty=False):
-    what = f"a {'' if allow_empty else 'non-empty '}sequence of ints >= {low}"
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-        raise InvalidParameterError(f"The '{name}' entry of the grid of {owner} must be {what}, got {values!r}.")
-    out = list(values)
-    if (not out and not allow_empty) or any(
-        isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) or v < low for v in out
-    ):
-        raise InvalidParameterError(f"The '{name}' entry of the grid of {owner} must be {what}, got {values!r}.")
-    return sorted({int(v) for v in out})
+def _number_list(values, name, owner, *, integer, allow_empty=False):
+    """Sorted distinct ints >= 1 (``integer``) or finite floats > 0; anything else is refused."""
+    what = f"a {'' if allow_empty else 'non-empty '}sequence of {'ints >= 1' if integer else 'finite floats > 0'}"
 
+    def bad(v):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral if integer else numbers.Real):
+            return True
+        return v < 1 if integer else not np.isfinite(v) or v <= 0
 
-def _positive_floats(values, name, owner, allow_empty=False):
-    what = f"a {'' if allow_empty else 'non-empty '}sequence of finite floats > 0"
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+    out = None if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__") else list(values)
+    if out is None or (not out and not allow_empty) or any(map(bad, out)):
         raise InvalidParameterError(f"The '{name}' entry of the grid of {owner} must be {what}, got {values!r}.")
-    out = list(values)
-    if (not out and not allow_empty) or any(
-        isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or not np.isfinite(v) or v <= 0
-        for v in out
-    ):
-        raise InvalidParameterError(f"The '{name}' entry of the grid of {owner} must be {what}, got {values!r}.")
-    return sorted({float(v) for v in out})
+    return sorted({(int if integer else float)(v) for v in out})
 
 
 class GridSpec:
@@ -146,11 +136,11 @@ class GridSpec:
                 if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
                     out[key] = check_scalar(value, "eps", f"the grid of {owner}", kind="int", low=1, role="entry")
                 else:
-                    out[key] = _positive_floats(value, "eps", owner)
+                    out[key] = _number_list(value, "eps", owner, integer=False)
             elif key == "sigma":  # may be empty: kNN graphs only
-                out[key] = _positive_floats(value, "sigma", owner, allow_empty=True)
+                out[key] = _number_list(value, "sigma", owner, integer=False, allow_empty=True)
             else:  # n_clusters, min_samples, n_neighbors (may be empty: Gaussian kernels only)
-                out[key] = _int_list(value, key, owner, low=1, allow_empty=key == "n_neighbors")
+                out[key] = _number_list(value, key, owner, integer=True, allow_empty=key == "n_neighbors")
         if family == "spectral" and not (out["n_neighbors"] or out["sigma"]):
             raise InvalidParameterError(
                 f"The grid of {owner} gives spectral clustering no affinity: 'n_neighbors' and 'sigma' "

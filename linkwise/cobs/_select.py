@@ -4,10 +4,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 
-from linkwise._validation import check_data, check_scalar, check_y_ignored
+from linkwise._validation import check_scalar
 from linkwise.cobs._generate import apply_noise, candidates_for, check_common, make_estimator
 from linkwise.cobs._grid import FAMILIES
-from linkwise.graph import check_constraints
+from linkwise.graph import check_fit_input
 
 # the weights of the committee that breaks ties: Active COBS's, with its default update factor
 _UPDATE_FACTOR = 2.0
@@ -193,13 +193,11 @@ class COBS(ClusterMixin, BaseEstimator):
         self
         """
         owner = type(self).__name__
-        check_y_ignored(y, owner)
         spec = check_common(owner, (self.algorithms, self.grid), self.dbscan_noise, self.n_jobs, self.cache)
         check_scalar(self.max_samples, "max_samples", owner, kind="int", low=2)
+        X, ml, cl = check_fit_input(self, X, y, ml, cl)
         rng = check_random_state(self.random_state)
-        X = check_data(X, self, validate=True, ensure_min_samples=2)
         n = X.shape[0]
-        ml, cl = check_constraints(ml, cl, n, f"{owner}.fit")
         rows = None
         if n > self.max_samples:
             constrained = np.unique(np.concatenate([ml.ravel(), cl.ravel()]))
