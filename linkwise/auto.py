@@ -10,7 +10,7 @@ from scipy.spatial.distance import cdist, pdist, squareform
 from sklearn.metrics import silhouette_score
 
 from linkwise._validation import InvalidParameterError, check_scalar
-from linkwise.cobra import COBRAS, NoisyAnswers
+from linkwise.cobra import COBRAS, NoisyAnswers, RepairAttributes
 from linkwise.cobs import FAMILIES, agreement_matrix, candidates_for, check_common, draw_pairs, nearest_rows
 from linkwise.loop import ActiveEstimator
 
@@ -92,7 +92,7 @@ def _seeds(X, labels):
     return out
 
 
-class Auto(ActiveEstimator):
+class Auto(RepairAttributes, ActiveEstimator):
     """The default active clusterer: a good clustering after any number of answers.
 
     Auto needs neither the number of clusters nor a choice of method. It
@@ -244,14 +244,6 @@ class Auto(ActiveEstimator):
         if self.noise_probability > 0:
             self._belief = NoisyAnswers(ctx, self.noise_probability, self._focus)
         return self._belief
-
-    @property
-    def corrections_(self):
-        return getattr(self._belief, "corrections", [])
-
-    @property
-    def n_extra_queries_(self):
-        return getattr(self._belief, "n_extra_queries", 0)
 
     def _focus(self):
         none = np.empty(0, dtype=np.intp)

@@ -4,7 +4,7 @@ import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
 from linkwise._validation import check_scalar
-from linkwise.cobra import NoisyAnswers
+from linkwise.cobra import NoisyAnswers, RepairAttributes
 from linkwise.cobs._generate import candidates_for, check_common
 from linkwise.cobs._grid import FAMILIES
 from linkwise.cobs._select import agreement_matrix, best_candidate, refit, sample_rows
@@ -49,7 +49,7 @@ def draw_pairs(rng, rows, n_code, size, seen):
     return np.fromiter(picked, dtype=np.int64, count=size)
 
 
-class ActiveCOBS(ActiveEstimator):
+class ActiveCOBS(RepairAttributes, ActiveEstimator):
     """Active constraint-based selection (COBS with active constraint selection).
 
     The candidate clusterings of :class:`~linkwise.COBS` form a committee.
@@ -199,14 +199,6 @@ class ActiveCOBS(ActiveEstimator):
         if self.noise_probability > 0:
             self._belief = NoisyAnswers(ctx, self.noise_probability, lambda: _answered(self._belief, ctx))
         return self._belief
-
-    @property
-    def corrections_(self):
-        return getattr(self._belief, "corrections", [])
-
-    @property
-    def n_extra_queries_(self):
-        return getattr(self._belief, "n_extra_queries", 0)
 
     def _questions(self, ctx):
         owner = type(self).__name__
