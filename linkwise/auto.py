@@ -10,7 +10,7 @@ from scipy.spatial.distance import cdist, pdist, squareform
 from sklearn.metrics import silhouette_score
 
 from linkwise._validation import InvalidParameterError, check_scalar
-from linkwise.cobra import COBRAS, NoisyAnswers
+from linkwise.cobra import COBRAS, NoisyAnswers, RepairAttributes
 from linkwise.cobs import FAMILIES, agreement_matrix, candidates_for, check_common, draw_pairs, nearest_rows
 from linkwise.loop import ActiveEstimator
 
@@ -92,7 +92,7 @@ def _seeds(X, labels):
     return out
 
 
-class Auto(ActiveEstimator):
+class Auto(RepairAttributes, ActiveEstimator):
     """The default active clusterer: a good clustering after any number of answers.
 
     Auto needs neither the number of clusters nor a choice of method. It
@@ -128,6 +128,14 @@ class Auto(ActiveEstimator):
        Its clustering is reported unless the best candidate contradicts
        fewer answers.
 
+    Every answer goes to a belief (:class:`~linkwise.cobra.NoisyAnswers`)
+    from the first question. Selection checks none (a clean run selects
+    question for question as with trusted answers); under COBRAS, doubtful
+    decisions are checked and contradictions repaired, and whenever an
+    answer is then believed wrong, the candidates are scored again on the
+    answers as believed (which also decides between COBRAS's clustering and
+    the best candidate). ``noise_probability=0`` trusts every answer.
+
     Upfront work before the first question: the candidates are generated on
     at most ``max_samples`` rows (a few seconds on one core at 1,000 rows);
     between questions the work is a few vector operations over the
@@ -142,8 +150,11 @@ class Auto(ActiveEstimator):
         least inertia) is the answer before any question, and K-cluster
         candidates keep a prior advantage (answers can still overrule it).
     noise : float in (0, 0.5), default=0.1
-        The share of wrong answers the posterior allows for; half of it is
-        the prior noise rate of COBRAS's wrong-answer repair.
+        The share of wrong answers the posterior allows for.
+    noise_probability : float in [0, 0.5), default=0.05
+        Prior guess of the share of wrong answers for the wrong-answer repair
+        (see :class:`~linkwise.NoiseRobustCOBRAS`); 0 trusts every answer:
+        no repair, no check, COBRAS plain.
     max_samples : int, default=1000
         Candidates are generated on at most this many rows (a random sample;
         every other row takes the label of its nearest sampled row), which
@@ -166,6 +177,10 @@ class Auto(ActiveEstimator):
         Unnormalised log posterior of each candidate.
     switched_at_ : int or None
         Questions asked when COBRAS took over (None: it never did).
+    corrections_ : list of Correction
+        Each answer believed wrong (see :class:`~linkwise.NoiseRobustCOBRAS`).
+    n_extra_queries_ : int
+        Questions asked to check or repair answers (part of ``n_queries_``).
     constraints_, query_log_, n_queries_
         As for every active estimator.
 
@@ -197,6 +212,7 @@ class Auto(ActiveEstimator):
         max_queries=None,
         n_clusters=None,
         noise=0.1,
+        noise_probability=0.05,
         max_samples=1000,
         n_jobs=None,
         cache=None,
@@ -205,6 +221,7 @@ class Auto(ActiveEstimator):
         self.max_queries = max_queries
         self.n_clusters = n_clusters
         self.noise = noise
+        self.noise_probability = noise_probability
         self.max_samples = max_samples
         self.n_jobs = n_jobs
         self.cache = cache
@@ -214,13 +231,18 @@ class Auto(ActiveEstimator):
         check_scalar(self.n_clusters, "n_clusters", self, kind="int", low=1, none_ok=True)
         check_scalar(self.noise, "noise", self, kind="float", low=0.0, high=0.5, include_low=False, include_high=False)
         check_scalar(self.max_samples, "max_samples", self, kind="int", low=2)
+        check_scalar(
+            self.noise_probability, "noise_probability", self, kind="float", low=0.0, high=0.5, include_high=False
+        )
 
     def _tolerant_constraints(self):
         return True  # answers are counted, so a contradiction (a wrong answer) is no reason to stop
 
     def _knowledge(self, ctx):
         # COBRAS's wrong-answer repair, on every answer from the first (it checks only once COBRAS runs)
-        self._belief = NoisyAnswers(ctx, self.noise / 2, self._focus)
+        self._belief = ctx.constraints
+        if self.noise_probability > 0:
+            self._belief = NoisyAnswers(ctx, self.noise_probability, self._focus)
         return self._belief
 
     def _focus(self):
@@ -229,7 +251,7 @@ class Auto(ActiveEstimator):
 
     # -- the question generator ---------------------------------------------------
     def _questions(self, ctx):
-        self._pairs, self._answers, self._n_seen = [], [], 0
+        self._pairs, self._answers, self._n_seen, self._revision = [], [], 0, 0
         self._cobras, self.switched_at_ = None, None
         yield from self._select(ctx)
         self.switched_at_ = ctx.n_queries
@@ -238,9 +260,18 @@ class Auto(ActiveEstimator):
         yield from self._cobras._questions(ctx, seeds=_seeds(ctx.X, self._cand_full(self._best())))
 
     def _score(self, ctx):
-        """Score the candidates on the answers given since the last call (``ctx.log``)."""
+        """Score the candidates on the answers given since the last call (``ctx.log``).
+
+        When the belief has been revised since (an earlier answer is now
+        believed wrong), every answer is scored again, as now believed.
+        """
+        if ctx.revision != self._revision:
+            self._revision, self._n_seen = ctx.revision, 0
+            self._pairs, self._answers, self.log_posterior_ = [], [], self._prior.copy()
         for i, j, answer in ctx.log[self._n_seen :]:
             if answer is not None:
+                if self._revision:  # a belief that has revised answers: each as believed now
+                    answer = ctx.knowledge.store.relation(i, j)
                 self._pairs.append((i, j))
                 self._answers.append(answer)
                 agree = (self._cand[:, self._to_gen[i]] == self._cand[:, self._to_gen[j]]) == answer
@@ -299,13 +330,14 @@ class Auto(ActiveEstimator):
         self._gen_rows, self._to_gen, self._cand = rows, to_gen, cands.labels
         self._log_right, self._log_wrong = np.log1p(-self.noise), np.log(self.noise)
         prior_scale = _PRIOR_WEIGHT * (self._log_right - self._log_wrong)
-        self.log_posterior_ = prior_scale * _silhouettes(data, cands.labels, np.random.RandomState(0))
+        self._prior = prior_scale * _silhouettes(data, cands.labels, np.random.RandomState(0))
         self._consensus = prior_scale * agreement_matrix(cands.labels).mean(axis=1)
         if k is not None:  # K-means with the given K is the 0-question answer, and K is believed until answers object
             bonus = _K_WEIGHT * (self._log_right - self._log_wrong)
-            self.log_posterior_[cands.n_clusters_found == k] += bonus
+            self._prior[cands.n_clusters_found == k] += bonus
             guard = _best_kmeans(data, cands, k)
-            self._consensus[guard] = (self.log_posterior_ + self._consensus).max() - self.log_posterior_[guard] + bonus
+            self._consensus[guard] = (self._prior + self._consensus).max() - self._prior[guard] + bonus
+        self.log_posterior_ = self._prior.copy()
         ctx.labels = self._cand_full(self._best())
 
     def _best(self):

@@ -21,7 +21,7 @@ def cache(tmp_path_factory):
 
 @pytest.fixture
 def auto(cache):
-    return lambda **kwargs: lw.Auto(random_state=0, cache=cache, **kwargs)
+    return lambda **kwargs: lw.Auto(**{"random_state": 0, "cache": cache, **kwargs})
 
 
 def test_keeps_the_budget_and_never_asks_a_pair_twice(auto, blobs):
@@ -133,7 +133,12 @@ def test_wrong_answers_do_not_stop_it(auto, blobs):
 
 @pytest.mark.parametrize(
     "params, name",
-    [({"n_clusters": 0}, "n_clusters"), ({"noise": 0.5}, "noise"), ({"max_samples": 1}, "max_samples")],
+    [
+        ({"n_clusters": 0}, "n_clusters"),
+        ({"noise": 0.5}, "noise"),
+        ({"noise_probability": 0.5}, "noise_probability"),
+        ({"max_samples": 1}, "max_samples"),
+    ],
 )
 def test_bad_parameters_are_named(auto, blobs, params, name):
     X, y = blobs
@@ -153,3 +158,36 @@ def test_tiny_data(auto, n):
     y = (X[:, 0] > 0.5).astype(int)
     est = auto(max_queries=5).fit(X, lw.LabelOracle(y))
     assert est.labels_.shape == (n,) and est.n_queries_ <= 5
+
+
+def test_a_wrong_answer_given_during_selection_is_repaired_and_rescored(auto, blobs):
+    X, y = blobs
+    wrong = []
+
+    def answer(i, j):  # right, but the first pair of different blobs is called the same
+        if y[i] != y[j] and not wrong:
+            wrong.append((min(i, j), max(i, j)))
+            return True
+        return bool(y[i] == y[j])
+
+    est = auto(max_queries=50, random_state=3).fit(X, lw.CallbackOracle(answer))
+    (i, j) = wrong[0]
+    asked = [(min(a, b), max(a, b)) for a, b, _ in est.query_log_].index((i, j))
+    assert asked < est.switched_at_  # given while selecting among the candidates
+    assert [(c.pair, c.given, c.believed) for c in est.corrections_] == [((i, j), True, False)]
+    assert est.labels_[i] != est.labels_[j]
+    # every candidate is scored on the answers as believed (the wrong one as a cannot-link)
+    trusting = auto(max_queries=0, random_state=3).fit(X, lw.LabelOracle(y))
+    labels, pairs = est.candidates_.labels, np.array([(a, b) for a, b, _ in est.query_log_])
+    agree = (labels[:, pairs[:, 0]] == labels[:, pairs[:, 1]]) == (y[pairs[:, 0]] == y[pairs[:, 1]])
+    step = np.where(agree, np.log(1 - est.noise), np.log(est.noise)).sum(axis=1)
+    np.testing.assert_allclose(est.log_posterior_, trusting.log_posterior_ + step)
+
+
+def test_right_answers_select_as_without_repair(auto, blobs):
+    X, y = blobs
+    repairing = auto(max_queries=40).fit(X, lw.LabelOracle(y))
+    trusting = auto(max_queries=40, noise_probability=0.0).fit(X, lw.LabelOracle(y))
+    assert repairing.switched_at_ == trusting.switched_at_
+    assert repairing.query_log_[: repairing.switched_at_] == trusting.query_log_[: trusting.switched_at_]
+    assert trusting.corrections_ == [] and trusting.n_extra_queries_ == 0

@@ -234,6 +234,7 @@ def test_threads_fitting_at_once_share_the_memo(blobs):
         ({"sample_size": 0}, "'sample_size' parameter of ActiveCOBS must be an int >= 1"),
         ({"max_queries": -1}, "'max_queries' parameter of ActiveCOBS must be an int >= 0"),
         ({"max_samples": 1}, "'max_samples' parameter of ActiveCOBS must be an int >= 2"),
+        ({"noise_probability": 0.5}, "'noise_probability' parameter of ActiveCOBS must be a float in"),
         ({"algorithms": ["optics"]}, "'algorithms' parameter of ActiveCOBS must be one of"),
         ({"grid": {"spectral": {"n_neighbors": [], "sigma": []}}}, "gives spectral clustering no affinity"),
     ],
@@ -242,3 +243,42 @@ def test_bad_parameters_are_named(blobs, kwargs, match):
     X, y = blobs
     with pytest.raises(InvalidParameterError, match=match):
         lw.ActiveCOBS(**kwargs).fit(X, lw.LabelOracle(y))
+
+
+def one_wrong_must_link(y, nth):
+    """An oracle right on every pair but the ``nth`` cross-cluster one asked, answered must-link; and that pair."""
+    crossed, wrong = [], []
+
+    def answer(i, j):
+        if y[i] != y[j] and not wrong:
+            crossed.append((min(i, j), max(i, j)))
+            if len(crossed) == nth:
+                wrong.append(crossed[-1])
+                return True
+        return bool(y[i] == y[j])
+
+    return lw.CallbackOracle(answer), wrong
+
+
+def test_a_contradicted_wrong_answer_is_repaired(blobs):
+    X, y = blobs
+    oracle, wrong = one_wrong_must_link(y, 14)  # once a few answers surround it, a check closes a cycle with it
+    est = active(max_queries=60, noise_probability=0.05).fit(X, oracle)
+    (i, j) = wrong[0]
+    assert [(c.pair, c.given, c.believed) for c in est.corrections_] == [((i, j), True, False)]
+    assert 0 < est.n_extra_queries_ < est.n_queries_ == 60
+    assert est.labels_[i] != est.labels_[j]
+    assert est.scores_[est.best_index_] == est.scores_.max()
+
+
+def test_right_answers_give_the_same_selection_as_without_repair(blobs):
+    X, y = blobs
+    repairing = active(max_queries=30, noise_probability=0.05).fit(X, lw.LabelOracle(y))
+    assert repairing.corrections_ == [] and repairing.n_extra_queries_ > 0
+    trusting = active(max_queries=30 - repairing.n_extra_queries_).fit(X, lw.LabelOracle(y))
+    assert trusting.corrections_ == [] and trusting.n_extra_queries_ == 0
+    # its own questions are the same, in the same order; the checks come in between
+    rest = iter(repairing.query_log_)
+    assert all(question in rest for question in trusting.query_log_)
+    np.testing.assert_array_equal(repairing.scores_, trusting.scores_)
+    np.testing.assert_array_equal(repairing.labels_, trusting.labels_)

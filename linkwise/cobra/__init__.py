@@ -22,6 +22,7 @@ Examples
 from linkwise.cobra._answers import AnswerGraph, Correction, Evidence
 from linkwise.cobra._cobra import COBRA
 from linkwise.cobra._cobras import COBRAS
-from linkwise.cobra._robust import NoiseRobustCOBRAS, NoisyAnswers
+from linkwise.cobra._robust import NoiseRobustCOBRAS, NoisyAnswers, RepairAttributes
 
 __all__ = ["COBRA", "COBRAS", "NoiseRobustCOBRAS", "NoisyAnswers", "AnswerGraph", "Correction", "Evidence"]
+__all__ += ["RepairAttributes"]  # what ActiveCOBS and Auto share with NoiseRobustCOBRAS

@@ -31,13 +31,25 @@ from linkwise.cobra._answers import AnswerGraph
 from linkwise._validation import check_scalar
 from linkwise.loop import Recheck
 
-__all__ = ["NoiseRobustCOBRAS", "NoisyAnswers"]
+__all__ = ["NoiseRobustCOBRAS", "NoisyAnswers", "RepairAttributes"]
 
 # A contradiction is settled when the clustering of the representatives is this probable.
 _SETTLED = 0.95
 
 
-class NoiseRobustCOBRAS(COBRAS):
+class RepairAttributes:
+    """``corrections_`` and ``n_extra_queries_`` of an estimator whose knowledge ``_belief`` may be NoisyAnswers."""
+
+    @property
+    def corrections_(self):
+        return getattr(self._belief, "corrections", [])
+
+    @property
+    def n_extra_queries_(self):
+        return getattr(self._belief, "n_extra_queries", 0)
+
+
+class NoiseRobustCOBRAS(RepairAttributes, COBRAS):
     """COBRAS that detects and repairs wrong answers.
 
     COBRAS (see :class:`~linkwise.COBRAS`) whose knowledge (see
@@ -172,14 +184,6 @@ class NoiseRobustCOBRAS(COBRAS):
     @property
     def believed_constraints_(self):
         return self._belief.store
-
-    @property
-    def corrections_(self):
-        return getattr(self._belief, "corrections", [])
-
-    @property
-    def n_extra_queries_(self):
-        return getattr(self._belief, "n_extra_queries", 0)
 
 
 class NoisyAnswers:

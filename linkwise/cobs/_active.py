@@ -4,6 +4,7 @@ import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
 from linkwise._validation import check_scalar
+from linkwise.cobra import NoisyAnswers, RepairAttributes
 from linkwise.cobs._generate import candidates_for, check_common
 from linkwise.cobs._grid import FAMILIES
 from linkwise.cobs._select import agreement_matrix, best_candidate, refit, sample_rows
@@ -48,7 +49,7 @@ def draw_pairs(rng, rows, n_code, size, seen):
     return np.fromiter(picked, dtype=np.int64, count=size)
 
 
-class ActiveCOBS(ActiveEstimator):
+class ActiveCOBS(RepairAttributes, ActiveEstimator):
     """Active constraint-based selection (COBS with active constraint selection).
 
     The candidate clusterings of :class:`~linkwise.COBS` form a committee.
@@ -64,7 +65,10 @@ class ActiveCOBS(ActiveEstimator):
     new one is drawn from pairs not sampled before. Pairs whose answer follows
     from earlier ones are answered by the constraint store for free and count
     like asked ones. Contradicting answers (a noisy person) are kept and
-    simply counted.
+    simply counted, unless ``noise_probability`` is above 0: the answers are
+    then those of a belief (:class:`~linkwise.cobra.NoisyAnswers`, the
+    wrong-answer repair of :class:`~linkwise.NoiseRobustCOBRAS`) which checks
+    doubtful answers and settles contradictions with extra questions.
 
     Parameters
     ----------
@@ -94,6 +98,15 @@ class ActiveCOBS(ActiveEstimator):
         Directory where generated candidates are stored for later processes;
         within one, fits on the same data reuse them anyway (costs and the
         in-memory memo: :func:`linkwise.cobs.generate`).
+    noise_probability : float in [0, 0.5), default=0.0
+        Prior guess of the share of wrong answers. 0: every answer is
+        trusted. Above 0: wrong-answer repair, as in
+        :class:`~linkwise.NoiseRobustCOBRAS`: a must-link answer that nothing
+        else confirms is checked with an extra question that closes a cycle
+        with it, a contradiction is settled with a few more, and when an
+        answer is believed wrong, the weights and scores are computed again
+        from every answer as believed. On right answers the method's own
+        questions are those it asks with 0, with the checks in between.
     random_state : int, RandomState instance or None
         Seeds the generation and the pair samples.
 
@@ -113,6 +126,11 @@ class ActiveCOBS(ActiveEstimator):
         The generated clusterings and their parameters.
     sample_indices_ : ndarray or None
         Rows the candidates were generated on (None: all rows).
+    corrections_ : list of Correction
+        Each answer believed wrong (see :class:`~linkwise.NoiseRobustCOBRAS`;
+        empty with ``noise_probability=0``).
+    n_extra_queries_ : int
+        Questions asked to repair answers (part of ``n_queries_``).
     constraints_, query_log_, n_queries_
         As for every active estimator.
 
@@ -149,6 +167,7 @@ class ActiveCOBS(ActiveEstimator):
         max_samples=20_000,
         n_jobs=None,
         cache=None,
+        noise_probability=0.0,
         random_state=None,
     ):
         self.algorithms = algorithms
@@ -160,6 +179,7 @@ class ActiveCOBS(ActiveEstimator):
         self.max_samples = max_samples
         self.n_jobs = n_jobs
         self.cache = cache
+        self.noise_probability = noise_probability
         self.random_state = random_state
 
     def _validate_params(self):
@@ -167,9 +187,18 @@ class ActiveCOBS(ActiveEstimator):
         check_scalar(self.update_factor, "update_factor", self, kind="float", low=1.0)
         check_scalar(self.sample_size, "sample_size", self, kind="int", low=1)
         check_scalar(self.max_samples, "max_samples", self, kind="int", low=2)
+        check_scalar(
+            self.noise_probability, "noise_probability", self, kind="float", low=0.0, high=0.5, include_high=False
+        )
 
     def _tolerant_constraints(self):
         return True  # selection counts answers, so a contradiction is no reason to stop
+
+    def _knowledge(self, ctx):
+        self._belief = ctx.constraints
+        if self.noise_probability > 0:
+            self._belief = NoisyAnswers(ctx, self.noise_probability, lambda: _answered(self._belief, ctx))
+        return self._belief
 
     def _questions(self, ctx):
         owner = type(self).__name__
@@ -189,7 +218,7 @@ class ActiveCOBS(ActiveEstimator):
         self._select(ctx, log_w, to_row)
         step = np.log(self.update_factor)
         n_code = int(queryable.max()) + 1 if queryable.size else 1
-        seen = set()
+        seen, answered = set(), []
         while (pool := draw_pairs(ctx.rng, queryable, n_code, self.sample_size, seen)).size:
             seen.update(pool.tolist())
             a, b = pool // n_code, pool % n_code
@@ -201,13 +230,31 @@ class ActiveCOBS(ActiveEstimator):
                 agreement[~unasked] = np.inf
                 k = int(np.argmin(agreement))
                 unasked[k] = False
+                revision = ctx.revision
                 answer = yield int(global_row[a[k]]), int(global_row[b[k]])
-                if answer is None:
+                if answer is not None:
+                    answered.append((a[k], b[k]))
+                if ctx.revision != revision:  # an earlier answer is now believed wrong: score them all again
+                    log_w = self._rescore(ctx, answered, global_row, step)
+                elif answer is not None:
+                    right = (sign[:, k] > 0) == answer
+                    log_w += np.where(right, step, -step)
+                    self.scores_ += right
+                else:
                     continue
-                right = (sign[:, k] > 0) == answer
-                log_w += np.where(right, step, -step)
-                self.scores_ += right
                 self._select(ctx, log_w, to_row)
+
+    def _rescore(self, ctx, answered, global_row, step):
+        """Scores and log-weights from every answered pair (positions in the candidates) as now believed."""
+        pos = np.array(answered, dtype=np.intp).reshape(-1, 2)
+        store = ctx.knowledge.store
+        believed = [store.relation(int(global_row[i]), int(global_row[j])) for i, j in pos.tolist()]
+        known = np.array([b is not None for b in believed], dtype=bool)
+        together = np.array([bool(b) for b in believed], dtype=bool)[known]
+        labels = self.candidates_.labels
+        right = (labels[:, pos[known, 0]] == labels[:, pos[known, 1]]) == together
+        self.scores_ = right.sum(axis=1).astype(np.intp)
+        return step * (2 * self.scores_ - together.size)
 
     def _select(self, ctx, log_w, to_row):
         """Update the weights and the current clustering after an answer."""
@@ -227,3 +274,14 @@ class ActiveCOBS(ActiveEstimator):
         if self.best_index_ not in self._refits:
             self._refits[self.best_index_] = refit(ctx.X, self.best_, self.dbscan_noise)
         return self._refits[self.best_index_].copy()
+
+
+def _answered(belief, ctx):
+    """The representatives a noisy-answer belief checks: every answered row, with its current cluster.
+
+    Every answer counts in the scores, so every answered row matters; rows
+    no one asked about cannot close a cycle, so a check or repair question
+    could not be about them anyway.
+    """
+    rows = np.unique(belief.graph.pairs())
+    return rows, np.asarray(ctx.labels)[rows]
