@@ -29,6 +29,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import shortest_path
 
 from linkwise.constraints import ConstraintStore
+from linkwise.graph import pair_key, relabel
 
 __all__ = ["ExplanationSearch", "Explanations"]
 
@@ -154,7 +155,7 @@ class ExplanationSearch:
         base = np.array(self._belief, dtype=bool)
         worlds = [base]
         for pairs in decisions:
-            es = [self._edge_of[(i, j) if i < j else (j, i)] for i, j in pairs]
+            es = [self._edge_of[pair_key(i, j)] for i, j in pairs]
             flipped = base.copy()
             flipped[es] = ~flipped[es]
             worlds.append(flipped)
@@ -242,10 +243,8 @@ class Explanations:
         keys = {}
         groups = []
         for labels, apart in self._worlds(points):
-            comps = labels[np.sort(np.unique(labels, return_index=True)[1])]  # in order of first appearance
-            rank = np.empty(labels.max() + 1, dtype=np.intp)
-            rank[comps] = np.arange(comps.size)
-            key = (rank[labels].tobytes(), apart[np.ix_(comps, comps)].tobytes())
+            relabelled, comps = relabel(labels, return_order=True)
+            key = (relabelled.tobytes(), apart[np.ix_(comps, comps)].tobytes())
             groups.append(keys.setdefault(key, len(keys)))
         return np.array(groups, dtype=np.intp)
 

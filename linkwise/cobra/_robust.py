@@ -29,6 +29,7 @@ import numpy as np
 from linkwise.cobra._cobras import COBRAS
 from linkwise.cobra._answers import AnswerGraph
 from linkwise._validation import check_scalar
+from linkwise.graph import pair_key
 from linkwise.loop import Recheck
 
 __all__ = ["NoiseRobustCOBRAS", "NoisyAnswers"]
@@ -312,7 +313,7 @@ class NoisyAnswers:
                 if graph.weak(i, j):
                     holding.append([(i, j)])
             elif ci != cj:
-                separating.setdefault((min(ci, cj), max(ci, cj)), []).append((i, j))
+                separating.setdefault(pair_key(ci, cj), []).append((i, j))
         decisions = holding + list(separating.values())
         return [pairs for pairs in decisions if graph.suspicion(pairs) >= self.check_threshold]
 
