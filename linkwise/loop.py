@@ -253,14 +253,12 @@ class ActiveSession:
                 self._review, self._held, answer = ctx.knowledge.review(ctx), None, None
                 continue
             i, j, recheck = self._checked(item)
-            if not recheck:
-                known = ctx.knowledge.store.relation(i, j)
-                if known is not None:
-                    answer = known
-                    continue
-                if pair_key(i, j) in self._dont_know:
-                    answer = None
-                    continue
+            if not recheck and (known := ctx.knowledge.store.relation(i, j)) is not None:
+                answer = known
+                continue
+            if pair_key(i, j) in self._dont_know:  # a recheck too: "don't know" would come again
+                answer = None
+                continue
             if ctx.max_queries is not None and ctx.n_queries >= ctx.max_queries:
                 # budget spent: the generator stays suspended; its ctx.labels is the answer
                 self._pending = None
