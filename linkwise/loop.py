@@ -37,13 +37,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_random_state
 
-from linkwise._validation import (
-    InvalidParameterError,
-    check_data,
-    check_index_set,
-    check_scalar,
-    magnitude_scale,
-)
+from linkwise._validation import InvalidParameterError, check_data, check_index_set, check_scalar, magnitude_scale
 from linkwise.constraints import ConstraintStore
 from linkwise.graph import pair_key
 

@@ -34,18 +34,8 @@ from threadpoolctl import ThreadpoolController
 from linkwise.graph import relabel
 from linkwise.loop import ActiveEstimator, Checkpoint
 
-__all__ = [
-    "SuperInstanceTree",
-    "SuperInstanceClustering",
-    "LabelsHistory",
-    "group",
-    "bisect",
-    "kmeans",
-    "make_parts",
-    "predict",
-    "representative",
-    "sample_positions",
-]
+__all__ = ["SuperInstanceTree", "SuperInstanceClustering", "LabelsHistory", "group", "bisect", "kmeans",
+           "make_parts", "predict", "representative", "sample_positions"]
 
 # Above this many points K-means is fitted on a sample and the rest is assigned
 # to the nearest centre; it keeps every split fast on millions of points.
