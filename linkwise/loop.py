@@ -37,14 +37,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_random_state
 
-from linkwise._validation import (
-    InvalidParameterError,
-    check_data,
-    check_index_set,
-    check_scalar,
-    magnitude_scale,
-)
+from linkwise._validation import InvalidParameterError, check_data, check_index_set, check_scalar, magnitude_scale
 from linkwise.constraints import ConstraintStore
+from linkwise.graph import pair_key
 
 __all__ = ["ActiveEstimator", "ActiveSession", "Checkpoint", "QueryContext", "Recheck"]
 
@@ -116,10 +111,6 @@ class QueryContext:
         self.labels = np.zeros(self.n_samples, dtype=np.intp)
         self.max_queries = max_queries
         self.n_queries = 0
-
-
-def _pair_key(i, j):
-    return (i, j) if i < j else (j, i)
 
 
 class ActiveSession:
@@ -256,14 +247,12 @@ class ActiveSession:
                 self._review, self._held, answer = ctx.knowledge.review(ctx), None, None
                 continue
             i, j, recheck = self._checked(item)
-            if not recheck:
-                known = ctx.knowledge.store.relation(i, j)
-                if known is not None:
-                    answer = known
-                    continue
-                if _pair_key(i, j) in self._dont_know:
-                    answer = None
-                    continue
+            if not recheck and (known := ctx.knowledge.store.relation(i, j)) is not None:
+                answer = known
+                continue
+            if pair_key(i, j) in self._dont_know:  # a recheck too: "don't know" would come again
+                answer = None
+                continue
             if ctx.max_queries is not None and ctx.n_queries >= ctx.max_queries:
                 # budget spent: the generator stays suspended; its ctx.labels is the answer
                 self._pending = None
@@ -293,7 +282,7 @@ class ActiveSession:
         if self._pending is None:
             raise RuntimeError("No question is pending: ask() returned None, so the session is done.")
         try:
-            same = _pair_key(*(int(v) for v in pair)) == _pair_key(*self._pending)
+            same = pair_key(*pair) == pair_key(*self._pending)
         except (TypeError, ValueError):
             same = False
         if not same:
@@ -310,7 +299,7 @@ class ActiveSession:
         answer = None if answer is None else bool(answer)
         ctx = self._ctx
         if answer is None:
-            self._dont_know.add(_pair_key(i, j))
+            self._dont_know.add(pair_key(i, j))
         else:
             ctx.constraints.add(i, j, answer)  # a strict store may refuse: nothing else has changed yet
         ctx.n_queries += 1
@@ -350,10 +339,10 @@ class ActiveSession:
             first question ``answers`` does not cover (that is the next one
             to ask a person).
         """
-        by_key = {_pair_key(int(i), int(j)): a for (i, j), a in answers.items()}
+        by_key = {pair_key(i, j): a for (i, j), a in answers.items()}
         n = 0
-        while (pair := self.ask()) is not None and _pair_key(*pair) in by_key:
-            self.tell(pair, by_key[_pair_key(*pair)])
+        while (pair := self.ask()) is not None and pair_key(*pair) in by_key:
+            self.tell(pair, by_key[pair_key(*pair)])
             n += 1
         return n
 

@@ -65,8 +65,6 @@ def test_the_checks_refuse_what_is_not_an_active_estimator():
         check_active_estimator(lw.PCKMeans(n_clusters=3))
 
 
-@pytest.mark.xfail(strict=True, reason="loop.py (hA): a Recheck skips the loop's 'don't know' memory, so "
-                   "NoiseRobustCOBRAS re-asks a pair answered None; remove this mark with the fix")
 def test_a_recheck_answered_dont_know_is_not_asked_again():
     X, y = make_blobs(n_samples=40, centers=4, n_features=3, cluster_std=1.5, random_state=0)
     checks = {check.__name__: check for check in active_estimator_checks(lw.NoiseRobustCOBRAS(), X, y, max_queries=40)}

@@ -40,57 +40,6 @@ def test_budget_is_owned_by_the_loop(blobs):
     assert len(est.constraints_) == 7
 
 
-def test_queryable_limits_questions_but_labels_cover_all(blobs):
-    X, y = blobs
-    queryable = np.arange(0, 30, 2)
-
-    def answer(i, j):
-        assert i in queryable and j in queryable
-        return bool(y[i] == y[j])
-
-    est = ClosestPairsFirst().fit(X, lw.CallbackOracle(answer), queryable=queryable)
-    assert est.labels_.shape == (30,)
-    assert est.n_queries_ > 0
-
-
-def test_dont_know_is_not_stored_and_not_asked_again(blobs):
-    X, y = blobs
-    asked = []
-
-    def answer(i, j):
-        asked.append((i, j))
-        return None if len(asked) == 1 else bool(y[i] == y[j])
-
-    est = ClosestPairsFirst().fit(X, lw.CallbackOracle(answer))
-    first = asked[0]
-    assert asked.count(first) == 1
-    assert est.query_log_[0] == (*first, None)
-    assert len(est.constraints_) == est.n_queries_ - 1
-
-
-def test_session_ask_tell_matches_fit_and_user_object_untouched(blobs):
-    X, y = blobs
-    template = ClosestPairsFirst(max_queries=12, random_state=0)
-    session = lw.ActiveSession(template, X)
-    assert session.ask() == session.ask()
-    while (pair := session.ask()) is not None:
-        session.tell(pair[::-1], bool(y[pair[0]] == y[pair[1]]))  # either order is accepted
-    fitted = session.finish()
-    direct = ClosestPairsFirst(max_queries=12, random_state=0).fit(X, lw.LabelOracle(y))
-    assert fitted.query_log_ == direct.query_log_
-    np.testing.assert_array_equal(fitted.labels_, direct.labels_)
-    assert not hasattr(template, "labels_")
-
-
-def test_replay_resumes_where_answers_stop(blobs):
-    X, y = blobs
-    full = ClosestPairsFirst(max_queries=10).fit(X, lw.LabelOracle(y))
-    answers = {(i, j): a for i, j, a in full.query_log_[:6]}
-    session = lw.ActiveSession(ClosestPairsFirst(max_queries=10), X)
-    assert session.replay(answers) == 6
-    assert session.ask() == full.query_log_[6][:2]
-
-
 def test_tell_rejects_wrong_pair_and_bad_answer(blobs):
     X, y = blobs
     session = lw.ActiveSession(ClosestPairsFirst(), X)
@@ -100,6 +49,8 @@ def test_tell_rejects_wrong_pair_and_bad_answer(blobs):
     with pytest.raises(TypeError, match="'answer'"):
         session.tell((i, j), "yes")
     assert session.n_queries == 0 and len(session.constraints) == 0
+    session.tell((j, i), True)  # either order is the pending question
+    assert session.n_queries == 1 and session.query_log == [(i, j, True)]
 
 
 def test_bad_inputs_name_the_argument(blobs):

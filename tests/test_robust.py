@@ -194,17 +194,6 @@ def test_no_pair_is_asked_twice_so_a_session_resumes_by_pair(iris):
     np.testing.assert_array_equal(resumed.labels_, est.labels_)
 
 
-def test_dont_know_answers_are_tolerated(iris):
-    X, y = iris
-    rng = np.random.RandomState(0)
-
-    def answer(i, j):
-        return None if rng.rand() < 0.2 else bool(y[i] == y[j]) ^ (rng.rand() < 0.1)
-
-    est = NoiseRobustCOBRAS(max_queries=60, random_state=0).fit(X, lw.CallbackOracle(answer))
-    assert est.n_queries_ == 60 and est.labels_.shape == y.shape
-
-
 def test_constrained_fit_of_active_clustering_leaves_contradicted_answers_out(blobs):
     X, y = blobs
     store = lw.ConstraintStore(len(y), tolerant=True)

@@ -5,14 +5,8 @@ labelling, with the strict :class:`~linkwise.ConstraintStore` of its closure
 for reuse. How likely an answer is wrong is its noise model
 (:mod:`linkwise.cobra._noise`); a contradiction is explained and repaired by
 its search (:mod:`linkwise.cobra._explain`).
-
-A believed answer is *weak* when nothing else confirms it: changing it alone
-leaves the belief consistent, so no other answer would notice if it were
-wrong. :meth:`AnswerGraph.verification` picks the question that would notice (one
-question can check several such answers at once).
 """
 
-from collections import deque
 from typing import NamedTuple
 
 import numpy as np
@@ -21,6 +15,8 @@ from linkwise._validation import check_scalar
 from linkwise.cobra._explain import ExplanationSearch
 from linkwise.cobra._noise import NoiseModel
 from linkwise.constraints import ConstraintStore
+from linkwise.graph import breadth_first, components, pair_key
+from linkwise.graph import shortest_path as path_between
 
 __all__ = ["AnswerGraph", "Correction", "Evidence"]
 
@@ -144,7 +140,7 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         A pair may be answered more than once (a re-asked question): its
         answers are counted, and its belief follows their majority.
         """
-        i, j = (int(i), int(j)) if i < j else (int(j), int(i))
+        i, j = pair_key(i, j)
         must_link = bool(must_link)
         self.n_answers += 1
         e = self._edge_of.get((i, j))
@@ -193,7 +189,7 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
 
     def believed(self, i, j):
         """The believed value of an answered pair (None if never answered)."""
-        e = self._edge_of.get((i, j) if i < j else (j, i))
+        e = self._edge_of.get(pair_key(i, j))
         return None if e is None else self._belief[e]
 
     def _bridges(self, mask):
@@ -204,25 +200,15 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         """
         a, b = self._arrays()
         n_nodes = len(self._points)
-        parent, depth, via = [-1] * n_nodes, [0] * n_nodes, [-1] * n_nodes
-        adjacency = [[] for _ in range(n_nodes)]
-        for e in np.flatnonzero(mask).tolist():
-            adjacency[a[e]].append((int(b[e]), e))
-            adjacency[b[e]].append((int(a[e]), e))
-        seen = [False] * n_nodes
+        edges = np.flatnonzero(mask)
+        order, reached = breadth_first(np.column_stack([a[edges], b[edges]]), n_nodes)
+        via = np.r_[edges, -1][reached]  # -1 (a root, or not reached) stays -1
+        parent, depth = [-1] * n_nodes, [0] * n_nodes
+        for v in order[via[order] >= 0].tolist():
+            u = int(a[via[v]] if b[via[v]] == v else b[via[v]])
+            parent[v], depth[v] = u, depth[u] + 1
         tree = np.zeros(a.size, dtype=bool)
-        for root in range(n_nodes):
-            if seen[root]:
-                continue
-            seen[root] = True
-            queue = deque([root])
-            while queue:
-                u = queue.popleft()
-                for v, e in adjacency[u]:
-                    if not seen[v]:
-                        seen[v], parent[v], depth[v], via[v] = True, u, depth[u] + 1, e
-                        tree[e] = True
-                        queue.append(v)
+        tree[via[via >= 0]] = True
         bridge = tree.copy()
         for e in np.flatnonzero(mask & ~tree).tolist():
             u, v = int(a[e]), int(b[e])
@@ -241,7 +227,7 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         answer confirms it: a must-link that is a bridge of the must-link
         graph, or the only cannot-link between its two components.
         """
-        e = self._edge_of.get((i, j) if i < j else (j, i))
+        e = self._edge_of.get(pair_key(i, j))
         if e is None or abs(self._n_ml[e] - self._n_cl[e]) > 1:
             return False
         if self.conflicted:
@@ -251,25 +237,27 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         return not self._confirmed()[e]
 
     def _confirmed(self):
-        """Which believed values changing alone would contradict the other answers.
-
-        A must-link on a cycle of must-links, or a cannot-link sharing its
-        two must-link components with another cannot-link. Read on a
-        consistent belief (cached until the next answer or repair).
-        """
+        """:meth:`_held` of the belief (cached until the next answer or repair)."""
         key = (self.n_answers, self._version)
         if self._support[0] != key:
-            values = np.array(self._belief, dtype=bool)
-            a, b = self._arrays()
-            confirmed = values & ~self._bridges(values)
-            cl = np.flatnonzero(~values)
-            if cl.size:
-                labels = self._labels(values, a, b)
-                ends = np.sort(np.column_stack([labels[a[cl]], labels[b[cl]]]), axis=1)
-                _, inverse, counts = np.unique(ends, axis=0, return_inverse=True, return_counts=True)
-                confirmed[cl] = counts[inverse.ravel()] > 1
-            self._support = (key, confirmed)
+            self._support = (key, self._held(np.array(self._belief, dtype=bool)))
         return self._support[1]
+
+    def _held(self, values):
+        """Which values of the consistent labelling ``values`` changing alone would contradict the others.
+
+        A must-link on a cycle of must-links, or a cannot-link sharing its
+        two must-link components with another cannot-link.
+        """
+        a, b = self._arrays()
+        held = values & ~self._bridges(values)
+        cl = np.flatnonzero(~values)
+        if cl.size:
+            labels = self._labels(values, a, b)
+            ends = np.sort(np.column_stack([labels[a[cl]], labels[b[cl]]]), axis=1)
+            _, inverse, counts = np.unique(ends, axis=0, return_inverse=True, return_counts=True)
+            held[cl] = counts[inverse.ravel()] > 1
+        return held
 
     # -- consistency ----------------------------------------------------------
     def _arrays(self):
@@ -277,20 +265,8 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         return ends[:, 0], ends[:, 1]
 
     def _labels(self, values, a, b):
-        """Must-link component (a root node id) of every node under ``values``; union-find."""
-        parent = list(range(len(self._points)))
-
-        def find(x):
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
-        for u, v in zip(a[values].tolist(), b[values].tolist()):
-            ru, rv = find(u), find(v)
-            if ru != rv:
-                parent[max(ru, rv)] = min(ru, rv)
-        return np.array([find(x) for x in range(len(parent))], dtype=np.intp)
+        """Must-link component of every node under ``values``."""
+        return components(np.column_stack([a[values], b[values]]), len(self._points))[1]
 
     def _conflict_cycle(self, values):
         """Edge ids of a shortest cycle with one cannot-link under ``values`` (that one first), or None."""
@@ -301,13 +277,11 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         bad = np.flatnonzero(~values & (labels[a] == labels[b]))
         if not bad.size:
             return None
-        adjacency = {}
-        for e in np.flatnonzero(values).tolist():
-            adjacency.setdefault(int(a[e]), []).append((int(b[e]), e))
-            adjacency.setdefault(int(b[e]), []).append((int(a[e]), e))
+        ml = np.flatnonzero(values)
+        pairs = np.column_stack([a[ml], b[ml]])
         best = None
         for cl in bad.tolist():
-            path = _ml_path(adjacency, int(a[cl]), int(b[cl]))
+            path = ml[path_between(pairs, len(self._points), int(a[cl]), int(b[cl]))][::-1].tolist()
             if best is None or len(path) + 1 < len(best):
                 best = [cl] + path
         return best
@@ -360,22 +334,3 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
             prob = self._confidence.get(e, 1.0 - self.noise_rate())
             out.append(Correction((i, j), not values[e], bool(values[e]), Evidence(prob, support)))
         return out
-
-def _ml_path(adjacency, source, target):
-    """Edge ids of a shortest path from ``source`` to ``target`` (breadth-first)."""
-    back = {source: None}
-    queue = deque([source])
-    while queue:
-        node = queue.popleft()
-        if node == target:
-            break
-        for nxt, e in adjacency.get(node, ()):
-            if nxt not in back:
-                back[nxt] = (node, e)
-                queue.append(nxt)
-    path = []
-    node = target
-    while back[node] is not None:
-        node, e = back[node]
-        path.append(e)
-    return path

@@ -3,14 +3,8 @@
 import numpy as np
 from scipy.spatial.distance import pdist, squareform
 
-from linkwise.cobra._superinstances import (
-    SuperInstanceClustering,
-    SuperInstanceTree,
-    kmeans,
-    make_parts,
-    predict,
-    sample_positions,
-)
+from linkwise.cobra._superinstances import (SuperInstanceClustering, SuperInstanceTree, kmeans, make_parts, predict,
+                                            sample_positions)
 from linkwise._validation import InvalidParameterError, check_scalar
 
 __all__ = ["COBRA"]

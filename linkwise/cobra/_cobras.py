@@ -3,16 +3,8 @@
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from linkwise.cobra._superinstances import (
-    SuperInstanceClustering,
-    SuperInstanceTree,
-    bisect,
-    kmeans,
-    make_parts,
-    predict,
-    representative,
-    sample_positions,
-)
+from linkwise.cobra._superinstances import (SuperInstanceClustering, SuperInstanceTree, bisect, kmeans, make_parts,
+                                            predict, representative, sample_positions)
 
 __all__ = ["COBRAS"]
 

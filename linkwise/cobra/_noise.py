@@ -17,6 +17,8 @@ import math
 import numpy as np
 from scipy.special import betaln, expit
 
+from linkwise.graph import pair_key
+
 __all__ = ["NoiseModel"]
 
 
@@ -83,7 +85,7 @@ class NoiseModel:
         pairs : list of (int, int)
             Answered pairs with the same believed value.
         """
-        es = np.array([self._edge_of[(i, j) if i < j else (j, i)] for i, j in pairs], dtype=np.intp)
+        es = np.array([self._edge_of[pair_key(i, j)] for i, j in pairs], dtype=np.intp)
         believed = np.array(self._belief, dtype=bool)[es]
         n_ml, n_cl = np.array(self._n_ml)[es], np.array(self._n_cl)[es]
         p = self.noise_rate()

@@ -1,27 +1,9 @@
 """Noise-robust COBRAS: notice wrong answers, find them with a few extra questions, and repair.
 
 People answering "same group?" get a few percent of answers wrong, and one
-wrong must-link merges two clusters for good. :class:`NoiseRobustCOBRAS`
-runs COBRAS on a *belief* about the answers rather than on the answers
-themselves: :class:`NoisyAnswers`, a knowledge any active estimator can use
-(see :mod:`linkwise.loop`). It keeps that belief honest:
-
-- *doubtful decisions are checked once they matter*: a merge resting on one
-  answer that nothing else confirms is checked at once, and when a merging
-  phase ends, every decision the clustering rests on (a must-link holding a
-  cluster together, the cannot-links keeping two clusters apart) whose
-  probability of being wrong is at least ``check_threshold`` is checked,
-  each with one question across the two sides (the pair that would
-  contradict it if it were wrong);
-- *a contradiction* (a cycle of answers with exactly one cannot-link) is
-  explained by the most probable sets of wrong answers, and at most
-  ``max_repair_questions`` more questions, each the one whose answer tells
-  those explanations apart best, decide between them;
-- *when the belief changes*, every super-instance is merged again from the
-  repaired answers, as if the wrong answer had never been given.
-
-How likely an answer is wrong is :class:`~linkwise.cobra.AnswerGraph`'s noise
-model; every correction is listed in ``corrections_`` as it happens.
+wrong must-link merges two clusters for good. :class:`NoiseRobustCOBRAS` is
+COBRAS on :class:`NoisyAnswers`, a belief about the answers that any active
+estimator can use as its knowledge (see :mod:`linkwise.loop`).
 """
 
 import numpy as np
@@ -29,6 +11,7 @@ import numpy as np
 from linkwise.cobra._cobras import COBRAS
 from linkwise.cobra._answers import AnswerGraph
 from linkwise._validation import check_scalar
+from linkwise.graph import pair_key
 from linkwise.loop import Recheck
 
 __all__ = ["NoiseRobustCOBRAS", "NoisyAnswers", "RepairAttributes"]
@@ -55,11 +38,17 @@ class NoiseRobustCOBRAS(RepairAttributes, COBRAS):
     COBRAS (see :class:`~linkwise.COBRAS`) whose knowledge (see
     :mod:`linkwise.loop`) is a belief about the answers,
     :class:`~linkwise.cobra.NoisyAnswers`: super-instances are merged on the
-    *believed* answers; decisions likely enough to be wrong are checked with one extra question; contradictions are settled by the most
-    probable explanation after a few questions chosen to tell the
-    explanations apart, and the clustering is then rebuilt from the
-    repaired answers. With ``noise_probability=0`` it is plain COBRAS,
-    question for question.
+    *believed* answers. A decision likely enough to be wrong is checked with
+    one extra question across its two sides: a merge resting on one answer
+    that nothing else confirms at once (later merges build on it), the
+    must-links holding a cluster together and the cannot-links keeping two
+    clusters apart when a merging phase ends. A contradiction (a cycle of
+    answers with one cannot-link) is settled by the most probable
+    explanation after a few questions chosen to tell the explanations
+    apart, and every super-instance is then merged again from the repaired
+    answers, as if the wrong answer had never been given. How likely an
+    answer is wrong is :class:`~linkwise.cobra.AnswerGraph`'s noise model.
+    With ``noise_probability=0`` it is plain COBRAS, question for question.
 
     Parameters
     ----------
@@ -244,7 +233,7 @@ class NoisyAnswers:
         if (yield from self._record(i, j, answer)):
             return True
         # a merge resting on this one answer matters at once: later merges build on it
-        doubtful = answer and np.isin((i, j), self._reps()).all() and graph.weak(i, j)
+        doubtful = answer and np.isin((i, j), self._focus()[0]).all() and graph.weak(i, j)
         if doubtful and graph.suspicion([(i, j)]) >= self.check_threshold:
             return (yield from self._verify([[(i, j)]]))[1]
         return False
@@ -253,9 +242,6 @@ class NoisyAnswers:
         """Yield-able question: a Recheck when the answers as given or the belief already settle the pair."""
         known = self._given.relation(*pair) is not None or self.store.relation(*pair) is not None
         return Recheck(*pair) if known else pair
-
-    def _reps(self):
-        return self._focus()[0]
 
     def _record(self, i, j, answer):
         """Store an answer; on a contradiction, ask and repair (a generator). Returns whether the belief changed."""
@@ -273,7 +259,7 @@ class NoisyAnswers:
         # a question that cannot confirm a decision only gathers evidence: worth it once answers are known wrong,
         # for one decision or a group (the careless person is then the only hypothesis left)
         decisive = not graph.contradicted
-        pair = graph.verification(decisions, self._reps(), X=self._X, decisive=decisive)
+        pair = graph.verification(decisions, self._focus()[0], X=self._X, decisive=decisive)
         if pair is None:
             return False, False
         self.n_extra_queries += 1
@@ -316,14 +302,14 @@ class NoisyAnswers:
                 if graph.weak(i, j):
                     holding.append([(i, j)])
             elif ci != cj:
-                separating.setdefault((min(ci, cj), max(ci, cj)), []).append((i, j))
+                separating.setdefault(pair_key(ci, cj), []).append((i, j))
         decisions = holding + list(separating.values())
         return [pairs for pairs in decisions if graph.suspicion(pairs) >= self.check_threshold]
 
     def _repair(self):
         """Resolve the contradiction in the answers (a generator); returns whether the belief changed."""
         graph = self.graph
-        reps = self._reps()
+        reps = self._focus()[0]
         for _ in range(self.max_repair_questions):
             explanations = graph.explain()
             if explanations.certainty(reps) >= _SETTLED:

@@ -31,20 +31,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import ThreadpoolController
 
+from linkwise.graph import relabel
 from linkwise.loop import ActiveEstimator, Checkpoint
 
-__all__ = [
-    "SuperInstanceTree",
-    "SuperInstanceClustering",
-    "LabelsHistory",
-    "group",
-    "bisect",
-    "kmeans",
-    "make_parts",
-    "predict",
-    "representative",
-    "sample_positions",
-]
+__all__ = ["SuperInstanceTree", "SuperInstanceClustering", "LabelsHistory", "group", "bisect", "kmeans",
+           "make_parts", "predict", "representative", "sample_positions"]
 
 # Above this many points K-means is fitted on a sample and the rest is assigned
 # to the nearest centre; it keeps every split fast on millions of points.
@@ -344,11 +335,8 @@ class SuperInstanceTree:
         anc = leaves.copy()
         while (late := anc >= n_then).any():
             anc[late] = parent[anc[late]]
-        _, first, inverse = np.unique(cluster_then[anc], return_index=True, return_inverse=True)
-        rank = np.empty_like(first)
-        rank[np.argsort(first)] = np.arange(first.size)
         per_id = np.zeros(self.n_ids, dtype=np.int32)
-        per_id[leaves] = rank[inverse]
+        per_id[leaves] = relabel(cluster_then[anc])
         return per_id
 
     def labels(self, view=None):
