@@ -5,6 +5,11 @@ labelling, with the strict :class:`~linkwise.ConstraintStore` of its closure
 for reuse. How likely an answer is wrong is its noise model
 (:mod:`linkwise.cobra._noise`); a contradiction is explained and repaired by
 its search (:mod:`linkwise.cobra._explain`).
+
+A believed answer is *weak* when nothing else confirms it: changing it alone
+leaves the belief consistent, so no other answer would notice if it were
+wrong. :meth:`AnswerGraph.verification` picks the question that would notice (one
+question can check several such answers at once).
 """
 
 from typing import NamedTuple
@@ -237,27 +242,25 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         return not self._confirmed()[e]
 
     def _confirmed(self):
-        """:meth:`_held` of the belief (cached until the next answer or repair)."""
-        key = (self.n_answers, self._version)
-        if self._support[0] != key:
-            self._support = (key, self._held(np.array(self._belief, dtype=bool)))
-        return self._support[1]
-
-    def _held(self, values):
-        """Which values of the consistent labelling ``values`` changing alone would contradict the others.
+        """Which believed values changing alone would contradict the other answers.
 
         A must-link on a cycle of must-links, or a cannot-link sharing its
-        two must-link components with another cannot-link.
+        two must-link components with another cannot-link. Read on a
+        consistent belief (cached until the next answer or repair).
         """
-        a, b = self._arrays()
-        held = values & ~self._bridges(values)
-        cl = np.flatnonzero(~values)
-        if cl.size:
-            labels = self._labels(values, a, b)
-            ends = np.sort(np.column_stack([labels[a[cl]], labels[b[cl]]]), axis=1)
-            _, inverse, counts = np.unique(ends, axis=0, return_inverse=True, return_counts=True)
-            held[cl] = counts[inverse.ravel()] > 1
-        return held
+        key = (self.n_answers, self._version)
+        if self._support[0] != key:
+            values = np.array(self._belief, dtype=bool)
+            a, b = self._arrays()
+            confirmed = values & ~self._bridges(values)
+            cl = np.flatnonzero(~values)
+            if cl.size:
+                labels = self._labels(values, a, b)
+                ends = np.sort(np.column_stack([labels[a[cl]], labels[b[cl]]]), axis=1)
+                _, inverse, counts = np.unique(ends, axis=0, return_inverse=True, return_counts=True)
+                confirmed[cl] = counts[inverse.ravel()] > 1
+            self._support = (key, confirmed)
+        return self._support[1]
 
     # -- consistency ----------------------------------------------------------
     def _arrays(self):

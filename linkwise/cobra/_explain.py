@@ -1,10 +1,11 @@
 """Explanations of a contradiction among the answers, and the questions that tell them apart.
 
-A new answer that contradicts :class:`AnswerGraph`'s belief makes it
-inconsistent; :meth:`AnswerGraph.explain` then lists the most probable
-*explanations* (the consistent labellings that change the fewest answers from
-the belief, found by branching over the edges of one inconsistent cycle at a
-time, and over earlier repairs that a later answer may have made needless),
+:class:`AnswerGraph` keeps every answer and a *belief*: one consistent
+labelling, with the strict :class:`~linkwise.ConstraintStore` of its closure
+for reuse. A new answer that contradicts the belief makes it inconsistent;
+:meth:`AnswerGraph.explain` then lists the most probable *explanations* (the
+consistent labellings that change the fewest answers from the belief, found
+by branching over the edges of one inconsistent cycle at a time),
 :meth:`Explanations.question` picks the pair whose answer tells the
 explanations apart best (most mutual information about the clustering they
 imply), and :meth:`AnswerGraph.adopt` makes the most probable one the new
@@ -50,23 +51,18 @@ class ExplanationSearch:
         Returns
         -------
         explanations : Explanations
-            Just the belief when it is consistent and no earlier repair goes
-            against the majority of its answers. Otherwise every consistent
-            labelling that changes at most ``max_depth`` believed answers
-            (the edges of an inconsistent cycle, and earlier repairs, which a
-            later answer may have made unnecessary) and contradicts at most
-            ``slack`` more answers than the best one found.
+            Just the belief when it is consistent. Otherwise every consistent
+            labelling that changes at most ``max_depth`` believed answers and
+            contradicts at most ``slack`` more answers than the best one found.
             If the search visits ``max_nodes`` branches or finds nothing, the
             approximate rule's labelling is added and ``exact`` is False.
         """
         start = np.array(self._belief, dtype=bool)
+        if not self.conflicted:
+            return Explanations(self, start[None, :], np.array([self._cost(start)]), exact=True)
         n_ml, n_cl = np.array(self._n_ml), np.array(self._n_cl)
         # cost change of flipping each edge from its current value: + when it leaves the majority
         flip_gain = np.where(start, n_ml - n_cl, n_cl - n_ml)
-        # earlier repairs, against their answers: reverting one is a branch even where the belief is consistent
-        repaired = np.flatnonzero(flip_gain < 0).tolist()
-        if not self.conflicted and not repaired:
-            return Explanations(self, start[None, :], np.array([self._cost(start)]), exact=True)
         # the most one change can lower the cost: reverting an earlier repair the answers outvote
         max_drop = max(0, -int(flip_gain.min()))
         found = {}
@@ -80,16 +76,11 @@ class ExplanationSearch:
             if cycle is None:
                 found.setdefault(values.tobytes(), (values.copy(), cost))
                 state["best"] = min(state["best"], cost)
+                return
             if depth == self.max_depth:
                 return
             if cost - (self.max_depth - depth) * max_drop > state["best"] + self.slack:
                 return
-            if cycle is None:
-                # from the best labelling so far, revert the earlier repairs nothing holds in place any more:
-                # each keeps it consistent and contradicts fewer answers
-                free = [e for e in repaired if e not in frozen] if cost <= state["best"] else []
-                held = self._held(values) if free else None
-                cycle = [e for e in free if not held[e]]
             blocked = set(frozen)
             for e in cycle:
                 if e in blocked:
@@ -179,8 +170,10 @@ class Explanations:
     every answered pair (in :meth:`AnswerGraph.pairs` order) its value in
     world ``w``.
 
-    The weight of a world is its probability under the noise model
-    (:mod:`linkwise.cobra._noise`).
+    The weight of a world is ``r ** cost`` with ``r = p / (1 - p)``, times
+    the prior of its values (:meth:`AnswerGraph.prior`): a must-link between
+    two far points, or a cannot-link between two close ones, is the more
+    likely wrong answer of an otherwise equal pair.
 
     Attributes
     ----------
