@@ -10,6 +10,7 @@ one ``Error:`` line; any other exception is a bug and keeps its traceback.
 
 import importlib
 import json
+import os
 import sqlite3
 import sys
 
@@ -88,6 +89,11 @@ class _LazyGroup(click.Group):
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:
+            # the reader stopped early (`linkwise datasets | head`): nothing to report. Python's docs advise
+            # pointing stdout at devnull, so that the flush at exit cannot fail again
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(1)
         except Exception as exc:
             if not isinstance(exc, _input_errors()):
                 raise

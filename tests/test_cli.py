@@ -1,4 +1,7 @@
 import gzip
+import os
+import subprocess
+import sys
 
 import click
 import pytest
@@ -75,3 +78,15 @@ def test_bugs_keep_their_traceback(monkeypatch, kind, error):
     monkeypatch.setitem(cli._COMMANDS, "trouble", "tests.test_cli:trouble")
     result = CliRunner().invoke(main, ["trouble", kind])
     assert isinstance(result.exception, error)  # not turned into an "Error:" line
+
+
+def test_a_reader_that_stops_early_is_no_error():
+    """`linkwise datasets | head -2`: the reader closes the pipe; nothing is printed on stderr."""
+    read, write = os.pipe()
+    os.close(read)  # every write of the child now fails with EPIPE
+    try:
+        done = subprocess.run([sys.executable, "-m", "linkwise", "datasets"], stdout=write, stderr=subprocess.PIPE,
+                              text=True, timeout=120)
+    finally:
+        os.close(write)
+    assert done.stderr == "" and done.returncode == 1
