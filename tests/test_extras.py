@@ -89,6 +89,9 @@ CASES = {
         "cli cluster --help": "Error: " + _message("linkwise cluster", "session", "pandas"),
         "cli export s.linkwise --labels x.csv": "Error: " + _message("linkwise export", "session", "pandas"),
         "cli bench --datasets iris": "Error: " + _message("linkwise bench", "bench", "pandas"),
+        "import linkwise as lw; lw.datasets.load('GunPoint')": _message("datasets.load('GunPoint')", "timeseries", "aeon"),
+        "from linkwise._extras import requires\nwith requires('images', 'linkwise.images'): import skimage":
+            _message("linkwise.images", "images", "skimage"),
         "cli demo": "Error: " + _message("linkwise demo", "bench", "pandas"),
     },
     ("starlette", "dask", "distributed", "matplotlib"): {
@@ -149,6 +152,7 @@ def test_the_command_lists_verbs_and_datasets_without_any_extra():
     assert "cluster   (needs the 'session' extra: pip install 'linkwise[session]')" in out
     assert "datasets  List the datasets" in out
     assert next(line for line in out.splitlines() if line.startswith("iris ")).split()[:4] == ["iris", "147", "4", "3"]
+    assert "GunPoint" not in out  # the listing names what load can read: series need the 'timeseries' extra
 
 
 def test_a_missing_module_outside_the_extra_stays_a_bug():

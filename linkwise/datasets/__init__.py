@@ -11,6 +11,16 @@ Three digit subsets exist because the papers used three: ``optdigits389``
 file, = scikit-learn's ``load_digits``; Švehla 2018) and ``pendigits389`` (pen
 digits; Pei et al. 2015).
 
+With the ``timeseries`` extra, the UCR and UEA time series that aeon's wheel
+ships (:data:`SERIES`) load too, train and test files together, as
+``(n_series, length)`` (univariate) or ``(n_series, length, channels)``
+arrays; ``scale`` then acts on each series over time (``"standard"``: the
+z-normalisation of the UCR archive). Series of unequal length are resampled
+linearly to the longest one, which loses no accuracy for DTW-based
+classification (Ratanamahatana & Keogh, "Three myths about dynamic time
+warping data mining", SDM 2005). Nothing is downloaded: only the files in the
+wheel are read.
+
 Examples
 --------
 >>> from linkwise import datasets
@@ -23,18 +33,51 @@ True
 
 import csv
 import gzip
+import importlib.util
 import os
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
+from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError, check_option
 
-__all__ = ["load", "names", "info", "DATA_DIR"]
+__all__ = ["load", "names", "info", "DATA_DIR", "SERIES"]
 
 DATA_DIR = Path(__file__).parent / "data"
 _SUFFIX = ".csv.gz"
+
+_ARCHIVES = {
+    "UCR": "UCR archive: Dau et al., 'The UCR time series archive', IEEE/CAA J. Autom. Sinica 6(6), 2019",
+    "UEA": "UEA archive: Bagnall et al., 'The UEA multivariate time series classification archive, 2018', "
+           "arXiv:1811.00075",
+}
+# the series in aeon's wheel (aeon/datasets/data/<name>/<name>_TRAIN.ts, _TEST.ts): name -> (archive, original paper)
+SERIES = {
+    "ACSF1": ("UCR", "Gisler et al., 'Appliance consumption signature database and recognition test protocols', "
+              "WoSSPA 2013"),
+    "ArrowHead": ("UCR", "Ye & Keogh, 'Time series shapelets: a new primitive for data mining', KDD 2009"),
+    "BasicMotions": ("UEA", "a student project at the University of East Anglia (no paper; see the UEA archive)"),
+    "GunPoint": ("UCR", "Ratanamahatana & Keogh, 'Three myths about dynamic time warping data mining', SDM 2005"),
+    "ItalyPowerDemand": ("UCR", "Keogh et al., 'Intelligent icons: integrating lite-weight data mining and "
+                         "visualization into GUI operating systems', ICDM 2006"),
+    "JapaneseVowels": ("UEA", "Kudo, Toyama & Shimbo, 'Multidimensional curve classification using passing-through "
+                       "regions', Pattern Recognition Letters 20(11-13), 1999"),
+    "OSULeaf": ("UCR", "Gandhi, 'Content-based image retrieval: plant species identification', MSc thesis, "
+                "Oregon State University, 2002"),
+    "PickupGestureWiimoteZ": ("UCR", "Guna, Humar & Pogačnik, 'Intuitive gesture based user identification system', "
+                              "TSP 2012"),
+}
+
+
+def _aeon_data():
+    """aeon's folder of shipped datasets, or None without the 'timeseries' extra (found without importing aeon)."""
+    try:
+        spec = importlib.util.find_spec("aeon")
+    except ImportError:
+        return None
+    return None if spec is None else Path(spec.origin).parent / "datasets" / "data"
 
 
 def _search_dirs(data_dir):
@@ -59,7 +102,8 @@ def names(data_dir=None):
         An extra directory of ``<name>.csv.gz`` files (``LINKWISE_DATA`` is
         also searched, as a path list).
     """
-    found = set()
+    aeon = _aeon_data()
+    found = {n for n in SERIES if aeon and (aeon / n).is_dir()}
     for d in _search_dirs(data_dir):
         if d.is_dir():
             found.update(p.name[: -len(_SUFFIX)] for p in d.glob(f"*{_SUFFIX}"))
@@ -106,6 +150,27 @@ def _read(path):
     return X, y
 
 
+@lru_cache(maxsize=len(SERIES))
+def _read_series(name):
+    with requires("timeseries", f"datasets.load({name!r})"):
+        from aeon.datasets import load_from_ts_file
+    parts = [load_from_ts_file(str(_aeon_data() / name / f"{name}_{split}.ts")) for split in ("TRAIN", "TEST")]
+    series = [np.asarray(x, dtype=np.float64) for X, _ in parts for x in X]  # each (channels, length)
+    length = max(x.shape[1] for x in series)
+    grid = np.linspace(0, 1, length)
+    X = np.stack([x if x.shape[1] == length else
+                  np.array([np.interp(grid, np.linspace(0, 1, x.shape[1]), c) for c in x]) for x in series])
+    X = X[:, 0] if X.shape[1] == 1 else X.transpose(0, 2, 1)
+    y = np.unique(np.concatenate([labels for _, labels in parts]), return_inverse=True)[1].astype(np.intp)
+    X.setflags(write=False)
+    y.setflags(write=False)
+    return X, y, [x.shape[1] for x in series]
+
+
+def _load(name, data_dir):
+    return _read_series(name)[:2] if name in SERIES else _read(_path(name, data_dir))
+
+
 def load(name, scale=None, data_dir=None):
     """Load a dataset as ``(X, y)``.
 
@@ -115,24 +180,26 @@ def load(name, scale=None, data_dir=None):
         A name from :func:`names`.
     scale : {None, "minmax", "standard"}, default=None
         None: raw values. ``"minmax"``: each feature to [0, 1]. ``"standard"``:
-        zero mean, unit variance. Constant features become 0 in both.
+        zero mean, unit variance. Constant features become 0 in both. For a
+        series, each series (and channel) over time instead.
     data_dir : str or Path, optional
         Directory searched before ``LINKWISE_DATA`` and the shipped data.
 
     Returns
     -------
     X : ndarray of shape (n_samples, n_features), float64
+        Series: (n_series, length) or (n_series, length, channels).
     y : ndarray of shape (n_samples,), int
     """
     check_option(scale, "scale", "load", (None, "minmax", "standard"), role="argument")
-    X, y = _read(_path(name, data_dir))
-    X = X.copy()
+    X, y = _load(name, data_dir)
+    X, axis = X.copy(), int(name in SERIES)  # tables: each feature over the rows; series: each one over time
     if scale == "minmax":
-        span = X.max(axis=0) - X.min(axis=0)
-        X = (X - X.min(axis=0)) / np.where(span > 0, span, 1.0)
+        low, span = X.min(axis, keepdims=True), np.ptp(X, axis, keepdims=True)
+        X = (X - low) / np.where(span > 0, span, 1.0)
     elif scale == "standard":
-        std = X.std(axis=0)
-        X = (X - X.mean(axis=0)) / np.where(std > 0, std, 1.0)
+        std = X.std(axis, keepdims=True)
+        X = (X - X.mean(axis, keepdims=True)) / np.where(std > 0, std, 1.0)
     return X, y.copy()
 
 
@@ -150,12 +217,27 @@ def info(name, data_dir=None):
     info : dict
         ``name``, ``n``, ``d``, ``k``, and for shipped datasets ``source``,
         ``license`` and ``notes`` (from MANIFEST.csv; None for a user's file).
+        A series (see :data:`SERIES`) has ``d`` = its length, and also
+        ``channels`` and ``citation`` (its archive and original paper).
 
     Examples
     --------
     >>> info("iris")["k"]
     3
     """
+    if name in SERIES:
+        (X, y, lengths), (archive, paper) = _read_series(name), SERIES[name]
+        lo, hi = min(lengths), max(lengths)
+        kind = f"{X.shape[2]}-channel series" if X.ndim == 3 else "series"
+        return {
+            "name": name, "n": X.shape[0], "d": X.shape[1], "k": int(y.max()) + 1,
+            "channels": 1 if X.ndim == 2 else X.shape[2],
+            "source": f"{archive} archive {kind}, aeon's wheel: aeon/datasets/data/{name}/",
+            "citation": f"{_ARCHIVES[archive]}; {name}: {paper}",
+            "license": "free for research; cite the archive and the original paper (shipped in aeon, BSD-3-Clause)",
+            "notes": "train and test files combined" + (f"; lengths {lo}..{hi} resampled linearly to {hi}"
+                                                         if lo < hi else ""),
+        }
     X, y = _read(_path(name, data_dir))
     row = _manifest().get(name, {})
     source = f"{row['source_repo']} {row['source_path']}" if row else None
