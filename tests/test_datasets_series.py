@@ -45,7 +45,8 @@ def test_a_multivariate_set_is_series_by_length_by_channel():
 def test_unequal_lengths_are_resampled_to_the_longest_and_said():
     meta = datasets.info("PickupGestureWiimoteZ")
     assert meta["notes"].endswith("lengths 29..361 resampled linearly to 361")
-    assert "resampled" in datasets.info("JapaneseVowels")["notes"] and "resampled" not in datasets.info("GunPoint")["notes"]
+    assert "resampled" in datasets.info("JapaneseVowels")["notes"]
+    assert "resampled" not in datasets.info("GunPoint")["notes"]
     X, _ = datasets.load("PickupGestureWiimoteZ")
     from aeon.datasets import load_from_ts_file
 
@@ -65,3 +66,18 @@ def test_scale_acts_on_each_series_over_time():
     np.testing.assert_allclose(M.max(axis=1), 1)
     raw, _ = datasets.load("GunPoint")
     assert not np.allclose(raw.min(axis=1), 0)  # the cached copy is not scaled in place
+
+
+def test_the_bench_runs_series_methods_on_series_and_flattens_them_for_the_others():
+    """cobras-dtw gets (n, length, channels); K-means (no series) gets each series flattened, channels side by side."""
+    from linkwise.bench import registry
+    from linkwise.bench._runner import run_cell
+    from tests.bench_reference import make_task
+
+    for name, kind in (("kmeans", "baseline"),):
+        spec = registry()[name]
+        assert not spec.series
+        result = run_cell(make_task(spec, kind, "BasicMotions", (0, 10), folds=2))
+        assert result["error"] is None, result["error"]
+        assert [r["budget"] for r in result["rows"]] == [0, 10] and all(-1 <= r["ari"] <= 1 for r in result["rows"])
+    assert run_cell(make_task(registry()["kmeans"], "baseline", "BasicMotions", (0,), folds=2))["rows"][0]["ari"] > 0.1

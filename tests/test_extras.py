@@ -89,7 +89,8 @@ CASES = {
         "cli cluster --help": "Error: " + _message("linkwise cluster", "session", "pandas"),
         "cli export s.linkwise --labels x.csv": "Error: " + _message("linkwise export", "session", "pandas"),
         "cli bench --datasets iris": "Error: " + _message("linkwise bench", "bench", "pandas"),
-        "import linkwise as lw; lw.datasets.load('GunPoint')": _message("datasets.load('GunPoint')", "timeseries", "aeon"),
+        "import linkwise as lw; lw.datasets.load('GunPoint')":
+            _message("datasets.load('GunPoint')", "timeseries", "aeon"),
         "from linkwise._extras import requires\nwith requires('images', 'linkwise.images'): import skimage":
             _message("linkwise.images", "images", "skimage"),
         "cli demo": "Error: " + _message("linkwise demo", "bench", "pandas"),

@@ -54,6 +54,10 @@ class MethodSpec:
         paper): every fold of a repeat gives it the same ``random_state``, so
         that work is done once and cached, not once per fold. The questions
         and the oracle's wrong answers still follow the fold's seed.
+    series : bool, default=False
+        The estimator takes series of shape (n, length, channels) itself;
+        every other method gets each series flattened, channels side by side
+        (the same Euclidean distances).
 
     Examples
     --------
@@ -71,6 +75,7 @@ class MethodSpec:
     own_questions: bool = False
     nested: bool = False
     seed_per_repeat: bool = False
+    series: bool = False
 
     def kind(self):
         """How the harness runs this method: ``"own"``, ``"nested"`` or a :func:`method_kind`."""

@@ -72,6 +72,8 @@ def _cell_rows(task):
     from linkwise.loop import ActiveSession
 
     X, y = _datasets.load(task.dataset, scale=task.scale, data_dir=task.data_dir)
+    if X.ndim == 3 and not task.spec.series:
+        X = X.reshape(len(X), -1)
     train, test = fold_split(y, task.folds, task.repeat, task.seed)[task.fold]
     k = int(np.unique(y).size)
     rs = cell_seed(task.seed, task.repeat, task.fold)
@@ -128,7 +130,7 @@ def _cell_rows(task):
 def _check_config(datasets, methods, budgets, folds, repeats, seed, scale, noise, data_dir, n_jobs, backend):
     names = _datasets.names(data_dir)
     if datasets is None:
-        datasets = [n for n in names if n in _datasets.names()]  # shipped ones
+        datasets = [n for n in names if n in _datasets.names() and n not in _datasets.SERIES]  # shipped tables
     elif isinstance(datasets, str):
         datasets = [datasets]
     datasets = list(datasets)
@@ -352,7 +354,7 @@ def run(
     Parameters
     ----------
     datasets : list of str, optional
-        Dataset names (default: every shipped dataset).
+        Dataset names (default: every shipped table; series only by name).
     methods : list of str or MethodSpec, optional
         Registry names (default: every registered method).
     budgets : list of int, default=(0, 10, 25, 50, 100)

@@ -51,22 +51,18 @@ _SUFFIX = ".csv.gz"
 _ARCHIVES = {
     "UCR": "UCR archive: Dau et al., 'The UCR time series archive', IEEE/CAA J. Autom. Sinica 6(6), 2019",
     "UEA": "UEA archive: Bagnall et al., 'The UEA multivariate time series classification archive, 2018', "
-           "arXiv:1811.00075",
+           "arXiv 1811.00075",
 }
 # the series in aeon's wheel (aeon/datasets/data/<name>/<name>_TRAIN.ts, _TEST.ts): name -> (archive, original paper)
 SERIES = {
-    "ACSF1": ("UCR", "Gisler et al., 'Appliance consumption signature database and recognition test protocols', "
-              "WoSSPA 2013"),
+    "ACSF1": ("UCR", "Gisler et al., 'Appliance consumption signature database ...', WoSSPA 2013"),
     "ArrowHead": ("UCR", "Ye & Keogh, 'Time series shapelets: a new primitive for data mining', KDD 2009"),
-    "BasicMotions": ("UEA", "a student project at the University of East Anglia (no paper; see the UEA archive)"),
+    "BasicMotions": ("UEA", "a student project at the University of East Anglia (no paper)"),
     "GunPoint": ("UCR", "Ratanamahatana & Keogh, 'Three myths about dynamic time warping data mining', SDM 2005"),
-    "ItalyPowerDemand": ("UCR", "Keogh et al., 'Intelligent icons: integrating lite-weight data mining and "
-                         "visualization into GUI operating systems', ICDM 2006"),
-    "JapaneseVowels": ("UEA", "Kudo, Toyama & Shimbo, 'Multidimensional curve classification using passing-through "
-                       "regions', Pattern Recognition Letters 20(11-13), 1999"),
-    "OSULeaf": ("UCR", "Gandhi, 'Content-based image retrieval: plant species identification', MSc thesis, "
-                "Oregon State University, 2002"),
-    "PickupGestureWiimoteZ": ("UCR", "Guna, Humar & Pogačnik, 'Intuitive gesture based user identification system', "
+    "ItalyPowerDemand": ("UCR", "Keogh et al., 'Intelligent icons ...', ICDM 2006"),
+    "JapaneseVowels": ("UEA", "Kudo, Toyama & Shimbo, Pattern Recognition Letters 20(11-13), 1999"),
+    "OSULeaf": ("UCR", "Gandhi, 'Content-based image retrieval: plant species identification', MSc, OSU 2002"),
+    "PickupGestureWiimoteZ": ("UCR", "Guna, Humar & Pogačnik, 'Intuitive gesture based user identification ...', "
                               "TSP 2012"),
 }
 
@@ -227,17 +223,14 @@ def info(name, data_dir=None):
     """
     if name in SERIES:
         (X, y, lengths), (archive, paper) = _read_series(name), SERIES[name]
-        lo, hi = min(lengths), max(lengths)
-        kind = f"{X.shape[2]}-channel series" if X.ndim == 3 else "series"
-        return {
-            "name": name, "n": X.shape[0], "d": X.shape[1], "k": int(y.max()) + 1,
-            "channels": 1 if X.ndim == 2 else X.shape[2],
-            "source": f"{archive} archive {kind}, aeon's wheel: aeon/datasets/data/{name}/",
-            "citation": f"{_ARCHIVES[archive]}; {name}: {paper}",
-            "license": "free for research; cite the archive and the original paper (shipped in aeon, BSD-3-Clause)",
-            "notes": "train and test files combined" + (f"; lengths {lo}..{hi} resampled linearly to {hi}"
-                                                         if lo < hi else ""),
-        }
+        channels, resampled = X.shape[2] if X.ndim == 3 else 1, min(lengths) < X.shape[1]
+        return {"name": name, "n": X.shape[0], "d": X.shape[1], "k": int(y.max()) + 1, "channels": channels,
+                "source": f"{archive} archive {f'{channels}-channel ' * (channels > 1)}series, aeon's wheel: "
+                          f"aeon/datasets/data/{name}/",
+                "citation": f"{_ARCHIVES[archive]}; {name}: {paper}",
+                "license": "free for research; cite the archive and the original paper (shipped in aeon, BSD-3-Clause)",
+                "notes": "train and test files combined" + (f"; lengths {min(lengths)}..{X.shape[1]} resampled "
+                                                            f"linearly to {X.shape[1]}" * resampled)}
     X, y = _read(_path(name, data_dir))
     row = _manifest().get(name, {})
     source = f"{row['source_repo']} {row['source_path']}" if row else None
