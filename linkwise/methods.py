@@ -2,23 +2,30 @@
 
 A name stands for the import path (``module:Class``) of its estimator, which
 is imported only when the name is used, so naming a method loads that method
-alone. Session files store these names (:mod:`linkwise.session`), and the
-benchmark's entries (:func:`linkwise.bench.registry`) build their estimators
-from them, adding the settings of each benchmark variant.
+alone; :data:`PARAMS` holds the settings a name adds (``cobras-dtw``). Session
+files store these names (:mod:`linkwise.session`), and the benchmark's entries
+(:func:`linkwise.bench.registry`) build their estimators from them, adding the
+settings of each benchmark variant.
 """
 
 import importlib
 
-__all__ = ["METHODS", "load"]
+__all__ = ["METHODS", "PARAMS", "load"]
 
 METHODS = {
     "auto": "linkwise.auto:Auto",
     "cobras": "linkwise.cobra:COBRAS",
+    "cobras-dtw": "linkwise.cobra:COBRAS",
+    "cobras-kshape": "linkwise.cobra:COBRAS",
     "cobra": "linkwise.cobra:COBRA",
     "robust-cobras": "linkwise.cobra:NoiseRobustCOBRAS",
     "cobs": "linkwise.cobs:ActiveCOBS",
     "bayes": "linkwise.bayes:BayesianActiveClustering",
 }
+
+# names that stand for their class with other settings than its defaults: COBRAS-TS (Van Craenendonck et al.,
+# Discovery Science 2018) splits super-instances on DTW or k-Shape instead of K-means
+PARAMS = {"cobras-dtw": {"metric": "dtw", "window": 0.1}, "cobras-kshape": {"metric": "kshape"}}
 
 
 def load(spec):

@@ -74,9 +74,9 @@ def test_the_bench_runs_series_methods_on_series_and_flattens_them_for_the_other
     from linkwise.bench._runner import run_cell
     from tests.bench_reference import make_task
 
-    for name, kind in (("kmeans", "baseline"),):
+    for name, kind in (("cobras-dtw", "anytime"), ("kmeans", "baseline")):
         spec = registry()[name]
-        assert not spec.series
+        assert spec.series == (name == "cobras-dtw")
         result = run_cell(make_task(spec, kind, "BasicMotions", (0, 10), folds=2))
         assert result["error"] is None, result["error"]
         assert [r["budget"] for r in result["rows"]] == [0, 10] and all(-1 <= r["ari"] <= 1 for r in result["rows"])

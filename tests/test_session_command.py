@@ -199,3 +199,12 @@ def test_encoding_is_kept_in_the_session(tmp_path, iris_file):
     assert again.exit_code == 0 and "(1 answers so far)" in again.output, again.output
     exported = run("export", session_file)
     assert exported.exit_code == 0 and "fleur-é0," in exported.output
+
+
+def test_a_method_name_with_settings_builds_them(tmp_path, iris_file):
+    """`--method cobras-dtw` is COBRAS with metric='dtw' (linkwise.methods.PARAMS), --param still overrides."""
+    data_path, _ = iris_file
+    done = run("cluster", data_path, "--method", "cobras-dtw", "--param", "window=0.2", "--ui", "terminal", input="q")
+    assert done.exit_code == 0, done.output
+    meta = read_meta(tmp_path / "iris.linkwise.db")
+    assert meta["method"] == "cobras" and (meta["params"]["metric"], meta["params"]["window"]) == ("dtw", 0.2)

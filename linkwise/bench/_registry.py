@@ -16,7 +16,7 @@ from functools import partial
 from typing import Callable
 
 from linkwise._validation import InvalidParameterError
-from linkwise.methods import load
+from linkwise.methods import PARAMS, load
 
 __all__ = ["MethodSpec", "register", "registry", "get_methods", "method_kind"]
 
@@ -94,7 +94,7 @@ def _method(n_clusters, max_queries, random_state, *, method, k=False, budget=Tr
     """The estimator ``method`` names (see :func:`linkwise.methods.load`) with the cell's settings.
 
     ``k``: given the true number of clusters; ``budget``: given the budget;
-    ``cache``: keeps its candidate clusterings in :func:`_candidate_cache`.
+    ``cache``: keeps its candidate clusterings (or series distances) in :func:`_candidate_cache`.
     """
     if k:
         params["n_clusters"] = n_clusters
@@ -102,7 +102,7 @@ def _method(n_clusters, max_queries, random_state, *, method, k=False, budget=Tr
         params["max_queries"] = max_queries
     if cache:
         params["cache"] = _candidate_cache()
-    return load(method)(random_state=random_state, **params)
+    return load(method)(random_state=random_state, **PARAMS.get(method, {}), **params)
 
 
 # COP-KMeans stops when a point fits no cluster; relaxed, it breaks the fewest cannot-links instead
@@ -162,6 +162,17 @@ def _defaults():
             "COBRAS, anytime super-instance refinement (Van Craenendonck et al., IDA 2018)",
         )
     )
+    specs += [
+        MethodSpec(
+            name,
+            partial(_method, method=name, cache=True),
+            False,
+            f"COBRAS-TS: COBRAS splitting super-instances with {how} (Van Craenendonck et al., DS 2018)",
+            series=True,
+        )
+        for name, how in (("cobras-dtw", "spectral clustering on a DTW affinity (window: 10 % of the length)"),
+                          ("cobras-kshape", "k-Shape (Paparrizos & Gravano, SIGMOD 2015)"))
+    ]
     specs.append(
         MethodSpec(
             "cobras-robust",

@@ -101,6 +101,7 @@ def cluster(data, method, params, ui, session_file, id_column, text_column, imag
     again to continue where you stopped.
     """
     from linkwise.session._controller import HumanSession, read_meta
+    from linkwise.methods import PARAMS
     from linkwise.session._methods import build_estimator, make_method, resolve_method, same_method
 
     session_file = session_file or data.parent / f"{_stem(data)}.linkwise.db"
@@ -118,7 +119,7 @@ def cluster(data, method, params, ui, session_file, id_column, text_column, imag
     elif stored and not params and (method is None or same_method(method, stored["method"])):
         estimator = None  # the stored method and parameters
     else:
-        estimator = make_method(resolve_method(method or "auto"), params)
+        estimator = make_method(resolve_method(method or "auto"), {**PARAMS.get((method or "").lower(), {}), **params})
     session = HumanSession(session_file, dataset, estimator, trusted_method=method)
     try:
         click.echo(f"Session file: {session_file} ({session.state()['n_answered']} answers so far)")
