@@ -10,8 +10,7 @@ from scipy.spatial.distance import cdist, pdist, squareform
 from sklearn.metrics import silhouette_score
 
 from linkwise._validation import InvalidParameterError, check_scalar
-from linkwise.cobra import COBRAS, NoisyAnswers, RepairAttributes
-from linkwise.cobra._metric import SeriesMetric
+from linkwise.cobra import COBRAS, NoisyAnswers, RepairAttributes, SeriesMetric
 from linkwise.cobs import FAMILIES, agreement_matrix, candidates_for, check_common, draw_pairs, nearest_rows
 from linkwise.loop import ActiveEstimator
 

@@ -18,9 +18,9 @@ from scipy.linalg import eigh
 from sklearn.cluster import SpectralClustering
 
 from linkwise._extras import requires
-from linkwise._validation import _fail, check_option, check_scalar
+from linkwise._validation import InvalidParameterError, check_option, check_scalar
 from linkwise.cobra._superinstances import _seed, make_parts
-from linkwise.series import METRICS, _SBD, check_series, series_distances, znormalise
+from linkwise.series import METRICS, SBD, check_series, series_distances, znormalise
 
 # The authors' affinity exp(-0.5 * DTW) is for z-normalised series (UCR); dividing
 # by the data's standard deviation keeps it for series of any amplitude.
@@ -40,7 +40,8 @@ class SeriesMetric:
         check_option(self.metric, "metric", self, METRICS)
         check_scalar(self.window, "window", self, kind="float", low=0, high=1)
         if self.cache is not None and not isinstance(self.cache, (str, os.PathLike)):
-            _fail("cache", self, "a folder (str or Path) or None", self.cache)
+            raise InvalidParameterError(f"The 'cache' parameter of {type(self).__name__} must be a folder "
+                                        f"(str or Path) or None, got {self.cache!r}.")
 
     def _as_table(self, X):
         """3-D series flattened to ``(n, length * channels)`` for the loop's checks, their shape kept."""
@@ -71,7 +72,7 @@ class SeriesSpace:
         self.series, self.metric = series, metric
         self.D = series_distances(series, metric, window=window, cache=cache)
         self.gamma = _GAMMA / max(series.std(), np.finfo(float).tiny)
-        self._sbd = _SBD(series) if metric == "kshape" else None
+        self._sbd = SBD(series) if metric == "kshape" else None
 
     def split(self, rows, k, rng, fit=None):
         """``(labels, centres)``: a part ``< k`` for each of ``rows``, fitted on ``fit`` (default: all of them).
@@ -93,7 +94,7 @@ class SeriesSpace:
             warnings.simplefilter("ignore")  # numba's type-safety notes
             model = KShape(n_clusters=min(k, sample.size), random_state=_seed(rng)).fit(self.series[sample].transpose(0, 2, 1))
         centres = znormalise(model.cluster_centres_.transpose(0, 2, 1))
-        labels = np.argmin(self._sbd(rows, other=_SBD(centres)), axis=1)
+        labels = np.argmin(self._sbd(rows, other=SBD(centres)), axis=1)
         return labels, centres.reshape(len(centres), -1)
 
     def embedding(self, rows, dims=_EMBED_DIMS):
@@ -138,5 +139,5 @@ class SeriesSpace:
         cand = rows[qmask[rows]]
         if self.metric == "dtw":
             return int(cand[np.argmin(self.D[np.ix_(cand, rows)].sum(axis=1))])
-        centre = _SBD(znormalise(centre.reshape(1, *self.series.shape[1:])))
+        centre = SBD(znormalise(centre.reshape(1, *self.series.shape[1:])))
         return int(cand[np.argmin(self._sbd(cand, other=centre)[:, 0])])
