@@ -311,7 +311,7 @@ def _cuts(X, rows, labels, separated, n_parts, space=None):
 
 
 def _apply_cuts(X, rows, labels, cuts, space=None):
-    """``labels`` of ``rows`` after the ``cuts`` of :func:`_cuts` (in place); nearer under ``space``'s metric if given."""
+    """``labels`` of ``rows`` after the ``cuts`` of :func:`_cuts` (in place); nearer by ``space.D`` if given."""
     for part, a, b, new in cuts:
         members = np.flatnonzero(labels == part)
         if space is not None:

@@ -92,7 +92,8 @@ class SeriesSpace:
         sample = fit if fit.size <= _KSHAPE_FIT else np.sort(rng.choice(fit, _KSHAPE_FIT, replace=False))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # numba's type-safety notes
-            model = KShape(n_clusters=min(k, sample.size), random_state=_seed(rng)).fit(self.series[sample].transpose(0, 2, 1))
+            model = KShape(n_clusters=min(k, sample.size), random_state=_seed(rng))
+            model.fit(self.series[sample].transpose(0, 2, 1))
         centres = znormalise(model.cluster_centres_.transpose(0, 2, 1))
         labels = np.argmin(self._sbd(rows, other=SBD(centres)), axis=1)
         return labels, centres.reshape(len(centres), -1)
