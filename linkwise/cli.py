@@ -19,13 +19,9 @@ import click
 from linkwise._extras import MissingExtraError
 
 # verb -> "module:attribute" of a click command
-_COMMANDS = {
-    "bench": "linkwise.bench.command:bench",
-    "cluster": "linkwise.session.command:cluster",
-    "datasets": "linkwise.cli:datasets",
-    "demo": "linkwise.bench.command:demo",
-    "export": "linkwise.session.command:export",
-}
+_COMMANDS = {"bench": "linkwise.bench.command:bench", "cluster": "linkwise.session.command:cluster",
+             "datasets": "linkwise.cli:datasets", "demo": "linkwise.bench.command:demo",
+             "export": "linkwise.session.command:export"}
 
 
 def _input_errors():

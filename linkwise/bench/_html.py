@@ -112,17 +112,12 @@ def _tests_text(rep, setting):
         return f"Friedman test not defined here ({len(ranks)} methods, {n} complete datasets; it needs 3 and 2).", None
     statistic, p_value = tests["friedman"].iloc[0], tests["friedman_p"].iloc[0]
     control = ranks.loc[ranks["rank"].idxmin(), "method"]
-    text = (
-        f"Friedman χ² = {statistic:.2f}, p = {p_value:.3g} over {n} datasets. "
-        f"Holm post-hoc against the best-ranked method, {control} (α = 0.05):"
-    )
+    text = (f"Friedman χ² = {statistic:.2f}, p = {p_value:.3g} over {n} datasets. "
+            f"Holm post-hoc against the best-ranked method, {control} (α = 0.05):")
     table = tests.dropna(subset=["z"]).sort_values("p")[["method", "z", "p", "p_holm", "significant"]]
-    return text, table.assign(
-        z=table["z"].map(lambda v: f"{v:.2f}"),
-        p=table["p"].map(lambda v: f"{v:.3g}"),
-        p_holm=table["p_holm"].map(lambda v: f"{v:.3g}"),
-        significant=table["significant"].map(lambda v: "yes" if v else "no"),
-    )
+    return text, table.assign(z=table["z"].map("{:.2f}".format), p=table["p"].map("{:.3g}".format),
+                              p_holm=table["p_holm"].map("{:.3g}".format),
+                              significant=table["significant"].map(lambda v: "yes" if v else "no"))
 
 
 def _wins_table(rep, setting):
@@ -142,45 +137,27 @@ def _runtime_table(rep):
     return table.fillna("").rename_axis(index="dataset", columns=None).reset_index()
 
 
-_RUNS = {
-    "own": "own number of questions",
-    "anytime": "anytime: one run gives the curve",
-    "nested": "one run gives the curve (questions do not depend on the budget)",
-    "budget": "one run per budget",
-    "constrained": "random questions, one fit per budget",
-    "baseline": "no questions",
-}
+_RUNS = {"own": "own number of questions", "anytime": "anytime: one run gives the curve",
+         "nested": "one run gives the curve (questions do not depend on the budget)", "budget": "one run per budget",
+         "constrained": "random questions, one fit per budget", "baseline": "no questions"}
 
 
 def _methods_table(rep):
-    rows = [
-        {
-            "method": name,
-            "runs": _RUNS[meta["kind"]],
-            "K": "given the true K" if meta["needs_k"] else "finds K",
-            "description": meta["description"],
-        }
-        for name, meta in rep.config["methods"].items()
-    ]
-    return pd.DataFrame(rows)
+    return pd.DataFrame([{"method": name, "runs": _RUNS[meta["kind"]],
+                          "K": "given the true K" if meta["needs_k"] else "finds K", "description": meta["description"]}
+                         for name, meta in rep.config["methods"].items()])
 
 
 def _settings_table(rep):
     c = rep.config
     done = rep.results.groupby(["method", "dataset", "repeat", "fold"]).ngroups
-    scaling = {
-        "minmax": "min-max to [0, 1] (as the COBRA and COBS papers)",
-        "standard": "standardised (z-scores)",
-        None: "raw features",
-    }
+    scaling = {"minmax": "min-max to [0, 1] (as the COBRA and COBS papers)", "standard": "standardised (z-scores)",
+               None: "raw features"}
     rows = [
         ("datasets", ", ".join(c["datasets"])),
         ("budgets (questions)", ", ".join(map(str, c["budgets"]))),
-        (
-            "protocol",
-            f"stratified {c['folds']}-fold CV × {c['repeats']} repeat(s), seed {c['seed']}; "
-            "questions only about training rows, scores on the test fold",
-        ),
+        ("protocol", f"stratified {c['folds']}-fold CV × {c['repeats']} repeat(s), seed {c['seed']}; "
+                     "questions only about training rows, scores on the test fold"),
         ("scaling", scaling[c["scale"]]),
         ("answers", "simulated from the labels" + (f", {c['noise']:.0%} of them wrong" if c["noise"] else "")),
         ("metric", _METRIC_NAMES[rep.metric]),
@@ -211,11 +188,8 @@ def _sections(rep):
     parts += [("h2", "Run time (mean seconds per run at the largest budget)"), ("table", _runtime_table(rep))]
     if rep.errors:
         parts.append(("h2", "Failed cells (run again with --resume)"))
-        errors = [
-            {**{k: e[k] for k in ("method", "dataset", "repeat", "fold")}, "error": e["error"].strip().splitlines()[-1]}
-            for e in rep.errors
-        ]
-        parts.append(("table", pd.DataFrame(errors)))
+        parts.append(("table", pd.DataFrame([{**{k: e[k] for k in ("method", "dataset", "repeat", "fold")},
+                                              "error": e["error"].strip().splitlines()[-1]} for e in rep.errors])))
     return parts
 
 
@@ -228,19 +202,11 @@ img { max-width: 100%; margin: 0.5em 0; border: 1px solid #eee; }
 """
 
 
-def _html_table(frame):
-    text = frame.to_html(escape=True, border=0, index=False)
-    # bold marks from the summary tables
-    return text.replace("<td>**", "<td><b>").replace("**</td>", "</b></td>")
-
-
 def write_report(rep):
     """Write every report file into ``rep.out`` and set ``rep.figures`` and ``rep.html``."""
     out = rep.out
-    rep.summary.to_csv(out / "summary.csv", index=False)
-    rep.ranks.to_csv(out / "ranks.csv", index=False)
-    rep.tests.to_csv(out / "tests.csv", index=False)
-    rep.wins.to_csv(out / "wins.csv", index=False)
+    for name in ("summary", "ranks", "tests", "wins"):
+        getattr(rep, name).to_csv(out / f"{name}.csv", index=False)
     (out / "curves").mkdir(exist_ok=True)
     rep.figures = {}
     for dataset in dict.fromkeys(rep.curves["dataset"]):
@@ -259,7 +225,8 @@ def write_report(rep):
             body.append(f"<p>{html.escape(payload)}</p>")
         elif kind == "table":
             md += [markdown_table(payload), ""]
-            body.append(_html_table(payload))
+            html_table = payload.to_html(escape=True, border=0, index=False)  # with the summary's bold marks
+            body.append(html_table.replace("<td>**", "<td><b>").replace("**</td>", "</b></td>"))
         else:
             rel = Path(payload).relative_to(out).as_posix()
             md += [f"![{Path(payload).stem}]({rel})", ""]
@@ -268,9 +235,6 @@ def write_report(rep):
     md.append(files)
     body.append(f"<p>{html.escape(files)}</p>")
     (out / "report.md").write_text("\n".join(md) + "\n")
-    page = (
-        f"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>"
-        f"<style>{_CSS}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n"
-    )
     rep.html = out / "index.html"
-    rep.html.write_text(page)
+    rep.html.write_text(f"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>"
+                        f"<style>{_CSS}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n")

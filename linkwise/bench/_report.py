@@ -97,20 +97,19 @@ class Report:
         return list(dict.fromkeys(self.summary["setting"]))
 
 
-def _grid_label(budget):
-    return f"{budget} questions"
+def _own_and_grid(results, config):
+    """The methods that choose their own number of questions, whose rows they are, and the others' grid rows."""
+    own = [m for m, meta in config["methods"].items() if meta["kind"] == "own"]
+    is_own = results["method"].isin(own)
+    return own, is_own, results[~is_own & results["budget"].isin(config["budgets"])]
 
 
 def comparison_frame(results, config, metric):
     """Long frame (setting, method, dataset, repeat, fold, n_queries, score, seconds) of every comparison."""
-    own = [m for m, meta in config["methods"].items() if meta["kind"] == "own"]
-    is_own = results["method"].isin(own)
+    own, is_own, grid = _own_and_grid(results, config)
     cols = KEY + ["n_queries", "seconds"]
-    parts = []
-    grid = results[~is_own & results["budget"].isin(config["budgets"])]
-    for budget in config["budgets"]:
-        part = grid[grid["budget"] == budget][cols + [metric]]
-        parts.append(part.assign(setting=_grid_label(budget)))
+    parts = [grid[grid["budget"] == budget][cols + [metric]].assign(setting=f"{budget} questions")
+             for budget in config["budgets"]]
     others = results[~is_own]
     for name in own:
         mine = results[results["method"] == name]
@@ -119,22 +118,15 @@ def comparison_frame(results, config, metric):
         cell = mine[["dataset", "repeat", "fold", "n_queries"]].rename(columns={"n_queries": "budget"})
         cell["budget"] = cell["budget"].astype("Int64")
         matched = others.merge(cell, on=["dataset", "repeat", "fold", "budget"])
-        setting = f"as {name}"
-        parts.append(mine[cols + [metric]].assign(setting=setting))
-        parts.append(matched[cols + [metric]].assign(setting=setting))
+        parts += [part[cols + [metric]].assign(setting=f"as {name}") for part in (mine, matched)]
     frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols + [metric, "setting"])
     return frame.rename(columns={metric: "score"})
 
 
 def _summary(frame, settings, config):
-    grouped = frame.groupby(["setting", "dataset", "method"], sort=False)
-    summary = grouped.agg(
-        mean=("score", "mean"),
-        std=("score", "std"),
-        n=("score", "size"),
-        queries=("n_queries", "mean"),
-        seconds=("seconds", "mean"),
-    ).reset_index()
+    summary = frame.groupby(["setting", "dataset", "method"], sort=False).agg(
+        mean=("score", "mean"), std=("score", "std"), n=("score", "size"), queries=("n_queries", "mean"),
+        seconds=("seconds", "mean")).reset_index()
     summary["std"] = summary["std"].fillna(0.0)  # a single fold has no spread
     return _in_order(summary, {"setting": settings, "dataset": config["datasets"], "method": list(config["methods"])})
 
@@ -143,12 +135,6 @@ def _in_order(frame, orders):
     """Sort ``frame`` by the given column orders (settings, then the run's dataset and method order)."""
     ranks = {column: {v: i for i, v in enumerate(order)} for column, order in orders.items()}
     return frame.sort_values(list(orders), key=lambda c: c.map(ranks[c.name]), kind="stable")
-
-
-def _score_matrix(summary, setting):
-    """Datasets x methods of mean scores, keeping only datasets every method has."""
-    table = summary[summary["setting"] == setting].pivot(index="dataset", columns="method", values="mean")
-    return table.dropna()
 
 
 def average_ranks(matrix):
@@ -228,11 +214,8 @@ def wins_losses(matrix):
 
 
 def _curves(results, config, metric):
-    own = [m for m, meta in config["methods"].items() if meta["kind"] == "own"]
-    is_own = results["method"].isin(own)
-    grid = results[~is_own & results["budget"].isin(config["budgets"])]
-    parts = [grid, results[is_own]]
-    frame = pd.concat(parts, ignore_index=True)
+    _, is_own, grid = _own_and_grid(results, config)
+    frame = pd.concat([grid, results[is_own]], ignore_index=True)
     frame["budget"] = frame["budget"].astype("Int64")
     curves = (
         frame.groupby(["dataset", "method", "budget"], dropna=False, sort=True)
@@ -288,20 +271,15 @@ def report(out, *, metric=None, write=True):
     settings = list(dict.fromkeys(frame["setting"]))
     summary = _summary(frame, settings, config)
     ranks, tests, wins = [], [], []
-    for setting in settings:
-        matrix = _score_matrix(summary, setting)
+    for setting in settings:  # datasets x methods of mean scores, keeping only datasets every method has
+        matrix = summary[summary["setting"] == setting].pivot(index="dataset", columns="method", values="mean").dropna()
         (statistic, p_value), posthoc = friedman_holm(matrix)
         ranks.append(posthoc["rank"].rename("rank").reset_index().assign(setting=setting, n_datasets=len(matrix)))
-        tests.append(
-            posthoc.drop(columns="rank").reset_index().assign(setting=setting, friedman=statistic, friedman_p=p_value)
-        )
+        tests.append(posthoc.drop(columns="rank").reset_index().assign(setting=setting, friedman=statistic,
+                                                                         friedman_p=p_value))
         wins.append(wins_losses(matrix).assign(setting=setting))
     rep = Report(
-        out=out,
-        config=config,
-        metric=metric,
-        results=results,
-        summary=summary.reset_index(drop=True),
+        out=out, config=config, metric=metric, results=results, summary=summary.reset_index(drop=True),
         curves=_curves(results, config, metric),
         ranks=_concat(ranks, ["method", "rank", "setting", "n_datasets"]),
         tests=_concat(tests, ["method", "z", "p", "p_holm", "significant", "setting", "friedman", "friedman_p"]),

@@ -60,10 +60,8 @@ def print_summary(rep, console=None):
     if needs_k:
         console.print(f"Given the true number of clusters: {', '.join(needs_k)}.")
     if rep.errors:
-        console.print(
-            f"[red]{len(rep.errors)} cell(s) failed[/red]: see {rep.out / 'errors.jsonl'} (rerun with --resume).",
-            soft_wrap=True,
-        )
+        console.print(f"[red]{len(rep.errors)} cell(s) failed[/red]: see {rep.out / 'errors.jsonl'} "
+                      "(rerun with --resume).", soft_wrap=True)
     console.print(f"Report: {rep.html}", soft_wrap=True)  # a path must stay on one line to be copied
 
 
@@ -170,13 +168,6 @@ def demo(out, datasets, methods, budgets, folds, n_jobs):
     clustering is scored (ARI) on held-out folds.
     Prints the learning curves and writes an HTML report with the plots.
     """
-    rep = run_demo(  # bad input becomes one "Error:" line in the cli's funnel
-        out,
-        datasets=_split(datasets),
-        methods=_split(methods) or DEMO_METHODS,
-        budgets=_split(budgets, int),
-        folds=folds,
-        n_jobs=n_jobs,
-        progress=True,
-    )
-    print_summary(rep)
+    # bad input becomes one "Error:" line in the cli's funnel
+    print_summary(run_demo(out, datasets=_split(datasets), methods=_split(methods) or DEMO_METHODS,
+                           budgets=_split(budgets, int), folds=folds, n_jobs=n_jobs, progress=True))

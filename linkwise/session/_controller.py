@@ -12,6 +12,7 @@ question the file does not answer; undo and corrections edit the file and
 replay.
 """
 
+import json
 import numbers
 import secrets
 import threading
@@ -25,7 +26,7 @@ from linkwise._validation import InvalidParameterError
 from linkwise.exceptions import InconsistentConstraintError
 from linkwise.graph import pair_key, relabel
 from linkwise.loop import ActiveEstimator, ActiveSession
-from linkwise.session._methods import build_estimator, canonical, encode_params, method_spec
+from linkwise.session._methods import build_estimator, encode_params, method_spec
 from linkwise.session._store import SessionFileError, SessionStore
 
 with requires("session", "linkwise.session"):
@@ -110,20 +111,19 @@ class HumanSession:
     Examples
     --------
     >>> import os, tempfile
-    >>> import pandas as pd
-    >>> import linkwise as lw
+    >>> import pandas as pd, linkwise as lw
     >>> from linkwise.session import HumanSession, load_data
     >>> X, y = lw.datasets.load("iris")
-    >>> folder = tempfile.mkdtemp()
-    >>> pd.DataFrame(X).to_csv(os.path.join(folder, "iris.csv"), index=False)
-    >>> data = load_data(os.path.join(folder, "iris.csv"))
-    >>> session = HumanSession(os.path.join(folder, "iris.db"), data, lw.COBRAS(random_state=0))
+    >>> csv, db = (os.path.join(tempfile.mkdtemp(), name) for name in ("iris.csv", "iris.db"))
+    >>> pd.DataFrame(X).to_csv(csv, index=False)
+    >>> data = load_data(csv)
+    >>> session = HumanSession(db, data, lw.COBRAS(random_state=0))
     >>> state = session.state()
     >>> i, j = state["question"]["pair"]
     >>> session.answer(state["position"], bool(y[i] == y[j]))["n_answered"]
     1
     >>> session.close()
-    >>> again = HumanSession(os.path.join(folder, "iris.db"), data)  # resumes after question 1
+    >>> again = HumanSession(db, data)  # resumes after question 1
     >>> again.state()["n_answered"], again.estimator.random_state
     (1, 0)
     >>> again.close()
@@ -146,25 +146,17 @@ class HumanSession:
             self._rebuild()
             if created:
                 self.store.write_meta({
-                    "data_path": str(data.path),
-                    "data_fingerprint": data.fingerprint,
-                    "data_options": data.options,
-                    "image_root": str(data.image_root),
-                    "text_embedding": data.embedding,
-                    "n_rows": data.n_rows,
-                    "method": method_spec(self.estimator),
-                    "params": encode_params(self.estimator),
-                })
+                    "data_path": str(data.path), "data_fingerprint": data.fingerprint, "data_options": data.options,
+                    "image_root": str(data.image_root), "text_embedding": data.embedding, "n_rows": data.n_rows,
+                    "method": method_spec(self.estimator), "params": encode_params(self.estimator)})
         except BaseException:
             self.store.discard()  # removes the file only if this very opening made it
             raise
 
     # -- opening --------------------------------------------------------------
-    def _new_method(self, estimator):
-        if estimator is None:
-            from linkwise.cobra import COBRAS
-
-            estimator = COBRAS()
+    @staticmethod
+    def _adopt(estimator, seed):
+        """A clone of ``estimator``, seeded with ``seed`` when its ``random_state`` is None."""
         if not isinstance(estimator, ActiveEstimator):
             raise InvalidParameterError(
                 "The 'estimator' argument of HumanSession must be an active estimator (COBRAS, COBRA, ...), "
@@ -172,7 +164,13 @@ class HumanSession:
             )
         estimator = clone(estimator)
         if estimator.random_state is None:
-            estimator.set_params(random_state=secrets.randbelow(2**31))
+            estimator.set_params(random_state=seed)
+        return estimator
+
+    def _new_method(self, estimator):
+        from linkwise.cobra import COBRAS
+
+        estimator = self._adopt(COBRAS() if estimator is None else estimator, secrets.randbelow(2**31))
         encode_params(estimator)  # refuse parameters the file cannot store, before anything is asked
         seed = estimator.random_state
         if not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
@@ -196,32 +194,22 @@ class HumanSession:
         changed = [f"{k}: {stored.get(k)!r} -> {given.get(k)!r}"
                    for k in sorted(set(stored) | set(given)) if stored.get(k) != given.get(k)]
         if changed:
-            raise SessionFileError(
-                f"The session {path} was made with other feature options ({'; '.join(changed)}). "
-                "Leave those options out to use the stored ones, or start a new session file."
-            )
+            raise SessionFileError(f"The session {path} was made with other feature options ({'; '.join(changed)}). "
+                                   "Leave those options out to use the stored ones, or start a new session file.")
         if estimator is None:
             return build_estimator(meta["method"], meta["params"], self._trusted)
-        if not isinstance(estimator, ActiveEstimator):
-            raise InvalidParameterError(
-                f"The 'estimator' argument of HumanSession must be an active estimator, got {type(estimator).__name__}."
-            )
-        estimator = clone(estimator)
-        if estimator.random_state is None:
-            estimator.set_params(random_state=meta["params"].get("random_state"))
+        estimator = self._adopt(estimator, meta["params"].get("random_state"))
         wanted = encode_params(estimator)
         if method_spec(estimator) != meta["method"]:
             differs = f"method {meta['method']!r}, not {method_spec(estimator)!r}"
-        elif canonical(wanted) != canonical(meta["params"]):
+        elif json.dumps(wanted, sort_keys=True) != json.dumps(meta["params"], sort_keys=True):
             differs = f"method {meta['method']!r} and " + ", ".join(
                 f"{k}={meta['params'].get(k)!r} (asked: {v!r})" for k, v in wanted.items() if meta["params"].get(k) != v
             )
         else:
             return estimator
-        raise SessionFileError(
-            f"The session {path} was made with {differs}. Leave the method out to continue with the "
-            "stored one, or start a new session file."
-        )
+        raise SessionFileError(f"The session {path} was made with {differs}. Leave the method out to continue with the "
+                               "stored one, or start a new session file.")
 
     # -- replay ---------------------------------------------------------------
     def _rebuild(self):
@@ -292,14 +280,9 @@ class HumanSession:
                     "answer": ANSWER_WORDS[r.answer], "answered_at": r.answered_at, "new": new}
 
         labels = self.labels()
-        return {
-            "id": row.seq,
-            "pair": [row.i, row.j],
-            "items": [item(row.i), item(row.j)],
-            "believed": ANSWER_WORDS[believed],
-            "clustering": ANSWER_WORDS[bool(labels[row.i] == labels[row.j])],
-            "answers": [described(r, False) for r in earlier] + [described(row, True)],
-        }
+        return {"id": row.seq, "pair": [row.i, row.j], "items": [item(row.i), item(row.j)],
+                "believed": ANSWER_WORDS[believed], "clustering": ANSWER_WORDS[bool(labels[row.i] == labels[row.j])],
+                "answers": [described(r, False) for r in earlier] + [described(row, True)]}
 
     def state(self):
         """Everything a client shows: the question (or contradiction), counts, clusters.
@@ -322,18 +305,12 @@ class HumanSession:
                 question = {"pair": [int(pair[0]), int(pair[1])], "number": session.n_queries + 1,
                             "items": [self.data.item(pair[0]), self.data.item(pair[1])]}
             return {
-                "position": self.position,
-                "revision": self.revision,
-                "question": question,
+                "position": self.position, "revision": self.revision, "question": question,
                 "conflict": None if self._conflict is None else self._conflict_state(),
-                "done": self._conflict is None and pair is None,
-                "n_answered": session.n_queries,
-                "n_clusters": int(self.labels().max()) + 1,
-                "can_undo": bool(self._used) or self._conflict is not None,
-                "method": type(self.estimator).__name__,
-                "embedding": self.data.embedding,
-                "data": self.data.path.name,
-                "n_rows": self.data.n_rows,
+                "done": self._conflict is None and pair is None, "n_answered": session.n_queries,
+                "n_clusters": int(self.labels().max()) + 1, "can_undo": bool(self._used) or self._conflict is not None,
+                "method": type(self.estimator).__name__, "embedding": self.data.embedding,
+                "data": self.data.path.name, "n_rows": self.data.n_rows,
             }
 
     # -- actions --------------------------------------------------------------
@@ -344,10 +321,8 @@ class HumanSession:
     def _expect(self, position):
         self._writable()
         if position != self.position:
-            raise Refused(
-                "That question has already been answered (perhaps in another window); "
-                "the current question is shown now."
-            )
+            raise Refused("That question has already been answered (perhaps in another window); "
+                          "the current question is shown now.")
 
     def answer(self, position, answer):
         """Store the answer to the current question, then move on.

@@ -11,7 +11,6 @@ the person names the same method themselves (``--method``), since importing a
 module runs it.
 """
 
-import json
 import numbers
 
 import numpy as np
@@ -20,8 +19,7 @@ from linkwise._validation import InvalidParameterError
 from linkwise.loop import ActiveEstimator
 from linkwise.methods import METHODS, load
 
-__all__ = ["resolve_method", "make_method", "encode_params", "build_estimator", "method_spec", "canonical",
-           "same_method"]
+__all__ = ["resolve_method", "make_method", "encode_params", "build_estimator", "method_spec", "same_method"]
 
 # --method takes the short names of linkwise.methods.METHODS; any other ActiveEstimator is named "module:Class"
 _ESTIMATOR_KEY = "__estimator__"
@@ -30,10 +28,8 @@ _ESTIMATOR_KEY = "__estimator__"
 def _import(spec, base, what):
     module, _, attr = spec.partition(":")
     if not module or not attr:
-        raise InvalidParameterError(
-            f"The {what} {spec!r} is neither a known name ({', '.join(sorted(METHODS))}) "
-            "nor an import path of the form 'module:Class'."
-        )
+        raise InvalidParameterError(f"The {what} {spec!r} is neither a known name ({', '.join(sorted(METHODS))}) "
+                                    "nor an import path of the form 'module:Class'.")
     try:
         cls = load(spec)
     except (ImportError, AttributeError) as exc:
@@ -95,11 +91,9 @@ def make_method(cls, params):
     linkwise.exceptions.InvalidParameterError: COBRAS has no parameter 'bogus'; its parameters are: max_queries, random_state.
     """
     known = cls._get_param_names()
-    unknown = [name for name in params if name not in known]
-    if unknown:
-        raise InvalidParameterError(
-            f"{cls.__name__} has no parameter {unknown[0]!r}; its parameters are: {', '.join(known)}."
-        )
+    if unknown := [name for name in params if name not in known]:
+        raise InvalidParameterError(f"{cls.__name__} has no parameter {unknown[0]!r}; "
+                                    f"its parameters are: {', '.join(known)}.")
     return cls(**params)
 
 
@@ -148,11 +142,8 @@ def _encode(value, name, owner):
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
         return {k: _encode(v, name, owner) for k, v in value.items()}
     if hasattr(value, "get_params"):
-        cls = type(value)
-        return {
-            _ESTIMATOR_KEY: f"{cls.__module__}:{cls.__qualname__}",
-            "params": {k: _encode(v, f"{name}.{k}", owner) for k, v in value.get_params(deep=False).items()},
-        }
+        return {_ESTIMATOR_KEY: f"{type(value).__module__}:{type(value).__qualname__}",
+                "params": {k: _encode(v, f"{name}.{k}", owner) for k, v in value.get_params(deep=False).items()}}
     raise InvalidParameterError(
         f"The '{name}' parameter of {owner} is {value!r}; a session file stores only numbers, "
         "strings, lists, dicts and estimators. Pass a plain value (an int seed for random_state)."
@@ -211,8 +202,3 @@ def build_estimator(spec, params, trusted=None):
         raise InvalidParameterError(f"The session file stores the parameters of {spec!r} as {params!r}, not as a dict.")
     vouched = _package(spec) != "linkwise"  # the same test as _check_trusted's: linkwise's methods vouch for nothing
     return make_method(resolve_method(spec), {k: _decode(v, vouched) for k, v in params.items()})
-
-
-def canonical(params):
-    """A stable text form of encoded parameters, for comparing two sessions' methods."""
-    return json.dumps(params, sort_keys=True)

@@ -30,24 +30,10 @@ APPLICATION_ID = 0x4C4B5753  # "LKWS" in the SQLite header: this file was made b
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS answers (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    i INTEGER NOT NULL,
-    j INTEGER NOT NULL,
-    answer INTEGER CHECK (answer IN (0, 1)),
-    answered_at TEXT NOT NULL,
-    CHECK (0 <= i AND i < j)
-);
-CREATE TABLE IF NOT EXISTS retracted (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    seq INTEGER NOT NULL,
-    i INTEGER NOT NULL,
-    j INTEGER NOT NULL,
-    answer INTEGER,
-    answered_at TEXT NOT NULL,
-    retracted_at TEXT NOT NULL,
-    reason TEXT NOT NULL
-);
+CREATE TABLE IF NOT EXISTS answers (seq INTEGER PRIMARY KEY AUTOINCREMENT, i INTEGER NOT NULL, j INTEGER NOT NULL,
+    answer INTEGER CHECK (answer IN (0, 1)), answered_at TEXT NOT NULL, CHECK (0 <= i AND i < j));
+CREATE TABLE IF NOT EXISTS retracted (id INTEGER PRIMARY KEY AUTOINCREMENT, seq INTEGER NOT NULL, i INTEGER NOT NULL,
+    j INTEGER NOT NULL, answer INTEGER, answered_at TEXT NOT NULL, retracted_at TEXT NOT NULL, reason TEXT NOT NULL);
 """
 
 
@@ -67,10 +53,6 @@ class Answer(NamedTuple):
 
 def _now():
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-
-
-def _to_db(answer):
-    return None if answer is None else int(bool(answer))
 
 
 def _from_db(value):
@@ -182,14 +164,12 @@ class SessionStore:
 
     def add(self, i, j, answer):
         """Store and commit one answer; returns it as an :class:`Answer`."""
-        i, j = pair_key(i, j)
-        at = _now()
+        (i, j), at, answer = pair_key(i, j), _now(), None if answer is None else bool(answer)
         with self._db:
             self._db.execute("BEGIN")
-            cur = self._db.execute(
-                "INSERT INTO answers (i, j, answer, answered_at) VALUES (?, ?, ?, ?)", (i, j, _to_db(answer), at)
-            )
-        return Answer(cur.lastrowid, i, j, None if answer is None else bool(answer), at)
+            cur = self._db.execute("INSERT INTO answers (i, j, answer, answered_at) VALUES (?, ?, ?, ?)",
+                                   (i, j, answer, at))
+        return Answer(cur.lastrowid, i, j, answer, at)
 
     def answers(self):
         """Every live answer, oldest first."""
@@ -235,7 +215,9 @@ class SessionStore:
         """Close the database connection (and give up the session, if held exclusively)."""
         if self._db is not None:
             self._db.close()
-        self._release()
+        if self._lock is not None:
+            self._lock.close()  # closing the descriptor drops the OS lock
+            self._lock = None
 
     def discard(self):
         """Close, and delete the file if this opening created it (a start that failed leaves nothing behind)."""
@@ -243,11 +225,6 @@ class SessionStore:
         if self.created:
             for suffix in ("", "-wal", "-shm", ".lock"):
                 self._target.with_name(self._target.name + suffix).unlink(missing_ok=True)
-
-    def _release(self):
-        if self._lock is not None:
-            self._lock.close()  # closing the descriptor drops the OS lock
-            self._lock = None
 
     def __enter__(self):
         return self
@@ -259,10 +236,8 @@ class SessionStore:
 def _connect_read_only(target, trusted=True):
     """A connection that cannot write ``target`` nor leave -wal/-shm files beside it.
 
-    Reading a WAL database creates those files, unless it is opened as
-    immutable, which reads the main file alone: right when no -wal file
-    exists (the last writer checkpointed and closed), and for a file that is
-    not linkwise's, whose content only needs a look.
+    Reading a WAL database creates them unless opened immutable (the main file alone): right when no -wal file
+    exists (the last writer checkpointed), and for a file not linkwise's, which needs only a look.
     """
     live = target.with_name(target.name + "-wal").exists()
     return sqlite3.connect(f"{target.as_uri()}?mode=ro" + ("" if trusted and live else "&immutable=1"), uri=True)
@@ -273,10 +248,8 @@ def _inspect(path, target):
     with open(target, "rb") as f:
         header = f.read(100)
     if not header:
-        raise SessionFileError(
-            f"{path} is an empty file (0 bytes), not a linkwise session file; it was left as it is. "
-            "Delete it to start a new session there, or name another session file."
-        )
+        raise SessionFileError(f"{path} is an empty file (0 bytes), not a linkwise session file; it was left as it is. "
+                               "Delete it to start a new session there, or name another session file.")
     if not header.startswith(b"SQLite format 3\x00"):
         raise SessionFileError(f"{path} is not a linkwise session file (not an SQLite database); it was left as it is.")
     marked = header[68:72] == APPLICATION_ID.to_bytes(4, "big")
@@ -288,10 +261,8 @@ def _inspect(path, target):
         db.close()
     # files of linkwise before the application_id mark are known by their tables and format
     if not (marked or ({"meta", "answers", "retracted"} <= tables and any(k == "format" for k, _ in rows))):
-        raise SessionFileError(
-            f"{path} is an SQLite database that linkwise did not make (no linkwise session in it); "
-            "it was left as it is. Name another session file."
-        )
+        raise SessionFileError(f"{path} is an SQLite database that linkwise did not make (no linkwise session in it); "
+                               "it was left as it is. Name another session file.")
     meta = {}
     for key, value in rows:
         try:
@@ -323,10 +294,8 @@ def _hold_lock(path, target):
         except OSError:  # Windows: the holder's locked byte cannot be read
             holder = "unknown"
         f.close()
-        raise SessionFileError(
-            f"{path} is open in another linkwise session (process {holder}); answer the questions there, "
-            "or stop that session first (its answers are saved)."
-        ) from None
+        raise SessionFileError(f"{path} is open in another linkwise session (process {holder}); answer the questions "
+                               "there, or stop that session first (its answers are saved).") from None
     f.seek(0)
     f.truncate()
     f.write(str(os.getpid()))
