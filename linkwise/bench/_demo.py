@@ -53,10 +53,8 @@ def run_demo(out="linkwise-demo", *, datasets=DEMO_DATASETS, methods=DEMO_METHOD
         for path in [out / name for name in _OUTPUTS] + list(out.glob("curves/*.png")):
             path.unlink(missing_ok=True)
     elif any((out / name).exists() for name in (*_OUTPUTS, "curves")):
-        raise InvalidParameterError(
-            f"{out} holds files that linkwise demo did not write (a benchmark run or a report); "
-            "the demo never replaces them. Choose another out (--out)."
-        )
+        raise InvalidParameterError(f"{out} holds files that linkwise demo did not write (a benchmark run or a "
+                                    "report); the demo never replaces them. Choose another out (--out).")
     out.mkdir(parents=True, exist_ok=True)
     (out / _MARKER).write_text("Written by linkwise demo: the next demo with this out replaces its report.\n")
     return run(list(datasets), list(methods), budgets, folds=folds, repeats=repeats, out=out, n_jobs=n_jobs,

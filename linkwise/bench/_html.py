@@ -180,16 +180,14 @@ def _sections(rep):
         parts += [("h3", setting), ("table", _summary_table(rep, setting, with_ranks=several))]
         if several:
             text, holm = _tests_text(rep, setting)
-            parts.append(("p", text))
-            if holm is not None:
-                parts.append(("table", holm))
-            parts.append(("p", "Wins/losses over datasets (row method against column method):"))
-            parts.append(("table", _wins_table(rep, setting)))
+            parts += [("p", text)] + ([] if holm is None else [("table", holm)]) + [
+                ("p", "Wins/losses over datasets (row method against column method):"),
+                ("table", _wins_table(rep, setting))]
     parts += [("h2", "Run time (mean seconds per run at the largest budget)"), ("table", _runtime_table(rep))]
     if rep.errors:
-        parts.append(("h2", "Failed cells (run again with --resume)"))
-        parts.append(("table", pd.DataFrame([{**{k: e[k] for k in ("method", "dataset", "repeat", "fold")},
-                                              "error": e["error"].strip().splitlines()[-1]} for e in rep.errors])))
+        errors = [{**{k: e[k] for k in ("method", "dataset", "repeat", "fold")},
+                   "error": e["error"].strip().splitlines()[-1]} for e in rep.errors]
+        parts += [("h2", "Failed cells (run again with --resume)"), ("table", pd.DataFrame(errors))]
     return parts
 
 
@@ -208,15 +206,12 @@ def write_report(rep):
     for name in ("summary", "ranks", "tests", "wins"):
         getattr(rep, name).to_csv(out / f"{name}.csv", index=False)
     (out / "curves").mkdir(exist_ok=True)
-    rep.figures = {}
-    for dataset in dict.fromkeys(rep.curves["dataset"]):
-        path = out / "curves" / f"{dataset}.png"
+    rep.figures = {dataset: out / "curves" / f"{dataset}.png" for dataset in dict.fromkeys(rep.curves["dataset"])}
+    for dataset, path in rep.figures.items():
         learning_curve(rep.curves, dataset, rep.metric, path)
-        rep.figures[dataset] = path
-    sections = _sections(rep)
     title = "linkwise bench report"
     md, body = [f"# {title}", ""], [f"<h1>{title}</h1>"]
-    for kind, payload in sections:
+    for kind, payload in _sections(rep):
         if kind in ("h2", "h3"):
             md += [f"{'#' * int(kind[1])} {payload}", ""]
             body.append(f"<{kind}>{html.escape(payload)}</{kind}>")

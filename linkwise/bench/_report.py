@@ -206,10 +206,9 @@ def wins_losses(matrix):
     for a in matrix.columns:
         for b in matrix.columns:
             if a != b:
-                wins = int((values[a] > values[b]).sum())
-                losses = int((values[a] < values[b]).sum())
-                ties = len(matrix) - wins - losses
-                rows.append({"method": a, "opponent": b, "wins": wins, "losses": losses, "ties": ties})
+                wins, losses = int((values[a] > values[b]).sum()), int((values[a] < values[b]).sum())
+                rows.append({"method": a, "opponent": b, "wins": wins, "losses": losses,
+                             "ties": len(matrix) - wins - losses})
     return pd.DataFrame(rows, columns=["method", "opponent", "wins", "losses", "ties"])
 
 
@@ -217,12 +216,8 @@ def _curves(results, config, metric):
     _, is_own, grid = _own_and_grid(results, config)
     frame = pd.concat([grid, results[is_own]], ignore_index=True)
     frame["budget"] = frame["budget"].astype("Int64")
-    curves = (
-        frame.groupby(["dataset", "method", "budget"], dropna=False, sort=True)
-        .agg(mean=(metric, "mean"), std=(metric, "std"), queries=("n_queries", "mean"))
-        .reset_index()
-        .fillna({"std": 0.0})
-    )
+    curves = frame.groupby(["dataset", "method", "budget"], dropna=False, sort=True).agg(
+        mean=(metric, "mean"), std=(metric, "std"), queries=("n_queries", "mean")).reset_index().fillna({"std": 0.0})
     return _in_order(curves, {"dataset": config["datasets"], "method": list(config["methods"])})
 
 
@@ -263,8 +258,7 @@ def report(out, *, metric=None, write=True):
     [['iris', 'kmeans', 2], ['wine', 'kmeans', 2]]
     """
     out = Path(out)
-    results = load_results(out)
-    config = load_config(out)
+    results, config = load_results(out), load_config(out)
     metric = config.get("metric", "ari") if metric is None else metric
     check_option(metric, "metric", "report", tuple(METRICS), role="argument")
     frame = comparison_frame(results, config, metric)
@@ -283,9 +277,7 @@ def report(out, *, metric=None, write=True):
         curves=_curves(results, config, metric),
         ranks=_concat(ranks, ["method", "rank", "setting", "n_datasets"]),
         tests=_concat(tests, ["method", "z", "p", "p_holm", "significant", "setting", "friedman", "friedman_p"]),
-        wins=_concat(wins, ["method", "opponent", "wins", "losses", "ties", "setting"]),
-        errors=read_errors(out),
-    )
+        wins=_concat(wins, ["method", "opponent", "wins", "losses", "ties", "setting"]), errors=read_errors(out))
     if write:
         from linkwise.bench._html import write_report
 
@@ -294,7 +286,6 @@ def report(out, *, metric=None, write=True):
 
 
 def _concat(parts, columns):
-    parts = [p for p in parts if len(p)]
-    if not parts:
-        return pd.DataFrame(columns=columns)
-    return pd.concat(parts, ignore_index=True).rename(columns={"index": "method"})
+    if parts := [p for p in parts if len(p)]:
+        return pd.concat(parts, ignore_index=True).rename(columns={"index": "method"})
+    return pd.DataFrame(columns=columns)

@@ -97,29 +97,19 @@ def load_config(out):
 
 
 def read_config(out):
-    """The settings a run in ``out`` was started with (its ``run.json``), checked to be readable.
-
-    Raises
-    ------
-    InvalidParameterError
-        When there is no run to resume in ``out`` or its ``run.json`` is damaged.
-    """
+    """The settings of the run to resume in ``out``, refused when there is none or its ``run.json`` is damaged."""
     path = Path(out) / CONFIG
     if not path.is_file():
-        raise InvalidParameterError(
-            f"Nothing to resume in {out}: it holds no {CONFIG}. Start the run without resume (--resume), "
-            "or name the directory of an earlier run."
-        )
+        raise InvalidParameterError(f"Nothing to resume in {out}: it holds no {CONFIG}. Start the run without resume "
+                                    "(--resume), or name the directory of an earlier run.")
     try:
         config = load_config(out)
         missing = [k for k in (*PROTOCOL_KEYS, "datasets", "methods", "metric") if k not in config]
     except (ValueError, TypeError):  # not JSON, or JSON that is not an object
         config, missing = None, ["(unreadable)"]
     if missing:
-        raise InvalidParameterError(
-            f"{path} is damaged (missing or unreadable: {', '.join(missing)}); it cannot be resumed. "
-            "Start a new run in another directory."
-        )
+        raise InvalidParameterError(f"{path} is damaged (missing or unreadable: {', '.join(missing)}); it cannot be "
+                                    "resumed. Start a new run in another directory.")
     return config
 
 

@@ -55,12 +55,7 @@ class _Task:
 
 
 def run_cell(task):
-    """Run one cell and return ``{"key", "rows", "error"}`` (never raises).
-
-    Rows hold the scores on the test fold after each budget; a method that
-    chooses its own number of questions (COBRA) gives one row whose budget is
-    None. ``n_queries`` counts the questions the oracle answered.
-    """
+    """Run one cell, never raising: ``{"key", "rows", "error"}``, rows as in :func:`~linkwise.bench.load_results`."""
     try:
         rows = _cell_rows(task)
     except Exception:  # a failing method must not stop a long benchmark: record and go on
@@ -125,29 +120,25 @@ def _check_config(datasets, methods, budgets, folds, repeats, seed, scale, noise
     datasets = list(datasets)
     unknown = [d for d in datasets if d not in names]
     if unknown or not datasets:
-        raise InvalidParameterError(
-            f"Unknown dataset(s) {', '.join(map(repr, unknown)) or '(none given)'}. Known: {', '.join(names)} "
-            "(pass data_dir= for <name>.csv.gz files elsewhere)."
-        )
+        raise InvalidParameterError(f"Unknown dataset(s) {', '.join(map(repr, unknown)) or '(none given)'}. Known: "
+                                    f"{', '.join(names)} (pass data_dir= for <name>.csv.gz files elsewhere).")
     if len(set(datasets)) != len(datasets):
         raise InvalidParameterError("The 'datasets' argument names a dataset twice.")
     specs = get_methods(methods)
     try:
         budgets = sorted({check_scalar(b, "budgets", "run", kind="int", low=0, role="argument") for b in budgets})
     except TypeError:
-        raise InvalidParameterError(
-            f"The 'budgets' argument of run must be a list of ints >= 0, got {budgets!r}."
-        ) from None
+        raise InvalidParameterError(f"The 'budgets' argument of run must be a list of ints >= 0, "
+                                    f"got {budgets!r}.") from None
     if not budgets:
         raise InvalidParameterError("The 'budgets' argument of run is empty; give at least one number of questions.")
     check_scalar(folds, "folds", "run", kind="int", low=2, role="argument")
     for name in datasets:  # stratified folds need a class with a row in every test fold
         largest = int(np.bincount(_datasets.load(name, data_dir=data_dir)[1]).max())
         if folds > largest:
-            raise InvalidParameterError(
-                f"The 'folds' argument of run is {folds}, more than the largest class of {name!r} ({largest} rows): "
-                f"some test folds would be empty. Use folds <= {largest}."
-            )
+            raise InvalidParameterError(f"The 'folds' argument of run is {folds}, more than the largest class of "
+                                        f"{name!r} ({largest} rows): some test folds would be empty. "
+                                        f"Use folds <= {largest}.")
     check_scalar(repeats, "repeats", "run", kind="int", low=1, role="argument")
     check_scalar(seed, "seed", "run", kind="int", low=0, role="argument")
     check_option(scale, "scale", "run", (None, "minmax", "standard"), role="argument")
@@ -172,9 +163,8 @@ def _open_out(out, config, resume):
     out = Path(out)
     results = out / files.RESULTS
     if results.exists() and not resume:
-        raise InvalidParameterError(
-            f"{out} already holds results; pass resume=True (--resume) to continue that run, or choose another out."
-        )
+        raise InvalidParameterError(f"{out} already holds results; pass resume=True (--resume) to continue that run, "
+                                    "or choose another out.")
     previous = files.read_config(out) if resume else None
     out.mkdir(parents=True, exist_ok=True)
     if previous is not None:
@@ -376,14 +366,12 @@ def run(datasets=None, methods=None, budgets=(0, 10, 25, 50, 100), *, folds=5, r
     files.save_config(out, config)
     frame = files.results_so_far(out)
     started = time.perf_counter()
-    own = [s for s in specs if kinds[s.name] == "own"]
-    others = [s for s in specs if kinds[s.name] != "own"]
+    own, others = [s for s in specs if kinds[s.name] == "own"], [s for s in specs if kinds[s.name] != "own"]
     n_cells = len(specs) * len(datasets) * repeats * folds
-    phase1 = _tasks(own, kinds, datasets, config, frame)
-    later = _tasks(others, kinds, datasets, config, frame)
-    todo = len(phase1) + len(later)
+    phase1, later = _tasks(own, kinds, datasets, config, frame), _tasks(others, kinds, datasets, config, frame)
     files.forget_errors(out, {t.key for t in phase1 + later})
-    with _Progress(progress, n_cells, n_cells - todo) as bar, _executor(n_jobs, backend, scheduler) as cells:
+    with (_Progress(progress, n_cells, n_cells - len(phase1) - len(later)) as bar,
+          _executor(n_jobs, backend, scheduler) as cells):
 
         def consume(tasks):
             for result in cells(tasks):
@@ -402,7 +390,7 @@ def run(datasets=None, methods=None, budgets=(0, 10, 25, 50, 100), *, folds=5, r
         bar.set_done(n_cells - len(phase2))
         consume(phase2)
 
-    config["elapsed_seconds"] = config["elapsed_seconds"] + (time.perf_counter() - started)
+    config["elapsed_seconds"] += time.perf_counter() - started
     files.save_config(out, config)
     return report(out, metric=metric, write=write_report)
 

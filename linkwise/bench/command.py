@@ -24,19 +24,18 @@ def print_summary(rep, console=None):
     with requires("bench", "linkwise bench"):
         import pandas as pd
         from rich.console import Console
-        from rich.table import Table
+        from rich.table import Column, Table
+
+    def table_of(title, columns):  # the method, then right-aligned figures
+        return Table(Column("method", no_wrap=True), *(Column(c, justify="right") for c in columns), title=title,
+                     title_justify="left")
 
     console = console or Console()
     name = {"ari": "ARI", "nmi": "NMI", "f": "pairwise F"}[rep.metric]
-    curves = rep.curves
-    budgets = rep.config["budgets"]
+    curves, budgets = rep.curves, rep.config["budgets"]
     for dataset in dict.fromkeys(curves["dataset"]):
         data = curves[curves["dataset"] == dataset]
-        table = Table(title=f"{dataset}: mean {name} on the test folds", title_justify="left")
-        table.add_column("method", no_wrap=True)
-        for b in budgets:
-            table.add_column(f"{b} q", justify="right")
-        table.add_column("own questions", justify="right")
+        table = table_of(f"{dataset}: mean {name} on the test folds", [*(f"{b} q" for b in budgets), "own questions"])
         for method in dict.fromkeys(data["method"]):
             mine = data[data["method"] == method]
             if mine["budget"].isna().all():
@@ -47,17 +46,14 @@ def print_summary(rep, console=None):
             table.add_row(method, *row)
         console.print(table)
     if len(rep.ranks) and rep.ranks["n_datasets"].max() > 1 and rep.ranks["method"].nunique() > 1:
-        table = Table(title="average rank over datasets (1 = best; q = questions)", title_justify="left")
-        table.add_column("method", no_wrap=True)
         settings = rep.settings
-        for s in settings:
-            table.add_column(s.replace(" questions", " q"), justify="right")
+        table = table_of("average rank over datasets (1 = best; q = questions)",
+                         [s.replace(" questions", " q") for s in settings])
         pivot = rep.ranks.pivot(index="method", columns="setting", values="rank").reindex(columns=settings)
         for method, row in pivot.iterrows():
             table.add_row(method, *["" if pd.isna(v) else f"{v:.2f}" for v in row])
         console.print(table)
-    needs_k = [m for m, meta in rep.config["methods"].items() if meta["needs_k"]]
-    if needs_k:
+    if needs_k := [m for m, meta in rep.config["methods"].items() if meta["needs_k"]]:
         console.print(f"Given the true number of clusters: {', '.join(needs_k)}.")
     if rep.errors:
         console.print(f"[red]{len(rep.errors)} cell(s) failed[/red]: see {rep.out / 'errors.jsonl'} "

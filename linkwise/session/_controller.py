@@ -27,7 +27,7 @@ from linkwise.exceptions import InconsistentConstraintError
 from linkwise.graph import pair_key, relabel
 from linkwise.loop import ActiveEstimator, ActiveSession
 from linkwise.session._methods import build_estimator, encode_params, method_spec
-from linkwise.session._store import SessionFileError, SessionStore
+from linkwise.session._store import Answer, SessionFileError, SessionStore
 
 with requires("session", "linkwise.session"):
     import pandas as pd
@@ -132,12 +132,9 @@ class HumanSession:
     def __init__(self, path, data, estimator=None, *, read_only=False, trusted_method=None):
         self.data = data
         self.store = SessionStore(path, create=not read_only, exclusive=not read_only, read_only=read_only)
-        self._read_only = read_only
-        self._trusted = trusted_method
-        self._lock = threading.RLock()
+        self._read_only, self._trusted, self._lock, self._changes = read_only, trusted_method, threading.RLock(), 0
         # a fresh prefix per process: a page that polled an earlier server never mistakes a new state for its own
         self._boot = secrets.token_hex(4)
-        self._changes = 0
         try:
             created = self.store.is_new
             if created and read_only:
@@ -158,10 +155,8 @@ class HumanSession:
     def _adopt(estimator, seed):
         """A clone of ``estimator``, seeded with ``seed`` when its ``random_state`` is None."""
         if not isinstance(estimator, ActiveEstimator):
-            raise InvalidParameterError(
-                "The 'estimator' argument of HumanSession must be an active estimator (COBRAS, COBRA, ...), "
-                f"got {type(estimator).__name__}."
-            )
+            raise InvalidParameterError("The 'estimator' argument of HumanSession must be an active estimator "
+                                        f"(COBRAS, COBRA, ...), got {type(estimator).__name__}.")
         estimator = clone(estimator)
         if estimator.random_state is None:
             estimator.set_params(random_state=seed)
@@ -174,21 +169,18 @@ class HumanSession:
         encode_params(estimator)  # refuse parameters the file cannot store, before anything is asked
         seed = estimator.random_state
         if not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
-            raise InvalidParameterError(
-                f"The 'random_state' parameter of {type(estimator).__name__} must be an int seed in a session "
-                f"(replaying the answers needs the same questions), got {seed!r}."
-            )
+            raise InvalidParameterError(f"The 'random_state' parameter of {type(estimator).__name__} must be an int "
+                                        "seed in a session (replaying the answers needs the same questions), "
+                                        f"got {seed!r}.")
         return estimator
 
     def _stored_method(self, estimator):
         meta, path = _check_meta(self.store.meta, self.store.path), self.store.path
         if meta["data_fingerprint"] != self.data.fingerprint:
-            raise SessionFileError(
-                f"The session {path} was made for other data: {meta['data_path']} "
-                f"(fingerprint {meta['data_fingerprint'][:12]}), not {self.data.path} "
-                f"(fingerprint {self.data.fingerprint[:12]}). Open it with the data it was made for, "
-                "or start a new session with another session file."
-            )
+            raise SessionFileError(f"The session {path} was made for other data: {meta['data_path']} (fingerprint "
+                                   f"{meta['data_fingerprint'][:12]}), not {self.data.path} (fingerprint "
+                                   f"{self.data.fingerprint[:12]}). Open it with the data it was made for, "
+                                   "or start a new session with another session file.")
         stored, given = meta["data_options"], self.data.options
         # an option a file does not mention (added to linkwise later) has its default, None
         changed = [f"{k}: {stored.get(k)!r} -> {given.get(k)!r}"
@@ -204,8 +196,7 @@ class HumanSession:
             differs = f"method {meta['method']!r}, not {method_spec(estimator)!r}"
         elif json.dumps(wanted, sort_keys=True) != json.dumps(meta["params"], sort_keys=True):
             differs = f"method {meta['method']!r} and " + ", ".join(
-                f"{k}={meta['params'].get(k)!r} (asked: {v!r})" for k, v in wanted.items() if meta["params"].get(k) != v
-            )
+                f"{k}={stored!r} (asked: {v!r})" for k, v in wanted.items() if (stored := meta["params"].get(k)) != v)
         else:
             return estimator
         raise SessionFileError(f"The session {path} was made with {differs}. Leave the method out to continue with the "
@@ -314,12 +305,10 @@ class HumanSession:
             }
 
     # -- actions --------------------------------------------------------------
-    def _writable(self):
+    def _expect(self, position):
+        """Refuse an action on a read-only session, or one that quotes a stale ``position``."""
         if self._read_only:
             raise Refused("This session was opened read-only; nothing can be changed in it.")
-
-    def _expect(self, position):
-        self._writable()
         if position != self.position:
             raise Refused("That question has already been answered (perhaps in another window); "
                           "the current question is shown now.")
@@ -346,9 +335,8 @@ class HumanSession:
             resolved first, or there is no question left.
         """
         if answer is not None and not isinstance(answer, (bool, np.bool_)):
-            raise InvalidParameterError(
-                f"The 'answer' argument of HumanSession.answer must be True, False or None, got {answer!r}."
-            )
+            raise InvalidParameterError(f"The 'answer' argument of HumanSession.answer must be True, False or None, "
+                                        f"got {answer!r}.")
         with self._lock:
             self._expect(position)
             if self._conflict is not None:
@@ -368,13 +356,9 @@ class HumanSession:
         """
         with self._lock:
             self._expect(position)
-            if self._conflict is not None:
-                last = self._conflict[0]
-            elif self._used:
-                last = self._used[-1]
-            else:
+            if self._conflict is None and not self._used:
                 raise Refused("There is no answer to undo.")
-            self.store.undo(last.seq)
+            self.store.undo((self._used[-1] if self._conflict is None else self._conflict[0]).seq)
             self._rebuild()
             return self.state()
 
@@ -386,7 +370,7 @@ class HumanSession:
         ``retracted`` table and the session replays.
         """
         with self._lock:
-            self._writable()
+            self._expect(self.position)  # a contradiction is named by its id instead
             if self._conflict is None or self._conflict[0].seq != conflict_id:
                 raise Refused("That contradiction has already been resolved; the current state is shown now.")
             row, _, earlier = self._conflict
@@ -404,11 +388,9 @@ class HumanSession:
     def answers_frame(self):
         """Every answer ever given (live, undone or corrected) with the two ids and times."""
         ids = self.data.ids.to_numpy()
-        live = [{"seq": a.seq, "i": a.i, "j": a.j, "answer": a.answer, "answered_at": a.answered_at,
-                 "status": "live", "retracted_at": None} for a in self.store.answers()]
+        live = [{**a._asdict(), "status": "live", "retracted_at": None} for a in self.store.answers()]
         gone = [{**r, "status": r["reason"]} for r in self.store.retracted()]
-        frame = pd.DataFrame(live + gone, columns=["seq", "i", "j", "answer", "answered_at", "status",
-                                                   "retracted_at"])
+        frame = pd.DataFrame(live + gone, columns=[*Answer._fields, "status", "retracted_at"])
         frame.insert(1, "id_a", ids[frame["i"].to_numpy(dtype=np.intp)])
         frame.insert(2, "id_b", ids[frame["j"].to_numpy(dtype=np.intp)])
         frame["answer"] = frame["answer"].map(ANSWER_WORDS)

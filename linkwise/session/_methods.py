@@ -66,15 +66,11 @@ def _check_trusted(spec, trusted, what, packages=("linkwise",)):
     if _package(spec) in packages or (trusted is not None and same_method(spec, trusted)):
         return
     if what != "method":
-        raise InvalidParameterError(
-            f"The session file names the {what} {spec!r}; inside a method of linkwise's, linkwise imports only "
-            f"estimators of {' and '.join(packages)}."
-        )
-    raise InvalidParameterError(
-        f"The session file names the method {spec!r}, which is not one of linkwise's; linkwise imports it only "
-        f"if you name it yourself: pass --method {spec} (estimator= or trusted_method= in Python) if you trust "
-        "the file."
-    )
+        raise InvalidParameterError(f"The session file names the {what} {spec!r}; inside a method of linkwise's, "
+                                    f"linkwise imports only estimators of {' and '.join(packages)}.")
+    raise InvalidParameterError(f"The session file names the method {spec!r}, which is not one of linkwise's; linkwise "
+                                f"imports it only if you name it yourself: pass --method {spec} (estimator= or "
+                                "trusted_method= in Python) if you trust the file.")
 
 
 def make_method(cls, params):
@@ -144,10 +140,9 @@ def _encode(value, name, owner):
     if hasattr(value, "get_params"):
         return {_ESTIMATOR_KEY: f"{type(value).__module__}:{type(value).__qualname__}",
                 "params": {k: _encode(v, f"{name}.{k}", owner) for k, v in value.get_params(deep=False).items()}}
-    raise InvalidParameterError(
-        f"The '{name}' parameter of {owner} is {value!r}; a session file stores only numbers, "
-        "strings, lists, dicts and estimators. Pass a plain value (an int seed for random_state)."
-    )
+    raise InvalidParameterError(f"The '{name}' parameter of {owner} is {value!r}; a session file stores only "
+                                "numbers, strings, lists, dicts and estimators. Pass a plain value (an int seed for "
+                                "random_state).")
 
 
 def encode_params(estimator):

@@ -156,10 +156,8 @@ class SessionStore:
         meta = {"format": FORMAT, "created_at": _now(), **meta}
         with self._db:
             self._db.execute("BEGIN")
-            self._db.executemany(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                [(k, json.dumps(v)) for k, v in meta.items()],
-            )
+            self._db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                                 [(k, json.dumps(v)) for k, v in meta.items()])
         self.meta = meta
 
     def add(self, i, j, answer):
@@ -177,29 +175,24 @@ class SessionStore:
         return [Answer(s, i, j, _from_db(a), t) for s, i, j, a, t in rows]
 
     def _retract(self, seq, reason):
+        """Begin the transaction (in ``with self._db``) that keeps answer ``seq`` in ``retracted``; returns its row."""
+        self._db.execute("BEGIN")
         row = next(iter(self._read("SELECT seq, i, j, answer, answered_at FROM answers WHERE seq = ?", (seq,))), None)
         if row is None:
             raise KeyError(f"no stored answer #{seq}")
-        self._db.execute(
-            "INSERT INTO retracted (seq, i, j, answer, answered_at, retracted_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (*row, _now(), reason),
-        )
+        self._db.execute("INSERT INTO retracted (seq, i, j, answer, answered_at, retracted_at, reason) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?)", (*row, _now(), reason))
         return row
 
     def undo(self, seq):
         """Remove answer ``seq`` (kept in the ``retracted`` table)."""
         with self._db:
-            self._db.execute("BEGIN")
             self._retract(seq, "undone")
             self._db.execute("DELETE FROM answers WHERE seq = ?", (seq,))
 
     def correct(self, seq):
-        """Flip answer ``seq`` (same <-> different): the person said it was wrong.
-
-        The original is kept in the ``retracted`` table.
-        """
+        """Flip answer ``seq`` (same <-> different), said to be wrong; the original stays in ``retracted``."""
         with self._db:
-            self._db.execute("BEGIN")
             row = self._retract(seq, "corrected")
             if row[3] is None:
                 raise ValueError(f"answer #{seq} is 'don't know'; only a same/different answer can be corrected")
@@ -234,11 +227,8 @@ class SessionStore:
 
 
 def _connect_read_only(target, trusted=True):
-    """A connection that cannot write ``target`` nor leave -wal/-shm files beside it.
-
-    Reading a WAL database creates them unless opened immutable (the main file alone): right when no -wal file
-    exists (the last writer checkpointed), and for a file not linkwise's, which needs only a look.
-    """
+    """A connection that cannot write ``target`` nor leave -wal/-shm files beside it."""
+    # reading WAL makes them unless immutable: right with no -wal file, and for a file not linkwise's (a look only)
     live = target.with_name(target.name + "-wal").exists()
     return sqlite3.connect(f"{target.as_uri()}?mode=ro" + ("" if trusted and live else "&immutable=1"), uri=True)
 
@@ -268,23 +258,17 @@ def _inspect(path, target):
         try:
             meta[key] = json.loads(value)
         except ValueError:
-            raise SessionFileError(
-                f"The session file {path} is damaged: its meta entry {key!r} is not JSON ({value[:40]!r})."
-            ) from None
+            raise SessionFileError(f"The session file {path} is damaged: its meta entry {key!r} is not JSON "
+                                   f"({value[:40]!r}).") from None
     if meta and meta.get("format") != FORMAT:
-        raise SessionFileError(
-            f"{path} is a session file of format {meta.get('format')!r}; this linkwise reads format {FORMAT}."
-        )
+        raise SessionFileError(f"{path} is a session file of format {meta.get('format')!r}; "
+                               f"this linkwise reads format {FORMAT}.")
     return meta
 
 
 def _hold_lock(path, target):
-    """Open ``<target>.lock`` and lock it without waiting; the open file keeps the lock.
-
-    ``target`` is the resolved file, so two names of one session share the lock.
-    """
-    lock_path = target.with_name(target.name + ".lock")
-    f = open(lock_path, "a+")
+    """Lock ``<target>.lock`` without waiting (the resolved ``target``: one lock for every name of the file)."""
+    f = open(target.with_name(target.name + ".lock"), "a+")  # the open file keeps the lock
     try:
         _try_lock(f)
     except OSError:
