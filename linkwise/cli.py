@@ -1,11 +1,9 @@
 """The ``linkwise`` command: a thin shell over the library.
 
-Each verb lives next to the library code it calls and is imported only when
-invoked, so ``linkwise datasets`` does not load the web server or Dask, and
-works without any extra. Every verb runs inside one funnel
-(:meth:`_LazyGroup.invoke`) that turns the errors of the person's input (bad
-arguments, unreadable or damaged files, an extra that is not installed) into
-one ``Error:`` line; any other exception is a bug and keeps its traceback.
+Each verb lives next to the library code it calls and is imported only when invoked, so ``linkwise datasets`` does
+not load the web server or Dask, and works without any extra. Every verb runs inside one funnel
+(:meth:`_LazyGroup.invoke`) that turns the errors of the person's input (bad arguments, unreadable or damaged files,
+an extra that is not installed) into one ``Error:`` line; any other exception is a bug and keeps its traceback.
 """
 
 import importlib

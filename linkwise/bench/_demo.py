@@ -8,8 +8,7 @@ from linkwise.bench._runner import run
 
 __all__ = ["DEMO_METHODS", "DEMO_DATASETS", "DEMO_BUDGETS", "run_demo"]
 
-# the default (Auto), then one or two of every family: the k-means family with random questions and with
-# active strategies, COBRA and COBRAS, active COBS, Bayesian active clustering
+# the default (Auto), then one or two of every family
 DEMO_METHODS = ("auto", "kmeans", "copkmeans-random", "pckmeans-random", "mpckmeans-random", "pckmeans-minmax",
                 "mpckmeans-minmax", "pckmeans-npu", "cobra-25", "cobras", "active-cobs", "bac-info")
 DEMO_DATASETS = ("wine",)

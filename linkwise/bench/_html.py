@@ -24,11 +24,9 @@ def learning_curve(curves, dataset, metric, path):
         import matplotlib.pyplot as plt
 
     data = curves[curves["dataset"] == dataset]
-    methods = list(dict.fromkeys(data["method"]))
     colors = plt.get_cmap("tab20").colors  # dark shades for the first ten methods, light ones after
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
-    for n, method in enumerate(methods):
-        mine = data[data["method"] == method]
+    for n, (method, mine) in enumerate(data.groupby("method", sort=False)):
         color = colors[(2 * n) % 20 + (n >= 10)]
         if mine["budget"].isna().all():  # own number of questions: one point with its spread
             ax.errorbar(mine["queries"], mine["mean"], yerr=mine["std"], fmt="D", color=color, capsize=3, label=method)
@@ -36,7 +34,7 @@ def learning_curve(curves, dataset, metric, path):
         mine = mine.dropna(subset=["budget"])
         x = mine["budget"].to_numpy(dtype=float)
         ax.plot(x, mine["mean"], marker="o", markersize=3, color=color, linestyle="-" if n < 10 else "--", label=method)
-        band = 0.12 if len(methods) <= 6 else 0.05  # many overlapping bands would hide the lines
+        band = 0.12 if data["method"].nunique() <= 6 else 0.05  # many overlapping bands would hide the lines
         ax.fill_between(x, mine["mean"] - mine["std"], mine["mean"] + mine["std"], color=color, alpha=band)
     ax.set_xlabel("questions asked")
     ax.set_ylabel(f"{_METRIC_NAMES[metric]} on the test folds")
@@ -72,8 +70,7 @@ def _curve_table(rep, dataset):
     """Methods x budgets of "mean ± std" for one dataset; own-question methods as "score @ questions"."""
     data = rep.curves[rep.curves["dataset"] == dataset]
     rows = []
-    for method in dict.fromkeys(data["method"]):
-        mine = data[data["method"] == method]
+    for method, mine in data.groupby("method", sort=False):
         if mine["budget"].isna().all():
             score = _text(mine["mean"].iloc[0], mine["std"].iloc[0])
             row = {"own questions": f"{score} @ {mine['queries'].iloc[0]:.1f}"}
@@ -132,8 +129,8 @@ def _runtime_table(rep):
     largest = f"{rep.config['budgets'][-1]} questions"
     own = [m for m, meta in rep.config["methods"].items() if meta["kind"] == "own"]
     data = rep.summary[(rep.summary["setting"] == largest) | (rep.summary["method"].isin(own))]
-    data = data.drop_duplicates(["dataset", "method"])
-    table = data.pivot(index="dataset", columns="method", values="seconds").map(lambda v: f"{v:.2f}")
+    table = data.drop_duplicates(["dataset", "method"]).pivot(index="dataset", columns="method", values="seconds")
+    table = table.map("{:.2f}".format)
     return table.fillna("").rename_axis(index="dataset", columns=None).reset_index()
 
 

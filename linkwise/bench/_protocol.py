@@ -1,8 +1,7 @@
 """The evaluation protocol of the active-clustering papers: folds, seeds, the guarded oracle, scores.
 
-Stratified k-fold cross-validation (Van Craenendonck et al., IJCAI 2017;
-Van Craenendonck & Blockeel, Machine Learning 2017): a method sees every row
-but may ask only about the training rows of a fold, and its clustering is
+Stratified k-fold cross-validation (Van Craenendonck et al., IJCAI 2017; Van Craenendonck & Blockeel, Machine
+Learning 2017): a method sees every row but may ask only about the training rows of a fold, and its clustering is
 scored on the test rows. Repeats reshuffle the folds with another seed.
 """
 

@@ -1,11 +1,9 @@
 """Tables and statistics from the raw results: summaries, wins/losses, average ranks, Friedman + Holm.
 
-A *setting* is one column of comparison: a budget of the grid ("25
-questions"), or "as cobra-25", where COBRA's rows meet every other method's
-rows at the number of questions COBRA asked in the same fold (its paper's
-protocol). Ranks and tests follow Demšar (JMLR 2006): methods ranked per
-dataset on the mean score, the Friedman test over datasets, and Holm's
-step-down correction of each method's z-test against the best-ranked one.
+A *setting* is one column of comparison: a budget of the grid ("25 questions"), or "as cobra-25", where COBRA's rows
+meet every other method's rows at the number of questions COBRA asked in the same fold (its paper's protocol).
+Ranks and tests follow Demšar (JMLR 2006): methods ranked per dataset on the mean score, the Friedman test over
+datasets, and Holm's step-down correction of each method's z-test against the best-ranked one.
 """
 
 from dataclasses import dataclass, field
@@ -185,10 +183,8 @@ def friedman_holm(matrix, alpha=ALPHA):
     # Holm: the i-th smallest p-value is multiplied by (m - i); adjusted values never decrease
     adjusted = np.empty_like(p)
     adjusted[order] = np.minimum(1.0, np.maximum.accumulate(p[order] * (len(p) - np.arange(len(p)))))
-    posthoc.loc[others.index, "z"] = z.to_numpy()
-    posthoc.loc[others.index, "p"] = p
-    posthoc.loc[others.index, "p_holm"] = adjusted
-    posthoc.loc[others.index, "significant"] = adjusted < alpha
+    for column, values in (("z", z.to_numpy()), ("p", p), ("p_holm", adjusted), ("significant", adjusted < alpha)):
+        posthoc.loc[others.index, column] = values
     return (float(statistic), float(p_value)), posthoc
 
 

@@ -47,7 +47,9 @@ def load_results(out):
     path = Path(out) / RESULTS
     if not path.is_file():
         raise InvalidParameterError(f"{out} holds no {RESULTS}: run `linkwise bench --out {out}` first.")
-    _drop_torn_line(path)
+    with open(path, "rb+") as f:  # cut a last line a kill interrupted (cells are appended whole: at most one)
+        if (data := f.read()) and not data.endswith(b"\n"):
+            f.truncate(data.rfind(b"\n") + 1)
     frame = pd.read_csv(path, dtype={"method": str, "dataset": str})
     frame["budget"] = frame["budget"].astype("Int64")
     return frame.sort_values(KEY + ["budget"], na_position="first", kind="stable").reset_index(drop=True)
@@ -58,14 +60,6 @@ def results_so_far(out):
     if (Path(out) / RESULTS).exists():
         return load_results(out)
     return pd.DataFrame({c: pd.Series(dtype="Int64" if c == "budget" else None) for c in COLUMNS})
-
-
-def _drop_torn_line(path):
-    """Cut a last line that a kill interrupted (cells are appended whole, so at most one)."""
-    with open(path, "rb+") as f:
-        data = f.read()
-        if data and not data.endswith(b"\n"):
-            f.truncate(data.rfind(b"\n") + 1)
 
 
 def append_rows(out, rows):

@@ -1,13 +1,10 @@
 """Run the protocol: one joblib task per (method, dataset, repeat, fold) cell, results appended as cells finish.
 
-A run that is killed loses at most the cells still running (the files are
-kept by :mod:`linkwise.bench._results`); ``resume=True`` skips every finished
-cell, retries the failed ones, and refuses other protocol settings.
+A run that is killed loses at most the cells still running (the files are kept by :mod:`linkwise.bench._results`);
+``resume=True`` skips every finished cell, retries the failed ones, and refuses other protocol settings.
 
-Methods that decide their own number of questions (COBRA) run first; every
-other method is then also run, in the same fold and repeat, at the number of
-questions each of them asked (the COBRA paper's protocol), besides the budgets
-of the grid.
+Methods that decide their own number of questions (COBRA) run first; every other method is then also run, in the
+same fold and repeat, at the number of questions each of them asked (the COBRA paper's protocol), besides the grid.
 """
 
 import os
@@ -115,9 +112,7 @@ def _check_config(datasets, methods, budgets, folds, repeats, seed, scale, noise
     names = _datasets.names(data_dir)
     if datasets is None:
         datasets = [n for n in names if n in _datasets.names()]  # shipped ones
-    elif isinstance(datasets, str):
-        datasets = [datasets]
-    datasets = list(datasets)
+    datasets = [datasets] if isinstance(datasets, str) else list(datasets)
     unknown = [d for d in datasets if d not in names]
     if unknown or not datasets:
         raise InvalidParameterError(f"Unknown dataset(s) {', '.join(map(repr, unknown)) or '(none given)'}. Known: "
@@ -161,8 +156,7 @@ def _check_config(datasets, methods, budgets, folds, repeats, seed, scale, noise
 
 def _open_out(out, config, resume):
     out = Path(out)
-    results = out / files.RESULTS
-    if results.exists() and not resume:
+    if (out / files.RESULTS).exists() and not resume:
         raise InvalidParameterError(f"{out} already holds results; pass resume=True (--resume) to continue that run, "
                                     "or choose another out.")
     previous = files.read_config(out) if resume else None

@@ -36,8 +36,7 @@ def print_summary(rep, console=None):
     for dataset in dict.fromkeys(curves["dataset"]):
         data = curves[curves["dataset"] == dataset]
         table = table_of(f"{dataset}: mean {name} on the test folds", [*(f"{b} q" for b in budgets), "own questions"])
-        for method in dict.fromkeys(data["method"]):
-            mine = data[data["method"] == method]
+        for method, mine in data.groupby("method", sort=False):
             if mine["budget"].isna().all():
                 row = [""] * len(budgets) + [f"{mine['mean'].iloc[0]:.3f} @ {mine['queries'].iloc[0]:.0f} q"]
             else:
@@ -127,10 +126,8 @@ def bench(ctx, list_, **params):
     with requires("bench", "linkwise bench"):
         from rich.console import Console
 
-    params["datasets"] = _split(params["datasets"])
-    params["methods"] = _split(params["methods"])
-    params["budgets"] = _split(params["budgets"], int)
-    params["scale"] = None if params["scale"] == "none" else params["scale"]
+    params.update(datasets=_split(params["datasets"]), methods=_split(params["methods"]),
+                  budgets=_split(params["budgets"], int), scale=None if params["scale"] == "none" else params["scale"])
     if params["resume"]:
         params = _stored_defaults(ctx, params["out"], params)
     rep = run(progress=True, **params)  # bad input becomes one "Error:" line in the cli's funnel

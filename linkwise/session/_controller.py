@@ -1,15 +1,10 @@
-"""One human session: an ActiveSession fed from, and saved to, a session file.
+"""One human session, what the web page and the terminal prompt talk to: an ActiveSession fed from a session file.
 
-The controller is what the web page and the terminal prompt talk to. There is
-one current question per session, whoever looks at it: an answer names the
-question it answers (its *position*), and an answer to a question that is no
-longer current is refused, so two browser tabs cannot answer twice.
-
-Resuming relies on the loop's determinism: the same data, seed and answers
-give the same questions. Opening a session replays the stored answers *by
-pair* into a fresh :class:`~linkwise.ActiveSession` and stops at the first
-question the file does not answer; undo and corrections edit the file and
-replay.
+There is one current question, whoever looks at it: an answer names the question it answers (its *position*), and
+one to a question no longer current is refused, so two browser tabs cannot answer twice. Opening a session replays
+the stored answers *by pair* into a fresh :class:`~linkwise.ActiveSession` (the loop is deterministic: the same data,
+seed and answers give the same questions) up to the first question the file does not answer; undo and corrections
+edit the file and replay.
 """
 
 import json
@@ -291,10 +286,8 @@ class HumanSession:
         with self._lock:
             session = self._session
             pair = None if self._conflict is not None else session.ask()
-            question = None
-            if pair is not None:
-                question = {"pair": [int(pair[0]), int(pair[1])], "number": session.n_queries + 1,
-                            "items": [self.data.item(pair[0]), self.data.item(pair[1])]}
+            question = None if pair is None else {"pair": [int(pair[0]), int(pair[1])], "number": session.n_queries + 1,
+                                                  "items": [self.data.item(pair[0]), self.data.item(pair[1])]}
             return {
                 "position": self.position, "revision": self.revision, "question": question,
                 "conflict": None if self._conflict is None else self._conflict_state(),

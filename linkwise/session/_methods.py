@@ -1,14 +1,10 @@
 """Naming an active method and storing its parameters in a session file.
 
-A session file must rebuild exactly the estimator that asked the questions, so
-a method is stored as a spec (a short name such as ``cobras`` or an import path
-``module:Class``) plus its ``get_params()`` as JSON. Nested estimators (a
-clusterer inside ``ActiveClustering``) are stored the same way, recursively.
-
-A session file is data, not code: the specs it names are imported only when
-they are linkwise's own (or scikit-learn's, for nested estimators), or when
-the person names the same method themselves (``--method``), since importing a
-module runs it.
+A session file must rebuild exactly the estimator that asked the questions: a method is stored as a spec (a short
+name such as ``cobras``, or ``module:Class``) plus its ``get_params()`` as JSON, nested estimators (a clusterer
+inside ``ActiveClustering``) recursively. A session file is data, not code: linkwise imports the specs it names only
+when they are its own (or scikit-learn's, nested), or when the person names the same method (``--method``), since
+importing a module runs it.
 """
 
 import numbers

@@ -1,14 +1,11 @@
 """The session file: one SQLite database (WAL) per human session.
 
-It holds what is needed to resume exactly: the data's fingerprint and feature
-options, the method and its parameters (with the seed), and every answer with
-its time. Each answer is committed before the next question is shown, so a
-crash loses nothing. Undone and corrected answers are not erased: the original
-is kept in a ``retracted`` table with the reason.
+It holds what resuming exactly needs: the data's fingerprint and feature options, the method with its parameters
+(and seed), and every answer with its time, committed before the next question is shown (a crash loses nothing).
+Undone and corrected answers are not erased but kept in a ``retracted`` table with the reason.
 
-A session file is marked as linkwise's by its SQLite ``application_id``. An
-existing file is inspected read-only first, and any other file (empty, not
-SQLite, another program's database) is refused untouched: a mistyped
+A session file is marked as linkwise's by its SQLite ``application_id``. An existing file is inspected read-only
+first, and any other file (empty, not SQLite, another program's database) is refused untouched: a mistyped
 ``--session`` never costs the user a file.
 """
 
