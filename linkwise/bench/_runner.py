@@ -12,6 +12,7 @@ import time
 import traceback
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from itertools import product
 from pathlib import Path
 
 import numpy as np
@@ -162,8 +163,7 @@ def _open_out(out, config, resume):
     previous = files.read_config(out) if resume else None
     out.mkdir(parents=True, exist_ok=True)
     if previous is not None:
-        changed = [k for k in files.PROTOCOL_KEYS if previous.get(k) != config[k]]
-        if changed:
+        if changed := [k for k in files.PROTOCOL_KEYS if previous.get(k) != config[k]]:
             detail = ", ".join(f"{k}={previous.get(k)!r} (now {config[k]!r})" for k in changed)
             raise InvalidParameterError(f"{out} holds a run with other settings: {detail}. Resume with the same ones.")
         # a resumed run may add methods or datasets; the report covers all of them
@@ -182,18 +182,15 @@ def _tasks(specs, kinds, datasets, config, frame):
         if pd.isna(row.budget):
             matched.setdefault((row.dataset, row.repeat, row.fold), set()).add(int(row.n_queries))
     tasks = []
-    for spec in specs:
-        for dataset in datasets:
-            for repeat in range(config["repeats"]):
-                for fold in range(config["folds"]):
-                    key = (spec.name, dataset, repeat, fold)
-                    if kinds[spec.name] == "own":
-                        budgets, done = (), key in present
-                    else:
-                        budgets = tuple(sorted(set(config["budgets"]) | matched.get((dataset, repeat, fold), set())))
-                        done = set(budgets) <= present.get(key, set())
-                    if not done:
-                        tasks.append(_Task(spec, kinds[spec.name], dataset, repeat, fold, budgets, **common))
+    for spec, dataset, repeat, fold in product(specs, datasets, range(config["repeats"]), range(config["folds"])):
+        key = (spec.name, dataset, repeat, fold)
+        if kinds[spec.name] == "own":
+            budgets, done = (), key in present
+        else:
+            budgets = tuple(sorted(set(config["budgets"]) | matched.get((dataset, repeat, fold), set())))
+            done = set(budgets) <= present.get(key, set())
+        if not done:
+            tasks.append(_Task(spec, kinds[spec.name], dataset, repeat, fold, budgets, **common))
     return tasks
 
 

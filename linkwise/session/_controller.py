@@ -191,7 +191,7 @@ class HumanSession:
             differs = f"method {meta['method']!r}, not {method_spec(estimator)!r}"
         elif json.dumps(wanted, sort_keys=True) != json.dumps(meta["params"], sort_keys=True):
             differs = f"method {meta['method']!r} and " + ", ".join(
-                f"{k}={stored!r} (asked: {v!r})" for k, v in wanted.items() if (stored := meta["params"].get(k)) != v)
+                f"{k}={was!r} (asked: {v!r})" for k, v in wanted.items() if (was := meta["params"].get(k)) != v)
         else:
             return estimator
         raise SessionFileError(f"The session {path} was made with {differs}. Leave the method out to continue with the "
