@@ -52,23 +52,19 @@ def draw_pairs(rng, rows, n_code, size, seen):
 class ActiveCOBS(RepairAttributes, ActiveEstimator):
     """Active constraint-based selection (COBS with active constraint selection).
 
-    The candidate clusterings of :class:`~linkwise.COBS` form a committee.
-    Each clustering has a weight, 1 at first. From a random sample of
-    ``sample_size`` queryable pairs, the method asks the pair with the lowest
-    weighted agreement ``|sum of weights of clusterings that put the pair
-    together - sum of weights of those that separate it|``; clusterings that
-    predicted the answer have their weight multiplied by ``update_factor``,
-    the others divided by it. After every answer the clustering is the
-    candidate satisfying the most answers (ties: the one that agrees most
-    with the weighted committee, see :class:`~linkwise.COBS`), so the method
-    is anytime (``labels_history_``). When the sample is used up, a
-    new one is drawn from pairs not sampled before. Pairs whose answer follows
-    from earlier ones are answered by the constraint store for free and count
-    like asked ones. Contradicting answers (a noisy person) are kept and
-    simply counted, unless ``noise_probability`` is above 0: the answers are
-    then those of a belief (:class:`~linkwise.cobra.NoisyAnswers`, the
-    wrong-answer repair of :class:`~linkwise.NoiseRobustCOBRAS`) which checks
-    doubtful answers and settles contradictions with extra questions.
+    The candidate clusterings of :class:`~linkwise.COBS` form a committee,
+    each with a weight, 1 at first. From a random sample of ``sample_size``
+    queryable pairs (a new one, of pairs not sampled before, when it is used
+    up), the method asks the pair with the lowest weighted agreement ``|sum
+    of weights of clusterings that put the pair together - sum of weights of
+    those that separate it|``; clusterings that predicted the answer have
+    their weight multiplied by ``update_factor``, the others divided by it.
+    After every answer the clustering is the candidate satisfying the most
+    answers (ties: see :class:`~linkwise.COBS`), so the method is anytime
+    (``labels_history_``). Pairs whose answer follows from earlier ones are
+    answered by the constraint store for free and count like asked ones.
+    Contradicting answers (a noisy person) are simply counted, unless
+    ``noise_probability`` is above 0 (wrong-answer repair, below).
 
     Parameters
     ----------
@@ -95,18 +91,16 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
     n_jobs : int, optional
         joblib parallelism of the candidate generation.
     cache : str or path, optional
-        Directory where generated candidates are stored for later processes;
-        within one, fits on the same data reuse them anyway (costs and the
-        in-memory memo: :func:`linkwise.cobs.generate`).
+        Directory for generated candidates, as for :class:`~linkwise.COBS`.
     noise_probability : float in [0, 0.5), default=0.0
         Prior guess of the share of wrong answers. 0: every answer is
-        trusted. Above 0: wrong-answer repair, as in
-        :class:`~linkwise.NoiseRobustCOBRAS`: a must-link answer that nothing
-        else confirms is checked with an extra question that closes a cycle
-        with it, a contradiction is settled with a few more, and when an
-        answer is believed wrong, the weights and scores are computed again
-        from every answer as believed. On right answers the method's own
-        questions are those it asks with 0, with the checks in between.
+        trusted. Above 0: the answers are those of a belief
+        (:class:`~linkwise.cobra.NoisyAnswers`, the wrong-answer repair of
+        :class:`~linkwise.NoiseRobustCOBRAS`): a must-link answer that
+        nothing else confirms is checked with an extra question that closes a
+        cycle with it, a contradiction is settled with a few more, and when
+        an answer is believed wrong, weights and scores are computed again
+        from every answer as believed (right answers: 0's questions, plus checks).
     random_state : int, RandomState instance or None
         Seeds the generation and the pair samples.
 
@@ -155,41 +149,21 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
 
     _anytime = True
 
-    def __init__(
-        self,
-        *,
-        algorithms=FAMILIES,
-        grid=None,
-        dbscan_noise="singletons",
-        update_factor=2.0,
-        sample_size=200,
-        max_queries=None,
-        max_samples=20_000,
-        n_jobs=None,
-        cache=None,
-        noise_probability=0.0,
-        random_state=None,
-    ):
-        self.algorithms = algorithms
-        self.grid = grid
-        self.dbscan_noise = dbscan_noise
-        self.update_factor = update_factor
-        self.sample_size = sample_size
-        self.max_queries = max_queries
-        self.max_samples = max_samples
-        self.n_jobs = n_jobs
-        self.cache = cache
-        self.noise_probability = noise_probability
-        self.random_state = random_state
+    def __init__(self, *, algorithms=FAMILIES, grid=None, dbscan_noise="singletons", update_factor=2.0,
+                 sample_size=200, max_queries=None, max_samples=20_000, n_jobs=None, cache=None,
+                 noise_probability=0.0, random_state=None):
+        self.algorithms, self.grid, self.dbscan_noise = algorithms, grid, dbscan_noise
+        self.update_factor, self.sample_size, self.max_queries = update_factor, sample_size, max_queries
+        self.max_samples, self.n_jobs, self.cache = max_samples, n_jobs, cache
+        self.noise_probability, self.random_state = noise_probability, random_state
 
     def _validate_params(self):
         check_common(self, (self.algorithms, self.grid), self.dbscan_noise, self.n_jobs, self.cache)
         check_scalar(self.update_factor, "update_factor", self, kind="float", low=1.0)
         check_scalar(self.sample_size, "sample_size", self, kind="int", low=1)
         check_scalar(self.max_samples, "max_samples", self, kind="int", low=2)
-        check_scalar(
-            self.noise_probability, "noise_probability", self, kind="float", low=0.0, high=0.5, include_high=False
-        )
+        p = self.noise_probability
+        check_scalar(p, "noise_probability", self, kind="float", low=0.0, high=0.5, include_high=False)
 
     def _tolerant_constraints(self):
         return True  # selection counts answers, so a contradiction is no reason to stop
@@ -212,8 +186,7 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
         cands = candidates_for(data, spec, self.dbscan_noise, self.n_jobs, self.cache, ctx.rng, owner)
         global_row = np.arange(ctx.n_samples) if rows is None else rows
         self.candidates_, self.sample_indices_, self._refits = cands, rows, {}
-        self._agreement = agreement_matrix(cands.labels)
-        log_w = np.zeros(len(cands))
+        self._agreement, log_w = agreement_matrix(cands.labels), np.zeros(len(cands))
         self.scores_ = np.zeros(len(cands), dtype=np.intp)
         self._select(ctx, log_w, to_row)
         step = np.log(self.update_factor)
@@ -257,7 +230,6 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
         return step * (2 * self.scores_ - together.size)
 
     def _select(self, ctx, log_w, to_row):
-        """Update the weights and the current clustering after an answer."""
         self.weights_ = np.exp(log_w - log_w.max())  # in log space: m ** k overflows after ~1000 answers
         self.best_index_ = best_candidate(self.scores_, self.weights_, self._agreement)
         self.best_ = dict(self.candidates_.params[self.best_index_])

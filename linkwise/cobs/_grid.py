@@ -91,18 +91,16 @@ class GridSpec:
     """
 
     def __init__(self, algorithms, grid, owner):
+        names = ", ".join(map(repr, FAMILIES))
         if isinstance(algorithms, str) or not hasattr(algorithms, "__iter__"):
             raise InvalidParameterError(
-                f"The 'algorithms' parameter of {owner} must be a sequence of names from "
-                f"{', '.join(map(repr, FAMILIES))}, got {algorithms!r}."
+                f"The 'algorithms' parameter of {owner} must be a sequence of names from {names}, got {algorithms!r}."
             )
-        algorithms = list(algorithms)
-        for name in algorithms:
-            check_option(name, "algorithms", owner, FAMILIES)
+        algorithms = [check_option(name, "algorithms", owner, FAMILIES) for name in algorithms]
         if not algorithms or len(set(algorithms)) != len(algorithms):
             raise InvalidParameterError(
-                f"The 'algorithms' parameter of {owner} must name each of "
-                f"{', '.join(map(repr, FAMILIES))} at most once and at least one, got {algorithms!r}."
+                f"The 'algorithms' parameter of {owner} must name each of {names} at most once and at least one, "
+                f"got {algorithms!r}."
             )
         if grid is not None and not isinstance(grid, dict):
             raise InvalidParameterError(
@@ -121,10 +119,7 @@ class GridSpec:
                 check_option(key, f"grid[{family!r}]", owner, _KEYS[family])
         defaults = paper_grid()
         self.families = [f for f in FAMILIES if f in algorithms]  # canonical order
-        self.values = {}
-        for family in self.families:
-            merged = {**defaults[family], **grid.get(family, {})}
-            self.values[family] = self._checked(family, merged, owner)
+        self.values = {f: self._checked(f, {**defaults[f], **grid.get(f, {})}, owner) for f in self.families}
 
     @staticmethod
     def _checked(family, values, owner):
