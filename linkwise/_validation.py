@@ -115,10 +115,8 @@ def check_index_set(indices, n_samples, name, owner, *, allow_empty=False):
 def check_y_ignored(y, owner):
     """Refuse a constraint list passed positionally to ``fit(X, y=None, *, ml=None, cl=None)``.
 
-    ``y`` is there for scikit-learn (pipelines, the estimator checks pass
-    labels) and ignored, so ``fit(X, pairs)`` would silently drop the pairs;
-    a 2-D ``y`` is taken for that mistake. (``fit(X, ml, cl)`` is a
-    TypeError anyway: the constraints are keyword-only.)
+    ``y`` is there for scikit-learn and ignored, so ``fit(X, pairs)`` would
+    silently drop the pairs: a 2-D ``y`` is taken for that mistake.
 
     Examples
     --------
@@ -135,12 +133,8 @@ def check_y_ignored(y, owner):
 
 
 def check_data(X, owner, *, validate=False, **kwargs):
-    """``X`` as float64 through scikit-learn's checks, with NaN and infinity refused by :func:`check_finite`.
-
-    ``validate=True`` runs ``validate_data`` on the estimator ``owner`` (which
-    records or checks ``n_features_in_``), otherwise ``check_array``;
-    ``kwargs`` go to either.
-    """
+    """``X`` as float64 through ``check_array`` (or ``validate_data`` on the estimator ``owner`` if ``validate``,
+    to record or check ``n_features_in_``) with ``kwargs``, NaN and infinity refused by :func:`check_finite`."""
     if validate:
         return check_finite(validate_data(owner, X, dtype=np.float64, ensure_all_finite=False, **kwargs), owner)
     kwargs.update(input_name="X", estimator=owner_name(owner))
@@ -148,10 +142,8 @@ def check_data(X, owner, *, validate=False, **kwargs):
 
 
 def check_finite(X, owner, name="X"):
-    """Refuse NaN or infinite values in one line that names the first offending cell.
-
-    scikit-learn's own message runs over several lines of advice; this one
-    says where the value is and what to do.
+    """Refuse NaN or infinite values in one line that names the first offending cell (scikit-learn's runs
+    over several lines of advice).
 
     Examples
     --------

@@ -75,30 +75,27 @@ def check_active_estimator(estimator, X=None, y=None, *, max_queries=6):
     Each check fits clones of ``estimator`` (``random_state=0``, a small
     budget) on small data with an oracle answering from ``y``:
 
-    - **budget**: ``n_queries_ <= max_queries``, the oracle asked exactly
-      ``n_queries_`` times, ``query_log_`` one entry per question and
-      ``constraints_`` the log's answers in order; ``max_queries=0`` asks
-      nothing and still labels every row;
-    - **queryable**: only pairs of two different ``queryable`` rows are
-      asked (indices or a boolean mask, the same run), labels cover every row;
-    - **don't know**: a pair answered None is never asked again and is not
-      stored as a constraint;
-    - **determinism**: the same ``random_state`` gives the same questions,
+    - **budget**: ``n_queries_ <= max_queries``, as many oracle calls and
+      ``query_log_`` entries, ``constraints_`` the log's answers in order;
+      ``max_queries=0`` asks nothing and still labels every row;
+    - **queryable**: only pairs of two different ``queryable`` rows (indices
+      or a boolean mask, the same run) are asked; labels cover every row;
+    - **don't know**: a pair answered None is never asked again nor stored;
+    - **determinism**: the same ``random_state``, the same questions,
       labels and history;
-    - **user objects**: ``X``, ``queryable`` and the estimator's parameters
-      (nested estimators included) are not modified;
-    - **labels history**: for anytime estimators, ``labels_history_`` has
-      one row per question over every row, the last one ``labels_``;
-    - **session**: :class:`~linkwise.ActiveSession` ask/tell gives ``fit``'s
-      questions and labels, leaves the estimator given to it unfitted, and
+    - **user objects**: ``X``, ``queryable`` and the parameters (nested
+      estimators included) are not modified;
+    - **labels history** (anytime estimators): one row per question over
+      every row, the last one ``labels_``;
+    - **session**: :class:`~linkwise.ActiveSession` gives ``fit``'s questions
+      and labels, leaves the estimator given to it unfitted, and
       :meth:`~linkwise.ActiveSession.replay` of part of the answers resumes
       at the next question;
-    - **bad oracle**: an object without ``query``, or an answer that is not
-      True/False/None, is a ``TypeError`` naming the argument; an oracle that
-      fails propagates its error, the answers before it are kept and the
-      estimator is left unfitted;
-    - **wrong answers**: an oracle wrong on 30 % of the pairs (contradicting
-      itself) does not stop the run;
+    - **bad oracle**: no ``query``, or an answer not True/False/None, is a
+      ``TypeError`` naming the argument; an oracle's error propagates, the
+      answers before it are kept and the estimator is left unfitted;
+    - **wrong answers**: an oracle wrong on 30 % of the pairs does not stop
+      the run;
     - **parameters**: ``get_params`` lists the constructor's parameters,
       ``set_params`` and :func:`~sklearn.base.clone` give them back, and a
       fitted estimator pickles.
@@ -160,8 +157,7 @@ class _Asked:
     """An oracle that records its questions; ``answer(k, i, j)`` answers the k-th (from 0)."""
 
     def __init__(self, answer):
-        self.answer = answer
-        self.asked = []
+        self.answer, self.asked = answer, []
 
     def query(self, i, j):
         self.asked.append((int(i), int(j)))
@@ -193,11 +189,8 @@ def _check_budget(case):
 
 
 def _check_queryable(case):
-    rows = np.arange(0, len(case.X), 2)
-    mask = np.zeros(len(case.X), dtype=bool)
-    mask[rows] = True
-    runs = []
-    for queryable in (rows, mask):
+    mask, runs = np.arange(len(case.X)) % 2 == 0, []
+    for queryable in (np.flatnonzero(mask), mask):
         oracle = _Asked(lambda k, i, j: case.truth(i, j))
         est = case.make().fit(case.X, oracle, queryable=queryable)
         outside = [(i, j) for i, j in oracle.asked if i == j or not (mask[i] and mask[j])]
@@ -314,15 +307,4 @@ def _check_params(case):
     case.expect(np.array_equal(again.labels_, fitted.labels_), "a pickled fitted estimator lost its labels_.")
 
 
-_CHECKS = (
-    _check_budget,
-    _check_queryable,
-    _check_dont_know,
-    _check_determinism,
-    _check_user_objects,
-    _check_labels_history,
-    _check_session,
-    _check_bad_oracle,
-    _check_wrong_answers,
-    _check_params,
-)
+_CHECKS = [check for name, check in list(globals().items()) if name.startswith("_check_")]  # in the order above

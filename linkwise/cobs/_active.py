@@ -7,7 +7,7 @@ from linkwise._validation import check_scalar
 from linkwise.cobra import NoisyAnswers, RepairAttributes
 from linkwise.cobs._generate import candidates_for, check_common
 from linkwise.cobs._grid import FAMILIES
-from linkwise.cobs._select import agreement_matrix, best_candidate, refit, sample_rows
+from linkwise.cobs._select import agreement_matrix, best_candidate, refit, sample_rows, satisfied
 from linkwise.loop import ActiveEstimator
 
 __all__ = ["ActiveCOBS"]
@@ -68,13 +68,8 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
 
     Parameters
     ----------
-    algorithms : sequence of {"kmeans", "dbscan", "spectral"}, default=all three
-        Algorithm families to generate candidates with.
-    grid : dict, optional
-        ``{family: {parameter: values}}`` overriding the paper's grid (931
-        clusterings: :func:`linkwise.cobs.paper_grid`).
-    dbscan_noise : {"singletons", "cluster"}, default="singletons"
-        DBSCAN noise points each form their own cluster, or together one.
+    algorithms, grid, dbscan_noise, n_jobs, cache
+        The candidate generation, as for :class:`~linkwise.COBS`.
     update_factor : float >= 1, default=2.0
         The weight update factor m (the paper's choice: 2).
     sample_size : int, default=200
@@ -88,10 +83,6 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
         rows. Every row gets the label of its nearest sampled row after each
         question (``labels_history_``); ``labels_`` fits the finally chosen
         configuration on all rows.
-    n_jobs : int, optional
-        joblib parallelism of the candidate generation.
-    cache : str or path, optional
-        Directory for generated candidates, as for :class:`~linkwise.COBS`.
     noise_probability : float in [0, 0.5), default=0.0
         Prior guess of the share of wrong answers. 0: every answer is
         trusted. Above 0: the answers are those of a belief
@@ -218,16 +209,12 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
                 self._select(ctx, log_w, to_row)
 
     def _rescore(self, ctx, answered, global_row, step):
-        """Scores and log-weights from every answered pair (positions in the candidates) as now believed."""
-        pos = np.array(answered, dtype=np.intp).reshape(-1, 2)
-        store = ctx.knowledge.store
-        believed = [store.relation(int(global_row[i]), int(global_row[j])) for i, j in pos.tolist()]
-        known = np.array([b is not None for b in believed], dtype=bool)
-        together = np.array([bool(b) for b in believed], dtype=bool)[known]
-        labels = self.candidates_.labels
-        right = (labels[:, pos[known, 0]] == labels[:, pos[known, 1]]) == together
-        self.scores_ = right.sum(axis=1).astype(np.intp)
-        return step * (2 * self.scores_ - together.size)
+        """Scores and log-weights from every answered pair (sample positions) as now believed."""
+        believed = [ctx.knowledge.store.relation(int(global_row[i]), int(global_row[j])) for i, j in answered]
+        ml, cl = (np.array([p for p, b in zip(answered, believed) if b is kind], dtype=np.intp).reshape(-1, 2)
+                  for kind in (True, False))
+        self.scores_ = satisfied(self.candidates_.labels, ml, cl)
+        return step * (2 * self.scores_ - len(ml) - len(cl))
 
     def _select(self, ctx, log_w, to_row):
         self.weights_ = np.exp(log_w - log_w.max())  # in log space: m ** k overflows after ~1000 answers

@@ -52,9 +52,8 @@ from linkwise._validation import check_data, check_option, check_scalar
 from linkwise.cobs._grid import FAMILIES, GridSpec
 from linkwise.exceptions import InvalidParameterError
 
-__all__ = ["Candidates", "generate", "make_estimator", "NOISE_MODES"]
+__all__ = ["Candidates", "generate", "make_estimator"]
 
-NOISE_MODES = ("singletons", "cluster")
 CACHE_VERSION = "linkwise-cobs-2"
 
 
@@ -72,8 +71,7 @@ class Candidates:
 
     Attributes
     ----------
-    labels : ndarray of shape (n_candidates, n_samples), int32
-    params : tuple of dict
+    labels, params : ndarray of int32, tuple of dict
     n_clusters_found : ndarray of shape (n_candidates,)
         Number of clusters of each clustering (noise clusters included).
 
@@ -111,16 +109,12 @@ class Candidates:
 
 
 def make_estimator(params):
-    """The unfitted scikit-learn estimator for one candidate's parameters.
+    """The unfitted scikit-learn estimator (KMeans, DBSCAN or SpectralClustering) for one candidate's parameters.
 
     Parameters
     ----------
     params : dict
         One entry of :attr:`Candidates.params` (e.g. ``COBS().best_``).
-
-    Returns
-    -------
-    estimator : KMeans, DBSCAN or SpectralClustering
 
     Examples
     --------
@@ -317,8 +311,7 @@ def _eps_values(X, eps, owner):
     if not isinstance(eps, int):
         return eps
     d = pdist(X)
-    positive = d[d > 0]
-    if positive.size == 0:
+    if not (positive := d[d > 0]).size:
         raise InvalidParameterError(
             f"{owner} cannot spread DBSCAN's eps over the pairwise distances: all rows of X are "
             "identical. Give explicit eps values in the grid."
@@ -356,11 +349,8 @@ def _plan(X, spec, kmeans_seeds, spectral_seed, owner):
 def _run(X, plan, n_jobs):
     # costliest tasks first, so that the last ones to finish are short; results go back in plan order
     order = sorted(range(len(plan)), key=lambda t: plan[t][0])
-    results = Parallel(n_jobs=n_jobs)(plan[t][2] for t in order)
-    by_task = dict(zip(order, results))
-    labels = np.concatenate([by_task[t] for t in range(len(plan))])
-    params = [p for _, task_params, _ in plan for p in task_params]
-    return labels, params
+    by_task = dict(zip(order, Parallel(n_jobs=n_jobs)(plan[t][2] for t in order)))
+    return np.concatenate([by_task[t] for t in range(len(plan))]), [p for _, params, _ in plan for p in params]
 
 
 def _digest(X, spec, seeds):
@@ -432,7 +422,7 @@ def _save(path, labels, params):
 def check_common(owner, spec_args, dbscan_noise, n_jobs, cache):
     """Checks shared by :func:`generate`, COBS and ActiveCOBS; returns the GridSpec."""
     spec = GridSpec(*spec_args, owner)
-    check_option(dbscan_noise, "dbscan_noise", owner, NOISE_MODES)
+    check_option(dbscan_noise, "dbscan_noise", owner, ("singletons", "cluster"))
     if check_scalar(n_jobs, "n_jobs", owner, kind="int", none_ok=True) == 0:
         raise InvalidParameterError(
             f"The 'n_jobs' parameter of {owner} must be None, a positive int or a negative int "

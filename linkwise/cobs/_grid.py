@@ -3,20 +3,19 @@
 A grid maps an algorithm family to the values of its parameters. The default
 is the grid of Van Craenendonck & Blockeel (2017), Table 2: 931 clusterings.
 
-* ``"kmeans"``: ``n_clusters`` (K) and ``n_seeds`` runs from different random
-  initialisations for each K (9 x 20 = 180).
+* ``"kmeans"``: ``n_clusters`` (K) and ``n_seeds`` random initialisations
+  for each K (9 x 20 = 180).
 * ``"dbscan"``: ``eps`` (an int: that many evenly spaced values between the
-  smallest and the largest pairwise distance of the data; or explicit values)
-  and ``min_samples`` (minPts, the point itself included). Table 2 gives
-  minPts in [2, 20], i.e. 19 values, but the paper counts 400 DBSCAN
-  clusterings (20 x 20) and 931 in all; the default takes minPts in [1, 20] to
-  keep the paper's count. minPts = 1 makes every point a core point: the
-  clusters are the connected components of the eps-neighbourhood graph.
+  smallest and the largest pairwise distance; or explicit values) and
+  ``min_samples`` (minPts, the point itself included). Table 2 gives minPts
+  in [2, 20] but the paper counts 400 DBSCAN clusterings (20 x 20), 931 in
+  all: the default takes minPts in [1, 20] (1: the clusters are the
+  connected components of the eps-neighbourhood graph).
 * ``"spectral"``: ``n_clusters`` (K) for each affinity, a k-nearest-neighbour
   graph for each ``n_neighbors`` (k) and a Gaussian kernel
   ``exp(-d^2 / (2 sigma^2))`` for each ``sigma``: 9 x (19 + 20) = 351.
-  Either list may be empty (e.g. ``"sigma": []`` for kNN graphs only: the
-  dense Gaussian affinities cost O(n^3) time and O(n^2) memory each).
+  Either list may be empty (``"sigma": []``: kNN graphs only, sparing the
+  O(n^3) time and O(n^2) memory of each dense Gaussian affinity).
 """
 
 import json
@@ -125,17 +124,12 @@ class GridSpec:
     def _checked(family, values, owner):
         out = {}
         for key, value in values.items():
-            if key == "n_seeds":
-                out[key] = check_scalar(value, "n_seeds", f"the grid of {owner}", kind="int", low=1, role="entry")
-            elif key == "eps":
-                if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
-                    out[key] = check_scalar(value, "eps", f"the grid of {owner}", kind="int", low=1, role="entry")
-                else:
-                    out[key] = _number_list(value, "eps", owner, integer=False)
-            elif key == "sigma":  # may be empty: kNN graphs only
-                out[key] = _number_list(value, "sigma", owner, integer=False, allow_empty=True)
-            else:  # n_clusters, min_samples, n_neighbors (may be empty: Gaussian kernels only)
-                out[key] = _number_list(value, key, owner, integer=True, allow_empty=key == "n_neighbors")
+            whole = isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+            if key == "n_seeds" or (key == "eps" and whole):  # eps: how many values, or the values
+                out[key] = check_scalar(value, key, f"the grid of {owner}", kind="int", low=1, role="entry")
+            else:  # sigma may be empty (kNN graphs only), n_neighbors too (Gaussian kernels only)
+                integer = key not in ("eps", "sigma")
+                out[key] = _number_list(value, key, owner, integer=integer, allow_empty=key in ("sigma", "n_neighbors"))
         if family == "spectral" and not (out["n_neighbors"] or out["sigma"]):
             raise InvalidParameterError(
                 f"The grid of {owner} gives spectral clustering no affinity: 'n_neighbors' and 'sigma' "

@@ -101,15 +101,13 @@ class COBS(ClusterMixin, BaseEstimator):
     max_samples : int, default=20000
         With more rows than this, candidates are generated and selected on a
         sample of this many rows (every constrained row included), and the
-        chosen configuration is then fitted once on all rows, as the paper
-        suggests for large data.
+        chosen configuration is fitted on all rows, as the paper suggests.
     n_jobs : int, optional
-        joblib parallelism of the generation (``-1``: every core; the active
-        joblib backend is used, e.g. Dask).
+        joblib parallelism of the generation (``-1``: every core; any joblib
+        backend, e.g. Dask).
     cache : str or path, optional
-        Directory where generated candidates are stored for later processes;
-        within one, fits on the same data reuse them anyway (costs and the
-        in-memory memo: :func:`linkwise.cobs.generate`).
+        Directory where generated candidates are stored for later processes
+        (within one, an in-memory memo: :func:`linkwise.cobs.generate`).
     random_state : int, RandomState instance or None
         Seeds the K-means and spectral runs (and the sample on large data).
 
