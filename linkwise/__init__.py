@@ -4,10 +4,8 @@ Find the grouping a person means by asking as few "do these two belong
 together?" questions as possible.
 
 Public names are loaded on first use (PEP 562), so ``import linkwise`` stays
-cheap for the command line and a session that needs only one method does not
-import the web server, Dask or plotting libraries. The library itself needs
-only NumPy, SciPy, scikit-learn and joblib; :mod:`linkwise.session` and
-:mod:`linkwise.bench` need the ``session`` and ``bench`` extras.
+cheap. The library needs only NumPy, SciPy, scikit-learn and joblib;
+:mod:`linkwise.session` and :mod:`linkwise.bench` need their extras.
 
 Examples
 --------

@@ -1,11 +1,9 @@
 """The constraint store: every answer, and everything that follows from them.
 
 Must-links are transitive (a~b, b~c => a~c) and cannot-links are entailed across
-must-link components (a~b, b!~c => a!~c). The store keeps a union-find forest
-over must-links and, for each component root, the set of roots it is
-cannot-linked to; a union moves the smaller root's cannot-links onto the larger
-one, so :meth:`ConstraintStore.add` and :meth:`ConstraintStore.relation` run in
-near-constant time.
+must-link components (a~b, b!~c => a!~c). A union-find forest over must-links
+keeps, for each component root, the roots it is cannot-linked to (a union moves
+the smaller root's onto the larger): ``add`` and ``relation`` take near-constant time.
 """
 
 import copy
@@ -37,11 +35,9 @@ class ConstraintStore:
         Number of points; indices run over ``0 .. n - 1``.
     tolerant : bool, default=False
         What to do with a constraint that contradicts the closure of earlier
-        ones. ``False`` raises :class:`~linkwise.InconsistentConstraintError`
-        and leaves the store unchanged. ``True`` keeps the constraint in the
-        explicit list, records it in :attr:`conflicts`, and leaves the closure
-        as the earlier constraints made it (the noise-handling methods resolve
-        conflicts from there).
+        ones: ``False`` raises :class:`~linkwise.InconsistentConstraintError`
+        (the store is unchanged), ``True`` stores it, lists it in
+        :attr:`conflicts`, and leaves the closure as it was.
 
     Attributes
     ----------
@@ -291,8 +287,7 @@ class ConstraintStore:
 
         Returns
         -------
-        components : list of ndarray
-            Ordered by smallest member.
+        components : list of ndarray, ordered by smallest member
         """
         labels = self.component_labels()
         wanted = np.unique(labels if all_points else labels[self.constrained_points()])

@@ -3,12 +3,8 @@
 Like scikit-learn's :func:`~sklearn.utils.estimator_checks.check_estimator`
 for ordinary estimators, :func:`check_active_estimator` runs an
 :class:`~linkwise.ActiveEstimator` through what the question loop
-(:mod:`linkwise.loop`) promises to its users, whatever the method: the
-budget, ``queryable`` rows, "don't know" answers, determinism, the user's
-objects left alone, ``labels_history_``, :class:`~linkwise.ActiveSession`
-replay, a clear error on a bad oracle, and scikit-learn's
-``get_params`` / ``clone`` conventions. A new method gets all of them by
-running it (the test suite runs it on every active estimator in linkwise).
+(:mod:`linkwise.loop`) promises whatever the method; the test suite runs it
+on every active estimator in linkwise.
 """
 
 import pickle
@@ -81,12 +77,9 @@ def check_active_estimator(estimator, X=None, y=None, *, max_queries=6):
     - **queryable**: only pairs of two different ``queryable`` rows (indices
       or a boolean mask, the same run) are asked; labels cover every row;
     - **don't know**: a pair answered None is never asked again nor stored;
-    - **determinism**: the same ``random_state``, the same questions,
-      labels and history;
-    - **user objects**: ``X``, ``queryable`` and the parameters (nested
-      estimators included) are not modified;
-    - **labels history** (anytime estimators): one row per question over
-      every row, the last one ``labels_``;
+    - **determinism**: the same ``random_state``, the same questions, labels, history;
+    - **user objects**: ``X``, ``queryable`` and the parameters are not modified;
+    - **labels history** (anytime estimators): a row per question, the last one ``labels_``;
     - **session**: :class:`~linkwise.ActiveSession` gives ``fit``'s questions
       and labels, leaves the estimator given to it unfitted, and
       :meth:`~linkwise.ActiveSession.replay` of part of the answers resumes
@@ -102,12 +95,8 @@ def check_active_estimator(estimator, X=None, y=None, *, max_queries=6):
 
     Parameters
     ----------
-    estimator : ActiveEstimator
-        See :func:`active_estimator_checks`.
-    X, y : array-like, optional
-        See :func:`active_estimator_checks`.
-    max_queries : int, default=6
-        Budget of each run.
+    estimator, X, y, max_queries
+        As for :func:`active_estimator_checks`.
 
     Raises
     ------
@@ -173,17 +162,13 @@ def _check_budget(case):
         oracle = _Asked(lambda k, i, j: case.truth(i, j))
         est = case.fit(oracle, max_queries=budget)
         case.expect(est.n_queries_ <= budget, f"asked {est.n_queries_} questions with max_queries={budget}.")
-        case.expect(
-            len(oracle.asked) == est.n_queries_ == len(est.query_log_),
-            f"the oracle was asked {len(oracle.asked)} times, but n_queries_={est.n_queries_} and query_log_ "
-            f"has {len(est.query_log_)} entries.",
-        )
+        asked, n_log = len(oracle.asked), len(est.query_log_)
+        what = f"the oracle was asked {asked} times but n_queries_={est.n_queries_} and query_log_ has {n_log} entries."
+        case.expect(asked == est.n_queries_ == n_log, what)
         case.expect([p[:2] for p in est.query_log_] == oracle.asked, "query_log_ is not the questions asked.")
         given = [(i, j, a) for i, j, a in est.query_log_ if a is not None]
-        case.expect(
-            [tuple(c) for c in est.constraints_.constraints] == given,
-            "constraints_ does not hold exactly the answers of query_log_, in order.",
-        )
+        same = [tuple(c) for c in est.constraints_.constraints] == given
+        case.expect(same, "constraints_ does not hold exactly the answers of query_log_, in order.")
         case.expect(np.shape(est.labels_) == (len(case.X),), f"labels_ has shape {np.shape(est.labels_)}.")
     case.expect(est.n_queries_ > 0, f"asked no question with max_queries={case.max_queries} on {len(case.X)} rows.")
 

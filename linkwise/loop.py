@@ -17,13 +17,10 @@ it holds; its ``review(ctx, answered=None)`` is a generator the loop runs
 after each answer to the method's questions (``answered = (i, j, answer)``,
 "don't know" excepted) and where the method yields a :class:`Checkpoint`
 (``None``). A review records the answer, may ask questions of its own
-(charged and logged; it yields :class:`Recheck` for pairs it knows) and
-returns whether it revised its belief; a store's review asks nothing.
-
-*Revision.* When the belief was revised (an earlier answer is now believed
-wrong), ``ctx.revision`` has grown by one when the method resumes; a method
-compares it across a ``yield`` and then drops what it inferred from earlier
-answers (COBRAS merges every super-instance again).
+(charged and logged; :class:`Recheck` for pairs it knows) and returns whether
+it revised its belief; then ``ctx.revision`` grows by one, and a method that
+compares it across a ``yield`` drops what it inferred from earlier answers
+(COBRAS merges every super-instance again).
 """
 
 from typing import NamedTuple
@@ -114,9 +111,8 @@ class ActiveSession:
     query_log : list of (int, int, bool or None)
         Questions asked and their answers, in order.
     error : Exception or None
-        What the method raised while taking an answer, if it did: that
-        answer is kept, :meth:`tell` re-raises the error, and the session is
-        done (a failed method cannot go on).
+        What the method raised while taking an answer, if it did: that answer
+        is kept, :meth:`tell` re-raises the error, and the session is done.
 
     Notes
     -----
@@ -222,11 +218,8 @@ class ActiveSession:
             return
 
     def ask(self):
-        """The pair the method wants answered next, or None when it is done.
-
-        None means the budget is spent or the method has nothing left to ask.
-        Calling ``ask`` again before :meth:`tell` returns the same pair.
-        """
+        """The pair the method wants answered next (the same until :meth:`tell`), or None when the budget is
+        spent or the method has nothing left to ask."""
         return self._pending
 
     def tell(self, pair, answer):
@@ -331,16 +324,12 @@ class ActiveSession:
         est.constraints_, est.query_log_, est.n_queries_ = ctx.constraints, list(self.query_log), ctx.n_queries
 
     def finish(self):
-        """Stop asking and return the fitted estimator.
-
-        Sets ``labels_``, ``constraints_``, ``query_log_``, ``n_queries_`` (and
-        ``labels_history_`` for anytime methods) on :attr:`estimator_`.
-        """
-        est, ctx = self.estimator_, self._ctx
-        est.labels_ = est._current_labels(ctx)
-        for gen in (self._review, self._gen):
-            if gen is not None:
-                gen.close()
+        """Stop asking and return the fitted :attr:`estimator_` (``labels_``, ``constraints_``, ``query_log_``,
+        ``n_queries_``, and ``labels_history_`` for anytime methods)."""
+        est = self.estimator_
+        est.labels_ = est._current_labels(self._ctx)
+        for gen in filter(None, (self._review, self._gen)):
+            gen.close()
         self._gen = self._review = self._pending = None
         self._keep_answers()
         if est._anytime:

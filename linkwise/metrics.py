@@ -97,8 +97,7 @@ def constraint_satisfaction(labels, ml=None, cl=None):
     if labels.ndim != 1:
         raise InvalidParameterError(f"'labels' must be a 1-D array, got shape {labels.shape}.")
     ml, cl = check_constraints(ml, cl, labels.size, "constraint_satisfaction")
-    total = len(ml) + len(cl)
-    if total == 0:
+    if not (total := len(ml) + len(cl)):
         return 1.0
     ok = np.sum(labels[ml[:, 0]] == labels[ml[:, 1]]) + np.sum(labels[cl[:, 0]] != labels[cl[:, 1]])
     return float(ok / total)

@@ -47,12 +47,11 @@ class LabelOracle:
     """
 
     def __init__(self, y, noise=0.0, random_state=None):
-        y = np.asarray(y)
+        self.y = y = np.asarray(y)
         if y.ndim != 1 or y.size < 2:
             raise InvalidParameterError(
                 f"The 'y' argument of LabelOracle must be a 1-D array of at least 2 labels, got shape {y.shape}."
             )
-        self.y = y
         self.noise = check_scalar(noise, "noise", "LabelOracle", kind="float", low=0.0, high=1.0)
         # one integer seed: the flip of pair (i, j) is a pure function of (seed, i, j)
         self._seed = int(check_random_state(random_state).randint(2**31 - 1))

@@ -97,10 +97,8 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
 
     Attributes
     ----------
-    labels_ : ndarray of shape (n_samples,)
-        The selected clustering after the last answer.
-    labels_history_ : ndarray of shape (n_queries, n_samples)
-        The selected clustering after each question.
+    labels_, labels_history_ : ndarray of shape (n_samples,), (n_queries, n_samples)
+        The selected clustering after the last answer, and after each question.
     best_, best_index_ : dict, int
         Parameters and index of the selected candidate.
     scores_ : ndarray of shape (n_candidates,)

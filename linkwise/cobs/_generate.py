@@ -1,25 +1,19 @@
 """Generate COBS's candidate clusterings: K-means, DBSCAN and spectral clustering over a grid.
 
-The work is split into tasks that run through joblib (``n_jobs``; any joblib
-backend, e.g. ``joblib.parallel_backend("dask")``):
+The work runs as joblib tasks (``n_jobs``, any joblib backend) that share one
+k-nearest-neighbour search (spectral kNN graphs, DBSCAN's core distances):
 
-* one k-nearest-neighbour search serves the whole grid (spectral kNN graphs
-  for every k, DBSCAN's core distances for every minPts);
-* spectral clustering, one task per affinity: one embedding with as many
-  eigenvectors as the largest K, then K-means (``n_init=10``) on its first K
-  columns for each K. This is scikit-learn's ``SpectralClustering`` (same
-  normalised Laplacian, eigenvector scaling and K-means seeding) with one
-  eigensolve instead of one per K; where eigenvalues tie at the K-th place
-  (more nearly disconnected parts than K) the tied eigenvectors are put in a
-  canonical basis, so that the result does not hang on rounding. Sparse kNN
-  graphs and dense Gaussian affinities above a few thousand rows are solved
-  with ARPACK in shift-invert mode, smaller ones (and those ARPACK does not
-  converge on) with LAPACK's dense solver;
+* spectral clustering, one task per affinity: scikit-learn's
+  ``SpectralClustering`` (same normalised Laplacian, eigenvector scaling and
+  K-means seeding) with one eigensolve for every K instead of one per K;
+  eigenvectors tied at the K-th place get a canonical basis, so that the
+  result does not hang on rounding. kNN graphs and large Gaussian affinities
+  go to ARPACK (shift-invert), small ones and ARPACK's failures to LAPACK;
 * DBSCAN, one task per minPts: its clusters at every eps are cuts of one
   single-linkage tree over the mutual reachability distance
   ``max(core(a), core(b), d(a, b))``; a border point joins the cluster of its
-  nearest core point within eps (scikit-learn's DBSCAN differs only for a
-  border point within eps of two clusters: it goes to the first to reach it);
+  nearest core point within eps (scikit-learn gives a border point within eps
+  of two clusters to the first to reach it);
 * K-means, one task per K running the seeds one after the other.
 """
 
@@ -142,10 +136,7 @@ def apply_noise(labels, mode):
     if not noise.any():
         return labels
     first_free = labels.max(axis=1, keepdims=True) + 1
-    if mode == "cluster":
-        fill = np.broadcast_to(first_free, labels.shape)
-    else:
-        fill = first_free + np.cumsum(noise, axis=1, dtype=np.int32) - 1
+    fill = first_free if mode == "cluster" else first_free + np.cumsum(noise, axis=1, dtype=np.int32) - 1
     return np.where(noise, fill, labels).astype(np.int32)
 
 
@@ -247,9 +238,8 @@ def _spectral_task(X, knn_ind, affinity, value, n_clusters, seed):
     with _task():
         if affinity == "nearest_neighbors":
             # the k nearest neighbours, the point itself included, as kneighbors_graph(include_self=True)
-            conn = sparse.csr_matrix(
-                (np.ones(n * value), knn_ind[:, :value].ravel(), np.arange(0, n * value + 1, value)), shape=(n, n)
-            )
+            indptr = np.arange(0, n * value + 1, value)
+            conn = sparse.csr_matrix((np.ones(n * value), knn_ind[:, :value].ravel(), indptr), shape=(n, n))
             maps = _spectral_embedding(0.5 * (conn + conn.T), n_components, rs)
         else:
             maps = _spectral_embedding(rbf_kernel(X, gamma=0.5 / value**2), n_components, rs)
@@ -284,8 +274,7 @@ def _dbscan_task(X, knn_dist, knn_ind, min_samples, eps_values):
         comp = fcluster(tree, eps, criterion="distance")
         core = core_dist <= eps
         labels = np.where(core, comp, 0)
-        # A non-core point has fewer than minPts points within eps, so all of them
-        # are in its kNN list: its nearest core point within eps is the first hit.
+        # a non-core point has its < minPts points within eps in its kNN list: the first core one is the nearest
         hit = (knn_dist <= eps) & core[knn_ind]
         border = ~core & hit.any(axis=1)
         first = hit[border].argmax(axis=1)
@@ -369,10 +358,8 @@ class _Memo:
     """
 
     def __init__(self, max_bytes):
-        self.max_bytes = max_bytes
+        self.max_bytes, self._entries, self._lock = max_bytes, OrderedDict(), threading.Lock()
         self.hits = self.misses = 0
-        self._entries = OrderedDict()
-        self._lock = threading.Lock()
 
     def get(self, key, make):
         """The entry for ``key``, made by ``make()`` (outside the lock) if absent."""
@@ -484,17 +471,13 @@ def generate(
 
     Notes
     -----
-    Memory grows as ``n_samples ** 2`` (DBSCAN's pairwise distances, dense
-    Gaussian affinities) and the spectral solves up to ``n_samples ** 3``:
-    :class:`COBS` generates on a sample of at most ``max_samples`` rows.
-
-    The candidates do not depend on ``n_jobs`` or the joblib backend (tasks
-    run single-threaded, tied eigenvectors get a canonical basis), except
+    Memory grows as ``n_samples ** 2`` and the spectral solves up to
+    ``n_samples ** 3``: :class:`COBS` generates on at most ``max_samples`` rows.
+    The candidates do not depend on ``n_jobs`` or the joblib backend, except
     under a Gaussian kernel so narrow that degrees fall to 1e-150 (sigma =
     0.01 on data scaled to [0, 1]): the embedding, like scikit-learn's,
-    divides rounding noise by them, and a process whose arithmetic differs in
-    the last bit (seen on Dask workers) can return slightly different
-    clusterings for that sigma.
+    divides rounding noise by them, so a process whose arithmetic differs in
+    the last bit (seen on Dask workers) can differ for that sigma.
 
     References
     ----------

@@ -30,11 +30,8 @@ __all__ = ["FAMILIES", "paper_grid", "GridSpec"]
 
 FAMILIES = ("kmeans", "dbscan", "spectral")
 
-_KEYS = {
-    "kmeans": ("n_clusters", "n_seeds"),
-    "dbscan": ("eps", "min_samples"),
-    "spectral": ("n_clusters", "n_neighbors", "sigma"),
-}
+_KEYS = {"kmeans": ("n_clusters", "n_seeds"), "dbscan": ("eps", "min_samples"),
+         "spectral": ("n_clusters", "n_neighbors", "sigma")}
 
 
 def paper_grid():
@@ -59,11 +56,8 @@ def paper_grid():
     return {
         "kmeans": {"n_clusters": list(range(2, 11)), "n_seeds": 20},
         "dbscan": {"eps": 20, "min_samples": list(range(1, 21))},
-        "spectral": {
-            "n_clusters": list(range(2, 11)),
-            "n_neighbors": list(range(2, 21)),
-            "sigma": [round(float(s), 10) for s in np.linspace(0.01, 5.0, 20)],
-        },
+        "spectral": {"n_clusters": list(range(2, 11)), "n_neighbors": list(range(2, 21)),
+                     "sigma": [round(float(s), 10) for s in np.linspace(0.01, 5.0, 20)]},
     }
 
 

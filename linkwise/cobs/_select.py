@@ -21,9 +21,7 @@ def satisfied(labels, ml, cl):
     return together + (labels[:, cl[:, 0]] != labels[:, cl[:, 1]]).sum(axis=1)
 
 
-# pairs of rows on which candidates are compared when breaking ties; drawn with a fixed seed, so that
-# the tie-break neither depends on nor moves the caller's random stream
-_PROFILE_PAIRS = 10_000
+_PROFILE_PAIRS = 10_000  # row pairs candidates are compared on, drawn with a fixed seed: not the caller's stream
 
 
 def agreement_matrix(labels):
@@ -115,11 +113,9 @@ class COBS(ClusterMixin, BaseEstimator):
     ----------
     labels_ : ndarray of shape (n_samples,)
         The selected clustering.
-    best_ : dict
+    best_, best_index_ : dict, int
         Algorithm and parameters of the selected clustering
-        (:func:`linkwise.cobs.make_estimator` rebuilds it).
-    best_index_ : int
-        Its index in ``candidates_``.
+        (:func:`linkwise.cobs.make_estimator` rebuilds it), its index in ``candidates_``.
     scores_ : ndarray of shape (n_candidates,)
         Constraints satisfied by each candidate.
     candidates_ : Candidates
@@ -157,8 +153,7 @@ class COBS(ClusterMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-        y : None
-            Ignored (scikit-learn convention).
+        y : None, ignored (scikit-learn convention)
         ml, cl : sequence of (int, int), optional, keyword-only
             Must-link and cannot-link pairs of row indices.
 
