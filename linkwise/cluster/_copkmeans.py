@@ -5,7 +5,7 @@ import scipy.sparse as sp
 
 from linkwise._validation import check_option
 from linkwise.cluster._base import (
-    KMeansFamily,
+    PairwiseKMeans,
     _Run,
     inertia,
     kmeans_plusplus,
@@ -15,12 +15,12 @@ from linkwise.cluster._base import (
     sq_distances,
 )
 from linkwise.cluster._colouring import SearchGaveUp, colour
-from linkwise.cluster._graph import PairGraph, start_constrained
+from linkwise.cluster._graph import PairGraph
 from linkwise.exceptions import InconsistentConstraintError
 from linkwise.graph import components
 
 
-class COPKMeans(KMeansFamily):
+class COPKMeans(PairwiseKMeans):
     """Constrained k-means with hard must-link and cannot-link constraints.
 
     Must-linked points (with the transitive closure) move as one group,
@@ -41,8 +41,7 @@ class COPKMeans(KMeansFamily):
 
     Parameters
     ----------
-    n_clusters : int, default=8
-        Number of clusters.
+    {n_clusters}
     on_infeasible : {"raise", "relax"}, default="raise"
         What a step does when the greedy order leaves a group with every
         cluster blocked. ``"raise"``: the search above places the groups
@@ -57,11 +56,7 @@ class COPKMeans(KMeansFamily):
     n_init : int, default=1
         Number of runs (k-means++ initialisation, random order); failed runs
         are discarded, the lowest within-cluster sum of squares is kept.
-    max_iter : int, default=100
-        Maximum number of assignment / update rounds per run.
-    tol : float, default=1e-4
-        Convergence threshold on the squared movement of the centres,
-        relative to the mean feature variance (as in ``KMeans``).
+    {max_iter}
     random_state : int, RandomState instance or None, default=None
         Seeds the initialisation and the assignment orders.
 
@@ -77,10 +72,7 @@ class COPKMeans(KMeansFamily):
         Cannot-links broken (always 0 unless ``on_infeasible="relax"``).
     n_iter_ : int
     n_features_in_ : int
-    scale_ : float
-        The power of two ``X`` was divided by to fit: 1.0 unless its
-        magnitude would overflow or underflow squared distances (see
-        :class:`~linkwise.cluster._base.KMeansFamily`).
+    {scale}
 
     Raises
     ------
@@ -115,32 +107,13 @@ class COPKMeans(KMeansFamily):
     """
 
     def __init__(self, n_clusters=8, *, on_infeasible="raise", n_init=1, max_iter=100, tol=1e-4, random_state=None):
-        self.n_clusters = n_clusters
+        super().__init__(n_clusters, n_init=n_init, max_iter=max_iter, tol=tol, random_state=random_state)
         self.on_infeasible = on_infeasible
-        self.n_init = n_init
-        self.max_iter = max_iter
-        self.tol = tol
-        self.random_state = random_state
 
     def _validate_extra(self):
         check_option(self.on_infeasible, "on_infeasible", self, ("raise", "relax"))
 
-    def fit(self, X, y=None, *, ml=None, cl=None):
-        """Cluster ``X`` so that every must-link pair shares a cluster and no cannot-link pair does.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : None
-            Ignored (scikit-learn convention).
-        ml, cl : array-like of shape (n_pairs, 2), optional
-            Row-index pairs that must (``ml``) or must not (``cl``) share a cluster.
-
-        Returns
-        -------
-        self : COPKMeans
-        """
-        X, rng, ml, cl = start_constrained(self, X, y, ml, cl)
+    def _fit(self, X, ml, cl, rng):
         n_groups, group = components(ml, X.shape[0])
         inside = np.flatnonzero(group[cl[:, 0]] == group[cl[:, 1]])
         if inside.size:
@@ -154,17 +127,13 @@ class COPKMeans(KMeansFamily):
         # cannot-links between must-link groups: the groups are the graph's nodes
         group_pairs = np.unique(np.sort(group[cl], axis=1), axis=0)
         graph = PairGraph(np.empty((0, 2), dtype=np.intp), group_pairs)
-        x_sq = np.einsum("ij,ij->i", X, X)
         failures = []
-        recolour = _Recolouring(graph)
-        best = self._best_run(lambda r: self._run(X, x_sq, group, n_groups, graph, recolour, failures, r), rng)
+        best = self._fit_runs(X, rng, self._run, group, n_groups, graph, _Recolouring(graph), failures)
         if best is None:
             raise self._infeasible_error(failures[0], group)
-        self._set_fitted(X, best)
         self.n_violated_ = int(best.state)
-        return self
 
-    def _run(self, X, x_sq, group, n_groups, graph, recolour, failures, rng):
+    def _run(self, X, x_sq, tol, rng, group, n_groups, graph, recolour, failures):
         k = self.n_clusters
         members = one_hot(group, n_groups)
         schedule = graph.schedule(k, rng)  # one order per run, as COP-k-means keeps the data order
@@ -205,7 +174,7 @@ class COPKMeans(KMeansFamily):
             return group_labels[group]
 
         centers = kmeans_plusplus(X, x_sq, k, rng)
-        result = lloyd(assign, mean_update(X), centers, self.max_iter, self._tol(X))
+        result = lloyd(assign, mean_update(X), centers, self.max_iter, tol)
         if result is None:
             return None
         labels, centers, n_iter = result

@@ -14,16 +14,8 @@ Three things the constrained k-means family shares:
 
 import numpy as np
 
-from linkwise._validation import check_y_ignored, owner_name
-from linkwise.cluster._base import kmeans_plusplus, one_hot, start
-from linkwise.graph import check_constraints, components
-
-
-def start_constrained(estimator, X, y, ml, cl):
-    """The checks every ``fit(X, y=None, *, ml, cl)`` starts with; returns ``(X, rng, ml, cl)``."""
-    check_y_ignored(y, estimator)
-    X, rng = start(estimator, X)
-    return (X, rng, *check_constraints(ml, cl, X.shape[0], f"{owner_name(estimator)}.fit"))
+from linkwise.cluster._base import kmeans_plusplus, one_hot
+from linkwise.graph import components
 
 
 class PairGraph:
@@ -136,19 +128,11 @@ class Schedule:
             self._steps.append((nodes, edges, graph.dst[edges], cells))
 
     def sweep(self, base_cost, labels, edge_cost):
-        """One ICM pass; ``labels`` (of the nodes) is updated in place and returned.
+        """One ICM pass from the nodes' ``labels`` (-1: not placed yet), updated in place and returned.
 
-        Parameters
-        ----------
-        base_cost : ndarray of shape (n_nodes, n_clusters)
-            Each node's cost per cluster, constraints aside.
-        labels : ndarray of int, shape (n_nodes,)
-            Current labels of the nodes (-1: not placed yet, which the
-            ``edge_cost`` of COPKMeans reads as imposing nothing).
-        edge_cost : callable
-            ``edge_cost(edges, neighbour_labels)`` gives the
-            ``(len(edges), n_clusters)`` cost that each directed edge adds to
-            its source node for each cluster, given the neighbour's label.
+        ``base_cost`` is each node's ``(n_nodes, n_clusters)`` cost without
+        constraints; ``edge_cost(edges, neighbour_labels)`` the
+        ``(len(edges), n_clusters)`` cost each directed edge adds to its source.
         """
         k = self.n_clusters
         for nodes, edges, neighbours, cells in self._steps:
@@ -168,11 +152,7 @@ class Schedule:
 
 
 def weighted_farthest_first(points, weights, n_select):
-    """Indices of ``n_select`` points by farthest-first traversal, distances scaled by weight.
-
-    Starts from the heaviest point; each next point maximises its weight
-    times its distance to the nearest point already chosen.
-    """
+    """``n_select`` points by farthest-first traversal from the heaviest, each next maximising weight times distance."""
     chosen = [int(np.argmax(weights))]
     dist = np.linalg.norm(points - points[chosen[0]], axis=1)
     score = weights * dist
@@ -197,10 +177,6 @@ def neighbourhood_centers(graph, X, x_sq, n_clusters, rng, *, cannot_link_seed):
     remaining centres are completed by k-means++ (the papers perturb the
     global mean instead; k-means++ makes the unconstrained case match
     KMeans).
-
-    Returns
-    -------
-    centers : ndarray of shape (n_clusters, n_features)
     """
     n_comp, comp = components(graph.pair_nodes[graph.is_ml], graph.n_nodes)  # must-link component of each node
     sizes = np.bincount(comp, minlength=n_comp)

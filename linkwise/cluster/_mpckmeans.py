@@ -3,8 +3,8 @@
 import numpy as np
 
 from linkwise._validation import check_option, check_scalar
-from linkwise.cluster._base import KMeansFamily, _Run, lloyd, update_centers
-from linkwise.cluster._graph import PairGraph, neighbourhood_centers, start_constrained
+from linkwise.cluster._base import PairwiseKMeans, _Run, lloyd, update_centers
+from linkwise.cluster._graph import PairGraph, neighbourhood_centers
 
 # A singular scatter S gets this fraction of its trace added to its diagonal
 # before A = |X_k| S^-1 (the regularisation of the thesis, after Bilenko et al.).
@@ -98,7 +98,7 @@ class _Metrics:
         return out
 
 
-class MPCKMeans(KMeansFamily):
+class MPCKMeans(PairwiseKMeans):
     """Metric pairwise constrained k-means: soft constraints and learned distances.
 
     Clusters are measured with learned Mahalanobis metrics
@@ -120,8 +120,7 @@ class MPCKMeans(KMeansFamily):
 
     Parameters
     ----------
-    n_clusters : int, default=8
-        Number of clusters.
+    {n_clusters}
     metric : {"diagonal", "full"}, default="diagonal"
         Learn diagonal matrices (feature weights) or full ones.
     shared_metric : bool, default=True
@@ -162,10 +161,7 @@ class MPCKMeans(KMeansFamily):
         Sum of squared Euclidean distances of the points to their centres.
     n_iter_ : int
     n_features_in_ : int
-    scale_ : float
-        The power of two ``X`` was divided by to fit: 1.0 unless its
-        magnitude would overflow or underflow squared distances (see
-        :class:`~linkwise.cluster._base.KMeansFamily`).
+    {scale}
 
     Notes
     -----
@@ -206,15 +202,8 @@ class MPCKMeans(KMeansFamily):
         tol=1e-4,
         random_state=None,
     ):
-        self.n_clusters = n_clusters
-        self.metric = metric
-        self.shared_metric = shared_metric
-        self.w = w
-        self.w_bar = w_bar
-        self.n_init = n_init
-        self.max_iter = max_iter
-        self.tol = tol
-        self.random_state = random_state
+        super().__init__(n_clusters, n_init=n_init, max_iter=max_iter, tol=tol, random_state=random_state)
+        self.metric, self.shared_metric, self.w, self.w_bar = metric, shared_metric, w, w_bar
 
     def _validate_extra(self):
         check_option(self.metric, "metric", self, ("diagonal", "full"))
@@ -222,35 +211,15 @@ class MPCKMeans(KMeansFamily):
         check_scalar(self.w, "w", self, kind="float", low=0.0)
         check_scalar(self.w_bar, "w_bar", self, kind="float", low=0.0)
 
-    def fit(self, X, y=None, *, ml=None, cl=None):
-        """Cluster ``X`` and learn its metrics under must-links ``ml`` and cannot-links ``cl``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : None
-            Ignored (scikit-learn convention).
-        ml, cl : array-like of shape (n_pairs, 2), optional
-            Row-index pairs that should (``ml``) or should not (``cl``) share a cluster.
-
-        Returns
-        -------
-        self : MPCKMeans
-        """
-        X, rng, ml, cl = start_constrained(self, X, y, ml, cl)
-        graph = PairGraph(ml, cl)
-        tol = self._tol(X)
-        best = self._best_run(lambda r: self._run(X, graph, tol, r), rng)
-        self._set_fitted(X, best)
-        self._metric = best.state
-        values = best.state.values
+    def _fit(self, X, ml, cl, rng):
+        self._metric = self._fit_runs(X, rng, self._run, PairGraph(ml, cl)).state
+        values = self._metric.values
         self.metrics_ = values.copy() if values.ndim == 3 else np.stack([np.diag(v) for v in values])
-        return self
 
     def _point_costs(self, X, centers):
         return self._metric.point_costs(X, centers)
 
-    def _run(self, X, graph, tol, rng):
+    def _run(self, X, x_sq, tol, rng, graph):
         k, w, w_bar = self.n_clusters, float(self.w), float(self.w_bar)
         metrics = _Metrics.identity(X.shape[1], k, full=self.metric == "full", shared=self.shared_metric)
         delta = X[graph.pairs[:, 0]] - X[graph.pairs[:, 1]]
@@ -297,7 +266,7 @@ class MPCKMeans(KMeansFamily):
             metrics = metrics.updated(blocks, np.bincount(labels, minlength=k), shared=self.shared_metric)
             return centers
 
-        centers = neighbourhood_centers(graph, X, np.einsum("ij,ij->i", X, X), k, rng, cannot_link_seed=False)
+        centers = neighbourhood_centers(graph, X, x_sq, k, rng, cannot_link_seed=False)
         labels, centers, n_iter = lloyd(assign, update, centers, self.max_iter, tol)
         point_cost = metrics.point_costs(X, centers)[np.arange(X.shape[0]), labels].sum()
         dist, slack = pair_costs(metrics)

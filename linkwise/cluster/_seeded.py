@@ -13,7 +13,6 @@ from linkwise.cluster._base import (
     lloyd,
     mean_update,
     sq_distances,
-    start,
     update_centers,
 )
 from linkwise.exceptions import InvalidParameterError
@@ -55,16 +54,11 @@ class SeededKMeans(KMeansFamily):
 
     Parameters
     ----------
-    n_clusters : int, default=8
-        Number of clusters.
+    {n_clusters}
     n_init : int, default=1
         Number of runs (they differ only in how unseeded clusters start);
         the lowest within-cluster sum of squares is kept.
-    max_iter : int, default=100
-        Maximum number of assignment / update rounds per run.
-    tol : float, default=1e-4
-        Convergence threshold on the squared movement of the centres,
-        relative to the mean feature variance (as in ``KMeans``).
+    {max_iter}
     random_state : int, RandomState instance or None, default=None
         Seeds the k-means++ completion.
 
@@ -78,10 +72,7 @@ class SeededKMeans(KMeansFamily):
         The same (what is minimised).
     n_iter_ : int
     n_features_in_ : int
-    scale_ : float
-        The power of two ``X`` was divided by to fit: 1.0 unless its
-        magnitude would overflow or underflow squared distances (see
-        :class:`~linkwise.cluster._base.KMeansFamily`).
+    {scale}
 
     See Also
     --------
@@ -106,13 +97,6 @@ class SeededKMeans(KMeansFamily):
 
     _keep_seeds = False
 
-    def __init__(self, n_clusters=8, *, n_init=1, max_iter=100, tol=1e-4, random_state=None):
-        self.n_clusters = n_clusters
-        self.n_init = n_init
-        self.max_iter = max_iter
-        self.tol = tol
-        self.random_state = random_state
-
     def fit(self, X, y=None):
         """Cluster ``X`` from partial labels ``y``.
 
@@ -127,14 +111,11 @@ class SeededKMeans(KMeansFamily):
         -------
         self
         """
-        X, rng = start(self, X)
-        seeds = _check_seeds(y, X.shape[0], self.n_clusters, self)
-        x_sq = np.einsum("ij,ij->i", X, X)
-        tol = self._tol(X)
-        self._set_fitted(X, self._best_run(lambda r: self._run(X, x_sq, seeds, tol, r), rng))
+        X, rng = self._start(X)
+        self._fit_runs(X, rng, self._run, _check_seeds(y, X.shape[0], self.n_clusters, self))
         return self
 
-    def _run(self, X, x_sq, seeds, tol, rng):
+    def _run(self, X, x_sq, tol, rng, seeds):
         k = self.n_clusters
         labelled = np.flatnonzero(seeds >= 0)
         seeded = np.unique(seeds[labelled])
@@ -165,16 +146,11 @@ class ConstrainedKMeans(SeededKMeans):
 
     Parameters
     ----------
-    n_clusters : int, default=8
-        Number of clusters.
+    {n_clusters}
     n_init : int, default=1
         Number of runs (they differ only in how unseeded clusters start);
         the lowest within-cluster sum of squares is kept.
-    max_iter : int, default=100
-        Maximum number of assignment / update rounds per run.
-    tol : float, default=1e-4
-        Convergence threshold on the squared movement of the centres,
-        relative to the mean feature variance (as in ``KMeans``).
+    {max_iter}
     random_state : int, RandomState instance or None, default=None
         Seeds the k-means++ completion.
 
@@ -187,10 +163,7 @@ class ConstrainedKMeans(SeededKMeans):
     objective_ : float
     n_iter_ : int
     n_features_in_ : int
-    scale_ : float
-        The power of two ``X`` was divided by to fit: 1.0 unless its
-        magnitude would overflow or underflow squared distances (see
-        :class:`~linkwise.cluster._base.KMeansFamily`).
+    {scale}
 
     See Also
     --------
