@@ -43,7 +43,14 @@ class _ColumnMagnitude(TransformerMixin, BaseEstimator):
 
 
 class _BayesianModelMixin:
-    """Parameter checks and the particle filter shared by both estimators."""
+    """Parameters, their checks and the particle filter shared by both estimators."""
+
+    def __init__(
+        self, n_clusters=2, *, n_particles=None, lam=10.0, tau=1.0, eps=0.05, n_mcmc_steps=5, fit_intercept=True,
+        random_state=None,
+    ):
+        self.n_clusters, self.n_particles, self.lam, self.tau, self.eps = n_clusters, n_particles, lam, tau, eps
+        self.n_mcmc_steps, self.fit_intercept, self.random_state = n_mcmc_steps, fit_intercept, random_state
 
     def _check_model_params(self):
         check_scalar(self.n_clusters, "n_clusters", self, kind="int", low=1)
@@ -56,8 +63,7 @@ class _BayesianModelMixin:
 
     @staticmethod
     def _scaler():
-        """Standardisation of any finite X: dividing each column by its largest magnitude first
-        leaves the result unchanged but keeps the variance of data near 1e200 finite."""
+        """Standardisation of any finite X (dividing by the largest magnitude first keeps 1e200 finite)."""
         return make_pipeline(_ColumnMagnitude(), StandardScaler())
 
     def _design(self, X_scaled):
@@ -67,16 +73,8 @@ class _BayesianModelMixin:
     def _particle_filter(self, X, rng, min_ess=1.0):
         n_particles = self.n_particles or 2 * X.shape[1] * self.n_clusters
         return ParticleFilter(
-            self._design(X),
-            self.n_clusters,
-            n_particles,
-            lam=self.lam,
-            tau=self.tau,
-            eps=self.eps,
-            n_mcmc_steps=self.n_mcmc_steps,
-            n_init_steps=_INIT_STEPS,
-            rng=rng,
-            min_ess=min_ess,
+            self._design(X), self.n_clusters, n_particles, lam=self.lam, tau=self.tau, eps=self.eps,
+            n_mcmc_steps=self.n_mcmc_steps, n_init_steps=_INIT_STEPS, rng=rng, min_ess=min_ess,
         )
 
 
@@ -186,31 +184,14 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
     _anytime = True
 
     def __init__(
-        self,
-        n_clusters=2,
-        *,
-        criterion="info",
-        n_particles=None,
-        lam=10.0,
-        tau=1.0,
-        eps=0.05,
-        n_mcmc_steps=5,
-        fit_intercept=True,
-        candidate_pairs=10000,
-        max_queries=None,
-        random_state=None,
+        self, n_clusters=2, *, criterion="info", n_particles=None, lam=10.0, tau=1.0, eps=0.05, n_mcmc_steps=5,
+        fit_intercept=True, candidate_pairs=10000, max_queries=None, random_state=None,
     ):
-        self.n_clusters = n_clusters
-        self.criterion = criterion
-        self.n_particles = n_particles
-        self.lam = lam
-        self.tau = tau
-        self.eps = eps
-        self.n_mcmc_steps = n_mcmc_steps
-        self.fit_intercept = fit_intercept
-        self.candidate_pairs = candidate_pairs
-        self.max_queries = max_queries
-        self.random_state = random_state
+        super().__init__(
+            n_clusters, n_particles=n_particles, lam=lam, tau=tau, eps=eps, n_mcmc_steps=n_mcmc_steps,
+            fit_intercept=fit_intercept, random_state=random_state,
+        )
+        self.criterion, self.candidate_pairs, self.max_queries = criterion, candidate_pairs, max_queries
 
     def _validate_params(self):
         self._check_model_params()
@@ -324,42 +305,8 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
     (True, True)
     """
 
-    def __init__(
-        self,
-        n_clusters=2,
-        *,
-        n_particles=None,
-        lam=10.0,
-        tau=1.0,
-        eps=0.05,
-        n_mcmc_steps=5,
-        fit_intercept=True,
-        random_state=None,
-    ):
-        self.n_clusters = n_clusters
-        self.n_particles = n_particles
-        self.lam = lam
-        self.tau = tau
-        self.eps = eps
-        self.n_mcmc_steps = n_mcmc_steps
-        self.fit_intercept = fit_intercept
-        self.random_state = random_state
-
     def fit(self, X, y=None, *, ml=None, cl=None):
-        """Fit the model to X and the constraints.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : None
-            Ignored (scikit-learn convention).
-        ml, cl : array-like of shape (n_pairs, 2), optional, keyword-only
-            Must-link and cannot-link pairs of row indices.
-
-        Returns
-        -------
-        self
-        """
+        """Fit the model to ``X`` and the must-link / cannot-link row pairs ``ml`` / ``cl``; ``y`` is ignored."""
         self._check_model_params()
         X, ml, cl = check_fit_input(self, X, y, ml, cl)
         check_n_clusters(self.n_clusters, X.shape[0], self)
@@ -389,16 +336,7 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
         return self
 
     def predict(self, X):
-        """Most probable cluster of new points (which carry no constraints).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
-        """
+        """Most probable cluster of each row of new data ``X`` (which carries no constraints)."""
         check_is_fitted(self)
         X = check_data(X, self, validate=True, reset=False)
         return np.argmax(self._design(self.scaler_.transform(X)) @ self.W_map_, axis=1)

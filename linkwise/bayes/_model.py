@@ -8,13 +8,11 @@ reward for confident, well separated assignments. ``P(Z | W)`` sums the labels
 of the constrained points out on the constraint forest.
 
 The entropy term averages over every row, so it dominates the cost of
-sampling. It is computed cluster-major, logits of shape ``(n_particles, K,
-n_rows)``, where every step is a contiguous pass over the rows, in blocks of
-particles that stay in cache; the sampler and the ranking of MAP starts ask
-for it in single precision (as :meth:`Model.same_cluster` computes pair
-probabilities) (an error near 1e-7 in the average entropy, far
-below any difference the slice sampler resolves), the L-BFGS objective and
-``log P(Z | W)`` stay in double precision.
+sampling. It is computed cluster-major, logits ``(n_particles, K, n_rows)``,
+contiguous passes over the rows in blocks of particles that stay in cache.
+The sampler and the ranking of MAP starts ask for it in single precision (an
+error near 1e-7, far below what the slice sampler resolves); the L-BFGS
+objective and ``log P(Z | W)`` stay in double precision.
 """
 
 import copy
@@ -31,10 +29,9 @@ _BLOCK = 1 << 18  # logits per block of particles in the entropy term (a few MB:
 
 
 def _entropy_sum(logits):
-    """Sum over rows of the softmax entropy over clusters: logits (S, K, n) -> (S,).
+    """Sum over rows of the softmax entropy over clusters, logits (S, K, n) -> (S,).
 
-    ``H = log sum_k e_k - sum_k e_k l_k / sum_k e_k`` with ``l`` shifted by
-    its maximum over clusters and ``e = exp(l)``.
+    ``H = log sum_k e_k - sum_k e_k l_k / sum_k e_k``, ``l`` shifted by its maximum, ``e = exp(l)``.
     """
     shifted = logits - logits.max(axis=1, keepdims=True)
     e = np.exp(shifted)
@@ -44,17 +41,12 @@ def _entropy_sum(logits):
 
 
 class Model:
-    """Log posterior of W given the answers so far (one forest, many W at once).
+    """Log posterior of W given the answers on ``forest`` (many W at once).
 
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-        The model's inputs (standardised features, with a constant column for
-        an intercept).
-    forest : ConstraintForest
-    lam, tau, eps : float
-        Variance of the Gaussian prior, weight of the separation (entropy)
-        term, and probability of a wrong answer.
+    ``X`` holds the model's inputs (standardised features, with a constant
+    column for an intercept); ``lam``, ``tau``, ``eps`` are the variance of
+    the Gaussian prior, the weight of the entropy term and the probability of
+    a wrong answer.
     """
 
     def __init__(self, X, forest, lam, tau, eps):
@@ -117,20 +109,13 @@ class Model:
         return self.log_likelihood(W, entropy_rows, dtype) - 0.5 * np.einsum("sdk,sdk->s", W, W) / self.lam
 
     def same_cluster(self, W, a, b):
-        """``P(y_a = y_b | Z, W)`` for candidate pairs, per particle.
+        """``P(y_a = y_b | Z, W)`` for candidate pairs, ``(n_particles, n_pairs)`` float32.
 
         Pairs across trees (or with a point outside the forest) have
-        independent labels given Z, so the probability is the dot product of
-        their marginals; pairs inside one tree (which would close a cycle) go
-        through :func:`same_cluster_in_tree`.
-
-        Computed in single precision (they score pairs and weight particles,
-        where an error near 1e-7 is immaterial), which halves the memory
-        traffic of gathering ``n_pairs x n_particles`` marginals.
-
-        Returns
-        -------
-        ndarray of shape (n_particles, n_pairs), float32
+        independent labels given Z: the dot product of their marginals; pairs
+        inside one tree go through :func:`same_cluster_in_tree`. Single
+        precision (an error near 1e-7 is immaterial for scoring pairs and
+        weighting particles) halves the memory traffic of the gathers.
         """
         forest = self.forest
         rows, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
@@ -187,15 +172,7 @@ class Model:
         return -value, -grad.ravel()
 
     def map_estimate(self, W0):
-        """Maximise the log posterior from ``W0`` (d, K) by L-BFGS with the analytic gradient.
-
-        Returns
-        -------
-        W : ndarray of shape (d, K)
-            The local optimum reached.
-        log_posterior : float
-            Its unnormalised log posterior.
-        """
+        """The local optimum of the log posterior from ``W0`` (d, K) by L-BFGS, and its unnormalised value."""
         result = minimize(self.objective, W0.ravel(), jac=True, method="L-BFGS-B")
         return result.x.reshape(W0.shape), -float(result.fun)
 

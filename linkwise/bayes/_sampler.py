@@ -28,40 +28,17 @@ _MIN_BRACKET = 1e-10
 
 
 def elliptical_slice(W, log_lik, log_lik_fn, scale, rng, n_steps, batch=None):
-    """Move every particle ``n_steps`` elliptical slice-sampling steps.
+    """Particles ``W`` (not modified) and their ``log_lik`` moved ``n_steps`` elliptical slice-sampling steps.
 
-    Each shrinking round evaluates, for every particle still searching, the
-    next few angles it would try if each one before were rejected (drawn
-    ahead, bracket shrunk by each), and takes the first accepted: the same
-    sequence of proposals as one angle per round, in fewer likelihood calls
-    once few particles are left. A particle whose bracket shrinks below
-    ``_MIN_BRACKET`` keeps its current state (always on the slice in exact
-    arithmetic), so every step ends even when rounding or a NaN likelihood
-    rejects every angle.
-
-    Parameters
-    ----------
-    W : ndarray of shape (n_particles, ...)
-        Current particles (not modified).
-    log_lik : ndarray of shape (n_particles,)
-        ``log_lik_fn(W)``.
-    log_lik_fn : callable
-        Log likelihood of a batch of particles.
-    scale : float
-        Standard deviation of the isotropic Gaussian prior.
-    rng : numpy.random.RandomState
-    n_steps : int
-    batch : int or None
-        Proposals per likelihood call once few particles are left (None:
-        ``n_particles``); 1 tries one angle per particle per round.
-
-    Returns
-    -------
-    W, log_lik : the moved particles and their log likelihoods.
-
-    References
-    ----------
-    Murray, Adams, MacKay. Elliptical slice sampling. AISTATS 2010.
+    ``log_lik_fn`` evaluates a batch of particles; ``scale`` is the standard
+    deviation of the isotropic Gaussian prior. Each shrinking round
+    evaluates, for every particle still searching, the next few angles it
+    would try if each one before were rejected (``batch`` proposals per call,
+    default ``n_particles``; 1 tries one angle per round), and takes the
+    first accepted: the proposals of one angle per round, in fewer calls. A
+    particle whose bracket shrinks below ``_MIN_BRACKET`` keeps its state
+    (on the slice in exact arithmetic), so every step ends even when rounding
+    or a NaN likelihood rejects every angle (Murray, Adams & MacKay, AISTATS 2010).
     """
     W, log_lik = W.copy(), log_lik.copy()
     n = W.shape[0]
@@ -96,7 +73,7 @@ def elliptical_slice(W, log_lik, log_lik_fn, scale, rng, n_steps, batch=None):
 
 
 def systematic_resample(weights, rng):
-    """Indices of ``len(weights)`` particles drawn in proportion to ``weights`` (systematic scheme)."""
+    """Indices of ``len(weights)`` particles drawn in proportion to ``weights`` (systematic resampling)."""
     n = weights.size
     cumulative = np.cumsum(weights)
     positions = (rng.uniform() + np.arange(n)) / n * cumulative[-1]
@@ -115,31 +92,12 @@ class ParticleFilter:
     saves the moves after answers the particles already predicted, which is
     most of a long list of given constraints.
 
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-        The model's inputs (see :class:`~linkwise.bayes._model.Model`).
-    n_clusters, n_particles : int
-    lam, tau, eps : float
-        Model parameters (see :class:`~linkwise.bayes._model.Model`).
-    n_mcmc_steps : int
-        Slice-sampling steps after each resampling.
-    n_init_steps : int
-        Slice-sampling steps that turn Gaussian draws into prior draws.
-    rng : numpy.random.RandomState
-    min_ess : float in (0, 1], default=1.0
-        Fraction of ``n_particles`` below which the effective sample size
-        triggers resample-move (1: after every answer).
-
-    Attributes
-    ----------
-    W : ndarray of shape (n_particles, n_features, n_clusters)
-    log_weights : ndarray of shape (n_particles,)
-        Unnormalised log importance weights (all 0 right after a resampling).
-    model : Model
-        The posterior given the answers so far.
-    n_moves : int
-        Resample-move steps taken since the particles were drawn.
+    ``X``, ``lam``, ``tau``, ``eps`` are those of :class:`~linkwise.bayes._model.Model`;
+    ``n_init_steps`` slice-sampling steps turn the Gaussian draws into prior
+    draws, ``n_mcmc_steps`` follow each resampling. ``W`` holds the
+    particles ``(n_particles, n_features, n_clusters)``, ``log_weights``
+    their unnormalised log weights, ``model`` the posterior so far,
+    ``n_moves`` the resample-move steps taken.
     """
 
     def __init__(self, X, n_clusters, n_particles, *, lam, tau, eps, n_mcmc_steps, n_init_steps, rng, min_ess=1.0):
@@ -167,11 +125,7 @@ class ParticleFilter:
         return eps + (1.0 - 2.0 * eps) * self.model.same_cluster(self.W, np.atleast_1d(a), np.atleast_1d(b))
 
     def add(self, a, b, must, p_must=None):
-        """Condition on the answer ``z_ab``: reweight by its probability; resample and move when due.
-
-        ``p_must`` (per particle) may be passed when already computed; the
-        pair must not close a cycle of the constraint forest.
-        """
+        """Condition on the answer ``z_ab`` (the pair closes no cycle): reweight, and resample-move when due."""
         if p_must is None:
             p_must = self.p_must(a, b)[:, 0]
         self.log_weights += np.log(p_must if must else 1.0 - p_must)

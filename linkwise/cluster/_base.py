@@ -13,7 +13,8 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from linkwise._validation import check_data, check_n_clusters, check_scalar, check_y_ignored, magnitude_scale, owner_name
+from linkwise._validation import check_data, check_n_clusters, check_scalar, check_y_ignored, magnitude_scale
+from linkwise._validation import owner_name
 from linkwise.graph import check_constraints
 
 

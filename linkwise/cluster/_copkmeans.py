@@ -25,19 +25,16 @@ class COPKMeans(PairwiseKMeans):
 
     Must-linked points (with the transitive closure) move as one group,
     which goes to the cluster with the smallest total squared distance to
-    its members (Wagstaff et al. place points one by one, so a group follows
-    whichever member comes first). Each assignment step starts from scratch:
-    the groups without cannot-links are placed all at once; the others, in
-    a random order drawn once per run, each go to the nearest cluster that
-    holds none of the groups it is cannot-linked to and that were already
-    placed in this step. Centres start by k-means++. When a group finds
-    every cluster blocked, COP-k-means gives up, even when another order
-    would have placed every group. Here, with ``on_infeasible="raise"``,
-    the groups of each cannot-link component where that happened are placed
+    its members. Each assignment step places the groups without
+    cannot-links all at once, the others in a random order drawn once per
+    run, each in the nearest cluster holding none of the groups it is
+    cannot-linked to. Centres start by k-means++. Where COP-k-means gives
+    up (a group finds every cluster blocked, though another order might
+    place it), ``on_infeasible="raise"`` places that cannot-link component
     again by an exact search (DSatur colouring with backtracking, cheapest
-    cluster first, bounded in steps): it finds an assignment that breaks no
-    constraint, or proves that none exists, or gives up. Runs where the
-    greedy order succeeds are those of COP-k-means.
+    cluster first, bounded in steps) that finds an assignment breaking no
+    constraint, proves none exists, or gives up. Runs where the greedy
+    order succeeds are those of COP-k-means.
 
     Parameters
     ----------
@@ -218,10 +215,7 @@ class _Recolouring:
         self._parts = {}  # component -> (nodes, neighbours in local ids)
 
     def __call__(self, node_labels, bad_nodes, node_cost):
-        """Recolour (in place) the components holding ``bad_nodes``; return a component's nodes if it is impossible.
-
-        Raises :class:`SearchGaveUp` when the search of a component runs out of steps.
-        """
+        """Recolour the components holding ``bad_nodes`` in place; the nodes of an impossible one, or None."""
         if self._adjacency is None:
             g = self._graph
             shape = (g.n_nodes, g.n_nodes)

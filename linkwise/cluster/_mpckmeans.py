@@ -22,10 +22,7 @@ class _Metrics:
         self.values = values
         self.group = group
         self.full = values.ndim == 3
-        if self.full:
-            self.logdet = np.linalg.slogdet(values)[1]
-        else:
-            self.logdet = np.log(values).sum(axis=1)
+        self.logdet = np.linalg.slogdet(values)[1] if self.full else np.log(values).sum(axis=1)
 
     @classmethod
     def identity(cls, n_features, n_clusters, *, full, shared):
@@ -34,19 +31,16 @@ class _Metrics:
         group = np.zeros(n_clusters, dtype=np.intp) if shared else np.arange(n_clusters)
         return cls(values, group)
 
-    def _per_cluster(self):
-        return self.values[self.group]
-
     def sq_norms(self, V):
         """``||v||^2_{A_k}`` for each row of ``V`` and cluster ``k``: ``(len(V), n_clusters)``."""
-        A = self._per_cluster()
+        A = self.values[self.group]
         if self.full:
             return np.einsum("md,kde,me->mk", V, A, V, optimize=True)
         return (V * V) @ A.T
 
     def point_costs(self, X, centers):
         """``||x - mu_k||^2_{A_k} - log det A_k``: ``(n_samples, n_clusters)``."""
-        A = self._per_cluster()
+        A = self.values[self.group]
         if self.full:
             d = np.stack([np.einsum("ij,ij->i", (X - c) @ a, X - c) for c, a in zip(centers, A)], axis=1)
         else:
@@ -67,20 +61,14 @@ class _Metrics:
         """
         if shared:
             blocks, sizes = blocks.sum(axis=0, keepdims=True), sizes.sum(keepdims=True)
-        if self.full:
-            eigval, eigvec = np.linalg.eigh(blocks)
-        else:
-            eigval = blocks
+        eigval, eigvec = np.linalg.eigh(blocks) if self.full else (blocks, None)
         eigval = np.maximum(eigval, 0.0)
         trace = eigval.sum(axis=1, keepdims=True)
         singular = eigval.min(axis=1, keepdims=True) < _RIDGE * trace
         eigval = eigval + np.where(singular, _RIDGE * trace, 0.0)
         keep = (sizes == 0) | (trace[:, 0] <= 0)
         inverse = np.divide(sizes[:, None], eigval, out=np.ones_like(eigval), where=~keep[:, None])
-        if self.full:
-            values = np.einsum("gij,gj,gkj->gik", eigvec, inverse, eigvec)
-        else:
-            values = inverse
+        values = np.einsum("gij,gj,gkj->gik", eigvec, inverse, eigvec) if self.full else inverse
         values[keep] = self.values[keep]
         return _Metrics(values, self.group)
 
@@ -274,9 +262,5 @@ class MPCKMeans(PairwiseKMeans):
         rows = np.arange(a.size)
         ml_cost = 0.5 * w * (dist[rows, a] + dist[rows, b])
         broken = graph.violated(labels)
-        objective = (
-            point_cost
-            + ml_cost[broken & graph.is_ml].sum()
-            + w_bar * slack[rows, a][broken & ~graph.is_ml].sum()
-        )
+        objective = point_cost + ml_cost[broken & graph.is_ml].sum() + w_bar * slack[rows, a][broken & ~graph.is_ml].sum()
         return _Run(labels, centers, float(objective), n_iter, state=metrics)
