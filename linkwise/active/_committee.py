@@ -70,10 +70,8 @@ class Committee(QueryStrategy):
     """
 
     def __init__(self, *, n_estimators=100, sample_fraction=0.8, kappa_ml=0.98, kappa_cl=0.0):
-        self.n_estimators = n_estimators
-        self.sample_fraction = sample_fraction
-        self.kappa_ml = kappa_ml
-        self.kappa_cl = kappa_cl
+        self.n_estimators, self.sample_fraction = n_estimators, sample_fraction
+        self.kappa_ml, self.kappa_cl = kappa_ml, kappa_cl
 
     def _validate_params(self):
         check_scalar(self.n_estimators, "n_estimators", self, kind="int", low=1)
@@ -149,7 +147,7 @@ class _Clusters:
         self.owner[x] = c
 
     def _leave(self, x):
-        """Take ``x`` out of its cluster (an imputed member that an answer placed elsewhere)."""
+        """Take ``x`` out of its cluster (an imputed member an answer placed elsewhere)."""
         c = self.owner[x]
         self.sizes[c] -= 1
         self.sums[:, c] -= agreement(self.flat, self.n_codes, [x])
@@ -175,11 +173,9 @@ class _Clusters:
 
 
 def _medians(flat, n_codes, hood, queryable_mask):
-    """Median queryable row of each neighbourhood that has one, largest neighbourhoods first.
+    """Median (queryable member most co-associated with the others) and members of each neighbourhood, largest first.
 
-    The median is the queryable member with the highest mean co-association
-    with the neighbourhood's members. Returns the medians and the member
-    arrays, in order of decreasing neighbourhood size (ties: lower label).
+    Neighbourhoods without a queryable member are left out; ties in size go to the lower label.
     """
     by = np.argsort(hood, kind="stable")
     bounds = np.searchsorted(hood[by], np.arange(hood.max() + 2))

@@ -98,11 +98,8 @@ class ActiveClustering(ActiveEstimator):
     """
 
     def __init__(self, clusterer, strategy, *, max_queries=None, constraints="auto", random_state=None):
-        self.clusterer = clusterer
-        self.strategy = strategy
-        self.max_queries = max_queries
-        self.constraints = constraints
-        self.random_state = random_state
+        self.clusterer, self.strategy, self.max_queries = clusterer, strategy, max_queries
+        self.constraints, self.random_state = constraints, random_state
 
     def _validate_params(self):
         check_clusterer(self.clusterer, type(self).__name__)

@@ -79,9 +79,7 @@ class NPU(QueryStrategy):
     _needs_clusterer = True
 
     def __init__(self, *, n_trees=50, batch_size=1, renew=1.0):
-        self.n_trees = n_trees
-        self.batch_size = batch_size
-        self.renew = renew
+        self.n_trees, self.batch_size, self.renew = n_trees, batch_size, renew
 
     def _validate_params(self):
         check_scalar(self.n_trees, "n_trees", self, kind="int", low=1)
@@ -129,12 +127,9 @@ class NPU(QueryStrategy):
 def _forest_leaves(X32, labels, n_trees, seed):
     """Leaf of every row in each tree of a random forest fitted to ``labels``: ``(n_samples, n_trees)``.
 
-    Exactly the forest of scikit-learn's
-    ``RandomForestClassifier(n_estimators=n_trees, random_state=seed)`` (each
-    tree grown until its leaves are pure on a bootstrap sample, given as
-    sample weights, with ``sqrt(n_features)`` candidate features per split),
-    built tree by tree with the same random numbers: on a few hundred rows
-    the forest's per-tree checks cost more than growing the trees.
+    Exactly ``RandomForestClassifier(n_estimators=n_trees, random_state=seed)``'s
+    trees, grown one by one with the same random numbers: on a few hundred
+    rows the forest's per-tree checks cost more than growing the trees.
     """
     n = X32.shape[0]
     seeds = np.random.RandomState(seed).randint(np.iinfo(np.int32).max, size=n_trees)

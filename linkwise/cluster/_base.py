@@ -128,6 +128,8 @@ _SHARED_DOC = {
     tol : float, default=1e-4
         Convergence threshold on the squared movement of the centres,
         relative to the mean feature variance (as in ``KMeans``).""",
+    "{thesis}": """J. Švehla. Active semi-supervised clustering. Master's thesis, Czech
+    Technical University in Prague, 2018""",
     "{scale}": """scale_ : float
         The power of two ``X`` was divided by to fit: 1.0 unless its
         magnitude would overflow or underflow squared distances (see
@@ -141,8 +143,8 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
     Subclasses write ``fit`` (``_start``, then ``_fit_runs``) and may override
     ``_validate_extra()`` (their own parameters) and ``_point_costs(X, centers)``
     (the per-cluster cost of a point without constraints, used by ``predict``).
-    ``{n_clusters}``, ``{max_iter}`` and ``{scale}`` in their docstrings become
-    the shared numpydoc entries.
+    ``{n_clusters}``, ``{max_iter}``, ``{scale}`` and ``{thesis}`` in their
+    docstrings become the shared numpydoc entries.
 
     Data whose magnitude would overflow or underflow squared distances is
     fitted divided by the power of two ``scale_`` (1.0 for ordinary data;
@@ -151,9 +153,11 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
     metrics and constraint weights refer to ``X / scale_``.
     """
 
+    _doc_parts = {}  # more placeholders a subclass's docstring shares, filled in before those above
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        for key, text in _SHARED_DOC.items():
+        for key, text in [*cls._doc_parts.items(), *_SHARED_DOC.items()] if cls.__doc__ else ():  # None: no docstring, or -OO
             cls.__doc__ = cls.__doc__.replace(key, text)
 
     def __init__(self, n_clusters=8, *, n_init=1, max_iter=100, tol=1e-4, random_state=None):
@@ -230,7 +234,7 @@ class PairwiseKMeans(KMeansFamily):
         ----------
         X : array-like of shape (n_samples, n_features)
         y : None
-            Ignored (scikit-learn convention).
+            Ignored, as by scikit-learn's clusterers.
         ml, cl : array-like of shape (n_pairs, 2), optional
             Row-index pairs that must (``ml``) or must not (``cl``) share a
             cluster: hard rules for COPKMeans, costs or metric evidence for

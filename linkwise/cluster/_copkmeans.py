@@ -90,8 +90,7 @@ class COPKMeans(PairwiseKMeans):
     D. Brélaz. New methods to color the vertices of a graph. Communications
     of the ACM 22(4), 1979 (DSatur).
 
-    J. Švehla. Active semi-supervised clustering. Master's thesis, Czech
-    Technical University in Prague, 2018 (section 2.3.1).
+    {thesis} (section 2.3.1).
 
     Examples
     --------

@@ -122,8 +122,7 @@ class MKMeans(PairwiseKMeans):
     learning, with application to clustering with side-information. Advances
     in Neural Information Processing Systems (NIPS), 2003.
 
-    J. Švehla. Active semi-supervised clustering. Master's thesis, Czech
-    Technical University in Prague, 2018 (section 2.3.2).
+    {thesis} (section 2.3.2).
 
     Examples
     --------

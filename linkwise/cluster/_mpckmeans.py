@@ -164,8 +164,7 @@ class MPCKMeans(PairwiseKMeans):
     learning in semi-supervised clustering. International Conference on
     Machine Learning (ICML), 2004.
 
-    J. Švehla. Active semi-supervised clustering. Master's thesis, Czech
-    Technical University in Prague, 2018 (section 2.3.3).
+    {thesis} (section 2.3.3).
 
     Examples
     --------
@@ -262,5 +261,6 @@ class MPCKMeans(PairwiseKMeans):
         rows = np.arange(a.size)
         ml_cost = 0.5 * w * (dist[rows, a] + dist[rows, b])
         broken = graph.violated(labels)
-        objective = point_cost + ml_cost[broken & graph.is_ml].sum() + w_bar * slack[rows, a][broken & ~graph.is_ml].sum()
+        cl_cost = w_bar * slack[rows, a][broken & ~graph.is_ml].sum()
+        objective = point_cost + ml_cost[broken & graph.is_ml].sum() + cl_cost
         return _Run(labels, centers, float(objective), n_iter, state=metrics)

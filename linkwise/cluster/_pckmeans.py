@@ -73,8 +73,7 @@ class PCKMeans(PairwiseKMeans):
     pairwise constrained clustering. SIAM International Conference on Data
     Mining (SDM), 2004.
 
-    J. Švehla. Active semi-supervised clustering. Master's thesis, Czech
-    Technical University in Prague, 2018 (section 2.3.1).
+    {thesis} (section 2.3.1).
 
     Examples
     --------

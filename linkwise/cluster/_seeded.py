@@ -18,6 +18,15 @@ from linkwise.cluster._base import (
 from linkwise.exceptions import InvalidParameterError
 
 
+_PARAMETERS = """{n_clusters}
+    n_init : int, default=1
+        Number of runs (they differ only in how unseeded clusters start);
+        the lowest within-cluster sum of squares is kept.
+    {max_iter}
+    random_state : int, RandomState instance or None, default=None
+        Seeds the k-means++ completion."""
+
+
 def _check_seeds(y, n_samples, n_clusters, owner):
     """Validate partial labels: ints in ``[-1, n_clusters)``, -1 = unlabeled, one per row."""
     if y is None:
@@ -54,13 +63,7 @@ class SeededKMeans(KMeansFamily):
 
     Parameters
     ----------
-    {n_clusters}
-    n_init : int, default=1
-        Number of runs (they differ only in how unseeded clusters start);
-        the lowest within-cluster sum of squares is kept.
-    {max_iter}
-    random_state : int, RandomState instance or None, default=None
-        Seeds the k-means++ completion.
+    {seeded_parameters}
 
     Attributes
     ----------
@@ -83,8 +86,7 @@ class SeededKMeans(KMeansFamily):
     S. Basu, A. Banerjee and R. J. Mooney. Semi-supervised clustering by
     seeding. International Conference on Machine Learning (ICML), 2002.
 
-    J. Švehla. Active semi-supervised clustering. Master's thesis, Czech
-    Technical University in Prague, 2018 (section 2.2).
+    {thesis} (section 2.2).
 
     Examples
     --------
@@ -96,6 +98,7 @@ class SeededKMeans(KMeansFamily):
     """
 
     _keep_seeds = False
+    _doc_parts = {"{seeded_parameters}": _PARAMETERS}
 
     def fit(self, X, y=None):
         """Cluster ``X`` from partial labels ``y``.
@@ -146,13 +149,7 @@ class ConstrainedKMeans(SeededKMeans):
 
     Parameters
     ----------
-    {n_clusters}
-    n_init : int, default=1
-        Number of runs (they differ only in how unseeded clusters start);
-        the lowest within-cluster sum of squares is kept.
-    {max_iter}
-    random_state : int, RandomState instance or None, default=None
-        Seeds the k-means++ completion.
+    {seeded_parameters}
 
     Attributes
     ----------
@@ -174,8 +171,7 @@ class ConstrainedKMeans(SeededKMeans):
     S. Basu, A. Banerjee and R. J. Mooney. Semi-supervised clustering by
     seeding. International Conference on Machine Learning (ICML), 2002.
 
-    J. Švehla. Active semi-supervised clustering. Master's thesis, Czech
-    Technical University in Prague, 2018 (section 2.2).
+    {thesis} (section 2.2).
 
     Examples
     --------
