@@ -49,8 +49,7 @@ class Committee(QueryStrategy):
     kappa_ml : float, default=0.98
         Least co-association of an imputed must-link.
     kappa_cl : float, default=0.0
-        Greatest co-association of an imputed cannot-link; must be below
-        ``kappa_ml``.
+        Greatest co-association of an imputed cannot-link (below ``kappa_ml``).
 
     References
     ----------

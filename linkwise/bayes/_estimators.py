@@ -147,13 +147,10 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
     W_map_ : ndarray of shape (n_features + fit_intercept, n_clusters)
         MAP weights for the standardised features given all answers (the
         last row is the intercept when ``fit_intercept``).
-    constraints_ : ConstraintStore
-        Every answer.
-    query_log_ : list of (int, int, bool or None)
-        Questions in the order asked.
-    n_queries_ : int
-    labels_history_ : ndarray of shape (n_queries, n_samples)
-        The clustering after each question.
+    constraints_, query_log_, n_queries_, labels_history_
+        Every answer (a ConstraintStore), the questions in the order asked,
+        their number and the clustering after each (as for every
+        :class:`~linkwise.ActiveEstimator`).
     n_cycle_pairs_dropped_ : ndarray of shape (n_queries,)
         For each question, how many better-scoring candidate pairs were
         skipped because they would have closed a cycle (the paper's Table 2).

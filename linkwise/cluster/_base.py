@@ -123,6 +123,8 @@ def _score(run):
 _SHARED_DOC = {
     "{n_clusters}": """n_clusters : int, default=8
         Number of clusters.""",
+    "{labels}": """labels_ : ndarray of shape (n_samples,)
+    cluster_centers_ : ndarray of shape (n_clusters, n_features)""",
     "{max_iter}": """max_iter : int, default=100
         Maximum number of assignment / update rounds per run.
     tol : float, default=1e-4
@@ -143,8 +145,8 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
     Subclasses write ``fit`` (``_start``, then ``_fit_runs``) and may override
     ``_validate_extra()`` (their own parameters) and ``_point_costs(X, centers)``
     (the per-cluster cost of a point without constraints, used by ``predict``).
-    ``{n_clusters}``, ``{max_iter}``, ``{scale}`` and ``{thesis}`` in their
-    docstrings become the shared numpydoc entries.
+    ``{n_clusters}``, ``{max_iter}``, ``{labels}``, ``{scale}`` and ``{thesis}``
+    in their docstrings become the shared numpydoc entries.
 
     Data whose magnitude would overflow or underflow squared distances is
     fitted divided by the power of two ``scale_`` (1.0 for ordinary data;

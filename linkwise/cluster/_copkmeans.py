@@ -59,8 +59,7 @@ class COPKMeans(PairwiseKMeans):
 
     Attributes
     ----------
-    labels_ : ndarray of shape (n_samples,)
-    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+    {labels}
     inertia_ : float
         Sum of squared distances of the points to their centres.
     objective_ : float

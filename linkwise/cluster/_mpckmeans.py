@@ -137,8 +137,7 @@ class MPCKMeans(PairwiseKMeans):
 
     Attributes
     ----------
-    labels_ : ndarray of shape (n_samples,)
-    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+    {labels}
     metrics_ : ndarray of shape (n_metrics, n_features, n_features)
         The learned matrices A (``n_metrics`` is 1 with ``shared_metric``,
         else ``n_clusters``; cluster ``k`` uses ``metrics_[k]``).

@@ -42,8 +42,7 @@ class PCKMeans(PairwiseKMeans):
 
     Attributes
     ----------
-    labels_ : ndarray of shape (n_samples,)
-    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+    {labels}
     objective_ : float
         Final value of the objective (half the sum of squared distances plus
         the violation costs).

@@ -25,6 +25,12 @@ _PARAMETERS = """{n_clusters}
     {max_iter}
     random_state : int, RandomState instance or None, default=None
         Seeds the k-means++ completion."""
+_REFERENCES = """References
+    ----------
+    S. Basu, A. Banerjee and R. J. Mooney. Semi-supervised clustering by
+    seeding. International Conference on Machine Learning (ICML), 2002.
+
+    {thesis} (section 2.2)."""
 
 
 def _check_seeds(y, n_samples, n_clusters, owner):
@@ -67,12 +73,9 @@ class SeededKMeans(KMeansFamily):
 
     Attributes
     ----------
-    labels_ : ndarray of shape (n_samples,)
-    cluster_centers_ : ndarray of shape (n_clusters, n_features)
-    inertia_ : float
-        Sum of squared distances of the points to their centres.
-    objective_ : float
-        The same (what is minimised).
+    {labels}
+    inertia_, objective_ : float
+        Sum of squared distances of the points to their centres (what is minimised).
     n_iter_ : int
     n_features_in_ : int
     {scale}
@@ -81,12 +84,7 @@ class SeededKMeans(KMeansFamily):
     --------
     ConstrainedKMeans : keeps the seeds in their clusters throughout.
 
-    References
-    ----------
-    S. Basu, A. Banerjee and R. J. Mooney. Semi-supervised clustering by
-    seeding. International Conference on Machine Learning (ICML), 2002.
-
-    {thesis} (section 2.2).
+    {references}
 
     Examples
     --------
@@ -98,7 +96,7 @@ class SeededKMeans(KMeansFamily):
     """
 
     _keep_seeds = False
-    _doc_parts = {"{seeded_parameters}": _PARAMETERS}
+    _doc_parts = {"{seeded_parameters}": _PARAMETERS, "{references}": _REFERENCES}
 
     def fit(self, X, y=None):
         """Cluster ``X`` from partial labels ``y``.
@@ -156,8 +154,7 @@ class ConstrainedKMeans(SeededKMeans):
     labels_ : ndarray of shape (n_samples,)
         Equal to ``y`` on every labelled row.
     cluster_centers_ : ndarray of shape (n_clusters, n_features)
-    inertia_ : float
-    objective_ : float
+    inertia_, objective_ : float
     n_iter_ : int
     n_features_in_ : int
     {scale}
@@ -166,19 +163,14 @@ class ConstrainedKMeans(SeededKMeans):
     --------
     SeededKMeans : uses the seeds only to start.
 
-    References
-    ----------
-    S. Basu, A. Banerjee and R. J. Mooney. Semi-supervised clustering by
-    seeding. International Conference on Machine Learning (ICML), 2002.
-
-    {thesis} (section 2.2).
+    {references}
 
     Examples
     --------
     >>> import numpy as np
-    >>> from linkwise import ConstrainedKMeans
-    >>> X = np.array([[0.0, 0.0], [0.1, 0.0], [0.0, 0.1], [5.0, 5.0], [5.1, 5.0], [5.0, 5.1]])
-    >>> ConstrainedKMeans(n_clusters=2).fit(X, [0, -1, -1, 1, -1, 0]).labels_.tolist()
+    >>> import linkwise as lw
+    >>> X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.2]])
+    >>> lw.ConstrainedKMeans(n_clusters=2).fit(X, [0, -1, -1, 1, -1, 0]).labels_.tolist()
     [0, 0, 0, 1, 1, 0]
     """
 
