@@ -1,11 +1,9 @@
 """What every query strategy shares: the base class, ``collect``, and the neighbourhood look-up.
 
 A strategy is a question generator, ``_questions(ctx, n_clusters, fit_labels)``,
-run by the shared loop (:mod:`linkwise.loop`) either inside
-:class:`~linkwise.active.ActiveClustering` or alone through
-:meth:`QueryStrategy.collect`. ``fit_labels()`` returns the current clustering
-of a constrained clusterer fitted on the answers so far (iterative strategies
-such as NPU need it while they ask).
+run by the shared loop (:mod:`linkwise.loop`) inside :class:`~linkwise.active.ActiveClustering`
+or alone through :meth:`QueryStrategy.collect`; ``fit_labels()`` is the clustering of
+the answers so far (iterative strategies such as NPU need it while they ask).
 """
 
 import inspect
@@ -32,9 +30,8 @@ _CLOSURE_CLUSTERERS = (PCKMeans, MPCKMeans, MKMeans)
 class QueryStrategy(BaseEstimator):
     """Base class of the query strategies in :mod:`linkwise.active`.
 
-    Subclasses implement ``_questions(ctx, n_clusters, fit_labels)`` as a
-    generator of ``(i, j)`` pairs (see :mod:`linkwise.loop`) and may override
-    ``_validate_params``. Set ``_needs_clusterer = True`` when the strategy
+    Subclasses implement the generator ``_questions`` and may override
+    ``_validate_params``; ``_needs_clusterer = True``: the strategy
     re-clusters while it asks.
     """
 

@@ -111,10 +111,9 @@ class MinMax(_FarthestFirst):
     skeleton is kept as a running per-row minimum distance, updated once per
     new skeleton point, so picking the next point is linear in ``n``.
 
-    As the kernel decreases with distance, the order of points does not
-    depend on ``σ`` except for ties: it is a farthest-first traversal from the
-    whole skeleton, which makes consolidation deterministic where Explore &
-    Consolidate's is random.
+    The kernel decreasing with distance, the order does not depend on ``σ``
+    but for ties: a farthest-first traversal from the whole skeleton,
+    deterministic where Explore & Consolidate's is random.
 
     Parameters
     ----------

@@ -28,9 +28,8 @@ _PASSIVE_MIN_ESS = 0.5
 class _ColumnMagnitude(TransformerMixin, BaseEstimator):
     """Divide each column by its largest magnitude (1 for a zero column).
 
-    Unlike scikit-learn's MaxAbsScaler it keeps magnitudes near 1e-300
-    (which that scaler treats as zero); standardising the result cannot
-    overflow, as standardising data near 1e200 directly does.
+    Unlike MaxAbsScaler it keeps magnitudes near 1e-300 (that scaler's zero);
+    standardising the result cannot overflow, as data near 1e200 would.
     """
 
     def fit(self, X, y=None):
@@ -116,11 +115,10 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
     Features are standardised internally (zero mean, unit variance), as in
     the paper.
 
-    Cost grows with ``S = 2 d K`` particles: a question takes about 0.05 CPU
-    s at n = 1,000, d = 16, K = 3 and 0.2-0.4 s at d = 64 up to n = 5,000
-    (benchmarks/results/bayes.md); past 2,000 rows the particle moves
-    average the prior's entropy term over 2,000 evenly spaced rows, so they
-    no longer grow with n. Pass a smaller ``n_particles`` for speed.
+    Cost grows with ``S = 2 d K`` particles (a smaller ``n_particles`` is
+    faster): a question takes about 0.05 CPU s at n = 1,000, d = 16, K = 3 and
+    0.2-0.4 s at d = 64 up to n = 5,000 (benchmarks/results/bayes.md); the
+    particle moves no longer grow with n past 2,000 rows.
 
     Parameters
     ----------
@@ -215,8 +213,7 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
 
     def _refit(self, particles, ctx, W_map):
         """MAP from the best particle or the previous MAP; keeps ``ctx.labels`` current."""
-        W_map = particles.map_estimate(W_map)
-        self.W_map_ = W_map
+        self.W_map_ = W_map = particles.map_estimate(W_map)
         ctx.labels = particles.model.labels(W_map)
         return W_map
 
@@ -251,14 +248,13 @@ BayesianActiveClustering.__doc__ = BayesianActiveClustering.__doc__.replace("{pa
 class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
     """The Bayesian clustering model of Pei et al. fitted to given constraints ("BC+tree").
 
-    Constraints are added one by one (must-links first) to a particle
-    filter over W, as the active estimator does with answers, except that
-    the particles are resampled and moved only when their effective sample
-    size falls below half their number (adaptive resampling), not after
-    every constraint; a constraint
-    that would close a cycle in the constraint graph is skipped (with a
-    warning), since inference is exact only on a forest. Labels come from the
-    MAP estimate of W. Features are standardised internally.
+    Constraints are added one by one (must-links first) to a particle filter
+    over W, as the active estimator does with answers, but resampled and
+    moved only when the effective sample size falls below half the
+    particles; a constraint closing a cycle in the constraint graph is
+    skipped (with a warning), since inference is exact only on a forest.
+    Labels come from the MAP estimate of W. Features are standardised
+    internally.
 
     Parameters
     ----------

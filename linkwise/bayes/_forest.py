@@ -7,12 +7,11 @@ a + b * [k == l]`` with ``(a, b) = (eps, 1 - 2 eps)`` for a must-link and
 ``(1 - eps, 2 eps - 1)`` for a cannot-link. A message through such an edge is
 ``a * sum(h) + b * h``, which costs O(K) instead of O(K^2).
 
-Arrays are laid out node first, ``(n_nodes, n_particles, n_clusters)``, so one
-pass serves every particle at once; nodes are stored level by level (a parent
-always comes before its children, siblings next to each other) and processed
-a whole depth level at a time, a contiguous slice. Inside the passes the
-layout is ``(n_nodes, n_clusters, n_particles)``: sums and maxima over
-clusters are then single passes over contiguous rows of particles.
+Arrays are node first, ``(n_nodes, n_particles, n_clusters)``: one pass serves
+every particle. Nodes are stored level by level (parents before children,
+siblings together), a whole depth level, a contiguous slice, at a time; inside
+the passes the layout is ``(n_nodes, n_clusters, n_particles)``, so sums and
+maxima over clusters run over contiguous rows of particles.
 """
 
 import numpy as np

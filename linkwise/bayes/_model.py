@@ -7,12 +7,10 @@ eq. (3) prints ``-lam/2 ||W||^2``, see ``BayesianActiveClustering``) times a
 reward for confident, well separated assignments. ``P(Z | W)`` sums the labels
 of the constrained points out on the constraint forest.
 
-The entropy term averages over every row, so it dominates the cost of
-sampling. It is computed cluster-major, logits ``(n_particles, K, n_rows)``,
-contiguous passes over the rows in blocks of particles that stay in cache.
-The sampler and the ranking of MAP starts ask for it in single precision (an
-error near 1e-7, far below what the slice sampler resolves); the L-BFGS
-objective and ``log P(Z | W)`` stay in double precision.
+The entropy term, over every row, dominates the cost of sampling: it is
+computed cluster-major, logits ``(n_particles, K, n_rows)``, in blocks of
+particles that stay in cache, and in single precision for the sampler (an error
+near 1e-7, far below what it resolves); L-BFGS and ``log P(Z | W)`` use double.
 """
 
 import copy
@@ -151,8 +149,7 @@ class Model:
         The gradient is ``sum_{i in forest} x_i (q_i - p_i)^T - W / lam +
         tau/N sum_i x_i g_i^T`` with ``g_ik = p_ik (log p_ik - sum_j p_ij log
         p_ij)``, the derivative of ``-H(y_i)`` with respect to the logits.
-        This is the paper's section 3.4 gradient, except for the sign of the
-        entropy term, which is printed negated there; the sign here is the
+        The paper's section 3.4 prints the entropy term negated; this is the
         derivative of the prior as written (checked by finite differences).
         """
         d, n = self.X.shape[1], self.X.shape[0]

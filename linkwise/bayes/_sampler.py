@@ -1,16 +1,12 @@
 """Posterior samples of W: elliptical slice sampling and a resample-move particle filter.
 
-The prior is a Gaussian ``N(0, lam I)`` times ``exp(-tau/N sum H)``, so the
-posterior is that Gaussian times a "likelihood" ``exp(log P(Z|W) - tau/N sum
-H)``: the setting of elliptical slice sampling, a slice sampler without step
-sizes to tune. Every particle takes its step at the same time (one batched
-likelihood evaluation per shrinking round). The sampler and the ranking of MAP
-starts evaluate the entropy term in single precision (see
-:mod:`linkwise.bayes._model`), and on more than ``_ENTROPY_ROWS`` rows average
-it over that many evenly spaced rows: the term is a mean over rows, so the
-subset estimates it to about 1e-2 nats while the likelihood evaluations, the
-bulk of the sampler's cost, no longer grow with n. The MAP estimate uses every
-row.
+The posterior is the Gaussian ``N(0, lam I)`` times a "likelihood"
+``exp(log P(Z|W) - tau/N sum H)``: the setting of elliptical slice sampling (no
+step sizes to tune), every particle stepping at once. The sampler and the
+ranking of MAP starts evaluate the entropy term in single precision and, on
+more than ``_ENTROPY_ROWS`` rows, over that many evenly spaced rows (about
+1e-2 nats of error, and the bulk of the cost no longer grows with n); the MAP
+estimate uses every row.
 """
 
 import numpy as np
@@ -83,14 +79,11 @@ def systematic_resample(weights, rng):
 class ParticleFilter:
     """Particles from ``P(W | Z, X)``, updated after each answer by resample-move.
 
-    Each answer reweights the particles by its probability under them; once
-    the effective sample size ``(sum w)^2 / sum w^2`` falls below
-    ``min_ess`` particles' worth, they are resampled in proportion to their
-    weights and moved by slice sampling (resample-move with adaptive
-    resampling, Del Moral, Doucet & Jasra 2006). ``min_ess=1`` resamples and
-    moves after every answer, as the paper's filter does; a lower threshold
-    saves the moves after answers the particles already predicted, which is
-    most of a long list of given constraints.
+    Each answer reweights the particles by its probability; once the
+    effective sample size ``(sum w)^2 / sum w^2`` falls below ``min_ess``
+    particles' worth, they are resampled and moved by slice sampling (Del
+    Moral, Doucet & Jasra 2006). ``min_ess=1`` does so after every answer, as
+    the paper does; lower saves the moves after answers already predicted.
 
     ``X``, ``lam``, ``tau``, ``eps`` are those of :class:`~linkwise.bayes._model.Model`;
     ``n_init_steps`` slice-sampling steps turn the Gaussian draws into prior
@@ -142,17 +135,10 @@ class ParticleFilter:
 
         The Gaussian factor makes the shortest particles the densest whatever
         their direction, and L-BFGS from a poorly aimed one can stall at the
-        symmetric saddle W = 0. So each particle is first rescaled along its
-        ray (a short grid of scales, all particles at once) and the densest
-        rescaled particle is one start (ranked as the sampler sees the
-        posterior; L-BFGS then averages the entropy over every row).
-
-        The posterior has several modes, and the last MAP (``previous``), an
-        optimum already, outranks every particle before optimisation: started
-        from it alone, the estimate follows one mode as answers reshape the
-        posterior, long after another mode has become higher (on digits 3-8-9
-        ARI fell from .84 to .42 between 20 and 50 answers that way). So both
-        starts are optimised and the higher optimum is kept.
+        saddle W = 0: so each particle is first rescaled along its ray (a short
+        grid of scales) and the densest is one start. The last MAP alone would
+        follow one mode long after another became higher (digits 3-8-9: ARI
+        .84 to .42 between 20 and 50 answers), so both starts are optimised.
         """
         starts = (_RAY_SCALES[:, None, None, None] * self.W[None]).reshape(-1, *self.W.shape[1:])
         ranking = self.model.log_posterior(starts, self._entropy_rows, dtype=np.float32)

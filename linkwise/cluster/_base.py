@@ -143,10 +143,8 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
     """Base class: checks, best-of-``n_init`` and ``predict`` for the k-means family.
 
     Subclasses write ``fit`` (``_start``, then ``_fit_runs``) and may override
-    ``_validate_extra()`` (their own parameters) and ``_point_costs(X, centers)``
-    (the per-cluster cost of a point without constraints, used by ``predict``).
-    ``{n_clusters}``, ``{max_iter}``, ``{labels}``, ``{scale}`` and ``{thesis}``
-    in their docstrings become the shared numpydoc entries.
+    ``_validate_extra()`` and ``_point_costs(X, centers)`` (used by ``predict``).
+    The keys of ``_SHARED_DOC`` in their docstrings become shared numpydoc entries.
 
     Data whose magnitude would overflow or underflow squared distances is
     fitted divided by the power of two ``scale_`` (1.0 for ordinary data;
@@ -181,13 +179,10 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
         self.scale_ = magnitude_scale(X)
         return (X if self.scale_ == 1.0 else X / self.scale_), check_random_state(self.random_state)
 
-    def _tol(self, X):
-        """Absolute tolerance on centre shifts, relative to the data's spread (as in KMeans)."""
-        return self.tol * float(np.mean(np.var(X, axis=0)))
-
     def _fit_runs(self, X, rng, run, *args):
         """Fit the best (lowest score) of ``n_init`` runs ``run(X, x_sq, tol, rng, *args)``; None if all failed."""
-        x_sq, tol = np.einsum("ij,ij->i", X, X), self._tol(X)
+        x_sq = np.einsum("ij,ij->i", X, X)
+        tol = self.tol * float(np.mean(np.var(X, axis=0)))  # relative to the data's spread, as in KMeans
         best = None
         for _ in range(self.n_init):
             result = run(X, x_sq, tol, rng, *args)

@@ -1,11 +1,8 @@
 """An exact search for an assignment that breaks no cannot-link (graph colouring).
 
-COP-k-means places points greedily in one order and gives up when a point
-finds every cluster blocked, even when another order would have succeeded.
-:func:`colour` is the fallback: it colours the cannot-link graph with
-``n_clusters`` colours by DSatur with backtracking (Brélaz 1979), taking the
-cheapest allowed cluster first, so it either finds an assignment, proves that
-none exists, or stops after a bounded number of steps.
+COP-k-means gives up when its greedy order finds a point's every cluster
+blocked, even when another order would succeed. :func:`colour` is the fallback:
+DSatur with backtracking (Brélaz 1979), cheapest allowed cluster first.
 """
 
 import numpy as np

@@ -42,13 +42,10 @@ class COPKMeans(PairwiseKMeans):
     on_infeasible : {"raise", "relax"}, default="raise"
         What a step does when the greedy order leaves a group with every
         cluster blocked. ``"raise"``: the search above places the groups
-        again; when it proves that no assignment exists, ``fit`` raises a
-        ``ValueError`` saying so; when it gives up, the run is abandoned,
-        and if all ``n_init`` runs are, ``fit`` raises a ``ValueError``
-        naming the point the greedy order could not place. ``"relax"``
-        (no search, as COP-k-means with soft fallback): the group goes to
-        the cluster that breaks the fewest cannot-links (nearest among
-        those), and the run with the fewest broken constraints is kept
+        again; when it gives up, the run is abandoned (see Raises).
+        ``"relax"`` (no search, as COP-k-means with soft fallback): the group
+        goes to the nearest cluster among those breaking the fewest
+        cannot-links, and the run with the fewest broken constraints is kept
         (``n_violated_`` tells how many).
     n_init : int, default=1
         Number of runs (k-means++ initialisation, random order); failed runs
@@ -77,8 +74,9 @@ class COPKMeans(PairwiseKMeans):
         put together.
     ValueError
         From ``fit`` with ``on_infeasible="raise"``, when no assignment to
-        ``n_clusters`` clusters honours every constraint (proved), or when
-        neither the greedy order nor the bounded search found one.
+        ``n_clusters`` clusters honours every constraint (proved), or when in
+        all ``n_init`` runs neither the greedy order nor the bounded search
+        found one (naming the point the greedy order could not place).
 
     References
     ----------

@@ -1,15 +1,10 @@
-"""Pairwise constraints as a sparse graph, and what the clusterers do with it.
+"""Pairwise constraints as a graph over the constrained points, and what the k-means family does with it.
 
-Three things the constrained k-means family shares:
-
-* :class:`PairGraph`: the constraints over the *constrained points only*
-  (nodes), as directed edges (each pair in both directions) with a
-  CSR-like grouping, so that a point's penalty needs only its own edges;
-* :class:`Schedule`: passes of iterated conditional modes (ICM), the
-  order-dependent greedy assignment of PCKMeans / MPCKMeans / COPKMeans, in a
-  random order, vectorised without changing its result (see there);
-* :func:`neighbourhood_centers`: the initialisation from the must-link
-  neighbourhoods (Basu et al. 2004; Bilenko et al. 2004).
+:class:`PairGraph` holds the pairs as directed edges; :class:`Schedule` runs
+passes of iterated conditional modes (the order-dependent greedy assignment of
+PCKMeans / MPCKMeans / COPKMeans) vectorised without changing their result;
+:func:`neighbourhood_centers` initialises from the must-link neighbourhoods
+(Basu et al. 2004; Bilenko et al. 2004).
 """
 
 import numpy as np
@@ -61,15 +56,12 @@ class PairGraph:
         return Schedule(self, self._batches(rng), n_clusters)
 
     def _batches(self, rng):
-        """Split the nodes, taken in a random order, into batches that can move at once.
+        """Split the nodes, in a random order, into batches that can move at once.
 
-        A node's batch is one more than the latest batch among its neighbours
-        that come *earlier* in the order (the longest chain of earlier
-        neighbours). No two neighbours share a batch, and every earlier
-        neighbour of a node is in an earlier batch, so updating the batches one
-        after another, each all at once, gives exactly the sequential result
-        for that order. On sparse constraint graphs there are only a handful
-        of batches.
+        A node's batch is one more than the latest among its *earlier*
+        neighbours, so no two neighbours share a batch and moving the batches
+        one after another gives exactly the sequential result for that order
+        (a handful of batches on sparse graphs).
         """
         rank = rng.permutation(self.n_nodes)
         forward = rank[self.src] < rank[self.dst]
@@ -92,16 +84,10 @@ class Schedule:
     """One random order of the constrained points, prepared for repeated ICM passes.
 
     Iterated conditional modes (ICM) visits the points one at a time, each
-    taking the cluster that is cheapest given the current labels of its
-    constraint neighbours. The order is drawn once per run (as in
-    COP-k-means, which keeps one order); the batches of
-    :meth:`PairGraph._batches` make each pass a handful of vectorised steps
-    whose result is exactly that of the one-at-a-time pass.
-
-    Attributes
-    ----------
-    batch : ndarray of int, shape (n_nodes,)
-        The step in which each node moves.
+    taking the cluster cheapest given its constraint neighbours' labels. The
+    order is drawn once per run (COP-k-means keeps one order); ``batch`` (the
+    step in which each node moves, see :meth:`PairGraph._batches`) makes a
+    pass a handful of vectorised steps.
     """
 
     def __init__(self, graph, batch, n_clusters):

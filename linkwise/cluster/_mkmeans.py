@@ -26,14 +26,12 @@ def learn_metric(X, ml, cl, *, full, rng):
     """The linear map ``L`` (``A = L^T L``) of Xing et al.'s metric.
 
     Minimises ``sum_ML ||x - y||_A^2 - log sum_CL ||x - y||_A`` over
-    ``A >= 0`` (diagonal: ``A = diag(a)``, ``a >= 0``; full: ``A = L^T L``)
-    with L-BFGS. This is the papers' problem with its constraint folded in:
-    the minimiser is a multiple of theirs, which k-means does not notice.
-    Without must-links there is nothing to learn and ``L`` is the identity;
-    the same when the must-linked rows coincide (their scatter is 0, or
-    negligible next to the data's spread): such links carry no information
-    about the metric, and the problem would have no minimum. Without
-    cannot-links, random pairs that are not must-linked stand in.
+    ``A >= 0`` (diagonal or ``L^T L``) with L-BFGS: the papers' problem with
+    its constraint folded in, whose minimiser is a multiple of theirs (which
+    k-means does not notice). ``L`` is the identity without must-links or
+    when the must-linked rows (nearly) coincide: they say nothing about the
+    metric and the problem would have no minimum. Without cannot-links,
+    random pairs not must-linked stand in.
     """
     d = X.shape[1]
     if len(ml) == 0:

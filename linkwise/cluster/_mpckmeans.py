@@ -93,18 +93,14 @@ class MPCKMeans(PairwiseKMeans):
     ``||x - mu||^2_A`` (one per cluster or one shared, diagonal or full). A
     broken must-link costs ``w`` times the pair's mean squared distance under
     the two clusters' metrics (splitting far-apart points is a sign of a bad
-    metric); a broken cannot-link costs ``w_bar`` times how much shorter the
-    pair is than the data's bounding-box diagonal under the cluster's metric
-    (joining close points is worse). Centres start from the must-link
-    neighbourhoods (weighted farthest-first traversal when there are at
-    least ``n_clusters`` of them, k-means++ completion when fewer) with
-    Euclidean metrics. Each round assigns the points (constrained ones one at
-    a time, in a random order drawn once per run, starting from their
-    nearest-centre labels; the others all at once), then updates
-    the centres and sets each ``A = |cluster| * S^-1``, where ``S`` is the
-    cluster's scatter plus the outer products of its broken constraints,
-    projected onto the positive semidefinite cone and regularised when
-    singular. Contradictory constraints are tolerated.
+    metric); a broken cannot-link ``w_bar`` times how much shorter the pair
+    is than the data's bounding-box diagonal (joining close points is worse).
+    Centres start as in :class:`PCKMeans` but for its cannot-linked seed
+    point, with Euclidean metrics. Each round assigns the points as PCKMeans
+    does, then updates the centres and sets each ``A = |cluster| * S^-1``,
+    ``S`` the cluster's scatter plus the outer products of its broken
+    constraints, projected onto the positive semidefinite cone and
+    regularised when singular. Contradictory constraints are tolerated.
 
     Parameters
     ----------
@@ -114,24 +110,18 @@ class MPCKMeans(PairwiseKMeans):
     shared_metric : bool, default=True
         One metric for all clusters (True) or one per cluster (False).
     w : float, default=0.5
-        Weight of must-link violations. A broken must-link costs ``w``
-        times the pair's squared distance, about twice what a point costs
-        on average, so the default makes one broken must-link weigh about
-        as much as one point.
+        Weight of must-link violations: ``w`` times the pair's squared
+        distance, about twice a point's average cost, so by default one
+        broken must-link weighs about as much as one point.
     w_bar : float, default=0.03
-        Weight of cannot-link violations. Much lower than ``w`` because a
-        broken cannot-link is measured from the largest squared distance
-        in the data, tens of times a typical pair's; with ``w_bar = w`` the
-        cannot-links act as nearly hard and runs stick in poor local
+        Weight of cannot-link violations, measured from the largest squared
+        distance in the data (tens of times a typical pair's): with
+        ``w_bar = w`` they act as nearly hard and runs stick in poor local
         minima (see ``benchmarks/results/kmeans_family.md``).
     n_init : int, default=1
         Number of runs (each with its own visiting order and k-means++
         completion); the lowest objective is kept.
-    max_iter : int, default=100
-        Maximum number of rounds per run.
-    tol : float, default=1e-4
-        Convergence threshold on the squared movement of the centres,
-        relative to the mean feature variance (as in ``KMeans``).
+    {max_iter}
     random_state : int, RandomState instance or None, default=None
         Seeds the initialisation and the assignment order.
 

@@ -122,10 +122,7 @@ class SeededKMeans(KMeansFamily):
         seeded = np.unique(seeds[labelled])
         unseeded = np.setdiff1d(np.arange(k), seeded)
         start_centers = update_centers(X[labelled], seeds[labelled], np.zeros((k, X.shape[1])))[seeded]
-        completed = kmeans_plusplus(X, x_sq, k, rng, start_centers)
-        centers = np.empty_like(completed)
-        centers[seeded] = completed[: seeded.size]
-        centers[unseeded] = completed[seeded.size :]
+        centers = kmeans_plusplus(X, x_sq, k, rng, start_centers)[np.argsort(np.r_[seeded, unseeded])]
 
         def assign(centers):
             labels = np.argmin(sq_distances(X, x_sq, centers), axis=1)
