@@ -56,7 +56,6 @@ class QueryStrategy(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            The data.
         oracle : Oracle
             Anything with ``query(i, j) -> True | False | None``.
         n_clusters : int

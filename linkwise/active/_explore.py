@@ -164,8 +164,7 @@ class MinMax(_FarthestFirst):
 def kernel_width(X, random_state=None):
     """:class:`MinMax`'s default kernel width: the 20th percentile of pairwise distances.
 
-    On data of more than 2000 rows, the distances of a random sample of 2000
-    rows (drawn with ``random_state``).
+    Of a random sample of 2000 rows (drawn with ``random_state``) on larger data.
 
     Examples
     --------

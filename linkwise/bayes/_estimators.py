@@ -19,9 +19,8 @@ __all__ = ["BayesianActiveClustering", "BayesianClustering"]
 
 _INIT_STEPS = 10  # slice-sampling steps that turn Gaussian draws into draws from the full prior
 _MAX_POOL_DRAWS = 20  # fresh candidate samples tried before concluding no acyclic pair is left
-# BayesianClustering resamples and moves its particles only once their effective sample size falls below
-# this fraction (the active estimator does after every answer, as the paper): most of a long list of
-# given constraints is predicted by the particles already, and a move costs a pass over every row
+# BayesianClustering resamples and moves its particles only below this effective sample size (the active
+# estimator after every answer, as the paper): the particles predict most given constraints already
 _PASSIVE_MIN_ESS = 0.5
 
 

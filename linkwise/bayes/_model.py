@@ -61,10 +61,9 @@ class Model:
         return model
 
     def log_assignments(self, W, rows=None):
-        """``log P(y_i | W, x_i)`` of shape (n_rows, n_particles, K) for W of shape (n_particles, d, K).
+        """``log P(y_i | W, x_i)``, (n_rows, n_particles, K), for W (n_particles, d, K).
 
-        Computed cluster-major and returned as a view of that memory, which
-        is the layout the forest's passes use.
+        A view of cluster-major memory, the layout of the forest's passes.
         """
         X = self.X if rows is None else self.X[rows]
         s, d, k = W.shape
@@ -75,11 +74,7 @@ class Model:
         return logits.transpose(0, 2, 1)
 
     def mean_entropy(self, W, rows=None, dtype=np.float64):
-        """Average entropy ``1/N sum_i H(y_i | W, x_i)`` per particle.
-
-        ``rows`` averages over a subset of rows instead; ``dtype`` is the
-        precision of the logits (np.float32 or np.float64).
-        """
+        """Average entropy ``1/N sum_i H(y_i | W, x_i)`` per particle, over ``rows``, logits in ``dtype``."""
         X = self._X_single if dtype == np.float32 else self.X
         X = X if rows is None else X[rows]
         s, d, k = W.shape
@@ -92,12 +87,9 @@ class Model:
         return np.concatenate(total) / X.shape[0]
 
     def log_likelihood(self, W, entropy_rows=None, dtype=np.float64):
-        """The non-Gaussian part of the log posterior, per particle: ``log P(Z|W) - tau/N sum H``.
+        """The non-Gaussian part of the log posterior, ``log P(Z|W) - tau/N sum H``, per particle.
 
-        The elliptical slice sampler handles the Gaussian factor itself.
-        ``entropy_rows`` and ``dtype`` are passed to :meth:`mean_entropy`
-        (a subset of rows ranks many candidate W cheaply); ``log P(Z|W)`` is
-        always computed in double precision.
+        ``entropy_rows`` and ``dtype`` go to :meth:`mean_entropy`; ``log P(Z|W)`` is always double.
         """
         log_z, _ = upward(self.forest, self.log_assignments(W, self.forest.nodes), self.eps)
         return log_z - self.tau * self.mean_entropy(W, entropy_rows, dtype)

@@ -94,12 +94,10 @@ def kmeans_plusplus(X, x_sq, n_clusters, rng, centers=None):
 
 
 def lloyd(assign, update, centers, max_iter, tol):
-    """Alternate ``assign(centers) -> labels`` and ``update(labels, centers) -> centers``.
+    """``(labels, centers, n_iter)`` of alternating ``assign(centers)`` and ``update(labels, centers)``.
 
-    Stops when the labels no longer change or the centres move less than
-    ``tol`` (sum of squared shifts), as scikit-learn's ``KMeans`` does.
-    Returns ``(labels, centers, n_iter)``, or None when ``assign`` returned
-    None (no feasible assignment: the run is abandoned).
+    Stops, as ``KMeans``, once the labels repeat or the centres shift less than ``tol`` (summed squares);
+    None when ``assign`` returns None (no feasible assignment: the run is abandoned).
     """
     labels = None
     for n_iter in range(1, max_iter + 1):
@@ -157,7 +155,7 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        for key, text in [*cls._doc_parts.items(), *_SHARED_DOC.items()] if cls.__doc__ else ():  # None: no docstring, or -OO
+        for key, text in [*cls._doc_parts.items(), *_SHARED_DOC.items()] if cls.__doc__ else ():
             cls.__doc__ = cls.__doc__.replace(key, text)
 
     def __init__(self, n_clusters=8, *, n_init=1, max_iter=100, tol=1e-4, random_state=None):

@@ -152,17 +152,13 @@ def weighted_farthest_first(points, weights, n_select):
 
 
 def neighbourhood_centers(graph, X, x_sq, n_clusters, rng, *, cannot_link_seed):
-    """Initial centres from the must-link neighbourhoods.
+    """Initial centres from the must-link neighbourhoods (must-link components of two or more points).
 
-    The neighbourhoods are the components of the must-link closure with at
-    least two points. With at least ``n_clusters`` of them, their centroids
-    are chosen by weighted farthest-first traversal (weights = sizes, as in
-    Bilenko et al. 2004). With fewer, every neighbourhood centroid is used;
-    with ``cannot_link_seed`` (PCKMeans, Basu et al. 2004) a point outside
-    them that is cannot-linked to all of them becomes the next centre; the
-    remaining centres are completed by k-means++ (the papers perturb the
-    global mean instead; k-means++ makes the unconstrained case match
-    KMeans).
+    With at least ``n_clusters`` of them, their centroids by weighted
+    farthest-first traversal (weights = sizes, Bilenko et al. 2004); with
+    fewer, all of them, then with ``cannot_link_seed`` (PCKMeans, Basu et al.
+    2004) a point cannot-linked to all of them, then k-means++ (the papers
+    perturb the global mean; k-means++ makes the unconstrained case KMeans).
     """
     n_comp, comp = components(graph.pair_nodes[graph.is_ml], graph.n_nodes)  # must-link component of each node
     sizes = np.bincount(comp, minlength=n_comp)

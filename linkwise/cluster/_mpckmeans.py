@@ -12,10 +12,9 @@ _RIDGE = 1e-3
 
 
 class _Metrics:
-    """The matrices A of MPCKMeans: one per cluster or one shared, diagonal or full.
+    """The matrices A of MPCKMeans, ``values`` ``(n_matrices, d)`` (diagonals) or ``(n_matrices, d, d)``.
 
-    ``values`` is ``(n_matrices, d)`` (diagonals) or ``(n_matrices, d, d)``;
-    ``group[k]`` is the matrix cluster ``k`` uses.
+    ``group[k]`` is the matrix cluster ``k`` uses (one per cluster or one shared).
     """
 
     def __init__(self, values, group):
@@ -54,10 +53,8 @@ class _Metrics:
     def updated(self, blocks, sizes, *, shared):
         """New metrics ``A = size * S^-1`` from the scatter ``blocks`` S (one per cluster).
 
-        S is projected onto the positive semidefinite cone (negative
-        eigenvalues clipped to 0) and, if singular, regularised by a fraction
-        of its trace. A matrix whose cluster is empty (or whose scatter is 0)
-        keeps its old value.
+        S is projected onto the positive semidefinite cone and regularised when singular; an
+        empty cluster (or a zero scatter) keeps its old matrix.
         """
         if shared:
             blocks, sizes = blocks.sum(axis=0, keepdims=True), sizes.sum(keepdims=True)

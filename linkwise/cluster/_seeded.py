@@ -37,16 +37,13 @@ def _check_seeds(y, n_samples, n_clusters, owner):
     """Validate partial labels: ints in ``[-1, n_clusters)``, -1 = unlabeled, one per row."""
     if y is None:
         return np.full(n_samples, -1, dtype=np.intp)
-    arr = np.asarray(y)
-    where = f"The 'y' argument of {owner_name(owner)}.fit"
+    arr, where = np.asarray(y), f"The 'y' argument of {owner_name(owner)}.fit"
     if arr.ndim != 1 or arr.shape[0] != n_samples:
         raise InvalidParameterError(
             f"{where} must be a 1-D array with one label per row of X ({n_samples}), got shape {arr.shape}."
         )
-    integral = arr.dtype.kind in "iu" or (
-        arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))
-    )
-    if not integral and not all(isinstance(v, numbers.Integral) for v in arr.tolist()):
+    whole = arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))
+    if not (arr.dtype.kind in "iu" or whole or all(isinstance(v, numbers.Integral) for v in arr.tolist())):
         raise InvalidParameterError(
             f"{where} must hold integer cluster labels (-1 for unlabeled rows), got dtype {arr.dtype}."
         )
