@@ -3,13 +3,10 @@
 An ensemble of base clusterings, each fitted on a random subsample of the
 rows, tells how often two points land in the same cluster: their
 *co-association*. Pairs almost always together are likely must-links, pairs
-never together likely cannot-links. The :class:`~linkwise.active.Committee`
-strategy builds on this.
-
-Every clustering is kept as one column of integer codes; co-association
-between a point and a group of points is then a histogram look-up, so the
-strategies never need the dense ``(n, n)`` matrix that :func:`coassociation`
-returns for direct use on moderate ``n``.
+never together likely cannot-links (the :class:`~linkwise.active.Committee`
+strategy). Every clustering is one column of integer codes, so the
+co-association of a point with a group is a histogram look-up: only
+:func:`coassociation` builds the dense ``(n, n)`` matrix.
 
 D. Greene and P. Cunningham. Constraint selection by committee: an ensemble
 approach to identifying informative constraints for semi-supervised

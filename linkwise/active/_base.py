@@ -46,12 +46,10 @@ class QueryStrategy(BaseEstimator):
     def collect(self, X, oracle, *, n_clusters, max_queries=None, queryable=None, random_state=None):
         """Ask ``oracle`` the questions this strategy picks and return the answers.
 
-        The questions run through the shared loop, so a pair whose relation is
-        already known or inferable is never asked and ``max_queries`` is never
-        exceeded. A strategy that re-clusters while asking (NPU) uses
-        :class:`~linkwise.PCKMeans` here, given everything the answers imply;
-        pair it with another clusterer through
-        :class:`~linkwise.active.ActiveClustering`.
+        Through the shared loop: a pair whose relation is known or inferable
+        is never asked, ``max_queries`` never exceeded. A strategy that
+        re-clusters while asking (NPU) uses :class:`~linkwise.PCKMeans` on the
+        closure here; :class:`~linkwise.active.ActiveClustering` takes others.
 
         Parameters
         ----------

@@ -17,14 +17,12 @@ class Committee(QueryStrategy):
     co-assigned in at least ``kappa_ml`` of the runs are imputed must-links;
     their transitive closure gives imputed neighbourhoods.
 
-    *Initialisation*: the median of the largest neighbourhood (the queryable
-    member with the highest mean co-association to the others) is the first
-    representative; the median of each next largest neighbourhood is asked
-    against the representatives so far and becomes a new one when it is
-    cannot-linked to all of them, until there are K. Candidates whose
-    co-association with every representative is at most ``kappa_cl`` (imputed
-    cannot-links) are tried first. Each representative's cluster starts as
-    its imputed neighbourhood.
+    *Initialisation*: neighbourhood medians (the queryable member with the
+    highest mean co-association to the others), largest neighbourhood first
+    and imputed cannot-links to every representative (co-association at most
+    ``kappa_cl``) preferred, are asked against the representatives so far;
+    one cannot-linked to all becomes a new representative, its cluster
+    starting as its neighbourhood, until there are K.
 
     *Expansion*: the unassigned queryable point with the least certain
     assignment (the margin between its two highest size-weighted mean
@@ -35,8 +33,7 @@ class Committee(QueryStrategy):
     neighbourhoods placed without a question, least certain first (an answer
     may move one to another cluster).
 
-    Only the ``(n, n_estimators)`` ensemble labels are stored; co-association
-    with a cluster is updated from histograms as it grows, so picking the
+    Only the ``(n, n_estimators)`` ensemble labels are stored; picking the
     next point costs ``O(n * n_estimators)``.
 
     Parameters
