@@ -121,6 +121,12 @@ def _score(run):
 _SHARED_DOC = {
     "{n_clusters}": """n_clusters : int, default=8
         Number of clusters.""",
+    "{runs}": """n_init : int, default=1
+        Number of runs (each with its own visiting order and k-means++
+        completion); the one with the lowest objective is kept.
+    {max_iter}
+    random_state : int, RandomState instance or None, default=None
+        Seeds the initialisation and the assignment order.""",
     "{labels}": """labels_ : ndarray of shape (n_samples,)
     cluster_centers_ : ndarray of shape (n_clusters, n_features)""",
     "{max_iter}": """max_iter : int, default=100

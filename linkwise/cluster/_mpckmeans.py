@@ -115,12 +115,7 @@ class MPCKMeans(PairwiseKMeans):
         distance in the data (tens of times a typical pair's): with
         ``w_bar = w`` they act as nearly hard and runs stick in poor local
         minima (see ``benchmarks/results/kmeans_family.md``).
-    n_init : int, default=1
-        Number of runs (each with its own visiting order and k-means++
-        completion); the lowest objective is kept.
-    {max_iter}
-    random_state : int, RandomState instance or None, default=None
-        Seeds the initialisation and the assignment order.
+    {runs}
 
     Attributes
     ----------

@@ -31,12 +31,7 @@ class PCKMeans(PairwiseKMeans):
         initialise, a large value makes them practically hard).
     w_bar : float, default=1.0
         Cost of breaking one cannot-link.
-    n_init : int, default=1
-        Number of runs (each with its own visiting order and k-means++
-        completion); the one with the lowest objective is kept.
-    {max_iter}
-    random_state : int, RandomState instance or None, default=None
-        Seeds the initialisation and the assignment order.
+    {runs}
 
     Attributes
     ----------
