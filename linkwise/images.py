@@ -1,7 +1,7 @@
 """Image features without a network: shape (HOG) and colour (HSV histograms), the ``images`` extra.
 
 The descriptor is small, deterministic and offline: each image is composited
-over white, its greyscale resized to ``size`` x ``size`` (aspect ratio not
+over white, its greyscale resized to 4 x 4 HOG cells (aspect ratio not
 kept) and described by a histogram of oriented gradients (Dalal & Triggs,
 CVPR 2005; 4 x 4 cells, 9 orientations, 2 x 2 blocks), and its colours by
 hue, saturation and value histograms (Swain & Ballard, IJCV 1991). Each part
@@ -11,6 +11,7 @@ to cluster on CLIP or similar, compute the embeddings yourself and name their
 columns (``linkwise cluster data.csv --features emb_0:emb_511``).
 """
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -25,37 +26,33 @@ IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
 _ORIENTATIONS = 9
 
 
-def _pil():
+@contextmanager
+def _reading(path):
+    """The image file opened with Pillow (installed with scikit-image); a failure to read it names the file."""
     with requires("images", "linkwise.images"):
-        from PIL import Image, ImageOps  # installed with scikit-image
-    return Image, ImageOps
-
-
-def _refused(path, exc):
-    return InvalidParameterError(f"The image {path} cannot be read ({exc}); remove or replace that file.")
+        from PIL import Image
+    try:
+        with Image.open(path) as image:
+            yield image
+    except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as exc:  # SyntaxError: a broken PNG
+        raise InvalidParameterError(f"The image {path} cannot be read ({exc}); remove or replace that file.") from None
 
 
 def _open(path, size):
-    """The file as an RGBA array in [0, 1], at most a few times ``size`` wide (a thumbnail keeps it fast)."""
-    Image, ImageOps = _pil()
-    try:
-        with Image.open(path) as image:
-            image.draft("RGB", (4 * size, 4 * size))  # JPEG decodes at a fraction of its size
-            image = ImageOps.exif_transpose(image)  # as a browser shows it
-            image.thumbnail((4 * size, 4 * size))
-            return np.asarray(image.convert("RGBA"), dtype=np.float64) / 255
-    except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as exc:  # SyntaxError: a broken PNG
-        raise _refused(path, exc) from None
+    """The file as an RGBA array in [0, 1], at most 4 ``size`` wide (a thumbnail keeps it fast)."""
+    from PIL import ImageOps
+
+    with _reading(path) as image:
+        image.draft("RGB", (4 * size, 4 * size))  # JPEG decodes at a fraction of its size
+        image = ImageOps.exif_transpose(image)  # as a browser shows it
+        image.thumbnail((4 * size, 4 * size))
+        return np.asarray(image.convert("RGBA"), dtype=np.float64) / 255
 
 
 def image_size(path):
     """(width, height) of the image file ``path``, read from its header."""
-    Image, _ = _pil()
-    try:
-        with Image.open(path) as image:
-            return image.size
-    except (OSError, ValueError, SyntaxError) as exc:
-        raise _refused(path, exc) from None
+    with _reading(path) as image:
+        return image.size
 
 
 def _array(image, k):
@@ -84,7 +81,7 @@ def _unit(v):
     return v / norm if norm > 0 else v
 
 
-def image_features(images, *, size=64, bins=8):
+def image_features(images, *, cell=16, bins=8):
     """Describe each image by its shapes and colours: one feature row per image.
 
     Parameters
@@ -94,9 +91,9 @@ def image_features(images, *, size=64, bins=8):
         reads) or arrays of shape (height, width) or (height, width, 3 or 4)
         holding floats in [0, 1] or uint8 / uint16 pixels; any size.
         Transparent pixels count as white.
-    size : int, default=64
-        Side of the square the greyscale image is resized to for HOG
-        (cells of ``size // 4`` pixels).
+    cell : int, default=16
+        Side of a HOG cell in pixels: the greyscale image is resized to
+        4 x 4 cells.
     bins : int, default=8
         Bins of each of the hue, saturation and value histograms.
 
@@ -119,7 +116,7 @@ def image_features(images, *, size=64, bins=8):
     >>> X.shape
     (2, 348)
     """
-    size = check_scalar(size, "size", "image_features", kind="int", low=8)
+    size = 4 * check_scalar(cell, "cell", "image_features", kind="int", low=2)
     bins = check_scalar(bins, "bins", "image_features", kind="int", low=1)
     with requires("images", "linkwise.images"):
         from skimage import color, feature, transform
@@ -131,7 +128,7 @@ def image_features(images, *, size=64, bins=8):
         if a.shape[2] == 4:
             a = a[..., :3] * a[..., 3:] + 1 - a[..., 3:]  # over white, as the page shows it
         grey = transform.resize(color.rgb2gray(a), (size, size), anti_aliasing=True)
-        shape = feature.hog(grey, orientations=_ORIENTATIONS, pixels_per_cell=(size // 4,) * 2, cells_per_block=(2, 2))
+        shape = feature.hog(grey, orientations=_ORIENTATIONS, pixels_per_cell=(cell, cell), cells_per_block=(2, 2))
         which = np.minimum(color.rgb2hsv(a) * bins, bins - 1).astype(np.intp) + np.arange(3) * bins
         colour = np.bincount(which.ravel(), minlength=3 * bins).astype(np.float64)  # h, s, v histograms
         rows.append(np.concatenate([_unit(shape), _unit(colour)]))
@@ -141,19 +138,23 @@ def image_features(images, *, size=64, bins=8):
 
 
 def image_files(folder):
-    """The image files under ``folder`` (sub-folders too; hidden ones skipped), sorted by path.
+    """The image files under ``folder`` (sub-folders too; hidden ones skipped), sorted by path; at least one.
 
     Examples
     --------
     >>> import tempfile
     >>> image_files(tempfile.mkdtemp())
-    []
+    Traceback (most recent call last):
+    linkwise.exceptions.InvalidParameterError: The folder ... holds no image files (.png, .jpg, .jpeg, .gif, .webp, .bmp).
     """
     folder = Path(folder)
     if not folder.is_dir():
         raise InvalidParameterError(f"The folder {folder} does not exist or is not a folder.")
-    return sorted(p for p in folder.rglob("*") if p.suffix.lower() in IMAGE_TYPES and p.is_file()
-                  and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+    files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in IMAGE_TYPES and p.is_file()
+                   and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+    if not files:
+        raise InvalidParameterError(f"The folder {folder} holds no image files ({', '.join(IMAGE_TYPES)}).")
+    return files
 
 
 def load_folder(folder, **kwargs):
@@ -183,6 +184,4 @@ def load_folder(folder, **kwargs):
     (['0.png', '1.png', '2.png'], (3, 348))
     """
     files = image_files(folder)
-    if not files:
-        raise InvalidParameterError(f"The folder {folder} holds no image files ({', '.join(IMAGE_TYPES)}).")
     return files, image_features(files, **kwargs)

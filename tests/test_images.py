@@ -46,7 +46,7 @@ def test_features_shape_determinism_and_colour_modes():
     assert np.allclose(same[0], same[1]) and np.allclose(same[0], same[2])  # greyscale, RGB, opaque RGBA
     clear = np.zeros((5, 7, 4))  # fully transparent: white
     assert np.allclose(image_features([clear]), image_features([np.ones((5, 7))]))
-    assert image_features([rgb], size=32, bins=4).shape == (1, 324 + 12)
+    assert image_features([rgb], cell=8, bins=4).shape == (1, 324 + 12)
 
 
 def test_features_tell_shapes_and_colours_apart(tmp_path):

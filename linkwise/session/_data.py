@@ -473,6 +473,7 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
 
         table, read_as = folder_table(path), None
         id_column, image_column, features = id_column or FILE, image_column or FILE, features or [FILE]
+        image_root = image_root or path
     else:
         table, read_as = _read_table(path, encoding)
     table.columns = [str(c) for c in table.columns]
@@ -480,11 +481,11 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
         raise InvalidParameterError(f"The data file {path} has {table.shape[0]} rows; a session needs at least 2.")
     named = [c for c in (id_column, text_column, image_column) if c is not None]
     _check_columns(table, named, "column")
-    options = {"id_column": id_column, "text_column": text_column, "image_column": image_column,
-               "features": features and [str(c) for c in features], "scale": scale, "encoding": encoding}
     if features is not None:
-        features = _ranges(list(table.columns), options["features"])
-        _check_columns(table, features, "feature column")
+        features = [str(c) for c in features]
+        _check_columns(table, _ranges(list(table.columns), features), "feature column")
+    options = {"id_column": id_column, "text_column": text_column, "image_column": image_column,
+               "features": features, "scale": scale, "encoding": encoding}
 
     if id_column is None:
         ids = pd.Series(np.arange(table.shape[0]), name="id")
@@ -501,6 +502,7 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
         dropped = _not_numeric(path, read_as, table, [c for c in rest if c not in features])
         if not features and image_column is not None:  # a table of image paths: cluster on the images
             features = [image_column]
+    features = features and _ranges(list(table.columns), features)
     images = image_column in (features or ())
     features = features and [c for c in features if c != image_column]
     blocks, embedding = [], None
@@ -530,7 +532,7 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
             f"The data file {path} has no numeric feature columns{why}. Name them with --features, "
             "embed a text column with --text-column or cluster on images with --image-column."
         )
-    root = Path(image_root).resolve() if image_root is not None else path if path.is_dir() else path.parent
+    root = Path(image_root).resolve() if image_root is not None else path.parent
     data = Dataset(path, table.reset_index(drop=True), ids, None, options, embedding, root, dropped)
     if images:
         from linkwise.session._images import image_block

@@ -4,7 +4,7 @@ import numpy as np
 
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
-from linkwise.images import IMAGE_TYPES, image_features, image_files, image_size
+from linkwise.images import image_features, image_files, image_size
 
 with requires("session", "linkwise.session"):
     import pandas as pd
@@ -15,8 +15,6 @@ FILE = "file"  # a folder's table: the image's path in the folder (its id and im
 def folder_table(folder):
     """One row per image file under ``folder``: its path relative to the folder and its size."""
     files = image_files(folder)
-    if not files:
-        raise InvalidParameterError(f"The folder {folder} holds no image files ({', '.join(IMAGE_TYPES)}).")
     sizes = []
     for path in files:
         width, height = image_size(path)
