@@ -104,6 +104,7 @@ def test_image_column_and_embedding_columns_of_a_csv(tmp_path):
     pd.DataFrame({"name": list("abcd"), "picture": names}).to_csv(only_paths, index=False)
     images = load_data(only_paths, id_column="name", image_column="picture")  # no numeric column: the images
     assert np.allclose(images.X, load_data(tmp_path / "img").X)
+    assert images.item(0)["fields"] == [["picture", "img/img00.png"]]  # the terminal shows the file's path
     frame = pd.DataFrame({f"emb_{k}": np.arange(4.0) * k for k in range(5)})
     frame.insert(0, "picture", names)
     frame["size"] = [1.0, 2, 3, 4]

@@ -306,7 +306,7 @@ class Dataset:
         self.embedding = embedding
         self.image_root = image_root
         self.dropped_columns = dropped_columns
-        own = (options["id_column"], options["text_column"], options["image_column"])  # shown on their own
+        own = (options["id_column"], options["text_column"])  # shown on their own; an image also by its path
         shown = [c for c in table.columns if c not in own]
         self._shown = shown
         self._cells = table[shown].astype(str).where(table[shown].notna(), "")
