@@ -15,6 +15,7 @@ EXTRAS = {
     "bench": ("pandas", "rich", "matplotlib"),
     "dask": ("dask", "distributed"),
     "timeseries": ("aeon",),
+    "images": ("skimage",),
 }
 
 
