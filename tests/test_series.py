@@ -5,6 +5,7 @@ import pytest
 
 import linkwise as lw
 from linkwise.exceptions import InvalidParameterError
+from linkwise import series
 from linkwise.series import check_series, series_distances
 
 aeon_distances = pytest.importorskip("aeon.distances")
@@ -74,7 +75,7 @@ def test_bad_series_are_refused(X, match):
         lw.COBRAS(metric="dtw").fit(X, lw.LabelOracle(np.zeros(len(X), dtype=int)))
 
 
-def test_cache_file_is_reused(tmp_path):
+def test_cache_file_is_reused(tmp_path, monkeypatch):
     X, _ = waves(0, n_per=4)
     calls = []
     D = series_distances(X, "dtw", cache=tmp_path, progress=lambda done, total: calls.append((done, total)))
@@ -83,6 +84,9 @@ def test_cache_file_is_reused(tmp_path):
     np.save(stored, D + 1)  # what is read back is the file, not a new computation
     np.testing.assert_array_equal(series_distances(X, "dtw", cache=tmp_path), D + 1)
     assert not np.array_equal(series_distances(X, "dtw", window=0.2, cache=tmp_path), D + 1)  # another key
+    monkeypatch.setattr(series, "_dtw_matrix", None)  # a fit computing it again would fail
+    est = lw.COBRAS(max_queries=3, metric="dtw", cache=tmp_path).fit(X[:, :, None], lw.LabelOracle(np.arange(12) % 3))
+    assert est.n_queries_ == 3
     lw.COBRAS(max_queries=3, metric="kshape", cache=str(tmp_path)).fit(X, lw.LabelOracle(np.arange(12) % 3))
     assert len(list(tmp_path.glob("kshape-*.npy"))) == 1
 
