@@ -7,7 +7,12 @@ members' DTW distances ``D`` (band 10% of the length) and represented by its
 medoid; with k-Shape it is split by k-Shape and represented by the member
 closest to its centroid in shape-based distance (SBD). Clusters are merged
 closest representatives first under the same distance (for k-Shape the
-authors' code compared centroids).
+authors' code compared centroids). Here the affinity's 0.5 is divided by the
+data's standard deviation (1 on z-normalised series), and k-Shape is fitted
+on at most 128 members resampled to at most 128 points, every member then
+joining its nearest centroid: at 1,000 series of length 500 a split takes
+0.1-0.4 s instead of seconds. The ``n x n`` distance matrix is computed once
+(:func:`linkwise.series.series_distances`).
 """
 
 import os
