@@ -4,10 +4,8 @@ Find the grouping a person means by asking as few "do these two belong
 together?" questions as possible.
 
 Public names are loaded on first use (PEP 562), so ``import linkwise`` stays
-cheap for the command line and a session that needs only one method does not
-import the web server, Dask or plotting libraries. The library itself needs
-only NumPy, SciPy, scikit-learn and joblib; :mod:`linkwise.session` and
-:mod:`linkwise.bench` need the ``session`` and ``bench`` extras.
+cheap. The library needs only NumPy, SciPy, scikit-learn and joblib;
+:mod:`linkwise.session` and :mod:`linkwise.bench` need their extras.
 
 Examples
 --------
@@ -22,48 +20,25 @@ import importlib
 
 __version__ = "0.1.0"
 
-# public name -> module that defines it
+# public names by the module (under linkwise.) that defines them
 _OBJECTS = {
-    "ConstraintStore": "linkwise.constraints",
-    "InconsistentConstraintError": "linkwise.exceptions",
-    "Oracle": "linkwise.oracle",
-    "LabelOracle": "linkwise.oracle",
-    "CallbackOracle": "linkwise.oracle",
-    "ActiveSession": "linkwise.loop",
-    "ActiveEstimator": "linkwise.loop",
-    "Auto": "linkwise.auto",
-    "SeededKMeans": "linkwise.cluster",
-    "ConstrainedKMeans": "linkwise.cluster",
-    "COPKMeans": "linkwise.cluster",
-    "PCKMeans": "linkwise.cluster",
-    "MKMeans": "linkwise.cluster",
-    "MPCKMeans": "linkwise.cluster",
-    "ActiveClustering": "linkwise.active",
-    "COBRA": "linkwise.cobra",
-    "COBRAS": "linkwise.cobra",
-    "NoiseRobustCOBRAS": "linkwise.cobra",
-    "COBS": "linkwise.cobs",
-    "ActiveCOBS": "linkwise.cobs",
-    "BayesianActiveClustering": "linkwise.bayes",
-    "BayesianClustering": "linkwise.bayes",
+    name: f"linkwise.{module}"
+    for module, names in {
+        "constraints": "ConstraintStore",
+        "exceptions": "InconsistentConstraintError",
+        "oracle": "Oracle LabelOracle CallbackOracle",
+        "loop": "ActiveSession ActiveEstimator",
+        "auto": "Auto",
+        "cluster": "SeededKMeans ConstrainedKMeans COPKMeans PCKMeans MKMeans MPCKMeans",
+        "active": "ActiveClustering",
+        "cobra": "COBRA COBRAS NoiseRobustCOBRAS",
+        "cobs": "COBS ActiveCOBS",
+        "bayes": "BayesianActiveClustering BayesianClustering",
+    }.items()
+    for name in names.split()
 }
-_SUBMODULES = {
-    "active",
-    "bayes",
-    "bench",
-    "cluster",
-    "cobra",
-    "cobs",
-    "constraints",
-    "datasets",
-    "ensemble",
-    "exceptions",
-    "graph",
-    "loop",
-    "metrics",
-    "oracle",
-    "session",
-}
+_SUBMODULES = set("""active bayes bench cluster cobra cobs constraints datasets ensemble exceptions graph loop metrics
+    oracle session""".split())
 
 __all__ = sorted(_OBJECTS) + sorted(_SUBMODULES)
 

@@ -12,72 +12,27 @@ from sklearn.utils.validation import validate_data
 
 from linkwise.exceptions import InvalidParameterError
 
-__all__ = [
-    "check_scalar",
-    "check_option",
-    "check_n_clusters",
-    "check_index_set",
-    "check_y_ignored",
-    "check_data",
-    "check_finite",
-    "magnitude_scale",
-    "owner_name",
-]
+__all__ = ["check_scalar", "check_option", "check_n_clusters", "check_index_set", "check_y_ignored", "check_data",
+           "check_finite", "magnitude_scale", "owner_name"]
 
 
 def owner_name(owner):
     """Name used in messages: a string as is, a class by its name, else the type name."""
-    if isinstance(owner, str):
-        return owner
-    if isinstance(owner, type):
-        return owner.__name__
-    return type(owner).__name__
+    return owner if isinstance(owner, str) else (owner if isinstance(owner, type) else type(owner)).__name__
 
 
 def _fail(name, owner, what, value, role="parameter"):
-    raise InvalidParameterError(
-        f"The '{name}' {role} of {owner_name(owner)} must be {what}, got {value!r}."
-    )
+    raise InvalidParameterError(f"The '{name}' {role} of {owner_name(owner)} must be {what}, got {value!r}.")
 
 
-def check_scalar(
-    value,
-    name,
-    owner,
-    *,
-    kind,
-    low=None,
-    high=None,
-    include_low=True,
-    include_high=True,
-    none_ok=False,
-    role="parameter",
-):
-    """Check one int, float or bool parameter and return it.
+def check_scalar(value, name, owner, *, kind, low=None, high=None, include_low=True, include_high=True, none_ok=False,
+                 role="parameter"):
+    """Check one int, float or bool ``value`` of parameter ``name`` of ``owner`` and return it.
 
-    Parameters
-    ----------
-    value : object
-        The value to check.
-    name : str
-        The parameter's name, as the user spells it.
-    owner : str, type or object
-        What the parameter belongs to (``"PCKMeans"``, ``"PCKMeans.fit"``).
-    kind : {"int", "float", "bool"}
-        ``"float"`` accepts any real number (ints included), never a bool.
-    low, high : number, optional
-        Bounds.
-    include_low, include_high : bool
-        Whether each bound is allowed.
-    none_ok : bool
-        Whether ``None`` is accepted (and returned as is).
-    role : str
-        ``"parameter"`` for constructor parameters, ``"argument"`` for
-        arguments of a method.
-
-    Returns
-    -------
-    value : int, float, bool or None
+    ``kind`` is ``"int"``, ``"float"`` (any finite real number, never a bool)
+    or ``"bool"``; ``low`` and ``high`` are bounds, included unless
+    ``include_low`` / ``include_high`` is False; ``none_ok`` accepts None;
+    ``role`` is ``"parameter"`` (constructor) or ``"argument"`` (method).
 
     Examples
     --------
@@ -90,31 +45,19 @@ def check_scalar(
         if isinstance(value, (bool, np.bool_)):
             return bool(value)
         _fail(name, owner, "a bool" + (" or None" if none_ok else ""), value, role)
-    types = {"int": numbers.Integral, "float": numbers.Real}[kind]
-    article = {"int": "an int", "float": "a float"}[kind]
-    interval = _describe_interval(low, high, include_low, include_high)
-    what = article + interval + (" or None" if none_ok else "")
+    lo = f" {'>=' if include_low else '>'} {low}" if low is not None else ""
+    hi = f" {'<=' if include_high else '<'} {high}" if high is not None else ""
+    if lo and hi:
+        lo, hi = f" in {'[' if include_low else '('}{low}, {high}{']' if include_high else ')'}", ""
+    what = {"int": "an int", "float": "a float"}[kind] + lo + hi + (" or None" if none_ok else "")
+    types = numbers.Integral if kind == "int" else numbers.Real
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, types):
-        _fail(name, owner, what, value, role)
-    if kind == "float" and not np.isfinite(value):
         _fail(name, owner, what, value, role)
     too_low = low is not None and (value < low if include_low else value <= low)
     too_high = high is not None and (value > high if include_high else value >= high)
-    if too_low or too_high:
+    if (kind == "float" and not np.isfinite(value)) or too_low or too_high:
         _fail(name, owner, what, value, role)
     return int(value) if kind == "int" else float(value)
-
-
-def _describe_interval(low, high, include_low, include_high):
-    if low is not None and high is not None:
-        left = "[" if include_low else "("
-        right = "]" if include_high else ")"
-        return f" in {left}{low}, {high}{right}"
-    if low is not None:
-        return f" {'>=' if include_low else '>'} {low}"
-    if high is not None:
-        return f" {'<=' if include_high else '<'} {high}"
-    return ""
 
 
 def check_option(value, name, owner, options, *, role="parameter"):
@@ -126,8 +69,7 @@ def check_option(value, name, owner, options, *, role="parameter"):
     'full'
     """
     if not isinstance(value, (str, bool, type(None))) or value not in options:
-        listed = ", ".join(repr(o) for o in options)
-        _fail(name, owner, f"one of {listed}", value, role)
+        _fail(name, owner, f"one of {', '.join(map(repr, options))}", value, role)
     return value
 
 
@@ -148,40 +90,33 @@ def check_index_set(indices, n_samples, name, owner, *, allow_empty=False):
     >>> check_index_set([4, 1, 1], 5, "queryable", "COBRAS.fit").tolist()
     [1, 4]
     """
-    arr = np.asarray(indices)
+    arr, the = np.asarray(indices), f"The '{name}' argument of {owner_name(owner)}"
     if arr.dtype == bool:
         if arr.shape != (n_samples,):
             raise InvalidParameterError(
-                f"The '{name}' argument of {owner_name(owner)} is a boolean mask of "
-                f"shape {arr.shape}; it must have shape ({n_samples},), one entry per row of X."
+                f"{the} is a boolean mask of shape {arr.shape}; it must have shape ({n_samples},), one entry per "
+                "row of X."
             )
         arr = np.flatnonzero(arr)
     elif arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
         raise InvalidParameterError(
-            f"The '{name}' argument of {owner_name(owner)} must be a 1-D array of "
-            f"integer row indices or a boolean mask, got shape {arr.shape} and dtype {arr.dtype}."
+            f"{the} must be a 1-D array of integer row indices or a boolean mask, got shape {arr.shape} and dtype "
+            f"{arr.dtype}."
         )
     arr = np.unique(arr.astype(np.intp))
     if arr.size and (arr[0] < 0 or arr[-1] >= n_samples):
         wrong = arr[0] if arr[0] < 0 else arr[-1]
-        raise InvalidParameterError(
-            f"The '{name}' argument of {owner_name(owner)} holds index {wrong}, out of "
-            f"range for X with {n_samples} rows."
-        )
+        raise InvalidParameterError(f"{the} holds index {wrong}, out of range for X with {n_samples} rows.")
     if arr.size == 0 and not allow_empty:
-        raise InvalidParameterError(
-            f"The '{name}' argument of {owner_name(owner)} is empty; give at least one row index."
-        )
+        raise InvalidParameterError(f"{the} is empty; give at least one row index.")
     return arr
 
 
 def check_y_ignored(y, owner):
     """Refuse a constraint list passed positionally to ``fit(X, y=None, *, ml=None, cl=None)``.
 
-    ``y`` is there for scikit-learn (pipelines, the estimator checks pass
-    labels) and ignored, so ``fit(X, pairs)`` would silently drop the pairs;
-    a 2-D ``y`` is taken for that mistake. (``fit(X, ml, cl)`` is a
-    TypeError anyway: the constraints are keyword-only.)
+    ``y`` is there for scikit-learn and ignored, so ``fit(X, pairs)`` would
+    silently drop the pairs: a 2-D ``y`` is taken for that mistake.
 
     Examples
     --------
@@ -198,25 +133,17 @@ def check_y_ignored(y, owner):
 
 
 def check_data(X, owner, *, validate=False, **kwargs):
-    """``X`` as float64 through scikit-learn's checks, with NaN and infinity refused by :func:`check_finite`.
-
-    ``validate=True`` runs ``validate_data`` on the estimator ``owner`` (which
-    records or checks ``n_features_in_``), otherwise ``check_array``;
-    ``kwargs`` go to either.
-    """
+    """``X`` as float64 through ``check_array`` (or ``validate_data`` on the estimator ``owner`` if ``validate``,
+    to record or check ``n_features_in_``) with ``kwargs``, NaN and infinity refused by :func:`check_finite`."""
     if validate:
-        X = validate_data(owner, X, dtype=np.float64, ensure_all_finite=False, **kwargs)
-    else:
-        X = check_array(X, dtype=np.float64, ensure_all_finite=False, input_name="X", estimator=owner_name(owner),
-                        **kwargs)
-    return check_finite(X, owner)
+        return check_finite(validate_data(owner, X, dtype=np.float64, ensure_all_finite=False, **kwargs), owner)
+    kwargs.update(input_name="X", estimator=owner_name(owner))
+    return check_finite(check_array(X, dtype=np.float64, ensure_all_finite=False, **kwargs), owner)
 
 
 def check_finite(X, owner, name="X"):
-    """Refuse NaN or infinite values in one line that names the first offending cell.
-
-    scikit-learn's own message runs over several lines of advice; this one
-    says where the value is and what to do.
+    """Refuse NaN or infinite values in one line that names the first offending cell (scikit-learn's runs
+    over several lines of advice).
 
     Examples
     --------
@@ -238,32 +165,19 @@ def check_finite(X, owner, name="X"):
     return X
 
 
-# Data whose largest magnitude lies within [2**-100, 2**100] (about 8e-31 to 1.3e30) is used as
-# it is: its squared distances, summed over many rows and features, stay far from float64's
-# overflow (1.8e308) and underflow (2.2e-308). Anything beyond is divided by a power of two.
+# squared distances of data within [2**-100, 2**100] in magnitude stay far from float64's overflow and underflow
 _MAGNITUDE_EXPONENT = 100
 
 
 def magnitude_scale(X):
     """The power of two to divide ``X`` by so that squared distances neither overflow nor underflow.
 
-    Returns 1.0 (use ``X`` as it is) for data whose largest absolute value
-    lies within ``[2**-100, 2**100]``, so results on ordinary data are
-    unchanged. Beyond that (``X * 1e300``, ``X * 1e-300``), squared distances
-    would be infinite or zero and every distance-based method silently
-    wrong; the returned power of two brings the largest magnitude into
-    ``[1, 2)`` (it is itself always a finite float64, from 2**-1074 to 2**1023). Dividing by a power of two is exact (unless values fall
-    below the smallest normal number), so a method whose result does not
-    depend on the data's units gives the same result as on ``X`` itself.
-
-    Parameters
-    ----------
-    X : ndarray of float, finite
-
-    Returns
-    -------
-    scale : float
-        A power of two (1.0 for ordinary data).
+    1.0 (use ``X`` as it is) for data whose largest absolute value lies
+    within ``[2**-100, 2**100]``. Beyond (``X * 1e300``, ``X * 1e-300``),
+    squared distances would be infinite or zero; the power of two returned
+    (a finite float64) brings the largest magnitude into ``[1, 2)``. Dividing
+    by it is exact (above the smallest normal number), so a method that does
+    not depend on the data's units gives the same result as on ``X`` itself.
 
     Examples
     --------

@@ -1,11 +1,9 @@
 """The ``linkwise`` command: a thin shell over the library.
 
-Each verb lives next to the library code it calls and is imported only when
-invoked, so ``linkwise datasets`` does not load the web server or Dask, and
-works without any extra. Every verb runs inside one funnel
-(:meth:`_LazyGroup.invoke`) that turns the errors of the person's input (bad
-arguments, unreadable or damaged files, an extra that is not installed) into
-one ``Error:`` line; any other exception is a bug and keeps its traceback.
+Each verb lives next to the library code it calls and is imported only when invoked, so ``linkwise datasets`` does
+not load the web server or Dask, and works without any extra. Every verb runs inside one funnel
+(:meth:`_LazyGroup.invoke`) that turns the errors of the person's input (bad arguments, unreadable or damaged files,
+an extra that is not installed) into one ``Error:`` line; any other exception is a bug and keeps its traceback.
 """
 
 import importlib
@@ -19,13 +17,9 @@ import click
 from linkwise._extras import MissingExtraError
 
 # verb -> "module:attribute" of a click command
-_COMMANDS = {
-    "bench": "linkwise.bench.command:bench",
-    "cluster": "linkwise.session.command:cluster",
-    "datasets": "linkwise.cli:datasets",
-    "demo": "linkwise.bench.command:demo",
-    "export": "linkwise.session.command:export",
-}
+_COMMANDS = {"bench": "linkwise.bench.command:bench", "cluster": "linkwise.session.command:cluster",
+             "datasets": "linkwise.cli:datasets", "demo": "linkwise.bench.command:demo",
+             "export": "linkwise.session.command:export"}
 
 
 def _input_errors():

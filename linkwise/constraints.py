@@ -1,13 +1,12 @@
 """The constraint store: every answer, and everything that follows from them.
 
 Must-links are transitive (a~b, b~c => a~c) and cannot-links are entailed across
-must-link components (a~b, b!~c => a!~c). The store keeps a union-find forest
-over must-links and, for each component root, the set of roots it is
-cannot-linked to; a union moves the smaller root's cannot-links onto the larger
-one, so :meth:`ConstraintStore.add` and :meth:`ConstraintStore.relation` run in
-near-constant time.
+must-link components (a~b, b!~c => a!~c). A union-find forest over must-links
+keeps, for each component root, the roots it is cannot-linked to (a union moves
+the smaller root's onto the larger): ``add`` and ``relation`` take near-constant time.
 """
 
+import copy
 from typing import NamedTuple
 
 import numpy as np
@@ -36,11 +35,9 @@ class ConstraintStore:
         Number of points; indices run over ``0 .. n - 1``.
     tolerant : bool, default=False
         What to do with a constraint that contradicts the closure of earlier
-        ones. ``False`` raises :class:`~linkwise.InconsistentConstraintError`
-        and leaves the store unchanged. ``True`` keeps the constraint in the
-        explicit list, records it in :attr:`conflicts`, and leaves the closure
-        as the earlier constraints made it (the noise-handling methods resolve
-        conflicts from there).
+        ones: ``False`` raises :class:`~linkwise.InconsistentConstraintError`
+        (the store is unchanged), ``True`` stores it, lists it in
+        :attr:`conflicts`, and leaves the closure as it was.
 
     Attributes
     ----------
@@ -69,11 +66,8 @@ class ConstraintStore:
         self._reset()
 
     def _reset(self):
-        self._parent = list(range(self.n))
-        self._size = [1] * self.n
+        self._parent, self._size, self._explicit, self.conflicts = list(range(self.n)), [1] * self.n, [], []
         self._cl = {}  # root -> set of roots it is cannot-linked to
-        self._explicit = []
-        self.conflicts = []
 
     @classmethod
     def from_pairs(cls, n, ml=None, cl=None, *, tolerant=False):
@@ -116,21 +110,11 @@ class ConstraintStore:
 
     # -- public API ---------------------------------------------------------
     def relation(self, i, j):
-        """What the constraints say about ``(i, j)``.
-
-        Returns
-        -------
-        relation : bool or None
-            True if ``i`` and ``j`` must be together (given or by transitivity),
-            False if they must be apart (given or entailed), None if unknown.
-        """
+        """What the constraints say about ``(i, j)``: True (together, given or by transitivity), False (apart,
+        given or entailed) or None (unknown)."""
         i, j = check_pair(i, j, self.n, "ConstraintStore")
         ri, rj = self.find(i), self.find(j)
-        if ri == rj:
-            return True
-        if rj in self._cl.get(ri, ()):
-            return False
-        return None
+        return True if ri == rj else (False if rj in self._cl.get(ri, ()) else None)
 
     def explain(self, i, j):
         """The stored answers that imply the relation of ``(i, j)``: a chain from ``i`` to ``j``, or None if unknown.
@@ -173,18 +157,12 @@ class ConstraintStore:
     def add(self, i, j, must_link):
         """Store the answer ``must_link`` for the pair ``(i, j)``.
 
-        Returns
-        -------
-        informative : bool
-            True if the constraint added knowledge (the pair's relation was
-            unknown), False if it was already implied or, in tolerant mode,
-            contradicted the closure (it is then listed in :attr:`conflicts`).
-
-        Raises
-        ------
-        InconsistentConstraintError
-            In strict mode, when the constraint contradicts the closure; the
-            store is left unchanged.
+        Returns True if the constraint added knowledge (the pair's relation
+        was unknown), False if it was already implied or, in tolerant mode,
+        contradicted the closure (it is then listed in :attr:`conflicts`).
+        In strict mode a contradiction raises
+        :class:`~linkwise.InconsistentConstraintError`, leaving the store
+        unchanged.
         """
         i, j = check_pair(i, j, self.n, "ConstraintStore")
         if not isinstance(must_link, (bool, np.bool_)):
@@ -192,22 +170,18 @@ class ConstraintStore:
                 "The 'must_link' argument of ConstraintStore.add must be a bool "
                 f"(True = must-link, False = cannot-link), got {must_link!r}."
             )
-        must_link = bool(must_link)
-        known = self.relation(i, j)
+        must_link, known = bool(must_link), self.relation(i, j)
         constraint = Constraint(i, j, must_link)
-        if known is not None and known != must_link:
-            if not self.tolerant:
-                raise InconsistentConstraintError(
-                    f"{'Must' if must_link else 'Cannot'}-link ({i}, {j}) contradicts earlier "
-                    f"constraints, which imply {'must' if known else 'cannot'}-link.",
-                    pair=(i, j),
-                    must_link=must_link,
-                )
-            self._explicit.append(constraint)
-            self.conflicts.append(constraint)
-            return False
+        if known is not None and known != must_link and not self.tolerant:
+            raise InconsistentConstraintError(
+                f"{'Must' if must_link else 'Cannot'}-link ({i}, {j}) contradicts earlier "
+                f"constraints, which imply {'must' if known else 'cannot'}-link.",
+                pair=(i, j), must_link=must_link,
+            )
         self._explicit.append(constraint)
         if known is not None:
+            if known != must_link:
+                self.conflicts.append(constraint)
             return False
         ri, rj = self.find(i), self.find(j)
         if must_link:
@@ -229,13 +203,9 @@ class ConstraintStore:
         return False
 
     def remove(self, i, j):
-        """Remove the most recent stored answer about ``(i, j)`` (either order).
+        """Remove and return the most recent stored answer about ``(i, j)`` (either order).
 
         The closure is rebuilt from the remaining answers, in their order.
-
-        Returns
-        -------
-        removed : Constraint
         """
         i, j = check_pair(i, j, self.n, "ConstraintStore")
         for k in range(len(self._explicit) - 1, -1, -1):
@@ -270,17 +240,13 @@ class ConstraintStore:
         ----------
         closure : bool, default=False
             False: the stored must-links (conflicting ones excluded). True: every
-            pair inside a must-link component, one row per unordered pair; this
-            is quadratic in component size, so it is built only when asked.
+            pair inside a must-link component, one row per unordered pair
+            (quadratic in component size).
         """
         if not closure:
             return self._pairs(True)
-        blocks = []
-        for members in self.components():
-            if members.size > 1:
-                a, b = np.triu_indices(members.size, k=1)
-                blocks.append(np.column_stack([members[a], members[b]]))
-        return np.concatenate(blocks) if blocks else np.empty((0, 2), dtype=np.intp)
+        blocks = [np.column_stack([m[a], m[b]]) for m in self.components() for a, b in [np.triu_indices(m.size, k=1)]]
+        return np.concatenate([np.empty((0, 2), dtype=np.intp), *blocks])
 
     def cannot_link_pairs(self, closure=False):
         """Cannot-link pairs as an ``(m, 2)`` int array.
@@ -290,26 +256,19 @@ class ConstraintStore:
         closure : bool, default=False
             False: the stored cannot-links (conflicting ones excluded). True:
             every pair entailed across cannot-linked components (the product
-            of their member sets), built only when asked.
+            of their member sets).
         """
         if not closure:
             return self._pairs(False)
         labels = self.component_labels()
         comps = self.components(all_points=True)  # indexed by component label
-        blocks = []
-        for ra, peers in self._cl.items():
-            for rb in peers:
-                if ra < rb:
-                    a, b = comps[labels[ra]], comps[labels[rb]]
-                    blocks.append(np.column_stack([np.repeat(a, b.size), np.tile(b, a.size)]))
-        return np.concatenate(blocks) if blocks else np.empty((0, 2), dtype=np.intp)
+        pairs = [(comps[labels[ra]], comps[labels[rb]]) for ra, peers in self._cl.items() for rb in peers if ra < rb]
+        blocks = [np.column_stack([np.repeat(a, b.size), np.tile(b, a.size)]) for a, b in pairs]
+        return np.concatenate([np.empty((0, 2), dtype=np.intp), *blocks])
 
     def component_labels(self):
-        """Must-link component id of every point, numbered 0.. in order of first member.
-
-        Points in no must-link get a component of their own.
-        """
-        # numbered by first member, so ids do not depend on which root won a union
+        """Must-link component id of every point (a point in no must-link: its own), numbered 0.. in order of
+        first member, so that ids do not depend on which root won a union."""
         return relabel(np.fromiter((self.find(i) for i in range(self.n)), dtype=np.intp, count=self.n))
 
     def constrained_points(self):
@@ -328,8 +287,7 @@ class ConstraintStore:
 
         Returns
         -------
-        components : list of ndarray
-            Ordered by smallest member.
+        components : list of ndarray, ordered by smallest member
         """
         labels = self.component_labels()
         wanted = np.unique(labels if all_points else labels[self.constrained_points()])
@@ -343,22 +301,12 @@ class ConstraintStore:
 
     def copy(self):
         """An independent copy with the same answers, closure and conflicts."""
-        other = ConstraintStore.__new__(ConstraintStore)
-        other.n, other.tolerant = self.n, self.tolerant
-        other._parent = list(self._parent)
-        other._size = list(self._size)
-        other._cl = {r: set(s) for r, s in self._cl.items()}
-        other._explicit = list(self._explicit)
-        other.conflicts = list(self.conflicts)
-        return other
+        return copy.deepcopy(self)
 
     def __len__(self):
         return len(self._explicit)
 
     def __repr__(self):
-        n_ml = sum(c.must_link for c in self._explicit)
-        mode = ", tolerant" if self.tolerant else ""
-        return (
-            f"ConstraintStore(n={self.n}{mode}: {n_ml} must-link, "
-            f"{len(self._explicit) - n_ml} cannot-link, {len(self.conflicts)} conflicts)"
-        )
+        n_ml, mode = sum(c.must_link for c in self._explicit), ", tolerant" if self.tolerant else ""
+        return (f"ConstraintStore(n={self.n}{mode}: {n_ml} must-link, {len(self._explicit) - n_ml} cannot-link, "
+                f"{len(self.conflicts)} conflicts)")

@@ -3,13 +3,14 @@
 An ensemble of base clusterings, each fitted on a random subsample of the
 rows, tells how often two points land in the same cluster: their
 *co-association*. Pairs almost always together are likely must-links, pairs
-never together likely cannot-links (Greene & Cunningham, ECML 2007). The
-:class:`~linkwise.active.Committee` strategy builds on this.
+never together likely cannot-links (the :class:`~linkwise.active.Committee`
+strategy). Every clustering is one column of integer codes, so the
+co-association of a point with a group is a histogram look-up: only
+:func:`coassociation` builds the dense ``(n, n)`` matrix.
 
-Every clustering is kept as one column of integer codes; co-association
-between a point and a group of points is then a histogram look-up, so the
-strategies never need the dense ``(n, n)`` matrix that :func:`coassociation`
-returns for direct use on moderate ``n``.
+D. Greene and P. Cunningham. Constraint selection by committee: an ensemble
+approach to identifying informative constraints for semi-supervised
+clustering. European Conference on Machine Learning (ECML), 2007, LNAI 4701.
 """
 
 import numpy as np
@@ -58,10 +59,7 @@ def coassociation(X, n_clusters, *, n_estimators=100, sample_fraction=0.8, rando
 
     References
     ----------
-    D. Greene and P. Cunningham. Constraint selection by committee: an
-    ensemble approach to identifying informative constraints for
-    semi-supervised clustering. European Conference on Machine Learning
-    (ECML), 2007, LNAI 4701.
+    D. Greene and P. Cunningham, ECML 2007 (see :mod:`linkwise.ensemble`).
 
     Examples
     --------
@@ -106,10 +104,7 @@ def impute_constraints(A, kappa_ml=0.98, kappa_cl=0.0):
 
     References
     ----------
-    D. Greene and P. Cunningham. Constraint selection by committee: an
-    ensemble approach to identifying informative constraints for
-    semi-supervised clustering. European Conference on Machine Learning
-    (ECML), 2007, LNAI 4701.
+    D. Greene and P. Cunningham, ECML 2007 (see :mod:`linkwise.ensemble`).
 
     Examples
     --------
@@ -142,10 +137,9 @@ def impute_constraints(A, kappa_ml=0.98, kappa_cl=0.0):
 
 # -- ensemble codes, shared with the query strategies (Committee, NPU) -------------
 def ensemble_labels(X, n_clusters, n_estimators=100, sample_fraction=0.8, random_state=None, owner="ensemble_labels"):
-    """The base clusterings behind :func:`coassociation`: one column of k-means labels per run.
+    """The base clusterings of :func:`coassociation` (same parameters): int32 ``(n_samples, n_estimators)``.
 
-    Parameters are those of :func:`coassociation`; ``owner`` names the caller
-    in error messages. Returns an int32 array of shape ``(n_samples, n_estimators)``.
+    ``owner`` names the caller in error messages.
 
     Examples
     --------
@@ -172,10 +166,8 @@ def ensemble_labels(X, n_clusters, n_estimators=100, sample_fraction=0.8, random
 
 
 def flat_codes(codes):
-    """Shift each column's codes into its own id range; return them and the number of ids.
-
-    Column-major, so that summing over the columns of every row runs over
-    contiguous memory.
+    """Each column's codes shifted into its own id range (column-major: row sums run over contiguous memory),
+    and the number of ids.
 
     Examples
     --------
@@ -191,11 +183,10 @@ def flat_codes(codes):
 
 
 def agreement(flat, n_codes, members, rows=None):
-    """For each row, how many (row, member) code agreements there are, summed over members.
+    """For each row, its code agreements with ``members``, summed: linear in ``len(rows) * n_columns``.
 
-    Divided by ``n_columns * len(members)`` this is the mean co-association of
-    each row with the group ``members`` (trees of a forest work the same way,
-    with leaf ids as codes). Cost is linear in ``len(rows) * n_columns``.
+    Divided by ``n_columns * len(members)``, each row's mean co-association
+    with the group (a forest's leaf ids work the same way).
 
     Examples
     --------

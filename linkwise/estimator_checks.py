@@ -3,12 +3,8 @@
 Like scikit-learn's :func:`~sklearn.utils.estimator_checks.check_estimator`
 for ordinary estimators, :func:`check_active_estimator` runs an
 :class:`~linkwise.ActiveEstimator` through what the question loop
-(:mod:`linkwise.loop`) promises to its users, whatever the method: the
-budget, ``queryable`` rows, "don't know" answers, determinism, the user's
-objects left alone, ``labels_history_``, :class:`~linkwise.ActiveSession`
-replay, a clear error on a bad oracle, and scikit-learn's
-``get_params`` / ``clone`` conventions. A new method gets all of them by
-running it (the test suite runs it on every active estimator in linkwise).
+(:mod:`linkwise.loop`) promises whatever the method; the test suite runs it
+on every active estimator in linkwise.
 """
 
 import pickle
@@ -75,42 +71,32 @@ def check_active_estimator(estimator, X=None, y=None, *, max_queries=6):
     Each check fits clones of ``estimator`` (``random_state=0``, a small
     budget) on small data with an oracle answering from ``y``:
 
-    - **budget**: ``n_queries_ <= max_queries``, the oracle asked exactly
-      ``n_queries_`` times, ``query_log_`` one entry per question and
-      ``constraints_`` the log's answers in order; ``max_queries=0`` asks
-      nothing and still labels every row;
-    - **queryable**: only pairs of two different ``queryable`` rows are
-      asked (indices or a boolean mask, the same run), labels cover every row;
-    - **don't know**: a pair answered None is never asked again and is not
-      stored as a constraint;
-    - **determinism**: the same ``random_state`` gives the same questions,
-      labels and history;
-    - **user objects**: ``X``, ``queryable`` and the estimator's parameters
-      (nested estimators included) are not modified;
-    - **labels history**: for anytime estimators, ``labels_history_`` has
-      one row per question over every row, the last one ``labels_``;
-    - **session**: :class:`~linkwise.ActiveSession` ask/tell gives ``fit``'s
-      questions and labels, leaves the estimator given to it unfitted, and
+    - **budget**: ``n_queries_ <= max_queries``, as many oracle calls and
+      ``query_log_`` entries, ``constraints_`` the log's answers in order;
+      ``max_queries=0`` asks nothing and still labels every row;
+    - **queryable**: only pairs of two different ``queryable`` rows (indices
+      or a boolean mask, the same run) are asked; labels cover every row;
+    - **don't know**: a pair answered None is never asked again nor stored;
+    - **determinism**: the same ``random_state``, the same questions, labels, history;
+    - **user objects**: ``X``, ``queryable`` and the parameters are not modified;
+    - **labels history** (anytime estimators): a row per question, the last one ``labels_``;
+    - **session**: :class:`~linkwise.ActiveSession` gives ``fit``'s questions
+      and labels, leaves the estimator given to it unfitted, and
       :meth:`~linkwise.ActiveSession.replay` of part of the answers resumes
       at the next question;
-    - **bad oracle**: an object without ``query``, or an answer that is not
-      True/False/None, is a ``TypeError`` naming the argument; an oracle that
-      fails propagates its error, the answers before it are kept and the
-      estimator is left unfitted;
-    - **wrong answers**: an oracle wrong on 30 % of the pairs (contradicting
-      itself) does not stop the run;
+    - **bad oracle**: no ``query``, or an answer not True/False/None, is a
+      ``TypeError`` naming the argument; an oracle's error propagates, the
+      answers before it are kept and the estimator is left unfitted;
+    - **wrong answers**: an oracle wrong on 30 % of the pairs does not stop
+      the run;
     - **parameters**: ``get_params`` lists the constructor's parameters,
       ``set_params`` and :func:`~sklearn.base.clone` give them back, and a
       fitted estimator pickles.
 
     Parameters
     ----------
-    estimator : ActiveEstimator
-        See :func:`active_estimator_checks`.
-    X, y : array-like, optional
-        See :func:`active_estimator_checks`.
-    max_queries : int, default=6
-        Budget of each run.
+    estimator, X, y, max_queries
+        As for :func:`active_estimator_checks`.
 
     Raises
     ------
@@ -160,8 +146,7 @@ class _Asked:
     """An oracle that records its questions; ``answer(k, i, j)`` answers the k-th (from 0)."""
 
     def __init__(self, answer):
-        self.answer = answer
-        self.asked = []
+        self.answer, self.asked = answer, []
 
     def query(self, i, j):
         self.asked.append((int(i), int(j)))
@@ -177,27 +162,20 @@ def _check_budget(case):
         oracle = _Asked(lambda k, i, j: case.truth(i, j))
         est = case.fit(oracle, max_queries=budget)
         case.expect(est.n_queries_ <= budget, f"asked {est.n_queries_} questions with max_queries={budget}.")
-        case.expect(
-            len(oracle.asked) == est.n_queries_ == len(est.query_log_),
-            f"the oracle was asked {len(oracle.asked)} times, but n_queries_={est.n_queries_} and query_log_ "
-            f"has {len(est.query_log_)} entries.",
-        )
+        asked, n_log = len(oracle.asked), len(est.query_log_)
+        what = f"the oracle was asked {asked} times but n_queries_={est.n_queries_} and query_log_ has {n_log} entries."
+        case.expect(asked == est.n_queries_ == n_log, what)
         case.expect([p[:2] for p in est.query_log_] == oracle.asked, "query_log_ is not the questions asked.")
         given = [(i, j, a) for i, j, a in est.query_log_ if a is not None]
-        case.expect(
-            [tuple(c) for c in est.constraints_.constraints] == given,
-            "constraints_ does not hold exactly the answers of query_log_, in order.",
-        )
+        same = [tuple(c) for c in est.constraints_.constraints] == given
+        case.expect(same, "constraints_ does not hold exactly the answers of query_log_, in order.")
         case.expect(np.shape(est.labels_) == (len(case.X),), f"labels_ has shape {np.shape(est.labels_)}.")
     case.expect(est.n_queries_ > 0, f"asked no question with max_queries={case.max_queries} on {len(case.X)} rows.")
 
 
 def _check_queryable(case):
-    rows = np.arange(0, len(case.X), 2)
-    mask = np.zeros(len(case.X), dtype=bool)
-    mask[rows] = True
-    runs = []
-    for queryable in (rows, mask):
+    mask, runs = np.arange(len(case.X)) % 2 == 0, []
+    for queryable in (np.flatnonzero(mask), mask):
         oracle = _Asked(lambda k, i, j: case.truth(i, j))
         est = case.make().fit(case.X, oracle, queryable=queryable)
         outside = [(i, j) for i, j in oracle.asked if i == j or not (mask[i] and mask[j])]
@@ -314,15 +292,4 @@ def _check_params(case):
     case.expect(np.array_equal(again.labels_, fitted.labels_), "a pickled fitted estimator lost its labels_.")
 
 
-_CHECKS = (
-    _check_budget,
-    _check_queryable,
-    _check_dont_know,
-    _check_determinism,
-    _check_user_objects,
-    _check_labels_history,
-    _check_session,
-    _check_bad_oracle,
-    _check_wrong_answers,
-    _check_params,
-)
+_CHECKS = [check for name, check in list(globals().items()) if name.startswith("_check_")]  # in the order above

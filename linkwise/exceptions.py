@@ -42,5 +42,4 @@ class InconsistentConstraintError(ValueError):
 
     def __init__(self, message, *, pair=None, must_link=None):
         super().__init__(message)
-        self.pair = pair
-        self.must_link = must_link
+        self.pair, self.must_link = pair, must_link

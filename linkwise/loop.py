@@ -1,34 +1,26 @@
 """The one question loop shared by every active estimator.
 
-An active method is written once, as a *question generator*: a method
+An active method is written once, as a *question generator*
 ``_questions(ctx)`` that yields a pair ``(i, j)`` and receives the answer
-(True = must-link, False = cannot-link, None = don't know) as the value of the
-``yield`` expression. It keeps its current clustering in ``ctx.labels``.
+(True = must-link, False = cannot-link, None = don't know) as the value of
+the ``yield``; it keeps its current clustering in ``ctx.labels``. The loop
+owns the rest: the budget (``max_queries``), the answer log, the
+:class:`~linkwise.ConstraintStore` of every answer as given, and the skipping
+of pairs whose relation its *knowledge* holds (answered from it: never asked,
+never charged). ``fit`` drives the generator with an oracle,
+:class:`ActiveSession` lets a person drive it (``ask`` / ``tell``).
 
-The loop owns everything else: the budget (``max_queries``), the answer log,
-the :class:`~linkwise.ConstraintStore` of every answer as given, and the
-skipping of pairs whose relation its *knowledge* already holds (such pairs are
-answered from it at once: never asked, never charged). ``fit`` drives the
-generator with an oracle; :class:`ActiveSession` lets a person drive it one
-question at a time (``ask`` / ``tell``).
-
-*Knowledge.* What the method may rely on is ``ctx.knowledge``, from the
-estimator's ``_knowledge(ctx)`` hook: the store of answers by default;
-:class:`~linkwise.cobra.NoisyAnswers` for answers that may be wrong. It has a
-``store``, the :class:`~linkwise.ConstraintStore` of what it holds (a store is
-its own; the loop skips the pairs it knows), and ``review(ctx,
-answered=None)``, a generator the loop runs after each answer to the method's
-questions (``answered = (i, j, answer)``, "don't know" excepted) and where the
-method yields a :class:`Checkpoint` (``None``). A review records the answer,
-may ask questions of its own (charged and logged; their answers are sent to
-it; it yields :class:`Recheck` for pairs it knows) and returns whether it
-revised its belief. A store's review asks nothing.
-
-*Revision.* The method is resumed when the review is over; if the belief was
-revised (an earlier answer is now believed wrong), ``ctx.revision`` has grown
-by one. A method compares it across a ``yield`` and, when it changed, drops
-what it inferred from earlier answers (COBRAS merges every super-instance
-again).
+*Knowledge* (``ctx.knowledge``, from the estimator's ``_knowledge(ctx)``
+hook): the store of answers by default, :class:`~linkwise.cobra.NoisyAnswers`
+for answers that may be wrong. Its ``store`` is the ConstraintStore of what
+it holds; its ``review(ctx, answered=None)`` is a generator the loop runs
+after each answer to the method's questions (``answered = (i, j, answer)``,
+"don't know" excepted) and where the method yields a :class:`Checkpoint`
+(``None``). A review records the answer, may ask questions of its own
+(charged and logged; :class:`Recheck` for pairs it knows) and returns whether
+it revised its belief; then ``ctx.revision`` grows by one, and a method that
+compares it across a ``yield`` drops what it inferred from earlier answers
+(COBRAS merges every super-instance again).
 """
 
 from typing import NamedTuple
@@ -45,12 +37,7 @@ __all__ = ["ActiveEstimator", "ActiveSession", "Checkpoint", "QueryContext", "Re
 
 
 class Recheck(NamedTuple):
-    """Yield this instead of a plain pair to have a known pair asked again.
-
-    For a method or a knowledge's review that doubts an earlier answer
-    (wrong-answer repair): the loop asks it even though the knowledge already
-    holds the relation, and charges it.
-    """
+    """Yield this instead of a plain pair to have a known pair asked (and charged) again: wrong-answer repair."""
 
     i: int
     j: int
@@ -59,9 +46,8 @@ class Recheck(NamedTuple):
 class Checkpoint(NamedTuple):
     """Yield ``Checkpoint()`` where the method's clustering is complete (the end of a phase).
 
-    The loop runs the knowledge's review there (which may check what the
-    clustering rests on, see :mod:`linkwise.loop`) and resumes the method
-    with None; ``ctx.revision`` tells whether the belief changed.
+    The loop runs the knowledge's review there and resumes the method with
+    None; ``ctx.revision`` tells whether the belief changed.
     """
 
 
@@ -72,13 +58,10 @@ class QueryContext:
     ----------
     X : ndarray of shape (n_samples, n_features)
         The validated data (float64), divided by a power of two when its
-        magnitude would overflow or underflow squared distances (see
-        :func:`~linkwise._validation.magnitude_scale`; ordinary data is used
-        as it is). Distances a method is given (``sigma``, ...) refer to it.
-    queryable : ndarray of int
-        Sorted rows that may appear in a question.
-    queryable_mask : ndarray of bool
-        The same as a mask over rows.
+        magnitude would overflow or underflow squared distances
+        (:func:`~linkwise._validation.magnitude_scale`).
+    queryable, queryable_mask : ndarray of int, ndarray of bool
+        Sorted rows that may appear in a question, and the same as a mask.
     constraints : ConstraintStore
         Every answer so far, as given, and what follows from them (read it, do not write).
     knowledge : ConstraintStore or NoisyAnswers
@@ -90,27 +73,19 @@ class QueryContext:
     rng : numpy.random.RandomState
         The one random generator of this run, from the estimator's ``random_state``.
     labels : ndarray of int
-        The method's current clustering of every row; the method keeps it up
-        to date (it is what ``labels_`` reports at any moment).
-    max_queries : int or None
-        The budget (None: unlimited).
-    n_queries : int
-        Questions asked so far.
+        The method's current clustering of every row (what ``labels_`` reports), kept up to date by the method.
+    max_queries, n_queries : int or None, int
+        The budget (None: unlimited) and the questions asked so far.
     """
 
     def __init__(self, X, queryable, constraints, rng, max_queries):
-        self.X = X
-        self.n_samples = X.shape[0]
-        self.queryable = queryable
+        self.X, self.n_samples, self.queryable, self.rng, self.max_queries = X, X.shape[0], queryable, rng, max_queries
         self.queryable_mask = np.zeros(self.n_samples, dtype=bool)
         self.queryable_mask[queryable] = True
         self.constraints = self.knowledge = constraints
-        self.revision = 0
+        self.revision = self.n_queries = 0
         self.log = []
-        self.rng = rng
         self.labels = np.zeros(self.n_samples, dtype=np.intp)
-        self.max_queries = max_queries
-        self.n_queries = 0
 
 
 class ActiveSession:
@@ -125,10 +100,8 @@ class ActiveSession:
     estimator : ActiveEstimator
         An unfitted active estimator (COBRAS, ActiveClustering, ...).
     X : array-like of shape (n_samples, n_features)
-        The data.
     queryable : array-like of int or bool mask, optional
-        Rows that may appear in a question (all rows by default). Labels still
-        cover every row.
+        Rows that may appear in a question (default: all); labels cover every row.
 
     Attributes
     ----------
@@ -138,18 +111,14 @@ class ActiveSession:
     query_log : list of (int, int, bool or None)
         Questions asked and their answers, in order.
     error : Exception or None
-        What the method raised while taking an answer, if it did: that
-        answer is kept, :meth:`tell` re-raises the error, and the session is
-        done (a failed method cannot go on).
+        What the method raised while taking an answer, if it did: that answer
+        is kept, :meth:`tell` re-raises the error, and the session is done.
 
     Notes
     -----
     A session holds the method's suspended question generator, so it cannot
-    be pickled or copied. It is resumed by replay instead, as the session
-    file does: keep ``query_log`` (or any record of the answers), and give
-    them to :meth:`replay` of a new session with the same estimator
-    parameters (a fixed ``random_state``) and data; it asks the same
-    questions again and stops at the first one they do not answer.
+    be pickled or copied; :meth:`replay` of its answers in a new session
+    (same data and parameters, a fixed ``random_state``) resumes it.
 
     Examples
     --------
@@ -191,15 +160,10 @@ class ActiveSession:
         n = X.shape[0]
         queryable = np.arange(n) if queryable is None else check_index_set(queryable, n, "queryable", owner)
         store = ConstraintStore(n, tolerant=estimator._tolerant_constraints())
-        rng = check_random_state(estimator.random_state)
         self.estimator_ = estimator
-        ctx = self._ctx = QueryContext(X, queryable, store, rng, max_queries)
+        ctx = self._ctx = QueryContext(X, queryable, store, check_random_state(estimator.random_state), max_queries)
         ctx.knowledge = estimator._knowledge(ctx)
-        self.query_log = ctx.log
-        self.error = None
-        self._history = []
-        self._dont_know = set()
-        self._pending = None
+        self.query_log, self.error, self._history, self._dont_know, self._pending = ctx.log, None, [], set(), None
         self._review = self._held = None  # a running review, and the answer its method waits for
         self._gen = estimator._questions(ctx)
         self._advance(None)
@@ -214,20 +178,18 @@ class ActiveSession:
 
     # -- driving the generator ---------------------------------------------
     def _checked(self, item):
-        recheck = isinstance(item, Recheck)
         try:
             i, j = (int(v) for v in item)
         except (TypeError, ValueError):
             raise TypeError(
                 f"{type(self.estimator_).__name__} yielded {item!r}; a question generator must yield (i, j) pairs."
             ) from None
-        ctx = self._ctx
-        if i == j or not (ctx.queryable_mask[i] and ctx.queryable_mask[j]):
+        if i == j or not (self._ctx.queryable_mask[i] and self._ctx.queryable_mask[j]):
             raise RuntimeError(
                 f"{type(self.estimator_).__name__} asked about ({i}, {j}); questions must be about two "
                 "different queryable rows. This is a bug in the method."
             )
-        return i, j, recheck
+        return i, j, isinstance(item, Recheck)
 
     def _advance(self, answer):
         """Run the method, and the reviews of its answers, up to the next question to ask."""
@@ -247,25 +209,17 @@ class ActiveSession:
                 self._review, self._held, answer = ctx.knowledge.review(ctx), None, None
                 continue
             i, j, recheck = self._checked(item)
-            if not recheck and (known := ctx.knowledge.store.relation(i, j)) is not None:
+            known = None if recheck else ctx.knowledge.store.relation(i, j)
+            if known is not None or pair_key(i, j) in self._dont_know:  # a recheck too: "don't know" would come again
                 answer = known
                 continue
-            if pair_key(i, j) in self._dont_know:  # a recheck too: "don't know" would come again
-                answer = None
-                continue
-            if ctx.max_queries is not None and ctx.n_queries >= ctx.max_queries:
-                # budget spent: the generator stays suspended; its ctx.labels is the answer
-                self._pending = None
-                return
-            self._pending = (i, j)
+            # with the budget spent the generator stays suspended; its ctx.labels is the answer
+            self._pending = None if ctx.max_queries is not None and ctx.n_queries >= ctx.max_queries else (i, j)
             return
 
     def ask(self):
-        """The pair the method wants answered next, or None when it is done.
-
-        None means the budget is spent or the method has nothing left to ask.
-        Calling ``ask`` again before :meth:`tell` returns the same pair.
-        """
+        """The pair the method wants answered next (the same until :meth:`tell`), or None when the budget is
+        spent or the method has nothing left to ask."""
         return self._pending
 
     def tell(self, pair, answer):
@@ -295,9 +249,8 @@ class ActiveSession:
                 "The 'answer' argument of ActiveSession.tell must be True (same cluster), "
                 f"False (different clusters) or None (don't know), got {answer!r}."
             )
-        i, j = self._pending
+        (i, j), ctx = self._pending, self._ctx
         answer = None if answer is None else bool(answer)
-        ctx = self._ctx
         if answer is None:
             self._dont_know.add(pair_key(i, j))
         else:
@@ -330,17 +283,15 @@ class ActiveSession:
         Parameters
         ----------
         answers : mapping of (i, j) -> bool or None
-            Answers by pair (either order of each pair is accepted).
+            Answers by pair (either order).
 
         Returns
         -------
         n_replayed : int
-            How many questions were answered from ``answers``. Stops at the
-            first question ``answers`` does not cover (that is the next one
-            to ask a person).
+            How many questions were answered from ``answers``, up to the first
+            one they do not cover (the next one to ask a person).
         """
-        by_key = {pair_key(i, j): a for (i, j), a in answers.items()}
-        n = 0
+        by_key, n = {pair_key(i, j): a for (i, j), a in answers.items()}, 0
         while (pair := self.ask()) is not None and pair_key(*pair) in by_key:
             self.tell(pair, by_key[pair_key(*pair)])
             n += 1
@@ -370,21 +321,15 @@ class ActiveSession:
     def _keep_answers(self):
         """Set ``constraints_``, ``query_log_`` and ``n_queries_`` on the estimator."""
         est, ctx = self.estimator_, self._ctx
-        est.constraints_ = ctx.constraints
-        est.query_log_ = list(self.query_log)
-        est.n_queries_ = ctx.n_queries
+        est.constraints_, est.query_log_, est.n_queries_ = ctx.constraints, list(self.query_log), ctx.n_queries
 
     def finish(self):
-        """Stop asking and return the fitted estimator.
-
-        Sets ``labels_``, ``constraints_``, ``query_log_``, ``n_queries_`` (and
-        ``labels_history_`` for anytime methods) on :attr:`estimator_`.
-        """
-        est, ctx = self.estimator_, self._ctx
-        est.labels_ = est._current_labels(ctx)
-        for gen in (self._review, self._gen):
-            if gen is not None:
-                gen.close()
+        """Stop asking and return the fitted :attr:`estimator_` (``labels_``, ``constraints_``, ``query_log_``,
+        ``n_queries_``, and ``labels_history_`` for anytime methods)."""
+        est = self.estimator_
+        est.labels_ = est._current_labels(self._ctx)
+        for gen in filter(None, (self._review, self._gen)):
+            gen.close()
         self._gen = self._review = self._pending = None
         self._keep_answers()
         if est._anytime:
@@ -396,12 +341,10 @@ class ActiveEstimator(BaseEstimator):
     """Base class of estimators that ask an oracle (or a person) questions.
 
     Subclasses implement ``_questions(ctx)``, a generator (see
-    :mod:`linkwise.loop`), and may override ``_validate_params``,
-    ``_current_labels``, ``_tolerant_constraints`` and ``_knowledge``. Set
-    ``_anytime = True`` when the clustering after every question is
-    meaningful; ``fit`` then records ``labels_history_``.
-
-    ``random_state`` and (optionally) ``max_queries`` are read by the loop.
+    :mod:`linkwise.loop`), and may override the hooks below. With
+    ``_anytime = True`` (the clustering after every question is meaningful)
+    ``fit`` records ``labels_history_``. The loop reads ``random_state`` and
+    (optionally) ``max_queries``.
     """
 
     _anytime = False
@@ -431,9 +374,7 @@ class ActiveEstimator(BaseEstimator):
 
     def _history_array(self, snapshots):
         """Turn the snapshots into ``labels_history_`` (default: ``(n_queries, n_samples)`` int32)."""
-        if not snapshots:
-            return np.empty((0, self.labels_.shape[0]), dtype=np.int32)
-        return np.stack(snapshots)
+        return np.stack(snapshots) if snapshots else np.empty((0, self.labels_.shape[0]), dtype=np.int32)
 
     def _questions(self, ctx):
         raise NotImplementedError(f"{type(self).__name__} must implement _questions(ctx)")
@@ -458,7 +399,7 @@ class ActiveEstimator(BaseEstimator):
         ------
         Exception
             Whatever the method or the oracle raises; ``constraints_``,
-            ``query_log_`` and ``n_queries_`` then hold the answers so far.
+            ``query_log_`` and ``n_queries_`` keep the answers so far.
         """
         if not callable(getattr(oracle, "query", None)):
             raise InvalidParameterError(

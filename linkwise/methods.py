@@ -1,11 +1,9 @@
 """The active methods by short name: one table for ``linkwise cluster --method`` and ``linkwise bench``.
 
-A name stands for the import path (``module:Class``) of its estimator, which
-is imported only when the name is used, so naming a method loads that method
-alone; :data:`PARAMS` holds the settings a name adds (``cobras-dtw``). Session
-files store these names (:mod:`linkwise.session`), and the benchmark's entries
-(:func:`linkwise.bench.registry`) build their estimators from them, adding the
-settings of each benchmark variant.
+A name stands for the import path (``module:Class``) of its estimator, imported
+only when used; :data:`PARAMS` holds the settings a name adds (``cobras-dtw``).
+Session files store these names, and the benchmark's entries
+(:func:`linkwise.bench.registry`) build their estimators from them.
 """
 
 import importlib

@@ -47,33 +47,27 @@ class LabelOracle:
     """
 
     def __init__(self, y, noise=0.0, random_state=None):
-        y = np.asarray(y)
+        self.y = y = np.asarray(y)
         if y.ndim != 1 or y.size < 2:
             raise InvalidParameterError(
                 f"The 'y' argument of LabelOracle must be a 1-D array of at least 2 labels, got shape {y.shape}."
             )
-        self.y = y
         self.noise = check_scalar(noise, "noise", "LabelOracle", kind="float", low=0.0, high=1.0)
         # one integer seed: the flip of pair (i, j) is a pure function of (seed, i, j)
         self._seed = int(check_random_state(random_state).randint(2**31 - 1))
-        self.n_queries = 0
-        self.n_wrong = 0
+        self.n_queries = self.n_wrong = 0
 
     def is_flipped(self, i, j):
         """Whether the answer about ``(i, j)`` is flipped by noise (without counting a query)."""
-        if self.noise == 0.0:
-            return False
-        return bool(np.random.default_rng([self._seed, *pair_key(i, j)]).random() < self.noise)
+        return self.noise != 0.0 and bool(np.random.default_rng([self._seed, *pair_key(i, j)]).random() < self.noise)
 
     def query(self, i, j):
         """Answer whether rows ``i`` and ``j`` belong together."""
         check_pair(i, j, self.y.size, "LabelOracle.query")
         self.n_queries += 1
-        truth = bool(self.y[i] == self.y[j])
-        if self.is_flipped(i, j):
-            self.n_wrong += 1
-            return not truth
-        return truth
+        flipped = self.is_flipped(i, j)
+        self.n_wrong += flipped
+        return bool(self.y[i] == self.y[j]) != flipped
 
 
 class CallbackOracle:

@@ -140,7 +140,7 @@ def znormalise(series):
     return np.divide(Z, sd, out=np.zeros_like(Z), where=sd > 0)
 
 
-class _SBD:
+class SBD:
     """Shape-based distances from ``series`` (z-normalised once, FFTs kept) to any set of series."""
 
     def __init__(self, series):
@@ -150,7 +150,7 @@ class _SBD:
         self.norm = np.sqrt(np.einsum("ilc,ilc->ic", Z, Z))
 
     def __call__(self, a, b=slice(None), other=None):
-        """Distances from rows ``a`` to rows ``b`` of ``other`` (another _SBD, default: this one)."""
+        """Distances from rows ``a`` to rows ``b`` of ``other`` (another SBD, default: this one)."""
         other = self if other is None else other
         cc = np.fft.irfft(self.F[a, None] * other.F[b][None].conj(), self.nfft, axis=2).max(axis=2)
         denom = self.norm[a, None] * other.norm[b][None]
@@ -158,6 +158,6 @@ class _SBD:
 
 
 def _sbd_matrix(series, progress):
-    sbd = _SBD(series)
+    sbd = SBD(series)
     n, _, channels = series.shape
     return _symmetric(n, sbd, max(1, _SBD_BLOCK // (n * sbd.nfft * channels)), progress)

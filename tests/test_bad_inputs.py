@@ -110,7 +110,7 @@ CASES = [
     ("data-no-numeric-column", lambda f: csv_rows(f, "d.csv", "a,b\nx,y\nz,w\n"), "no numeric feature"),
     ("data-missing-value", lambda f: csv_rows(f, "d.csv", "x,y\n1,2\n,4\n5,6\n"), "missing or infinite"),
     ("data-duplicate-ids", lambda f: new_args(f, "iris.csv", "--id-column", "species"), "not unique"),
-    ("data-is-a-folder", lambda f: ["cluster", f], "is a directory"),
+    ("data-is-a-folder", lambda f: ["cluster", f], "holds no image files"),
     ("data-missing", lambda f: ["cluster", Path(f) / "nope.csv"], "does not exist"),
     # command-line arguments of cluster
     ("param-unknown", lambda f: new_args(f, "iris.csv", "--param", "bogus=1"), "has no parameter 'bogus'"),

@@ -427,3 +427,18 @@ def test_mkmeans_must_link_between_identical_rows_carries_no_metric(metric, gap)
     model = MKMeans(3, metric=metric, random_state=0).fit(X, ml=[(0, 1)], cl=[(0, 100)])
     np.testing.assert_array_equal(model.components_, np.eye(X.shape[1]))
     np.testing.assert_array_equal(model.labels_, MKMeans(3, metric=metric, random_state=0).fit(X).labels_)
+
+
+@pytest.mark.parametrize("cls", [SeededKMeans, ConstrainedKMeans, COPKMeans, PCKMeans, MKMeans, MPCKMeans])
+def test_shared_docstring_entries_are_filled_in(cls):
+    from linkwise.cluster._base import _SHARED_DOC
+
+    assert not [key for key in [*_SHARED_DOC, *cls._doc_parts] if key in cls.__doc__]
+    assert "scale_ : float" in cls.__doc__ and "n_clusters : int, default=8" in cls.__doc__
+
+
+def test_a_subclass_without_docstring_is_fine():
+    class Quiet(PCKMeans):
+        pass
+
+    assert Quiet.__doc__ is None and Quiet(n_clusters=2, w=3).get_params()["w"] == 3

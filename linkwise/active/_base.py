@@ -1,11 +1,9 @@
 """What every query strategy shares: the base class, ``collect``, and the neighbourhood look-up.
 
 A strategy is a question generator, ``_questions(ctx, n_clusters, fit_labels)``,
-run by the shared loop (:mod:`linkwise.loop`) either inside
-:class:`~linkwise.active.ActiveClustering` or alone through
-:meth:`QueryStrategy.collect`. ``fit_labels()`` returns the current clustering
-of a constrained clusterer fitted on the answers so far (iterative strategies
-such as NPU need it while they ask).
+run by the shared loop (:mod:`linkwise.loop`) inside :class:`~linkwise.active.ActiveClustering`
+or alone through :meth:`QueryStrategy.collect`; ``fit_labels()`` is the clustering of
+the answers so far (iterative strategies such as NPU need it while they ask).
 """
 
 import inspect
@@ -32,9 +30,8 @@ _CLOSURE_CLUSTERERS = (PCKMeans, MPCKMeans, MKMeans)
 class QueryStrategy(BaseEstimator):
     """Base class of the query strategies in :mod:`linkwise.active`.
 
-    Subclasses implement ``_questions(ctx, n_clusters, fit_labels)`` as a
-    generator of ``(i, j)`` pairs (see :mod:`linkwise.loop`) and may override
-    ``_validate_params``. Set ``_needs_clusterer = True`` when the strategy
+    Subclasses implement the generator ``_questions`` and may override
+    ``_validate_params``; ``_needs_clusterer = True``: the strategy
     re-clusters while it asks.
     """
 
@@ -49,17 +46,14 @@ class QueryStrategy(BaseEstimator):
     def collect(self, X, oracle, *, n_clusters, max_queries=None, queryable=None, random_state=None):
         """Ask ``oracle`` the questions this strategy picks and return the answers.
 
-        The questions run through the shared loop, so a pair whose relation is
-        already known or inferable is never asked and ``max_queries`` is never
-        exceeded. A strategy that re-clusters while asking (NPU) uses
-        :class:`~linkwise.PCKMeans` here, given everything the answers imply;
-        pair it with another clusterer through
-        :class:`~linkwise.active.ActiveClustering`.
+        Through the shared loop: a pair whose relation is known or inferable
+        is never asked, ``max_queries`` never exceeded. A strategy that
+        re-clusters while asking (NPU) uses :class:`~linkwise.PCKMeans` on the
+        closure here; :class:`~linkwise.active.ActiveClustering` takes others.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            The data.
         oracle : Oracle
             Anything with ``query(i, j) -> True | False | None``.
         n_clusters : int
@@ -86,17 +80,14 @@ class QueryStrategy(BaseEstimator):
 
 
 class ConstrainedFit:
-    """A constrained clusterer refitted on the current answers, once per new answer.
+    """A clone of ``clusterer`` refitted on the current answers, once per new answer.
 
-    The clusterer is cloned; if its ``random_state`` is None it is seeded
-    from the run's generator, so the same answers always give the same labels.
-    Conflicting answers of a tolerant store are left out (the store's pair
-    lists exclude them). ``constraints`` says which pairs the clusterer sees
-    (see :class:`~linkwise.active.ActiveClustering`). A clusterer with
-    ``on_infeasible="raise"`` (COPKMeans) that finds no clustering keeping
-    every answer is refitted with ``on_infeasible="relax"``, with a warning,
-    and stays relaxed for the rest of the run: wrong answers must not cost
-    the person every answer given.
+    Unseeded, it is seeded from the run's generator: the same answers always
+    give the same labels. ``constraints`` says which pairs it sees (see
+    :class:`~linkwise.active.ActiveClustering`; a tolerant store's pair lists
+    leave conflicts out). With ``on_infeasible="raise"`` (COPKMeans) and no
+    clustering keeping every answer, it is refitted relaxed, with a warning,
+    for the rest of the run: wrong answers must not cost every answer given.
     """
 
     def __init__(self, clusterer, ctx, constraints="auto"):
@@ -189,11 +180,8 @@ class _Collect(ActiveEstimator):
     """Runs one strategy alone under the shared loop (what ``collect`` fits)."""
 
     def __init__(self, *, strategy, n_clusters, clusterer=None, max_queries=None, random_state=None):
-        self.strategy = strategy
-        self.n_clusters = n_clusters
-        self.clusterer = clusterer
-        self.max_queries = max_queries
-        self.random_state = random_state
+        self.strategy, self.n_clusters, self.clusterer = strategy, n_clusters, clusterer
+        self.max_queries, self.random_state = max_queries, random_state
 
     def _validate_params(self):
         owner = f"{type(self.strategy).__name__}.collect"
@@ -205,19 +193,11 @@ class _Collect(ActiveEstimator):
 
 
 def ask_membership(x, order, anchors, complete):
-    """Find the neighbourhood of point ``x`` by asking it against one anchor per neighbourhood.
+    """Neighbourhood of ``x`` (``NEW``: none; None: undecided), asking it against each one's anchor.
 
-    A generator to use with ``yield from``: neighbourhoods are tried in
-    ``order`` until a must-link. When ``complete`` (the neighbourhoods are
-    known to cover every cluster), the last one left is concluded without a
-    question once all others answered cannot-link, so at most K - 1 questions
-    are asked per point.
-
-    Returns
-    -------
-    h : int or None
-        The neighbourhood ``x`` belongs to, ``NEW`` if it is cannot-linked to
-        all of them, None if a "don't know" left it undecided.
+    A generator for ``yield from``: neighbourhoods are tried in ``order``
+    until a must-link. When ``complete`` (they cover every cluster), the last
+    one left is concluded without a question, so at most K - 1 are asked.
     """
     n_no = 0
     for h in order:

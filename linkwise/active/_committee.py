@@ -17,14 +17,12 @@ class Committee(QueryStrategy):
     co-assigned in at least ``kappa_ml`` of the runs are imputed must-links;
     their transitive closure gives imputed neighbourhoods.
 
-    *Initialisation*: the median of the largest neighbourhood (the queryable
-    member with the highest mean co-association to the others) is the first
-    representative; the median of each next largest neighbourhood is asked
-    against the representatives so far and becomes a new one when it is
-    cannot-linked to all of them, until there are K. Candidates whose
-    co-association with every representative is at most ``kappa_cl`` (imputed
-    cannot-links) are tried first. Each representative's cluster starts as
-    its imputed neighbourhood.
+    *Initialisation*: neighbourhood medians (the queryable member with the
+    highest mean co-association to the others), largest neighbourhood first
+    and imputed cannot-links to every representative (co-association at most
+    ``kappa_cl``) preferred, are asked against the representatives so far;
+    one cannot-linked to all becomes a new representative, its cluster
+    starting as its neighbourhood, until there are K.
 
     *Expansion*: the unassigned queryable point with the least certain
     assignment (the margin between its two highest size-weighted mean
@@ -35,8 +33,7 @@ class Committee(QueryStrategy):
     neighbourhoods placed without a question, least certain first (an answer
     may move one to another cluster).
 
-    Only the ``(n, n_estimators)`` ensemble labels are stored; co-association
-    with a cluster is updated from histograms as it grows, so picking the
+    Only the ``(n, n_estimators)`` ensemble labels are stored; picking the
     next point costs ``O(n * n_estimators)``.
 
     Parameters
@@ -49,8 +46,7 @@ class Committee(QueryStrategy):
     kappa_ml : float, default=0.98
         Least co-association of an imputed must-link.
     kappa_cl : float, default=0.0
-        Greatest co-association of an imputed cannot-link; must be below
-        ``kappa_ml``.
+        Greatest co-association of an imputed cannot-link (below ``kappa_ml``).
 
     References
     ----------
@@ -70,10 +66,8 @@ class Committee(QueryStrategy):
     """
 
     def __init__(self, *, n_estimators=100, sample_fraction=0.8, kappa_ml=0.98, kappa_cl=0.0):
-        self.n_estimators = n_estimators
-        self.sample_fraction = sample_fraction
-        self.kappa_ml = kappa_ml
-        self.kappa_cl = kappa_cl
+        self.n_estimators, self.sample_fraction = n_estimators, sample_fraction
+        self.kappa_ml, self.kappa_cl = kappa_ml, kappa_cl
 
     def _validate_params(self):
         check_scalar(self.n_estimators, "n_estimators", self, kind="int", low=1)
@@ -149,7 +143,7 @@ class _Clusters:
         self.owner[x] = c
 
     def _leave(self, x):
-        """Take ``x`` out of its cluster (an imputed member that an answer placed elsewhere)."""
+        """Take ``x`` out of its cluster (an imputed member an answer placed elsewhere)."""
         c = self.owner[x]
         self.sizes[c] -= 1
         self.sums[:, c] -= agreement(self.flat, self.n_codes, [x])
@@ -175,11 +169,9 @@ class _Clusters:
 
 
 def _medians(flat, n_codes, hood, queryable_mask):
-    """Median queryable row of each neighbourhood that has one, largest neighbourhoods first.
+    """Median (queryable member most co-associated with the others) and members of each neighbourhood, largest first.
 
-    The median is the queryable member with the highest mean co-association
-    with the neighbourhood's members. Returns the medians and the member
-    arrays, in order of decreasing neighbourhood size (ties: lower label).
+    Neighbourhoods without a queryable member are left out; ties in size go to the lower label.
     """
     by = np.argsort(hood, kind="stable")
     bounds = np.searchsorted(hood[by], np.arange(hood.max() + 2))

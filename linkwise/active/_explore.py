@@ -29,17 +29,15 @@ class _Skeleton:
         self.members = []  # one list of rows per neighbourhood; members[h][0] is its anchor
         self.sums = []  # feature sums, for centroids
 
-    @property
-    def anchors(self):
-        return [m[0] for m in self.members]
+    def ask(self, x, order, n_clusters):
+        """Ask ``x`` against the neighbourhoods in ``order`` (:func:`ask_membership`) and record it."""
+        anchors = [m[0] for m in self.members]
+        self.record(x, (yield from ask_membership(x, order, anchors, complete=len(self.members) >= n_clusters)))
 
-    def visit(self, x):
-        """Mark ``x`` as asked about and update the farthest-first distances."""
+    def record(self, x, h):
+        """Mark ``x`` as asked about (updating the farthest-first distances), in neighbourhood ``h``."""
         self.open[x] = False
         np.minimum(self.min_d2, ((self.X - self.X[x]) ** 2).sum(axis=1), out=self.min_d2)
-
-    def place(self, x, h):
-        """Record the outcome of :func:`ask_membership` for ``x``."""
         if h == NEW:
             self.members.append([x])
             self.sums.append(self.X[x].copy())
@@ -62,15 +60,10 @@ class _FarthestFirst(QueryStrategy):
 
     def _questions(self, ctx, n_clusters, fit_labels):
         skeleton = _Skeleton(ctx)
-        first = int(ctx.rng.choice(ctx.queryable))
-        skeleton.visit(first)
-        skeleton.place(first, NEW)
+        skeleton.record(int(ctx.rng.choice(ctx.queryable)), NEW)
         while len(skeleton.members) < n_clusters and skeleton.open.any():
             x = argbest(skeleton.min_d2, skeleton.open, ctx.rng)
-            order = np.argsort(skeleton.nearest_member_d2(x), kind="stable")
-            h = yield from ask_membership(x, order, skeleton.anchors, complete=False)
-            skeleton.visit(x)
-            skeleton.place(x, h)
+            yield from skeleton.ask(x, np.argsort(skeleton.nearest_member_d2(x), kind="stable"), n_clusters)
         yield from self._consolidate(ctx, skeleton, n_clusters)
 
 
@@ -103,11 +96,7 @@ class ExploreConsolidate(_FarthestFirst):
 
     def _consolidate(self, ctx, skeleton, n_clusters):
         for x in ctx.rng.permutation(np.flatnonzero(skeleton.open)).tolist():
-            order = np.argsort(skeleton.centroid_d2(x), kind="stable")
-            complete = len(skeleton.members) >= n_clusters
-            h = yield from ask_membership(x, order, skeleton.anchors, complete=complete)
-            skeleton.open[x] = False
-            skeleton.place(x, h)
+            yield from skeleton.ask(x, np.argsort(skeleton.centroid_d2(x), kind="stable"), n_clusters)
 
 
 class MinMax(_FarthestFirst):
@@ -122,10 +111,9 @@ class MinMax(_FarthestFirst):
     skeleton is kept as a running per-row minimum distance, updated once per
     new skeleton point, so picking the next point is linear in ``n``.
 
-    As the kernel decreases with distance, the order of points does not
-    depend on ``σ`` except for ties: it is a farthest-first traversal from the
-    whole skeleton, which makes consolidation deterministic where Explore &
-    Consolidate's is random.
+    The kernel decreasing with distance, the order does not depend on ``σ``
+    but for ties: a farthest-first traversal from the whole skeleton,
+    deterministic where Explore & Consolidate's is random.
 
     Parameters
     ----------
@@ -170,17 +158,13 @@ class MinMax(_FarthestFirst):
             max_similarity = np.exp(-skeleton.min_d2 / scale)
             x = argbest(-max_similarity, skeleton.open, ctx.rng)
             order = np.argsort(-np.exp(-skeleton.nearest_member_d2(x) / scale), kind="stable")
-            complete = len(skeleton.members) >= n_clusters
-            h = yield from ask_membership(x, order, skeleton.anchors, complete=complete)
-            skeleton.visit(x)
-            skeleton.place(x, h)
+            yield from skeleton.ask(x, order, n_clusters)
 
 
 def kernel_width(X, random_state=None):
     """:class:`MinMax`'s default kernel width: the 20th percentile of pairwise distances.
 
-    On data of more than 2000 rows, the distances of a random sample of 2000
-    rows (drawn with ``random_state``).
+    Of a random sample of 2000 rows (drawn with ``random_state``) on larger data.
 
     Examples
     --------

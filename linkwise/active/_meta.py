@@ -13,31 +13,27 @@ class ActiveClustering(ActiveEstimator):
     """Cluster with a constrained clusterer, asking the pairs a strategy picks.
 
     The strategy chooses every question; the answers go to the shared
-    constraint store, and the clustering is the clusterer fitted on them. The
-    clusterer is refitted whenever it is asked for labels after a new answer
-    (iterative strategies such as :class:`NPU` ask for them between
-    questions). When the budget runs out mid-phase the strategy simply stops
-    and the clusterer is fitted on what was learned.
+    constraint store, and the clustering is the clusterer fitted on them,
+    refitted whenever labels are asked for after a new answer (iterative
+    strategies such as :class:`NPU` ask between questions). When the budget
+    runs out mid-phase the strategy stops and the clusterer is fitted on what
+    was learned.
 
-    The clusterer sees either the answered pairs or their closure: every
-    pair inside a must-link neighbourhood and every pair across two
-    cannot-linked ones, as in Švehla's library (active-semi-supervised-clustering).
-    A soft-constraint clusterer needs the closure: one answer per point puts
-    a single unit of penalty against each point, which barely moves PCKMeans
-    on standardised features, while the closure weighs a point's membership
-    by the size of its neighbourhood (on scikit-learn's breast cancer data,
-    100 MinMax questions give PCKMeans ARI .678 with the answered pairs and
-    .771 with the closure, the library .768; on features scaled to [0, 1]
-    the unit penalty is already large against squared distances and the
-    closure changes little; see ``benchmarks/results/active_strategies.md``).
-    The closure is quadratic in the neighbourhood sizes (thousands of pairs
-    after 100 questions, built in milliseconds).
+    The clusterer sees either the answered pairs or their closure (every pair
+    inside a must-link neighbourhood and across two cannot-linked ones), as in
+    Švehla's library. A soft-constraint clusterer needs the closure, which
+    weighs a point's membership by its neighbourhood's size where one answer
+    is one unit of penalty (breast cancer, standardised, 100 MinMax questions:
+    PCKMeans ARI .678 with the answers, .771 with the closure, the library
+    .768; on [0, 1] features it changes little; see
+    ``benchmarks/results/active_strategies.md``). The closure is quadratic in
+    the neighbourhood sizes (thousands of pairs after 100 questions).
 
     A clusterer with ``on_infeasible="raise"`` (:class:`~linkwise.COPKMeans`)
     that finds no clustering keeping every answer (wrong answers can make
-    the cannot-links need more than ``n_clusters`` clusters) is refitted
-    with ``on_infeasible="relax"`` and a ``UserWarning``, so that no answer
-    is lost; pass ``on_infeasible="relax"`` yourself to silence it.
+    that impossible) is refitted with ``on_infeasible="relax"`` and a
+    ``UserWarning``, so that no answer is lost; pass ``on_infeasible="relax"``
+    yourself to silence it.
 
     Parameters
     ----------
@@ -98,11 +94,8 @@ class ActiveClustering(ActiveEstimator):
     """
 
     def __init__(self, clusterer, strategy, *, max_queries=None, constraints="auto", random_state=None):
-        self.clusterer = clusterer
-        self.strategy = strategy
-        self.max_queries = max_queries
-        self.constraints = constraints
-        self.random_state = random_state
+        self.clusterer, self.strategy, self.max_queries = clusterer, strategy, max_queries
+        self.constraints, self.random_state = constraints, random_state
 
     def _validate_params(self):
         check_clusterer(self.clusterer, type(self).__name__)

@@ -26,15 +26,13 @@ class NPU(QueryStrategy):
     probability). The point is asked against the neighbourhoods in that order
     until a must-link; cannot-linked to all, it starts a new neighbourhood.
 
-    By default the forest is regrown after every point, as published; it is
-    grown tree by tree (the trees scikit-learn's ``RandomForestClassifier``
-    grows, without its per-tree checks). With ``renew < 1`` it is regrown in
-    full only when the clustering changed (as a partition, whatever the
-    cluster numbers); on the same clustering a new forest would differ only
-    in its random draws, so only the oldest ``renew`` share of the trees is
-    regrown. Similarities are never stored as a matrix: the mean similarity
-    of every point to a neighbourhood comes from per-tree leaf histograms of
-    its members, linear in ``n * n_trees``.
+    By default the forest (scikit-learn's, grown tree by tree) is regrown
+    after every point, as published. With ``renew < 1`` it is regrown in full
+    only when the clustering changed as a partition; on the same one a new
+    forest would differ only in its random draws, so only the oldest
+    ``renew`` share of the trees is regrown. Similarities are never stored as
+    a matrix: a point's mean similarity to a neighbourhood comes from
+    per-tree leaf histograms of its members, linear in ``n * n_trees``.
 
     Parameters
     ----------
@@ -48,13 +46,11 @@ class NPU(QueryStrategy):
         membership probabilities from each answer in between.
     renew : float in (0, 1], default=1.0
         Share of the trees regrown (at least one) after a point that left
-        the clustering unchanged. 1.0 regrows the whole forest after every
-        point, as published. Smaller values save up to that share of the
-        forest's cost on stable clusterings (0.2: about 2x faster runs on
-        iris and spambase with PCKMeans; re-clustering is not saved), at a
-        price in quality that depends on the data: the fresh random draws
-        matter (a forest kept whole stalled spambase with PCKMeans at ARI 0
-        after 100 questions, against .53).
+        the clustering unchanged; 1.0 (published) regrows all. Smaller values
+        save up to that share of the forest's cost (0.2: about 2x faster runs
+        on iris and spambase with PCKMeans) at a price in quality that
+        depends on the data: a forest kept whole stalled spambase with
+        PCKMeans at ARI 0 after 100 questions, against .53.
 
     References
     ----------
@@ -79,9 +75,7 @@ class NPU(QueryStrategy):
     _needs_clusterer = True
 
     def __init__(self, *, n_trees=50, batch_size=1, renew=1.0):
-        self.n_trees = n_trees
-        self.batch_size = batch_size
-        self.renew = renew
+        self.n_trees, self.batch_size, self.renew = n_trees, batch_size, renew
 
     def _validate_params(self):
         check_scalar(self.n_trees, "n_trees", self, kind="int", low=1)
@@ -129,12 +123,9 @@ class NPU(QueryStrategy):
 def _forest_leaves(X32, labels, n_trees, seed):
     """Leaf of every row in each tree of a random forest fitted to ``labels``: ``(n_samples, n_trees)``.
 
-    Exactly the forest of scikit-learn's
-    ``RandomForestClassifier(n_estimators=n_trees, random_state=seed)`` (each
-    tree grown until its leaves are pure on a bootstrap sample, given as
-    sample weights, with ``sqrt(n_features)`` candidate features per split),
-    built tree by tree with the same random numbers: on a few hundred rows
-    the forest's per-tree checks cost more than growing the trees.
+    Exactly ``RandomForestClassifier(n_estimators=n_trees, random_state=seed)``'s
+    trees, grown one by one with the same random numbers: on a few hundred
+    rows the forest's per-tree checks cost more than growing the trees.
     """
     n = X32.shape[0]
     seeds = np.random.RandomState(seed).randint(np.iinfo(np.int32).max, size=n_trees)

@@ -19,18 +19,16 @@ __all__ = ["BayesianActiveClustering", "BayesianClustering"]
 
 _INIT_STEPS = 10  # slice-sampling steps that turn Gaussian draws into draws from the full prior
 _MAX_POOL_DRAWS = 20  # fresh candidate samples tried before concluding no acyclic pair is left
-# BayesianClustering resamples and moves its particles only once their effective sample size falls below
-# this fraction (the active estimator does after every answer, as the paper): most of a long list of
-# given constraints is predicted by the particles already, and a move costs a pass over every row
+# BayesianClustering resamples and moves its particles only below this effective sample size (the active
+# estimator after every answer, as the paper): the particles predict most given constraints already
 _PASSIVE_MIN_ESS = 0.5
 
 
 class _ColumnMagnitude(TransformerMixin, BaseEstimator):
     """Divide each column by its largest magnitude (1 for a zero column).
 
-    Unlike scikit-learn's MaxAbsScaler it keeps magnitudes near 1e-300
-    (which that scaler treats as zero); standardising the result cannot
-    overflow, as standardising data near 1e200 directly does.
+    Unlike MaxAbsScaler it keeps magnitudes near 1e-300 (that scaler's zero);
+    standardising the result cannot overflow, as data near 1e200 would.
     """
 
     def fit(self, X, y=None):
@@ -43,7 +41,14 @@ class _ColumnMagnitude(TransformerMixin, BaseEstimator):
 
 
 class _BayesianModelMixin:
-    """Parameter checks and the particle filter shared by both estimators."""
+    """Parameters, their checks and the particle filter shared by both estimators."""
+
+    def __init__(
+        self, n_clusters=2, *, n_particles=None, lam=10.0, tau=1.0, eps=0.05, n_mcmc_steps=5, fit_intercept=True,
+        random_state=None,
+    ):
+        self.n_clusters, self.n_particles, self.lam, self.tau, self.eps = n_clusters, n_particles, lam, tau, eps
+        self.n_mcmc_steps, self.fit_intercept, self.random_state = n_mcmc_steps, fit_intercept, random_state
 
     def _check_model_params(self):
         check_scalar(self.n_clusters, "n_clusters", self, kind="int", low=1)
@@ -56,8 +61,7 @@ class _BayesianModelMixin:
 
     @staticmethod
     def _scaler():
-        """Standardisation of any finite X: dividing each column by its largest magnitude first
-        leaves the result unchanged but keeps the variance of data near 1e200 finite."""
+        """Standardisation of any finite X (dividing by the largest magnitude first keeps 1e200 finite)."""
         return make_pipeline(_ColumnMagnitude(), StandardScaler())
 
     def _design(self, X_scaled):
@@ -67,16 +71,8 @@ class _BayesianModelMixin:
     def _particle_filter(self, X, rng, min_ess=1.0):
         n_particles = self.n_particles or 2 * X.shape[1] * self.n_clusters
         return ParticleFilter(
-            self._design(X),
-            self.n_clusters,
-            n_particles,
-            lam=self.lam,
-            tau=self.tau,
-            eps=self.eps,
-            n_mcmc_steps=self.n_mcmc_steps,
-            n_init_steps=_INIT_STEPS,
-            rng=rng,
-            min_ess=min_ess,
+            self._design(X), self.n_clusters, n_particles, lam=self.lam, tau=self.tau, eps=self.eps,
+            n_mcmc_steps=self.n_mcmc_steps, n_init_steps=_INIT_STEPS, rng=rng, min_ess=min_ess,
         )
 
 
@@ -118,11 +114,10 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
     Features are standardised internally (zero mean, unit variance), as in
     the paper.
 
-    Cost grows with ``S = 2 d K`` particles: a question takes about 0.05 CPU
-    s at n = 1,000, d = 16, K = 3 and 0.2-0.4 s at d = 64 up to n = 5,000
-    (benchmarks/results/bayes.md); past 2,000 rows the particle moves
-    average the prior's entropy term over 2,000 evenly spaced rows, so they
-    no longer grow with n. Pass a smaller ``n_particles`` for speed.
+    Cost grows with ``S = 2 d K`` particles (a smaller ``n_particles`` is
+    faster): a question takes about 0.05 CPU s at n = 1,000, d = 16, K = 3 and
+    0.2-0.4 s at d = 64 up to n = 5,000 (benchmarks/results/bayes.md); the
+    particle moves no longer grow with n past 2,000 rows.
 
     Parameters
     ----------
@@ -149,13 +144,10 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
     W_map_ : ndarray of shape (n_features + fit_intercept, n_clusters)
         MAP weights for the standardised features given all answers (the
         last row is the intercept when ``fit_intercept``).
-    constraints_ : ConstraintStore
-        Every answer.
-    query_log_ : list of (int, int, bool or None)
-        Questions in the order asked.
-    n_queries_ : int
-    labels_history_ : ndarray of shape (n_queries, n_samples)
-        The clustering after each question.
+    constraints_, query_log_, n_queries_, labels_history_
+        Every answer (a ConstraintStore), the questions in the order asked,
+        their number and the clustering after each (as for every
+        :class:`~linkwise.ActiveEstimator`).
     n_cycle_pairs_dropped_ : ndarray of shape (n_queries,)
         For each question, how many better-scoring candidate pairs were
         skipped because they would have closed a cycle (the paper's Table 2).
@@ -186,31 +178,14 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
     _anytime = True
 
     def __init__(
-        self,
-        n_clusters=2,
-        *,
-        criterion="info",
-        n_particles=None,
-        lam=10.0,
-        tau=1.0,
-        eps=0.05,
-        n_mcmc_steps=5,
-        fit_intercept=True,
-        candidate_pairs=10000,
-        max_queries=None,
-        random_state=None,
+        self, n_clusters=2, *, criterion="info", n_particles=None, lam=10.0, tau=1.0, eps=0.05, n_mcmc_steps=5,
+        fit_intercept=True, candidate_pairs=10000, max_queries=None, random_state=None,
     ):
-        self.n_clusters = n_clusters
-        self.criterion = criterion
-        self.n_particles = n_particles
-        self.lam = lam
-        self.tau = tau
-        self.eps = eps
-        self.n_mcmc_steps = n_mcmc_steps
-        self.fit_intercept = fit_intercept
-        self.candidate_pairs = candidate_pairs
-        self.max_queries = max_queries
-        self.random_state = random_state
+        super().__init__(
+            n_clusters, n_particles=n_particles, lam=lam, tau=tau, eps=eps, n_mcmc_steps=n_mcmc_steps,
+            fit_intercept=fit_intercept, random_state=random_state,
+        )
+        self.criterion, self.candidate_pairs, self.max_queries = criterion, candidate_pairs, max_queries
 
     def _validate_params(self):
         self._check_model_params()
@@ -237,8 +212,7 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
 
     def _refit(self, particles, ctx, W_map):
         """MAP from the best particle or the previous MAP; keeps ``ctx.labels`` current."""
-        W_map = particles.map_estimate(W_map)
-        self.W_map_ = W_map
+        self.W_map_ = W_map = particles.map_estimate(W_map)
         ctx.labels = particles.model.labels(W_map)
         return W_map
 
@@ -273,14 +247,13 @@ BayesianActiveClustering.__doc__ = BayesianActiveClustering.__doc__.replace("{pa
 class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
     """The Bayesian clustering model of Pei et al. fitted to given constraints ("BC+tree").
 
-    Constraints are added one by one (must-links first) to a particle
-    filter over W, as the active estimator does with answers, except that
-    the particles are resampled and moved only when their effective sample
-    size falls below half their number (adaptive resampling), not after
-    every constraint; a constraint
-    that would close a cycle in the constraint graph is skipped (with a
-    warning), since inference is exact only on a forest. Labels come from the
-    MAP estimate of W. Features are standardised internally.
+    Constraints are added one by one (must-links first) to a particle filter
+    over W, as the active estimator does with answers, but resampled and
+    moved only when the effective sample size falls below half the
+    particles; a constraint closing a cycle in the constraint graph is
+    skipped (with a warning), since inference is exact only on a forest.
+    Labels come from the MAP estimate of W. Features are standardised
+    internally.
 
     Parameters
     ----------
@@ -324,42 +297,8 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
     (True, True)
     """
 
-    def __init__(
-        self,
-        n_clusters=2,
-        *,
-        n_particles=None,
-        lam=10.0,
-        tau=1.0,
-        eps=0.05,
-        n_mcmc_steps=5,
-        fit_intercept=True,
-        random_state=None,
-    ):
-        self.n_clusters = n_clusters
-        self.n_particles = n_particles
-        self.lam = lam
-        self.tau = tau
-        self.eps = eps
-        self.n_mcmc_steps = n_mcmc_steps
-        self.fit_intercept = fit_intercept
-        self.random_state = random_state
-
     def fit(self, X, y=None, *, ml=None, cl=None):
-        """Fit the model to X and the constraints.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : None
-            Ignored (scikit-learn convention).
-        ml, cl : array-like of shape (n_pairs, 2), optional, keyword-only
-            Must-link and cannot-link pairs of row indices.
-
-        Returns
-        -------
-        self
-        """
+        """Fit the model to ``X`` and the must-link / cannot-link row pairs ``ml`` / ``cl``; ``y`` is ignored."""
         self._check_model_params()
         X, ml, cl = check_fit_input(self, X, y, ml, cl)
         check_n_clusters(self.n_clusters, X.shape[0], self)
@@ -389,16 +328,7 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
         return self
 
     def predict(self, X):
-        """Most probable cluster of new points (which carry no constraints).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
-        """
+        """Most probable cluster of each row of new data ``X`` (which carries no constraints)."""
         check_is_fitted(self)
         X = check_data(X, self, validate=True, reset=False)
         return np.argmax(self._design(self.scaler_.transform(X)) @ self.W_map_, axis=1)

@@ -7,12 +7,11 @@ a + b * [k == l]`` with ``(a, b) = (eps, 1 - 2 eps)`` for a must-link and
 ``(1 - eps, 2 eps - 1)`` for a cannot-link. A message through such an edge is
 ``a * sum(h) + b * h``, which costs O(K) instead of O(K^2).
 
-Arrays are laid out node first, ``(n_nodes, n_particles, n_clusters)``, so one
-pass serves every particle at once; nodes are stored level by level (a parent
-always comes before its children, siblings next to each other) and processed
-a whole depth level at a time, a contiguous slice. Inside the passes the
-layout is ``(n_nodes, n_clusters, n_particles)``: sums and maxima over
-clusters are then single passes over contiguous rows of particles.
+Arrays are node first, ``(n_nodes, n_particles, n_clusters)``: one pass serves
+every particle. Nodes are stored level by level (parents before children,
+siblings together), a whole depth level, a contiguous slice, at a time; inside
+the passes the layout is ``(n_nodes, n_clusters, n_particles)``, so sums and
+maxima over clusters run over contiguous rows of particles.
 """
 
 import numpy as np
@@ -23,42 +22,17 @@ __all__ = ["ConstraintForest", "upward", "downward", "same_cluster_in_tree", "ma
 
 
 class ConstraintForest:
-    """The graph of answered pairs, rooted and ordered for message passing.
+    """The graph of answered row ``pairs`` (``must``: True for a must-link), rooted and ordered for message passing.
 
-    Parameters
-    ----------
-    n_samples : int
-        Rows of X; every node is one of them.
-    pairs : ndarray of shape (n_edges, 2)
-        Answered pairs (row indices). They must form a forest.
-    must : ndarray of shape (n_edges,) of bool
-        True for a must-link, False for a cannot-link.
-
-    Attributes
-    ----------
-    nodes : ndarray of shape (n_nodes,)
-        Row index of each node, level by level (each tree rooted at its
-        smallest row index; within a level, in breadth-first order of the
-        trees one after another).
-    parent : ndarray of shape (n_nodes,)
-        Position of each node's parent in ``nodes`` (-1 for a root).
-    must : ndarray of shape (n_nodes,) of bool
-        Type of the edge to the parent (meaningless for roots).
-    depth : ndarray of shape (n_nodes,)
-        Distance to the root.
-    levels : list of slice
-        ``levels[t]`` is the slice of ``nodes`` at depth ``t``.
-    runs : list of (ndarray, ndarray)
-        ``runs[t]`` = (distinct parents of level ``t``, start of each one's
-        children in ``levels[t]``): siblings are contiguous and ordered by
-        parent.
-    roots : ndarray
-        Positions of the roots (the first level).
-    tree : ndarray of shape (n_samples,)
-        Tree id of every row, -1 for rows in no constraint. A pair closes a
-        cycle exactly when both rows have the same id >= 0.
-    position : ndarray of shape (n_samples,)
-        Position of every row in ``nodes``, -1 for rows in no constraint.
+    ``nodes`` holds the row of each node level by level (each tree rooted at
+    its smallest row; within a level, the trees' breadth-first orders one
+    after another); ``parent`` (-1 for a root), ``must`` (the type of the
+    edge to the parent) and ``depth`` are per node; ``levels[t]`` is the
+    slice of nodes at depth ``t`` and ``runs[t]`` = (distinct parents of that
+    level, start of each one's contiguous children); ``roots`` are the first
+    level. Per row: ``tree`` id (-1 outside every pair: a pair closes a cycle
+    exactly when both rows have the same id >= 0) and ``position`` in
+    ``nodes`` (-1 likewise).
     """
 
     def __init__(self, n_samples, pairs, must):
@@ -116,24 +90,12 @@ class ConstraintForest:
 
 
 def upward(forest, log_phi, eps):
-    """Collect messages from the leaves to the roots (sum-product).
+    """Sum-product from the leaves to the roots, given log node potentials ``(n_nodes, n_particles, K)``.
 
-    Parameters
-    ----------
-    forest : ConstraintForest
-    log_phi : ndarray of shape (n_nodes, n_particles, n_clusters)
-        Log node potentials ``log P(y_i = k | W, x_i)`` of the forest's nodes.
-    eps : float
-        Probability of a wrong answer in the pair-label model.
-
-    Returns
-    -------
-    log_z : ndarray of shape (n_particles,)
-        ``log P(Z | W)``: node potentials are normalised, so rows outside the
-        forest contribute nothing.
-    beta : ndarray of shape (n_nodes, n_particles, n_clusters)
-        Each node's subtree belief (its potential times its children's
-        messages), normalised over clusters.
+    Returns ``log P(Z | W)`` per particle (node potentials are normalised, so
+    rows outside the forest contribute nothing) and ``beta``, each node's
+    subtree belief (its potential times its children's messages), normalised
+    over clusters, shaped like ``log_phi``.
     """
     a, b = forest.coefficients(eps)
     log_beta = np.ascontiguousarray(log_phi.transpose(0, 2, 1))
@@ -158,12 +120,7 @@ def upward(forest, log_phi, eps):
 
 
 def downward(forest, beta, eps):
-    """Node marginals ``P(y_i | Z, W)`` from the upward beliefs.
-
-    Returns
-    -------
-    q : ndarray of shape (n_nodes, n_particles, n_clusters)
-    """
+    """Node marginals ``P(y_i | Z, W)``, ``(n_nodes, n_particles, K)``, from the upward beliefs."""
     a, b = forest.coefficients(eps)
     beta = np.ascontiguousarray(beta.transpose(0, 2, 1))  # no copy for upward's beta
     q = np.empty_like(beta)
@@ -184,16 +141,8 @@ def same_cluster_in_tree(forest, beta, q, eps, u, v):
     Given Z the labels along the tree path are a Markov chain; with ``c`` the
     lowest common ancestor, ``P(y_u = y_v) = sum_k q_c(k) sum_l D_cu[k, l]
     D_cv[k, l]`` where ``D_cu`` is the product of the parent-to-child
-    conditionals from ``c`` down to ``u``.
-
-    Parameters
-    ----------
-    u, v : ndarray of int
-        Node positions (in ``forest.nodes``) of pairs in the same tree.
-
-    Returns
-    -------
-    ndarray of shape (n_particles, n_pairs)
+    conditionals from ``c`` down to ``u``. ``u``, ``v`` are node positions;
+    returns ``(n_particles, n_pairs)``.
     """
     n_particles, k = beta.shape[1], beta.shape[2]
     if u.size == 0:
@@ -223,16 +172,7 @@ def same_cluster_in_tree(forest, beta, q, eps, u, v):
 
 
 def max_product(forest, log_phi, eps):
-    """Most probable labels of the forest's nodes for one W (max-product).
-
-    Parameters
-    ----------
-    log_phi : ndarray of shape (n_nodes, n_clusters)
-
-    Returns
-    -------
-    labels : ndarray of shape (n_nodes,)
-    """
+    """Most probable labels of the forest's nodes for one W's ``(n_nodes, K)`` log potentials (max-product)."""
     n, k = log_phi.shape
     labels = np.zeros(n, dtype=np.intp)
     if n == 0 or k == 1:

@@ -7,14 +7,10 @@ eq. (3) prints ``-lam/2 ||W||^2``, see ``BayesianActiveClustering``) times a
 reward for confident, well separated assignments. ``P(Z | W)`` sums the labels
 of the constrained points out on the constraint forest.
 
-The entropy term averages over every row, so it dominates the cost of
-sampling. It is computed cluster-major, logits of shape ``(n_particles, K,
-n_rows)``, where every step is a contiguous pass over the rows, in blocks of
-particles that stay in cache; the sampler and the ranking of MAP starts ask
-for it in single precision (as :meth:`Model.same_cluster` computes pair
-probabilities) (an error near 1e-7 in the average entropy, far
-below any difference the slice sampler resolves), the L-BFGS objective and
-``log P(Z | W)`` stay in double precision.
+The entropy term, over every row, dominates the cost of sampling: it is
+computed cluster-major, logits ``(n_particles, K, n_rows)``, in blocks of
+particles that stay in cache, and in single precision for the sampler (an error
+near 1e-7, far below what it resolves); L-BFGS and ``log P(Z | W)`` use double.
 """
 
 import copy
@@ -31,10 +27,9 @@ _BLOCK = 1 << 18  # logits per block of particles in the entropy term (a few MB:
 
 
 def _entropy_sum(logits):
-    """Sum over rows of the softmax entropy over clusters: logits (S, K, n) -> (S,).
+    """Sum over rows of the softmax entropy over clusters, logits (S, K, n) -> (S,).
 
-    ``H = log sum_k e_k - sum_k e_k l_k / sum_k e_k`` with ``l`` shifted by
-    its maximum over clusters and ``e = exp(l)``.
+    ``H = log sum_k e_k - sum_k e_k l_k / sum_k e_k``, ``l`` shifted by its maximum, ``e = exp(l)``.
     """
     shifted = logits - logits.max(axis=1, keepdims=True)
     e = np.exp(shifted)
@@ -44,17 +39,12 @@ def _entropy_sum(logits):
 
 
 class Model:
-    """Log posterior of W given the answers so far (one forest, many W at once).
+    """Log posterior of W given the answers on ``forest`` (many W at once).
 
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-        The model's inputs (standardised features, with a constant column for
-        an intercept).
-    forest : ConstraintForest
-    lam, tau, eps : float
-        Variance of the Gaussian prior, weight of the separation (entropy)
-        term, and probability of a wrong answer.
+    ``X`` holds the model's inputs (standardised features, with a constant
+    column for an intercept); ``lam``, ``tau``, ``eps`` are the variance of
+    the Gaussian prior, the weight of the entropy term and the probability of
+    a wrong answer.
     """
 
     def __init__(self, X, forest, lam, tau, eps):
@@ -71,10 +61,9 @@ class Model:
         return model
 
     def log_assignments(self, W, rows=None):
-        """``log P(y_i | W, x_i)`` of shape (n_rows, n_particles, K) for W of shape (n_particles, d, K).
+        """``log P(y_i | W, x_i)``, (n_rows, n_particles, K), for W (n_particles, d, K).
 
-        Computed cluster-major and returned as a view of that memory, which
-        is the layout the forest's passes use.
+        A view of cluster-major memory, the layout of the forest's passes.
         """
         X = self.X if rows is None else self.X[rows]
         s, d, k = W.shape
@@ -85,11 +74,7 @@ class Model:
         return logits.transpose(0, 2, 1)
 
     def mean_entropy(self, W, rows=None, dtype=np.float64):
-        """Average entropy ``1/N sum_i H(y_i | W, x_i)`` per particle.
-
-        ``rows`` averages over a subset of rows instead; ``dtype`` is the
-        precision of the logits (np.float32 or np.float64).
-        """
+        """Average entropy ``1/N sum_i H(y_i | W, x_i)`` per particle, over ``rows``, logits in ``dtype``."""
         X = self._X_single if dtype == np.float32 else self.X
         X = X if rows is None else X[rows]
         s, d, k = W.shape
@@ -102,12 +87,9 @@ class Model:
         return np.concatenate(total) / X.shape[0]
 
     def log_likelihood(self, W, entropy_rows=None, dtype=np.float64):
-        """The non-Gaussian part of the log posterior, per particle: ``log P(Z|W) - tau/N sum H``.
+        """The non-Gaussian part of the log posterior, ``log P(Z|W) - tau/N sum H``, per particle.
 
-        The elliptical slice sampler handles the Gaussian factor itself.
-        ``entropy_rows`` and ``dtype`` are passed to :meth:`mean_entropy`
-        (a subset of rows ranks many candidate W cheaply); ``log P(Z|W)`` is
-        always computed in double precision.
+        ``entropy_rows`` and ``dtype`` go to :meth:`mean_entropy`; ``log P(Z|W)`` is always double.
         """
         log_z, _ = upward(self.forest, self.log_assignments(W, self.forest.nodes), self.eps)
         return log_z - self.tau * self.mean_entropy(W, entropy_rows, dtype)
@@ -117,20 +99,13 @@ class Model:
         return self.log_likelihood(W, entropy_rows, dtype) - 0.5 * np.einsum("sdk,sdk->s", W, W) / self.lam
 
     def same_cluster(self, W, a, b):
-        """``P(y_a = y_b | Z, W)`` for candidate pairs, per particle.
+        """``P(y_a = y_b | Z, W)`` for candidate pairs, ``(n_particles, n_pairs)`` float32.
 
         Pairs across trees (or with a point outside the forest) have
-        independent labels given Z, so the probability is the dot product of
-        their marginals; pairs inside one tree (which would close a cycle) go
-        through :func:`same_cluster_in_tree`.
-
-        Computed in single precision (they score pairs and weight particles,
-        where an error near 1e-7 is immaterial), which halves the memory
-        traffic of gathering ``n_pairs x n_particles`` marginals.
-
-        Returns
-        -------
-        ndarray of shape (n_particles, n_pairs), float32
+        independent labels given Z: the dot product of their marginals; pairs
+        inside one tree go through :func:`same_cluster_in_tree`. Single
+        precision (an error near 1e-7 is immaterial for scoring pairs and
+        weighting particles) halves the memory traffic of the gathers.
         """
         forest = self.forest
         rows, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
@@ -166,8 +141,7 @@ class Model:
         The gradient is ``sum_{i in forest} x_i (q_i - p_i)^T - W / lam +
         tau/N sum_i x_i g_i^T`` with ``g_ik = p_ik (log p_ik - sum_j p_ij log
         p_ij)``, the derivative of ``-H(y_i)`` with respect to the logits.
-        This is the paper's section 3.4 gradient, except for the sign of the
-        entropy term, which is printed negated there; the sign here is the
+        The paper's section 3.4 prints the entropy term negated; this is the
         derivative of the prior as written (checked by finite differences).
         """
         d, n = self.X.shape[1], self.X.shape[0]
@@ -187,15 +161,7 @@ class Model:
         return -value, -grad.ravel()
 
     def map_estimate(self, W0):
-        """Maximise the log posterior from ``W0`` (d, K) by L-BFGS with the analytic gradient.
-
-        Returns
-        -------
-        W : ndarray of shape (d, K)
-            The local optimum reached.
-        log_posterior : float
-            Its unnormalised log posterior.
-        """
+        """The local optimum of the log posterior from ``W0`` (d, K) by L-BFGS, and its unnormalised value."""
         result = minimize(self.objective, W0.ravel(), jac=True, method="L-BFGS-B")
         return result.x.reshape(W0.shape), -float(result.fun)
 

@@ -1,16 +1,12 @@
 """Posterior samples of W: elliptical slice sampling and a resample-move particle filter.
 
-The prior is a Gaussian ``N(0, lam I)`` times ``exp(-tau/N sum H)``, so the
-posterior is that Gaussian times a "likelihood" ``exp(log P(Z|W) - tau/N sum
-H)``: the setting of elliptical slice sampling, a slice sampler without step
-sizes to tune. Every particle takes its step at the same time (one batched
-likelihood evaluation per shrinking round). The sampler and the ranking of MAP
-starts evaluate the entropy term in single precision (see
-:mod:`linkwise.bayes._model`), and on more than ``_ENTROPY_ROWS`` rows average
-it over that many evenly spaced rows: the term is a mean over rows, so the
-subset estimates it to about 1e-2 nats while the likelihood evaluations, the
-bulk of the sampler's cost, no longer grow with n. The MAP estimate uses every
-row.
+The posterior is the Gaussian ``N(0, lam I)`` times a "likelihood"
+``exp(log P(Z|W) - tau/N sum H)``: the setting of elliptical slice sampling (no
+step sizes to tune), every particle stepping at once. The sampler and the
+ranking of MAP starts evaluate the entropy term in single precision and, on
+more than ``_ENTROPY_ROWS`` rows, over that many evenly spaced rows (about
+1e-2 nats of error, and the bulk of the cost no longer grows with n); the MAP
+estimate uses every row.
 """
 
 import numpy as np
@@ -28,40 +24,17 @@ _MIN_BRACKET = 1e-10
 
 
 def elliptical_slice(W, log_lik, log_lik_fn, scale, rng, n_steps, batch=None):
-    """Move every particle ``n_steps`` elliptical slice-sampling steps.
+    """Particles ``W`` (not modified) and their ``log_lik`` moved ``n_steps`` elliptical slice-sampling steps.
 
-    Each shrinking round evaluates, for every particle still searching, the
-    next few angles it would try if each one before were rejected (drawn
-    ahead, bracket shrunk by each), and takes the first accepted: the same
-    sequence of proposals as one angle per round, in fewer likelihood calls
-    once few particles are left. A particle whose bracket shrinks below
-    ``_MIN_BRACKET`` keeps its current state (always on the slice in exact
-    arithmetic), so every step ends even when rounding or a NaN likelihood
-    rejects every angle.
-
-    Parameters
-    ----------
-    W : ndarray of shape (n_particles, ...)
-        Current particles (not modified).
-    log_lik : ndarray of shape (n_particles,)
-        ``log_lik_fn(W)``.
-    log_lik_fn : callable
-        Log likelihood of a batch of particles.
-    scale : float
-        Standard deviation of the isotropic Gaussian prior.
-    rng : numpy.random.RandomState
-    n_steps : int
-    batch : int or None
-        Proposals per likelihood call once few particles are left (None:
-        ``n_particles``); 1 tries one angle per particle per round.
-
-    Returns
-    -------
-    W, log_lik : the moved particles and their log likelihoods.
-
-    References
-    ----------
-    Murray, Adams, MacKay. Elliptical slice sampling. AISTATS 2010.
+    ``log_lik_fn`` evaluates a batch of particles; ``scale`` is the standard
+    deviation of the isotropic Gaussian prior. Each shrinking round
+    evaluates, for every particle still searching, the next few angles it
+    would try if each one before were rejected (``batch`` proposals per call,
+    default ``n_particles``; 1 tries one angle per round), and takes the
+    first accepted: the proposals of one angle per round, in fewer calls. A
+    particle whose bracket shrinks below ``_MIN_BRACKET`` keeps its state
+    (on the slice in exact arithmetic), so every step ends even when rounding
+    or a NaN likelihood rejects every angle (Murray, Adams & MacKay, AISTATS 2010).
     """
     W, log_lik = W.copy(), log_lik.copy()
     n = W.shape[0]
@@ -96,7 +69,7 @@ def elliptical_slice(W, log_lik, log_lik_fn, scale, rng, n_steps, batch=None):
 
 
 def systematic_resample(weights, rng):
-    """Indices of ``len(weights)`` particles drawn in proportion to ``weights`` (systematic scheme)."""
+    """Indices of ``len(weights)`` particles drawn in proportion to ``weights`` (systematic resampling)."""
     n = weights.size
     cumulative = np.cumsum(weights)
     positions = (rng.uniform() + np.arange(n)) / n * cumulative[-1]
@@ -106,40 +79,18 @@ def systematic_resample(weights, rng):
 class ParticleFilter:
     """Particles from ``P(W | Z, X)``, updated after each answer by resample-move.
 
-    Each answer reweights the particles by its probability under them; once
-    the effective sample size ``(sum w)^2 / sum w^2`` falls below
-    ``min_ess`` particles' worth, they are resampled in proportion to their
-    weights and moved by slice sampling (resample-move with adaptive
-    resampling, Del Moral, Doucet & Jasra 2006). ``min_ess=1`` resamples and
-    moves after every answer, as the paper's filter does; a lower threshold
-    saves the moves after answers the particles already predicted, which is
-    most of a long list of given constraints.
+    Each answer reweights the particles by its probability; once the
+    effective sample size ``(sum w)^2 / sum w^2`` falls below ``min_ess``
+    particles' worth, they are resampled and moved by slice sampling (Del
+    Moral, Doucet & Jasra 2006). ``min_ess=1`` does so after every answer, as
+    the paper does; lower saves the moves after answers already predicted.
 
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-        The model's inputs (see :class:`~linkwise.bayes._model.Model`).
-    n_clusters, n_particles : int
-    lam, tau, eps : float
-        Model parameters (see :class:`~linkwise.bayes._model.Model`).
-    n_mcmc_steps : int
-        Slice-sampling steps after each resampling.
-    n_init_steps : int
-        Slice-sampling steps that turn Gaussian draws into prior draws.
-    rng : numpy.random.RandomState
-    min_ess : float in (0, 1], default=1.0
-        Fraction of ``n_particles`` below which the effective sample size
-        triggers resample-move (1: after every answer).
-
-    Attributes
-    ----------
-    W : ndarray of shape (n_particles, n_features, n_clusters)
-    log_weights : ndarray of shape (n_particles,)
-        Unnormalised log importance weights (all 0 right after a resampling).
-    model : Model
-        The posterior given the answers so far.
-    n_moves : int
-        Resample-move steps taken since the particles were drawn.
+    ``X``, ``lam``, ``tau``, ``eps`` are those of :class:`~linkwise.bayes._model.Model`;
+    ``n_init_steps`` slice-sampling steps turn the Gaussian draws into prior
+    draws, ``n_mcmc_steps`` follow each resampling. ``W`` holds the
+    particles ``(n_particles, n_features, n_clusters)``, ``log_weights``
+    their unnormalised log weights, ``model`` the posterior so far,
+    ``n_moves`` the resample-move steps taken.
     """
 
     def __init__(self, X, n_clusters, n_particles, *, lam, tau, eps, n_mcmc_steps, n_init_steps, rng, min_ess=1.0):
@@ -167,11 +118,7 @@ class ParticleFilter:
         return eps + (1.0 - 2.0 * eps) * self.model.same_cluster(self.W, np.atleast_1d(a), np.atleast_1d(b))
 
     def add(self, a, b, must, p_must=None):
-        """Condition on the answer ``z_ab``: reweight by its probability; resample and move when due.
-
-        ``p_must`` (per particle) may be passed when already computed; the
-        pair must not close a cycle of the constraint forest.
-        """
+        """Condition on the answer ``z_ab`` (the pair closes no cycle): reweight, and resample-move when due."""
         if p_must is None:
             p_must = self.p_must(a, b)[:, 0]
         self.log_weights += np.log(p_must if must else 1.0 - p_must)
@@ -188,17 +135,10 @@ class ParticleFilter:
 
         The Gaussian factor makes the shortest particles the densest whatever
         their direction, and L-BFGS from a poorly aimed one can stall at the
-        symmetric saddle W = 0. So each particle is first rescaled along its
-        ray (a short grid of scales, all particles at once) and the densest
-        rescaled particle is one start (ranked as the sampler sees the
-        posterior; L-BFGS then averages the entropy over every row).
-
-        The posterior has several modes, and the last MAP (``previous``), an
-        optimum already, outranks every particle before optimisation: started
-        from it alone, the estimate follows one mode as answers reshape the
-        posterior, long after another mode has become higher (on digits 3-8-9
-        ARI fell from .84 to .42 between 20 and 50 answers that way). So both
-        starts are optimised and the higher optimum is kept.
+        saddle W = 0: so each particle is first rescaled along its ray (a short
+        grid of scales) and the densest is one start. The last MAP alone would
+        follow one mode long after another became higher (digits 3-8-9: ARI
+        .84 to .42 between 20 and 50 answers), so both starts are optimised.
         """
         starts = (_RAY_SCALES[:, None, None, None] * self.W[None]).reshape(-1, *self.W.shape[1:])
         ranking = self.model.log_posterior(starts, self._entropy_rows, dtype=np.float32)

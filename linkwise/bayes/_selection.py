@@ -6,11 +6,7 @@ __all__ = ["candidate_pool", "pair_scores", "first_acyclic"]
 
 
 def candidate_pool(queryable, size, rng):
-    """Candidate pairs ``(a, b)`` (row indices, ``a < b``) among the queryable rows.
-
-    All pairs when there are at most ``size`` of them, else about ``size``
-    distinct pairs drawn uniformly (a fresh draw for every question).
-    """
+    """Candidate pairs ``(a, b)``, ``a < b``, of queryable rows: all if at most ``size``, else about ``size`` drawn."""
     n = queryable.size
     if n * (n - 1) // 2 <= size:
         i, j = np.triu_indices(n, k=1)
@@ -23,10 +19,9 @@ def candidate_pool(queryable, size, rng):
 
 
 def _binary_entropy(p):
-    """Entropy of Bernoulli(p) in single precision (scores only rank pairs), computed in place on a copy.
+    """Entropy of Bernoulli(p) in single precision (scores only rank pairs), in place on a copy.
 
-    ``p`` is clipped to [1e-6, 1 - 1e-6], which changes no entropy by more
-    than 2e-5 nats and keeps ``1 - p`` nonzero in float32.
+    Clipping to [1e-6, 1 - 1e-6] keeps ``1 - p`` nonzero in float32 and changes no entropy by more than 2e-5 nats.
     """
     p = np.clip(p, 1e-6, 1.0 - 1e-6, dtype=np.float32)
     q = 1.0 - p
@@ -39,16 +34,10 @@ def _binary_entropy(p):
 
 
 def pair_scores(p_must, criterion):
-    """Selection scores of candidate pairs from per-particle answer probabilities.
+    """Scores of candidate pairs from ``P(z_ab = must-link | Z, W_s)``, ``(n_particles, n_pairs)``.
 
-    Parameters
-    ----------
-    p_must : ndarray of shape (n_particles, n_pairs)
-        ``P(z_ab = must-link | Z, W_s)`` for each particle ``W_s``.
-    criterion : {"uncertain", "info"}
-        ``"uncertain"``: entropy of the answer with W integrated out.
-        ``"info"``: that minus the expected entropy given W, i.e. the mutual
-        information between the answer and W.
+    ``"uncertain"``: entropy of the answer with W integrated out; ``"info"``:
+    that minus the expected entropy given W (the answer's mutual information with W).
     """
     score = _binary_entropy(p_must.mean(axis=0))
     if criterion == "info":
@@ -57,15 +46,7 @@ def pair_scores(p_must, criterion):
 
 
 def first_acyclic(scores, closes_cycle):
-    """The best-scoring pair that keeps the constraint graph a forest.
-
-    Returns
-    -------
-    index : int or None
-        Position of the chosen pair (None if every pair closes a cycle).
-    n_dropped : int
-        Better-ranked pairs skipped because they would close a cycle.
-    """
+    """Position of the best-scoring pair closing no cycle (None if all do), and how many better ones did."""
     order = np.argsort(-scores, kind="stable")
     allowed = ~closes_cycle[order]
     if not allowed.any():

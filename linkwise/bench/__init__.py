@@ -26,19 +26,5 @@ from linkwise.bench._report import Report, report
 from linkwise.bench._results import load_results
 from linkwise.bench._runner import run
 
-__all__ = [
-    "DEMO_METHODS",
-    "METRICS",
-    "FoldOracle",
-    "MethodSpec",
-    "ProtocolViolation",
-    "Report",
-    "cell_seed",
-    "fold_split",
-    "load_results",
-    "register",
-    "registry",
-    "report",
-    "run",
-    "run_demo",
-]
+__all__ = ["DEMO_METHODS", "METRICS", "FoldOracle", "MethodSpec", "ProtocolViolation", "Report", "cell_seed",
+           "fold_split", "load_results", "register", "registry", "report", "run", "run_demo"]

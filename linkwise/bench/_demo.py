@@ -8,22 +8,9 @@ from linkwise.bench._runner import run
 
 __all__ = ["DEMO_METHODS", "DEMO_DATASETS", "DEMO_BUDGETS", "run_demo"]
 
-# the default (Auto), then one or two of every family: the k-means family with random questions and with
-# active strategies, COBRA and COBRAS, active COBS, Bayesian active clustering
-DEMO_METHODS = (
-    "auto",
-    "kmeans",
-    "copkmeans-random",
-    "pckmeans-random",
-    "mpckmeans-random",
-    "pckmeans-minmax",
-    "mpckmeans-minmax",
-    "pckmeans-npu",
-    "cobra-25",
-    "cobras",
-    "active-cobs",
-    "bac-info",
-)
+# the default (Auto), then one or two of every family
+DEMO_METHODS = ("auto", "kmeans", "copkmeans-random", "pckmeans-random", "mpckmeans-random", "pckmeans-minmax",
+                "mpckmeans-minmax", "pckmeans-npu", "cobra-25", "cobras", "active-cobs", "bac-info")
 DEMO_DATASETS = ("wine",)
 DEMO_BUDGETS = (0, 25, 50, 100)
 _OUTPUTS = (RESULTS, CONFIG, ERRORS, "summary.csv", "ranks.csv", "tests.csv", "wins.csv", "report.md", "index.html")
@@ -31,27 +18,8 @@ _OUTPUTS = (RESULTS, CONFIG, ERRORS, "summary.csv", "ranks.csv", "tests.csv", "w
 _MARKER = ".linkwise-demo"
 
 
-def _clear(out):
-    """Remove the files a previous demo wrote (and nothing else), so the demo always runs afresh."""
-    for name in _OUTPUTS:
-        (out / name).unlink(missing_ok=True)
-    curves = out / "curves"
-    if curves.is_dir():
-        for png in curves.glob("*.png"):
-            png.unlink()
-
-
-def run_demo(
-    out="linkwise-demo",
-    *,
-    datasets=DEMO_DATASETS,
-    methods=DEMO_METHODS,
-    budgets=DEMO_BUDGETS,
-    folds=5,
-    repeats=1,
-    n_jobs=-1,
-    progress=False,
-):
+def run_demo(out="linkwise-demo", *, datasets=DEMO_DATASETS, methods=DEMO_METHODS, budgets=DEMO_BUDGETS, folds=5,
+             repeats=1, n_jobs=-1, progress=False):
     """Run the demo benchmark: by default the main methods on ``wine``, 0-100 questions, 5 folds.
 
     Each method's clustering is scored (ARI) on held-out folds after 0, 25, 50
@@ -80,22 +48,13 @@ def run_demo(
     'index.html'
     """
     out = Path(out)
-    if (out / _MARKER).is_file():
-        _clear(out)
+    if (out / _MARKER).is_file():  # remove the files a previous demo wrote (and nothing else): always afresh
+        for path in [out / name for name in _OUTPUTS] + list(out.glob("curves/*.png")):
+            path.unlink(missing_ok=True)
     elif any((out / name).exists() for name in (*_OUTPUTS, "curves")):
-        raise InvalidParameterError(
-            f"{out} holds files that linkwise demo did not write (a benchmark run or a report); "
-            "the demo never replaces them. Choose another out (--out)."
-        )
+        raise InvalidParameterError(f"{out} holds files that linkwise demo did not write (a benchmark run or a "
+                                    "report); the demo never replaces them. Choose another out (--out).")
     out.mkdir(parents=True, exist_ok=True)
     (out / _MARKER).write_text("Written by linkwise demo: the next demo with this out replaces its report.\n")
-    return run(
-        list(datasets),
-        list(methods),
-        budgets,
-        folds=folds,
-        repeats=repeats,
-        out=out,
-        n_jobs=n_jobs,
-        progress=progress,
-    )
+    return run(list(datasets), list(methods), budgets, folds=folds, repeats=repeats, out=out, n_jobs=n_jobs,
+               progress=progress)

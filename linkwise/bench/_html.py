@@ -24,11 +24,9 @@ def learning_curve(curves, dataset, metric, path):
         import matplotlib.pyplot as plt
 
     data = curves[curves["dataset"] == dataset]
-    methods = list(dict.fromkeys(data["method"]))
     colors = plt.get_cmap("tab20").colors  # dark shades for the first ten methods, light ones after
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
-    for n, method in enumerate(methods):
-        mine = data[data["method"] == method]
+    for n, (method, mine) in enumerate(data.groupby("method", sort=False)):
         color = colors[(2 * n) % 20 + (n >= 10)]
         if mine["budget"].isna().all():  # own number of questions: one point with its spread
             ax.errorbar(mine["queries"], mine["mean"], yerr=mine["std"], fmt="D", color=color, capsize=3, label=method)
@@ -36,7 +34,7 @@ def learning_curve(curves, dataset, metric, path):
         mine = mine.dropna(subset=["budget"])
         x = mine["budget"].to_numpy(dtype=float)
         ax.plot(x, mine["mean"], marker="o", markersize=3, color=color, linestyle="-" if n < 10 else "--", label=method)
-        band = 0.12 if len(methods) <= 6 else 0.05  # many overlapping bands would hide the lines
+        band = 0.12 if data["method"].nunique() <= 6 else 0.05  # many overlapping bands would hide the lines
         ax.fill_between(x, mine["mean"] - mine["std"], mine["mean"] + mine["std"], color=color, alpha=band)
     ax.set_xlabel("questions asked")
     ax.set_ylabel(f"{_METRIC_NAMES[metric]} on the test folds")
@@ -72,8 +70,7 @@ def _curve_table(rep, dataset):
     """Methods x budgets of "mean ± std" for one dataset; own-question methods as "score @ questions"."""
     data = rep.curves[rep.curves["dataset"] == dataset]
     rows = []
-    for method in dict.fromkeys(data["method"]):
-        mine = data[data["method"] == method]
+    for method, mine in data.groupby("method", sort=False):
         if mine["budget"].isna().all():
             score = _text(mine["mean"].iloc[0], mine["std"].iloc[0])
             row = {"own questions": f"{score} @ {mine['queries'].iloc[0]:.1f}"}
@@ -112,17 +109,12 @@ def _tests_text(rep, setting):
         return f"Friedman test not defined here ({len(ranks)} methods, {n} complete datasets; it needs 3 and 2).", None
     statistic, p_value = tests["friedman"].iloc[0], tests["friedman_p"].iloc[0]
     control = ranks.loc[ranks["rank"].idxmin(), "method"]
-    text = (
-        f"Friedman χ² = {statistic:.2f}, p = {p_value:.3g} over {n} datasets. "
-        f"Holm post-hoc against the best-ranked method, {control} (α = 0.05):"
-    )
+    text = (f"Friedman χ² = {statistic:.2f}, p = {p_value:.3g} over {n} datasets. "
+            f"Holm post-hoc against the best-ranked method, {control} (α = 0.05):")
     table = tests.dropna(subset=["z"]).sort_values("p")[["method", "z", "p", "p_holm", "significant"]]
-    return text, table.assign(
-        z=table["z"].map(lambda v: f"{v:.2f}"),
-        p=table["p"].map(lambda v: f"{v:.3g}"),
-        p_holm=table["p_holm"].map(lambda v: f"{v:.3g}"),
-        significant=table["significant"].map(lambda v: "yes" if v else "no"),
-    )
+    return text, table.assign(z=table["z"].map("{:.2f}".format), p=table["p"].map("{:.3g}".format),
+                              p_holm=table["p_holm"].map("{:.3g}".format),
+                              significant=table["significant"].map(lambda v: "yes" if v else "no"))
 
 
 def _wins_table(rep, setting):
@@ -137,50 +129,32 @@ def _runtime_table(rep):
     largest = f"{rep.config['budgets'][-1]} questions"
     own = [m for m, meta in rep.config["methods"].items() if meta["kind"] == "own"]
     data = rep.summary[(rep.summary["setting"] == largest) | (rep.summary["method"].isin(own))]
-    data = data.drop_duplicates(["dataset", "method"])
-    table = data.pivot(index="dataset", columns="method", values="seconds").map(lambda v: f"{v:.2f}")
+    table = data.drop_duplicates(["dataset", "method"]).pivot(index="dataset", columns="method", values="seconds")
+    table = table.map("{:.2f}".format)
     return table.fillna("").rename_axis(index="dataset", columns=None).reset_index()
 
 
-_RUNS = {
-    "own": "own number of questions",
-    "anytime": "anytime: one run gives the curve",
-    "nested": "one run gives the curve (questions do not depend on the budget)",
-    "budget": "one run per budget",
-    "constrained": "random questions, one fit per budget",
-    "baseline": "no questions",
-}
+_RUNS = {"own": "own number of questions", "anytime": "anytime: one run gives the curve",
+         "nested": "one run gives the curve (questions do not depend on the budget)", "budget": "one run per budget",
+         "constrained": "random questions, one fit per budget", "baseline": "no questions"}
 
 
 def _methods_table(rep):
-    rows = [
-        {
-            "method": name,
-            "runs": _RUNS[meta["kind"]],
-            "K": "given the true K" if meta["needs_k"] else "finds K",
-            "description": meta["description"],
-        }
-        for name, meta in rep.config["methods"].items()
-    ]
-    return pd.DataFrame(rows)
+    return pd.DataFrame([{"method": name, "runs": _RUNS[meta["kind"]],
+                          "K": "given the true K" if meta["needs_k"] else "finds K", "description": meta["description"]}
+                         for name, meta in rep.config["methods"].items()])
 
 
 def _settings_table(rep):
     c = rep.config
     done = rep.results.groupby(["method", "dataset", "repeat", "fold"]).ngroups
-    scaling = {
-        "minmax": "min-max to [0, 1] (as the COBRA and COBS papers)",
-        "standard": "standardised (z-scores)",
-        None: "raw features",
-    }
+    scaling = {"minmax": "min-max to [0, 1] (as the COBRA and COBS papers)", "standard": "standardised (z-scores)",
+               None: "raw features"}
     rows = [
         ("datasets", ", ".join(c["datasets"])),
         ("budgets (questions)", ", ".join(map(str, c["budgets"]))),
-        (
-            "protocol",
-            f"stratified {c['folds']}-fold CV × {c['repeats']} repeat(s), seed {c['seed']}; "
-            "questions only about training rows, scores on the test fold",
-        ),
+        ("protocol", f"stratified {c['folds']}-fold CV × {c['repeats']} repeat(s), seed {c['seed']}; "
+                     "questions only about training rows, scores on the test fold"),
         ("scaling", scaling[c["scale"]]),
         ("answers", "simulated from the labels" + (f", {c['noise']:.0%} of them wrong" if c["noise"] else "")),
         ("metric", _METRIC_NAMES[rep.metric]),
@@ -203,19 +177,14 @@ def _sections(rep):
         parts += [("h3", setting), ("table", _summary_table(rep, setting, with_ranks=several))]
         if several:
             text, holm = _tests_text(rep, setting)
-            parts.append(("p", text))
-            if holm is not None:
-                parts.append(("table", holm))
-            parts.append(("p", "Wins/losses over datasets (row method against column method):"))
-            parts.append(("table", _wins_table(rep, setting)))
+            parts += [("p", text)] + ([] if holm is None else [("table", holm)]) + [
+                ("p", "Wins/losses over datasets (row method against column method):"),
+                ("table", _wins_table(rep, setting))]
     parts += [("h2", "Run time (mean seconds per run at the largest budget)"), ("table", _runtime_table(rep))]
     if rep.errors:
-        parts.append(("h2", "Failed cells (run again with --resume)"))
-        errors = [
-            {**{k: e[k] for k in ("method", "dataset", "repeat", "fold")}, "error": e["error"].strip().splitlines()[-1]}
-            for e in rep.errors
-        ]
-        parts.append(("table", pd.DataFrame(errors)))
+        errors = [{**{k: e[k] for k in ("method", "dataset", "repeat", "fold")},
+                   "error": e["error"].strip().splitlines()[-1]} for e in rep.errors]
+        parts += [("h2", "Failed cells (run again with --resume)"), ("table", pd.DataFrame(errors))]
     return parts
 
 
@@ -228,29 +197,18 @@ img { max-width: 100%; margin: 0.5em 0; border: 1px solid #eee; }
 """
 
 
-def _html_table(frame):
-    text = frame.to_html(escape=True, border=0, index=False)
-    # bold marks from the summary tables
-    return text.replace("<td>**", "<td><b>").replace("**</td>", "</b></td>")
-
-
 def write_report(rep):
     """Write every report file into ``rep.out`` and set ``rep.figures`` and ``rep.html``."""
     out = rep.out
-    rep.summary.to_csv(out / "summary.csv", index=False)
-    rep.ranks.to_csv(out / "ranks.csv", index=False)
-    rep.tests.to_csv(out / "tests.csv", index=False)
-    rep.wins.to_csv(out / "wins.csv", index=False)
+    for name in ("summary", "ranks", "tests", "wins"):
+        getattr(rep, name).to_csv(out / f"{name}.csv", index=False)
     (out / "curves").mkdir(exist_ok=True)
-    rep.figures = {}
-    for dataset in dict.fromkeys(rep.curves["dataset"]):
-        path = out / "curves" / f"{dataset}.png"
+    rep.figures = {dataset: out / "curves" / f"{dataset}.png" for dataset in dict.fromkeys(rep.curves["dataset"])}
+    for dataset, path in rep.figures.items():
         learning_curve(rep.curves, dataset, rep.metric, path)
-        rep.figures[dataset] = path
-    sections = _sections(rep)
     title = "linkwise bench report"
     md, body = [f"# {title}", ""], [f"<h1>{title}</h1>"]
-    for kind, payload in sections:
+    for kind, payload in _sections(rep):
         if kind in ("h2", "h3"):
             md += [f"{'#' * int(kind[1])} {payload}", ""]
             body.append(f"<{kind}>{html.escape(payload)}</{kind}>")
@@ -259,7 +217,8 @@ def write_report(rep):
             body.append(f"<p>{html.escape(payload)}</p>")
         elif kind == "table":
             md += [markdown_table(payload), ""]
-            body.append(_html_table(payload))
+            html_table = payload.to_html(escape=True, border=0, index=False)  # with the summary's bold marks
+            body.append(html_table.replace("<td>**", "<td><b>").replace("**</td>", "</b></td>"))
         else:
             rel = Path(payload).relative_to(out).as_posix()
             md += [f"![{Path(payload).stem}]({rel})", ""]
@@ -268,9 +227,6 @@ def write_report(rep):
     md.append(files)
     body.append(f"<p>{html.escape(files)}</p>")
     (out / "report.md").write_text("\n".join(md) + "\n")
-    page = (
-        f"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>"
-        f"<style>{_CSS}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n"
-    )
     rep.html = out / "index.html"
-    rep.html.write_text(page)
+    rep.html.write_text(f"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>"
+                        f"<style>{_CSS}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n")

@@ -1,8 +1,7 @@
 """The evaluation protocol of the active-clustering papers: folds, seeds, the guarded oracle, scores.
 
-Stratified k-fold cross-validation (Van Craenendonck et al., IJCAI 2017;
-Van Craenendonck & Blockeel, Machine Learning 2017): a method sees every row
-but may ask only about the training rows of a fold, and its clustering is
+Stratified k-fold cross-validation (Van Craenendonck et al., IJCAI 2017; Van Craenendonck & Blockeel, Machine
+Learning 2017): a method sees every row but may ask only about the training rows of a fold, and its clustering is
 scored on the test rows. Repeats reshuffle the folds with another seed.
 """
 
@@ -17,11 +16,7 @@ from linkwise.oracle import LabelOracle
 __all__ = ["METRICS", "ProtocolViolation", "FoldOracle", "fold_split", "cell_seed", "score"]
 
 # name in results files -> scoring function(y_true, y_pred)
-METRICS = {
-    "ari": metrics.ari,
-    "nmi": metrics.nmi,
-    "f": metrics.pairwise_f_measure,
-}
+METRICS = {"ari": metrics.ari, "nmi": metrics.nmi, "f": metrics.pairwise_f_measure}
 
 
 class ProtocolViolation(RuntimeError):
@@ -74,9 +69,7 @@ class FoldOracle(LabelOracle):
         """Answer from the labels, or raise :class:`ProtocolViolation` for a test row."""
         for row in (i, j):
             if 0 <= row < self.y.size and not self._allowed[row]:
-                raise ProtocolViolation(
-                    f"question ({i}, {j}) touches test row {row}, not a training row"
-                )
+                raise ProtocolViolation(f"question ({i}, {j}) touches test row {row}, not a training row")
         return super().query(i, j)
 
 

@@ -1,11 +1,9 @@
 """Tables and statistics from the raw results: summaries, wins/losses, average ranks, Friedman + Holm.
 
-A *setting* is one column of comparison: a budget of the grid ("25
-questions"), or "as cobra-25", where COBRA's rows meet every other method's
-rows at the number of questions COBRA asked in the same fold (its paper's
-protocol). Ranks and tests follow Demšar (JMLR 2006): methods ranked per
-dataset on the mean score, the Friedman test over datasets, and Holm's
-step-down correction of each method's z-test against the best-ranked one.
+A *setting* is one column of comparison: a budget of the grid ("25 questions"), or "as cobra-25", where COBRA's rows
+meet every other method's rows at the number of questions COBRA asked in the same fold (its paper's protocol).
+Ranks and tests follow Demšar (JMLR 2006): methods ranked per dataset on the mean score, the Friedman test over
+datasets, and Holm's step-down correction of each method's z-test against the best-ranked one.
 """
 
 from dataclasses import dataclass, field
@@ -97,20 +95,19 @@ class Report:
         return list(dict.fromkeys(self.summary["setting"]))
 
 
-def _grid_label(budget):
-    return f"{budget} questions"
+def _own_and_grid(results, config):
+    """The methods that choose their own number of questions, whose rows they are, and the others' grid rows."""
+    own = [m for m, meta in config["methods"].items() if meta["kind"] == "own"]
+    is_own = results["method"].isin(own)
+    return own, is_own, results[~is_own & results["budget"].isin(config["budgets"])]
 
 
 def comparison_frame(results, config, metric):
     """Long frame (setting, method, dataset, repeat, fold, n_queries, score, seconds) of every comparison."""
-    own = [m for m, meta in config["methods"].items() if meta["kind"] == "own"]
-    is_own = results["method"].isin(own)
+    own, is_own, grid = _own_and_grid(results, config)
     cols = KEY + ["n_queries", "seconds"]
-    parts = []
-    grid = results[~is_own & results["budget"].isin(config["budgets"])]
-    for budget in config["budgets"]:
-        part = grid[grid["budget"] == budget][cols + [metric]]
-        parts.append(part.assign(setting=_grid_label(budget)))
+    parts = [grid[grid["budget"] == budget][cols + [metric]].assign(setting=f"{budget} questions")
+             for budget in config["budgets"]]
     others = results[~is_own]
     for name in own:
         mine = results[results["method"] == name]
@@ -119,22 +116,15 @@ def comparison_frame(results, config, metric):
         cell = mine[["dataset", "repeat", "fold", "n_queries"]].rename(columns={"n_queries": "budget"})
         cell["budget"] = cell["budget"].astype("Int64")
         matched = others.merge(cell, on=["dataset", "repeat", "fold", "budget"])
-        setting = f"as {name}"
-        parts.append(mine[cols + [metric]].assign(setting=setting))
-        parts.append(matched[cols + [metric]].assign(setting=setting))
+        parts += [part[cols + [metric]].assign(setting=f"as {name}") for part in (mine, matched)]
     frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols + [metric, "setting"])
     return frame.rename(columns={metric: "score"})
 
 
 def _summary(frame, settings, config):
-    grouped = frame.groupby(["setting", "dataset", "method"], sort=False)
-    summary = grouped.agg(
-        mean=("score", "mean"),
-        std=("score", "std"),
-        n=("score", "size"),
-        queries=("n_queries", "mean"),
-        seconds=("seconds", "mean"),
-    ).reset_index()
+    summary = frame.groupby(["setting", "dataset", "method"], sort=False).agg(
+        mean=("score", "mean"), std=("score", "std"), n=("score", "size"), queries=("n_queries", "mean"),
+        seconds=("seconds", "mean")).reset_index()
     summary["std"] = summary["std"].fillna(0.0)  # a single fold has no spread
     return _in_order(summary, {"setting": settings, "dataset": config["datasets"], "method": list(config["methods"])})
 
@@ -143,12 +133,6 @@ def _in_order(frame, orders):
     """Sort ``frame`` by the given column orders (settings, then the run's dataset and method order)."""
     ranks = {column: {v: i for i, v in enumerate(order)} for column, order in orders.items()}
     return frame.sort_values(list(orders), key=lambda c: c.map(ranks[c.name]), kind="stable")
-
-
-def _score_matrix(summary, setting):
-    """Datasets x methods of mean scores, keeping only datasets every method has."""
-    table = summary[summary["setting"] == setting].pivot(index="dataset", columns="method", values="mean")
-    return table.dropna()
 
 
 def average_ranks(matrix):
@@ -199,10 +183,8 @@ def friedman_holm(matrix, alpha=ALPHA):
     # Holm: the i-th smallest p-value is multiplied by (m - i); adjusted values never decrease
     adjusted = np.empty_like(p)
     adjusted[order] = np.minimum(1.0, np.maximum.accumulate(p[order] * (len(p) - np.arange(len(p)))))
-    posthoc.loc[others.index, "z"] = z.to_numpy()
-    posthoc.loc[others.index, "p"] = p
-    posthoc.loc[others.index, "p_holm"] = adjusted
-    posthoc.loc[others.index, "significant"] = adjusted < alpha
+    for column, values in (("z", z.to_numpy()), ("p", p), ("p_holm", adjusted), ("significant", adjusted < alpha)):
+        posthoc.loc[others.index, column] = values
     return (float(statistic), float(p_value)), posthoc
 
 
@@ -220,26 +202,18 @@ def wins_losses(matrix):
     for a in matrix.columns:
         for b in matrix.columns:
             if a != b:
-                wins = int((values[a] > values[b]).sum())
-                losses = int((values[a] < values[b]).sum())
-                ties = len(matrix) - wins - losses
-                rows.append({"method": a, "opponent": b, "wins": wins, "losses": losses, "ties": ties})
+                wins, losses = int((values[a] > values[b]).sum()), int((values[a] < values[b]).sum())
+                rows.append({"method": a, "opponent": b, "wins": wins, "losses": losses,
+                             "ties": len(matrix) - wins - losses})
     return pd.DataFrame(rows, columns=["method", "opponent", "wins", "losses", "ties"])
 
 
 def _curves(results, config, metric):
-    own = [m for m, meta in config["methods"].items() if meta["kind"] == "own"]
-    is_own = results["method"].isin(own)
-    grid = results[~is_own & results["budget"].isin(config["budgets"])]
-    parts = [grid, results[is_own]]
-    frame = pd.concat(parts, ignore_index=True)
+    _, is_own, grid = _own_and_grid(results, config)
+    frame = pd.concat([grid, results[is_own]], ignore_index=True)
     frame["budget"] = frame["budget"].astype("Int64")
-    curves = (
-        frame.groupby(["dataset", "method", "budget"], dropna=False, sort=True)
-        .agg(mean=(metric, "mean"), std=(metric, "std"), queries=("n_queries", "mean"))
-        .reset_index()
-        .fillna({"std": 0.0})
-    )
+    curves = frame.groupby(["dataset", "method", "budget"], dropna=False, sort=True).agg(
+        mean=(metric, "mean"), std=(metric, "std"), queries=("n_queries", "mean")).reset_index().fillna({"std": 0.0})
     return _in_order(curves, {"dataset": config["datasets"], "method": list(config["methods"])})
 
 
@@ -280,34 +254,26 @@ def report(out, *, metric=None, write=True):
     [['iris', 'kmeans', 2], ['wine', 'kmeans', 2]]
     """
     out = Path(out)
-    results = load_results(out)
-    config = load_config(out)
+    results, config = load_results(out), load_config(out)
     metric = config.get("metric", "ari") if metric is None else metric
     check_option(metric, "metric", "report", tuple(METRICS), role="argument")
     frame = comparison_frame(results, config, metric)
     settings = list(dict.fromkeys(frame["setting"]))
     summary = _summary(frame, settings, config)
     ranks, tests, wins = [], [], []
-    for setting in settings:
-        matrix = _score_matrix(summary, setting)
+    for setting in settings:  # datasets x methods of mean scores, keeping only datasets every method has
+        matrix = summary[summary["setting"] == setting].pivot(index="dataset", columns="method", values="mean").dropna()
         (statistic, p_value), posthoc = friedman_holm(matrix)
         ranks.append(posthoc["rank"].rename("rank").reset_index().assign(setting=setting, n_datasets=len(matrix)))
-        tests.append(
-            posthoc.drop(columns="rank").reset_index().assign(setting=setting, friedman=statistic, friedman_p=p_value)
-        )
+        tests.append(posthoc.drop(columns="rank").reset_index().assign(setting=setting, friedman=statistic,
+                                                                         friedman_p=p_value))
         wins.append(wins_losses(matrix).assign(setting=setting))
     rep = Report(
-        out=out,
-        config=config,
-        metric=metric,
-        results=results,
-        summary=summary.reset_index(drop=True),
+        out=out, config=config, metric=metric, results=results, summary=summary.reset_index(drop=True),
         curves=_curves(results, config, metric),
         ranks=_concat(ranks, ["method", "rank", "setting", "n_datasets"]),
         tests=_concat(tests, ["method", "z", "p", "p_holm", "significant", "setting", "friedman", "friedman_p"]),
-        wins=_concat(wins, ["method", "opponent", "wins", "losses", "ties", "setting"]),
-        errors=read_errors(out),
-    )
+        wins=_concat(wins, ["method", "opponent", "wins", "losses", "ties", "setting"]), errors=read_errors(out))
     if write:
         from linkwise.bench._html import write_report
 
@@ -316,7 +282,6 @@ def report(out, *, metric=None, write=True):
 
 
 def _concat(parts, columns):
-    parts = [p for p in parts if len(p)]
-    if not parts:
-        return pd.DataFrame(columns=columns)
-    return pd.concat(parts, ignore_index=True).rename(columns={"index": "method"})
+    if parts := [p for p in parts if len(p)]:
+        return pd.concat(parts, ignore_index=True).rename(columns={"index": "method"})
+    return pd.DataFrame(columns=columns)

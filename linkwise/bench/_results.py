@@ -47,7 +47,9 @@ def load_results(out):
     path = Path(out) / RESULTS
     if not path.is_file():
         raise InvalidParameterError(f"{out} holds no {RESULTS}: run `linkwise bench --out {out}` first.")
-    _drop_torn_line(path)
+    with open(path, "rb+") as f:  # cut a last line a kill interrupted (cells are appended whole: at most one)
+        if (data := f.read()) and not data.endswith(b"\n"):
+            f.truncate(data.rfind(b"\n") + 1)
     frame = pd.read_csv(path, dtype={"method": str, "dataset": str})
     frame["budget"] = frame["budget"].astype("Int64")
     return frame.sort_values(KEY + ["budget"], na_position="first", kind="stable").reset_index(drop=True)
@@ -58,14 +60,6 @@ def results_so_far(out):
     if (Path(out) / RESULTS).exists():
         return load_results(out)
     return pd.DataFrame({c: pd.Series(dtype="Int64" if c == "budget" else None) for c in COLUMNS})
-
-
-def _drop_torn_line(path):
-    """Cut a last line that a kill interrupted (cells are appended whole, so at most one)."""
-    with open(path, "rb+") as f:
-        data = f.read()
-        if data and not data.endswith(b"\n"):
-            f.truncate(data.rfind(b"\n") + 1)
 
 
 def append_rows(out, rows):
@@ -97,29 +91,19 @@ def load_config(out):
 
 
 def read_config(out):
-    """The settings a run in ``out`` was started with (its ``run.json``), checked to be readable.
-
-    Raises
-    ------
-    InvalidParameterError
-        When there is no run to resume in ``out`` or its ``run.json`` is damaged.
-    """
+    """The settings of the run to resume in ``out``, refused when there is none or its ``run.json`` is damaged."""
     path = Path(out) / CONFIG
     if not path.is_file():
-        raise InvalidParameterError(
-            f"Nothing to resume in {out}: it holds no {CONFIG}. Start the run without resume (--resume), "
-            "or name the directory of an earlier run."
-        )
+        raise InvalidParameterError(f"Nothing to resume in {out}: it holds no {CONFIG}. Start the run without resume "
+                                    "(--resume), or name the directory of an earlier run.")
     try:
         config = load_config(out)
         missing = [k for k in (*PROTOCOL_KEYS, "datasets", "methods", "metric") if k not in config]
     except (ValueError, TypeError):  # not JSON, or JSON that is not an object
         config, missing = None, ["(unreadable)"]
     if missing:
-        raise InvalidParameterError(
-            f"{path} is damaged (missing or unreadable: {', '.join(missing)}); it cannot be resumed. "
-            "Start a new run in another directory."
-        )
+        raise InvalidParameterError(f"{path} is damaged (missing or unreadable: {', '.join(missing)}); it cannot be "
+                                    "resumed. Start a new run in another directory.")
     return config
 
 

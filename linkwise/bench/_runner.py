@@ -1,19 +1,18 @@
 """Run the protocol: one joblib task per (method, dataset, repeat, fold) cell, results appended as cells finish.
 
-A run that is killed loses at most the cells still running (the files are
-kept by :mod:`linkwise.bench._results`); ``resume=True`` skips every finished
-cell, retries the failed ones, and refuses other protocol settings.
+A run that is killed loses at most the cells still running (the files are kept by :mod:`linkwise.bench._results`);
+``resume=True`` skips every finished cell, retries the failed ones, and refuses other protocol settings.
 
-Methods that decide their own number of questions (COBRA) run first; every
-other method is then also run, in the same fold and repeat, at the number of
-questions each of them asked (the COBRA paper's protocol), besides the budgets
-of the grid.
+Methods that decide their own number of questions (COBRA) run first; every other method is then also run, in the
+same fold and repeat, at the number of questions each of them asked (the COBRA paper's protocol), besides the grid.
 """
 
 import os
 import time
 import traceback
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from itertools import product
 from pathlib import Path
 
 import numpy as np
@@ -54,12 +53,7 @@ class _Task:
 
 
 def run_cell(task):
-    """Run one cell and return ``{"key", "rows", "error"}`` (never raises).
-
-    Rows hold the scores on the test fold after each budget; a method that
-    chooses its own number of questions (COBRA) gives one row whose budget is
-    None. ``n_queries`` counts the questions the oracle answered.
-    """
+    """Run one cell, never raising: ``{"key", "rows", "error"}``, rows as in :func:`~linkwise.bench.load_results`."""
     try:
         rows = _cell_rows(task)
     except Exception:  # a failing method must not stop a long benchmark: record and go on
@@ -111,54 +105,38 @@ def _cell_rows(task):
                 ml, cl = store.must_link_pairs(), store.cannot_link_pairs()
                 labels = task.spec.make(k, b, method_rs).fit(X, ml=ml, cl=cl).labels_
             results.append((b, answers.n_queries, labels, time.perf_counter() - t0))
-    return [
-        {
-            "method": task.spec.name,
-            "dataset": task.dataset,
-            "repeat": task.repeat,
-            "fold": task.fold,
-            "budget": b,
-            "n_queries": int(q),
-            **score(y, labels, test),
-            "seconds": seconds,
-        }
-        for b, q, labels, seconds in results
-    ]
+    return [{"method": task.spec.name, "dataset": task.dataset, "repeat": task.repeat, "fold": task.fold, "budget": b,
+             "n_queries": int(q), **score(y, labels, test), "seconds": seconds} for b, q, labels, seconds in results]
 
 
 # -- the run ----------------------------------------------------------------------
-def _check_config(datasets, methods, budgets, folds, repeats, seed, scale, noise, data_dir, n_jobs, backend):
+def _check_config(datasets, methods, budgets, folds, repeats, seed, scale, noise, data_dir, n_jobs, backend, scheduler,
+                  metric):
     names = _datasets.names(data_dir)
     if datasets is None:
         datasets = [n for n in names if n in _datasets.names() and n not in _datasets.SERIES]  # shipped tables
-    elif isinstance(datasets, str):
-        datasets = [datasets]
-    datasets = list(datasets)
+    datasets = [datasets] if isinstance(datasets, str) else list(datasets)
     unknown = [d for d in datasets if d not in names]
     if unknown or not datasets:
-        raise InvalidParameterError(
-            f"Unknown dataset(s) {', '.join(map(repr, unknown)) or '(none given)'}. Known: {', '.join(names)} "
-            "(pass data_dir= for <name>.csv.gz files elsewhere)."
-        )
+        raise InvalidParameterError(f"Unknown dataset(s) {', '.join(map(repr, unknown)) or '(none given)'}. Known: "
+                                    f"{', '.join(names)} (pass data_dir= for <name>.csv.gz files elsewhere).")
     if len(set(datasets)) != len(datasets):
         raise InvalidParameterError("The 'datasets' argument names a dataset twice.")
     specs = get_methods(methods)
     try:
         budgets = sorted({check_scalar(b, "budgets", "run", kind="int", low=0, role="argument") for b in budgets})
     except TypeError:
-        raise InvalidParameterError(
-            f"The 'budgets' argument of run must be a list of ints >= 0, got {budgets!r}."
-        ) from None
+        raise InvalidParameterError(f"The 'budgets' argument of run must be a list of ints >= 0, "
+                                    f"got {budgets!r}.") from None
     if not budgets:
         raise InvalidParameterError("The 'budgets' argument of run is empty; give at least one number of questions.")
     check_scalar(folds, "folds", "run", kind="int", low=2, role="argument")
     for name in datasets:  # stratified folds need a class with a row in every test fold
         largest = int(np.bincount(_datasets.load(name, data_dir=data_dir)[1]).max())
         if folds > largest:
-            raise InvalidParameterError(
-                f"The 'folds' argument of run is {folds}, more than the largest class of {name!r} ({largest} rows): "
-                f"some test folds would be empty. Use folds <= {largest}."
-            )
+            raise InvalidParameterError(f"The 'folds' argument of run is {folds}, more than the largest class of "
+                                        f"{name!r} ({largest} rows): some test folds would be empty. "
+                                        f"Use folds <= {largest}.")
     check_scalar(repeats, "repeats", "run", kind="int", low=1, role="argument")
     check_scalar(seed, "seed", "run", kind="int", low=0, role="argument")
     check_option(scale, "scale", "run", (None, "minmax", "standard"), role="argument")
@@ -167,31 +145,27 @@ def _check_config(datasets, methods, budgets, folds, repeats, seed, scale, noise
     if n_jobs == 0:
         raise InvalidParameterError("The 'n_jobs' argument of run must be a non-zero int (-1: all cores), got 0.")
     check_option(backend, "backend", "run", ("loky", "dask"), role="argument")
-    return datasets, specs, budgets
-
-
-def _kinds(specs):
+    check_option(metric, "metric", "run", tuple(METRICS), role="argument")
+    if scheduler is not None and backend != "dask":
+        raise InvalidParameterError("The 'scheduler' argument of run needs backend='dask'.")
     kinds = {}
     for spec in specs:
         try:
             kinds[spec.name] = spec.kind()
         except ImportError as exc:
             raise InvalidParameterError(f"Method {spec.name!r} is not available: {exc}.") from exc
-    return kinds
+    return datasets, specs, budgets, kinds
 
 
 def _open_out(out, config, resume):
     out = Path(out)
-    results = out / files.RESULTS
-    if results.exists() and not resume:
-        raise InvalidParameterError(
-            f"{out} already holds results; pass resume=True (--resume) to continue that run, or choose another out."
-        )
+    if (out / files.RESULTS).exists() and not resume:
+        raise InvalidParameterError(f"{out} already holds results; pass resume=True (--resume) to continue that run, "
+                                    "or choose another out.")
     previous = files.read_config(out) if resume else None
     out.mkdir(parents=True, exist_ok=True)
     if previous is not None:
-        changed = [k for k in files.PROTOCOL_KEYS if previous.get(k) != config[k]]
-        if changed:
+        if changed := [k for k in files.PROTOCOL_KEYS if previous.get(k) != config[k]]:
             detail = ", ".join(f"{k}={previous.get(k)!r} (now {config[k]!r})" for k in changed)
             raise InvalidParameterError(f"{out} holds a run with other settings: {detail}. Resume with the same ones.")
         # a resumed run may add methods or datasets; the report covers all of them
@@ -201,79 +175,53 @@ def _open_out(out, config, resume):
     return out
 
 
-def _present(frame):
-    """Budgets already in the results, per cell key (None: the row of an own-question method)."""
-    present = {}
-    for row in frame[files.KEY + ["budget"]].itertuples(index=False):
-        present.setdefault(tuple(row[:4]), set()).add(None if pd.isna(row.budget) else int(row.budget))
-    return present
-
-
-def _own_counts(frame):
-    """Questions asked by each own-question method, per (dataset, repeat, fold)."""
-    counts = {}
-    for row in frame[frame["budget"].isna()].itertuples(index=False):
-        counts.setdefault((row.dataset, row.repeat, row.fold), set()).add(int(row.n_queries))
-    return counts
-
-
 def _tasks(specs, kinds, datasets, config, frame):
     """The cells of ``specs`` that ``frame`` (the results so far) does not hold complete."""
     common = {k: config[k] for k in ("folds", "seed", "scale", "noise", "data_dir")}
-    present, matched = _present(frame), _own_counts(frame)
+    present, matched = {}, {}  # budgets per cell key (None: an own-question row); own methods' counts per fold
+    for row in frame[files.KEY + ["budget", "n_queries"]].itertuples(index=False):
+        present.setdefault(tuple(row[:4]), set()).add(None if pd.isna(row.budget) else int(row.budget))
+        if pd.isna(row.budget):
+            matched.setdefault((row.dataset, row.repeat, row.fold), set()).add(int(row.n_queries))
     tasks = []
-    for spec in specs:
-        for dataset in datasets:
-            for repeat in range(config["repeats"]):
-                for fold in range(config["folds"]):
-                    key = (spec.name, dataset, repeat, fold)
-                    if kinds[spec.name] == "own":
-                        budgets, done = (), key in present
-                    else:
-                        budgets = tuple(sorted(set(config["budgets"]) | matched.get((dataset, repeat, fold), set())))
-                        done = set(budgets) <= present.get(key, set())
-                    if not done:
-                        tasks.append(_Task(spec, kinds[spec.name], dataset, repeat, fold, budgets, **common))
+    for spec, dataset, repeat, fold in product(specs, datasets, range(config["repeats"]), range(config["folds"])):
+        key = (spec.name, dataset, repeat, fold)
+        if kinds[spec.name] == "own":
+            budgets, done = (), key in present
+        else:
+            budgets = tuple(sorted(set(config["budgets"]) | matched.get((dataset, repeat, fold), set())))
+            done = set(budgets) <= present.get(key, set())
+        if not done:
+            tasks.append(_Task(spec, kinds[spec.name], dataset, repeat, fold, budgets, **common))
     return tasks
 
 
-class _Executor:
-    """joblib over loky processes or a Dask cluster; yields cell results as they finish."""
+@contextmanager
+def _executor(n_jobs, backend, scheduler):
+    """joblib over loky processes or a Dask cluster: gives a map that yields cell results as they finish."""
+    from joblib import Parallel, delayed, parallel_config
 
-    def __init__(self, n_jobs, backend, scheduler):
-        self.n_jobs, self.backend, self.scheduler = n_jobs, backend, scheduler
-        self._client = self._cluster = None
-
-    def __enter__(self):
-        if self.backend == "dask":
+    with ExitStack() as stack:
+        if backend == "dask":
             with requires("dask", "run(backend='dask')"):
                 from distributed import Client, LocalCluster
 
-            if self.scheduler is None:
-                n = os.cpu_count() if self.n_jobs < 0 else self.n_jobs
-                self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, dashboard_address=None)
-                self._client = Client(self._cluster)
-            else:
-                self._client = Client(self.scheduler)
-        return self
+            if scheduler is None:
+                n = os.cpu_count() if n_jobs < 0 else n_jobs
+                scheduler = stack.enter_context(LocalCluster(n_workers=n, threads_per_worker=1, dashboard_address=None))
+            stack.enter_context(Client(scheduler))
+            n_jobs = -1
 
-    def __exit__(self, *exc):
-        if self._client is not None:
-            self._client.close()
-        if self._cluster is not None:
-            self._cluster.close()
+        def cells(tasks):
+            if not tasks:
+                return
+            # a fixed shuffle mixes slow and fast methods: steadier ETA and load (results do not depend on order)
+            order = np.random.RandomState(0).permutation(len(tasks))
+            with parallel_config(backend=backend):
+                yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+                    delayed(run_cell)(tasks[i]) for i in order)
 
-    def map(self, tasks):
-        from joblib import Parallel, delayed, parallel_config
-
-        if not tasks:
-            return
-        # a fixed shuffle mixes slow and fast methods: steadier ETA and load (results do not depend on order)
-        order = np.random.RandomState(0).permutation(len(tasks))
-        n_jobs = -1 if self.backend == "dask" else self.n_jobs
-        with parallel_config(backend=self.backend):
-            parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-            yield from parallel(delayed(run_cell)(tasks[i]) for i in order)
+        yield cells
 
 
 class _Progress:
@@ -281,25 +229,17 @@ class _Progress:
 
     def __init__(self, enabled, total, done):
         with requires("bench", "linkwise.bench"):
+            from rich import progress as rp
             from rich.console import Console
 
         self.enabled, self.total, self.done = enabled, total, done
         self.console = Console(stderr=True)
         self._bar = None
         if enabled and self.console.is_terminal:
-            with requires("bench", "linkwise.bench"):
-                from rich import progress as rp
-
             self._bar = rp.Progress(
-                rp.TextColumn("[bold]cells"),
-                rp.BarColumn(),
-                rp.MofNCompleteColumn(),
-                rp.TimeElapsedColumn(),
-                rp.TextColumn("ETA"),
-                rp.TimeRemainingColumn(),
-                rp.TextColumn("{task.description}"),
-                console=self.console,
-            )
+                rp.TextColumn("[bold]cells"), rp.BarColumn(), rp.MofNCompleteColumn(), rp.TimeElapsedColumn(),
+                rp.TextColumn("ETA"), rp.TimeRemainingColumn(), rp.TextColumn("{task.description}"),
+                console=self.console)
             self._task = self._bar.add_task("", total=total, completed=done)
 
     def __enter__(self):
@@ -329,26 +269,9 @@ class _Progress:
             self.console.print(f"cells {self.done}/{self.total}, {elapsed:.0f} s elapsed, ETA {eta}", soft_wrap=True)
 
 
-def run(
-    datasets=None,
-    methods=None,
-    budgets=(0, 10, 25, 50, 100),
-    *,
-    folds=5,
-    repeats=1,
-    seed=0,
-    scale="minmax",
-    noise=0.0,
-    data_dir=None,
-    out="linkwise-bench",
-    resume=False,
-    n_jobs=1,
-    backend="loky",
-    scheduler=None,
-    metric="ari",
-    progress=False,
-    write_report=True,
-):
+def run(datasets=None, methods=None, budgets=(0, 10, 25, 50, 100), *, folds=5, repeats=1, seed=0, scale="minmax",
+        noise=0.0, data_dir=None, out="linkwise-bench", resume=False, n_jobs=1, backend="loky", scheduler=None,
+        metric="ari", progress=False, write_report=True):
     """Run the cross-validation protocol and write the raw results and the report.
 
     Parameters
@@ -424,41 +347,27 @@ def run(
     >>> rep.html.name
     'index.html'
     """
-    datasets, specs, budgets = _check_config(
-        datasets, methods, budgets, folds, repeats, seed, scale, noise, data_dir, n_jobs, backend
-    )
-    check_option(metric, "metric", "run", tuple(METRICS), role="argument")
-    if scheduler is not None and backend != "dask":
-        raise InvalidParameterError("The 'scheduler' argument of run needs backend='dask'.")
-    kinds = _kinds(specs)
+    datasets, specs, budgets, kinds = _check_config(
+        datasets, methods, budgets, folds, repeats, seed, scale, noise, data_dir, n_jobs, backend, scheduler, metric)
     config = {
         "datasets": datasets,
         "methods": {s.name: {"needs_k": s.needs_k, "kind": kinds[s.name], "description": s.description} for s in specs},
-        "budgets": budgets,
-        "folds": folds,
-        "repeats": repeats,
-        "seed": seed,
-        "scale": scale,
-        "noise": float(noise),
-        "data_dir": None if data_dir is None else str(data_dir),
-        "metric": metric,
-        "elapsed_seconds": 0.0,
+        "budgets": budgets, "folds": folds, "repeats": repeats, "seed": seed, "scale": scale, "noise": float(noise),
+        "data_dir": None if data_dir is None else str(data_dir), "metric": metric, "elapsed_seconds": 0.0,
     }
     out = _open_out(out, config, resume)
     files.save_config(out, config)
     frame = files.results_so_far(out)
     started = time.perf_counter()
-    own = [s for s in specs if kinds[s.name] == "own"]
-    others = [s for s in specs if kinds[s.name] != "own"]
+    own, others = [s for s in specs if kinds[s.name] == "own"], [s for s in specs if kinds[s.name] != "own"]
     n_cells = len(specs) * len(datasets) * repeats * folds
-    phase1 = _tasks(own, kinds, datasets, config, frame)
-    later = _tasks(others, kinds, datasets, config, frame)
-    todo = len(phase1) + len(later)
+    phase1, later = _tasks(own, kinds, datasets, config, frame), _tasks(others, kinds, datasets, config, frame)
     files.forget_errors(out, {t.key for t in phase1 + later})
-    with _Progress(progress, n_cells, n_cells - todo) as bar, _Executor(n_jobs, backend, scheduler) as executor:
+    with (_Progress(progress, n_cells, n_cells - len(phase1) - len(later)) as bar,
+          _executor(n_jobs, backend, scheduler) as cells):
 
         def consume(tasks):
-            for result in executor.map(tasks):
+            for result in cells(tasks):
                 if result["error"] is None:
                     files.append_rows(out, result["rows"])
                 else:
@@ -474,7 +383,7 @@ def run(
         bar.set_done(n_cells - len(phase2))
         consume(phase2)
 
-    config["elapsed_seconds"] = config["elapsed_seconds"] + (time.perf_counter() - started)
+    config["elapsed_seconds"] += time.perf_counter() - started
     files.save_config(out, config)
     return report(out, metric=metric, write=write_report)
 

@@ -24,21 +24,19 @@ def print_summary(rep, console=None):
     with requires("bench", "linkwise bench"):
         import pandas as pd
         from rich.console import Console
-        from rich.table import Table
+        from rich.table import Column, Table
+
+    def table_of(title, columns):  # the method, then right-aligned figures
+        return Table(Column("method", no_wrap=True), *(Column(c, justify="right") for c in columns), title=title,
+                     title_justify="left")
 
     console = console or Console()
     name = {"ari": "ARI", "nmi": "NMI", "f": "pairwise F"}[rep.metric]
-    curves = rep.curves
-    budgets = rep.config["budgets"]
+    curves, budgets = rep.curves, rep.config["budgets"]
     for dataset in dict.fromkeys(curves["dataset"]):
         data = curves[curves["dataset"] == dataset]
-        table = Table(title=f"{dataset}: mean {name} on the test folds", title_justify="left")
-        table.add_column("method", no_wrap=True)
-        for b in budgets:
-            table.add_column(f"{b} q", justify="right")
-        table.add_column("own questions", justify="right")
-        for method in dict.fromkeys(data["method"]):
-            mine = data[data["method"] == method]
+        table = table_of(f"{dataset}: mean {name} on the test folds", [*(f"{b} q" for b in budgets), "own questions"])
+        for method, mine in data.groupby("method", sort=False):
             if mine["budget"].isna().all():
                 row = [""] * len(budgets) + [f"{mine['mean'].iloc[0]:.3f} @ {mine['queries'].iloc[0]:.0f} q"]
             else:
@@ -47,23 +45,18 @@ def print_summary(rep, console=None):
             table.add_row(method, *row)
         console.print(table)
     if len(rep.ranks) and rep.ranks["n_datasets"].max() > 1 and rep.ranks["method"].nunique() > 1:
-        table = Table(title="average rank over datasets (1 = best; q = questions)", title_justify="left")
-        table.add_column("method", no_wrap=True)
         settings = rep.settings
-        for s in settings:
-            table.add_column(s.replace(" questions", " q"), justify="right")
+        table = table_of("average rank over datasets (1 = best; q = questions)",
+                         [s.replace(" questions", " q") for s in settings])
         pivot = rep.ranks.pivot(index="method", columns="setting", values="rank").reindex(columns=settings)
         for method, row in pivot.iterrows():
             table.add_row(method, *["" if pd.isna(v) else f"{v:.2f}" for v in row])
         console.print(table)
-    needs_k = [m for m, meta in rep.config["methods"].items() if meta["needs_k"]]
-    if needs_k:
+    if needs_k := [m for m, meta in rep.config["methods"].items() if meta["needs_k"]]:
         console.print(f"Given the true number of clusters: {', '.join(needs_k)}.")
     if rep.errors:
-        console.print(
-            f"[red]{len(rep.errors)} cell(s) failed[/red]: see {rep.out / 'errors.jsonl'} (rerun with --resume).",
-            soft_wrap=True,
-        )
+        console.print(f"[red]{len(rep.errors)} cell(s) failed[/red]: see {rep.out / 'errors.jsonl'} "
+                      "(rerun with --resume).", soft_wrap=True)
     console.print(f"Report: {rep.html}", soft_wrap=True)  # a path must stay on one line to be copied
 
 
@@ -133,10 +126,8 @@ def bench(ctx, list_, **params):
     with requires("bench", "linkwise bench"):
         from rich.console import Console
 
-    params["datasets"] = _split(params["datasets"])
-    params["methods"] = _split(params["methods"])
-    params["budgets"] = _split(params["budgets"], int)
-    params["scale"] = None if params["scale"] == "none" else params["scale"]
+    params.update(datasets=_split(params["datasets"]), methods=_split(params["methods"]),
+                  budgets=_split(params["budgets"], int), scale=None if params["scale"] == "none" else params["scale"])
     if params["resume"]:
         params = _stored_defaults(ctx, params["out"], params)
     rep = run(progress=True, **params)  # bad input becomes one "Error:" line in the cli's funnel
@@ -170,13 +161,6 @@ def demo(out, datasets, methods, budgets, folds, n_jobs):
     clustering is scored (ARI) on held-out folds.
     Prints the learning curves and writes an HTML report with the plots.
     """
-    rep = run_demo(  # bad input becomes one "Error:" line in the cli's funnel
-        out,
-        datasets=_split(datasets),
-        methods=_split(methods) or DEMO_METHODS,
-        budgets=_split(budgets, int),
-        folds=folds,
-        n_jobs=n_jobs,
-        progress=True,
-    )
-    print_summary(rep)
+    # bad input becomes one "Error:" line in the cli's funnel
+    print_summary(run_demo(out, datasets=_split(datasets), methods=_split(methods) or DEMO_METHODS,
+                           budgets=_split(budgets, int), folds=folds, n_jobs=n_jobs, progress=True))

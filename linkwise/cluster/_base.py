@@ -13,7 +13,9 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from linkwise._validation import check_data, check_n_clusters, check_scalar, magnitude_scale
+from linkwise._validation import check_data, check_n_clusters, check_scalar, check_y_ignored, magnitude_scale
+from linkwise._validation import owner_name
+from linkwise.graph import check_constraints
 
 
 class _Run(NamedTuple):
@@ -63,25 +65,11 @@ def mean_update(X):
 
 
 def kmeans_plusplus(X, x_sq, n_clusters, rng, centers=None):
-    """Greedy k-means++ seeding, optionally completing given centres.
+    """Greedy k-means++ seeding of ``n_clusters`` centres, completing the (m, d) ``centers`` already chosen.
 
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-    x_sq : ndarray of shape (n_samples,)
-        Squared row norms of ``X``.
-    n_clusters : int
-        Number of centres wanted.
-    rng : numpy.random.RandomState
-    centers : ndarray of shape (m, n_features), optional
-        Centres already chosen (``m <= n_clusters``); the rest are drawn with
-        probability proportional to the squared distance to the nearest chosen
-        centre, keeping the best of ``2 + log(n_clusters)`` candidates as
-        scikit-learn's ``kmeans_plusplus`` does.
-
-    Returns
-    -------
-    centers : ndarray of shape (n_clusters, n_features)
+    Each new centre is the best of ``2 + log(n_clusters)`` candidates drawn
+    in proportion to the squared distance (``x_sq``: squared row norms) to the nearest
+    chosen centre, as scikit-learn's ``kmeans_plusplus`` does.
     """
     n = X.shape[0]
     chosen = [] if centers is None else list(centers)
@@ -106,15 +94,10 @@ def kmeans_plusplus(X, x_sq, n_clusters, rng, centers=None):
 
 
 def lloyd(assign, update, centers, max_iter, tol):
-    """Alternate ``assign(centers) -> labels`` and ``update(labels, centers) -> centers``.
+    """``(labels, centers, n_iter)`` of alternating ``assign(centers)`` and ``update(labels, centers)``.
 
-    Stops when the labels no longer change or the centres move less than
-    ``tol`` (sum of squared shifts), as scikit-learn's ``KMeans`` does.
-    ``assign`` may return None (no feasible assignment): the run is abandoned.
-
-    Returns
-    -------
-    labels, centers, n_iter : or None when the run was abandoned
+    Stops, as ``KMeans``, once the labels repeat or the centres shift less than ``tol`` (summed squares);
+    None when ``assign`` returns None (no feasible assignment: the run is abandoned).
     """
     labels = None
     for n_iter in range(1, max_iter + 1):
@@ -134,13 +117,38 @@ def _score(run):
     return run.objective if run.score is None else run.score
 
 
+# numpydoc entries the family shares, filled into every subclass's docstring by KMeansFamily
+_SHARED_DOC = {
+    "{n_clusters}": """n_clusters : int, default=8
+        Number of clusters.""",
+    "{runs}": """n_init : int, default=1
+        Number of runs (each with its own visiting order and k-means++
+        completion); the one with the lowest objective is kept.
+    {max_iter}
+    random_state : int, RandomState instance or None, default=None
+        Seeds the initialisation and the assignment order.""",
+    "{labels}": """labels_ : ndarray of shape (n_samples,)
+    cluster_centers_ : ndarray of shape (n_clusters, n_features)""",
+    "{max_iter}": """max_iter : int, default=100
+        Maximum number of assignment / update rounds per run.
+    tol : float, default=1e-4
+        Convergence threshold on the squared movement of the centres,
+        relative to the mean feature variance (as in ``KMeans``).""",
+    "{thesis}": """J. Švehla. Active semi-supervised clustering. Master's thesis, Czech
+    Technical University in Prague, 2018""",
+    "{scale}": """scale_ : float
+        The power of two ``X`` was divided by to fit: 1.0 unless its
+        magnitude would overflow or underflow squared distances (see
+        :class:`~linkwise.cluster._base.KMeansFamily`).""",
+}
+
+
 class KMeansFamily(ClusterMixin, BaseEstimator):
     """Base class: checks, best-of-``n_init`` and ``predict`` for the k-means family.
 
-    Subclasses write ``fit`` (``start`` -> one ``_run`` per initialisation via
-    ``_best_run`` -> ``_set_fitted``) and may override ``_validate_extra()``
-    (their own parameters) and ``_point_costs(X, centers)`` (the per-cluster
-    cost of a point without constraints, used by ``predict``).
+    Subclasses write ``fit`` (``_start``, then ``_fit_runs``) and may override
+    ``_validate_extra()`` and ``_point_costs(X, centers)`` (used by ``predict``).
+    The keys of ``_SHARED_DOC`` in their docstrings become shared numpydoc entries.
 
     Data whose magnitude would overflow or underflow squared distances is
     fitted divided by the power of two ``scale_`` (1.0 for ordinary data;
@@ -149,33 +157,43 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
     metrics and constraint weights refer to ``X / scale_``.
     """
 
-    def _validate_common(self):
-        check_scalar(self.n_clusters, "n_clusters", self, kind="int", low=1)
-        check_scalar(self.n_init, "n_init", self, kind="int", low=1)
-        check_scalar(self.max_iter, "max_iter", self, kind="int", low=1)
-        check_scalar(self.tol, "tol", self, kind="float", low=0.0)
+    _doc_parts = {}  # more placeholders a subclass's docstring shares, filled in before those above
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for key, text in [*cls._doc_parts.items(), *_SHARED_DOC.items()] if cls.__doc__ else ():
+            cls.__doc__ = cls.__doc__.replace(key, text)
+
+    def __init__(self, n_clusters=8, *, n_init=1, max_iter=100, tol=1e-4, random_state=None):
+        self.n_clusters, self.n_init, self.max_iter, self.tol = n_clusters, n_init, max_iter, tol
+        self.random_state = random_state
 
     def _validate_extra(self):
         """Check the subclass's own parameters (none here)."""
 
-    def _validate_X(self, X):
-        """The data as fitted: validated, and divided by ``scale_`` (see :func:`magnitude_scale`)."""
+    def _start(self, X):
+        """Validate parameters and data; return ``(X / scale_, rng)`` (the one generator of this fit)."""
+        check_scalar(self.n_clusters, "n_clusters", self, kind="int", low=1)
+        check_scalar(self.n_init, "n_init", self, kind="int", low=1)
+        check_scalar(self.max_iter, "max_iter", self, kind="int", low=1)
+        check_scalar(self.tol, "tol", self, kind="float", low=0.0)
+        self._validate_extra()
         X = check_data(X, self, validate=True, ensure_min_samples=1)
         check_n_clusters(self.n_clusters, X.shape[0], self)
         self.scale_ = magnitude_scale(X)
-        return X if self.scale_ == 1.0 else X / self.scale_
+        return (X if self.scale_ == 1.0 else X / self.scale_), check_random_state(self.random_state)
 
-    def _tol(self, X):
-        """Absolute tolerance on centre shifts, relative to the data's spread (as in KMeans)."""
-        return self.tol * float(np.mean(np.var(X, axis=0)))
-
-    def _best_run(self, run, rng):
-        """Best (lowest objective) of ``n_init`` calls of ``run(rng)``; None if all failed."""
+    def _fit_runs(self, X, rng, run, *args):
+        """Fit the best (lowest score) of ``n_init`` runs ``run(X, x_sq, tol, rng, *args)``; None if all failed."""
+        x_sq = np.einsum("ij,ij->i", X, X)
+        tol = self.tol * float(np.mean(np.var(X, axis=0)))  # relative to the data's spread, as in KMeans
         best = None
         for _ in range(self.n_init):
-            result = run(rng)
+            result = run(X, x_sq, tol, rng, *args)
             if result is not None and (best is None or _score(result) < _score(best)):
                 best = result
+        if best is not None:
+            self._set_fitted(X, best)
         return best
 
     def _set_fitted(self, X, result):
@@ -199,7 +217,7 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
         check_is_fitted(self)
         X = check_data(X, self, validate=True, reset=False)
         centers = self.cluster_centers_
-        if self.scale_ != 1.0:  # the costs refer to the data as fitted (see _validate_X)
+        if self.scale_ != 1.0:  # the costs refer to the data as fitted
             X, centers = X / self.scale_, centers / self.scale_
         return np.argmin(self._point_costs(X, centers), axis=1).astype(np.intp)
 
@@ -207,9 +225,27 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
         return sq_distances(X, np.einsum("ij,ij->i", X, X), centers)
 
 
-def start(estimator, X):
-    """Validate parameters and data; return ``(X, rng)`` (the one generator of this fit)."""
-    estimator._validate_common()
-    estimator._validate_extra()
-    X = estimator._validate_X(X)
-    return X, check_random_state(estimator.random_state)
+class PairwiseKMeans(KMeansFamily):
+    """Base class of the clusterers that take must-link / cannot-link pairs; subclasses write ``_fit``."""
+
+    def fit(self, X, y=None, *, ml=None, cl=None):
+        """Cluster ``X`` under must-link pairs ``ml`` and cannot-link pairs ``cl``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : None
+            Ignored, as by scikit-learn's clusterers.
+        ml, cl : array-like of shape (n_pairs, 2), optional
+            Row-index pairs that must (``ml``) or must not (``cl``) share a
+            cluster: hard rules for COPKMeans, costs or metric evidence for
+            the others.
+
+        Returns
+        -------
+        self
+        """
+        check_y_ignored(y, self)
+        X, rng = self._start(X)
+        self._fit(X, *check_constraints(ml, cl, X.shape[0], f"{owner_name(self)}.fit"), rng)
+        return self

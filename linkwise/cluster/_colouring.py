@@ -1,11 +1,8 @@
 """An exact search for an assignment that breaks no cannot-link (graph colouring).
 
-COP-k-means places points greedily in one order and gives up when a point
-finds every cluster blocked, even when another order would have succeeded.
-:func:`colour` is the fallback: it colours the cannot-link graph with
-``n_clusters`` colours by DSatur with backtracking (Brélaz 1979), taking the
-cheapest allowed cluster first, so it either finds an assignment, proves that
-none exists, or stops after a bounded number of steps.
+COP-k-means gives up when its greedy order finds a point's every cluster
+blocked, even when another order would succeed. :func:`colour` is the fallback:
+DSatur with backtracking (Brélaz 1979), cheapest allowed cluster first.
 """
 
 import numpy as np
@@ -16,33 +13,15 @@ class SearchGaveUp(Exception):
 
 
 def colour(neighbours, cost, max_steps):
-    """Labels such that no two neighbours share one, preferring cheap clusters.
+    """Labels such that no two ``neighbours`` share one, cheap ``cost`` first; None if none exist.
 
     DSatur order (the node with the most distinct clusters among its placed
     neighbours goes next, ties to the most neighbours), each node trying its
     allowed clusters cheapest first, backtracking on a dead end. Clusters not
     used yet are interchangeable as far as feasibility goes, so only the
     cheapest of them is tried: the search stays complete while it prunes
-    symmetric branches.
-
-    Parameters
-    ----------
-    neighbours : list of ndarray of int
-        Distinct neighbours of each node (the graph is undirected).
-    cost : ndarray of shape (n_nodes, n_clusters)
-        Cost of each cluster for each node (orders the tries only).
-    max_steps : int
-        Placements tried before giving up.
-
-    Returns
-    -------
-    labels : ndarray of int, shape (n_nodes,), or None
-        None when no assignment exists (proved by exhausting the search).
-
-    Raises
-    ------
-    SearchGaveUp
-        When ``max_steps`` placements were tried without an answer.
+    symmetric branches. Raises :class:`SearchGaveUp` after ``max_steps``
+    placements without an answer.
 
     Examples
     --------
@@ -72,7 +51,7 @@ def colour(neighbours, cost, max_steps):
         labels[node] = c if step > 0 else -1
 
     def tries(node):
-        """Allowed clusters, cheapest first; of the unused (interchangeable) ones only the first."""
+        # allowed clusters, cheapest first; of the unused (interchangeable) ones only the first
         out, new_seen = [], False
         for c in order[node]:
             if n_used[c] == 0:

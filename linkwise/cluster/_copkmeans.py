@@ -5,7 +5,7 @@ import scipy.sparse as sp
 
 from linkwise._validation import check_option
 from linkwise.cluster._base import (
-    KMeansFamily,
+    PairwiseKMeans,
     _Run,
     inertia,
     kmeans_plusplus,
@@ -15,60 +15,48 @@ from linkwise.cluster._base import (
     sq_distances,
 )
 from linkwise.cluster._colouring import SearchGaveUp, colour
-from linkwise.cluster._graph import PairGraph, start_constrained
+from linkwise.cluster._graph import PairGraph
 from linkwise.exceptions import InconsistentConstraintError
 from linkwise.graph import components
 
 
-class COPKMeans(KMeansFamily):
+class COPKMeans(PairwiseKMeans):
     """Constrained k-means with hard must-link and cannot-link constraints.
 
     Must-linked points (with the transitive closure) move as one group,
     which goes to the cluster with the smallest total squared distance to
-    its members (Wagstaff et al. place points one by one, so a group follows
-    whichever member comes first). Each assignment step starts from scratch:
-    the groups without cannot-links are placed all at once; the others, in
-    a random order drawn once per run, each go to the nearest cluster that
-    holds none of the groups it is cannot-linked to and that were already
-    placed in this step. Centres start by k-means++. When a group finds
-    every cluster blocked, COP-k-means gives up, even when another order
-    would have placed every group. Here, with ``on_infeasible="raise"``,
-    the groups of each cannot-link component where that happened are placed
+    its members. Each assignment step places the groups without
+    cannot-links all at once, the others in a random order drawn once per
+    run, each in the nearest cluster holding none of the groups it is
+    cannot-linked to. Centres start by k-means++. Where COP-k-means gives
+    up (a group finds every cluster blocked, though another order might
+    place it), ``on_infeasible="raise"`` places that cannot-link component
     again by an exact search (DSatur colouring with backtracking, cheapest
-    cluster first, bounded in steps): it finds an assignment that breaks no
-    constraint, or proves that none exists, or gives up. Runs where the
-    greedy order succeeds are those of COP-k-means.
+    cluster first, bounded in steps) that finds an assignment breaking no
+    constraint, proves none exists, or gives up. Runs where the greedy
+    order succeeds are those of COP-k-means.
 
     Parameters
     ----------
-    n_clusters : int, default=8
-        Number of clusters.
+    {n_clusters}
     on_infeasible : {"raise", "relax"}, default="raise"
         What a step does when the greedy order leaves a group with every
         cluster blocked. ``"raise"``: the search above places the groups
-        again; when it proves that no assignment exists, ``fit`` raises a
-        ``ValueError`` saying so; when it gives up, the run is abandoned,
-        and if all ``n_init`` runs are, ``fit`` raises a ``ValueError``
-        naming the point the greedy order could not place. ``"relax"``
-        (no search, as COP-k-means with soft fallback): the group goes to
-        the cluster that breaks the fewest cannot-links (nearest among
-        those), and the run with the fewest broken constraints is kept
+        again; when it gives up, the run is abandoned (see Raises).
+        ``"relax"`` (no search, as COP-k-means with soft fallback): the group
+        goes to the nearest cluster among those breaking the fewest
+        cannot-links, and the run with the fewest broken constraints is kept
         (``n_violated_`` tells how many).
     n_init : int, default=1
         Number of runs (k-means++ initialisation, random order); failed runs
         are discarded, the lowest within-cluster sum of squares is kept.
-    max_iter : int, default=100
-        Maximum number of assignment / update rounds per run.
-    tol : float, default=1e-4
-        Convergence threshold on the squared movement of the centres,
-        relative to the mean feature variance (as in ``KMeans``).
+    {max_iter}
     random_state : int, RandomState instance or None, default=None
         Seeds the initialisation and the assignment orders.
 
     Attributes
     ----------
-    labels_ : ndarray of shape (n_samples,)
-    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+    {labels}
     inertia_ : float
         Sum of squared distances of the points to their centres.
     objective_ : float
@@ -77,10 +65,7 @@ class COPKMeans(KMeansFamily):
         Cannot-links broken (always 0 unless ``on_infeasible="relax"``).
     n_iter_ : int
     n_features_in_ : int
-    scale_ : float
-        The power of two ``X`` was divided by to fit: 1.0 unless its
-        magnitude would overflow or underflow squared distances (see
-        :class:`~linkwise.cluster._base.KMeansFamily`).
+    {scale}
 
     Raises
     ------
@@ -89,8 +74,9 @@ class COPKMeans(KMeansFamily):
         put together.
     ValueError
         From ``fit`` with ``on_infeasible="raise"``, when no assignment to
-        ``n_clusters`` clusters honours every constraint (proved), or when
-        neither the greedy order nor the bounded search found one.
+        ``n_clusters`` clusters honours every constraint (proved), or when in
+        all ``n_init`` runs neither the greedy order nor the bounded search
+        found one (naming the point the greedy order could not place).
 
     References
     ----------
@@ -101,8 +87,7 @@ class COPKMeans(KMeansFamily):
     D. Brélaz. New methods to color the vertices of a graph. Communications
     of the ACM 22(4), 1979 (DSatur).
 
-    J. Švehla. Active semi-supervised clustering. Master's thesis, Czech
-    Technical University in Prague, 2018 (section 2.3.1).
+    {thesis} (section 2.3.1).
 
     Examples
     --------
@@ -115,32 +100,13 @@ class COPKMeans(KMeansFamily):
     """
 
     def __init__(self, n_clusters=8, *, on_infeasible="raise", n_init=1, max_iter=100, tol=1e-4, random_state=None):
-        self.n_clusters = n_clusters
+        super().__init__(n_clusters, n_init=n_init, max_iter=max_iter, tol=tol, random_state=random_state)
         self.on_infeasible = on_infeasible
-        self.n_init = n_init
-        self.max_iter = max_iter
-        self.tol = tol
-        self.random_state = random_state
 
     def _validate_extra(self):
         check_option(self.on_infeasible, "on_infeasible", self, ("raise", "relax"))
 
-    def fit(self, X, y=None, *, ml=None, cl=None):
-        """Cluster ``X`` so that every must-link pair shares a cluster and no cannot-link pair does.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : None
-            Ignored (scikit-learn convention).
-        ml, cl : array-like of shape (n_pairs, 2), optional
-            Row-index pairs that must (``ml``) or must not (``cl``) share a cluster.
-
-        Returns
-        -------
-        self : COPKMeans
-        """
-        X, rng, ml, cl = start_constrained(self, X, y, ml, cl)
+    def _fit(self, X, ml, cl, rng):
         n_groups, group = components(ml, X.shape[0])
         inside = np.flatnonzero(group[cl[:, 0]] == group[cl[:, 1]])
         if inside.size:
@@ -154,17 +120,13 @@ class COPKMeans(KMeansFamily):
         # cannot-links between must-link groups: the groups are the graph's nodes
         group_pairs = np.unique(np.sort(group[cl], axis=1), axis=0)
         graph = PairGraph(np.empty((0, 2), dtype=np.intp), group_pairs)
-        x_sq = np.einsum("ij,ij->i", X, X)
         failures = []
-        recolour = _Recolouring(graph)
-        best = self._best_run(lambda r: self._run(X, x_sq, group, n_groups, graph, recolour, failures, r), rng)
+        best = self._fit_runs(X, rng, self._run, group, n_groups, graph, _Recolouring(graph), failures)
         if best is None:
             raise self._infeasible_error(failures[0], group)
-        self._set_fitted(X, best)
         self.n_violated_ = int(best.state)
-        return self
 
-    def _run(self, X, x_sq, group, n_groups, graph, recolour, failures, rng):
+    def _run(self, X, x_sq, tol, rng, group, n_groups, graph, recolour, failures):
         k = self.n_clusters
         members = one_hot(group, n_groups)
         schedule = graph.schedule(k, rng)  # one order per run, as COP-k-means keeps the data order
@@ -205,7 +167,7 @@ class COPKMeans(KMeansFamily):
             return group_labels[group]
 
         centers = kmeans_plusplus(X, x_sq, k, rng)
-        result = lloyd(assign, mean_update(X), centers, self.max_iter, self._tol(X))
+        result = lloyd(assign, mean_update(X), centers, self.max_iter, tol)
         if result is None:
             return None
         labels, centers, n_iter = result
@@ -249,10 +211,7 @@ class _Recolouring:
         self._parts = {}  # component -> (nodes, neighbours in local ids)
 
     def __call__(self, node_labels, bad_nodes, node_cost):
-        """Recolour (in place) the components holding ``bad_nodes``; return a component's nodes if it is impossible.
-
-        Raises :class:`SearchGaveUp` when the search of a component runs out of steps.
-        """
+        """Recolour the components holding ``bad_nodes`` in place; the nodes of an impossible one, or None."""
         if self._adjacency is None:
             g = self._graph
             shape = (g.n_nodes, g.n_nodes)

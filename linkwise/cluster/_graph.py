@@ -1,29 +1,16 @@
-"""Pairwise constraints as a sparse graph, and what the clusterers do with it.
+"""Pairwise constraints as a graph over the constrained points, and what the k-means family does with it.
 
-Three things the constrained k-means family shares:
-
-* :class:`PairGraph`: the constraints over the *constrained points only*
-  (nodes), as directed edges (each pair in both directions) with a
-  CSR-like grouping, so that a point's penalty needs only its own edges;
-* :class:`Schedule`: passes of iterated conditional modes (ICM), the
-  order-dependent greedy assignment of PCKMeans / MPCKMeans / COPKMeans, in a
-  random order, vectorised without changing its result (see there);
-* :func:`neighbourhood_centers`: the initialisation from the must-link
-  neighbourhoods (Basu et al. 2004; Bilenko et al. 2004).
+:class:`PairGraph` holds the pairs as directed edges; :class:`Schedule` runs
+passes of iterated conditional modes (the order-dependent greedy assignment of
+PCKMeans / MPCKMeans / COPKMeans) vectorised without changing their result;
+:func:`neighbourhood_centers` initialises from the must-link neighbourhoods
+(Basu et al. 2004; Bilenko et al. 2004).
 """
 
 import numpy as np
 
-from linkwise._validation import check_y_ignored, owner_name
-from linkwise.cluster._base import kmeans_plusplus, one_hot, start
-from linkwise.graph import check_constraints, components
-
-
-def start_constrained(estimator, X, y, ml, cl):
-    """The checks every ``fit(X, y=None, *, ml, cl)`` starts with; returns ``(X, rng, ml, cl)``."""
-    check_y_ignored(y, estimator)
-    X, rng = start(estimator, X)
-    return (X, rng, *check_constraints(ml, cl, X.shape[0], f"{owner_name(estimator)}.fit"))
+from linkwise.cluster._base import kmeans_plusplus, one_hot
+from linkwise.graph import components
 
 
 class PairGraph:
@@ -69,15 +56,12 @@ class PairGraph:
         return Schedule(self, self._batches(rng), n_clusters)
 
     def _batches(self, rng):
-        """Split the nodes, taken in a random order, into batches that can move at once.
+        """Split the nodes, in a random order, into batches that can move at once.
 
-        A node's batch is one more than the latest batch among its neighbours
-        that come *earlier* in the order (the longest chain of earlier
-        neighbours). No two neighbours share a batch, and every earlier
-        neighbour of a node is in an earlier batch, so updating the batches one
-        after another, each all at once, gives exactly the sequential result
-        for that order. On sparse constraint graphs there are only a handful
-        of batches.
+        A node's batch is one more than the latest among its *earlier*
+        neighbours, so no two neighbours share a batch and moving the batches
+        one after another gives exactly the sequential result for that order
+        (a handful of batches on sparse graphs).
         """
         rank = rng.permutation(self.n_nodes)
         forward = rank[self.src] < rank[self.dst]
@@ -100,16 +84,10 @@ class Schedule:
     """One random order of the constrained points, prepared for repeated ICM passes.
 
     Iterated conditional modes (ICM) visits the points one at a time, each
-    taking the cluster that is cheapest given the current labels of its
-    constraint neighbours. The order is drawn once per run (as in
-    COP-k-means, which keeps one order); the batches of
-    :meth:`PairGraph._batches` make each pass a handful of vectorised steps
-    whose result is exactly that of the one-at-a-time pass.
-
-    Attributes
-    ----------
-    batch : ndarray of int, shape (n_nodes,)
-        The step in which each node moves.
+    taking the cluster cheapest given its constraint neighbours' labels. The
+    order is drawn once per run (COP-k-means keeps one order); ``batch`` (the
+    step in which each node moves, see :meth:`PairGraph._batches`) makes a
+    pass a handful of vectorised steps.
     """
 
     def __init__(self, graph, batch, n_clusters):
@@ -136,19 +114,11 @@ class Schedule:
             self._steps.append((nodes, edges, graph.dst[edges], cells))
 
     def sweep(self, base_cost, labels, edge_cost):
-        """One ICM pass; ``labels`` (of the nodes) is updated in place and returned.
+        """One ICM pass from the nodes' ``labels`` (-1: not placed yet), updated in place and returned.
 
-        Parameters
-        ----------
-        base_cost : ndarray of shape (n_nodes, n_clusters)
-            Each node's cost per cluster, constraints aside.
-        labels : ndarray of int, shape (n_nodes,)
-            Current labels of the nodes (-1: not placed yet, which the
-            ``edge_cost`` of COPKMeans reads as imposing nothing).
-        edge_cost : callable
-            ``edge_cost(edges, neighbour_labels)`` gives the
-            ``(len(edges), n_clusters)`` cost that each directed edge adds to
-            its source node for each cluster, given the neighbour's label.
+        ``base_cost`` is each node's ``(n_nodes, n_clusters)`` cost without
+        constraints; ``edge_cost(edges, neighbour_labels)`` the
+        ``(len(edges), n_clusters)`` cost each directed edge adds to its source.
         """
         k = self.n_clusters
         for nodes, edges, neighbours, cells in self._steps:
@@ -168,11 +138,7 @@ class Schedule:
 
 
 def weighted_farthest_first(points, weights, n_select):
-    """Indices of ``n_select`` points by farthest-first traversal, distances scaled by weight.
-
-    Starts from the heaviest point; each next point maximises its weight
-    times its distance to the nearest point already chosen.
-    """
+    """``n_select`` points by farthest-first traversal from the heaviest, each next maximising weight times distance."""
     chosen = [int(np.argmax(weights))]
     dist = np.linalg.norm(points - points[chosen[0]], axis=1)
     score = weights * dist
@@ -186,21 +152,13 @@ def weighted_farthest_first(points, weights, n_select):
 
 
 def neighbourhood_centers(graph, X, x_sq, n_clusters, rng, *, cannot_link_seed):
-    """Initial centres from the must-link neighbourhoods.
+    """Initial centres from the must-link neighbourhoods (must-link components of two or more points).
 
-    The neighbourhoods are the components of the must-link closure with at
-    least two points. With at least ``n_clusters`` of them, their centroids
-    are chosen by weighted farthest-first traversal (weights = sizes, as in
-    Bilenko et al. 2004). With fewer, every neighbourhood centroid is used;
-    with ``cannot_link_seed`` (PCKMeans, Basu et al. 2004) a point outside
-    them that is cannot-linked to all of them becomes the next centre; the
-    remaining centres are completed by k-means++ (the papers perturb the
-    global mean instead; k-means++ makes the unconstrained case match
-    KMeans).
-
-    Returns
-    -------
-    centers : ndarray of shape (n_clusters, n_features)
+    With at least ``n_clusters`` of them, their centroids by weighted
+    farthest-first traversal (weights = sizes, Bilenko et al. 2004); with
+    fewer, all of them, then with ``cannot_link_seed`` (PCKMeans, Basu et al.
+    2004) a point cannot-linked to all of them, then k-means++ (the papers
+    perturb the global mean; k-means++ makes the unconstrained case KMeans).
     """
     n_comp, comp = components(graph.pair_nodes[graph.is_ml], graph.n_nodes)  # must-link component of each node
     sizes = np.bincount(comp, minlength=n_comp)

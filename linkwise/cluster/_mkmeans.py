@@ -5,8 +5,7 @@ from scipy.optimize import minimize
 from sklearn.cluster import KMeans
 
 from linkwise._validation import check_option
-from linkwise.cluster._base import KMeansFamily, _Run, sq_distances, update_centers
-from linkwise.cluster._graph import start_constrained
+from linkwise.cluster._base import PairwiseKMeans, _Run, sq_distances, update_centers
 
 # Directions no must-link pins down would grow without bound; the must-link
 # scatter gets this fraction of its mean diagonal added to keep them finite.
@@ -27,14 +26,12 @@ def learn_metric(X, ml, cl, *, full, rng):
     """The linear map ``L`` (``A = L^T L``) of Xing et al.'s metric.
 
     Minimises ``sum_ML ||x - y||_A^2 - log sum_CL ||x - y||_A`` over
-    ``A >= 0`` (diagonal: ``A = diag(a)``, ``a >= 0``; full: ``A = L^T L``)
-    with L-BFGS. This is the papers' problem with its constraint folded in:
-    the minimiser is a multiple of theirs, which k-means does not notice.
-    Without must-links there is nothing to learn and ``L`` is the identity;
-    the same when the must-linked rows coincide (their scatter is 0, or
-    negligible next to the data's spread): such links carry no information
-    about the metric, and the problem would have no minimum. Without
-    cannot-links, random pairs that are not must-linked stand in.
+    ``A >= 0`` (diagonal or ``L^T L``) with L-BFGS: the papers' problem with
+    its constraint folded in, whose minimiser is a multiple of theirs (which
+    k-means does not notice). ``L`` is the identity without must-links or
+    when the must-linked rows (nearly) coincide: they say nothing about the
+    metric and the problem would have no minimum. Without cannot-links,
+    random pairs not must-linked stand in.
     """
     d = X.shape[1]
     if len(ml) == 0:
@@ -77,7 +74,7 @@ def learn_metric(X, ml, cl, *, full, rng):
     return np.diag(np.sqrt(res.x))
 
 
-class MKMeans(KMeansFamily):
+class MKMeans(PairwiseKMeans):
     """Metric k-means: learn a distance from the constraints, then cluster with k-means.
 
     A Mahalanobis metric ``||x - y||_A`` is learned from the constraints
@@ -88,8 +85,7 @@ class MKMeans(KMeansFamily):
 
     Parameters
     ----------
-    n_clusters : int, default=8
-        Number of clusters.
+    {n_clusters}
     metric : {"diagonal", "full"}, default="diagonal"
         Learn feature weights (diagonal ``A``) or a full matrix.
     n_init : int, default=1
@@ -116,10 +112,7 @@ class MKMeans(KMeansFamily):
         Sum of squared Euclidean distances of the points to their centres.
     n_iter_ : int
     n_features_in_ : int
-    scale_ : float
-        The power of two ``X`` was divided by to fit: 1.0 unless its
-        magnitude would overflow or underflow squared distances (see
-        :class:`~linkwise.cluster._base.KMeansFamily`).
+    {scale}
 
     References
     ----------
@@ -127,8 +120,7 @@ class MKMeans(KMeansFamily):
     learning, with application to clustering with side-information. Advances
     in Neural Information Processing Systems (NIPS), 2003.
 
-    J. Švehla. Active semi-supervised clustering. Master's thesis, Czech
-    Technical University in Prague, 2018 (section 2.3.2).
+    {thesis} (section 2.3.2).
 
     Examples
     --------
@@ -142,32 +134,13 @@ class MKMeans(KMeansFamily):
     """
 
     def __init__(self, n_clusters=8, *, metric="diagonal", n_init=1, max_iter=100, tol=1e-4, random_state=None):
-        self.n_clusters = n_clusters
+        super().__init__(n_clusters, n_init=n_init, max_iter=max_iter, tol=tol, random_state=random_state)
         self.metric = metric
-        self.n_init = n_init
-        self.max_iter = max_iter
-        self.tol = tol
-        self.random_state = random_state
 
     def _validate_extra(self):
         check_option(self.metric, "metric", self, ("diagonal", "full"))
 
-    def fit(self, X, y=None, *, ml=None, cl=None):
-        """Learn the metric from ``ml`` / ``cl`` and cluster ``X`` with it.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : None
-            Ignored (scikit-learn convention).
-        ml, cl : array-like of shape (n_pairs, 2), optional
-            Row-index pairs that should (``ml``) or should not (``cl``) share a cluster.
-
-        Returns
-        -------
-        self : MKMeans
-        """
-        X, rng, ml, cl = start_constrained(self, X, y, ml, cl)
+    def _fit(self, X, ml, cl, rng):
         L = learn_metric(X, ml, cl, full=self.metric == "full", rng=rng)
         km = KMeans(
             self.n_clusters, n_init=self.n_init, max_iter=self.max_iter, tol=self.tol, random_state=rng
@@ -177,7 +150,6 @@ class MKMeans(KMeansFamily):
         self._set_fitted(X, _Run(labels, centers, float(km.inertia_), int(km.n_iter_)))
         self.components_ = L
         self.metric_ = L.T @ L
-        return self
 
     def _point_costs(self, X, centers):
         Z = X @ self.components_.T

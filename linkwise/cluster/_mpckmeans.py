@@ -3,8 +3,8 @@
 import numpy as np
 
 from linkwise._validation import check_option, check_scalar
-from linkwise.cluster._base import KMeansFamily, _Run, lloyd, update_centers
-from linkwise.cluster._graph import PairGraph, neighbourhood_centers, start_constrained
+from linkwise.cluster._base import PairwiseKMeans, _Run, lloyd, update_centers
+from linkwise.cluster._graph import PairGraph, neighbourhood_centers
 
 # A singular scatter S gets this fraction of its trace added to its diagonal
 # before A = |X_k| S^-1 (the regularisation of the thesis, after Bilenko et al.).
@@ -12,20 +12,16 @@ _RIDGE = 1e-3
 
 
 class _Metrics:
-    """The matrices A of MPCKMeans: one per cluster or one shared, diagonal or full.
+    """The matrices A of MPCKMeans, ``values`` ``(n_matrices, d)`` (diagonals) or ``(n_matrices, d, d)``.
 
-    ``values`` is ``(n_matrices, d)`` (diagonals) or ``(n_matrices, d, d)``;
-    ``group[k]`` is the matrix cluster ``k`` uses.
+    ``group[k]`` is the matrix cluster ``k`` uses (one per cluster or one shared).
     """
 
     def __init__(self, values, group):
         self.values = values
         self.group = group
         self.full = values.ndim == 3
-        if self.full:
-            self.logdet = np.linalg.slogdet(values)[1]
-        else:
-            self.logdet = np.log(values).sum(axis=1)
+        self.logdet = np.linalg.slogdet(values)[1] if self.full else np.log(values).sum(axis=1)
 
     @classmethod
     def identity(cls, n_features, n_clusters, *, full, shared):
@@ -34,19 +30,16 @@ class _Metrics:
         group = np.zeros(n_clusters, dtype=np.intp) if shared else np.arange(n_clusters)
         return cls(values, group)
 
-    def _per_cluster(self):
-        return self.values[self.group]
-
     def sq_norms(self, V):
         """``||v||^2_{A_k}`` for each row of ``V`` and cluster ``k``: ``(len(V), n_clusters)``."""
-        A = self._per_cluster()
+        A = self.values[self.group]
         if self.full:
             return np.einsum("md,kde,me->mk", V, A, V, optimize=True)
         return (V * V) @ A.T
 
     def point_costs(self, X, centers):
         """``||x - mu_k||^2_{A_k} - log det A_k``: ``(n_samples, n_clusters)``."""
-        A = self._per_cluster()
+        A = self.values[self.group]
         if self.full:
             d = np.stack([np.einsum("ij,ij->i", (X - c) @ a, X - c) for c, a in zip(centers, A)], axis=1)
         else:
@@ -60,27 +53,19 @@ class _Metrics:
     def updated(self, blocks, sizes, *, shared):
         """New metrics ``A = size * S^-1`` from the scatter ``blocks`` S (one per cluster).
 
-        S is projected onto the positive semidefinite cone (negative
-        eigenvalues clipped to 0) and, if singular, regularised by a fraction
-        of its trace. A matrix whose cluster is empty (or whose scatter is 0)
-        keeps its old value.
+        S is projected onto the positive semidefinite cone and regularised when singular; an
+        empty cluster (or a zero scatter) keeps its old matrix.
         """
         if shared:
             blocks, sizes = blocks.sum(axis=0, keepdims=True), sizes.sum(keepdims=True)
-        if self.full:
-            eigval, eigvec = np.linalg.eigh(blocks)
-        else:
-            eigval = blocks
+        eigval, eigvec = np.linalg.eigh(blocks) if self.full else (blocks, None)
         eigval = np.maximum(eigval, 0.0)
         trace = eigval.sum(axis=1, keepdims=True)
         singular = eigval.min(axis=1, keepdims=True) < _RIDGE * trace
         eigval = eigval + np.where(singular, _RIDGE * trace, 0.0)
         keep = (sizes == 0) | (trace[:, 0] <= 0)
         inverse = np.divide(sizes[:, None], eigval, out=np.ones_like(eigval), where=~keep[:, None])
-        if self.full:
-            values = np.einsum("gij,gj,gkj->gik", eigvec, inverse, eigvec)
-        else:
-            values = inverse
+        values = np.einsum("gij,gj,gkj->gik", eigvec, inverse, eigvec) if self.full else inverse
         values[keep] = self.values[keep]
         return _Metrics(values, self.group)
 
@@ -98,60 +83,43 @@ class _Metrics:
         return out
 
 
-class MPCKMeans(KMeansFamily):
+class MPCKMeans(PairwiseKMeans):
     """Metric pairwise constrained k-means: soft constraints and learned distances.
 
     Clusters are measured with learned Mahalanobis metrics
     ``||x - mu||^2_A`` (one per cluster or one shared, diagonal or full). A
     broken must-link costs ``w`` times the pair's mean squared distance under
     the two clusters' metrics (splitting far-apart points is a sign of a bad
-    metric); a broken cannot-link costs ``w_bar`` times how much shorter the
-    pair is than the data's bounding-box diagonal under the cluster's metric
-    (joining close points is worse). Centres start from the must-link
-    neighbourhoods (weighted farthest-first traversal when there are at
-    least ``n_clusters`` of them, k-means++ completion when fewer) with
-    Euclidean metrics. Each round assigns the points (constrained ones one at
-    a time, in a random order drawn once per run, starting from their
-    nearest-centre labels; the others all at once), then updates
-    the centres and sets each ``A = |cluster| * S^-1``, where ``S`` is the
-    cluster's scatter plus the outer products of its broken constraints,
-    projected onto the positive semidefinite cone and regularised when
-    singular. Contradictory constraints are tolerated.
+    metric); a broken cannot-link ``w_bar`` times how much shorter the pair
+    is than the data's bounding-box diagonal (joining close points is worse).
+    Centres start as in :class:`PCKMeans` but for its cannot-linked seed
+    point, with Euclidean metrics. Each round assigns the points as PCKMeans
+    does, then updates the centres and sets each ``A = |cluster| * S^-1``,
+    ``S`` the cluster's scatter plus the outer products of its broken
+    constraints, projected onto the positive semidefinite cone and
+    regularised when singular. Contradictory constraints are tolerated.
 
     Parameters
     ----------
-    n_clusters : int, default=8
-        Number of clusters.
+    {n_clusters}
     metric : {"diagonal", "full"}, default="diagonal"
         Learn diagonal matrices (feature weights) or full ones.
     shared_metric : bool, default=True
         One metric for all clusters (True) or one per cluster (False).
     w : float, default=0.5
-        Weight of must-link violations. A broken must-link costs ``w``
-        times the pair's squared distance, about twice what a point costs
-        on average, so the default makes one broken must-link weigh about
-        as much as one point.
+        Weight of must-link violations: ``w`` times the pair's squared
+        distance, about twice a point's average cost, so by default one
+        broken must-link weighs about as much as one point.
     w_bar : float, default=0.03
-        Weight of cannot-link violations. Much lower than ``w`` because a
-        broken cannot-link is measured from the largest squared distance
-        in the data, tens of times a typical pair's; with ``w_bar = w`` the
-        cannot-links act as nearly hard and runs stick in poor local
+        Weight of cannot-link violations, measured from the largest squared
+        distance in the data (tens of times a typical pair's): with
+        ``w_bar = w`` they act as nearly hard and runs stick in poor local
         minima (see ``benchmarks/results/kmeans_family.md``).
-    n_init : int, default=1
-        Number of runs (each with its own visiting order and k-means++
-        completion); the lowest objective is kept.
-    max_iter : int, default=100
-        Maximum number of rounds per run.
-    tol : float, default=1e-4
-        Convergence threshold on the squared movement of the centres,
-        relative to the mean feature variance (as in ``KMeans``).
-    random_state : int, RandomState instance or None, default=None
-        Seeds the initialisation and the assignment order.
+    {runs}
 
     Attributes
     ----------
-    labels_ : ndarray of shape (n_samples,)
-    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+    {labels}
     metrics_ : ndarray of shape (n_metrics, n_features, n_features)
         The learned matrices A (``n_metrics`` is 1 with ``shared_metric``,
         else ``n_clusters``; cluster ``k`` uses ``metrics_[k]``).
@@ -162,10 +130,7 @@ class MPCKMeans(KMeansFamily):
         Sum of squared Euclidean distances of the points to their centres.
     n_iter_ : int
     n_features_in_ : int
-    scale_ : float
-        The power of two ``X`` was divided by to fit: 1.0 unless its
-        magnitude would overflow or underflow squared distances (see
-        :class:`~linkwise.cluster._base.KMeansFamily`).
+    {scale}
 
     Notes
     -----
@@ -180,8 +145,7 @@ class MPCKMeans(KMeansFamily):
     learning in semi-supervised clustering. International Conference on
     Machine Learning (ICML), 2004.
 
-    J. Švehla. Active semi-supervised clustering. Master's thesis, Czech
-    Technical University in Prague, 2018 (section 2.3.3).
+    {thesis} (section 2.3.3).
 
     Examples
     --------
@@ -206,15 +170,8 @@ class MPCKMeans(KMeansFamily):
         tol=1e-4,
         random_state=None,
     ):
-        self.n_clusters = n_clusters
-        self.metric = metric
-        self.shared_metric = shared_metric
-        self.w = w
-        self.w_bar = w_bar
-        self.n_init = n_init
-        self.max_iter = max_iter
-        self.tol = tol
-        self.random_state = random_state
+        super().__init__(n_clusters, n_init=n_init, max_iter=max_iter, tol=tol, random_state=random_state)
+        self.metric, self.shared_metric, self.w, self.w_bar = metric, shared_metric, w, w_bar
 
     def _validate_extra(self):
         check_option(self.metric, "metric", self, ("diagonal", "full"))
@@ -222,35 +179,15 @@ class MPCKMeans(KMeansFamily):
         check_scalar(self.w, "w", self, kind="float", low=0.0)
         check_scalar(self.w_bar, "w_bar", self, kind="float", low=0.0)
 
-    def fit(self, X, y=None, *, ml=None, cl=None):
-        """Cluster ``X`` and learn its metrics under must-links ``ml`` and cannot-links ``cl``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : None
-            Ignored (scikit-learn convention).
-        ml, cl : array-like of shape (n_pairs, 2), optional
-            Row-index pairs that should (``ml``) or should not (``cl``) share a cluster.
-
-        Returns
-        -------
-        self : MPCKMeans
-        """
-        X, rng, ml, cl = start_constrained(self, X, y, ml, cl)
-        graph = PairGraph(ml, cl)
-        tol = self._tol(X)
-        best = self._best_run(lambda r: self._run(X, graph, tol, r), rng)
-        self._set_fitted(X, best)
-        self._metric = best.state
-        values = best.state.values
+    def _fit(self, X, ml, cl, rng):
+        self._metric = self._fit_runs(X, rng, self._run, PairGraph(ml, cl)).state
+        values = self._metric.values
         self.metrics_ = values.copy() if values.ndim == 3 else np.stack([np.diag(v) for v in values])
-        return self
 
     def _point_costs(self, X, centers):
         return self._metric.point_costs(X, centers)
 
-    def _run(self, X, graph, tol, rng):
+    def _run(self, X, x_sq, tol, rng, graph):
         k, w, w_bar = self.n_clusters, float(self.w), float(self.w_bar)
         metrics = _Metrics.identity(X.shape[1], k, full=self.metric == "full", shared=self.shared_metric)
         delta = X[graph.pairs[:, 0]] - X[graph.pairs[:, 1]]
@@ -297,7 +234,7 @@ class MPCKMeans(KMeansFamily):
             metrics = metrics.updated(blocks, np.bincount(labels, minlength=k), shared=self.shared_metric)
             return centers
 
-        centers = neighbourhood_centers(graph, X, np.einsum("ij,ij->i", X, X), k, rng, cannot_link_seed=False)
+        centers = neighbourhood_centers(graph, X, x_sq, k, rng, cannot_link_seed=False)
         labels, centers, n_iter = lloyd(assign, update, centers, self.max_iter, tol)
         point_cost = metrics.point_costs(X, centers)[np.arange(X.shape[0]), labels].sum()
         dist, slack = pair_costs(metrics)
@@ -305,9 +242,6 @@ class MPCKMeans(KMeansFamily):
         rows = np.arange(a.size)
         ml_cost = 0.5 * w * (dist[rows, a] + dist[rows, b])
         broken = graph.violated(labels)
-        objective = (
-            point_cost
-            + ml_cost[broken & graph.is_ml].sum()
-            + w_bar * slack[rows, a][broken & ~graph.is_ml].sum()
-        )
+        cl_cost = w_bar * slack[rows, a][broken & ~graph.is_ml].sum()
+        objective = point_cost + ml_cost[broken & graph.is_ml].sum() + cl_cost
         return _Run(labels, centers, float(objective), n_iter, state=metrics)

@@ -3,52 +3,39 @@
 import numpy as np
 
 from linkwise._validation import check_scalar
-from linkwise.cluster._base import KMeansFamily, _Run, inertia, lloyd, mean_update, sq_distances
-from linkwise.cluster._graph import PairGraph, neighbourhood_centers, start_constrained
+from linkwise.cluster._base import PairwiseKMeans, _Run, inertia, lloyd, mean_update, sq_distances
+from linkwise.cluster._graph import PairGraph, neighbourhood_centers
 
 
-class PCKMeans(KMeansFamily):
+class PCKMeans(PairwiseKMeans):
     """Pairwise constrained k-means: constraints may be broken, at a price.
 
     Minimises half the within-cluster sum of squares plus ``w`` for every
     given must-link split across clusters and ``w_bar`` for every given
     cannot-link kept inside one. Centres start from the must-link
     neighbourhoods: with at least ``n_clusters`` of them, a weighted
-    farthest-first traversal of their centroids (Basu et al. take the
-    largest ones; the traversal, from the MPCKMeans paper, is more robust:
-    mean ARI .84 instead of .77 on iris, 200 random constraints, 20 draws); with
-    fewer, all of them, then a point cannot-linked to every neighbourhood,
-    then k-means++. Each assignment step visits the constrained points one
-    at a time in a random order drawn once per run (iterated conditional
-    modes), starting from their nearest-centre labels; the points without
-    constraints go to their nearest centre all at once. Contradictory
-    constraints are tolerated: they just cost something whatever the
-    clustering.
+    farthest-first traversal of their centroids (from the MPCKMeans paper;
+    Basu et al.'s largest ones gave mean ARI .77 instead of .84 on iris, 200
+    random constraints, 20 draws); with fewer, all of them, then a point
+    cannot-linked to every neighbourhood, then k-means++. Each assignment
+    step visits the constrained points one at a time in a random order drawn
+    once per run (iterated conditional modes), from their nearest-centre
+    labels; the others go to their nearest centre at once. Contradictory
+    constraints are tolerated: they cost something whatever the clustering.
 
     Parameters
     ----------
-    n_clusters : int, default=8
-        Number of clusters.
+    {n_clusters}
     w : float, default=1.0
         Cost of breaking one must-link (``0`` uses the constraints only to
         initialise, a large value makes them practically hard).
     w_bar : float, default=1.0
         Cost of breaking one cannot-link.
-    n_init : int, default=1
-        Number of runs (each with its own visiting order and k-means++
-        completion); the one with the lowest objective is kept.
-    max_iter : int, default=100
-        Maximum number of assignment / update rounds per run.
-    tol : float, default=1e-4
-        Convergence threshold on the squared movement of the centres,
-        relative to the mean feature variance (as in ``KMeans``).
-    random_state : int, RandomState instance or None, default=None
-        Seeds the initialisation and the assignment order.
+    {runs}
 
     Attributes
     ----------
-    labels_ : ndarray of shape (n_samples,)
-    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+    {labels}
     objective_ : float
         Final value of the objective (half the sum of squared distances plus
         the violation costs).
@@ -57,10 +44,7 @@ class PCKMeans(KMeansFamily):
     n_iter_ : int
         Rounds run by the kept run.
     n_features_in_ : int
-    scale_ : float
-        The power of two ``X`` was divided by to fit: 1.0 unless its
-        magnitude would overflow or underflow squared distances (see
-        :class:`~linkwise.cluster._base.KMeansFamily`).
+    {scale}
 
     Notes
     -----
@@ -81,8 +65,7 @@ class PCKMeans(KMeansFamily):
     pairwise constrained clustering. SIAM International Conference on Data
     Mining (SDM), 2004.
 
-    J. Švehla. Active semi-supervised clustering. Master's thesis, Czech
-    Technical University in Prague, 2018 (section 2.3.1).
+    {thesis} (section 2.3.1).
 
     Examples
     --------
@@ -95,41 +78,17 @@ class PCKMeans(KMeansFamily):
     """
 
     def __init__(self, n_clusters=8, *, w=1.0, w_bar=1.0, n_init=1, max_iter=100, tol=1e-4, random_state=None):
-        self.n_clusters = n_clusters
-        self.w = w
-        self.w_bar = w_bar
-        self.n_init = n_init
-        self.max_iter = max_iter
-        self.tol = tol
-        self.random_state = random_state
+        super().__init__(n_clusters, n_init=n_init, max_iter=max_iter, tol=tol, random_state=random_state)
+        self.w, self.w_bar = w, w_bar
 
     def _validate_extra(self):
         check_scalar(self.w, "w", self, kind="float", low=0.0)
         check_scalar(self.w_bar, "w_bar", self, kind="float", low=0.0)
 
-    def fit(self, X, y=None, *, ml=None, cl=None):
-        """Cluster ``X`` under must-link pairs ``ml`` and cannot-link pairs ``cl``.
+    def _fit(self, X, ml, cl, rng):
+        self._fit_runs(X, rng, self._run, PairGraph(ml, cl))
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : None
-            Ignored (scikit-learn convention).
-        ml, cl : array-like of shape (n_pairs, 2), optional
-            Row-index pairs that should (``ml``) or should not (``cl``) share a cluster.
-
-        Returns
-        -------
-        self : PCKMeans
-        """
-        X, rng, ml, cl = start_constrained(self, X, y, ml, cl)
-        graph = PairGraph(ml, cl)
-        x_sq = np.einsum("ij,ij->i", X, X)
-        tol = self._tol(X)
-        self._set_fitted(X, self._best_run(lambda r: self._run(X, x_sq, graph, tol, r), rng))
-        return self
-
-    def _run(self, X, x_sq, graph, tol, rng):
+    def _run(self, X, x_sq, tol, rng, graph):
         k, w, w_bar = self.n_clusters, float(self.w), float(self.w_bar)
         edge_is_ml = graph.is_ml[graph.edge_pair]
         schedule = graph.schedule(k, rng)

@@ -13,26 +13,37 @@ from linkwise.cluster._base import (
     lloyd,
     mean_update,
     sq_distances,
-    start,
     update_centers,
 )
 from linkwise.exceptions import InvalidParameterError
+
+
+_PARAMETERS = """{n_clusters}
+    n_init : int, default=1
+        Number of runs (they differ only in how unseeded clusters start);
+        the lowest within-cluster sum of squares is kept.
+    {max_iter}
+    random_state : int, RandomState instance or None, default=None
+        Seeds the k-means++ completion."""
+_REFERENCES = """References
+    ----------
+    S. Basu, A. Banerjee and R. J. Mooney. Semi-supervised clustering by
+    seeding. International Conference on Machine Learning (ICML), 2002.
+
+    {thesis} (section 2.2)."""
 
 
 def _check_seeds(y, n_samples, n_clusters, owner):
     """Validate partial labels: ints in ``[-1, n_clusters)``, -1 = unlabeled, one per row."""
     if y is None:
         return np.full(n_samples, -1, dtype=np.intp)
-    arr = np.asarray(y)
-    where = f"The 'y' argument of {owner_name(owner)}.fit"
+    arr, where = np.asarray(y), f"The 'y' argument of {owner_name(owner)}.fit"
     if arr.ndim != 1 or arr.shape[0] != n_samples:
         raise InvalidParameterError(
             f"{where} must be a 1-D array with one label per row of X ({n_samples}), got shape {arr.shape}."
         )
-    integral = arr.dtype.kind in "iu" or (
-        arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))
-    )
-    if not integral and not all(isinstance(v, numbers.Integral) for v in arr.tolist()):
+    whole = arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))
+    if not (arr.dtype.kind in "iu" or whole or all(isinstance(v, numbers.Integral) for v in arr.tolist())):
         raise InvalidParameterError(
             f"{where} must hold integer cluster labels (-1 for unlabeled rows), got dtype {arr.dtype}."
         )
@@ -55,45 +66,22 @@ class SeededKMeans(KMeansFamily):
 
     Parameters
     ----------
-    n_clusters : int, default=8
-        Number of clusters.
-    n_init : int, default=1
-        Number of runs (they differ only in how unseeded clusters start);
-        the lowest within-cluster sum of squares is kept.
-    max_iter : int, default=100
-        Maximum number of assignment / update rounds per run.
-    tol : float, default=1e-4
-        Convergence threshold on the squared movement of the centres,
-        relative to the mean feature variance (as in ``KMeans``).
-    random_state : int, RandomState instance or None, default=None
-        Seeds the k-means++ completion.
+    {seeded_parameters}
 
     Attributes
     ----------
-    labels_ : ndarray of shape (n_samples,)
-    cluster_centers_ : ndarray of shape (n_clusters, n_features)
-    inertia_ : float
-        Sum of squared distances of the points to their centres.
-    objective_ : float
-        The same (what is minimised).
+    {labels}
+    inertia_, objective_ : float
+        Sum of squared distances of the points to their centres (what is minimised).
     n_iter_ : int
     n_features_in_ : int
-    scale_ : float
-        The power of two ``X`` was divided by to fit: 1.0 unless its
-        magnitude would overflow or underflow squared distances (see
-        :class:`~linkwise.cluster._base.KMeansFamily`).
+    {scale}
 
     See Also
     --------
     ConstrainedKMeans : keeps the seeds in their clusters throughout.
 
-    References
-    ----------
-    S. Basu, A. Banerjee and R. J. Mooney. Semi-supervised clustering by
-    seeding. International Conference on Machine Learning (ICML), 2002.
-
-    J. Švehla. Active semi-supervised clustering. Master's thesis, Czech
-    Technical University in Prague, 2018 (section 2.2).
+    {references}
 
     Examples
     --------
@@ -105,13 +93,7 @@ class SeededKMeans(KMeansFamily):
     """
 
     _keep_seeds = False
-
-    def __init__(self, n_clusters=8, *, n_init=1, max_iter=100, tol=1e-4, random_state=None):
-        self.n_clusters = n_clusters
-        self.n_init = n_init
-        self.max_iter = max_iter
-        self.tol = tol
-        self.random_state = random_state
+    _doc_parts = {"{seeded_parameters}": _PARAMETERS, "{references}": _REFERENCES}
 
     def fit(self, X, y=None):
         """Cluster ``X`` from partial labels ``y``.
@@ -127,23 +109,17 @@ class SeededKMeans(KMeansFamily):
         -------
         self
         """
-        X, rng = start(self, X)
-        seeds = _check_seeds(y, X.shape[0], self.n_clusters, self)
-        x_sq = np.einsum("ij,ij->i", X, X)
-        tol = self._tol(X)
-        self._set_fitted(X, self._best_run(lambda r: self._run(X, x_sq, seeds, tol, r), rng))
+        X, rng = self._start(X)
+        self._fit_runs(X, rng, self._run, _check_seeds(y, X.shape[0], self.n_clusters, self))
         return self
 
-    def _run(self, X, x_sq, seeds, tol, rng):
+    def _run(self, X, x_sq, tol, rng, seeds):
         k = self.n_clusters
         labelled = np.flatnonzero(seeds >= 0)
         seeded = np.unique(seeds[labelled])
         unseeded = np.setdiff1d(np.arange(k), seeded)
         start_centers = update_centers(X[labelled], seeds[labelled], np.zeros((k, X.shape[1])))[seeded]
-        completed = kmeans_plusplus(X, x_sq, k, rng, start_centers)
-        centers = np.empty_like(completed)
-        centers[seeded] = completed[: seeded.size]
-        centers[unseeded] = completed[seeded.size :]
+        centers = kmeans_plusplus(X, x_sq, k, rng, start_centers)[np.argsort(np.r_[seeded, unseeded])]
 
         def assign(centers):
             labels = np.argmin(sq_distances(X, x_sq, centers), axis=1)
@@ -165,51 +141,30 @@ class ConstrainedKMeans(SeededKMeans):
 
     Parameters
     ----------
-    n_clusters : int, default=8
-        Number of clusters.
-    n_init : int, default=1
-        Number of runs (they differ only in how unseeded clusters start);
-        the lowest within-cluster sum of squares is kept.
-    max_iter : int, default=100
-        Maximum number of assignment / update rounds per run.
-    tol : float, default=1e-4
-        Convergence threshold on the squared movement of the centres,
-        relative to the mean feature variance (as in ``KMeans``).
-    random_state : int, RandomState instance or None, default=None
-        Seeds the k-means++ completion.
+    {seeded_parameters}
 
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
         Equal to ``y`` on every labelled row.
     cluster_centers_ : ndarray of shape (n_clusters, n_features)
-    inertia_ : float
-    objective_ : float
+    inertia_, objective_ : float
     n_iter_ : int
     n_features_in_ : int
-    scale_ : float
-        The power of two ``X`` was divided by to fit: 1.0 unless its
-        magnitude would overflow or underflow squared distances (see
-        :class:`~linkwise.cluster._base.KMeansFamily`).
+    {scale}
 
     See Also
     --------
     SeededKMeans : uses the seeds only to start.
 
-    References
-    ----------
-    S. Basu, A. Banerjee and R. J. Mooney. Semi-supervised clustering by
-    seeding. International Conference on Machine Learning (ICML), 2002.
-
-    J. Švehla. Active semi-supervised clustering. Master's thesis, Czech
-    Technical University in Prague, 2018 (section 2.2).
+    {references}
 
     Examples
     --------
     >>> import numpy as np
-    >>> from linkwise import ConstrainedKMeans
-    >>> X = np.array([[0.0, 0.0], [0.1, 0.0], [0.0, 0.1], [5.0, 5.0], [5.1, 5.0], [5.0, 5.1]])
-    >>> ConstrainedKMeans(n_clusters=2).fit(X, [0, -1, -1, 1, -1, 0]).labels_.tolist()
+    >>> import linkwise as lw
+    >>> X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.2]])
+    >>> lw.ConstrainedKMeans(n_clusters=2).fit(X, [0, -1, -1, 1, -1, 0]).labels_.tolist()
     [0, 0, 0, 1, 1, 0]
     """
 

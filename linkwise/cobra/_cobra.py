@@ -53,6 +53,10 @@ class COBRA(SeriesMetric, SuperInstanceClustering):
         Optional budget; without it COBRA asks until nothing can be merged.
         When the budget runs out, the clustering of the merges so far is
         returned.
+    metric, window, cache
+        Time series distance, as for :class:`~linkwise.COBRAS` (``"dtw"``:
+        spectral clustering into super-instances, represented by medoids;
+        ``"kshape"``: k-Shape).
     random_state : int, RandomState instance or None, default=None
         Seeds K-means.
 

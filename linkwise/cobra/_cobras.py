@@ -48,6 +48,13 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
     max_queries : int or None, default=None
         The budget. Without it COBRAS asks until every queryable row is a
         super-instance of its own and nothing can be merged.
+    metric : {"euclidean", "dtw", "kshape"}, default="euclidean"
+        For time series, ``X`` of shape ``(n_series, length[, channels])``:
+        COBRAS-TS super-instances (:mod:`linkwise.cobra._metric`).
+    window : float in [0, 1], default=0.1
+        DTW's Sakoe-Chiba band, as a fraction of the series length.
+    cache : str or Path, optional
+        Folder keeping the series distance matrix for the next fit.
     random_state : int, RandomState instance or None, default=None
         Seeds every K-means split and the choice of half while descending.
 
@@ -302,7 +309,7 @@ def _cuts(X, rows, labels, separated, n_parts, space=None):
 
 
 def _apply_cuts(X, rows, labels, cuts, space=None):
-    """``labels`` of ``rows`` after the ``cuts`` of :func:`_cuts` (in place); nearer under ``space``'s metric if given."""
+    """``labels`` of ``rows`` after the ``cuts`` of :func:`_cuts` (in place); nearer by ``space.D`` if given."""
     for part, a, b, new in cuts:
         members = np.flatnonzero(labels == part)
         if space is not None:

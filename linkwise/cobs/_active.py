@@ -7,7 +7,7 @@ from linkwise._validation import check_scalar
 from linkwise.cobra import NoisyAnswers, RepairAttributes
 from linkwise.cobs._generate import candidates_for, check_common
 from linkwise.cobs._grid import FAMILIES
-from linkwise.cobs._select import agreement_matrix, best_candidate, refit, sample_rows
+from linkwise.cobs._select import agreement_matrix, best_candidate, refit, sample_rows, satisfied
 from linkwise.loop import ActiveEstimator
 
 __all__ = ["ActiveCOBS"]
@@ -52,33 +52,24 @@ def draw_pairs(rng, rows, n_code, size, seen):
 class ActiveCOBS(RepairAttributes, ActiveEstimator):
     """Active constraint-based selection (COBS with active constraint selection).
 
-    The candidate clusterings of :class:`~linkwise.COBS` form a committee.
-    Each clustering has a weight, 1 at first. From a random sample of
-    ``sample_size`` queryable pairs, the method asks the pair with the lowest
-    weighted agreement ``|sum of weights of clusterings that put the pair
-    together - sum of weights of those that separate it|``; clusterings that
-    predicted the answer have their weight multiplied by ``update_factor``,
-    the others divided by it. After every answer the clustering is the
-    candidate satisfying the most answers (ties: the one that agrees most
-    with the weighted committee, see :class:`~linkwise.COBS`), so the method
-    is anytime (``labels_history_``). When the sample is used up, a
-    new one is drawn from pairs not sampled before. Pairs whose answer follows
-    from earlier ones are answered by the constraint store for free and count
-    like asked ones. Contradicting answers (a noisy person) are kept and
-    simply counted, unless ``noise_probability`` is above 0: the answers are
-    then those of a belief (:class:`~linkwise.cobra.NoisyAnswers`, the
-    wrong-answer repair of :class:`~linkwise.NoiseRobustCOBRAS`) which checks
-    doubtful answers and settles contradictions with extra questions.
+    The candidate clusterings of :class:`~linkwise.COBS` form a committee,
+    each with a weight, 1 at first. From a random sample of ``sample_size``
+    queryable pairs (a new one, of pairs not sampled before, when it is used
+    up), the method asks the pair with the lowest weighted agreement ``|sum
+    of weights of clusterings that put the pair together - sum of weights of
+    those that separate it|``; clusterings that predicted the answer have
+    their weight multiplied by ``update_factor``, the others divided by it.
+    After every answer the clustering is the candidate satisfying the most
+    answers (ties: see :class:`~linkwise.COBS`), so the method is anytime
+    (``labels_history_``). Pairs whose answer follows from earlier ones are
+    answered by the constraint store for free and count like asked ones.
+    Contradicting answers (a noisy person) are simply counted, unless
+    ``noise_probability`` is above 0 (wrong-answer repair, below).
 
     Parameters
     ----------
-    algorithms : sequence of {"kmeans", "dbscan", "spectral"}, default=all three
-        Algorithm families to generate candidates with.
-    grid : dict, optional
-        ``{family: {parameter: values}}`` overriding the paper's grid (931
-        clusterings: :func:`linkwise.cobs.paper_grid`).
-    dbscan_noise : {"singletons", "cluster"}, default="singletons"
-        DBSCAN noise points each form their own cluster, or together one.
+    algorithms, grid, dbscan_noise, n_jobs, cache
+        The candidate generation, as for :class:`~linkwise.COBS`.
     update_factor : float >= 1, default=2.0
         The weight update factor m (the paper's choice: 2).
     sample_size : int, default=200
@@ -92,30 +83,22 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
         rows. Every row gets the label of its nearest sampled row after each
         question (``labels_history_``); ``labels_`` fits the finally chosen
         configuration on all rows.
-    n_jobs : int, optional
-        joblib parallelism of the candidate generation.
-    cache : str or path, optional
-        Directory where generated candidates are stored for later processes;
-        within one, fits on the same data reuse them anyway (costs and the
-        in-memory memo: :func:`linkwise.cobs.generate`).
     noise_probability : float in [0, 0.5), default=0.0
         Prior guess of the share of wrong answers. 0: every answer is
-        trusted. Above 0: wrong-answer repair, as in
-        :class:`~linkwise.NoiseRobustCOBRAS`: a must-link answer that nothing
-        else confirms is checked with an extra question that closes a cycle
-        with it, a contradiction is settled with a few more, and when an
-        answer is believed wrong, the weights and scores are computed again
-        from every answer as believed. On right answers the method's own
-        questions are those it asks with 0, with the checks in between.
+        trusted. Above 0: the answers are those of a belief
+        (:class:`~linkwise.cobra.NoisyAnswers`, the wrong-answer repair of
+        :class:`~linkwise.NoiseRobustCOBRAS`): a must-link answer that
+        nothing else confirms is checked with an extra question that closes a
+        cycle with it, a contradiction is settled with a few more, and when
+        an answer is believed wrong, weights and scores are computed again
+        from every answer as believed (right answers: 0's questions, plus checks).
     random_state : int, RandomState instance or None
         Seeds the generation and the pair samples.
 
     Attributes
     ----------
-    labels_ : ndarray of shape (n_samples,)
-        The selected clustering after the last answer.
-    labels_history_ : ndarray of shape (n_queries, n_samples)
-        The selected clustering after each question.
+    labels_, labels_history_ : ndarray of shape (n_samples,), (n_queries, n_samples)
+        The selected clustering after the last answer, and after each question.
     best_, best_index_ : dict, int
         Parameters and index of the selected candidate.
     scores_ : ndarray of shape (n_candidates,)
@@ -155,41 +138,21 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
 
     _anytime = True
 
-    def __init__(
-        self,
-        *,
-        algorithms=FAMILIES,
-        grid=None,
-        dbscan_noise="singletons",
-        update_factor=2.0,
-        sample_size=200,
-        max_queries=None,
-        max_samples=20_000,
-        n_jobs=None,
-        cache=None,
-        noise_probability=0.0,
-        random_state=None,
-    ):
-        self.algorithms = algorithms
-        self.grid = grid
-        self.dbscan_noise = dbscan_noise
-        self.update_factor = update_factor
-        self.sample_size = sample_size
-        self.max_queries = max_queries
-        self.max_samples = max_samples
-        self.n_jobs = n_jobs
-        self.cache = cache
-        self.noise_probability = noise_probability
-        self.random_state = random_state
+    def __init__(self, *, algorithms=FAMILIES, grid=None, dbscan_noise="singletons", update_factor=2.0,
+                 sample_size=200, max_queries=None, max_samples=20_000, n_jobs=None, cache=None,
+                 noise_probability=0.0, random_state=None):
+        self.algorithms, self.grid, self.dbscan_noise = algorithms, grid, dbscan_noise
+        self.update_factor, self.sample_size, self.max_queries = update_factor, sample_size, max_queries
+        self.max_samples, self.n_jobs, self.cache = max_samples, n_jobs, cache
+        self.noise_probability, self.random_state = noise_probability, random_state
 
     def _validate_params(self):
         check_common(self, (self.algorithms, self.grid), self.dbscan_noise, self.n_jobs, self.cache)
         check_scalar(self.update_factor, "update_factor", self, kind="float", low=1.0)
         check_scalar(self.sample_size, "sample_size", self, kind="int", low=1)
         check_scalar(self.max_samples, "max_samples", self, kind="int", low=2)
-        check_scalar(
-            self.noise_probability, "noise_probability", self, kind="float", low=0.0, high=0.5, include_high=False
-        )
+        p = self.noise_probability
+        check_scalar(p, "noise_probability", self, kind="float", low=0.0, high=0.5, include_high=False)
 
     def _tolerant_constraints(self):
         return True  # selection counts answers, so a contradiction is no reason to stop
@@ -212,8 +175,7 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
         cands = candidates_for(data, spec, self.dbscan_noise, self.n_jobs, self.cache, ctx.rng, owner)
         global_row = np.arange(ctx.n_samples) if rows is None else rows
         self.candidates_, self.sample_indices_, self._refits = cands, rows, {}
-        self._agreement = agreement_matrix(cands.labels)
-        log_w = np.zeros(len(cands))
+        self._agreement, log_w = agreement_matrix(cands.labels), np.zeros(len(cands))
         self.scores_ = np.zeros(len(cands), dtype=np.intp)
         self._select(ctx, log_w, to_row)
         step = np.log(self.update_factor)
@@ -245,19 +207,14 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
                 self._select(ctx, log_w, to_row)
 
     def _rescore(self, ctx, answered, global_row, step):
-        """Scores and log-weights from every answered pair (positions in the candidates) as now believed."""
-        pos = np.array(answered, dtype=np.intp).reshape(-1, 2)
-        store = ctx.knowledge.store
-        believed = [store.relation(int(global_row[i]), int(global_row[j])) for i, j in pos.tolist()]
-        known = np.array([b is not None for b in believed], dtype=bool)
-        together = np.array([bool(b) for b in believed], dtype=bool)[known]
-        labels = self.candidates_.labels
-        right = (labels[:, pos[known, 0]] == labels[:, pos[known, 1]]) == together
-        self.scores_ = right.sum(axis=1).astype(np.intp)
-        return step * (2 * self.scores_ - together.size)
+        """Scores and log-weights from every answered pair (sample positions) as now believed."""
+        believed = [ctx.knowledge.store.relation(int(global_row[i]), int(global_row[j])) for i, j in answered]
+        ml, cl = (np.array([p for p, b in zip(answered, believed) if b is kind], dtype=np.intp).reshape(-1, 2)
+                  for kind in (True, False))
+        self.scores_ = satisfied(self.candidates_.labels, ml, cl)
+        return step * (2 * self.scores_ - len(ml) - len(cl))
 
     def _select(self, ctx, log_w, to_row):
-        """Update the weights and the current clustering after an answer."""
         self.weights_ = np.exp(log_w - log_w.max())  # in log space: m ** k overflows after ~1000 answers
         self.best_index_ = best_candidate(self.scores_, self.weights_, self._agreement)
         self.best_ = dict(self.candidates_.params[self.best_index_])

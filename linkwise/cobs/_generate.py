@@ -1,34 +1,20 @@
 """Generate COBS's candidate clusterings: K-means, DBSCAN and spectral clustering over a grid.
 
-The work is split into tasks that share what they can and run through joblib
-(``n_jobs``; any joblib backend, e.g. ``joblib.parallel_backend("dask")``):
+The work runs as joblib tasks (``n_jobs``, any joblib backend) that share one
+k-nearest-neighbour search (spectral kNN graphs, DBSCAN's core distances):
 
-* one k-nearest-neighbour search for the whole grid (spectral kNN graphs for
-  every k and DBSCAN's core distances for every minPts come from it);
-* spectral clustering: one task per affinity. The spectral embedding is
-  computed once with as many eigenvectors as the largest K, and K-means
-  (``n_init=10``) runs on its first K columns for each K. This is what
-  scikit-learn's ``SpectralClustering(n_clusters=K)`` computes (same
-  normalised Laplacian, same scaling of the eigenvectors, K-means seeded
-  alike), except that the K smallest eigenvectors come out of one solve
-  instead of one per K. They only differ where eigenvalues tie at the K-th
-  place (a graph with more (nearly) disconnected parts than K), where any
-  basis of the tied eigenspace is as valid: there, the basis is made
-  canonical, so that the result does not hang on rounding (the one
-  difference between processes, BLAS kernels or thread counts). kNN graphs
-  are sparse and solved with ARPACK in shift-invert mode, as scikit-learn
-  does; Gaussian affinities are dense: up to a few thousand rows LAPACK's
-  dense solver is quicker, above, ARPACK (one LU factorisation, then
-  matrix-vector work) until it fails to converge on the crowd of
-  eigenvalues near 0 of a narrow kernel, where LAPACK takes over;
-* DBSCAN: one task per minPts. Its clusters at every eps are cuts of one
+* spectral clustering, one task per affinity: scikit-learn's
+  ``SpectralClustering`` (same normalised Laplacian, eigenvector scaling and
+  K-means seeding) with one eigensolve for every K instead of one per K;
+  eigenvectors tied at the K-th place get a canonical basis, so that the
+  result does not hang on rounding. kNN graphs and large Gaussian affinities
+  go to ARPACK (shift-invert), small ones and ARPACK's failures to LAPACK;
+* DBSCAN, one task per minPts: its clusters at every eps are cuts of one
   single-linkage tree over the mutual reachability distance
-  ``max(core(a), core(b), d(a, b))`` (core points are those whose minPts-th
-  neighbour, the point itself included, is within eps); a border point joins
-  the cluster of its nearest core point within eps. This equals
-  scikit-learn's DBSCAN except for a border point within eps of two clusters,
-  which scikit-learn gives to whichever cluster reaches it first;
-* K-means: one task per K running the seeds one after the other.
+  ``max(core(a), core(b), d(a, b))``; a border point joins the cluster of its
+  nearest core point within eps (scikit-learn gives a border point within eps
+  of two clusters to the first to reach it);
+* K-means, one task per K running the seeds one after the other.
 """
 
 import hashlib
@@ -60,9 +46,8 @@ from linkwise._validation import check_data, check_option, check_scalar
 from linkwise.cobs._grid import FAMILIES, GridSpec
 from linkwise.exceptions import InvalidParameterError
 
-__all__ = ["Candidates", "generate", "make_estimator", "NOISE_MODES"]
+__all__ = ["Candidates", "generate", "make_estimator"]
 
-NOISE_MODES = ("singletons", "cluster")
 CACHE_VERSION = "linkwise-cobs-2"
 
 
@@ -80,8 +65,7 @@ class Candidates:
 
     Attributes
     ----------
-    labels : ndarray of shape (n_candidates, n_samples), int32
-    params : tuple of dict
+    labels, params : ndarray of int32, tuple of dict
     n_clusters_found : ndarray of shape (n_candidates,)
         Number of clusters of each clustering (noise clusters included).
 
@@ -119,16 +103,12 @@ class Candidates:
 
 
 def make_estimator(params):
-    """The unfitted scikit-learn estimator for one candidate's parameters.
+    """The unfitted scikit-learn estimator (KMeans, DBSCAN or SpectralClustering) for one candidate's parameters.
 
     Parameters
     ----------
     params : dict
         One entry of :attr:`Candidates.params` (e.g. ``COBS().best_``).
-
-    Returns
-    -------
-    estimator : KMeans, DBSCAN or SpectralClustering
 
     Examples
     --------
@@ -139,24 +119,14 @@ def make_estimator(params):
     ...                 "sigma": 0.5, "random_state": 7})
     SpectralClustering(gamma=2.0, n_clusters=3, random_state=7)
     """
-    algorithm = params["algorithm"]
-    if algorithm == "kmeans":
+    if params["algorithm"] == "kmeans":
         return KMeans(n_clusters=params["n_clusters"], n_init=1, random_state=params["random_state"])
-    if algorithm == "dbscan":
+    if params["algorithm"] == "dbscan":
         return DBSCAN(eps=params["eps"], min_samples=params["min_samples"])
+    kw = {"affinity": params["affinity"], "random_state": params["random_state"]}
     if params["affinity"] == "rbf":
-        return SpectralClustering(
-            n_clusters=params["n_clusters"],
-            affinity="rbf",
-            gamma=0.5 / params["sigma"] ** 2,
-            random_state=params["random_state"],
-        )
-    return SpectralClustering(
-        n_clusters=params["n_clusters"],
-        affinity="nearest_neighbors",
-        n_neighbors=params["n_neighbors"],
-        random_state=params["random_state"],
-    )
+        return SpectralClustering(params["n_clusters"], gamma=0.5 / params["sigma"] ** 2, **kw)
+    return SpectralClustering(params["n_clusters"], n_neighbors=params["n_neighbors"], **kw)
 
 
 def apply_noise(labels, mode):
@@ -166,10 +136,7 @@ def apply_noise(labels, mode):
     if not noise.any():
         return labels
     first_free = labels.max(axis=1, keepdims=True) + 1
-    if mode == "cluster":
-        fill = np.broadcast_to(first_free, labels.shape)
-    else:
-        fill = first_free + np.cumsum(noise, axis=1, dtype=np.int32) - 1
+    fill = first_free if mode == "cluster" else first_free + np.cumsum(noise, axis=1, dtype=np.int32) - 1
     return np.where(noise, fill, labels).astype(np.int32)
 
 
@@ -178,12 +145,8 @@ def apply_noise(labels, mode):
 
 @contextmanager
 def _task():
-    """How every task runs: on one thread (parallelism is across tasks, through
-    joblib; on small data, threads inside each K-means only add overhead), and
-    without the expected warnings of a grid sweep (disconnected kNN graphs,
-    fewer distinct points than K, overflow in the embedding of a Gaussian
-    kernel so narrow that points are all but isolated), which would bury the
-    user's own."""
+    """Run a task on one thread (parallelism is across tasks) without the warnings a grid sweep expects
+    (disconnected kNN graphs, fewer distinct points than K, overflow under a very narrow kernel)."""
     with threadpool_limits(limits=1), warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", UserWarning)  # ConvergenceWarning is a UserWarning
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -195,30 +158,24 @@ def _kmeans_task(X, params):
         return np.stack([make_estimator(p).fit(X).labels_ for p in params]).astype(np.int32)
 
 
-# Eigenvalues of a normalised Laplacian (all in [0, 2]) closer than this count as one tied eigenvalue.
-_TIE = 1e-8
-# Up to this many rows a Gaussian affinity's eigenvectors come from LAPACK's dense solver, O(n^3);
-# above, from ARPACK in shift-invert mode (one LU factorisation, a third of that work, then O(n^2)
-# per iteration), with LAPACK as the fallback.
+_TIE = 1e-8  # eigenvalues of a normalised Laplacian (in [0, 2]) closer than this are one tied eigenvalue
+# Gaussian affinities up to this many rows go to LAPACK, O(n^3); above, ARPACK's shift-invert mode
+# (one LU factorisation, a third of that work, then O(n^2) per iteration) is quicker
 _DENSE_MAX = 2500
-# ARPACK restarts before falling back to LAPACK: converging runs take a few dozen; a narrow kernel
-# that crowds hundreds of eigenvalues at 0 never converges, and should not cost long to find out.
+# converging ARPACK runs take a few dozen restarts; a narrow kernel's crowd of eigenvalues at 0 never converges
 _ARPACK_RESTARTS = 100
 
 
 def _canonical(vectors, values, last_complete):
     """The eigenvectors in a basis that rounding cannot change.
 
-    For a tied eigenvalue (a graph with several parts that are, or are all
-    but, disconnected has several eigenvalues at 0) any orthonormal basis of
-    its eigenspace is an answer, and the one a solver returns is decided by
-    the last bits of its arithmetic: a single rounding done differently
-    (another solver, BLAS kernel, thread count or memory layout) changes the
-    embedding, and so the clusters. Each tied group is turned into the
-    eigenvectors of a fixed diagonal matrix restricted to the group's span,
-    which depend on that span only; the last group is left alone unless
-    ``last_complete`` (a group cut short does not span its eigenspace). Each
-    vector's largest entry is then made positive, as scikit-learn does.
+    Any orthonormal basis of a tied eigenvalue's eigenspace is an answer, and
+    which one a solver returns hangs on the last bits of its arithmetic. Each
+    tied group becomes the eigenvectors of a fixed diagonal matrix restricted
+    to the group's span, which depend on that span only; the last group is
+    left alone unless ``last_complete`` (a group cut short does not span its
+    eigenspace). Each vector's largest entry is then made positive, as
+    scikit-learn does.
     """
     n, m = vectors.shape
     weight = (np.arange(1, n + 1) * 0.6180339887498949) % 1.0  # fixed, with distinct entries
@@ -232,12 +189,10 @@ def _canonical(vectors, values, last_complete):
 
 
 def _smallest_eigenpairs(laplacian, k, v0, arpack):
-    """The k smallest eigenvalues (ascending) of a normalised Laplacian, their eigenvectors, and
-    whether ARPACK (shift-invert mode, as in scikit-learn's ``spectral_embedding``) found them.
+    """The k smallest eigenpairs (ascending) of a normalised Laplacian, and whether ARPACK found them.
 
-    If not, or not ``arpack``, LAPACK's dense solver finds 4 k of them (or
-    all): beside its O(n^3) reduction to tridiagonal form they cost little,
-    and they take in a tie at the k-th place without a second solve."""
+    Else LAPACK finds 4 k of them (or all): cheap beside its O(n^3)
+    reduction, they take in a tie at the k-th place without a second solve."""
     n = laplacian.shape[0]
     if arpack and k < n - 1:
         try:
@@ -253,12 +208,7 @@ def _smallest_eigenpairs(laplacian, k, v0, arpack):
 
 
 def _spectral_embedding(affinity, n_components, rs):
-    """scikit-learn's ``spectral_embedding`` (normalised Laplacian, eigenvectors divided by the
-    square root of the degrees), with tied eigenvectors in the basis of :func:`_canonical`.
-
-    Sparse (kNN graph) Laplacians and dense ones of more than ``_DENSE_MAX``
-    rows are solved with ARPACK, smaller dense ones with LAPACK.
-    """
+    """scikit-learn's ``spectral_embedding``, with tied eigenvectors in the basis of :func:`_canonical`."""
     laplacian, dd = csgraph_laplacian(affinity, normed=True, return_diag=True)
     if sparse.issparse(laplacian):
         laplacian = laplacian.tocsr()
@@ -268,11 +218,8 @@ def _spectral_embedding(affinity, n_components, rs):
     n = laplacian.shape[0]
     v0 = rs.uniform(-1, 1, n)  # ARPACK's start vector, drawn as scikit-learn draws it
     arpack = sparse.issparse(laplacian) or n > _DENSE_MAX
-    # One eigenpair more than needed, to see whether the last needed one is tied with the next,
-    # and then up to 4 times as many, to take in all of its group. A longer tie is a crowd at 0
-    # (a kNN graph of a few neighbours, a very narrow kernel: many all but disconnected parts);
-    # its basis is left as the solver gives it, which is the same in every run as the solvers
-    # run single-threaded (see _task).
+    # One eigenpair more than needed shows a tie at the last needed one; up to 4 times as many take in
+    # its group. A longer tie (a crowd at 0) is left as the single-threaded solver gives it.
     k = min(n_components + 1, n)
     values, vectors, arpack = _smallest_eigenpairs(laplacian, k, v0, arpack)
     if arpack and not (np.diff(values[n_components - 1 :]) > _TIE).any() and k < n:
@@ -291,9 +238,8 @@ def _spectral_task(X, knn_ind, affinity, value, n_clusters, seed):
     with _task():
         if affinity == "nearest_neighbors":
             # the k nearest neighbours, the point itself included, as kneighbors_graph(include_self=True)
-            conn = sparse.csr_matrix(
-                (np.ones(n * value), knn_ind[:, :value].ravel(), np.arange(0, n * value + 1, value)), shape=(n, n)
-            )
+            indptr = np.arange(0, n * value + 1, value)
+            conn = sparse.csr_matrix((np.ones(n * value), knn_ind[:, :value].ravel(), indptr), shape=(n, n))
             maps = _spectral_embedding(0.5 * (conn + conn.T), n_components, rs)
         else:
             maps = _spectral_embedding(rbf_kernel(X, gamma=0.5 / value**2), n_components, rs)
@@ -328,8 +274,7 @@ def _dbscan_task(X, knn_dist, knn_ind, min_samples, eps_values):
         comp = fcluster(tree, eps, criterion="distance")
         core = core_dist <= eps
         labels = np.where(core, comp, 0)
-        # A non-core point has fewer than minPts points within eps, so all of them
-        # are in its kNN list: its nearest core point within eps is the first hit.
+        # a non-core point has its < minPts points within eps in its kNN list: the first core one is the nearest
         hit = (knn_dist <= eps) & core[knn_ind]
         border = ~core & hit.any(axis=1)
         first = hit[border].argmax(axis=1)
@@ -355,8 +300,7 @@ def _eps_values(X, eps, owner):
     if not isinstance(eps, int):
         return eps
     d = pdist(X)
-    positive = d[d > 0]
-    if positive.size == 0:
+    if not (positive := d[d > 0]).size:
         raise InvalidParameterError(
             f"{owner} cannot spread DBSCAN's eps over the pairwise distances: all rows of X are "
             "identical. Give explicit eps values in the grid."
@@ -366,14 +310,10 @@ def _eps_values(X, eps, owner):
 
 def _plan(X, spec, kmeans_seeds, spectral_seed, owner):
     """The tasks of the grid, in the canonical candidate order, each with its parameters."""
-    n = X.shape[0]
     values = spec.values
-    k = 0
-    if "dbscan" in values:
-        k = max(k, values["dbscan"]["min_samples"][-1])
-    if "spectral" in values and values["spectral"]["n_neighbors"]:
-        k = max(k, values["spectral"]["n_neighbors"][-1])
-    knn_dist, knn_ind = _neighbours(X, min(k, n)) if k else (None, None)
+    ks = [values["dbscan"]["min_samples"][-1]] if "dbscan" in values else []
+    k = max(ks + values.get("spectral", {}).get("n_neighbors", [])[-1:], default=0)  # neighbours the grid needs
+    knn_dist, knn_ind = _neighbours(X, min(k, X.shape[0])) if k else (None, None)
     plan = []  # (cost rank, params of each row, delayed call)
     if "kmeans" in values:
         for n_clusters in values["kmeans"]["n_clusters"]:
@@ -398,38 +338,28 @@ def _plan(X, spec, kmeans_seeds, spectral_seed, owner):
 def _run(X, plan, n_jobs):
     # costliest tasks first, so that the last ones to finish are short; results go back in plan order
     order = sorted(range(len(plan)), key=lambda t: plan[t][0])
-    results = Parallel(n_jobs=n_jobs)(plan[t][2] for t in order)
-    by_task = dict(zip(order, results))
-    labels = np.concatenate([by_task[t] for t in range(len(plan))])
-    params = [p for _, task_params, _ in plan for p in task_params]
-    return labels, params
+    by_task = dict(zip(order, Parallel(n_jobs=n_jobs)(plan[t][2] for t in order)))
+    return np.concatenate([by_task[t] for t in range(len(plan))]), [p for _, params, _ in plan for p in params]
 
 
 def _digest(X, spec, seeds):
     """Hash of what the candidates depend on: the data, the grid and the drawn seeds."""
-    h = hashlib.sha256()
-    h.update(CACHE_VERSION.encode())
-    h.update(repr(X.shape).encode())
+    h = hashlib.sha256(f"{CACHE_VERSION}{X.shape!r}".encode())
     h.update(np.ascontiguousarray(X).tobytes())
-    h.update(spec.key().encode())
-    h.update(json.dumps(seeds).encode())
+    h.update(f"{spec.key()}{json.dumps(seeds)}".encode())
     return h.hexdigest()[:40]
 
 
 class _Memo:
     """Generated ``(labels, params)`` of this process, least recently used first, within ``max_bytes``.
 
-    A lock guards the table, so joblib's threading backend may fit in
-    parallel (two threads asking for the same new candidates both generate
-    them); processes each keep their own memo and share the ``cache``
-    directory instead. ``hits`` and ``misses`` count lookups.
+    Locked for joblib's threading backend (two threads asking for the same new
+    candidates both generate them); processes share the ``cache`` directory.
     """
 
     def __init__(self, max_bytes):
-        self.max_bytes = max_bytes
+        self.max_bytes, self._entries, self._lock = max_bytes, OrderedDict(), threading.Lock()
         self.hits = self.misses = 0
-        self._entries = OrderedDict()
-        self._lock = threading.Lock()
 
     def get(self, key, make):
         """The entry for ``key``, made by ``make()`` (outside the lock) if absent."""
@@ -479,9 +409,8 @@ def _save(path, labels, params):
 def check_common(owner, spec_args, dbscan_noise, n_jobs, cache):
     """Checks shared by :func:`generate`, COBS and ActiveCOBS; returns the GridSpec."""
     spec = GridSpec(*spec_args, owner)
-    check_option(dbscan_noise, "dbscan_noise", owner, NOISE_MODES)
-    check_scalar(n_jobs, "n_jobs", owner, kind="int", none_ok=True)
-    if n_jobs == 0:
+    check_option(dbscan_noise, "dbscan_noise", owner, ("singletons", "cluster"))
+    if check_scalar(n_jobs, "n_jobs", owner, kind="int", none_ok=True) == 0:
         raise InvalidParameterError(
             f"The 'n_jobs' parameter of {owner} must be None, a positive int or a negative int "
             "(-1: every core), got 0."
@@ -494,29 +423,19 @@ def check_common(owner, spec_args, dbscan_noise, n_jobs, cache):
 
 
 def generate(
-    X,
-    *,
-    algorithms=FAMILIES,
-    grid=None,
-    dbscan_noise="singletons",
-    n_jobs=None,
-    cache=None,
-    random_state=None,
+    X, *, algorithms=FAMILIES, grid=None, dbscan_noise="singletons", n_jobs=None, cache=None, random_state=None
 ):
     """Cluster ``X`` with every algorithm and parameter setting of a grid.
 
     The expensive, offline step of COBS: run it once, then select among the
     candidates with as many constraint sets as you like (:class:`COBS` and
-    :class:`ActiveCOBS` call it, and reuse its ``cache``). The paper's 931
-    clusterings took, single-threaded, 5.6 CPU seconds on wine (178 rows),
-    42 on segmentation (2,086 rows) and 357 on 10,000 two-dimensional rows
-    without the Gaussian kernels (benchmarks/results/cobs.md); memory and the
-    spectral solves grow as ``n_samples ** 2`` to ``** 3``.
-
-    Generated candidates are also kept in memory (the last few sets, up to
-    256 MB of labels), keyed by a hash of ``X``, the grid and the drawn
-    seeds: a later call in the same process with the same data, grid and an
-    int ``random_state`` (every fit of :class:`COBS` or :class:`ActiveCOBS`
+    :class:`ActiveCOBS` call it). The paper's 931 clusterings took,
+    single-threaded, 5.6 CPU seconds on wine (178 rows), 42 on segmentation
+    (2,086 rows) and 357 on 10,000 two-dimensional rows without the Gaussian
+    kernels (benchmarks/results/cobs.md). The last few generated sets (up to
+    256 MB of labels) are also kept in memory, keyed by a hash of ``X``, the
+    grid and the drawn seeds: a later call of this process with the same
+    data, grid and int ``random_state`` (a fit of COBS or ActiveCOBS
     included) reuses them without ``cache``.
 
     Parameters
@@ -536,51 +455,41 @@ def generate(
         Tasks run in parallel through joblib: ``-1`` uses every core; under
         ``joblib.parallel_backend("dask")`` they run on a Dask cluster.
     cache : str or path, optional
-        A directory. The candidates are stored there in a ``.npz`` file named
-        by a hash of ``X``, the grid and the drawn seeds, and read back instead
-        of recomputed when the same generation is asked again.
+        A directory where the candidates are stored (a ``.npz`` file named by
+        the hash above) and read back when the same generation is asked again.
     random_state : int, RandomState instance or None
-        Draws the K-means seeds (one per run, ``n_seeds`` of them, shared by
-        every K) and the spectral clustering seed. An int makes the result,
-        and so the cache file, reproducible.
+        Draws the K-means seeds (``n_seeds`` of them, shared by every K) and
+        the spectral clustering seed. An int makes the result, and so the
+        cache file, reproducible.
 
     Returns
     -------
     candidates : Candidates
-        The clusterings (``labels``: int32 ``(n_candidates, n_samples)``) in
-        the order K-means (by K, then seed), DBSCAN (by minPts, then eps),
-        spectral (kNN graphs by k, then Gaussian kernels by sigma; K inside),
-        with their ``params``.
+        The clusterings in the order K-means (by K, then seed), DBSCAN (by
+        minPts, then eps), spectral (kNN graphs by k, then Gaussian kernels
+        by sigma; K inside), with their ``params``.
 
     Notes
     -----
-    Memory grows as ``n_samples ** 2`` (the pairwise distances for DBSCAN,
-    the dense Gaussian affinities for spectral clustering): :class:`COBS`
-    generates on a sample of at most ``max_samples`` rows.
-
-    The candidates do not depend on ``n_jobs`` or the joblib backend: every
-    task runs single-threaded, and eigenvectors of tied eigenvalues are put
-    in a canonical basis rather than left to rounding. One case stays at the
-    mercy of rounding: a Gaussian kernel so narrow that hundreds of
-    eigenvalues crowd at 0 and points' degrees fall to 1e-150 (sigma = 0.01
-    on data scaled to [0, 1]); the embedding, like scikit-learn's, then
-    divides rounding noise by those degrees, and a process whose arithmetic
-    differs in the last bit (seen on Dask workers) can return slightly
-    different clusterings for that sigma.
+    Memory grows as ``n_samples ** 2`` and the spectral solves up to
+    ``n_samples ** 3``: :class:`COBS` generates on at most ``max_samples`` rows.
+    The candidates do not depend on ``n_jobs`` or the joblib backend, except
+    under a Gaussian kernel so narrow that degrees fall to 1e-150 (sigma =
+    0.01 on data scaled to [0, 1]): the embedding, like scikit-learn's,
+    divides rounding noise by them, so a process whose arithmetic differs in
+    the last bit (seen on Dask workers) can differ for that sigma.
 
     References
     ----------
     Van Craenendonck, T. and Blockeel, H. (2017). Constraint-based clustering
-    selection. Machine Learning, 106(9-10), 1497-1521.
+    selection. Machine Learning, 106(9-10), 1497-1521 (Table 2).
 
     Examples
     --------
-    >>> import linkwise as lw
-    >>> X, _ = lw.datasets.load("iris", scale="minmax")
+    >>> from linkwise.datasets import load
     >>> grid = {"kmeans": {"n_clusters": [2, 3], "n_seeds": 3},
     ...         "dbscan": {"eps": 4, "min_samples": [3, 5]}}
-    >>> cands = lw.cobs.generate(X, algorithms=["kmeans", "dbscan"], grid=grid, random_state=0)
-    >>> cands
+    >>> generate(load("iris", scale="minmax")[0], algorithms=["kmeans", "dbscan"], grid=grid, random_state=0)
     Candidates(14 clusterings of 147 rows: kmeans 6, dbscan 8)
     """
     owner = "generate"

@@ -3,20 +3,19 @@
 A grid maps an algorithm family to the values of its parameters. The default
 is the grid of Van Craenendonck & Blockeel (2017), Table 2: 931 clusterings.
 
-* ``"kmeans"``: ``n_clusters`` (K) and ``n_seeds`` runs from different random
-  initialisations for each K (9 x 20 = 180).
+* ``"kmeans"``: ``n_clusters`` (K) and ``n_seeds`` random initialisations
+  for each K (9 x 20 = 180).
 * ``"dbscan"``: ``eps`` (an int: that many evenly spaced values between the
-  smallest and the largest pairwise distance of the data; or explicit values)
-  and ``min_samples`` (minPts, the point itself included). Table 2 gives
-  minPts in [2, 20], i.e. 19 values, but the paper counts 400 DBSCAN
-  clusterings (20 x 20) and 931 in all; the default takes minPts in [1, 20] to
-  keep the paper's count. minPts = 1 makes every point a core point: the
-  clusters are the connected components of the eps-neighbourhood graph.
+  smallest and the largest pairwise distance; or explicit values) and
+  ``min_samples`` (minPts, the point itself included). Table 2 gives minPts
+  in [2, 20] but the paper counts 400 DBSCAN clusterings (20 x 20), 931 in
+  all: the default takes minPts in [1, 20] (1: the clusters are the
+  connected components of the eps-neighbourhood graph).
 * ``"spectral"``: ``n_clusters`` (K) for each affinity, a k-nearest-neighbour
   graph for each ``n_neighbors`` (k) and a Gaussian kernel
   ``exp(-d^2 / (2 sigma^2))`` for each ``sigma``: 9 x (19 + 20) = 351.
-  Either list may be empty (e.g. ``"sigma": []`` for kNN graphs only: the
-  dense Gaussian affinities cost O(n^3) time and O(n^2) memory each).
+  Either list may be empty (``"sigma": []``: kNN graphs only, sparing the
+  O(n^3) time and O(n^2) memory of each dense Gaussian affinity).
 """
 
 import json
@@ -31,11 +30,8 @@ __all__ = ["FAMILIES", "paper_grid", "GridSpec"]
 
 FAMILIES = ("kmeans", "dbscan", "spectral")
 
-_KEYS = {
-    "kmeans": ("n_clusters", "n_seeds"),
-    "dbscan": ("eps", "min_samples"),
-    "spectral": ("n_clusters", "n_neighbors", "sigma"),
-}
+_KEYS = {"kmeans": ("n_clusters", "n_seeds"), "dbscan": ("eps", "min_samples"),
+         "spectral": ("n_clusters", "n_neighbors", "sigma")}
 
 
 def paper_grid():
@@ -60,11 +56,8 @@ def paper_grid():
     return {
         "kmeans": {"n_clusters": list(range(2, 11)), "n_seeds": 20},
         "dbscan": {"eps": 20, "min_samples": list(range(1, 21))},
-        "spectral": {
-            "n_clusters": list(range(2, 11)),
-            "n_neighbors": list(range(2, 21)),
-            "sigma": [round(float(s), 10) for s in np.linspace(0.01, 5.0, 20)],
-        },
+        "spectral": {"n_clusters": list(range(2, 11)), "n_neighbors": list(range(2, 21)),
+                     "sigma": [round(float(s), 10) for s in np.linspace(0.01, 5.0, 20)]},
     }
 
 
@@ -91,18 +84,16 @@ class GridSpec:
     """
 
     def __init__(self, algorithms, grid, owner):
+        names = ", ".join(map(repr, FAMILIES))
         if isinstance(algorithms, str) or not hasattr(algorithms, "__iter__"):
             raise InvalidParameterError(
-                f"The 'algorithms' parameter of {owner} must be a sequence of names from "
-                f"{', '.join(map(repr, FAMILIES))}, got {algorithms!r}."
+                f"The 'algorithms' parameter of {owner} must be a sequence of names from {names}, got {algorithms!r}."
             )
-        algorithms = list(algorithms)
-        for name in algorithms:
-            check_option(name, "algorithms", owner, FAMILIES)
+        algorithms = [check_option(name, "algorithms", owner, FAMILIES) for name in algorithms]
         if not algorithms or len(set(algorithms)) != len(algorithms):
             raise InvalidParameterError(
-                f"The 'algorithms' parameter of {owner} must name each of "
-                f"{', '.join(map(repr, FAMILIES))} at most once and at least one, got {algorithms!r}."
+                f"The 'algorithms' parameter of {owner} must name each of {names} at most once and at least one, "
+                f"got {algorithms!r}."
             )
         if grid is not None and not isinstance(grid, dict):
             raise InvalidParameterError(
@@ -121,26 +112,18 @@ class GridSpec:
                 check_option(key, f"grid[{family!r}]", owner, _KEYS[family])
         defaults = paper_grid()
         self.families = [f for f in FAMILIES if f in algorithms]  # canonical order
-        self.values = {}
-        for family in self.families:
-            merged = {**defaults[family], **grid.get(family, {})}
-            self.values[family] = self._checked(family, merged, owner)
+        self.values = {f: self._checked(f, {**defaults[f], **grid.get(f, {})}, owner) for f in self.families}
 
     @staticmethod
     def _checked(family, values, owner):
         out = {}
         for key, value in values.items():
-            if key == "n_seeds":
-                out[key] = check_scalar(value, "n_seeds", f"the grid of {owner}", kind="int", low=1, role="entry")
-            elif key == "eps":
-                if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
-                    out[key] = check_scalar(value, "eps", f"the grid of {owner}", kind="int", low=1, role="entry")
-                else:
-                    out[key] = _number_list(value, "eps", owner, integer=False)
-            elif key == "sigma":  # may be empty: kNN graphs only
-                out[key] = _number_list(value, "sigma", owner, integer=False, allow_empty=True)
-            else:  # n_clusters, min_samples, n_neighbors (may be empty: Gaussian kernels only)
-                out[key] = _number_list(value, key, owner, integer=True, allow_empty=key == "n_neighbors")
+            whole = isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+            if key == "n_seeds" or (key == "eps" and whole):  # eps: how many values, or the values
+                out[key] = check_scalar(value, key, f"the grid of {owner}", kind="int", low=1, role="entry")
+            else:  # sigma may be empty (kNN graphs only), n_neighbors too (Gaussian kernels only)
+                integer = key not in ("eps", "sigma")
+                out[key] = _number_list(value, key, owner, integer=integer, allow_empty=key in ("sigma", "n_neighbors"))
         if family == "spectral" and not (out["n_neighbors"] or out["sigma"]):
             raise InvalidParameterError(
                 f"The grid of {owner} gives spectral clustering no affinity: 'n_neighbors' and 'sigma' "

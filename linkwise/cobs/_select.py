@@ -17,26 +17,19 @@ __all__ = ["COBS", "satisfied", "agreement_matrix", "committee_weights", "best_c
 
 def satisfied(labels, ml, cl):
     """Number of must-links and cannot-links each clustering (row of ``labels``) satisfies."""
-    scores = np.zeros(labels.shape[0], dtype=np.intp)
-    if len(ml):
-        scores += (labels[:, ml[:, 0]] == labels[:, ml[:, 1]]).sum(axis=1)
-    if len(cl):
-        scores += (labels[:, cl[:, 0]] != labels[:, cl[:, 1]]).sum(axis=1)
-    return scores
+    together = (labels[:, ml[:, 0]] == labels[:, ml[:, 1]]).sum(axis=1)
+    return together + (labels[:, cl[:, 0]] != labels[:, cl[:, 1]]).sum(axis=1)
 
 
-# pairs of rows on which candidates are compared when breaking ties; drawn with a fixed seed, so that
-# the tie-break neither depends on nor moves the caller's random stream
-_PROFILE_PAIRS = 10_000
+_PROFILE_PAIRS = 10_000  # row pairs candidates are compared on, drawn with a fixed seed: not the caller's stream
 
 
 def agreement_matrix(labels):
-    """How much every two clusterings (rows of ``labels``) agree: the correlation of their
-    co-memberships (together 1, apart 0) on a fixed sample of row pairs, a chance-corrected
-    agreement akin to the ARI (0 with a clustering that puts every pair alike).
+    """How much every two clusterings (rows of ``labels``) agree, as a float32 square matrix.
 
-    A float32 ``(n_candidates, n_candidates)`` matrix: 3.5 MB and about 0.3 CPU seconds for 931
-    candidates, whatever the number of rows, so that each tie-break is a small product."""
+    The correlation of their co-memberships (together 1, apart 0) on a fixed
+    sample of row pairs, a chance-corrected agreement akin to the ARI: 3.5 MB
+    and 0.3 CPU seconds for 931 candidates, whatever the number of rows."""
     n = labels.shape[1]
     a, b = np.random.RandomState(0).randint(n, size=(2, _PROFILE_PAIRS))
     keep = a != b
@@ -53,25 +46,20 @@ def committee_weights(scores, update_factor):
 
 
 def best_candidate(scores, weights, agreement):
-    """Index of the most satisfying clustering; ties go to the one that agrees most with the
-    committee (the correlation of its co-memberships with theirs, weighted by ``weights``).
+    """Index of the most satisfying clustering; ties go to the one that agrees most with the committee.
 
-    Counting satisfied constraints leaves many candidates tied when there are
-    few constraints. Preferring fewer clusters then picks degenerate
-    partitions (a large cluster beside a few tiny ones). The committee's
-    consensus does not: such a partition agrees with few others. Measured
-    against fewer clusters, the silhouette, cluster-size entropy and balance
-    on the shipped datasets (benchmarks/results/cobs.md, section 5), it gave
-    Active COBS the best mean test-fold ARI (.512 against .483 for fewer
-    clusters at 10 questions) and plain COBS the second best, .003 below
-    the silhouette, which costs O(n^2) per candidate."""
+    Few constraints leave many candidates tied. Fewer clusters would pick
+    degenerate partitions (a large cluster beside tiny ones), which agree with
+    few others. Against fewer clusters, the silhouette, size entropy and
+    balance (benchmarks/results/cobs.md, section 5) this gave Active COBS the
+    best mean test-fold ARI (.512 against .483 for fewer clusters at 10
+    questions) and COBS the second best, .003 below the O(n^2) silhouette."""
     top = np.flatnonzero(scores == scores.max())
     return int(top[np.argmax(agreement[top] @ weights)])
 
 
 def sample_rows(n_samples, preferred, size, rng):
-    """Sorted rows to generate on: ``preferred`` ones first (a random ``size`` of them if more),
-    the rest drawn at random from the other rows."""
+    """Sorted rows to generate on: ``preferred`` ones (a random ``size`` of them if more), then random others."""
     preferred = np.asarray(preferred, dtype=np.intp)
     if preferred.size >= size:
         return np.sort(rng.choice(preferred, size, replace=False))
@@ -111,15 +99,13 @@ class COBS(ClusterMixin, BaseEstimator):
     max_samples : int, default=20000
         With more rows than this, candidates are generated and selected on a
         sample of this many rows (every constrained row included), and the
-        chosen configuration is then fitted once on all rows, as the paper
-        suggests for large data.
+        chosen configuration is fitted on all rows, as the paper suggests.
     n_jobs : int, optional
-        joblib parallelism of the generation (``-1``: every core; the active
-        joblib backend is used, e.g. Dask).
+        joblib parallelism of the generation (``-1``: every core; any joblib
+        backend, e.g. Dask).
     cache : str or path, optional
-        Directory where generated candidates are stored for later processes;
-        within one, fits on the same data reuse them anyway (costs and the
-        in-memory memo: :func:`linkwise.cobs.generate`).
+        Directory where generated candidates are stored for later processes
+        (within one, an in-memory memo: :func:`linkwise.cobs.generate`).
     random_state : int, RandomState instance or None
         Seeds the K-means and spectral runs (and the sample on large data).
 
@@ -127,11 +113,9 @@ class COBS(ClusterMixin, BaseEstimator):
     ----------
     labels_ : ndarray of shape (n_samples,)
         The selected clustering.
-    best_ : dict
+    best_, best_index_ : dict, int
         Algorithm and parameters of the selected clustering
-        (:func:`linkwise.cobs.make_estimator` rebuilds it).
-    best_index_ : int
-        Its index in ``candidates_``.
+        (:func:`linkwise.cobs.make_estimator` rebuilds it), its index in ``candidates_``.
     scores_ : ndarray of shape (n_candidates,)
         Constraints satisfied by each candidate.
     candidates_ : Candidates
@@ -158,24 +142,10 @@ class COBS(ClusterMixin, BaseEstimator):
     ('kmeans', 3, 4)
     """
 
-    def __init__(
-        self,
-        *,
-        algorithms=FAMILIES,
-        grid=None,
-        dbscan_noise="singletons",
-        max_samples=20_000,
-        n_jobs=None,
-        cache=None,
-        random_state=None,
-    ):
-        self.algorithms = algorithms
-        self.grid = grid
-        self.dbscan_noise = dbscan_noise
-        self.max_samples = max_samples
-        self.n_jobs = n_jobs
-        self.cache = cache
-        self.random_state = random_state
+    def __init__(self, *, algorithms=FAMILIES, grid=None, dbscan_noise="singletons", max_samples=20_000, n_jobs=None,
+                 cache=None, random_state=None):
+        self.algorithms, self.grid, self.dbscan_noise, self.max_samples = algorithms, grid, dbscan_noise, max_samples
+        self.n_jobs, self.cache, self.random_state = n_jobs, cache, random_state
 
     def fit(self, X, y=None, *, ml=None, cl=None):
         """Generate the candidates and select the one that satisfies the most constraints.
@@ -183,8 +153,7 @@ class COBS(ClusterMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-        y : None
-            Ignored (scikit-learn convention).
+        y : None, ignored (scikit-learn convention)
         ml, cl : sequence of (int, int), optional, keyword-only
             Must-link and cannot-link pairs of row indices.
 
@@ -197,8 +166,7 @@ class COBS(ClusterMixin, BaseEstimator):
         check_scalar(self.max_samples, "max_samples", owner, kind="int", low=2)
         X, ml, cl = check_fit_input(self, X, y, ml, cl)
         rng = check_random_state(self.random_state)
-        n = X.shape[0]
-        rows = None
+        n, rows = X.shape[0], None
         if n > self.max_samples:
             constrained = np.unique(np.concatenate([ml.ravel(), cl.ravel()]))
             rows = sample_rows(n, constrained, max(self.max_samples, constrained.size), rng)
@@ -206,15 +174,13 @@ class COBS(ClusterMixin, BaseEstimator):
             local[rows] = np.arange(rows.size)
             ml, cl = local[ml], local[cl]
         data = X if rows is None else X[rows]
-        cands = candidates_for(data, spec, self.dbscan_noise, self.n_jobs, self.cache, rng, owner)
-        self.candidates_ = cands
+        self.candidates_ = cands = candidates_for(data, spec, self.dbscan_noise, self.n_jobs, self.cache, rng, owner)
         self.sample_indices_ = rows
         self.scores_ = satisfied(cands.labels, ml, cl)
         weights = committee_weights(self.scores_, _UPDATE_FACTOR)
         self.best_index_ = best_candidate(self.scores_, weights, agreement_matrix(cands.labels))
         self.best_ = dict(cands.params[self.best_index_])
-        if rows is None:
-            self.labels_ = cands.labels[self.best_index_].copy()
-        else:
+        self.labels_ = cands.labels[self.best_index_].copy()
+        if rows is not None:
             self.labels_ = refit(X, self.best_, self.dbscan_noise)
         return self

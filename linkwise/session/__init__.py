@@ -17,20 +17,8 @@ from linkwise.session._controller import HumanSession, Refused
 from linkwise.session._data import Dataset, UnsafePathError, embed_text, load_data
 from linkwise.session._store import Answer, SessionFileError, SessionStore
 
-__all__ = [
-    "Answer",
-    "Dataset",
-    "HumanSession",
-    "Refused",
-    "SessionFileError",
-    "SessionStore",
-    "UnsafePathError",
-    "create_app",
-    "embed_text",
-    "load_data",
-    "run_terminal",
-    "serve",
-]
+__all__ = ["Answer", "Dataset", "HumanSession", "Refused", "SessionFileError", "SessionStore", "UnsafePathError",
+           "create_app", "embed_text", "load_data", "run_terminal", "serve"]
 
 # the web server and the terminal prompt are imported only when used
 _LAZY = {"create_app": "_web", "serve": "_web", "run_terminal": "_terminal"}

@@ -1,17 +1,13 @@
-"""One human session: an ActiveSession fed from, and saved to, a session file.
+"""One human session, what the web page and the terminal prompt talk to: an ActiveSession fed from a session file.
 
-The controller is what the web page and the terminal prompt talk to. There is
-one current question per session, whoever looks at it: an answer names the
-question it answers (its *position*), and an answer to a question that is no
-longer current is refused, so two browser tabs cannot answer twice.
-
-Resuming relies on the loop's determinism: the same data, seed and answers
-give the same questions. Opening a session replays the stored answers *by
-pair* into a fresh :class:`~linkwise.ActiveSession` and stops at the first
-question the file does not answer; undo and corrections edit the file and
-replay.
+There is one current question, whoever looks at it: an answer names the question it answers (its *position*), and
+one to a question no longer current is refused, so two browser tabs cannot answer twice. Opening a session replays
+the stored answers *by pair* into a fresh :class:`~linkwise.ActiveSession` (the loop is deterministic: the same data,
+seed and answers give the same questions) up to the first question the file does not answer; undo and corrections
+edit the file and replay.
 """
 
+import json
 import numbers
 import secrets
 import threading
@@ -25,8 +21,8 @@ from linkwise._validation import InvalidParameterError
 from linkwise.exceptions import InconsistentConstraintError
 from linkwise.graph import pair_key, relabel
 from linkwise.loop import ActiveEstimator, ActiveSession
-from linkwise.session._methods import build_estimator, canonical, encode_params, method_spec
-from linkwise.session._store import SessionFileError, SessionStore
+from linkwise.session._methods import build_estimator, encode_params, method_spec
+from linkwise.session._store import Answer, SessionFileError, SessionStore
 
 with requires("session", "linkwise.session"):
     import pandas as pd
@@ -110,20 +106,19 @@ class HumanSession:
     Examples
     --------
     >>> import os, tempfile
-    >>> import pandas as pd
-    >>> import linkwise as lw
+    >>> import pandas as pd, linkwise as lw
     >>> from linkwise.session import HumanSession, load_data
     >>> X, y = lw.datasets.load("iris")
-    >>> folder = tempfile.mkdtemp()
-    >>> pd.DataFrame(X).to_csv(os.path.join(folder, "iris.csv"), index=False)
-    >>> data = load_data(os.path.join(folder, "iris.csv"))
-    >>> session = HumanSession(os.path.join(folder, "iris.db"), data, lw.COBRAS(random_state=0))
+    >>> csv, db = (os.path.join(tempfile.mkdtemp(), name) for name in ("iris.csv", "iris.db"))
+    >>> pd.DataFrame(X).to_csv(csv, index=False)
+    >>> data = load_data(csv)
+    >>> session = HumanSession(db, data, lw.COBRAS(random_state=0))
     >>> state = session.state()
     >>> i, j = state["question"]["pair"]
     >>> session.answer(state["position"], bool(y[i] == y[j]))["n_answered"]
     1
     >>> session.close()
-    >>> again = HumanSession(os.path.join(folder, "iris.db"), data)  # resumes after question 1
+    >>> again = HumanSession(db, data)  # resumes after question 1
     >>> again.state()["n_answered"], again.estimator.random_state
     (1, 0)
     >>> again.close()
@@ -132,12 +127,9 @@ class HumanSession:
     def __init__(self, path, data, estimator=None, *, read_only=False, trusted_method=None):
         self.data = data
         self.store = SessionStore(path, create=not read_only, exclusive=not read_only, read_only=read_only)
-        self._read_only = read_only
-        self._trusted = trusted_method
-        self._lock = threading.RLock()
+        self._read_only, self._trusted, self._lock, self._changes = read_only, trusted_method, threading.RLock(), 0
         # a fresh prefix per process: a page that polled an earlier server never mistakes a new state for its own
         self._boot = secrets.token_hex(4)
-        self._changes = 0
         try:
             created = self.store.is_new
             if created and read_only:
@@ -146,82 +138,64 @@ class HumanSession:
             self._rebuild()
             if created:
                 self.store.write_meta({
-                    "data_path": str(data.path),
-                    "data_fingerprint": data.fingerprint,
-                    "data_options": data.options,
-                    "image_root": str(data.image_root),
-                    "text_embedding": data.embedding,
-                    "n_rows": data.n_rows,
-                    "method": method_spec(self.estimator),
-                    "params": encode_params(self.estimator),
-                })
+                    "data_path": str(data.path), "data_fingerprint": data.fingerprint, "data_options": data.options,
+                    "image_root": str(data.image_root), "text_embedding": data.embedding, "n_rows": data.n_rows,
+                    "method": method_spec(self.estimator), "params": encode_params(self.estimator)})
         except BaseException:
             self.store.discard()  # removes the file only if this very opening made it
             raise
 
     # -- opening --------------------------------------------------------------
-    def _new_method(self, estimator):
-        if estimator is None:
-            from linkwise.cobra import COBRAS
-
-            estimator = COBRAS()
+    @staticmethod
+    def _adopt(estimator, seed):
+        """A clone of ``estimator``, seeded with ``seed`` when its ``random_state`` is None."""
         if not isinstance(estimator, ActiveEstimator):
-            raise InvalidParameterError(
-                "The 'estimator' argument of HumanSession must be an active estimator (COBRAS, COBRA, ...), "
-                f"got {type(estimator).__name__}."
-            )
+            raise InvalidParameterError("The 'estimator' argument of HumanSession must be an active estimator "
+                                        f"(COBRAS, COBRA, ...), got {type(estimator).__name__}.")
         estimator = clone(estimator)
         if estimator.random_state is None:
-            estimator.set_params(random_state=secrets.randbelow(2**31))
+            estimator.set_params(random_state=seed)
+        return estimator
+
+    def _new_method(self, estimator):
+        from linkwise.cobra import COBRAS
+
+        estimator = self._adopt(COBRAS() if estimator is None else estimator, secrets.randbelow(2**31))
         encode_params(estimator)  # refuse parameters the file cannot store, before anything is asked
         seed = estimator.random_state
         if not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
-            raise InvalidParameterError(
-                f"The 'random_state' parameter of {type(estimator).__name__} must be an int seed in a session "
-                f"(replaying the answers needs the same questions), got {seed!r}."
-            )
+            raise InvalidParameterError(f"The 'random_state' parameter of {type(estimator).__name__} must be an int "
+                                        "seed in a session (replaying the answers needs the same questions), "
+                                        f"got {seed!r}.")
         return estimator
 
     def _stored_method(self, estimator):
         meta, path = _check_meta(self.store.meta, self.store.path), self.store.path
         if meta["data_fingerprint"] != self.data.fingerprint:
-            raise SessionFileError(
-                f"The session {path} was made for other data: {meta['data_path']} "
-                f"(fingerprint {meta['data_fingerprint'][:12]}), not {self.data.path} "
-                f"(fingerprint {self.data.fingerprint[:12]}). Open it with the data it was made for, "
-                "or start a new session with another session file."
-            )
+            raise SessionFileError(f"The session {path} was made for other data: {meta['data_path']} (fingerprint "
+                                   f"{meta['data_fingerprint'][:12]}), not {self.data.path} (fingerprint "
+                                   f"{self.data.fingerprint[:12]}). Open it with the data it was made for, "
+                                   "or start a new session with another session file.")
         stored, given = meta["data_options"], self.data.options
         # an option a file does not mention (added to linkwise later) has its default, None
         changed = [f"{k}: {stored.get(k)!r} -> {given.get(k)!r}"
                    for k in sorted(set(stored) | set(given)) if stored.get(k) != given.get(k)]
         if changed:
-            raise SessionFileError(
-                f"The session {path} was made with other feature options ({'; '.join(changed)}). "
-                "Leave those options out to use the stored ones, or start a new session file."
-            )
+            raise SessionFileError(f"The session {path} was made with other feature options ({'; '.join(changed)}). "
+                                   "Leave those options out to use the stored ones, or start a new session file.")
         if estimator is None:
             return build_estimator(meta["method"], meta["params"], self._trusted)
-        if not isinstance(estimator, ActiveEstimator):
-            raise InvalidParameterError(
-                f"The 'estimator' argument of HumanSession must be an active estimator, got {type(estimator).__name__}."
-            )
-        estimator = clone(estimator)
-        if estimator.random_state is None:
-            estimator.set_params(random_state=meta["params"].get("random_state"))
+        estimator = self._adopt(estimator, meta["params"].get("random_state"))
         wanted = encode_params(estimator)
         if method_spec(estimator) != meta["method"]:
             differs = f"method {meta['method']!r}, not {method_spec(estimator)!r}"
-        elif canonical(wanted) != canonical(meta["params"]):
+        elif json.dumps(wanted, sort_keys=True) != json.dumps(meta["params"], sort_keys=True):
             differs = f"method {meta['method']!r} and " + ", ".join(
-                f"{k}={meta['params'].get(k)!r} (asked: {v!r})" for k, v in wanted.items() if meta["params"].get(k) != v
-            )
+                f"{k}={was!r} (asked: {v!r})" for k, v in wanted.items() if (was := meta["params"].get(k)) != v)
         else:
             return estimator
-        raise SessionFileError(
-            f"The session {path} was made with {differs}. Leave the method out to continue with the "
-            "stored one, or start a new session file."
-        )
+        raise SessionFileError(f"The session {path} was made with {differs}. Leave the method out to continue with the "
+                               "stored one, or start a new session file.")
 
     # -- replay ---------------------------------------------------------------
     def _rebuild(self):
@@ -292,14 +266,9 @@ class HumanSession:
                     "answer": ANSWER_WORDS[r.answer], "answered_at": r.answered_at, "new": new}
 
         labels = self.labels()
-        return {
-            "id": row.seq,
-            "pair": [row.i, row.j],
-            "items": [item(row.i), item(row.j)],
-            "believed": ANSWER_WORDS[believed],
-            "clustering": ANSWER_WORDS[bool(labels[row.i] == labels[row.j])],
-            "answers": [described(r, False) for r in earlier] + [described(row, True)],
-        }
+        return {"id": row.seq, "pair": [row.i, row.j], "items": [item(row.i), item(row.j)],
+                "believed": ANSWER_WORDS[believed], "clustering": ANSWER_WORDS[bool(labels[row.i] == labels[row.j])],
+                "answers": [described(r, False) for r in earlier] + [described(row, True)]}
 
     def state(self):
         """Everything a client shows: the question (or contradiction), counts, clusters.
@@ -317,37 +286,25 @@ class HumanSession:
         with self._lock:
             session = self._session
             pair = None if self._conflict is not None else session.ask()
-            question = None
-            if pair is not None:
-                question = {"pair": [int(pair[0]), int(pair[1])], "number": session.n_queries + 1,
-                            "items": [self.data.item(pair[0]), self.data.item(pair[1])]}
+            question = None if pair is None else {"pair": [int(pair[0]), int(pair[1])], "number": session.n_queries + 1,
+                                                  "items": [self.data.item(pair[0]), self.data.item(pair[1])]}
             return {
-                "position": self.position,
-                "revision": self.revision,
-                "question": question,
+                "position": self.position, "revision": self.revision, "question": question,
                 "conflict": None if self._conflict is None else self._conflict_state(),
-                "done": self._conflict is None and pair is None,
-                "n_answered": session.n_queries,
-                "n_clusters": int(self.labels().max()) + 1,
-                "can_undo": bool(self._used) or self._conflict is not None,
-                "method": type(self.estimator).__name__,
-                "embedding": self.data.embedding,
-                "data": self.data.path.name,
-                "n_rows": self.data.n_rows,
+                "done": self._conflict is None and pair is None, "n_answered": session.n_queries,
+                "n_clusters": int(self.labels().max()) + 1, "can_undo": bool(self._used) or self._conflict is not None,
+                "method": type(self.estimator).__name__, "embedding": self.data.embedding,
+                "data": self.data.path.name, "n_rows": self.data.n_rows,
             }
 
     # -- actions --------------------------------------------------------------
-    def _writable(self):
+    def _expect(self, position):
+        """Refuse an action on a read-only session, or one that quotes a stale ``position``."""
         if self._read_only:
             raise Refused("This session was opened read-only; nothing can be changed in it.")
-
-    def _expect(self, position):
-        self._writable()
         if position != self.position:
-            raise Refused(
-                "That question has already been answered (perhaps in another window); "
-                "the current question is shown now."
-            )
+            raise Refused("That question has already been answered (perhaps in another window); "
+                          "the current question is shown now.")
 
     def answer(self, position, answer):
         """Store the answer to the current question, then move on.
@@ -371,9 +328,8 @@ class HumanSession:
             resolved first, or there is no question left.
         """
         if answer is not None and not isinstance(answer, (bool, np.bool_)):
-            raise InvalidParameterError(
-                f"The 'answer' argument of HumanSession.answer must be True, False or None, got {answer!r}."
-            )
+            raise InvalidParameterError(f"The 'answer' argument of HumanSession.answer must be True, False or None, "
+                                        f"got {answer!r}.")
         with self._lock:
             self._expect(position)
             if self._conflict is not None:
@@ -393,13 +349,9 @@ class HumanSession:
         """
         with self._lock:
             self._expect(position)
-            if self._conflict is not None:
-                last = self._conflict[0]
-            elif self._used:
-                last = self._used[-1]
-            else:
+            if self._conflict is None and not self._used:
                 raise Refused("There is no answer to undo.")
-            self.store.undo(last.seq)
+            self.store.undo((self._used[-1] if self._conflict is None else self._conflict[0]).seq)
             self._rebuild()
             return self.state()
 
@@ -411,7 +363,7 @@ class HumanSession:
         ``retracted`` table and the session replays.
         """
         with self._lock:
-            self._writable()
+            self._expect(self.position)  # a contradiction is named by its id instead
             if self._conflict is None or self._conflict[0].seq != conflict_id:
                 raise Refused("That contradiction has already been resolved; the current state is shown now.")
             row, _, earlier = self._conflict
@@ -429,11 +381,9 @@ class HumanSession:
     def answers_frame(self):
         """Every answer ever given (live, undone or corrected) with the two ids and times."""
         ids = self.data.ids.to_numpy()
-        live = [{"seq": a.seq, "i": a.i, "j": a.j, "answer": a.answer, "answered_at": a.answered_at,
-                 "status": "live", "retracted_at": None} for a in self.store.answers()]
+        live = [{**a._asdict(), "status": "live", "retracted_at": None} for a in self.store.answers()]
         gone = [{**r, "status": r["reason"]} for r in self.store.retracted()]
-        frame = pd.DataFrame(live + gone, columns=["seq", "i", "j", "answer", "answered_at", "status",
-                                                   "retracted_at"])
+        frame = pd.DataFrame(live + gone, columns=[*Answer._fields, "status", "retracted_at"])
         frame.insert(1, "id_a", ids[frame["i"].to_numpy(dtype=np.intp)])
         frame.insert(2, "id_b", ids[frame["j"].to_numpy(dtype=np.intp)])
         frame["answer"] = frame["answer"].map(ANSWER_WORDS)

@@ -27,14 +27,13 @@ import numpy as np
 
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError, check_option
+from linkwise.images import IMAGE_TYPES
 
 with requires("session", "linkwise.session"):
     import pandas as pd
 
 __all__ = ["Dataset", "load_data", "embed_text", "UnsafePathError", "IMAGE_TYPES"]
 
-IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
-               ".webp": "image/webp", ".bmp": "image/bmp"}  # no SVG: it can carry script
 _IMAGE_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"BM")  # WebP: RIFF....WEBP
 _TFIDF_DIMS = 64
 
@@ -307,7 +306,7 @@ class Dataset:
         self.embedding = embedding
         self.image_root = image_root
         self.dropped_columns = dropped_columns
-        own = (options["id_column"], options["text_column"], options["image_column"])  # shown on their own
+        own = (options["id_column"], options["text_column"])  # shown on their own; an image also by its path
         shown = [c for c in table.columns if c not in own]
         self._shown = shown
         self._cells = table[shown].astype(str).where(table[shown].notna(), "")
@@ -399,6 +398,19 @@ def _check_columns(table, names, what):
         )
 
 
+def _ranges(columns, names):
+    """``names`` with each ``first:last`` that is no column itself widened to the columns first to last."""
+    out = []
+    for name in names:
+        first, colon, last = name.partition(":")
+        if colon and name not in columns and first in columns and last in columns:
+            i, j = sorted((columns.index(first), columns.index(last)))
+            out += columns[i:j + 1]
+        else:
+            out.append(name)
+    return out
+
+
 def load_data(path, *, id_column=None, text_column=None, image_column=None, features=None, image_root=None,
               scale="minmax", encoding=None):
     """Read a CSV or Parquet file for a human session.
@@ -406,7 +418,9 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
     Parameters
     ----------
     path : str or Path
-        ``.csv`` / ``.tsv`` (optionally compressed) or ``.parquet``.
+        ``.csv`` / ``.tsv`` (optionally compressed) or ``.parquet``, or a
+        folder of images: one row per image file (``file``, ``size``),
+        clustered on the images (see :func:`linkwise.images.image_files`).
     id_column : str, optional
         A column of unique row ids (default: the row number).
     text_column : str, optional
@@ -414,8 +428,11 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
     image_column : str, optional
         A column of image paths, relative to ``image_root``.
     features : list of str, optional
-        Numeric columns to cluster on. Default: every numeric column except
-        the id column, or none when a text column is given.
+        Numeric columns to cluster on (``"first:last"`` names the columns
+        from first to last, e.g. ``"emb_0:emb_511"``); the image column
+        among them clusters on the images (:func:`linkwise.images.image_features`).
+        Default: every numeric column except the id column, else the image
+        column; none when a text column is given.
     image_root : str or Path, optional
         Folder that image paths must lie under (default: the data file's folder).
     scale : {"minmax", "none"}, default="minmax"
@@ -448,10 +465,17 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
     ((3, 2), 'y')
     """
     path = Path(path).resolve()
-    if not path.is_file():
+    if not path.exists():
         raise InvalidParameterError(f"The data file {path} does not exist.")
     check_option(scale, "scale", "load_data", ("minmax", "none"), role="argument")
-    table, read_as = _read_table(path, encoding)
+    if path.is_dir():
+        from linkwise.session._images import FILE, folder_table
+
+        table, read_as = folder_table(path), None
+        id_column, image_column, features = id_column or FILE, image_column or FILE, features or [FILE]
+        image_root = image_root or path
+    else:
+        table, read_as = _read_table(path, encoding)
     table.columns = [str(c) for c in table.columns]
     if table.shape[0] < 2:
         raise InvalidParameterError(f"The data file {path} has {table.shape[0]} rows; a session needs at least 2.")
@@ -459,7 +483,7 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
     _check_columns(table, named, "column")
     if features is not None:
         features = [str(c) for c in features]
-        _check_columns(table, features, "feature column")
+        _check_columns(table, _ranges(list(table.columns), features), "feature column")
     options = {"id_column": id_column, "text_column": text_column, "image_column": image_column,
                "features": features, "scale": scale, "encoding": encoding}
 
@@ -476,6 +500,11 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
         rest = [c for c in table.columns if c not in named]
         features = [c for c in rest if pd.api.types.is_numeric_dtype(table[c]) and table[c].notna().any()]
         dropped = _not_numeric(path, read_as, table, [c for c in rest if c not in features])
+        if not features and image_column is not None:  # a table of image paths: cluster on the images
+            features = [image_column]
+    features = features and _ranges(list(table.columns), features)
+    images = image_column in (features or ())
+    features = features and [c for c in features if c != image_column]
     blocks, embedding = [], None
     if features:
         not_numeric = [c for c in features if not pd.api.types.is_numeric_dtype(table[c])]
@@ -497,12 +526,17 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
     if text_column is not None:
         vectors, embedding = embed_text(table[text_column].fillna(""))
         blocks.append(vectors)
-    if not blocks:
+    if not blocks and not images:
         why = "".join(f"; {c}: {reason}" for c, reason in dropped.items())
         raise InvalidParameterError(
-            f"The data file {path} has no numeric feature columns{why}. Name them with --features "
-            "or embed a text column with --text-column."
+            f"The data file {path} has no numeric feature columns{why}. Name them with --features, "
+            "embed a text column with --text-column or cluster on images with --image-column."
         )
     root = Path(image_root).resolve() if image_root is not None else path.parent
-    X = np.hstack(blocks)
-    return Dataset(path, table.reset_index(drop=True), ids, X, options, embedding, root, dropped)
+    data = Dataset(path, table.reset_index(drop=True), ids, None, options, embedding, root, dropped)
+    if images:
+        from linkwise.session._images import image_block
+
+        blocks.append(image_block(data))
+    data.X = np.hstack(blocks)
+    return data

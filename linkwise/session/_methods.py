@@ -1,17 +1,12 @@
 """Naming an active method and storing its parameters in a session file.
 
-A session file must rebuild exactly the estimator that asked the questions, so
-a method is stored as a spec (a short name such as ``cobras`` or an import path
-``module:Class``) plus its ``get_params()`` as JSON. Nested estimators (a
-clusterer inside ``ActiveClustering``) are stored the same way, recursively.
-
-A session file is data, not code: the specs it names are imported only when
-they are linkwise's own (or scikit-learn's, for nested estimators), or when
-the person names the same method themselves (``--method``), since importing a
-module runs it.
+A session file must rebuild exactly the estimator that asked the questions: a method is stored as a spec (a short
+name such as ``cobras``, or ``module:Class``) plus its ``get_params()`` as JSON, nested estimators (a clusterer
+inside ``ActiveClustering``) recursively. A session file is data, not code: linkwise imports the specs it names only
+when they are its own (or scikit-learn's, nested), or when the person names the same method (``--method``), since
+importing a module runs it.
 """
 
-import json
 import numbers
 
 import numpy as np
@@ -20,8 +15,7 @@ from linkwise._validation import InvalidParameterError
 from linkwise.loop import ActiveEstimator
 from linkwise.methods import METHODS, load
 
-__all__ = ["resolve_method", "make_method", "encode_params", "build_estimator", "method_spec", "canonical",
-           "same_method"]
+__all__ = ["resolve_method", "make_method", "encode_params", "build_estimator", "method_spec", "same_method"]
 
 # --method takes the short names of linkwise.methods.METHODS; any other ActiveEstimator is named "module:Class"
 _ESTIMATOR_KEY = "__estimator__"
@@ -30,10 +24,8 @@ _ESTIMATOR_KEY = "__estimator__"
 def _import(spec, base, what):
     module, _, attr = spec.partition(":")
     if not module or not attr:
-        raise InvalidParameterError(
-            f"The {what} {spec!r} is neither a known name ({', '.join(sorted(METHODS))}) "
-            "nor an import path of the form 'module:Class'."
-        )
+        raise InvalidParameterError(f"The {what} {spec!r} is neither a known name ({', '.join(sorted(METHODS))}) "
+                                    "nor an import path of the form 'module:Class'.")
     try:
         cls = load(spec)
     except (ImportError, AttributeError) as exc:
@@ -70,15 +62,11 @@ def _check_trusted(spec, trusted, what, packages=("linkwise",)):
     if _package(spec) in packages or (trusted is not None and same_method(spec, trusted)):
         return
     if what != "method":
-        raise InvalidParameterError(
-            f"The session file names the {what} {spec!r}; inside a method of linkwise's, linkwise imports only "
-            f"estimators of {' and '.join(packages)}."
-        )
-    raise InvalidParameterError(
-        f"The session file names the method {spec!r}, which is not one of linkwise's; linkwise imports it only "
-        f"if you name it yourself: pass --method {spec} (estimator= or trusted_method= in Python) if you trust "
-        "the file."
-    )
+        raise InvalidParameterError(f"The session file names the {what} {spec!r}; inside a method of linkwise's, "
+                                    f"linkwise imports only estimators of {' and '.join(packages)}.")
+    raise InvalidParameterError(f"The session file names the method {spec!r}, which is not one of linkwise's; linkwise "
+                                f"imports it only if you name it yourself: pass --method {spec} (estimator= or "
+                                "trusted_method= in Python) if you trust the file.")
 
 
 def make_method(cls, params):
@@ -95,11 +83,9 @@ def make_method(cls, params):
     linkwise.exceptions.InvalidParameterError: COBRAS has no parameter 'bogus'; its parameters are: max_queries, random_state.
     """
     known = cls._get_param_names()
-    unknown = [name for name in params if name not in known]
-    if unknown:
-        raise InvalidParameterError(
-            f"{cls.__name__} has no parameter {unknown[0]!r}; its parameters are: {', '.join(known)}."
-        )
+    if unknown := [name for name in params if name not in known]:
+        raise InvalidParameterError(f"{cls.__name__} has no parameter {unknown[0]!r}; "
+                                    f"its parameters are: {', '.join(known)}.")
     return cls(**params)
 
 
@@ -148,15 +134,11 @@ def _encode(value, name, owner):
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
         return {k: _encode(v, name, owner) for k, v in value.items()}
     if hasattr(value, "get_params"):
-        cls = type(value)
-        return {
-            _ESTIMATOR_KEY: f"{cls.__module__}:{cls.__qualname__}",
-            "params": {k: _encode(v, f"{name}.{k}", owner) for k, v in value.get_params(deep=False).items()},
-        }
-    raise InvalidParameterError(
-        f"The '{name}' parameter of {owner} is {value!r}; a session file stores only numbers, "
-        "strings, lists, dicts and estimators. Pass a plain value (an int seed for random_state)."
-    )
+        return {_ESTIMATOR_KEY: f"{type(value).__module__}:{type(value).__qualname__}",
+                "params": {k: _encode(v, f"{name}.{k}", owner) for k, v in value.get_params(deep=False).items()}}
+    raise InvalidParameterError(f"The '{name}' parameter of {owner} is {value!r}; a session file stores only "
+                                "numbers, strings, lists, dicts and estimators. Pass a plain value (an int seed for "
+                                "random_state).")
 
 
 def encode_params(estimator):
@@ -211,8 +193,3 @@ def build_estimator(spec, params, trusted=None):
         raise InvalidParameterError(f"The session file stores the parameters of {spec!r} as {params!r}, not as a dict.")
     vouched = _package(spec) != "linkwise"  # the same test as _check_trusted's: linkwise's methods vouch for nothing
     return make_method(resolve_method(spec), {k: _decode(v, vouched) for k, v in params.items()})
-
-
-def canonical(params):
-    """A stable text form of encoded parameters, for comparing two sessions' methods."""
-    return json.dumps(params, sort_keys=True)

@@ -1,14 +1,11 @@
 """The session file: one SQLite database (WAL) per human session.
 
-It holds what is needed to resume exactly: the data's fingerprint and feature
-options, the method and its parameters (with the seed), and every answer with
-its time. Each answer is committed before the next question is shown, so a
-crash loses nothing. Undone and corrected answers are not erased: the original
-is kept in a ``retracted`` table with the reason.
+It holds what resuming exactly needs: the data's fingerprint and feature options, the method with its parameters
+(and seed), and every answer with its time, committed before the next question is shown (a crash loses nothing).
+Undone and corrected answers are not erased but kept in a ``retracted`` table with the reason.
 
-A session file is marked as linkwise's by its SQLite ``application_id``. An
-existing file is inspected read-only first, and any other file (empty, not
-SQLite, another program's database) is refused untouched: a mistyped
+A session file is marked as linkwise's by its SQLite ``application_id``. An existing file is inspected read-only
+first, and any other file (empty, not SQLite, another program's database) is refused untouched: a mistyped
 ``--session`` never costs the user a file.
 """
 
@@ -30,24 +27,10 @@ APPLICATION_ID = 0x4C4B5753  # "LKWS" in the SQLite header: this file was made b
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS answers (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    i INTEGER NOT NULL,
-    j INTEGER NOT NULL,
-    answer INTEGER CHECK (answer IN (0, 1)),
-    answered_at TEXT NOT NULL,
-    CHECK (0 <= i AND i < j)
-);
-CREATE TABLE IF NOT EXISTS retracted (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    seq INTEGER NOT NULL,
-    i INTEGER NOT NULL,
-    j INTEGER NOT NULL,
-    answer INTEGER,
-    answered_at TEXT NOT NULL,
-    retracted_at TEXT NOT NULL,
-    reason TEXT NOT NULL
-);
+CREATE TABLE IF NOT EXISTS answers (seq INTEGER PRIMARY KEY AUTOINCREMENT, i INTEGER NOT NULL, j INTEGER NOT NULL,
+    answer INTEGER CHECK (answer IN (0, 1)), answered_at TEXT NOT NULL, CHECK (0 <= i AND i < j));
+CREATE TABLE IF NOT EXISTS retracted (id INTEGER PRIMARY KEY AUTOINCREMENT, seq INTEGER NOT NULL, i INTEGER NOT NULL,
+    j INTEGER NOT NULL, answer INTEGER, answered_at TEXT NOT NULL, retracted_at TEXT NOT NULL, reason TEXT NOT NULL);
 """
 
 
@@ -67,10 +50,6 @@ class Answer(NamedTuple):
 
 def _now():
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-
-
-def _to_db(answer):
-    return None if answer is None else int(bool(answer))
 
 
 def _from_db(value):
@@ -174,22 +153,18 @@ class SessionStore:
         meta = {"format": FORMAT, "created_at": _now(), **meta}
         with self._db:
             self._db.execute("BEGIN")
-            self._db.executemany(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                [(k, json.dumps(v)) for k, v in meta.items()],
-            )
+            self._db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                                 [(k, json.dumps(v)) for k, v in meta.items()])
         self.meta = meta
 
     def add(self, i, j, answer):
         """Store and commit one answer; returns it as an :class:`Answer`."""
-        i, j = pair_key(i, j)
-        at = _now()
+        (i, j), at, answer = pair_key(i, j), _now(), None if answer is None else bool(answer)
         with self._db:
             self._db.execute("BEGIN")
-            cur = self._db.execute(
-                "INSERT INTO answers (i, j, answer, answered_at) VALUES (?, ?, ?, ?)", (i, j, _to_db(answer), at)
-            )
-        return Answer(cur.lastrowid, i, j, None if answer is None else bool(answer), at)
+            cur = self._db.execute("INSERT INTO answers (i, j, answer, answered_at) VALUES (?, ?, ?, ?)",
+                                   (i, j, answer, at))
+        return Answer(cur.lastrowid, i, j, answer, at)
 
     def answers(self):
         """Every live answer, oldest first."""
@@ -197,29 +172,24 @@ class SessionStore:
         return [Answer(s, i, j, _from_db(a), t) for s, i, j, a, t in rows]
 
     def _retract(self, seq, reason):
+        """Begin the transaction (in ``with self._db``) that keeps answer ``seq`` in ``retracted``; returns its row."""
+        self._db.execute("BEGIN")
         row = next(iter(self._read("SELECT seq, i, j, answer, answered_at FROM answers WHERE seq = ?", (seq,))), None)
         if row is None:
             raise KeyError(f"no stored answer #{seq}")
-        self._db.execute(
-            "INSERT INTO retracted (seq, i, j, answer, answered_at, retracted_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (*row, _now(), reason),
-        )
+        self._db.execute("INSERT INTO retracted (seq, i, j, answer, answered_at, retracted_at, reason) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?)", (*row, _now(), reason))
         return row
 
     def undo(self, seq):
         """Remove answer ``seq`` (kept in the ``retracted`` table)."""
         with self._db:
-            self._db.execute("BEGIN")
             self._retract(seq, "undone")
             self._db.execute("DELETE FROM answers WHERE seq = ?", (seq,))
 
     def correct(self, seq):
-        """Flip answer ``seq`` (same <-> different): the person said it was wrong.
-
-        The original is kept in the ``retracted`` table.
-        """
+        """Flip answer ``seq`` (same <-> different), said to be wrong; the original stays in ``retracted``."""
         with self._db:
-            self._db.execute("BEGIN")
             row = self._retract(seq, "corrected")
             if row[3] is None:
                 raise ValueError(f"answer #{seq} is 'don't know'; only a same/different answer can be corrected")
@@ -235,7 +205,9 @@ class SessionStore:
         """Close the database connection (and give up the session, if held exclusively)."""
         if self._db is not None:
             self._db.close()
-        self._release()
+        if self._lock is not None:
+            self._lock.close()  # closing the descriptor drops the OS lock
+            self._lock = None
 
     def discard(self):
         """Close, and delete the file if this opening created it (a start that failed leaves nothing behind)."""
@@ -243,11 +215,6 @@ class SessionStore:
         if self.created:
             for suffix in ("", "-wal", "-shm", ".lock"):
                 self._target.with_name(self._target.name + suffix).unlink(missing_ok=True)
-
-    def _release(self):
-        if self._lock is not None:
-            self._lock.close()  # closing the descriptor drops the OS lock
-            self._lock = None
 
     def __enter__(self):
         return self
@@ -257,13 +224,8 @@ class SessionStore:
 
 
 def _connect_read_only(target, trusted=True):
-    """A connection that cannot write ``target`` nor leave -wal/-shm files beside it.
-
-    Reading a WAL database creates those files, unless it is opened as
-    immutable, which reads the main file alone: right when no -wal file
-    exists (the last writer checkpointed and closed), and for a file that is
-    not linkwise's, whose content only needs a look.
-    """
+    """A connection that cannot write ``target`` nor leave -wal/-shm files beside it."""
+    # reading WAL makes them unless immutable: right with no -wal file, and for a file not linkwise's (a look only)
     live = target.with_name(target.name + "-wal").exists()
     return sqlite3.connect(f"{target.as_uri()}?mode=ro" + ("" if trusted and live else "&immutable=1"), uri=True)
 
@@ -273,10 +235,8 @@ def _inspect(path, target):
     with open(target, "rb") as f:
         header = f.read(100)
     if not header:
-        raise SessionFileError(
-            f"{path} is an empty file (0 bytes), not a linkwise session file; it was left as it is. "
-            "Delete it to start a new session there, or name another session file."
-        )
+        raise SessionFileError(f"{path} is an empty file (0 bytes), not a linkwise session file; it was left as it is. "
+                               "Delete it to start a new session there, or name another session file.")
     if not header.startswith(b"SQLite format 3\x00"):
         raise SessionFileError(f"{path} is not a linkwise session file (not an SQLite database); it was left as it is.")
     marked = header[68:72] == APPLICATION_ID.to_bytes(4, "big")
@@ -288,32 +248,24 @@ def _inspect(path, target):
         db.close()
     # files of linkwise before the application_id mark are known by their tables and format
     if not (marked or ({"meta", "answers", "retracted"} <= tables and any(k == "format" for k, _ in rows))):
-        raise SessionFileError(
-            f"{path} is an SQLite database that linkwise did not make (no linkwise session in it); "
-            "it was left as it is. Name another session file."
-        )
+        raise SessionFileError(f"{path} is an SQLite database that linkwise did not make (no linkwise session in it); "
+                               "it was left as it is. Name another session file.")
     meta = {}
     for key, value in rows:
         try:
             meta[key] = json.loads(value)
         except ValueError:
-            raise SessionFileError(
-                f"The session file {path} is damaged: its meta entry {key!r} is not JSON ({value[:40]!r})."
-            ) from None
+            raise SessionFileError(f"The session file {path} is damaged: its meta entry {key!r} is not JSON "
+                                   f"({value[:40]!r}).") from None
     if meta and meta.get("format") != FORMAT:
-        raise SessionFileError(
-            f"{path} is a session file of format {meta.get('format')!r}; this linkwise reads format {FORMAT}."
-        )
+        raise SessionFileError(f"{path} is a session file of format {meta.get('format')!r}; "
+                               f"this linkwise reads format {FORMAT}.")
     return meta
 
 
 def _hold_lock(path, target):
-    """Open ``<target>.lock`` and lock it without waiting; the open file keeps the lock.
-
-    ``target`` is the resolved file, so two names of one session share the lock.
-    """
-    lock_path = target.with_name(target.name + ".lock")
-    f = open(lock_path, "a+")
+    """Lock ``<target>.lock`` without waiting (the resolved ``target``: one lock for every name of the file)."""
+    f = open(target.with_name(target.name + ".lock"), "a+")  # the open file keeps the lock
     try:
         _try_lock(f)
     except OSError:
@@ -323,10 +275,8 @@ def _hold_lock(path, target):
         except OSError:  # Windows: the holder's locked byte cannot be read
             holder = "unknown"
         f.close()
-        raise SessionFileError(
-            f"{path} is open in another linkwise session (process {holder}); answer the questions there, "
-            "or stop that session first (its answers are saved)."
-        ) from None
+        raise SessionFileError(f"{path} is open in another linkwise session (process {holder}); answer the questions "
+                               "there, or stop that session first (its answers are saved).") from None
     f.seek(0)
     f.truncate()
     f.write(str(os.getpid()))

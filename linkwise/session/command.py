@@ -73,7 +73,9 @@ def _load_data(path, stored, image_root=None, **given):
 
 
 @click.command()
-@click.argument("data", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("data", required=False, type=click.Path(exists=True, path_type=Path))
+@click.option("--demo", type=click.Choice(["digits"]),
+              help="Instead of DATA: scikit-learn's handwritten digits, written as 8x8 images to ./linkwise-digits/.")
 @click.option("--method", help="Active method: auto (default), cobras, robust-cobras, cobra, cobs, bayes, or module:Class.")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="A method parameter, e.g. --param max_queries=100 (read as JSON, else as text). Repeatable.")
@@ -86,16 +88,17 @@ def _load_data(path, stored, image_root=None, **given):
 @click.option("--image-column", help="Column of image paths, relative to the data file's folder.")
 @click.option("--image-root", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Folder image paths must lie under (default: the data file's folder).")
-@click.option("--features", help="Comma-separated numeric columns to cluster on (default: every numeric column).")
+@click.option("--features", help="Comma-separated numeric columns to cluster on, first:last for a range (e.g. "
+              "emb_0:emb_511), the image column for its images (default: every numeric column, else the images).")
 @click.option("--encoding", callback=_check_encoding,
               help="Text encoding of a CSV file (default UTF-8), e.g. latin-1 or utf-16; kept in the session file.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               help="Labels CSV written when you finish. Default: <data name>.labels.csv beside the session file.")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, help="Port on 127.0.0.1 (default: a free one).")
 @click.option("--no-browser", is_flag=True, help="Print the page's address without opening a browser.")
-def cluster(data, method, params, ui, session_file, id_column, text_column, image_column, image_root, features,
+def cluster(data, demo, method, params, ui, session_file, id_column, text_column, image_column, image_root, features,
             encoding, out, port, no_browser):
-    """Cluster DATA (CSV or Parquet) by answering "same group?" questions.
+    """Cluster DATA (CSV, Parquet or a folder of images) by answering "same group?" questions.
 
     Every answer is saved at once in the session file; run the same command
     again to continue where you stopped.
@@ -104,6 +107,12 @@ def cluster(data, method, params, ui, session_file, id_column, text_column, imag
     from linkwise.methods import PARAMS
     from linkwise.session._methods import build_estimator, make_method, resolve_method, same_method
 
+    if (data is None) == (demo is None):
+        raise click.UsageError("Give either DATA (a CSV, Parquet file or folder of images) or --demo digits.")
+    if demo:
+        from linkwise.session._images import write_digits
+
+        data = write_digits(Path("linkwise-digits"))
     session_file = session_file or data.parent / f"{_stem(data)}.linkwise.db"
     out = out or session_file.with_name(f"{session_file.stem.removesuffix('.linkwise')}.labels.csv")
     if _same_file(session_file, data):
@@ -137,7 +146,7 @@ def cluster(data, method, params, ui, session_file, id_column, text_column, imag
 
 @click.command()
 @click.argument("session_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--data", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.option("--data", type=click.Path(exists=True, path_type=Path),
               help="The data file, if it has moved since the session began (its content must be the same).")
 @click.option("-o", "--out", default="-", show_default=True, type=click.Path(dir_okay=False, allow_dash=True),
               help="Labels CSV (id, cluster); '-' prints it.")

@@ -61,6 +61,7 @@ function itemCard(item, letter, other) {
     const img = el("img");
     img.src = item.image;
     img.alt = "image of item " + item.id;
+    img.addEventListener("load", () => img.classList.toggle("pixels", img.naturalWidth < 64));  // e.g. 8x8 digits
     card.append(img);
   } else if (item.image_error) {
     card.append(el("p", "refused", item.image_error));
