@@ -6,9 +6,9 @@ active COBS and Auto (linkwise's default), on the 8 series aeon's wheel ships
 (``lw.datasets.SERIES``), each series z-normalised (``scale="standard"``, the
 UCR archive's convention): stratified 5-fold cross-validation, questions only
 about training rows, ARI on the test fold. Methods that do not take series get
-them flattened (channels side by side). The run goes to ``--out`` (resumable:
-an interrupted run continues where it stopped); the tables to
-``results/timeseries.md``.
+them flattened (channels side by side). The run goes to ``--out`` (default:
+the committed ``results/timeseries``; resumable: an interrupted run continues
+where it stopped); the tables to ``results/timeseries.md``.
 
     python benchmarks/bench_timeseries.py [--quick] [--methods ...] [--out DIR] [--n-jobs J]
 
@@ -125,7 +125,8 @@ def table(frame, budgets):
                   f"| **mean, the {len(full)} sets with every column** | "
                   + " | ".join(cell(full[m].mean()) for m in methods) + " |", ""]
     at = mean.xs(50, level="budget") if 50 in budgets else None
-    if at is not None and {"cobras", "cobras-dtw", "cobras-kshape"} <= set(at) and not at.isna().any().any():
+    three = ["cobras", "cobras-dtw", "cobras-kshape"]
+    if at is not None and set(three) <= set(at) and not at[three].isna().any().any():
         ours, ahead = at[["cobras-dtw", "cobras-kshape"]].mean().max(), at[["cobras-dtw", "cobras-kshape"]].max(axis=1)
         lines += [f"Issue target (after 50 questions, COBRAS-DTW or -kShape ahead of Euclidean COBRAS on average): "
                   f"{'met' if ours > at['cobras'].mean() else 'missed'}, {ours:.3f} against {at['cobras'].mean():.3f}; "
@@ -138,7 +139,7 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--methods", default=",".join(METHODS))
     parser.add_argument("--datasets", help="comma-separated subset of the series (default: all 8)")
-    parser.add_argument("--out", default="linkwise-bench-timeseries")
+    parser.add_argument("--out", default=str(OUT.with_suffix("")), help="the run (default: the committed one)")
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--cobras-ts", metavar="PYTHON", help="interpreter of an environment with cobras-ts")
     args = parser.parse_args()
