@@ -120,6 +120,11 @@ def _as_pairs(pairs):
     return np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
 
 
+# Up to this many nodes plus pairs, plain Python beats the ~100 us scipy takes to set up a sparse graph: the
+# answer graph of NoiseRobustCOBRAS (a few hundred nodes) is searched thousands of times per run.
+_SMALL = 1000
+
+
 def components(pairs, n):
     """Connected components of the edges ``pairs`` between nodes ``0 .. n - 1``.
 
@@ -133,9 +138,23 @@ def components(pairs, n):
     (3, [0, 1, 0, 1, 2])
     """
     pairs = _as_pairs(pairs)
-    # bool weights: a repeated pair stays one edge, in a byte per pair
-    adjacency = sp.coo_matrix((np.ones(len(pairs), dtype=bool), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
-    return connected_components(adjacency, directed=False)
+    if n + len(pairs) > _SMALL:
+        # bool weights: a repeated pair stays one edge, in a byte per pair
+        adjacency = sp.coo_matrix((np.ones(len(pairs), dtype=bool), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
+        return connected_components(adjacency, directed=False)
+    parent = list(range(n))  # union-find whose roots are the smallest nodes
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = x = parent[parent[x]]
+        return x
+
+    for a, b in pairs.tolist():
+        a, b = find(a), find(b)
+        parent[max(a, b)] = min(a, b)
+    roots = np.array([find(x) for x in range(n)], dtype=np.intp)
+    is_root = roots == np.arange(n)
+    return int(is_root.sum()), (np.cumsum(is_root, dtype=np.int32) - 1)[roots]
 
 
 def breadth_first(pairs, n, source=None):
@@ -144,9 +163,10 @@ def breadth_first(pairs, n, source=None):
     Each node's neighbours are visited in the order of the pairs, so ties
     between equally short paths go to the earlier pairs. With ``source``
     None, every component is searched from its smallest node (a spanning
-    forest). Returns ``(order, via)``: the nodes reached, in the order
-    visited, and for every node the index of the pair through which it was
-    reached (-1 for a start node and for nodes not reached).
+    forest, level by level across the components). Returns ``(order, via)``:
+    the nodes reached, in the order visited, and for every node the index of
+    the pair through which it was reached (-1 for a start node and for nodes
+    not reached).
 
     Examples
     --------
@@ -156,13 +176,26 @@ def breadth_first(pairs, n, source=None):
     """
     pairs = _as_pairs(pairs)
     m = len(pairs)
+    roots = [source] if source is not None else np.unique(components(pairs, n)[1], return_index=True)[1].tolist()
+    if n + m <= _SMALL:
+        neighbours = [[] for _ in range(n)]
+        for e, (a, b) in enumerate(pairs.tolist()):
+            neighbours[a].append((b, e))
+            neighbours[b].append((a, e))
+        order, via, seen = list(roots), [-1] * n, [False] * n
+        for u in order:  # the queue: nodes are appended as they are reached
+            seen[u] = True
+            for v, e in neighbours[u]:
+                if not seen[v]:
+                    seen[v], via[v] = True, e
+                    order.append(v)
+        return np.array(order, dtype=np.int32), np.array(via, dtype=np.intp)
     src, dst = np.r_[pairs[:, 0], pairs[:, 1]], np.r_[pairs[:, 1], pairs[:, 0]]
     edge = np.r_[np.arange(m), np.arange(m)]
     start, size = source, n
     if source is None:  # one extra node, joined to the smallest node of every component, roots the forest
-        roots = np.unique(components(pairs, n)[1], return_index=True)[1]
-        src, dst = np.r_[src, np.full(roots.size, n)], np.r_[dst, roots]
-        edge, start, size = np.r_[edge, m + np.arange(roots.size)], n, n + 1
+        src, dst = np.r_[src, np.full(len(roots), n)], np.r_[dst, roots]
+        edge, start, size = np.r_[edge, m + np.arange(len(roots))], n, n + 1
     order = np.lexsort((edge, src))  # by node, then pair: csgraph visits neighbours in stored order
     src, dst, edge = src[order], dst[order], edge[order]
     indptr = np.searchsorted(src, np.arange(size + 1))
