@@ -6,7 +6,7 @@ algorithms run on :mod:`scipy.sparse.csgraph`.
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import breadth_first_order, connected_components
+from scipy.sparse.csgraph import connected_components
 
 from linkwise._validation import check_data, check_y_ignored, owner_name
 from linkwise.exceptions import InvalidParameterError
@@ -121,7 +121,8 @@ def _as_pairs(pairs):
 
 
 # Up to this many nodes plus pairs, plain Python beats the ~100 us scipy takes to set up a sparse graph: the
-# answer graph of NoiseRobustCOBRAS (a few hundred nodes) is searched thousands of times per run.
+# answer graph of NoiseRobustCOBRAS (a few hundred nodes) is searched thousands of times per run. Searches
+# (breadth_first) are always plain Python: they run on answered pairs, which a person gives a few thousand of.
 _SMALL = 1000
 
 
@@ -175,49 +176,33 @@ def breadth_first(pairs, n, source=None):
     ([0, 1, 2], [-1, 0, 2, -1])
     """
     pairs = _as_pairs(pairs)
-    m = len(pairs)
+    neighbours = {}
+    for e, (a, b) in enumerate(pairs.tolist()):
+        neighbours.setdefault(a, []).append((b, e))
+        neighbours.setdefault(b, []).append((a, e))
     roots = [source] if source is not None else np.unique(components(pairs, n)[1], return_index=True)[1].tolist()
-    if n + m <= _SMALL:
-        neighbours = [[] for _ in range(n)]
-        for e, (a, b) in enumerate(pairs.tolist()):
-            neighbours[a].append((b, e))
-            neighbours[b].append((a, e))
-        order, via, seen = list(roots), [-1] * n, [False] * n
-        for u in order:  # the queue: nodes are appended as they are reached
-            seen[u] = True
-            for v, e in neighbours[u]:
-                if not seen[v]:
-                    seen[v], via[v] = True, e
-                    order.append(v)
-        return np.array(order, dtype=np.int32), np.array(via, dtype=np.intp)
-    src, dst = np.r_[pairs[:, 0], pairs[:, 1]], np.r_[pairs[:, 1], pairs[:, 0]]
-    edge = np.r_[np.arange(m), np.arange(m)]
-    start, size = source, n
-    if source is None:  # one extra node, joined to the smallest node of every component, roots the forest
-        src, dst = np.r_[src, np.full(len(roots), n)], np.r_[dst, roots]
-        edge, start, size = np.r_[edge, m + np.arange(len(roots))], n, n + 1
-    order = np.lexsort((edge, src))  # by node, then pair: csgraph visits neighbours in stored order
-    src, dst, edge = src[order], dst[order], edge[order]
-    indptr = np.searchsorted(src, np.arange(size + 1))
-    graph = sp.csr_matrix((np.ones(dst.size), dst, indptr), shape=(size, size))
-    visited, predecessor = breadth_first_order(graph, start, directed=True, return_predecessors=True)
-    via = np.full(size, np.iinfo(np.intp).max)
-    tree = predecessor[dst] == src  # stored edges from a node's predecessor to it: the first one reached it
-    np.minimum.at(via, dst[tree], edge[tree])
-    via[via >= m] = -1  # start nodes, unreached nodes, the extra node's edges
-    return (visited[1:], via[:n]) if source is None else (visited, via)
+    seen, via = np.zeros(n, dtype=bool), np.full(n, -1, dtype=np.intp)
+    seen[roots] = True
+    queue, reached = [r for r in roots if r in neighbours], []
+    for u in queue:  # nodes are appended as they are reached
+        for v, e in neighbours[u]:
+            if not seen[v]:
+                seen[v], via[v] = True, e
+                queue.append(v)
+                reached.append(v)
+    return np.array(roots + reached, dtype=np.int32), via
 
 
 def shortest_path(pairs, n, source, target):
-    """Indices of the pairs on a shortest path from ``source`` to ``target``, in path order.
+    """Indices of the pairs on a shortest path from ``source`` to ``target``, walked back from ``target``.
 
-    Breadth-first (see :func:`breadth_first` for ties). Returns None when
-    ``target`` cannot be reached, ``[]`` when it is ``source``.
+    Breadth-first from ``source`` (see :func:`breadth_first` for ties).
+    Returns None when ``target`` cannot be reached, ``[]`` when it is ``source``.
 
     Examples
     --------
-    >>> shortest_path([(0, 1), (2, 1), (2, 3), (0, 3)], 5, 1, 3)
-    [0, 3]
+    >>> shortest_path([(0, 1), (2, 1), (2, 3), (0, 3)], 5, 1, 3)  # 3 -(pair 3)- 0 -(pair 0)- 1
+    [3, 0]
     >>> shortest_path([(0, 1)], 5, 0, 4) is None
     True
     """
@@ -230,7 +215,7 @@ def shortest_path(pairs, n, source, target):
         e = int(via[node])
         path.append(e)
         node = int(pairs[e, 0] if pairs[e, 1] == node else pairs[e, 1])
-    return path[::-1]
+    return path
 
 
 def relabel(labels, *, return_order=False):

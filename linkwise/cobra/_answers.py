@@ -284,7 +284,7 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         pairs = np.column_stack([a[ml], b[ml]])
         best = None
         for cl in bad.tolist():
-            path = ml[path_between(pairs, len(self._points), int(a[cl]), int(b[cl]))][::-1].tolist()
+            path = ml[path_between(pairs, len(self._points), int(a[cl]), int(b[cl]))].tolist()
             if best is None or len(path) + 1 < len(best):
                 best = [cl] + path
         return best

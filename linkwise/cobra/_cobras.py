@@ -160,19 +160,15 @@ class COBRAS(SuperInstanceClustering):
         """The largest leaf with at least two queryable rows (lowest id on ties), or None."""
         tree = self._tree
         tree.settle()
-        best, best_size = None, 0
-        for sid in sorted(tree.members):
-            if tree.n_queryable[sid] >= 2 and sid not in unsplittable and tree.size[sid] > best_size:
-                best, best_size = sid, tree.size[sid]
-        return best
+        splittable = [sid for sid in sorted(tree.members) if tree.n_queryable[sid] >= 2 and sid not in unsplittable]
+        return max(splittable, key=tree.size.__getitem__, default=None)
 
     def _split_level(self, ctx, sid):
         """Descend by 2-means splits while the representatives are cannot-linked (a generator).
 
-        Returns ``(sample, level, first_split, separated)``: the rows K-means
-        is fitted on, the level (>= 1), the first split as ``(parts of the
-        sample, their means)`` (None if the super-instance cannot be split in
-        two parts holding a queryable row each) and the cannot-linked pairs.
+        Returns the rows K-means is fitted on, the level (>= 1), the first
+        split as ``(parts, means)`` (None if no split gives two parts with a
+        queryable row) and the cannot-linked pairs.
         """
         X, qmask, rng = ctx.X, ctx.queryable_mask, ctx.rng
         pts = self._tree.members[sid]
@@ -231,11 +227,7 @@ class COBRAS(SuperInstanceClustering):
         return tree.replace(sid, parts, reps, list(means))
 
     def _split_lazily(self, ctx, sid, sample, k, first_split, separated):
-        """Split a large leaf as :meth:`_split` does, settling the new super-instances on the sample.
-
-        Parts, their means and representatives come from the K-means sample;
-        the rows are assigned to the parts later, between questions.
-        """
+        """:meth:`_split` of a large leaf: parts, means and representatives from the sample, rows assigned later."""
         X, qmask = ctx.X, ctx.queryable_mask
         if k == 2:
             centres = first_split[1]
@@ -265,12 +257,11 @@ class COBRAS(SuperInstanceClustering):
 
 
 def _cuts(X, rows, labels, separated, n_parts):
-    """How to divide parts holding both points of a cannot-link given while choosing the split level.
+    """Cuts ``(part, a, b, new)`` dividing parts that hold both points of a cannot-link ``(a, b)`` of ``separated``.
 
-    ``labels`` holds the part (``< n_parts``) of each of the sorted ``rows``,
-    which include every point of ``separated``. Returns the cuts ``(part, a,
-    b, new)`` in order: each moves the rows of ``part`` nearer to ``b`` than
-    to ``a``, and ``b`` itself, to the new part ``new``.
+    ``labels`` holds the part (``< n_parts``) of each of the sorted ``rows``
+    (which include the points of ``separated``). Each cut, in order, moves
+    the rows of ``part`` nearer to ``b`` than to ``a``, and ``b``, to ``new``.
     """
     points = np.unique(np.asarray(separated, dtype=np.intp))
     part_of = labels[np.searchsorted(rows, points)].astype(np.intp) if points.size else np.empty(0, np.intp)

@@ -1,22 +1,12 @@
-"""Super-instances and their merging: the machinery shared by COBRA and COBRAS.
+"""Super-instances and their merging, shared by COBRA and COBRAS.
 
-A *super-instance* is a small region of the data (a K-means cluster) that is
-treated as one unit: only its representative point is ever asked about, and
-all its points get the same label. Clusters are groups of super-instances.
-
-:class:`SuperInstanceTree` records every split (COBRA splits the data once,
-COBRAS keeps splitting), so the clustering shown after any question can be
-rebuilt later from a few integers per super-instance: this is what keeps
-``labels_history_`` small on large data (:class:`LabelsHistory`).
-
-:class:`SuperInstanceTree` can also split a super-instance *lazily*: the new
-super-instances exist (representatives, positions) before their rows are
-assigned, which then happens a chunk at a time between questions; this keeps
-the wait between two questions short on millions of points.
-
-:class:`SuperInstanceClustering` is the base of both estimators: it holds the
-merging phase (closest representatives first, decided by the constraint
-store where it already knows the answer) and the loop hooks.
+A *super-instance* is a small K-means cluster treated as one unit: only its
+representative is asked about and all its points share a label; clusters are
+groups of super-instances. :class:`SuperInstanceTree` records every split, so
+the clustering after any question is rebuilt from a few integers per
+super-instance (:class:`LabelsHistory`), and splits large super-instances
+lazily (rows assigned a chunk at a time between questions).
+:class:`SuperInstanceClustering` holds the merging phase and the loop hooks.
 """
 
 import functools
@@ -49,10 +39,6 @@ _CHUNK = 1 << 17
 _DENSE_HISTORY_MAX = 1 << 24
 
 
-def _seed(rng):
-    return int(rng.randint(np.iinfo(np.int32).max))
-
-
 def sample_positions(n_points, queryable, rng, size=SAMPLE_SIZE):
     """Positions (into a point set of ``n_points``) of a K-means fitting sample.
 
@@ -75,15 +61,12 @@ def _threadpools():
 
 
 def kmeans(X, k, rng, *, n_init=1):
-    """A K-means model of ``X`` (seeded from ``rng``).
+    """A K-means model of ``X`` seeded from ``rng``, on one OpenMP thread (the fits are small and many).
 
-    The fits here are small and many, so they run on one OpenMP thread:
-    starting threads costs more than it saves, and much more on a busy
-    machine. Duplicate points can leave fewer distinct clusters than ``k``;
-    that is expected (callers keep the non-empty ones), so scikit-learn's
-    warning about it is silenced.
+    Duplicate points may leave fewer clusters than ``k``: callers keep the
+    non-empty ones, so scikit-learn's warning is silenced.
     """
-    km = KMeans(n_clusters=k, n_init=n_init, random_state=_seed(rng))
+    km = KMeans(n_clusters=k, n_init=n_init, random_state=int(rng.randint(np.iinfo(np.int32).max)))
     with warnings.catch_warnings(), _threadpools().limit(limits=1, user_api="openmp"):
         warnings.simplefilter("ignore", ConvergenceWarning)
         km.fit(X)
@@ -129,46 +112,25 @@ def group(labels, n_parts):
     return [order[bounds[p] : bounds[p + 1]] for p in range(n_parts)]
 
 
-def _sums(Xm, labels, n_parts, most=1 << 16):
-    """Per-part feature sums and counts over at most ``most`` rows (a fixed stride).
-
-    Parts that the stride misses get exact sums from all their rows.
-    """
-    step = -(-labels.size // most)
-    sub = labels[::step]
-    rows = Xm[::step]
-    counts = np.bincount(sub, minlength=n_parts).astype(float)
-    sums = np.stack([np.bincount(sub, weights=rows[:, f], minlength=n_parts) for f in range(Xm.shape[1])], axis=1)
-    for p in np.flatnonzero(counts == 0):
-        exact = Xm[labels == p]
-        sums[p], counts[p] = exact.sum(axis=0), exact.shape[0]
-    return sums, counts
-
-
 def make_parts(X, members, labels, queryable_mask, Xm=None):
-    """Group ``members`` by ``labels``; a part without a queryable row joins the nearest part that has one.
+    """Group the sorted rows ``members`` by ``labels`` (``>= 0``); a part without a queryable row joins the nearest.
 
-    Nearest is measured between part means (estimated on at most 65,536
-    rows of a large set). Returns the parts as sorted position arrays into
-    ``members`` and their means (an ``(n_parts, n_features)`` array).
-
-    Parameters
-    ----------
-    X : ndarray
-    members : ndarray of int
-        Sorted rows of ``X``.
-    labels : ndarray of int
-        A part number ``>= 0`` for each member.
-    queryable_mask : ndarray of bool
-        Over all rows of ``X``.
-    Xm : ndarray, optional
-        ``X[members]`` if the caller has it.
+    Nearest between part means, estimated on at most 65,536 rows (a fixed
+    stride; parts it misses are summed exactly). ``Xm`` is ``X[members]`` if
+    the caller has it. Returns the parts (sorted positions into
+    ``members``) and their means.
     """
     Xm = X[members] if Xm is None else Xm
     n_parts = int(labels.max()) + 1
     present = np.bincount(labels, minlength=n_parts) > 0
     has_q = np.bincount(labels, weights=queryable_mask[members], minlength=n_parts) > 0
-    sums, counts = _sums(Xm, labels, n_parts)
+    step = -(-labels.size // (1 << 16))
+    sub, rows = labels[::step], Xm[::step]
+    counts = np.bincount(sub, minlength=n_parts).astype(float)
+    sums = np.stack([np.bincount(sub, weights=rows[:, f], minlength=n_parts) for f in range(Xm.shape[1])], axis=1)
+    for p in np.flatnonzero(counts == 0):
+        exact = Xm[labels == p]
+        sums[p], counts[p] = exact.sum(axis=0), exact.shape[0]
     target = np.arange(n_parts)
     keep, lost = np.flatnonzero(has_q), np.flatnonzero(present & ~has_q)
     if keep.size and lost.size:
@@ -200,15 +162,9 @@ class _LazySplit:
 class SuperInstanceTree:
     """Every super-instance created so far, and the current clustering of them.
 
-    Super-instance 0 holds all points; a split replaces a leaf by children with
-    new, larger ids. ``cluster[s]`` is the cluster of leaf ``s`` (any integer;
-    labels are renumbered when shown). Only leaves keep a member list.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-        Used to place the first super-instance (it is not kept).
-    queryable_mask : ndarray of bool
+    Super-instance 0 holds all points (``X`` places it and is not kept); a
+    split replaces a leaf by children with new, larger ids. ``cluster[s]`` is
+    the cluster of leaf ``s`` (renumbered when shown). Only leaves keep members.
     """
 
     def __init__(self, X, queryable_mask):
@@ -217,10 +173,7 @@ class SuperInstanceTree:
         self.queryable_mask = queryable_mask
         self.leaf_of_point = np.zeros(n_samples, dtype=np.intp)
         self.members = {0: np.arange(n_samples)}
-        self.parent = [-1]
-        self.first_point = [0]
-        self.size = [n_samples]
-        self.n_queryable = [int(queryable_mask.sum())]
+        self.parent, self.first_point, self.size, self.n_queryable = [-1], [0], [n_samples], [int(queryable_mask.sum())]
         self.rep = [representative(X, np.arange(n_samples), queryable_mask, centre)]
         self.position = [centre]
         self.cluster = np.zeros(1, dtype=np.intp)
@@ -237,23 +190,17 @@ class SuperInstanceTree:
         return np.array(sorted(self.members), dtype=np.intp)
 
     def replace(self, sid, parts, reps, positions):
-        """Split leaf ``sid`` into ``parts`` (position arrays into its members, each sorted).
-
-        Each part becomes a leaf in a cluster of its own; returns the new ids.
-        """
+        """Split leaf ``sid`` into ``parts`` (sorted positions into its members), each a cluster; the new ids."""
         pts = self.members.pop(sid)
         ids = self._new_leaves(sid, reps, positions)
         self._fill(ids, pts, parts)
         return ids
 
     def replace_lazily(self, sid, assign, reps, positions):
-        """Split leaf ``sid`` into leaves whose rows are assigned later.
+        """Split leaf ``sid`` into leaves whose rows ``assign(rows)`` (the part of each) gives later.
 
-        ``assign(rows)`` gives the part (an index into the new leaves) of
-        each of ``rows``; it runs a chunk at a time (:meth:`advance`) and
-        must give every part at least one row. The leaves can be merged
-        before they have their rows; anything that needs the rows settles
-        first. Returns the new ids.
+        ``assign`` runs a chunk at a time (:meth:`advance`) and must give
+        every part a row; the leaves can be merged before. Returns the new ids.
         """
         rows = self.members.pop(sid)
         ids = self._new_leaves(sid, reps, positions)
@@ -262,12 +209,7 @@ class SuperInstanceTree:
         return ids
 
     def advance(self, rows=None):
-        """One step of the oldest pending lazy split (a few milliseconds).
-
-        A step assigns up to ``rows`` (default 131,072) more of its rows;
-        once they all are, one step groups them by part and the next gives
-        the new leaves their rows.
-        """
+        """One step (milliseconds) of the oldest lazy split: assign ``rows`` (131,072) more rows, group, or fill."""
         if not self._pending:
             return
         job = self._pending[0]
@@ -289,14 +231,11 @@ class SuperInstanceTree:
     def _new_leaves(self, sid, reps, positions):
         """Leaves split from ``sid`` (rows still to be given), each in a cluster of its own."""
         ids = np.arange(self.n_ids, self.n_ids + len(reps))
-        self.parent += [sid] * ids.size
-        self.first_point += [-1] * ids.size
-        self.size += [0] * ids.size
-        self.n_queryable += [0] * ids.size
+        for values, fill in ((self.parent, sid), (self.first_point, -1), (self.size, 0), (self.n_queryable, 0)):
+            values += [fill] * ids.size
         self.rep += [int(r) for r in reps]
         self.position += list(positions)
-        fresh = self.cluster.max() + 1 + np.arange(ids.size)
-        self.cluster = np.concatenate([self.cluster, fresh])
+        self.cluster = np.concatenate([self.cluster, self.cluster.max() + 1 + np.arange(ids.size)])
         self._cache = None
         return ids
 
@@ -325,10 +264,9 @@ class SuperInstanceTree:
         return self._cache
 
     def _label_per_id(self, view):
-        """Label (0.. by first point) of every current leaf under ``view``, indexed by super-instance id.
+        """Label (0.. by first point) of every current leaf, by id, under a ``view`` ``(n_ids, cluster)`` of :meth:`show`.
 
-        A view is ``(n_ids, cluster)`` saved by :meth:`show`: each current
-        leaf takes the cluster of its ancestor that existed then.
+        Each current leaf takes the cluster of its ancestor that existed then.
         """
         n_then, cluster_then = view
         leaves, parent = self._leaves_by_first_point()
@@ -387,19 +325,13 @@ class LabelsHistory:
                 raise IndexError(f"index {key} is out of bounds for a history of {self.shape[0]} questions")
             return self._row(t)
         ts = np.arange(self.shape[0])[key]
-        # consecutive questions often share one view: label its super-instances once, then one gather
-        index, tables = {}, []
-        which = np.empty(ts.size, dtype=np.intp)
-        for k, t in enumerate(ts):
-            view = self._views[t]
-            ident = (view[0], id(view[1]))
-            if ident not in index:
-                index[ident] = len(tables)
-                tables.append(self._tree._label_per_id(view))
-            which[k] = index[ident]
         if not ts.size:
             return np.empty((0, self.shape[1]), dtype=np.int32)
-        return np.take(np.stack(tables)[which], self._tree.leaf_of_point, axis=1)
+        # consecutive questions often share one view: label its super-instances once, then one gather
+        views = {}
+        which = [views.setdefault((v[0], id(v[1])), (len(views), v))[0] for v in (self._views[t] for t in ts)]
+        tables = np.stack([self._tree._label_per_id(v) for _, v in views.values()])
+        return np.take(tables[which], self._tree.leaf_of_point, axis=1)
 
     def __iter__(self):
         return (self._row(t) for t in range(self.shape[0]))
@@ -441,36 +373,27 @@ class SuperInstanceClustering(ActiveEstimator):
         return np.asarray(self._tree.rep, dtype=np.intp)[leaves], self._tree.cluster[leaves]
 
     def _known_relations(self, ctx, reps):
-        """What the knowledge already says about clusters of representatives.
-
-        Returns ``(comp, cl)``: ``comp[a]`` is the must-link component of
-        representative ``a`` (numbered 0..), ``cl`` a boolean matrix over
-        components, True where a cannot-link (given or entailed) separates
-        them. Every earlier answer counts, through transitivity and
-        entailment, whichever points it was about.
-        """
+        """``(comp, cl)``: the knowledge's must-link component of each representative (0..), and which components
+        a cannot-link (given or entailed, from any earlier answer) separates."""
         store = ctx.knowledge.store
         roots = np.fromiter((store.find(int(r)) for r in reps), dtype=np.intp, count=len(reps))
         uniq, comp = np.unique(roots, return_inverse=True)
         cl = np.zeros((uniq.size, uniq.size), dtype=bool)
         pairs = store.cannot_link_pairs()
         if pairs.size:
-            ends = np.fromiter((store.find(int(p)) for p in pairs.ravel()), dtype=np.intp, count=pairs.size)
-            ends = ends.reshape(-1, 2)
+            ends = np.fromiter((store.find(int(p)) for p in pairs.ravel()), np.intp, pairs.size).reshape(-1, 2)
             at = np.searchsorted(uniq, ends).clip(max=uniq.size - 1)
             both = (uniq[at] == ends).all(axis=1)  # both sides hold a representative
-            cl[at[both, 0], at[both, 1]] = True
-            cl[at[both, 1], at[both, 0]] = True
+            cl[at[both, 0], at[both, 1]] = cl[at[both, 1], at[both, 0]] = True
         return comp, cl
 
     # -- the merging phase ---------------------------------------------------
     def _merge_phase(self, ctx, new, *, live):
-        """Merge clusters of super-instances, closest representatives first (a generator).
+        """Merge clusters, closest representatives first, then let the knowledge check them (a Checkpoint).
 
-        When the phase completes, the knowledge may check the clustering
-        (:class:`~linkwise.loop.Checkpoint`). Whenever it revises its belief
-        (``ctx.revision``), the phase starts again over every super-instance,
-        as if the answers believed wrong had never been given.
+        Whenever the knowledge revises its belief (``ctx.revision``) the phase
+        starts again over every super-instance, as if the answers believed
+        wrong had never been given.
         """
         revision = ctx.revision
         while True:
@@ -482,18 +405,14 @@ class SuperInstanceClustering(ActiveEstimator):
             revision, new = ctx.revision, self._tree.leaves()
 
     def _merge(self, ctx, new, *, live, revision):
-        """One pass of the merging phase (a generator); it stops when ``ctx.revision`` moves on.
+        """One pass of the merging phase, stopped when ``ctx.revision`` moves on (a generator).
 
-        Every pair of clusters not separated by a cannot-link is considered in
-        order of single-linkage distance between their super-instances; the
-        representatives of the closest two super-instances are asked, and a
-        must-link merges the clusters. Pairs of leaves that are both old were
-        settled by an earlier phase (cannot-links survive splits through
-        entailment), so only pairs with a leaf in ``new`` are scanned.
-        Answers the store already implies are used without a question.
-
-        With ``live``, the shown clustering follows every merge; otherwise it
-        is updated once, when the phase completes.
+        Pairs of clusters no cannot-link separates, in order of single-linkage
+        distance between their super-instances, are asked through the two
+        closest representatives; a must-link merges them. Only pairs with a
+        leaf in ``new`` are scanned (old pairs were settled before, and
+        cannot-links survive splits through entailment). With ``live`` the
+        shown clustering follows every merge, else it changes at the end.
         """
         tree = self._tree
         leaves = tree.leaves()
