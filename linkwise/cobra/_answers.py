@@ -2,14 +2,8 @@
 
 :class:`AnswerGraph` keeps every answer and a *belief*: one consistent
 labelling, with the strict :class:`~linkwise.ConstraintStore` of its closure
-for reuse. How likely an answer is wrong is its noise model
-(:mod:`linkwise.cobra._noise`); a contradiction is explained and repaired by
-its search (:mod:`linkwise.cobra._explain`).
-
-A believed answer is *weak* when nothing else confirms it: changing it alone
-leaves the belief consistent, so no other answer would notice if it were
-wrong. :meth:`AnswerGraph.verification` picks the question that would notice (one
-question can check several such answers at once).
+for reuse; its noise model is in :mod:`linkwise.cobra._noise`, the search that
+explains and repairs a contradiction in :mod:`linkwise.cobra._explain`.
 """
 
 from typing import NamedTuple
@@ -125,8 +119,7 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         self._points = []  # node id -> point
         self._edge_of = {}  # (i, j), i < j -> edge id
         self._ends = []  # edge id -> (node a, node b)
-        self._n_ml = []
-        self._n_cl = []
+        self._n_ml, self._n_cl = [], []  # edge id -> must-link answers, cannot-link answers
         self._belief = []  # edge id -> believed must-link
         self._confidence = {}  # edge id -> posterior of its belief when last repaired
         self._dirty = False  # belief may be inconsistent
@@ -198,11 +191,7 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         return None if e is None else self._belief[e]
 
     def _bridges(self, mask):
-        """Which edges of those in ``mask`` lie on no cycle of that subgraph.
-
-        A breadth-first spanning forest; every other edge clears the tree
-        path it closes into a cycle.
-        """
+        """Which edges of ``mask`` lie on no cycle of them: the forest's edges minus the tree paths others close."""
         a, b = self._arrays()
         n_nodes = len(self._points)
         edges = np.flatnonzero(mask)
@@ -242,12 +231,8 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         return not self._confirmed()[e]
 
     def _confirmed(self):
-        """Which believed values changing alone would contradict the other answers.
-
-        A must-link on a cycle of must-links, or a cannot-link sharing its
-        two must-link components with another cannot-link. Read on a
-        consistent belief (cached until the next answer or repair).
-        """
+        """Which believed values other answers confirm (a must-link on a must-link cycle, a cannot-link between
+        two components another one also separates), on a consistent belief; cached until the next answer or repair."""
         key = (self.n_answers, self._version)
         if self._support[0] != key:
             values = np.array(self._belief, dtype=bool)
@@ -291,14 +276,9 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
 
     def _rebuild(self, values):
         self._belief = [bool(v) for v in values]
-        store = ConstraintStore(self.n)
-        for (i, j), e in self._edge_of.items():
-            if self._belief[e]:
-                store.add(i, j, True)
-        for (i, j), e in self._edge_of.items():
-            if not self._belief[e]:
-                store.add(i, j, False)
-        self.store = store
+        self.store = ConstraintStore(self.n)
+        for (i, j), e in sorted(self._edge_of.items(), key=lambda item: not self._belief[item[1]]):  # must-links first
+            self.store.add(i, j, self._belief[e])
         self._dirty = False
         self._version += 1
 

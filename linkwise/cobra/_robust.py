@@ -21,7 +21,25 @@ _SETTLED = 0.95
 
 
 class RepairAttributes:
-    """``corrections_`` and ``n_extra_queries_`` of an estimator whose knowledge ``_belief`` may be NoisyAnswers."""
+    """Wrong-answer repair for an active estimator with a ``noise_probability`` parameter.
+
+    With ``noise_probability > 0`` its knowledge (see :mod:`linkwise.loop`)
+    is :class:`NoisyAnswers` checking what ``_checked(ctx)`` gives (by
+    default ``_focus()``: the representatives and the cluster of each), with
+    the estimator's ``check_threshold`` and ``max_repair_questions`` if it
+    has them; otherwise the answers as given. ``corrections_`` and
+    ``n_extra_queries_`` report the repairs.
+    """
+
+    def _knowledge(self, ctx):
+        self._belief = ctx.constraints
+        if self.noise_probability > 0:
+            options = {k: getattr(self, k) for k in ("check_threshold", "max_repair_questions") if hasattr(self, k)}
+            self._belief = NoisyAnswers(ctx, self.noise_probability, lambda: self._checked(ctx), **options)
+        return self._belief
+
+    def _checked(self, ctx):
+        return self._focus()
 
     @property
     def corrections_(self):
@@ -135,15 +153,8 @@ class NoiseRobustCOBRAS(RepairAttributes, COBRAS):
     True
     """
 
-    def __init__(
-        self,
-        *,
-        max_queries=None,
-        noise_probability=0.05,
-        check_threshold=0.02,
-        max_repair_questions=4,
-        random_state=None,
-    ):
+    def __init__(self, *, max_queries=None, noise_probability=0.05, check_threshold=0.02, max_repair_questions=4,
+                 random_state=None):
         self.max_queries = max_queries
         self.noise_probability = noise_probability
         self.check_threshold = check_threshold
@@ -159,16 +170,7 @@ class NoiseRobustCOBRAS(RepairAttributes, COBRAS):
         check_scalar(self.max_repair_questions, "max_repair_questions", self, kind="int", low=0)
 
     def _tolerant_constraints(self):
-        return self.noise_probability > 0
-
-    def _knowledge(self, ctx):
-        self._belief = ctx.constraints  # noise_probability=0: the answers as given, plain COBRAS
-        if self._tolerant_constraints():
-            self._belief = NoisyAnswers(
-                ctx, self.noise_probability, self._focus,
-                check_threshold=self.check_threshold, max_repair_questions=self.max_repair_questions,
-            )
-        return self._belief
+        return self.noise_probability > 0  # else plain COBRAS on the answers as given
 
     @property
     def believed_constraints_(self):
@@ -239,27 +241,22 @@ class NoisyAnswers:
         return False
 
     def _ask(self, pair):
-        """Yield-able question: a Recheck when the answers as given or the belief already settle the pair."""
+        """The question to yield: a Recheck when the answers as given or the belief settle the pair."""
         known = self._given.relation(*pair) is not None or self.store.relation(*pair) is not None
         return Recheck(*pair) if known else pair
 
     def _record(self, i, j, answer):
-        """Store an answer; on a contradiction, ask and repair (a generator). Returns whether the belief changed."""
+        """Store an answer, and repair a contradiction (a generator); whether the belief changed."""
         if not self.graph.add(i, j, answer):
             return False
         return (yield from self._repair())
 
     def _verify(self, decisions):
-        """Ask the question that best checks ``decisions`` (a generator; see :meth:`AnswerGraph.verification`).
-
-        Returns ``(asked, changed)``: whether a question was answered, and
-        whether the belief changed.
-        """
+        """Ask the question that best checks ``decisions`` (a generator); ``(asked, belief changed)``."""
         graph = self.graph
-        # a question that cannot confirm a decision only gathers evidence: worth it once answers are known wrong,
-        # for one decision or a group (the careless person is then the only hypothesis left)
-        decisive = not graph.contradicted
-        pair = graph.verification(decisions, self._focus()[0], X=self._X, decisive=decisive)
+        # a question that cannot confirm a decision only gathers evidence: worth it once answers are known wrong
+        # (the careless person is then the only hypothesis left)
+        pair = graph.verification(decisions, self._focus()[0], X=self._X, decisive=not graph.contradicted)
         if pair is None:
             return False, False
         self.n_extra_queries += 1
@@ -269,15 +266,11 @@ class NoisyAnswers:
         return True, (yield from self._record(*pair, answer))
 
     def _check_decisions(self):
-        """Check the doubtful decisions the finished clustering rests on (a generator).
+        """Check the doubtful decisions of the finished clustering, one question for as many as it can (a generator).
 
-        The decisions are each weak must-link inside a cluster (if wrong, the
-        cluster falls in two) and, for each pair of clusters, the
-        cannot-links between them (if all wrong, they are one cluster).
-        While some are likely enough to be wrong, one question checks as
-        many of them as it can at once (a confirmed must-link is no longer
-        weak, and each cannot-link confirmed makes a separation less
-        doubtful). Returns whether the belief changed.
+        The decisions are each weak must-link inside a cluster and, for each
+        pair of clusters, the cannot-links between them. Returns whether the
+        belief changed.
         """
         while True:
             decisions = self._doubtful()
@@ -288,7 +281,7 @@ class NoisyAnswers:
                 return changed
 
     def _doubtful(self):
-        """The decisions of :meth:`_check_decisions` whose probability of being wrong reaches the threshold."""
+        """The decisions of :meth:`_check_decisions` likely enough to be wrong."""
         graph = self.graph
         store = graph.store
         reps, clusters = self._focus()
@@ -314,7 +307,8 @@ class NoisyAnswers:
             explanations = graph.explain()
             if explanations.certainty(reps) >= _SETTLED:
                 break
-            pair = explanations.question(_around(graph, explanations, reps), reps, X=self._X)
+            disputed = (explanations.values != explanations.best).any(axis=0)  # the points of these, then reps
+            pair = explanations.question(np.r_[graph.pairs()[disputed].ravel(), reps], reps, X=self._X)
             if pair is None:
                 break
             self.n_extra_queries += 1
@@ -326,10 +320,3 @@ class NoisyAnswers:
         changed = graph.adopt(explanations)
         self.corrections = graph.corrections()
         return bool(changed)
-
-
-def _around(graph, explanations, reps):
-    """Candidate points for a repair question: the points of disputed answers, then the representatives."""
-    pairs = graph.pairs()
-    disputed = (explanations.values != explanations.best).any(axis=0)
-    return np.concatenate([pairs[disputed].ravel(), reps])
