@@ -8,11 +8,9 @@ from linkwise.cobra._superinstances import (SuperInstanceClustering, SuperInstan
 
 __all__ = ["COBRAS"]
 
-# One k-means++ start per split (scikit-learn's default): three starts gave the
-# same learning curves on iris, wine, ecoli, dermatology and glass, at 1.5x the time.
+# One k-means++ start per split: three gave the same learning curves on iris, wine, ecoli, dermatology and glass.
 _N_INIT = 1
-# Super-instances with more rows are split lazily: the new ones are settled from the
-# K-means sample, and the rows are assigned a chunk per question of the merging phase.
+# Super-instances with more rows are split lazily (see the Notes of COBRAS).
 _LAZY_MIN = 1 << 17
 
 
@@ -37,10 +35,9 @@ class COBRAS(SuperInstanceClustering):
        merges the two clusters.
 
     A representative is the queryable row closest to its super-instance's
-    centroid. Every earlier answer is reused: clusters whose representatives
-    the constraint store already links (by transitivity or entailment, from
-    any answers, including those given while choosing a split level) are
-    merged or kept apart without a question.
+    centroid. Every earlier answer is reused (transitivity and entailment):
+    clusters the constraint store already links are merged or kept apart
+    without a question.
 
     Parameters
     ----------
@@ -72,48 +69,31 @@ class COBRAS(SuperInstanceClustering):
 
     Notes
     -----
-    *Which clustering is reported.* While a super-instance is being split
-    and its parts merged again, COBRAS reports the clustering it had before
-    the split, and switches to the refined one when the merging phase
-    completes (during the first merging phase, when there is no earlier
-    clustering, it reports the merges as they happen). A run stopped by the
-    budget therefore returns the last completed clustering; the answers of
-    the unfinished step are still in ``constraints_``.
+    *Which clustering is reported.* While a super-instance is split and its
+    parts merged again, COBRAS reports the clustering from before the split
+    (during the first merging phase, the merges as they happen). A run
+    stopped by the budget returns the last completed clustering; the answers
+    of the unfinished step are still in ``constraints_``.
 
-    *Answers given while choosing a split level.* In the paper's algorithm
-    the two points of such a cannot-link can end up in one new
-    super-instance, and are then clustered together. Here that never
-    happens: a new super-instance holding both points of a cannot-link
-    given during its split is divided in two, each row joining the nearer of
-    the two points, so no super-instance ever contains both points of a
-    cannot-link answer. Must-links given while choosing the level are used
-    through the constraint store; when the level is 1 the first K-means
-    split is kept as the split, so its answer is exactly the relation of the
-    two new representatives. Cannot-links between representatives of the
-    final super-instances are always honoured, and so are must-links
-    (without noise in the answers).
+    *Answers given while choosing a split level.* Unlike the paper, no new
+    super-instance holds both points of such a cannot-link: it is divided in
+    two, each row joining the nearer point. Must-links count through the
+    constraint store; at level 1 the first 2-means split is kept, so its
+    answer is exactly the relation of the two new representatives.
 
     *Rows that may not be asked about.* When 2-means cuts off only rows
-    outside ``queryable`` (which would leave the super-instance unsplittable
-    for good), the split is fitted on its queryable rows instead and the
-    other rows join the nearer side.
+    outside ``queryable``, the split is fitted on the queryable rows and the
+    others join the nearer side. *"Don't know"* ends the descent while
+    choosing a split level, and leaves the pair undecided in a merging phase.
 
-    *"Don't know".* While choosing a split level it ends the descent (the
-    level reached is used); in a merging phase it leaves that pair
-    undecided and moves on to the next.
-
-    *Scale.* Every split is one k-means++ start. Super-instances larger than
-    4,096 rows are split by K-means fitted on a seeded sample (half of it
-    queryable rows), every row joining its nearest centre; the split level
-    is found on that sample, and representatives of large parts are searched
-    among a fixed-stride subset of their rows. Super-instances larger than
-    131,072 rows are split *lazily*, so that no wait between two questions
-    grows with the number of rows: the new super-instances, their means and
-    representatives are taken from the sample (a part without a queryable
-    row in the sample joins the nearest one), and the rows are assigned to
-    them (to the same parts as a direct split) 131,072 at a time, one step
-    per question of the merging phase; the rest is done, if need be, before
-    the next split or when the labels are read.
+    *Scale.* Every split is one k-means++ start. Above 4,096 rows K-means is
+    fitted (and the split level found) on a seeded sample, half of it
+    queryable rows, every row joining its nearest centre; representatives
+    of large parts are searched among a fixed-stride subset. Above 131,072
+    rows a split is *lazy*, so no wait between questions grows with the
+    data: the new super-instances come from the sample and the rows are
+    assigned to them (as a direct split would) 131,072 per question of the
+    merging phase, the rest before the next split or when labels are read.
 
     References
     ----------

@@ -1,18 +1,12 @@
 """Explanations of a contradiction among the answers, and the questions that tell them apart.
 
-:class:`AnswerGraph` keeps every answer and a *belief*: one consistent
-labelling, with the strict :class:`~linkwise.ConstraintStore` of its closure
-for reuse. A new answer that contradicts the belief makes it inconsistent;
-:meth:`AnswerGraph.explain` then lists the most probable *explanations* (the
-consistent labellings that change the fewest answers from the belief, found
-by branching over the edges of one inconsistent cycle at a time),
-:meth:`Explanations.question` picks the pair whose answer tells the
-explanations apart best (most mutual information about the clustering they
-imply), and :meth:`AnswerGraph.adopt` makes the most probable one the new
-belief. The branching is depth-limited and node-capped; past the cap, an
-approximate rule (keep the most certain, then the earliest, answers, exactly as
-a tolerant store does) takes over with a logged warning: the search never
-aborts.
+When a new answer makes the belief of :class:`AnswerGraph` inconsistent,
+:meth:`AnswerGraph.explain` lists the most probable *explanations* (consistent
+labellings changing few answers, found by branching over the edges of one
+inconsistent cycle at a time, depth-limited and node-capped, past the cap the
+approximate rule of a tolerant store with a logged warning),
+:meth:`Explanations.question` picks the pair whose answer tells them apart
+best, and :meth:`AnswerGraph.adopt` makes the most probable one the belief.
 
 References
 ----------
@@ -125,14 +119,9 @@ class ExplanationSearch:
         Each decision is a set of answered pairs that would all be wrong
         together (one weak answer, or the cannot-links between two
         clusters). The worlds weighed are the belief and, for each decision,
-        the belief with that decision reversed; the question is the one,
-        among the pairs every world settles, whose answer says most about
-        which holds (see :meth:`Explanations.question`): an answer that
-        agrees with the belief confirms each decision it crosses. When wrong answers are rare, that is
-        the question across as many doubtful decisions as it can cover: a
-        cycle through several weak must-links checks them all with one
-        answer, and a contradiction it reveals is then narrowed down by the
-        repair.
+        the belief with it reversed; the question is the pair whose answer
+        says most about which holds (:meth:`Explanations.question`), so one
+        question covers as many doubtful decisions as it can.
 
         Parameters
         ----------
@@ -152,15 +141,12 @@ class ExplanationSearch:
         pair : tuple of int or None
             None if no unanswered pair among ``candidates`` depends on them.
         """
-        base = np.array(self._belief, dtype=bool)
-        worlds = [base]
-        for pairs in decisions:
+        worlds = np.tile(np.array(self._belief, dtype=bool), (len(decisions) + 1, 1))
+        for w, pairs in enumerate(decisions, 1):
             es = [self._edge_of[pair_key(i, j)] for i, j in pairs]
-            flipped = base.copy()
-            flipped[es] = ~flipped[es]
-            worlds.append(flipped)
+            worlds[w, es] = ~worlds[w, es]
         costs = np.array([self._cost(w) for w in worlds])
-        return Explanations(self, np.stack(worlds), costs, exact=True).question(candidates, X=X, decisive=decisive)
+        return Explanations(self, worlds, costs, exact=True).question(candidates, X=X, decisive=decisive)
 
 
 class Explanations:
@@ -190,21 +176,13 @@ class Explanations:
         self._graph = graph
         p = graph.noise_rate()
         prior = graph.prior()
-        log_weight = (
-            costs * math.log(p / (1 - p))
-            + values @ np.log(prior)
-            + (~values) @ np.log1p(-prior)
-        )
+        log_weight = costs * math.log(p / (1 - p)) + values @ np.log(prior) + (~values) @ np.log1p(-prior)
         # most probable first; ties: fewer changes from the belief, then blame the latest answers
-        belief = np.array(graph._belief, dtype=bool)
-        changes = values != belief
-        keys = [
-            (-round(float(lw), 9), int(ch.sum()), tuple(-np.flatnonzero(ch)[::-1]))
-            for lw, ch in zip(log_weight, changes)
-        ]
+        changes = values != np.array(graph._belief, dtype=bool)
+        keys = [(-round(float(lw), 9), int(ch.sum()), tuple(-np.flatnonzero(ch)[::-1]))
+                for lw, ch in zip(log_weight, changes)]
         order = sorted(range(len(keys)), key=keys.__getitem__)
-        self.values = values[order]
-        self.costs = costs[order]
+        self.values, self.costs = values[order], costs[order]
         weights = np.exp(log_weight[order] - log_weight[order[0]])
         self.posterior = weights / weights.sum()
         self.exact = exact

@@ -264,7 +264,7 @@ class SuperInstanceTree:
         return self._cache
 
     def _label_per_id(self, view):
-        """Label (0.. by first point) of every current leaf, by id, under a ``view`` ``(n_ids, cluster)`` of :meth:`show`.
+        """Label (0.. by first point) of every current leaf, by id, under a ``view`` saved by :meth:`show`.
 
         Each current leaf takes the cluster of its ancestor that existed then.
         """
