@@ -120,9 +120,8 @@ def _as_pairs(pairs):
     return np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
 
 
-# Up to this many nodes plus pairs, plain Python beats the ~100 us scipy takes to set up a sparse graph: the
-# answer graph of NoiseRobustCOBRAS (a few hundred nodes) is searched thousands of times per run. Searches
-# (breadth_first) are always plain Python: they run on answered pairs, which a person gives a few thousand of.
+# Up to this many nodes plus pairs, plain Python beats the ~100 us scipy takes to set up a sparse graph (the
+# answer graph of NoiseRobustCOBRAS is searched thousands of times). Searches run on answers: always Python.
 _SMALL = 1000
 
 

@@ -156,11 +156,10 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         known = self.store.relation(i, j)
         if known is None:
             self.store.add(i, j, self._belief[e])
-            return False
-        if known == self._belief[e]:
-            return False
-        self._dirty = True
-        return True
+        elif known != self._belief[e]:
+            self._dirty = True
+            return True
+        return False
 
     @property
     def conflicted(self):
@@ -267,12 +266,8 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
             return None
         ml = np.flatnonzero(values)
         pairs = np.column_stack([a[ml], b[ml]])
-        best = None
-        for cl in bad.tolist():
-            path = ml[path_between(pairs, len(self._points), int(a[cl]), int(b[cl]))].tolist()
-            if best is None or len(path) + 1 < len(best):
-                best = [cl] + path
-        return best
+        cycles = ([cl] + ml[path_between(pairs, len(self._points), a[cl], b[cl])].tolist() for cl in bad.tolist())
+        return min(cycles, key=len)  # the first of the shortest
 
     def _rebuild(self, values):
         self._belief = [bool(v) for v in values]
@@ -284,15 +279,13 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
 
     def adopt(self, explanations):
         """Make the most probable explanation the belief; return the pairs whose belief changed."""
-        best = explanations.best
-        old = np.array(self._belief, dtype=bool)
-        changed = np.flatnonzero(best != old)
-        posterior = explanations.posterior
-        for e in np.flatnonzero((explanations.values != best).any(axis=0)).tolist():
-            self._confidence[e] = float(posterior[explanations.values[:, e] == best[e]].sum())
+        best, values, posterior = explanations.best, explanations.values, explanations.posterior
+        changed = np.flatnonzero(best != np.array(self._belief, dtype=bool)).tolist()
+        for e in np.flatnonzero((values != best).any(axis=0)).tolist():
+            self._confidence[e] = float(posterior[values[:, e] == best[e]].sum())
         self._rebuild(best)
         pairs = list(self._edge_of)
-        return [pairs[e] for e in changed.tolist()]
+        return [pairs[e] for e in changed]
 
     def corrections(self):
         """Every answer the belief contradicts, with its evidence.

@@ -17,22 +17,17 @@ _LAZY_MIN = 1 << 17
 class COBRAS(SuperInstanceClustering):
     """Constraint-based repeated aggregation and splitting: an anytime COBRA.
 
-    COBRAS needs neither the number of clusters nor the number of
-    super-instances. It starts with one super-instance holding every point,
-    in one cluster, and repeats:
+    COBRAS needs neither the number of clusters nor of super-instances. From
+    one super-instance holding every point, it repeats:
 
-    1. take the largest super-instance (by number of rows) that can still be
-       split, and remove it from its cluster;
+    1. take the largest super-instance that can still be split out of its cluster;
     2. find its *split level*: split it in two with K-means and ask whether
-       the two representatives belong together; while the answer is
-       cannot-link, descend into one of the two halves (chosen at random)
-       and ask again. The level is the number of cannot-links (at least 1);
+       the two representatives belong together; while they are cannot-linked,
+       descend into a random half and ask again. The level is the number of
+       cannot-links (at least 1);
     3. split it with K-means into ``2 ** level`` super-instances (at most one
-       per queryable row), each in a cluster of its own;
-    4. merging phase, as in COBRA: pairs of clusters that no cannot-link
-       separates are considered closest super-instances first (distance
-       between centroids); their representatives are asked and a must-link
-       merges the two clusters.
+       per queryable row), each a cluster of its own;
+    4. merging phase, as in COBRA, closest super-instances (centroids) first.
 
     A representative is the queryable row closest to its super-instance's
     centroid. Every earlier answer is reused (transitivity and entailment):

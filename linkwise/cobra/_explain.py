@@ -40,16 +40,13 @@ class ExplanationSearch:
     """The search for explanations of :class:`~linkwise.cobra.AnswerGraph` (its base class)."""
 
     def explain(self):
-        """The most probable consistent labellings near the current belief.
+        """The most probable consistent labellings near the current belief, as :class:`Explanations`.
 
-        Returns
-        -------
-        explanations : Explanations
-            Just the belief when it is consistent. Otherwise every consistent
-            labelling that changes at most ``max_depth`` believed answers and
-            contradicts at most ``slack`` more answers than the best one found.
-            If the search visits ``max_nodes`` branches or finds nothing, the
-            approximate rule's labelling is added and ``exact`` is False.
+        Just the belief when it is consistent; else every consistent labelling
+        changing at most ``max_depth`` believed answers and contradicting at
+        most ``slack`` more answers than the best found. If the search visits
+        ``max_nodes`` branches or finds nothing, the approximate rule's
+        labelling is added and ``exact`` is False.
         """
         start = np.array(self._belief, dtype=bool)
         if not self.conflicted:
@@ -268,8 +265,7 @@ class Explanations:
         groups = self._groups(relevant)
         if len(points) < 2 or np.unique(groups).size < 2:
             return None
-        p = g.noise_rate()
-        c = len(points)
+        p, c = g.noise_rate(), len(points)
         # P(answer must-link | world) for every candidate pair
         q_ml = np.empty((len(self), c, c))
         settled = np.ones((c, c), dtype=bool)
@@ -301,8 +297,7 @@ class Explanations:
         if len(tied) > 1:
             nodes = np.array([g._node_of[pt] for pt in points], dtype=np.intp)
             a, b = g._arrays()
-            n_nodes = len(g._points)
-            adjacency = coo_matrix((np.ones(a.size), (a, b)), shape=(n_nodes, n_nodes))
+            adjacency = coo_matrix((np.ones(a.size), (a, b)), shape=(len(g._points),) * 2)
             hops = shortest_path(adjacency, directed=False, unweighted=True, indices=nodes)[:, nodes]
             px, py = np.asarray(points)[tied[:, 0]], np.asarray(points)[tied[:, 1]]
             dist = np.zeros(len(tied)) if X is None else np.einsum("ij,ij->i", X[px] - X[py], X[px] - X[py])

@@ -1,15 +1,11 @@
 """How likely an answer is wrong: the noise model of :class:`~linkwise.cobra.AnswerGraph`.
 
-The model: every answer is wrong independently with probability ``p``. A
-*labelling* gives every answered pair one value, must-link or cannot-link.
-It is *consistent* when some clustering satisfies it, that is when no cycle
-of the answer graph holds exactly one cannot-link (such a cycle says "a and b
-are together" along its must-link path and "a and b are apart" on its
-cannot-link). A labelling that contradicts ``c`` answers has probability
-proportional to ``(p / (1 - p)) ** c`` times a prior over its values (a
-pair of close points is more likely a must-link than a pair of far ones:
-:meth:`AnswerGraph.prior`). ``p`` itself is estimated as answers come
-(:meth:`AnswerGraph.noise_rate`), from a prior guess.
+Every answer is wrong independently with probability ``p``. A *labelling*
+gives every answered pair a value; it is *consistent* when no cycle of the
+answer graph holds exactly one cannot-link. A labelling contradicting ``c``
+answers has probability proportional to ``(p / (1 - p)) ** c`` times a prior
+over its values (:meth:`AnswerGraph.prior`: close points are more likely
+must-linked); ``p`` is estimated as answers come (:meth:`AnswerGraph.noise_rate`).
 """
 
 import math
@@ -46,22 +42,19 @@ class NoiseModel:
     def noise_rate(self):
         """Current estimate of the rate of wrong answers (its posterior mean).
 
-        The person is, with prior odds 1:1, either *careful* (no wrong
-        answer at all) or *careless*: wrong at a rate whose Beta prior has
-        mean ``noise_probability`` and counts as ``prior_strength`` answers.
-        The evidence is the answers a wrong value would have shown up in
-        (those other answers confirm, :meth:`weak`'s complement: a cycle of
-        cannot-links alone checks nothing) and, among them, those the belief
-        contradicts. One contradiction rules the careful
-        person out; while every checked answer agrees, the careful one
-        becomes the more probable the more answers are checked, so checks
-        fade away as fast as the evidence allows.
+        The person is, with prior odds 1:1, either *careful* (never wrong) or
+        *careless*: wrong at a rate whose Beta prior has mean
+        ``2 * noise_probability`` (``noise_probability`` overall) and counts
+        as ``prior_strength`` answers. The
+        evidence is the answers others confirm (not :meth:`weak`) and, among
+        them, those the belief contradicts. One contradiction rules the
+        careful person out; while every checked answer agrees, the careful one
+        grows more probable, so checks fade as fast as the evidence allows.
         """
         if self._rate[0] != (self.n_answers, self._version):
             n_ml, n_cl = np.array(self._n_ml), np.array(self._n_cl)
             wrong = int(np.where(self._belief, n_cl, n_ml).sum())
             checked = int((n_ml + n_cl)[self._confirmed() | (n_ml + n_cl > 1)].sum())
-            # the careless rate's prior mean is twice noise_probability, so that overall it is noise_probability
             a = 2 * self.prior_strength * self.noise_probability
             b = self.prior_strength - a
             rate = (a + wrong) / (a + b + checked)
@@ -103,11 +96,8 @@ class NoiseModel:
 
 
 def _logistic(d, n_pos, n_neg, ridge=1.0):
-    """Fitted ``P(positive | d)`` of a one-feature logistic model (Newton steps, ridge on the slope).
-
-    Two parameters fitted up to a few hundred times per run: a handful of
-    Newton steps cost microseconds where a general solver costs milliseconds.
-    """
+    """Fitted ``P(positive | d)`` of a one-feature logistic model: Newton steps (microseconds where a general
+    solver takes milliseconds, a few hundred times per run), ridge on the slope."""
     design = np.column_stack([np.ones_like(d), d])
     total = n_pos + n_neg
     penalty = np.diag([1e-6, ridge])

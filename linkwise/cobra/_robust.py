@@ -1,9 +1,8 @@
 """Noise-robust COBRAS: notice wrong answers, find them with a few extra questions, and repair.
 
-People answering "same group?" get a few percent of answers wrong, and one
-wrong must-link merges two clusters for good. :class:`NoiseRobustCOBRAS` is
-COBRAS on :class:`NoisyAnswers`, a belief about the answers that any active
-estimator can use as its knowledge (see :mod:`linkwise.loop`).
+People get a few percent of answers wrong, and one wrong must-link merges two
+clusters for good. :class:`NoisyAnswers` is a belief about the answers that
+any active estimator can use as its knowledge (see :mod:`linkwise.loop`).
 """
 
 import numpy as np
@@ -113,25 +112,21 @@ class NoiseRobustCOBRAS(RepairAttributes, COBRAS):
 
     Notes
     -----
-    Only decisions that can be checked are: until an answer is known wrong,
-    a check is a pair whose relation both the belief and the decision
-    reversed settle, so that its answer confirms or contradicts (afterwards,
-    a pair that only gathers evidence may be asked too); two clusters of one
-    super-instance each, kept apart by a cannot-link between their only
-    representatives, offer no such pair until one of them is split.
-    A pair is never asked twice: a person (or :class:`~linkwise.LabelOracle`)
-    with a fixed misbelief would repeat the same answer, so a decision is
-    re-examined through a different pair across the same two sides.
+    Until an answer is known wrong, a check is a pair whose relation both
+    the belief and the decision reversed settle, so that its answer confirms
+    or contradicts (afterwards, a pair that only gathers evidence may be
+    asked too); two one-super-instance clusters kept apart by one
+    cannot-link offer no such pair until one is split. A pair is never asked
+    twice: a person with a fixed misbelief would repeat the same answer, so
+    a decision is re-examined through another pair across the same sides.
 
     The search over explanations is exact up to 4 changed answers and 2,000
-    branches per contradiction; beyond that an approximate repair (the most
-    certain, then the earliest, answers win) is used and a warning is logged
-    on the ``linkwise.cobra._explain`` logger; the run never stops for it.
-
-    Unlike nCOBRAS, which reasons over possible worlds of all answers after
-    every merging phase, the search here starts from the current belief and
-    only branches over the edges of the contradicting cycles, so its cost
-    depends on the contradiction, not on the number of answers.
+    branches per contradiction; beyond that the approximate repair (the most
+    certain, then the earliest, answers win) is used and a warning logged on
+    ``linkwise.cobra._explain``. Unlike nCOBRAS, which reasons over possible
+    worlds of all answers after every merging phase, the search starts from
+    the current belief and branches only over the contradicting cycles, so
+    its cost depends on the contradiction, not on the number of answers.
 
     References
     ----------
@@ -247,9 +242,7 @@ class NoisyAnswers:
 
     def _record(self, i, j, answer):
         """Store an answer, and repair a contradiction (a generator); whether the belief changed."""
-        if not self.graph.add(i, j, answer):
-            return False
-        return (yield from self._repair())
+        return (yield from self._repair()) if self.graph.add(i, j, answer) else False
 
     def _verify(self, decisions):
         """Ask the question that best checks ``decisions`` (a generator); ``(asked, belief changed)``."""
@@ -272,13 +265,11 @@ class NoisyAnswers:
         pair of clusters, the cannot-links between them. Returns whether the
         belief changed.
         """
-        while True:
-            decisions = self._doubtful()
-            if not decisions:
-                return False
+        while decisions := self._doubtful():
             asked, changed = yield from self._verify(decisions)
             if changed or not asked:
                 return changed
+        return False
 
     def _doubtful(self):
         """The decisions of :meth:`_check_decisions` likely enough to be wrong."""

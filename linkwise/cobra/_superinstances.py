@@ -11,7 +11,7 @@ lazily (rows assigned a chunk at a time between questions).
 
 import functools
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -27,25 +27,17 @@ from linkwise.loop import ActiveEstimator, Checkpoint
 __all__ = ["SuperInstanceTree", "SuperInstanceClustering", "LabelsHistory", "group", "bisect", "kmeans",
            "make_parts", "predict", "representative", "sample_positions"]
 
-# Above this many points K-means is fitted on a sample and the rest is assigned
-# to the nearest centre; it keeps every split fast on millions of points.
+# Above this many points K-means is fitted on a sample, the rest joining the nearest centre (fast on millions).
 SAMPLE_SIZE = 4096
-
 # Rows assigned between two questions while a lazy split is pending.
 _CHUNK = 1 << 17
-
-# Histories up to this many entries (n_queries * n_samples) are returned as a
-# plain array; larger ones are rebuilt row by row on access.
+# Histories up to this many entries (n_queries * n_samples) are a plain array, larger ones rebuilt on access.
 _DENSE_HISTORY_MAX = 1 << 24
 
 
 def sample_positions(n_points, queryable, rng, size=SAMPLE_SIZE):
-    """Positions (into a point set of ``n_points``) of a K-means fitting sample.
-
-    All positions when the set is small; otherwise half drawn among the
-    queryable positions and half among all, so representatives can be found
-    in the sample even when few points are queryable.
-    """
+    """Positions (into ``n_points`` points) of a K-means fitting sample: all up to ``size``, else half drawn
+    among all and half among the ``queryable`` ones (so that representatives are found in it)."""
     if n_points <= size:
         return np.arange(n_points)
     q = np.flatnonzero(queryable)
@@ -86,11 +78,8 @@ def bisect(X, centres):
 
 
 def representative(X, rows, queryable_mask, centre):
-    """The queryable row of ``rows`` closest to ``centre`` (the first on ties).
-
-    Sets larger than ``SAMPLE_SIZE`` are searched among a fixed-stride subset
-    (deterministic, and plenty to land next to the centre).
-    """
+    """The queryable row of ``rows`` closest to ``centre`` (the first on ties; among a fixed stride of
+    ``SAMPLE_SIZE`` rows of a larger set, plenty to land next to the centre)."""
     thin = rows[:: -(-rows.size // (2 * SAMPLE_SIZE))]
     cand = thin[queryable_mask[thin]]
     if not cand.size:  # the stride missed the few queryable rows
@@ -101,11 +90,7 @@ def representative(X, rows, queryable_mask, centre):
 
 
 def group(labels, n_parts):
-    """Positions holding each label ``0 .. n_parts - 1``, each sorted.
-
-    A stable sort on 16-bit keys (a radix sort in NumPy) keeps this linear
-    on millions of points.
-    """
+    """Positions holding each label ``0 .. n_parts - 1``, each sorted (a stable radix sort on 16-bit keys)."""
     keys = labels.astype(np.uint16) if n_parts <= np.iinfo(np.uint16).max else labels
     order = np.argsort(keys, kind="stable")
     bounds = np.concatenate([[0], np.cumsum(np.bincount(labels, minlength=n_parts))])
@@ -151,12 +136,9 @@ class _LazySplit:
     rows: np.ndarray  # the split leaf's rows
     assign: Callable  # rows -> index of their new leaf
     ids: np.ndarray  # the new leaves
+    part: np.ndarray  # new leaf of each row
     done: int = 0  # rows assigned so far
-    part: np.ndarray = field(init=False)  # new leaf of each row
     parts: list | None = None  # then: rows (positions in ``rows``) of each new leaf
-
-    def __post_init__(self):
-        self.part = np.empty(self.rows.size, dtype=np.intp)
 
 
 class SuperInstanceTree:
@@ -205,7 +187,7 @@ class SuperInstanceTree:
         rows = self.members.pop(sid)
         ids = self._new_leaves(sid, reps, positions)
         self.members.update(dict.fromkeys(ids.tolist()))
-        self._pending.append(_LazySplit(rows, assign, ids))
+        self._pending.append(_LazySplit(rows, assign, ids, np.empty(rows.size, dtype=np.intp)))
         return ids
 
     def advance(self, rows=None):
@@ -277,9 +259,9 @@ class SuperInstanceTree:
         per_id[leaves] = relabel(cluster_then[anc])
         return per_id
 
-    def labels(self, view=None):
-        """Point labels under ``view`` (default: the shown clustering), numbered 0.. by first point."""
-        return self._label_per_id(self.shown if view is None else view)[self.leaf_of_point].astype(np.intp)
+    def labels(self):
+        """Point labels of the shown clustering, numbered 0.. by first point."""
+        return self._label_per_id(self.shown)[self.leaf_of_point].astype(np.intp)
 
     def super_instance_labels(self):
         """Leaf of every point, numbered 0.. by first point."""
@@ -290,12 +272,10 @@ class SuperInstanceTree:
 
 
 class LabelsHistory:
-    """``labels_history_`` of a large run, rebuilt row by row when indexed.
+    """``labels_history_`` of a large run, rebuilt row by row when indexed (a few integers per question).
 
-    Behaves as a read-only ``(n_queries, n_samples)`` int32 array for
-    indexing (``h[t]``, ``h[-1]``, ``h[a:b]``, ``h[t, rows]``), ``len``,
-    iteration and ``np.asarray``; it stores only a few integers per
-    super-instance per question.
+    A read-only ``(n_queries, n_samples)`` int32 array for indexing (``h[t]``,
+    ``h[a:b]``, ``h[t, rows]``), ``len``, iteration and ``np.asarray``.
     """
 
     def __init__(self, tree, views):
@@ -345,11 +325,8 @@ class LabelsHistory:
 
 
 class SuperInstanceClustering(ActiveEstimator):
-    """Base of COBRA and COBRAS: the merging phase and the loop hooks.
-
-    Subclasses build a :class:`SuperInstanceTree` in ``self._tree`` at the
-    start of ``_questions`` and call :meth:`_merge_phase` after each split.
-    """
+    """Base of COBRA and COBRAS: ``_questions`` builds a :class:`SuperInstanceTree` in ``self._tree`` and calls
+    :meth:`_merge_phase` after each split."""
 
     _anytime = True
 
