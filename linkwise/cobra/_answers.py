@@ -58,8 +58,7 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         The data: distances between answered points inform the prior that a
         pair is a must-link (:meth:`prior`).
     prior_strength : float, default=20
-        How many answers ``noise_probability`` counts as in
-        :meth:`noise_rate`.
+        How many answers ``noise_probability`` counts as (:meth:`noise_rate`).
     max_depth : int, default=4
         Most answers one explanation may change from the belief.
     max_nodes : int, default=2000
@@ -124,7 +123,6 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         self._confidence = {}  # edge id -> posterior of its belief when last repaired
         self._dirty = False  # belief may be inconsistent
 
-    # -- recording ----------------------------------------------------------
     def _node(self, point):
         node = self._node_of.get(point)
         if node is None:
@@ -133,11 +131,7 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         return node
 
     def add(self, i, j, must_link):
-        """Record an answer; return True if it contradicts the current belief.
-
-        A pair may be answered more than once (a re-asked question): its
-        answers are counted, and its belief follows their majority.
-        """
+        """Record an answer; True if it contradicts the belief. A re-answered pair's belief follows the majority."""
         i, j = pair_key(i, j)
         must_link = bool(must_link)
         self.n_answers += 1
@@ -175,7 +169,6 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
             cl if ml_believed else ml for ml_believed, ml, cl in zip(self._belief, self._n_ml, self._n_cl)
         )
 
-    # -- queries about the belief ---------------------------------------------
     def relation(self, i, j):
         """Believed relation of ``(i, j)``: True, False or None (closure of the belief)."""
         return self.store.relation(i, j)
@@ -213,13 +206,9 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         return bridge
 
     def weak(self, i, j):
-        """Whether the believed answer about ``(i, j)`` stands alone.
-
-        True when it rests on a single answer (or a one-answer majority) and
-        changing it alone would leave the belief consistent, so that no other
-        answer confirms it: a must-link that is a bridge of the must-link
-        graph, or the only cannot-link between its two components.
-        """
+        """Whether the believed answer about ``(i, j)`` stands alone: it rests on a one-answer majority and
+        changing it alone leaves the belief consistent (a must-link bridge, or the only cannot-link between its
+        two components), so no other answer would notice if it were wrong."""
         e = self._edge_of.get(pair_key(i, j))
         if e is None or abs(self._n_ml[e] - self._n_cl[e]) > 1:
             return False
@@ -246,7 +235,6 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
             self._support = (key, confirmed)
         return self._support[1]
 
-    # -- consistency ----------------------------------------------------------
     def _arrays(self):
         ends = np.array(self._ends, dtype=np.intp).reshape(-1, 2)
         return ends[:, 0], ends[:, 1]
@@ -288,14 +276,8 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         return [pairs[e] for e in changed]
 
     def corrections(self):
-        """Every answer the belief contradicts, with its evidence.
-
-        Returns
-        -------
-        corrections : list of Correction
-            One per answered pair whose belief differs from some answer given
-            about it, in order of first answer.
-        """
+        """Every answer the belief contradicts, with its evidence: a list of :class:`Correction`, one per answered
+        pair whose belief differs from some answer given about it, in order of first answer."""
         values = np.array(self._belief, dtype=bool)
         pairs = list(self._edge_of)
         out = []

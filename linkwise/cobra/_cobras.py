@@ -57,10 +57,9 @@ class COBRAS(SuperInstanceClustering):
         Questions in the order asked.
     n_queries_ : int
     labels_history_ : ndarray of shape (n_queries_, n_samples)
-        The clustering after each question: one run gives a whole learning
-        curve. On large data (more than 2**24 entries) it is a
-        :class:`~linkwise.cobra._superinstances.LabelsHistory`, indexed the same
-        way and rebuilt row by row from a few integers per question.
+        The clustering after each question (a learning curve). Above 2**24
+        entries, a :class:`~linkwise.cobra._superinstances.LabelsHistory`
+        indexed the same way, rebuilt from a few integers per question.
 
     Notes
     -----

@@ -56,26 +56,22 @@ class ExplanationSearch:
         flip_gain = np.where(start, n_ml - n_cl, n_cl - n_ml)
         # the most one change can lower the cost: reverting an earlier repair the answers outvote
         max_drop = max(0, -int(flip_gain.min()))
-        found = {}
-        state = {"nodes": 0, "best": math.inf}
+        found, nodes, best = {}, 0, math.inf
 
         def visit(values, cost, depth, frozen):
-            state["nodes"] += 1
-            if state["nodes"] > self.max_nodes:
+            nonlocal nodes, best
+            nodes += 1
+            if nodes > self.max_nodes:
                 return
             cycle = self._conflict_cycle(values)
             if cycle is None:
                 found.setdefault(values.tobytes(), (values.copy(), cost))
-                state["best"] = min(state["best"], cost)
+                best = min(best, cost)
                 return
-            if depth == self.max_depth:
-                return
-            if cost - (self.max_depth - depth) * max_drop > state["best"] + self.slack:
+            if depth == self.max_depth or cost - (self.max_depth - depth) * max_drop > best + self.slack:
                 return
             blocked = set(frozen)
-            for e in cycle:
-                if e in blocked:
-                    continue
+            for e in [e for e in cycle if e not in frozen]:  # the edges of a cycle are distinct
                 blocked.add(e)
                 delta = int(flip_gain[e]) if values[e] == start[e] else -int(flip_gain[e])
                 values[e] = not values[e]
@@ -83,14 +79,14 @@ class ExplanationSearch:
                 values[e] = not values[e]
 
         visit(start.copy(), self._cost(start), 0, frozenset())
-        exact = state["nodes"] <= self.max_nodes and bool(found)
-        worlds = [v for v, c in found.values() if c <= state["best"] + self.slack]
+        exact = nodes <= self.max_nodes and bool(found)
+        worlds = [v for v, c in found.values() if c <= best + self.slack]
         if not exact:
             logger.warning(
                 "Wrong-answer search stopped after %d branches (max_nodes=%d, max_depth=%d) with %d "
                 "explanation(s); adding the approximate repair that keeps the most certain, then the "
                 "earliest, answers.",
-                min(state["nodes"], self.max_nodes), self.max_nodes, self.max_depth, len(worlds),
+                min(nodes, self.max_nodes), self.max_nodes, self.max_depth, len(worlds),
             )
             worlds.append(self._approximate())
         values = np.unique(np.array(worlds, dtype=bool), axis=0)
@@ -151,12 +147,8 @@ class Explanations:
 
     Made by :meth:`AnswerGraph.explain`. Row ``w`` of :attr:`values` gives
     every answered pair (in :meth:`AnswerGraph.pairs` order) its value in
-    world ``w``.
-
-    The weight of a world is ``r ** cost`` with ``r = p / (1 - p)``, times
-    the prior of its values (:meth:`AnswerGraph.prior`): a must-link between
-    two far points, or a cannot-link between two close ones, is the more
-    likely wrong answer of an otherwise equal pair.
+    world ``w``, whose weight is ``r ** cost`` with ``r = p / (1 - p)``, times
+    the prior of its values (:meth:`AnswerGraph.prior`).
 
     Attributes
     ----------
@@ -240,8 +232,7 @@ class Explanations:
         The score is the mutual information between the answer (right with
         probability ``1 - p``) and the group of worlds that cluster the
         ``relevant`` points alike. Ties go to the pair closest in the answer
-        graph (the shortest new cycle), then to the closest in ``X`` if
-        given, then to the earliest in ``candidates``.
+        graph, then in ``X``, then to the earliest in ``candidates``.
 
         Parameters
         ----------
@@ -250,10 +241,9 @@ class Explanations:
         relevant : array-like of int, optional
             Points whose clustering matters (every world is its own group by default).
         X : ndarray of shape (n, n_features), optional
-            The data, to prefer pairs of close points among equally informative ones.
+            The data, to prefer close pairs among equally informative ones.
         decisive : bool, default=False
-            Only pairs whose relation every world settles (together or
-            apart), so that an answer either confirms a world or contradicts it.
+            Only pairs every world settles, so an answer confirms or contradicts each.
 
         Returns
         -------

@@ -22,11 +22,10 @@ class NoiseModel:
     """The noise model over the answers of an :class:`~linkwise.cobra.AnswerGraph` (its base class)."""
 
     def prior(self):
-        """Prior probability that each answered pair (in :meth:`pairs` order) is a must-link.
+        """Prior probability that each answered pair (in :meth:`pairs` order) is a must-link, in [0.01, 0.99].
 
-        A logistic regression of the answers on the distance between the two
-        points when the graph has ``X`` and both kinds of answer, else the
-        (Laplace-smoothed) share of must-link answers. Clipped to [0.01, 0.99].
+        A logistic regression of the answers on the distance between the points
+        with ``X`` and both kinds of answer, else the smoothed must-link share.
         """
         if self._prior[0] != self.n_answers:
             n_ml, n_cl = np.array(self._n_ml), np.array(self._n_cl)
@@ -66,17 +65,11 @@ class NoiseModel:
         return self._rate[1]
 
     def suspicion(self, pairs):
-        """Probability that the belief is wrong about every one of ``pairs`` at once.
+        """Probability that the belief is wrong about every one of ``pairs`` (answered, believed alike) at once.
 
-        From their own answers and the prior alone (the rest of the graph is
-        taken as believed): for the cannot-links that keep two clusters
-        apart, the probability that the clusters belong together. The prior
-        of that event is the largest prior among the pairs.
-
-        Parameters
-        ----------
-        pairs : list of (int, int)
-            Answered pairs with the same believed value.
+        From their own answers and the largest of their priors alone, the rest
+        taken as believed: for the cannot-links keeping two clusters apart, the
+        probability that the clusters belong together.
         """
         es = np.array([self._edge_of[pair_key(i, j)] for i, j in pairs], dtype=np.intp)
         believed = np.array(self._belief, dtype=bool)[es]

@@ -23,22 +23,19 @@ class RepairAttributes:
     """Wrong-answer repair for an active estimator with a ``noise_probability`` parameter.
 
     With ``noise_probability > 0`` its knowledge (see :mod:`linkwise.loop`)
-    is :class:`NoisyAnswers` checking what ``_checked(ctx)`` gives (by
-    default ``_focus()``: the representatives and the cluster of each), with
-    the estimator's ``check_threshold`` and ``max_repair_questions`` if it
-    has them; otherwise the answers as given. ``corrections_`` and
+    is :class:`NoisyAnswers` checking what ``focus()`` gives (by default
+    ``_focus``: the representatives and the cluster of each), with the
+    estimator's ``check_threshold`` and ``max_repair_questions`` if it has
+    them; otherwise the answers as given. ``corrections_`` and
     ``n_extra_queries_`` report the repairs.
     """
 
-    def _knowledge(self, ctx):
+    def _knowledge(self, ctx, focus=None):
         self._belief = ctx.constraints
         if self.noise_probability > 0:
             options = {k: getattr(self, k) for k in ("check_threshold", "max_repair_questions") if hasattr(self, k)}
-            self._belief = NoisyAnswers(ctx, self.noise_probability, lambda: self._checked(ctx), **options)
+            self._belief = NoisyAnswers(ctx, self.noise_probability, focus or self._focus, **options)
         return self._belief
-
-    def _checked(self, ctx):
-        return self._focus()
 
     @property
     def corrections_(self):
@@ -236,9 +233,10 @@ class NoisyAnswers:
         return False
 
     def _ask(self, pair):
-        """The question to yield: a Recheck when the answers as given or the belief settle the pair."""
+        """Ask an extra question (a generator): a Recheck when the answers as given or the belief settle it."""
+        self.n_extra_queries += 1
         known = self._given.relation(*pair) is not None or self.store.relation(*pair) is not None
-        return Recheck(*pair) if known else pair
+        return (yield Recheck(*pair) if known else pair)
 
     def _record(self, i, j, answer):
         """Store an answer, and repair a contradiction (a generator); whether the belief changed."""
@@ -252,8 +250,7 @@ class NoisyAnswers:
         pair = graph.verification(decisions, self._focus()[0], X=self._X, decisive=not graph.contradicted)
         if pair is None:
             return False, False
-        self.n_extra_queries += 1
-        answer = yield self._ask(pair)
+        answer = yield from self._ask(pair)
         if answer is None:
             return False, False
         return True, (yield from self._record(*pair, answer))
@@ -302,8 +299,7 @@ class NoisyAnswers:
             pair = explanations.question(np.r_[graph.pairs()[disputed].ravel(), reps], reps, X=self._X)
             if pair is None:
                 break
-            self.n_extra_queries += 1
-            answer = yield self._ask(pair)
+            answer = yield from self._ask(pair)
             if answer is not None:
                 graph.add(*pair, answer)
         else:

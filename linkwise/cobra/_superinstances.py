@@ -317,8 +317,7 @@ class LabelsHistory:
         return (self._row(t) for t in range(self.shape[0]))
 
     def __array__(self, dtype=None, copy=None):
-        out = self[:]
-        return out if dtype is None else out.astype(dtype)
+        return self[:] if dtype is None else self[:].astype(dtype)
 
     def __repr__(self):
         return f"LabelsHistory(shape={self.shape}, rebuilt on access)"
@@ -343,7 +342,6 @@ class SuperInstanceClustering(ActiveEstimator):
         leaves, _ = self._tree._leaves_by_first_point()
         return np.asarray(self._tree.rep, dtype=np.intp)[leaves]
 
-    # -- reuse of earlier answers -----------------------------------------
     def _focus(self):
         """The representatives of the current super-instances and the cluster of each (what a belief checks)."""
         leaves = self._tree.leaves()
@@ -364,7 +362,6 @@ class SuperInstanceClustering(ActiveEstimator):
             cl[at[both, 0], at[both, 1]] = cl[at[both, 1], at[both, 0]] = True
         return comp, cl
 
-    # -- the merging phase ---------------------------------------------------
     def _merge_phase(self, ctx, new, *, live):
         """Merge clusters, closest representatives first, then let the knowledge check them (a Checkpoint).
 
@@ -429,7 +426,6 @@ class SuperInstanceClustering(ActiveEstimator):
             # None ("don't know"): leave the pair undecided and move on
         tree.show()
 
-    # -- loop hooks -----------------------------------------------------------
     def _current_labels(self, ctx):
         return self._tree.labels()
 

@@ -194,8 +194,8 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
     def _tolerant_constraints(self):
         return True  # selection counts answers, so a contradiction is no reason to stop
 
-    def _checked(self, ctx):
-        return _answered(self._belief, ctx)
+    def _knowledge(self, ctx):
+        return super()._knowledge(ctx, lambda: _answered(self._belief, ctx))
 
     def _questions(self, ctx):
         owner = type(self).__name__
