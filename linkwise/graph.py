@@ -1,7 +1,6 @@
 """Pairs ``(i, j)`` of row indices and their graphs: keys, checks, components, paths, relabelling.
 
-Shared by every module that handles constraints or answers; the graph
-algorithms run on :mod:`scipy.sparse.csgraph`.
+Shared by every module that handles constraints or answers.
 """
 
 import numpy as np
@@ -28,9 +27,7 @@ def pair_key(i, j):
 
 
 def check_pair(i, j, n, owner):
-    """Check one pair of distinct row indices in ``[0, n)``; return it as two ints.
-
-    ``owner`` names the caller in messages (``"LabelOracle.query"``).
+    """Check one pair of distinct row indices in ``[0, n)`` for ``owner`` (named in messages); two ints.
 
     Examples
     --------
@@ -52,10 +49,7 @@ def check_pair(i, j, n, owner):
 
 
 def check_pairs(pairs, n_samples, name, owner):
-    """Validate constraint pairs and return them as an ``(n_pairs, 2)`` int array.
-
-    ``None`` or an empty sequence gives an empty array. Each pair must hold
-    two distinct row indices in ``[0, n_samples)``.
+    """Check pairs of distinct row indices in ``[0, n_samples)``; an ``(n_pairs, 2)`` int array (empty for None).
 
     Examples
     --------
@@ -107,10 +101,7 @@ def check_constraints(ml, cl, n_samples, owner):
 
 
 def check_fit_input(estimator, X, y, ml, cl):
-    """The arguments of a constrained ``fit(X, y=None, *, ml=None, cl=None)``, checked: ``(X, ml, cl)``.
-
-    ``y`` must not hold constraints (:func:`~linkwise._validation.check_y_ignored`), ``X`` needs two rows.
-    """
+    """The arguments of a constrained ``fit(X, y=None, *, ml=None, cl=None)``, checked: ``(X, ml, cl)``."""
     check_y_ignored(y, estimator)
     X = check_data(X, estimator, validate=True, ensure_min_samples=2)
     return (X, *check_constraints(ml, cl, X.shape[0], f"{owner_name(estimator)}.fit"))
@@ -160,13 +151,10 @@ def components(pairs, n):
 def breadth_first(pairs, n, source=None):
     """Breadth-first search from ``source`` over the edges ``pairs`` between nodes ``0 .. n - 1``.
 
-    Each node's neighbours are visited in the order of the pairs, so ties
-    between equally short paths go to the earlier pairs. With ``source``
-    None, every component is searched from its smallest node (a spanning
-    forest, level by level across the components). Returns ``(order, via)``:
-    the nodes reached, in the order visited, and for every node the index of
-    the pair through which it was reached (-1 for a start node and for nodes
-    not reached).
+    Neighbours are visited in pair order (ties go to earlier pairs). With
+    ``source`` None, every component is searched from its smallest node, all
+    at once (a spanning forest). Returns ``(order, via)``: the nodes reached,
+    in order, and for every node the pair that reached it (-1 if none).
 
     Examples
     --------

@@ -96,11 +96,9 @@ class ExplanationSearch:
     def _approximate(self):
         """A consistent labelling: answers by decreasing certainty, then age, into a tolerant store."""
         margin = np.abs(np.array(self._n_ml) - np.array(self._n_cl))
-        order = np.lexsort((np.arange(margin.size), -margin))
-        store = ConstraintStore(self.n, tolerant=True)
-        pairs = list(self._edge_of)
+        store, pairs = ConstraintStore(self.n, tolerant=True), list(self._edge_of)
         values = np.array(self._belief, dtype=bool)
-        for e in order.tolist():
+        for e in np.lexsort((np.arange(margin.size), -margin)).tolist():
             i, j = pairs[e]
             store.add(i, j, bool(values[e]))
             values[e] = store.relation(i, j)
@@ -207,8 +205,7 @@ class Explanations:
         points = [p for p in np.asarray(relevant).tolist() if p in g._node_of]
         if not points:
             return np.zeros(len(self), dtype=np.intp)
-        keys = {}
-        groups = []
+        keys, groups = {}, []
         for labels, apart in self._worlds(points):
             relabelled, comps = relabel(labels, return_order=True)
             key = (relabelled.tobytes(), apart[np.ix_(comps, comps)].tobytes())

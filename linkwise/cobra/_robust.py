@@ -49,39 +49,30 @@ class RepairAttributes:
 class NoiseRobustCOBRAS(RepairAttributes, COBRAS):
     """COBRAS that detects and repairs wrong answers.
 
-    COBRAS (see :class:`~linkwise.COBRAS`) whose knowledge (see
-    :mod:`linkwise.loop`) is a belief about the answers,
-    :class:`~linkwise.cobra.NoisyAnswers`: super-instances are merged on the
-    *believed* answers. A decision likely enough to be wrong is checked with
-    one extra question across its two sides: a merge resting on one answer
-    that nothing else confirms at once (later merges build on it), the
-    must-links holding a cluster together and the cannot-links keeping two
-    clusters apart when a merging phase ends. A contradiction (a cycle of
-    answers with one cannot-link) is settled by the most probable
-    explanation after a few questions chosen to tell the explanations
-    apart, and every super-instance is then merged again from the repaired
-    answers, as if the wrong answer had never been given. How likely an
-    answer is wrong is :class:`~linkwise.cobra.AnswerGraph`'s noise model.
-    With ``noise_probability=0`` it is plain COBRAS, question for question.
+    :class:`~linkwise.COBRAS` whose knowledge (see :mod:`linkwise.loop`) is
+    a belief about the answers, :class:`~linkwise.cobra.NoisyAnswers`. A
+    decision likely enough to be wrong is checked with one extra question
+    across its two sides: a merge resting on one unconfirmed answer at once,
+    the must-links holding a cluster together and the cannot-links keeping
+    two apart when a merging phase ends. A contradiction (a cycle of answers
+    with one cannot-link) is settled by the most probable explanation after
+    a few questions that tell the explanations apart, and every
+    super-instance is merged again from the repaired answers. With
+    ``noise_probability=0`` it is plain COBRAS, question for question.
 
     Parameters
     ----------
     max_queries : int or None, default=None
         The budget (extra questions included).
     noise_probability : float in [0, 0.5), default=0.05
-        Prior guess of the share of wrong answers (prior odds 1:1 between a
-        person who makes none and one who makes twice as many); the estimate
-        is updated from the answers checked and the contradictions found
-        (:meth:`~linkwise.cobra.AnswerGraph.noise_rate`). 0 turns every
-        check off.
+        Prior guess of the share of wrong answers, updated from the answers
+        (:meth:`~linkwise.cobra.AnswerGraph.noise_rate`). 0 turns checks off.
     check_threshold : float in (0, 1], default=0.02
         A decision is checked with an extra question when its probability of
         being wrong is at least this. Lower: more checks, more robust.
     max_repair_questions : int, default=4
-        Most extra questions asked to settle one contradiction, whatever
-        their answers (the question that revealed it not counted). A
-        contradiction along a cycle of ``L`` answers needs about
-        ``log2(L)`` of them when they are answered right.
+        Most extra questions asked to settle one contradiction (a cycle of
+        ``L`` answers needs about ``log2(L)`` when they are answered right).
     random_state : int, RandomState instance or None, default=None
         Seeds every K-means split and the choice of half while descending.
 
@@ -95,17 +86,14 @@ class NoiseRobustCOBRAS(RepairAttributes, COBRAS):
     believed_constraints_ : ConstraintStore
         The repaired answers: what the clustering is built on.
     corrections_ : list of Correction
-        Each answer believed wrong, as ``(pair, given, believed, evidence)``:
-        ``evidence.answers`` are the answers that contradict the given one
-        and ``evidence.probability`` is the posterior of the believed value.
-        Kept up to date while the estimator runs, so a person's session can
-        show it after every answer (``session.estimator_.corrections_``).
+        Each answer believed wrong, as ``(pair, given, believed, evidence)``,
+        kept up to date while the estimator runs (a session shows it after
+        every answer).
     n_extra_queries_ : int
         Questions asked to check or repair answers (part of ``n_queries_``).
     query_log_, n_queries_, labels_history_
-        As in :class:`~linkwise.COBRAS`. Extra questions about a pair the
-        raw answers already settle are asked again through the loop
-        (:class:`~linkwise.loop.Recheck`) and logged like any other.
+        As in :class:`~linkwise.COBRAS`; extra questions are logged like any
+        other (as a :class:`~linkwise.loop.Recheck` when the answers settle them).
 
     Notes
     -----
@@ -270,8 +258,7 @@ class NoisyAnswers:
 
     def _doubtful(self):
         """The decisions of :meth:`_check_decisions` likely enough to be wrong."""
-        graph = self.graph
-        store = graph.store
+        graph, store = self.graph, self.graph.store
         reps, clusters = self._focus()
         cluster_of = {store.find(int(r)): c for r, c in zip(reps.tolist(), clusters.tolist())}
         holding, separating = [], {}
