@@ -3,6 +3,8 @@
 Shared by every module that handles constraints or answers.
 """
 
+import functools
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
@@ -133,7 +135,7 @@ def components(pairs, n):
         # bool weights: a repeated pair stays one edge, in a byte per pair
         adjacency = sp.coo_matrix((np.ones(len(pairs), dtype=bool), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
         return connected_components(adjacency, directed=False)
-    parent = list(range(n))  # union-find whose roots are the smallest nodes
+    parent = list(range(n))  # union-find: a node's parent is never larger than it, so roots are the smallest nodes
 
     def find(x):
         while parent[x] != x:
@@ -142,19 +144,34 @@ def components(pairs, n):
 
     for a, b in pairs.tolist():
         a, b = find(a), find(b)
-        parent[max(a, b)] = min(a, b)
-    roots = np.array([find(x) for x in range(n)], dtype=np.intp)
+        if a > b:
+            a, b = b, a
+        parent[b] = a
+    for x in range(n):  # in increasing order, parents first: each node then points at its root
+        parent[x] = parent[parent[x]]
+    roots = np.array(parent, dtype=np.intp)
     is_root = roots == np.arange(n)
     return int(is_root.sum()), (np.cumsum(is_root, dtype=np.int32) - 1)[roots]
 
 
-def breadth_first(pairs, n, source=None):
+@functools.lru_cache(maxsize=4)  # a caller often searches one graph from several sources
+def _neighbours(pairs):
+    """Neighbours of every node of the ``pairs`` (as bytes), each with the index of its pair, in pair order."""
+    neighbours = {}
+    for e, (a, b) in enumerate(np.frombuffer(pairs, dtype=np.intp).reshape(-1, 2).tolist()):
+        neighbours.setdefault(a, []).append((b, e))
+        neighbours.setdefault(b, []).append((a, e))
+    return neighbours
+
+
+def breadth_first(pairs, n, source=None, until=None):
     """Breadth-first search from ``source`` over the edges ``pairs`` between nodes ``0 .. n - 1``.
 
     Neighbours are visited in pair order (ties go to earlier pairs). With
     ``source`` None, every component is searched from its smallest node, all
     at once (a spanning forest). Returns ``(order, via)``: the nodes reached,
-    in order, and for every node the pair that reached it (-1 if none).
+    in order, and for every node the pair that reached it (-1 if none). With
+    ``until``, the search stops once that node is reached.
 
     Examples
     --------
@@ -163,21 +180,24 @@ def breadth_first(pairs, n, source=None):
     ([0, 1, 2], [-1, 0, 2, -1])
     """
     pairs = _as_pairs(pairs)
-    neighbours = {}
-    for e, (a, b) in enumerate(pairs.tolist()):
-        neighbours.setdefault(a, []).append((b, e))
-        neighbours.setdefault(b, []).append((a, e))
+    neighbours = _neighbours(pairs.tobytes())
     roots = [source] if source is not None else np.unique(components(pairs, n)[1], return_index=True)[1].tolist()
-    seen, via = np.zeros(n, dtype=bool), np.full(n, -1, dtype=np.intp)
-    seen[roots] = True
-    queue, reached = [r for r in roots if r in neighbours], []
+    seen = np.zeros(n, dtype=np.uint8)
+    seen[roots] = 1
+    seen, edges = bytearray(seen), []  # a bytearray is quick to read one node at a time
+    queue = [r for r in roots if r in neighbours]
+    start = len(queue)
     for u in queue:  # nodes are appended as they are reached
         for v, e in neighbours[u]:
             if not seen[v]:
-                seen[v], via[v] = True, e
+                seen[v] = 1
                 queue.append(v)
-                reached.append(v)
-    return np.array(roots + reached, dtype=np.int32), via
+                edges.append(e)
+        if until is not None and seen[until]:
+            break
+    via = np.full(n, -1, dtype=np.intp)
+    via[queue[start:]] = edges
+    return np.array(roots + queue[start:], dtype=np.int32), via
 
 
 def shortest_path(pairs, n, source, target):
@@ -194,7 +214,7 @@ def shortest_path(pairs, n, source, target):
     True
     """
     pairs = _as_pairs(pairs)
-    _, via = breadth_first(pairs, n, source)
+    _, via = breadth_first(pairs, n, source, until=target)
     if via[target] < 0:
         return [] if target == source else None
     path, node = [], target

@@ -85,6 +85,10 @@ def test_breadth_first_matches_a_queue_search_in_pair_order(graph, data):
     source = data.draw(st.integers(0, n - 1))
     order, via = breadth_first(pairs, n, source)
     assert (order.tolist(), via.tolist()) == reference_bfs(pairs, n, [source])
+    until = data.draw(st.integers(0, n - 1))
+    early, early_via = breadth_first(pairs, n, source, until=until)  # the same search, stopped once until is reached
+    assert early.tolist() == order.tolist()[: len(early)] and (until in early.tolist()) == (until in order.tolist())
+    assert all(early_via[v] == via[v] for v in early.tolist())
     order, via = breadth_first(pairs, n)  # the forest: every component from its smallest node
     expected_order, expected_via = reference_bfs(pairs, n, range(n))
     assert via.tolist() == expected_via and sorted(order.tolist()) == sorted(expected_order) == list(range(n))

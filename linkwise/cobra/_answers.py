@@ -109,6 +109,7 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         self._rate = (None, None)  # ((n_answers, belief version) it was estimated on, rate)
         self._version = 0  # bumped when the belief is rebuilt
         self._support = (None, None)  # cached _confirmed()
+        self._components = (0, {})  # (n_pairs, labelling's bytes -> _labels), as one labelling is read many times
         self.prior_strength = check_scalar(
             prior_strength, "prior_strength", "AnswerGraph", kind="float", low=0.0, include_low=False
         )
@@ -240,8 +241,13 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         return ends[:, 0], ends[:, 1]
 
     def _labels(self, values, a, b):
-        """Must-link component of every node under ``values``."""
-        return components(np.column_stack([a[values], b[values]]), len(self._points))[1]
+        """Must-link component of every node under ``values`` (read-only)."""
+        if self._components[0] != values.size:
+            self._components = (values.size, {})
+        key = values.tobytes()
+        if key not in self._components[1]:
+            self._components[1][key] = components(np.column_stack([a[values], b[values]]), len(self._points))[1]
+        return self._components[1][key]
 
     def _conflict_cycle(self, values):
         """Edge ids of a shortest cycle with one cannot-link under ``values`` (that one first), or None."""

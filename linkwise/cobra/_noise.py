@@ -71,9 +71,9 @@ class NoiseModel:
         taken as believed: for the cannot-links keeping two clusters apart, the
         probability that the clusters belong together.
         """
-        es = np.array([self._edge_of[pair_key(i, j)] for i, j in pairs], dtype=np.intp)
-        believed = np.array(self._belief, dtype=bool)[es]
-        n_ml, n_cl = np.array(self._n_ml)[es], np.array(self._n_cl)[es]
+        es = [self._edge_of[pair_key(i, j)] for i, j in pairs]
+        believed = np.array([self._belief[e] for e in es], dtype=bool)
+        n_ml, n_cl = np.array([self._n_ml[e] for e in es]), np.array([self._n_cl[e] for e in es])
         p = self.noise_rate()
         # answers that agree with the belief would all be wrong, those against it right
         surplus = int(np.where(believed, n_ml - n_cl, n_cl - n_ml).sum())
