@@ -135,7 +135,14 @@ def components(pairs, n):
         # bool weights: a repeated pair stays one edge, in a byte per pair
         adjacency = sp.coo_matrix((np.ones(len(pairs), dtype=bool), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
         return connected_components(adjacency, directed=False)
-    parent = list(range(n))  # union-find: a node's parent is never larger than it, so roots are the smallest nodes
+    roots = np.array(_smallest(pairs, n), dtype=np.intp)
+    is_root = roots == np.arange(n)
+    return int(is_root.sum()), (np.cumsum(is_root, dtype=np.int32) - 1)[roots]
+
+
+def _smallest(pairs, n):
+    """The smallest node of every node's component: a union-find whose parents are never larger than the node."""
+    parent = list(range(n))
 
     def find(x):
         while parent[x] != x:
@@ -149,9 +156,7 @@ def components(pairs, n):
         parent[b] = a
     for x in range(n):  # in increasing order, parents first: each node then points at its root
         parent[x] = parent[parent[x]]
-    roots = np.array(parent, dtype=np.intp)
-    is_root = roots == np.arange(n)
-    return int(is_root.sum()), (np.cumsum(is_root, dtype=np.int32) - 1)[roots]
+    return parent
 
 
 @functools.lru_cache(maxsize=4)  # a caller often searches one graph from several sources
@@ -181,7 +186,12 @@ def breadth_first(pairs, n, source=None, until=None):
     """
     pairs = _as_pairs(pairs)
     neighbours = _neighbours(pairs.tobytes())
-    roots = [source] if source is not None else np.unique(components(pairs, n)[1], return_index=True)[1].tolist()
+    if source is not None:
+        roots = [source]
+    elif n + len(pairs) > _SMALL:
+        roots = np.unique(components(pairs, n)[1], return_index=True)[1].tolist()
+    else:
+        roots = [x for x, root in enumerate(_smallest(pairs, n)) if x == root]
     seen = np.zeros(n, dtype=np.uint8)
     seen[roots] = 1
     seen, edges = bytearray(seen), []  # a bytearray is quick to read one node at a time
