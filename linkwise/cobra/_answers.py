@@ -71,9 +71,8 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
     Attributes
     ----------
     store : ConstraintStore
-        Strict store of the believed answers (their closure is what reuse may
-        rely on). While :attr:`conflicted`, it holds the last consistent
-        belief plus the new answers that agree with it.
+        Strict store of the believed answers (while :attr:`conflicted`: the
+        last consistent belief and the new answers that agree with it).
     n_answers : int
         Answers recorded.
 

@@ -53,11 +53,8 @@ def _threadpools():
 
 
 def kmeans(X, k, rng, *, n_init=1):
-    """A K-means model of ``X`` seeded from ``rng``, on one OpenMP thread (the fits are small and many).
-
-    Duplicate points may leave fewer clusters than ``k``: callers keep the
-    non-empty ones, so scikit-learn's warning is silenced.
-    """
+    """A K-means model of ``X`` seeded from ``rng``, on one OpenMP thread (the fits are small and many); callers
+    keep the non-empty clusters, so scikit-learn's warning about duplicate points is silenced."""
     km = KMeans(n_clusters=k, n_init=n_init, random_state=int(rng.randint(np.iinfo(np.int32).max)))
     with warnings.catch_warnings(), _threadpools().limit(limits=1, user_api="openmp"):
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -381,12 +378,10 @@ class SuperInstanceClustering(ActiveEstimator):
     def _merge(self, ctx, new, *, live, revision):
         """One pass of the merging phase, stopped when ``ctx.revision`` moves on (a generator).
 
-        Pairs of clusters no cannot-link separates, in order of single-linkage
-        distance between their super-instances, are asked through the two
-        closest representatives; a must-link merges them. Only pairs with a
-        leaf in ``new`` are scanned (old pairs were settled before, and
-        cannot-links survive splits through entailment). With ``live`` the
-        shown clustering follows every merge, else it changes at the end.
+        Pairs of clusters no cannot-link separates are asked through their
+        closest representatives, closest first; a must-link merges them. Only
+        pairs with a leaf in ``new`` are scanned (cannot-links survive splits).
+        With ``live`` the shown clustering follows every merge.
         """
         tree = self._tree
         leaves = tree.leaves()
