@@ -138,12 +138,9 @@ class COBRAS(SuperInstanceClustering):
         return max(splittable, key=tree.size.__getitem__, default=None)
 
     def _split_level(self, ctx, sid):
-        """Descend by 2-means splits while the representatives are cannot-linked (a generator).
-
-        Returns the rows K-means is fitted on, the level (>= 1), the first
-        split as ``(parts, means)`` (None if no split gives two parts with a
-        queryable row) and the cannot-linked pairs.
-        """
+        """Descend by 2-means splits while the representatives are cannot-linked (a generator). Returns the rows
+        K-means is fitted on, the level (>= 1), the first split ``(parts, means)`` (None if none gives two parts with
+        a queryable row) and the cannot-linked pairs."""
         X, qmask, rng = ctx.X, ctx.queryable_mask, ctx.rng
         pts = self._tree.members[sid]
         sample = pts[sample_positions(pts.size, qmask[pts], rng)]

@@ -244,12 +244,8 @@ class NoisyAnswers:
         return True, (yield from self._record(*pair, answer))
 
     def _check_decisions(self):
-        """Check the doubtful decisions of the finished clustering, one question for as many as it can (a generator).
-
-        The decisions are each weak must-link inside a cluster and, for each
-        pair of clusters, the cannot-links between them. Returns whether the
-        belief changed.
-        """
+        """Check the doubtful decisions of the finished clustering, one question for as many as it can (a generator):
+        each weak must-link in a cluster, and the cannot-links between each two clusters. Whether the belief changed."""
         while decisions := self._doubtful():
             asked, changed = yield from self._verify(decisions)
             if changed or not asked:

@@ -243,10 +243,8 @@ class SuperInstanceTree:
         return self._cache
 
     def _label_per_id(self, view):
-        """Label (0.. by first point) of every current leaf, by id, under a ``view`` saved by :meth:`show`.
-
-        Each current leaf takes the cluster of its ancestor that existed then.
-        """
+        """Label (0.. by first point) of every current leaf, by id, under a ``view`` saved by :meth:`show`: each
+        takes the cluster of its ancestor that existed then."""
         n_then, cluster_then = view
         leaves, parent = self._leaves_by_first_point()
         anc = leaves.copy()
@@ -360,12 +358,8 @@ class SuperInstanceClustering(ActiveEstimator):
         return comp, cl
 
     def _merge_phase(self, ctx, new, *, live):
-        """Merge clusters, closest representatives first, then let the knowledge check them (a Checkpoint).
-
-        Whenever the knowledge revises its belief (``ctx.revision``) the phase
-        starts again over every super-instance, as if the answers believed
-        wrong had never been given.
-        """
+        """Merge clusters, closest representatives first, then let the knowledge check them (a Checkpoint); when it
+        revises its belief (``ctx.revision``), start again over every super-instance, from the repaired answers."""
         revision = ctx.revision
         while True:
             yield from self._merge(ctx, new, live=live, revision=revision)
