@@ -95,10 +95,8 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
 
     def __init__(self, n, noise_probability, *, X=None, prior_strength=20, max_depth=4, max_nodes=2000, slack=2):
         self.n = check_scalar(n, "n", "AnswerGraph", kind="int", low=1)
-        self.noise_probability = check_scalar(
-            noise_probability, "noise_probability", "AnswerGraph", kind="float", low=0.0, high=0.5,
-            include_low=False, include_high=False,
-        )
+        self.noise_probability = check_scalar(noise_probability, "noise_probability", "AnswerGraph", kind="float",
+                                              low=0.0, high=0.5, include_low=False, include_high=False)
         self.max_depth = check_scalar(max_depth, "max_depth", "AnswerGraph", kind="int", low=1)
         self.max_nodes = check_scalar(max_nodes, "max_nodes", "AnswerGraph", kind="int", low=1)
         self.slack = check_scalar(slack, "slack", "AnswerGraph", kind="int", low=0)
@@ -109,9 +107,8 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         self._version = 0  # bumped when the belief is rebuilt
         self._support = (None, None)  # cached _confirmed()
         self._components = (0, {})  # (n_pairs, labelling's bytes -> _labels), as one labelling is read many times
-        self.prior_strength = check_scalar(
-            prior_strength, "prior_strength", "AnswerGraph", kind="float", low=0.0, include_low=False
-        )
+        self.prior_strength = check_scalar(prior_strength, "prior_strength", "AnswerGraph", kind="float", low=0.0,
+                                           include_low=False)
         self.store = ConstraintStore(self.n)
         self.n_answers = 0
         self._node_of = {}  # point -> node id
@@ -165,9 +162,8 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
     @property
     def contradicted(self):
         """True once some answer is known wrong: the belief contradicts one, or cannot hold them all."""
-        return self.conflicted or any(
-            cl if ml_believed else ml for ml_believed, ml, cl in zip(self._belief, self._n_ml, self._n_cl)
-        )
+        return self.conflicted or any(cl if ml_believed else ml
+                                      for ml_believed, ml, cl in zip(self._belief, self._n_ml, self._n_cl))
 
     def relation(self, i, j):
         """Believed relation of ``(i, j)``: True, False or None (closure of the belief)."""

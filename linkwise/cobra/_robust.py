@@ -143,9 +143,8 @@ class NoiseRobustCOBRAS(RepairAttributes, COBRAS):
 
     def _validate_params(self):
         super()._validate_params()
-        check_scalar(
-            self.noise_probability, "noise_probability", self, kind="float", low=0.0, high=0.5, include_high=False
-        )
+        check_scalar(self.noise_probability, "noise_probability", self, kind="float", low=0.0, high=0.5,
+                     include_high=False)
         check_scalar(self.check_threshold, "check_threshold", self, kind="float", low=0.0, high=1.0, include_low=False)
         check_scalar(self.max_repair_questions, "max_repair_questions", self, kind="int", low=0)
 
