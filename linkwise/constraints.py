@@ -143,16 +143,16 @@ class ConstraintStore:
         ml = self._kept(True)
         pairs = [(c.i, c.j) for c in ml]
 
-        def path(source, target):
+        def path(source, target):  # walked back from target
             return [ml[e] for e in shortest_path(pairs, self.n, source, target)]
 
         if known:
-            return path(i, j)
+            return path(i, j)[::-1]
         ri, rj = self.find(i), self.find(j)
         for c in self._kept(False):
             for a, b in ((c.i, c.j), (c.j, c.i)):
                 if self.find(a) == ri and self.find(b) == rj:
-                    return path(i, a) + [c] + path(j, b)[::-1]  # searched from j: explain(j, i) is this reversed
+                    return path(i, a)[::-1] + [c] + path(j, b)  # searched from j: explain(j, i) is this reversed
 
     def add(self, i, j, must_link):
         """Store the answer ``must_link`` for the pair ``(i, j)``.

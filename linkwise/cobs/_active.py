@@ -4,7 +4,7 @@ import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
 from linkwise._validation import check_scalar
-from linkwise.cobra import NoisyAnswers, RepairAttributes
+from linkwise.cobra import RepairAttributes
 from linkwise.cobs._generate import candidates_for, check_common
 from linkwise.cobs._grid import FAMILIES
 from linkwise.cobs._select import agreement_matrix, best_candidate, refit, sample_rows, satisfied
@@ -158,10 +158,7 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
         return True  # selection counts answers, so a contradiction is no reason to stop
 
     def _knowledge(self, ctx):
-        self._belief = ctx.constraints
-        if self.noise_probability > 0:
-            self._belief = NoisyAnswers(ctx, self.noise_probability, lambda: _answered(self._belief, ctx))
-        return self._belief
+        return super()._knowledge(ctx, lambda: _answered(self._belief, ctx))
 
     def _questions(self, ctx):
         owner = type(self).__name__
