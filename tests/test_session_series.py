@@ -78,7 +78,7 @@ def test_shorter_series_are_resampled_to_the_longest(tmp_path):
     ({"columns": ["t0:t3", "t4:t5"]}, "the channels have 4, 2 columns"),
     ({"columns": ["name,t0"]}, "the column 'name' is not numeric: text, not numbers \\('s0' at line 2\\)"),
     ({"columns": ["t0:t5"]}, "the column 't2' has a missing or infinite value at line 4 before its series ends"),
-    ({"id": "sid", "value": ["v"]}, "The --series-id column 'sid' is not a column"),
+    ({"id": "sid", "value": ["v"]}, "--series-id: 'sid' is not a column of the data"),
     ({"columns": "t0"}, "'series' argument of load_data must be"),
 ])
 def test_bad_wide_tables_name_the_flag_and_the_fix(tmp_path, series, match):

@@ -491,9 +491,12 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
 
     root = Path(image_root).resolve() if image_root is not None else path.parent
     if series is not None:
-        from linkwise.session._series import series_dataset
+        from linkwise.session._series import load_series
 
-        return series_dataset(path, read_as, table, series, options, root)
+        info, ids, X = load_series(table, series, options, lambda rows: _places(path, read_as, rows),
+                                   lambda column: _not_numeric(path, read_as, table, [column])[column])
+        ids = _ids(info, id_column) if ids is None else ids
+        return Dataset(path, info, ids, X, options, None, root, {}, _fingerprint(table))  # of every value
     ids = _ids(table, id_column)
     dropped = {}
     if features is None and text_column is None:

@@ -13,9 +13,7 @@ import numpy as np
 import pandas as pd
 
 from linkwise._validation import InvalidParameterError
-from linkwise.session._data import Dataset, _check_columns, _fingerprint, _ids, _not_numeric, _places
-
-__all__ = ["series_dataset", "chart_lines", "cluster_sample"]
+__all__ = ["load_series", "chart_lines", "cluster_sample"]
 
 _POINTS = 200  # points per line sent to the page: enough for a 300-pixel chart
 _CONTEXT = 20  # cluster members drawn faintly behind an item
@@ -43,24 +41,23 @@ def _names(table, text, flag):
     return names
 
 
-def _numeric(path, read_as, table, columns, flag):
+def _numeric(table, columns, flag, why):
     bad = [c for c in columns if not pd.api.types.is_numeric_dtype(table[c])]
     if bad:
-        why = _not_numeric(path, read_as, table, bad[:1])[bad[0]]
-        raise InvalidParameterError(f"{flag}: the column {bad[0]!r} is not numeric: {why}; name columns of numbers.")
+        raise InvalidParameterError(f"{flag}: the column {bad[0]!r} is not numeric: {why(bad[0])}; name columns of numbers.")
     return table[columns].to_numpy(np.float64)
 
 
-def _wide(path, read_as, table, specs):
+def _wide(table, specs, place, why):
     channels = [_names(table, s, "--series-columns") for s in specs]
     if len({len(c) for c in channels}) > 1:
         raise InvalidParameterError(f"--series-columns: the channels have {', '.join(str(len(c)) for c in channels)} "
                                     "columns; give every channel the same number of time steps.")
-    V = np.stack([_numeric(path, read_as, table, c, "--series-columns") for c in channels], axis=2)
+    V = np.stack([_numeric(table, c, "--series-columns", why) for c in channels], axis=2)
     return table.drop(columns=[c for names in channels for c in names]), V, channels
 
 
-def _times(path, read_as, table, column):
+def _times(table, column, place):
     """The time column as sortable numbers (numbers or ISO dates)."""
     values = table[column]
     numeric = pd.api.types.is_numeric_dtype(values)
@@ -68,30 +65,31 @@ def _times(path, read_as, table, column):
     if t.isna().any():
         r = int(t.isna().to_numpy().argmax())
         raise InvalidParameterError(f"--time: the column {column!r} holds {values.iat[r]!r} at "
-                                    f"{_places(path, read_as, [r])[r]}, not a number or an ISO date; fill it in.")
+                                    f"{place([r])[r]}, not a number or an ISO date; fill it in.")
     return t.to_numpy(np.float64) if numeric else t.astype("int64").to_numpy()
 
 
-def _long(path, read_as, table, spec):
+def _long(table, spec, place, why):
     sid, time, values = spec["id"], spec.get("time"), list(spec["value"])
     for flag, names in (("--series-id", [sid]), ("--time", [time] if time else []), ("--value", values)):
-        _check_columns(table, names, f"{flag} column")
-    raw = _numeric(path, read_as, table, values, "--value")
+        for name in names:
+            _names(table, name, flag)
+    raw = _numeric(table, values, "--value", why)
     codes, uniques = pd.factorize(table[sid])
     bad = np.flatnonzero((codes < 0) | ~np.isfinite(raw).all(axis=1))
     if bad.size:
         r = int(bad[0])
-        raise InvalidParameterError(f"--series-id/--value: an empty or infinite cell at {_places(path, read_as, [r])[r]}; "
+        raise InvalidParameterError(f"--series-id/--value: an empty or infinite cell at {place([r])[r]}; "
                                     "fill it in or drop that row.")
     order = np.argsort(codes, kind="stable")
     if time:
-        t = _times(path, read_as, table, time)
+        t = _times(table, time, place)
         order = np.lexsort((t, codes))
         twice = np.flatnonzero((np.diff(codes[order]) == 0) & (np.diff(t[order]) == 0))
         if twice.size:
             r = int(order[twice[0] + 1])
             raise InvalidParameterError(f"--time: series {uniques[codes[r]]!r} has two rows at time "
-                                        f"{table[time].iat[r]} ({_places(path, read_as, [r])[r]}); keep one.")
+                                        f"{table[time].iat[r]} ({place([r])[r]}); keep one.")
     lengths = np.bincount(codes)
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
     V = np.full((len(uniques), lengths.max(), len(values)), np.nan)
@@ -121,8 +119,12 @@ def _equal_lengths(V, channels, places):
     return X[..., 0] if X.shape[2] == 1 else X
 
 
-def series_dataset(path, read_as, table, spec, options, root):
-    """The :class:`Dataset` of a table of time series (``spec``: see :func:`load_data`)."""
+def load_series(table, spec, options, place, why):
+    """The item information, the ids (None: from the id column) and the series ``X`` of a table of time series.
+
+    ``spec`` and ``options``: see :func:`~linkwise.session.load_data`; ``place(rows)`` says where rows are in
+    the file, ``why(column)`` why a column is not numeric.
+    """
     wide = isinstance(spec, dict) and isinstance(spec.get("columns"), list) and len(spec) == 1
     if not (wide or isinstance(spec, dict) and {"id", "value"} <= set(spec) <= {"id", "time", "value"}):
         raise InvalidParameterError(f"The 'series' argument of load_data must be {{'columns': [spec, ...]}} or "
@@ -131,12 +133,11 @@ def series_dataset(path, read_as, table, spec, options, root):
         raise InvalidParameterError("Time series are clustered on their values: leave out --features and --text-column.")
     if not wide and options["id_column"] is not None:
         raise InvalidParameterError("In the long format --series-id names the series; leave out --id-column.")
-    info, V, channels = _wide(path, read_as, table, spec["columns"]) if wide else _long(path, read_as, table, spec)
-    X = _equal_lengths(V, channels, lambda r: _places(path, read_as, [r])[r])
+    info, V, channels = (_wide if wide else _long)(table, spec["columns"] if wide else spec, place, why)
+    X = _equal_lengths(V, channels, lambda r: place([r])[r])
     if len(X) < 2:
-        raise InvalidParameterError(f"The data file {path} holds {len(X)} series; a session needs at least 2.")
-    ids = _ids(info, options["id_column"]) if wide else info.pop(spec["id"])
-    return Dataset(path, info, ids, X, options, None, root, {}, _fingerprint(table))  # every value
+        raise InvalidParameterError(f"The data holds {len(X)} series; a session needs at least 2.")
+    return info, None if wide else info.pop(spec["id"]), X
 
 
 def chart_lines(X):
