@@ -135,6 +135,7 @@ def test_terminal_session_shows_sparklines_and_resumes(tmp_path):
     assert again.exit_code == 0 and "(3 answers so far)" in again.output, again.output
     labels = pd.read_csv(tmp_path / "wide.labels.csv")
     assert labels["id"].tolist() == [f"s{k}" for k in range(12)]
+    assert run("export", tmp_path / "wide.linkwise.db").output == labels.to_csv(index=False)
     other = run("cluster", path, "--series-columns", "t0:t19", "--ui", "terminal", input="q\n")
     assert other.exit_code == 1 and "other feature options" in other.output
 

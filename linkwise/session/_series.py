@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from linkwise._validation import InvalidParameterError
+
 __all__ = ["load_series", "chart_lines", "cluster_sample"]
 
 _POINTS = 200  # points per line sent to the page: enough for a 300-pixel chart
