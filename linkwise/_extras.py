@@ -14,6 +14,7 @@ EXTRAS = {
     "session": ("pandas", "pyarrow", "rich", "starlette", "uvicorn"),
     "bench": ("pandas", "rich", "matplotlib"),
     "dask": ("dask", "distributed"),
+    "timeseries": ("aeon",),
 }
 
 

@@ -186,7 +186,7 @@ class ActiveSession:
         max_queries = check_scalar(
             getattr(estimator, "max_queries", None), "max_queries", estimator, kind="int", low=0, none_ok=True
         )
-        X = check_data(X, estimator, ensure_min_samples=2)
+        X = check_data(estimator._as_table(X), estimator, ensure_min_samples=2)
         X = X / scale if (scale := magnitude_scale(X)) != 1.0 else X
         n = X.shape[0]
         queryable = np.arange(n) if queryable is None else check_index_set(queryable, n, "queryable", owner)
@@ -412,6 +412,10 @@ class ActiveEstimator(BaseEstimator):
     def _tolerant_constraints(self):
         """Whether contradicting answers are recorded (True) or refused (False)."""
         return False
+
+    def _as_table(self, X):
+        """``X`` as the 2-D table the loop validates (methods for other shapes of data override it)."""
+        return X
 
     def _knowledge(self, ctx):
         """What the method relies on (see :mod:`linkwise.loop`); by default the answers as given."""

@@ -3,6 +3,7 @@
 import numpy as np
 from scipy.spatial.distance import pdist, squareform
 
+from linkwise.cobra._metric import SeriesMetric
 from linkwise.cobra._superinstances import (SuperInstanceClustering, SuperInstanceTree, kmeans, make_parts, predict,
                                             sample_positions)
 from linkwise._validation import InvalidParameterError, check_scalar
@@ -24,7 +25,7 @@ def _medoid(X, candidates):
     return int(cand[np.argmin(squareform(pdist(X[cand])).sum(axis=1))])
 
 
-class COBRA(SuperInstanceClustering):
+class COBRA(SeriesMetric, SuperInstanceClustering):
     """Constraint-based repeated aggregation: cluster without knowing K.
 
     K-means over-clusters the data into ``n_super_instances`` super-instances,
@@ -100,12 +101,15 @@ class COBRA(SuperInstanceClustering):
     (True, True)
     """
 
-    def __init__(self, *, n_super_instances=50, max_queries=None, random_state=None):
+    def __init__(self, *, n_super_instances=50, max_queries=None, metric="euclidean", window=0.1, cache=None,
+                 random_state=None):
         self.n_super_instances = n_super_instances
         self.max_queries = max_queries
+        self.metric, self.window, self.cache = metric, window, cache
         self.random_state = random_state
 
     def _validate_params(self):
+        super()._validate_params()
         check_scalar(self.n_super_instances, "n_super_instances", self, kind="int", low=1)
 
     def _questions(self, ctx):
@@ -117,10 +121,15 @@ class COBRA(SuperInstanceClustering):
                 f"({n}), got {k}; use fewer super-instances or more data."
             )
         tree = self._tree = SuperInstanceTree(X, qmask)
-        sample = sample_positions(n, qmask, ctx.rng, size=_EXACT_MAX)
-        model = kmeans(X[sample], k, ctx.rng)
-        labels = model.labels_ if sample.size == n else predict(model, X)
-        parts, _ = make_parts(X, tree.members[0], labels, qmask, Xm=X)
-        reps = [_medoid(X, part[qmask[part]]) for part in parts]  # root members are all rows
+        space = self._space = self._series_space(ctx)
+        if space is not None:
+            parts, means = space.parts(X, tree.members[0], *space.split(tree.members[0], k, ctx.rng), qmask, Xm=X)
+            reps = [space.representative(X, part, qmask, m) for part, m in zip(parts, means)]
+        else:
+            sample = sample_positions(n, qmask, ctx.rng, size=_EXACT_MAX)
+            model = kmeans(X[sample], k, ctx.rng)
+            labels = model.labels_ if sample.size == n else predict(model, X)
+            parts, _ = make_parts(X, tree.members[0], labels, qmask, Xm=X)
+            reps = [_medoid(X, part[qmask[part]]) for part in parts]  # root members are all rows
         new = tree.replace(0, parts, reps, [X[r] for r in reps])
         yield from self._merge_phase(ctx, new, live=True)

@@ -3,6 +3,7 @@
 import numpy as np
 from scipy.spatial.distance import cdist
 
+from linkwise.cobra._metric import SeriesMetric
 from linkwise.cobra._superinstances import (SuperInstanceClustering, SuperInstanceTree, bisect, kmeans, make_parts,
                                             predict, representative, sample_positions)
 
@@ -16,7 +17,7 @@ _N_INIT = 1
 _LAZY_MIN = 1 << 17
 
 
-class COBRAS(SuperInstanceClustering):
+class COBRAS(SeriesMetric, SuperInstanceClustering):
     """Constraint-based repeated aggregation and splitting: an anytime COBRA.
 
     COBRAS needs neither the number of clusters nor the number of
@@ -132,18 +133,21 @@ class COBRAS(SuperInstanceClustering):
     True
     """
 
-    def __init__(self, *, max_queries=None, random_state=None):
+    def __init__(self, *, max_queries=None, metric="euclidean", window=0.1, cache=None, random_state=None):
         self.max_queries = max_queries
+        self.metric, self.window, self.cache = metric, window, cache
         self.random_state = random_state
 
     def _questions(self, ctx, seeds=None):
         """The question generator; ``seeds`` (labels of every row, or None) are the first super-instances."""
         X, qmask = ctx.X, ctx.queryable_mask
         tree = self._tree = SuperInstanceTree(X, qmask)
+        space = self._space = self._series_space(ctx)
         parts, means = ([], None) if seeds is None else make_parts(X, np.arange(ctx.n_samples), seeds, qmask)
         first_phase = len(parts) < 2  # else the first clustering is the seeds', merged
         if not first_phase:
-            reps = [representative(X, part, qmask, m) for part, m in zip(parts, means)]
+            rep = representative if space is None else space.representative
+            reps = [rep(X, part, qmask, m) for part, m in zip(parts, means)]
             yield from self._merge_phase(ctx, tree.replace(0, parts, reps, list(means)), live=True)
         unsplittable = set()
         while (sid := self._to_split(unsplittable)) is not None:
@@ -174,21 +178,27 @@ class COBRAS(SuperInstanceClustering):
         sample, their means)`` (None if the super-instance cannot be split in
         two parts holding a queryable row each) and the cannot-linked pairs.
         """
-        X, qmask, rng = ctx.X, ctx.queryable_mask, ctx.rng
+        X, qmask, rng, space = ctx.X, ctx.queryable_mask, ctx.rng, self._space
         pts = self._tree.members[sid]
-        sample = pts[sample_positions(pts.size, qmask[pts], rng)]
+        sample = pts if space is not None else pts[sample_positions(pts.size, qmask[pts], rng)]
         current, level, first_split, separated = sample, 0, None, []
+        rep = representative if space is None else space.representative
         while True:
-            labels = kmeans(X[current], 2, rng, n_init=_N_INIT).labels_
-            parts, means = make_parts(X, current, labels, qmask)
+            if space is not None:
+                parts, means = space.halves(X, current, qmask, rng)
+            else:
+                labels = kmeans(X[current], 2, rng, n_init=_N_INIT).labels_
+                parts, means = make_parts(X, current, labels, qmask)
             if len(parts) < 2:
+                if space is not None:
+                    break
                 # 2-means cut off only rows that may not be asked about: split the queryable rows instead
                 asked = current[qmask[current]]
                 centres = kmeans(X[asked], 2, rng, n_init=_N_INIT).cluster_centers_
                 parts, means = make_parts(X, current, bisect(X[current], centres), qmask)
                 if len(parts) < 2:
                     break
-            a, b = (representative(X, current[part], qmask, m) for part, m in zip(parts, means))
+            a, b = (rep(X, current[part], qmask, m) for part, m in zip(parts, means))
             if first_split is None:
                 first_split = (parts, means)
             answer = yield a, b
@@ -213,21 +223,28 @@ class COBRAS(SuperInstanceClustering):
             return self._split_lazily(ctx, sid, sample, k, first_split, separated)
         Xp = X if pts.size == ctx.n_samples else X[pts]
         whole = sample.size == pts.size
+        space, centres = self._space, first_split[1]
         if k == 2 and whole:
             labels = np.empty(pts.size, dtype=np.intp)
             for p, part in enumerate(first_split[0]):
                 labels[part] = p
         elif k == 2:
             labels = bisect(Xp, first_split[1])
+        elif space is not None:
+            labels, centres = space.split(pts, k, ctx.rng)
         elif whole:
             labels = kmeans(Xp, k, ctx.rng, n_init=_N_INIT).labels_
         else:
             labels = predict(kmeans(X[sample], k, ctx.rng, n_init=_N_INIT), Xp)
-        labels = _apply_cuts(X, pts, labels.copy(), _cuts(X, pts, labels, separated, k))
-        parts, means = make_parts(X, pts, labels, qmask, Xm=Xp)
+        labels = _apply_cuts(X, pts, labels.copy(), _cuts(X, pts, labels, separated, k, space), space)
+        if space is None:
+            parts, means = make_parts(X, pts, labels, qmask, Xm=Xp)
+        else:
+            parts, means = space.parts(X, pts, labels, centres, qmask, Xm=Xp)
         if len(parts) < 2:
             return None
-        reps = [representative(X, pts[part], qmask, m) for part, m in zip(parts, means)]
+        rep = representative if space is None else space.representative
+        reps = [rep(X, pts[part], qmask, m) for part, m in zip(parts, means)]
         return tree.replace(sid, parts, reps, list(means))
 
     def _split_lazily(self, ctx, sid, sample, k, first_split, separated):
@@ -264,7 +281,7 @@ class COBRAS(SuperInstanceClustering):
         return self._tree.replace_lazily(sid, assign, reps, list(means))
 
 
-def _cuts(X, rows, labels, separated, n_parts):
+def _cuts(X, rows, labels, separated, n_parts, space=None):
     """How to divide parts holding both points of a cannot-link given while choosing the split level.
 
     ``labels`` holds the part (``< n_parts``) of each of the sorted ``rows``,
@@ -280,16 +297,19 @@ def _cuts(X, rows, labels, separated, n_parts):
         if part_of[pa] != part_of[pb]:
             continue
         cuts.append((int(part_of[pa]), a, b, n_parts + len(cuts)))
-        part_of = _apply_cuts(X, points, part_of, cuts[-1:])  # the other points move as every row does
+        part_of = _apply_cuts(X, points, part_of, cuts[-1:], space)  # the other points move as every row does
     return cuts
 
 
-def _apply_cuts(X, rows, labels, cuts):
-    """``labels`` of ``rows`` after the ``cuts`` of :func:`_cuts` (in place)."""
+def _apply_cuts(X, rows, labels, cuts, space=None):
+    """``labels`` of ``rows`` after the ``cuts`` of :func:`_cuts` (in place); nearer under ``space``'s metric if given."""
     for part, a, b, new in cuts:
         members = np.flatnonzero(labels == part)
-        Xm = X[rows[members]]
-        to_b = np.sum((Xm - X[b]) ** 2, axis=1) < np.sum((Xm - X[a]) ** 2, axis=1)
+        if space is not None:
+            to_b = space.D[rows[members], b] < space.D[rows[members], a]
+        else:
+            Xm = X[rows[members]]
+            to_b = np.sum((Xm - X[b]) ** 2, axis=1) < np.sum((Xm - X[a]) ** 2, axis=1)
         labels[members[to_b]] = new
         labels[rows == b] = new
     return labels

@@ -142,9 +142,13 @@ class NoiseRobustCOBRAS(RepairAttributes, COBRAS):
         noise_probability=0.05,
         check_threshold=0.02,
         max_repair_questions=4,
+        metric="euclidean",
+        window=0.1,
+        cache=None,
         random_state=None,
     ):
         self.max_queries = max_queries
+        self.metric, self.window, self.cache = metric, window, cache
         self.noise_probability = noise_probability
         self.check_threshold = check_threshold
         self.max_repair_questions = max_repair_questions

@@ -420,6 +420,7 @@ class SuperInstanceClustering(ActiveEstimator):
     """
 
     _anytime = True
+    _space = None  # a SeriesSpace when clustering series under DTW or k-Shape
 
     @property
     def super_instances_(self):
@@ -500,6 +501,8 @@ class SuperInstanceClustering(ActiveEstimator):
         reps = np.asarray(tree.rep, dtype=np.intp)[leaves]
         pos = np.stack([tree.position[s] for s in leaves])
         ia, ib, dist = _candidate_pairs(pos, np.isin(leaves, new))
+        if self._space is not None:  # COBRAS-TS: the series distance between representatives
+            dist = self._space.D[reps[ia], reps[ib]]
         order = np.argsort(dist, kind="stable")
         ia, ib = ia[order], ib[order]
         comp, cl = self._known_relations(ctx, reps)

@@ -1,0 +1,125 @@
+"""COBRA and COBRAS on time series: super-instances under DTW or k-Shape (COBRAS-TS).
+
+Van Craenendonck, Meert, Dumančić and Blockeel (COBRAS-TS, Discovery Science
+2018, arXiv 1805.00779) and their cobras-ts package: with DTW a super-instance
+is split by spectral clustering on the affinity ``exp(-0.5 * D)`` of its
+members' DTW distances ``D`` (band 10% of the length) and represented by its
+medoid; with k-Shape it is split by k-Shape and represented by the member
+closest to its centroid in shape-based distance (SBD). Clusters are merged
+closest representatives first under the same distance (for k-Shape the
+authors' code compared centroids).
+"""
+
+import os
+import warnings
+
+import numpy as np
+from sklearn.cluster import SpectralClustering
+
+from linkwise._extras import requires
+from linkwise._validation import _fail, check_option, check_scalar
+from linkwise.cobra._superinstances import _seed, make_parts
+from linkwise.series import METRICS, _SBD, check_series, series_distances, znormalise
+
+# The authors' affinity exp(-0.5 * DTW) is for z-normalised series (UCR); dividing
+# by the data's standard deviation keeps it for series of any amplitude.
+_GAMMA = 0.5
+# k-Shape is fitted on at most this many members (aeon's k-Shape costs seconds on
+# a thousand series); the others join the nearest centroid by SBD.
+_KSHAPE_FIT = 128
+
+
+class SeriesMetric:
+    """The ``metric``, ``window`` and ``cache`` parameters of COBRA and COBRAS (a mixin)."""
+
+    def _validate_params(self):
+        super()._validate_params()
+        check_option(self.metric, "metric", self, METRICS)
+        check_scalar(self.window, "window", self, kind="float", low=0, high=1)
+        if self.cache is not None and not isinstance(self.cache, (str, os.PathLike)):
+            _fail("cache", self, "a folder (str or Path) or None", self.cache)
+
+    def _as_table(self, X):
+        """3-D series flattened to ``(n, length * channels)`` for the loop's checks, their shape kept."""
+        if self.metric == "euclidean" and np.ndim(X) != 3:
+            return X
+        series = check_series(X)
+        self._series_shape = series.shape[1:]
+        return series.reshape(len(series), -1)
+
+    def _series_space(self, ctx):
+        """The :class:`SeriesSpace` of this fit (None for the Euclidean metric)."""
+        if self.metric == "euclidean":
+            return None
+        series = ctx.X.reshape(ctx.n_samples, *self._series_shape)
+        return SeriesSpace(series, self.metric, self.window, self.cache)
+
+
+class SeriesSpace:
+    """Series under ``metric`` ("dtw" or "kshape"): their distance matrix ``D``, splits and representatives."""
+
+    def __init__(self, series, metric, window, cache):
+        self.series, self.metric = series, metric
+        self.D = series_distances(series, metric, window=window, cache=cache)
+        self.gamma = _GAMMA / max(series.std(), np.finfo(float).tiny)
+        self._sbd = _SBD(series) if metric == "kshape" else None
+
+    def split(self, rows, k, rng, fit=None):
+        """``(labels, centres)``: a part ``< k`` for each of ``rows``, fitted on ``fit`` (default: all of them).
+
+        ``centres`` are the k-Shape centroids (flattened like rows of ``X``),
+        None for DTW. Rows outside ``fit`` join the part of their nearest
+        fitted row (DTW) or centroid (k-Shape).
+        """
+        fit = rows if fit is None else fit
+        k = min(k, fit.size)
+        if self.metric == "dtw":
+            labels = self._spectral(fit, k, rng)
+            if fit is not rows:
+                labels = labels[np.argmin(self.D[np.ix_(rows, fit)], axis=1)]
+            return labels, None
+        with requires("timeseries", "metric='kshape'"):
+            from aeon.clustering import KShape
+        sample = fit if fit.size <= _KSHAPE_FIT else np.sort(rng.choice(fit, _KSHAPE_FIT, replace=False))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # numba's type-safety notes
+            model = KShape(n_clusters=k, random_state=_seed(rng)).fit(self.series[sample].transpose(0, 2, 1))
+        centres = znormalise(model.cluster_centres_.transpose(0, 2, 1))
+        labels = np.argmin(self._sbd(rows, other=_SBD(centres)), axis=1)
+        return labels, centres.reshape(len(centres), -1)
+
+    def halves(self, X, rows, qmask, rng):
+        """Two parts of ``rows`` as :meth:`parts` gives them, fitted on the queryable rows if a part had none."""
+        for fit in (rows, rows[qmask[rows]]):
+            parts, means = self.parts(X, rows, *self.split(rows, 2, rng, fit=fit), qmask)
+            if len(parts) == 2:
+                break
+        return parts, means
+
+    def _spectral(self, rows, k, rng):
+        if k >= rows.size:
+            return np.arange(rows.size)
+        affinity = np.exp(-self.gamma * self.D[np.ix_(rows, rows)])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # a graph not fully connected is still split
+            model = SpectralClustering(k, affinity="precomputed", random_state=_seed(rng)).fit(affinity)
+        return model.labels_
+
+    def parts(self, X, rows, labels, centres, qmask, Xm=None):
+        """:func:`make_parts`, a part's centre being its k-Shape centroid where it has one."""
+        parts, means = make_parts(X, rows, labels, qmask, Xm=Xm)
+        if centres is None:
+            return parts, means
+        for p, part in enumerate(parts):
+            label = labels[part[qmask[rows[part]]][0]]  # a queryable row keeps its part's label
+            if label < len(centres):  # else a part cut off after the split: its mean
+                means[p] = centres[label]
+        return parts, means
+
+    def representative(self, X, rows, qmask, centre):
+        """The queryable row of ``rows`` closest to ``centre`` by SBD (k-Shape), or their medoid (DTW)."""
+        cand = rows[qmask[rows]]
+        if self.metric == "dtw":
+            return int(cand[np.argmin(self.D[np.ix_(cand, rows)].sum(axis=1))])
+        centre = _SBD(znormalise(centre.reshape(1, *self.series.shape[1:])))
+        return int(cand[np.argmin(self._sbd(cand, other=centre)[:, 0])])

@@ -1,0 +1,163 @@
+"""Time series as data: the array shapes linkwise accepts, and DTW and shape-based distance matrices.
+
+A set of series is an array of shape ``(n_series, length)`` or ``(n_series,
+length, channels)``. The COBRA family clusters them with ``metric="dtw"`` or
+``metric="kshape"`` (see :mod:`linkwise.cobra._metric`) from the matrix
+:func:`series_distances` computes once, and caches on disk if asked. DTW comes
+from aeon (``pip install 'linkwise[timeseries]'``).
+"""
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from linkwise._extras import requires
+from linkwise._validation import check_finite, check_option, check_scalar
+
+__all__ = ["check_series", "series_distances", "METRICS"]
+
+METRICS = ("euclidean", "dtw", "kshape")
+_SHAPE = "shape (n_series, length) or (n_series, length, channels)"
+_BLOCK = 32  # rows of DTW per progress step
+_SBD_BLOCK = 1 << 22  # floats of cross-correlation held at once
+
+
+def check_series(X):
+    """``X`` as a float64 array of shape ``(n_series, length, channels)``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_series, length) or (n_series, length, channels)
+        Series of one length (one channel when 2-D); NaN and infinity are refused.
+
+    Returns
+    -------
+    ndarray of shape (n_series, length, channels)
+
+    Examples
+    --------
+    >>> check_series([[0, 1, 2], [2, 1, 0]]).shape
+    (2, 3, 1)
+    >>> check_series([[0, 1, 2], [2, 1]])
+    Traceback (most recent call last):
+    ...
+    ValueError: X must hold series of one length, shape (n_series, length) or (n_series, length, channels), got series of several lengths; resample or pad them to one length.
+    """
+    try:
+        series = np.asarray(X, dtype=np.float64)
+    except ValueError:  # ragged nested lists
+        raise ValueError(f"X must hold series of one length, {_SHAPE}, got series of several lengths; "
+                         "resample or pad them to one length.") from None
+    series = series[:, :, None] if series.ndim == 2 else series
+    if series.ndim != 3 or 0 in series.shape:
+        raise ValueError(f"X must have {_SHAPE}, got shape {np.shape(X)}; reshape it (one series per row).")
+    return check_finite(series, "check_series")
+
+
+def series_distances(X, metric, *, window=0.1, cache=None, progress=None):
+    """The ``(n, n)`` matrix of DTW or shape-based distances between the series of ``X``.
+
+    ``"dtw"``: dynamic time warping (aeon's ``dtw_pairwise_distance``, the
+    square root of the summed squared differences along the best path, all
+    channels together) within a Sakoe-Chiba band of ``window`` times the
+    length. ``"kshape"``: the shape-based distance of k-Shape (Paparrizos and
+    Gravano, SIGMOD 2015): 1 minus the largest normalised cross-correlation
+    over all shifts of the z-normalised series, averaged over channels, as
+    aeon's ``sbd_distance`` (computed here by blocks of FFTs).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_series, length) or (n_series, length, channels)
+    metric : {"dtw", "kshape"}
+    window : float in [0, 1], default=0.1
+        DTW's band as a fraction of the length (ignored by ``"kshape"``).
+    cache : str or Path, optional
+        A folder: the matrix is saved there, named by a hash of the series and
+        the parameters, and read back by the next call with the same ones.
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each block of rows.
+
+    Returns
+    -------
+    ndarray of shape (n_series, n_series)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.linspace(0, 2 * np.pi, 40)
+    >>> X = [np.sin(t), np.sin(t + 0.5), np.sign(np.sin(t))]
+    >>> D = series_distances(X, "kshape")
+    >>> bool(D[0, 1] < D[0, 2]), bool(np.allclose(D, D.T))
+    (True, True)
+    """
+    check_option(metric, "metric", "series_distances", METRICS[1:], role="argument")
+    window = check_scalar(window, "window", "series_distances", kind="float", low=0, high=1, role="argument")
+    series = check_series(X)
+    path = None
+    if cache is not None:
+        key = hashlib.blake2b(series.tobytes(), digest_size=16)
+        key.update(repr((series.shape, metric, window if metric == "dtw" else None)).encode())
+        path = Path(cache) / f"{metric}-{key.hexdigest()}.npy"
+        if path.exists():
+            return np.load(path)
+    D = _dtw_matrix(series, window, progress) if metric == "dtw" else _sbd_matrix(series, progress)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npy")  # written whole, then renamed: never half a file
+        with os.fdopen(fd, "wb") as f:
+            np.save(f, D)
+        os.replace(tmp, path)
+    return D
+
+
+def _symmetric(n, block, rows, progress):
+    """Fill an ``(n, n)`` symmetric matrix from ``block(a, b)`` over the upper triangle, ``rows`` rows at a time."""
+    D = np.zeros((n, n))
+    for start in range(0, n, rows):
+        stop = min(n, start + rows)
+        D[start:stop, start:] = part = block(slice(start, stop), slice(start, None))
+        D[start:, start:stop] = part.T
+        if progress is not None:
+            progress(stop, n)
+    return D
+
+
+def _dtw_matrix(series, window, progress):
+    with requires("timeseries", "metric='dtw'"):
+        from aeon.distances import dtw_pairwise_distance
+    T = np.ascontiguousarray(series.transpose(0, 2, 1))  # aeon's (n, channels, length)
+    return _symmetric(len(T), lambda a, b: np.sqrt(dtw_pairwise_distance(T[a], T[b], window=window)), _BLOCK,
+                      progress)
+
+
+def znormalise(series):
+    """Each channel of each series to mean 0 and standard deviation 1 (a constant one to 0)."""
+    Z = series - series.mean(axis=1, keepdims=True)
+    sd = Z.std(axis=1, keepdims=True)
+    return np.divide(Z, sd, out=np.zeros_like(Z), where=sd > 0)
+
+
+class _SBD:
+    """Shape-based distances from ``series`` (z-normalised once, FFTs kept) to any set of series."""
+
+    def __init__(self, series):
+        Z = znormalise(series)
+        self.nfft = 1 << (2 * Z.shape[1] - 1).bit_length()  # every shift, no wrap-around
+        self.F = np.fft.rfft(Z, self.nfft, axis=1)
+        self.norm = np.sqrt(np.einsum("ilc,ilc->ic", Z, Z))
+
+    def __call__(self, a, b=slice(None), other=None):
+        """Distances from rows ``a`` to rows ``b`` of ``other`` (another _SBD, default: this one)."""
+        other = self if other is None else other
+        cc = np.fft.irfft(self.F[a, None] * other.F[b][None].conj(), self.nfft, axis=2).max(axis=2)
+        denom = self.norm[a, None] * other.norm[b][None]
+        return 1 - np.divide(cc, denom, out=np.zeros_like(cc), where=denom > 0).mean(axis=2)
+
+
+def _sbd_matrix(series, progress):
+    sbd = _SBD(series)
+    n, _, channels = series.shape
+    return _symmetric(n, sbd, max(1, _SBD_BLOCK // (n * sbd.nfft * channels)), progress)
