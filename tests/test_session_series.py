@@ -131,8 +131,15 @@ def test_terminal_session_shows_sparklines_and_resumes(tmp_path):
     assert set(first.output) >= set("▁▂▃▄▅▆▇█")
     meta = read_meta(tmp_path / "wide.linkwise.db")
     assert meta["data_options"]["series"] == {"columns": ["t0:t39"]}
-    again = run("cluster", path, "--ui", "terminal", input="q\n")  # the stored series options
+    cache = tmp_path / "wide.linkwise.cache"
+    assert meta["params"]["metric"] == "dtw" and meta["params"]["cache"] == str(cache)  # dtw by default
+    [matrix] = cache.glob("dtw-*.npy")
+    written = matrix.stat().st_mtime_ns
+    again = run("cluster", path, "--ui", "terminal", input="q\n")  # the stored series options and metric
     assert again.exit_code == 0 and "(3 answers so far)" in again.output, again.output
+    assert matrix.stat().st_mtime_ns == written  # read from the cache, not computed again
+    other = run("cluster", path, "--ui", "terminal", "--metric", "kshape", input="q\n")
+    assert other.exit_code == 1 and "metric='dtw' (asked: 'kshape')" in other.output, other.output
     labels = pd.read_csv(tmp_path / "wide.labels.csv")
     assert labels["id"].tolist() == [f"s{k}" for k in range(12)]
     assert run("export", tmp_path / "wide.linkwise.db").output == labels.to_csv(index=False)
@@ -155,3 +162,16 @@ def test_http_state_carries_the_series_and_their_cluster(tmp_path, live):
                                               "different"})
     assert reply.status_code == 200 and reply.json()["state"]["n_answered"] == 1
     assert isinstance(session, HumanSession)
+
+
+def test_distances_are_computed_before_the_first_question_with_a_progress_bar(tmp_path):
+    from tests.e2e.test_session_terminal import Terminal
+
+    terminal = Terminal(wide_csv(tmp_path, *shapes(n=60)), "--series-columns", "t0:t39", "--method", "cobras",
+                        "--metric", "kshape")
+    try:
+        terminal.expect(r"kshape distances between 60 series.*Question 1:")
+        terminal.press("q")
+    finally:
+        terminal.close()
+    assert list((tmp_path / "wide.linkwise.cache").glob("kshape-*.npy"))
