@@ -11,6 +11,7 @@ from sklearn.metrics import silhouette_score
 
 from linkwise._validation import InvalidParameterError, check_scalar
 from linkwise.cobra import COBRAS, NoisyAnswers, RepairAttributes
+from linkwise.cobra._metric import SeriesMetric
 from linkwise.cobs import FAMILIES, agreement_matrix, candidates_for, check_common, draw_pairs, nearest_rows
 from linkwise.loop import ActiveEstimator
 
@@ -92,7 +93,7 @@ def _seeds(X, labels):
     return out
 
 
-class Auto(RepairAttributes, ActiveEstimator):
+class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
     """The default active clusterer: a good clustering after any number of answers.
 
     Auto needs neither the number of clusters nor a choice of method. It
@@ -161,8 +162,15 @@ class Auto(RepairAttributes, ActiveEstimator):
         bounds the work before the first question.
     n_jobs : int, optional
         joblib parallelism of the candidate generation.
+    metric : {"euclidean", "dtw", "kshape"}, default="euclidean"
+        For time series (see :class:`~linkwise.COBRAS`): COBRAS refines under
+        this distance, and the candidates are generated on a 16-dimensional
+        embedding of it (classical MDS of the distance matrix).
+    window : float in [0, 1], default=0.1
+        DTW's band, as a fraction of the series length.
     cache : str or path, optional
-        Directory where generated candidates are stored and found again.
+        Directory where generated candidates (and series distance matrices)
+        are stored and found again.
     random_state : int, RandomState instance or None, default=None
         Seeds the generation, the pair samples and COBRAS.
 
@@ -215,6 +223,8 @@ class Auto(RepairAttributes, ActiveEstimator):
         noise_probability=0.05,
         max_samples=1000,
         n_jobs=None,
+        metric="euclidean",
+        window=0.1,
         cache=None,
         random_state=None,
     ):
@@ -224,10 +234,11 @@ class Auto(RepairAttributes, ActiveEstimator):
         self.noise_probability = noise_probability
         self.max_samples = max_samples
         self.n_jobs = n_jobs
-        self.cache = cache
+        self.metric, self.window, self.cache = metric, window, cache
         self.random_state = random_state
 
     def _validate_params(self):
+        super()._validate_params()
         check_scalar(self.n_clusters, "n_clusters", self, kind="int", low=1, none_ok=True)
         check_scalar(self.noise, "noise", self, kind="float", low=0.0, high=0.5, include_low=False, include_high=False)
         check_scalar(self.max_samples, "max_samples", self, kind="int", low=2)
@@ -256,7 +267,7 @@ class Auto(RepairAttributes, ActiveEstimator):
         yield from self._select(ctx)
         self.switched_at_ = ctx.n_queries
         # COBRAS starts from the chosen candidate (its merging phase checks the large clusters), draws from ctx.rng
-        self._cobras = COBRAS()
+        self._cobras = COBRAS(metric=self.metric, window=self.window, cache=self.cache)
         yield from self._cobras._questions(ctx, seeds=_seeds(ctx.X, self._cand_full(self._best())))
 
     def _score(self, ctx):
@@ -311,7 +322,7 @@ class Auto(RepairAttributes, ActiveEstimator):
 
     def _generate(self, ctx):
         owner = type(self).__name__
-        n = ctx.n_samples
+        n, space = ctx.n_samples, self._series_space(ctx)
         if self.n_clusters is not None and self.n_clusters > n:
             raise InvalidParameterError(
                 f"The 'n_clusters' parameter of {owner} must be at most the number of samples, "
@@ -319,10 +330,10 @@ class Auto(RepairAttributes, ActiveEstimator):
             )
         if n > self.max_samples:
             rows = np.sort(ctx.rng.choice(n, self.max_samples, replace=False))
-            to_gen = nearest_rows(ctx.X, rows)
+            to_gen = nearest_rows(ctx.X, rows) if space is None else np.argmin(space.D[:, rows], axis=1)
         else:
             rows, to_gen = np.arange(n), np.arange(n)
-        data = ctx.X[rows]
+        data = ctx.X[rows] if space is None else space.embedding(rows)
         k = None if self.n_clusters is None else min(self.n_clusters, rows.size - 1)
         spec = check_common(owner, (FAMILIES, _grid(data, k)), "singletons", self.n_jobs, self.cache)
         cands = candidates_for(data, spec, "singletons", self.n_jobs, self.cache, ctx.rng, owner)

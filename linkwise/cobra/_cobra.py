@@ -53,6 +53,15 @@ class COBRA(SeriesMetric, SuperInstanceClustering):
         Optional budget; without it COBRA asks until nothing can be merged.
         When the budget runs out, the clustering of the merges so far is
         returned.
+    metric : {"euclidean", "dtw", "kshape"}, default="euclidean"
+        ``"dtw"`` and ``"kshape"`` cluster time series (``X`` of shape
+        ``(n_series, length)`` or ``(n_series, length, channels)``) as
+        COBRAS-TS does (see :mod:`linkwise.cobra._metric`); the distance
+        matrix (:func:`linkwise.series.series_distances`) is computed first.
+    window : float in [0, 1], default=0.1
+        DTW's Sakoe-Chiba band, as a fraction of the series length.
+    cache : str or Path, optional
+        A folder where the series distance matrix is kept for the next fit.
     random_state : int, RandomState instance or None, default=None
         Seeds K-means.
 

@@ -48,6 +48,15 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
     max_queries : int or None, default=None
         The budget. Without it COBRAS asks until every queryable row is a
         super-instance of its own and nothing can be merged.
+    metric : {"euclidean", "dtw", "kshape"}, default="euclidean"
+        ``"dtw"`` and ``"kshape"`` cluster time series (``X`` of shape
+        ``(n_series, length)`` or ``(n_series, length, channels)``) as
+        COBRAS-TS does (see :mod:`linkwise.cobra._metric`); the distance
+        matrix (:func:`linkwise.series.series_distances`) is computed first.
+    window : float in [0, 1], default=0.1
+        DTW's Sakoe-Chiba band, as a fraction of the series length.
+    cache : str or Path, optional
+        A folder where the series distance matrix is kept for the next fit.
     random_state : int, RandomState instance or None, default=None
         Seeds every K-means split and the choice of half while descending.
 

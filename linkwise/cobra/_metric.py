@@ -14,6 +14,7 @@ import os
 import warnings
 
 import numpy as np
+from scipy.linalg import eigh
 from sklearn.cluster import SpectralClustering
 
 from linkwise._extras import requires
@@ -27,6 +28,8 @@ _GAMMA = 0.5
 # k-Shape is fitted on at most this many members (aeon's k-Shape costs seconds on
 # a thousand series); the others join the nearest centroid by SBD.
 _KSHAPE_FIT = 128
+# Dimensions of the Euclidean embedding of the distances that Auto's candidates are generated on.
+_EMBED_DIMS = 16
 
 
 class SeriesMetric:
@@ -48,11 +51,17 @@ class SeriesMetric:
         return series.reshape(len(series), -1)
 
     def _series_space(self, ctx):
-        """The :class:`SeriesSpace` of this fit (None for the Euclidean metric)."""
+        """The :class:`SeriesSpace` of this fit (None for the Euclidean metric), built once per fit.
+
+        It is kept on ``ctx``, so a method handing over to COBRAS (Auto)
+        shares its distance matrix.
+        """
         if self.metric == "euclidean":
             return None
-        series = ctx.X.reshape(ctx.n_samples, *self._series_shape)
-        return SeriesSpace(series, self.metric, self.window, self.cache)
+        if getattr(ctx, "series_space", None) is None:
+            series = ctx.X.reshape(ctx.n_samples, *self._series_shape)
+            ctx.series_space = SeriesSpace(series, self.metric, self.window, self.cache)
+        return ctx.series_space
 
 
 class SeriesSpace:
@@ -87,6 +96,14 @@ class SeriesSpace:
         centres = znormalise(model.cluster_centres_.transpose(0, 2, 1))
         labels = np.argmin(self._sbd(rows, other=_SBD(centres)), axis=1)
         return labels, centres.reshape(len(centres), -1)
+
+    def embedding(self, rows, dims=_EMBED_DIMS):
+        """Coordinates of ``rows`` whose Euclidean distances approximate ``D`` (classical MDS, Torgerson 1952)."""
+        D2 = self.D[np.ix_(rows, rows)] ** 2
+        B = -0.5 * (D2 - D2.mean(axis=0) - D2.mean(axis=1)[:, None] + D2.mean())
+        dims = min(dims, rows.size)
+        w, V = eigh(B, subset_by_index=[rows.size - dims, rows.size - 1])
+        return V * np.sqrt(np.maximum(w, 0))
 
     def halves(self, X, rows, qmask, rng):
         """Two parts of ``rows`` as :meth:`parts` gives them, fitted on the queryable rows if a part had none."""

@@ -68,6 +68,8 @@ class NoiseRobustCOBRAS(RepairAttributes, COBRAS):
         their answers (the question that revealed it not counted). A
         contradiction along a cycle of ``L`` answers needs about
         ``log2(L)`` of them when they are answered right.
+    metric, window, cache
+        Time series distance, as for :class:`~linkwise.COBRAS`.
     random_state : int, RandomState instance or None, default=None
         Seeds every K-means split and the choice of half while descending.
 
