@@ -125,7 +125,7 @@ def test_terminal_session_shows_sparklines_and_resumes(tmp_path):
     path = wide_csv(tmp_path, X, y)
     answers = "".join("s\n" if k % 2 else "d\n" for k in range(3)) + "q\n"
     first = run("cluster", path, "--series-columns", "t0:t39", "--id-column", "name", "--ui", "terminal",
-                "--method", "cobras", input=answers)
+                input=answers)
     assert first.exit_code == 0, first.output
     assert "│ series  │ " in first.output and "median of " in first.output
     assert set(first.output) >= set("▁▂▃▄▅▆▇█")
@@ -133,7 +133,7 @@ def test_terminal_session_shows_sparklines_and_resumes(tmp_path):
     assert meta["data_options"]["series"] == {"columns": ["t0:t39"]}
     cache = tmp_path / "wide.linkwise.cache"
     assert meta["params"]["metric"] == "dtw" and meta["params"]["cache"] == str(cache)  # dtw by default
-    [matrix] = cache.glob("dtw-*.npy")
+    [matrix] = cache.glob("dtw-*.npy")  # one matrix: the one computed before the session, used by Auto
     written = matrix.stat().st_mtime_ns
     again = run("cluster", path, "--ui", "terminal", input="q\n")  # the stored series options and metric
     assert again.exit_code == 0 and "(3 answers so far)" in again.output, again.output
