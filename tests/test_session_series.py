@@ -113,11 +113,18 @@ def test_command_line_mistakes_name_the_flag(tmp_path):
         (("--series-id", "name",), "--value: the long format needs both --series-id and --value"),
         (("--metric", "dtw"), "--metric: applies to time series"),
         (("--series-columns", "t0:t5", "--method", "cobs", "--metric", "dtw"), "--metric: ActiveCOBS takes no metric"),
+        (("--series-columns", "t0:t2", "--series-columns", "t3:t5", "--method", "cobs"), "--method: ActiveCOBS takes"),
         (("--series-columns", "t0:t5", "--text-column", "kind"), "leave out --features and --text-column"),
     ]:
         result = run("cluster", path, "--ui", "terminal", *args, input="q")
         assert result.exit_code != 0 and match in result.output, result.output
         assert not (tmp_path / "wide.linkwise.db").exists()
+    long_frame(shapes(n=4, length=6)[0]).to_csv(tmp_path / "long.csv", index=False)
+    done = run("cluster", tmp_path / "long.csv", "--series-id", "sid", "--time", "t", "--value", "v, w", "--ui",
+               "terminal", input="q")
+    assert done.exit_code == 0 and "series  │ " in done.output, done.output
+    series = read_meta(tmp_path / "long.linkwise.db")["data_options"]["series"]
+    assert series == {"id": "sid", "time": "t", "value": ["v", "w"]}
 
 
 def test_terminal_session_shows_sparklines_and_resumes(tmp_path):

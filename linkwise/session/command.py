@@ -87,13 +87,14 @@ def _series_option(columns, series_id, time, value):
     return None
 
 
-def _add_metric(params, metric, cls, session_file):
+def _add_metric(params, metric, cls, session_file, X):
     """Give a method that takes a metric the series metric (default dtw) and a distance cache beside the
     session file; ``cls`` None: the stored method (it refuses a metric it does not take)."""
     if cls is not None and "metric" not in cls._get_param_names():
-        if metric:
-            raise click.BadParameter(f"{cls.__name__} takes no metric; use cobras, cobra, robust-cobras or auto.",
-                                     param_hint="--metric")
+        if metric or X.ndim == 3:
+            raise click.BadParameter(f"{cls.__name__} takes no metric (it clusters series of one channel as rows "
+                                     "of numbers); use cobras, cobra, robust-cobras or auto.",
+                                     param_hint="--metric" if metric else "--method")
         return
     params.setdefault("metric", metric or "dtw")
     if params["metric"] != "euclidean":
@@ -166,7 +167,8 @@ def cluster(data, method, params, ui, session_file, id_column, text_column, imag
                          series=_series_option(series_columns, series_id, time_column, value),
                          features=None if features is None else [c.strip() for c in features.split(",") if c.strip()])
     if dataset.options["series"] is not None and (metric or not stored):  # resumed: the stored metric
-        _add_metric(params, metric, None if stored and not method else resolve_method(method or "auto"), session_file)
+        _add_metric(params, metric, None if stored and not method else resolve_method(method or "auto"), session_file,
+                    dataset.X)
     elif metric:
         raise click.BadParameter("applies to time series (--series-columns or --series-id).", param_hint="--metric")
     if stored and method is None and params:
