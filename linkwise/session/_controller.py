@@ -36,7 +36,8 @@ _OPTIONAL_TEXT = (str, type(None))
 _META_TYPES = {"data_path": str, "data_fingerprint": str, "data_options": dict, "image_root": str, "method": str,
                "params": dict}
 _OPTION_TYPES = {"id_column": _OPTIONAL_TEXT, "text_column": _OPTIONAL_TEXT, "image_column": _OPTIONAL_TEXT,
-                 "features": (list, type(None)), "scale": str, "encoding": _OPTIONAL_TEXT}
+                 "features": (list, type(None)), "scale": str, "encoding": _OPTIONAL_TEXT,
+                 "series": (dict, type(None))}
 
 
 def _check_meta(meta, path):
