@@ -126,10 +126,8 @@ def check_y_ignored(y, owner):
     linkwise.exceptions.InvalidParameterError: PCKMeans.fit got a 2-D 'y'; pass constraints by keyword: fit(X, ml=[(i, j), ...], cl=[(i, j), ...]). 'y' is ignored.
     """
     if y is not None and np.ndim(y) == 2:
-        raise InvalidParameterError(
-            f"{owner_name(owner)}.fit got a 2-D 'y'; pass constraints by keyword: "
-            "fit(X, ml=[(i, j), ...], cl=[(i, j), ...]). 'y' is ignored."
-        )
+        raise InvalidParameterError(f"{owner_name(owner)}.fit got a 2-D 'y'; pass constraints by keyword: "
+                                    "fit(X, ml=[(i, j), ...], cl=[(i, j), ...]). 'y' is ignored.")
 
 
 def check_data(X, owner, *, validate=False, **kwargs):

@@ -166,10 +166,8 @@ class ConstraintStore:
         """
         i, j = check_pair(i, j, self.n, "ConstraintStore")
         if not isinstance(must_link, (bool, np.bool_)):
-            raise InvalidParameterError(
-                "The 'must_link' argument of ConstraintStore.add must be a bool "
-                f"(True = must-link, False = cannot-link), got {must_link!r}."
-            )
+            raise InvalidParameterError("The 'must_link' argument of ConstraintStore.add must be a bool "
+                                        f"(True = must-link, False = cannot-link), got {must_link!r}.")
         must_link, known = bool(must_link), self.relation(i, j)
         constraint = Constraint(i, j, must_link)
         if known is not None and known != must_link and not self.tolerant:

@@ -73,9 +73,8 @@ class QueryStrategy(BaseEstimator):
         owner = f"{type(self).__name__}.collect"
         n_clusters = check_scalar(n_clusters, "n_clusters", owner, kind="int", low=1, role="argument")
         clusterer = PCKMeans(n_clusters=n_clusters) if self._needs_clusterer else None
-        run = _Collect(
-            strategy=self, n_clusters=n_clusters, clusterer=clusterer, max_queries=max_queries, random_state=random_state
-        )
+        run = _Collect(strategy=self, n_clusters=n_clusters, clusterer=clusterer, max_queries=max_queries,
+                       random_state=random_state)
         return run.fit(X, oracle, queryable).constraints_
 
 
@@ -117,14 +116,10 @@ class ConstrainedFit:
         except ValueError as error:
             if self.template.get_params().get("on_infeasible") != "raise":
                 raise
-            warnings.warn(
-                f"{type(self.template).__name__} found no clustering that keeps all {len(ml)} must-links and "
-                f"{len(cl)} cannot-links ({error}); wrong answers can cause this. Refitted with "
-                "on_infeasible='relax' (the fewest cannot-links broken) for the rest of the run; pass "
-                "on_infeasible='relax' to the clusterer to silence this warning.",
-                UserWarning,
-                stacklevel=2,
-            )
+            warnings.warn(f"{type(self.template).__name__} found no clustering that keeps all {len(ml)} must-links and "
+                          f"{len(cl)} cannot-links ({error}); wrong answers can cause this. Refitted with "
+                          "on_infeasible='relax' (the fewest cannot-links broken) for the rest of the run; pass "
+                          "on_infeasible='relax' to the clusterer to silence this warning.", UserWarning, stacklevel=2)
             self.template.set_params(on_infeasible="relax")
             return clone(self.template).fit(self.ctx.X, ml=ml, cl=cl)
 

@@ -130,9 +130,8 @@ class Model:
                 same += q_k[pa] * q_k[pb]
             out[chunk] = same
         if inside.any():
-            out[inside] = same_cluster_in_tree(
-                forest, beta, q_nodes, self.eps, forest.position[a[inside]], forest.position[b[inside]]
-            ).T
+            out[inside] = same_cluster_in_tree(forest, beta, q_nodes, self.eps, forest.position[a[inside]],
+                                               forest.position[b[inside]]).T
         return out.T
 
     def objective(self, w):

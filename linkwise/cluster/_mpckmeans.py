@@ -157,19 +157,8 @@ class MPCKMeans(PairwiseKMeans):
     [0, 0, 0, 1, 1, 1]
     """
 
-    def __init__(
-        self,
-        n_clusters=8,
-        *,
-        metric="diagonal",
-        shared_metric=True,
-        w=0.5,
-        w_bar=0.03,
-        n_init=1,
-        max_iter=100,
-        tol=1e-4,
-        random_state=None,
-    ):
+    def __init__(self, n_clusters=8, *, metric="diagonal", shared_metric=True, w=0.5, w_bar=0.03, n_init=1,
+                 max_iter=100, tol=1e-4, random_state=None):
         super().__init__(n_clusters, n_init=n_init, max_iter=max_iter, tol=tol, random_state=random_state)
         self.metric, self.shared_metric, self.w, self.w_bar = metric, shared_metric, w, w_bar
 

@@ -5,16 +5,8 @@ import numbers
 import numpy as np
 
 from linkwise._validation import owner_name
-from linkwise.cluster._base import (
-    KMeansFamily,
-    _Run,
-    inertia,
-    kmeans_plusplus,
-    lloyd,
-    mean_update,
-    sq_distances,
-    update_centers,
-)
+from linkwise.cluster._base import (KMeansFamily, _Run, inertia, kmeans_plusplus, lloyd, mean_update, sq_distances,
+                                    update_centers)
 from linkwise.exceptions import InvalidParameterError
 
 
@@ -50,10 +42,8 @@ def _check_seeds(y, n_samples, n_clusters, owner):
     arr = arr.astype(np.intp)
     bad = np.flatnonzero((arr < -1) | (arr >= n_clusters))
     if bad.size:
-        raise InvalidParameterError(
-            f"{where} has label {arr[bad[0]]} at row {bad[0]}; labels must be -1 (unlabeled) "
-            f"or a cluster in [0, {n_clusters - 1}] (n_clusters={n_clusters})."
-        )
+        raise InvalidParameterError(f"{where} has label {arr[bad[0]]} at row {bad[0]}; labels must be -1 (unlabeled) "
+                                    f"or a cluster in [0, {n_clusters - 1}] (n_clusters={n_clusters}).")
     return arr
 
 

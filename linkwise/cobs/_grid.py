@@ -96,10 +96,8 @@ class GridSpec:
                 f"got {algorithms!r}."
             )
         if grid is not None and not isinstance(grid, dict):
-            raise InvalidParameterError(
-                f"The 'grid' parameter of {owner} must be None (the paper's grid) or a dict "
-                f"{{family: {{parameter: values}}}}, got {type(grid).__name__}."
-            )
+            raise InvalidParameterError(f"The 'grid' parameter of {owner} must be None (the paper's grid) or a dict "
+                                        f"{{family: {{parameter: values}}}}, got {type(grid).__name__}.")
         grid = {} if grid is None else grid
         for family, values in grid.items():
             check_option(family, "grid", owner, FAMILIES)
