@@ -171,11 +171,9 @@ class ConstraintStore:
         must_link, known = bool(must_link), self.relation(i, j)
         constraint = Constraint(i, j, must_link)
         if known is not None and known != must_link and not self.tolerant:
-            raise InconsistentConstraintError(
-                f"{'Must' if must_link else 'Cannot'}-link ({i}, {j}) contradicts earlier "
-                f"constraints, which imply {'must' if known else 'cannot'}-link.",
-                pair=(i, j), must_link=must_link,
-            )
+            raise InconsistentConstraintError(f"{'Must' if must_link else 'Cannot'}-link ({i}, {j}) contradicts "
+                                              f"earlier constraints, which imply {'must' if known else 'cannot'}-link.",
+                                              pair=(i, j), must_link=must_link)
         self._explicit.append(constraint)
         if known is not None:
             if known != must_link:

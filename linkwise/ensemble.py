@@ -121,9 +121,8 @@ def impute_constraints(A, kappa_ml=0.98, kappa_cl=0.0):
                             role="argument")
     A = check_array(A, dtype=np.float64, input_name="A")
     if A.shape[0] != A.shape[1]:
-        raise InvalidParameterError(
-            f"The 'A' argument of {owner} must be a square co-association matrix, got shape {A.shape}."
-        )
+        raise InvalidParameterError(f"The 'A' argument of {owner} must be a square co-association matrix, got shape "
+                                    f"{A.shape}.")
     if A.min() < 0.0 or A.max() > 1.0:
         raise InvalidParameterError(f"The 'A' argument of {owner} must hold co-association values in [0, 1], "
                                     f"got values in [{A.min():g}, {A.max():g}].")

@@ -166,21 +166,19 @@ class ActiveSession:
         self._advance(None)
 
     def __reduce__(self):
-        raise TypeError(
-            "An ActiveSession cannot be pickled or copied: it holds the method's suspended question "
-            "generator. Save its answers instead (session.query_log) and resume with "
-            "ActiveSession(estimator, X).replay({(i, j): answer for i, j, answer in query_log}), using "
-            "the same data and estimator parameters with a fixed random_state (the session file does this)."
-        )
+        raise TypeError("An ActiveSession cannot be pickled or copied: it holds the method's suspended question "
+                        "generator. Save its answers instead (session.query_log) and resume with "
+                        "ActiveSession(estimator, X).replay({(i, j): answer for i, j, answer in query_log}), using "
+                        "the same data and estimator parameters with a fixed random_state (the session file does "
+                        "this).")
 
     # -- driving the generator ---------------------------------------------
     def _checked(self, item):
         try:
             i, j = (int(v) for v in item)
         except (TypeError, ValueError):
-            raise TypeError(
-                f"{type(self.estimator_).__name__} yielded {item!r}; a question generator must yield (i, j) pairs."
-            ) from None
+            raise TypeError(f"{type(self.estimator_).__name__} yielded {item!r}; a question generator must yield (i, "
+                            "j) pairs.") from None
         if i == j or not (self._ctx.queryable_mask[i] and self._ctx.queryable_mask[j]):
             raise RuntimeError(f"{type(self.estimator_).__name__} asked about ({i}, {j}); questions must be about two "
                                "different queryable rows. This is a bug in the method.")
@@ -387,10 +385,8 @@ class ActiveEstimator(BaseEstimator):
             ``query_log_`` and ``n_queries_`` keep the answers so far.
         """
         if not callable(getattr(oracle, "query", None)):
-            raise InvalidParameterError(
-                f"The 'oracle' argument of {type(self).__name__}.fit must have a query(i, j) method "
-                f"(e.g. linkwise.LabelOracle(y)), got {type(oracle).__name__}."
-            )
+            raise InvalidParameterError(f"The 'oracle' argument of {type(self).__name__}.fit must have a query(i, j) "
+                                        f"method (e.g. linkwise.LabelOracle(y)), got {type(oracle).__name__}.")
         session = ActiveSession._fitting(self, X, queryable)
         try:
             while (pair := session.ask()) is not None:

@@ -136,16 +136,13 @@ def check_clusterer(clusterer, owner):
     params = clusterer.get_params() if hasattr(clusterer, "get_params") else {}
     fit = getattr(clusterer, "fit", None)
     if not callable(fit) or "n_clusters" not in params:
-        raise InvalidParameterError(
-            f"The 'clusterer' parameter of {owner} must be a constrained clusterer with fit(X, ml=, cl=) "
-            f"and an n_clusters parameter (e.g. linkwise.PCKMeans(n_clusters=3)), got {type(clusterer).__name__}."
-        )
+        raise InvalidParameterError(f"The 'clusterer' parameter of {owner} must be a constrained clusterer with fit(X, "
+                                    "ml=, cl=) and an n_clusters parameter (e.g. linkwise.PCKMeans(n_clusters=3)), "
+                                    f"got {type(clusterer).__name__}.")
     if not _takes_pairs(fit):
-        raise InvalidParameterError(
-            f"The 'clusterer' parameter of {owner} must take pairwise constraints, fit(X, ml=, cl=), "
-            f"but {type(clusterer).__name__}.fit has no ml / cl arguments. Use a constrained clusterer "
-            "(linkwise.PCKMeans, MPCKMeans, COPKMeans or MKMeans)."
-        )
+        raise InvalidParameterError(f"The 'clusterer' parameter of {owner} must take pairwise constraints, fit(X, ml=, "
+                                    f"cl=), but {type(clusterer).__name__}.fit has no ml / cl arguments. Use a "
+                                    "constrained clusterer (linkwise.PCKMeans, MPCKMeans, COPKMeans or MKMeans).")
     return check_scalar(params["n_clusters"], "n_clusters", f"{owner}'s clusterer", kind="int", low=1)
 
 
@@ -163,10 +160,8 @@ def _takes_pairs(fit):
 def run_strategy(strategy, ctx, n_clusters, fit_labels):
     """Validate a strategy against the data and run its question generator."""
     if n_clusters > ctx.n_samples:
-        raise InvalidParameterError(
-            f"n_clusters={n_clusters} is larger than the number of rows of X ({ctx.n_samples}); "
-            "ask for at most one cluster per row."
-        )
+        raise InvalidParameterError(f"n_clusters={n_clusters} is larger than the number of rows of X "
+                                    f"({ctx.n_samples}); ask for at most one cluster per row.")
     strategy._validate_params()
     return strategy._questions(ctx, n_clusters, fit_labels)
 

@@ -103,12 +103,9 @@ class COPKMeans(PairwiseKMeans):
         inside = np.flatnonzero(group[cl[:, 0]] == group[cl[:, 1]])
         if inside.size:
             i, j = cl[inside[0]].tolist()
-            raise InconsistentConstraintError(
-                f"The cannot-link ({i}, {j}) given to COPKMeans.fit contradicts the must-links, "
-                f"which put {i} and {j} in the same cluster; remove one of them.",
-                pair=(i, j),
-                must_link=False,
-            )
+            raise InconsistentConstraintError(f"The cannot-link ({i}, {j}) given to COPKMeans.fit contradicts the "
+                                              f"must-links, which put {i} and {j} in the same cluster; remove one of "
+                                              "them.", pair=(i, j), must_link=False)
         # cannot-links between must-link groups: the groups are the graph's nodes
         group_pairs = np.unique(np.sort(group[cl], axis=1), axis=0)
         graph = PairGraph(np.empty((0, 2), dtype=np.intp), group_pairs)

@@ -212,12 +212,10 @@ class MPCKMeans(PairwiseKMeans):
             ml_broken = np.flatnonzero(graph.is_ml & (a != b))
             cl_broken = np.flatnonzero(~graph.is_ml & (a == b) & (slack[np.arange(a.size), a] > 0))
             ones = np.ones(X.shape[0])
-            blocks = (
-                metrics.scatter(X - centers[labels], labels, ones, k)
-                + metrics.scatter(delta[ml_broken], a[ml_broken], np.full(ml_broken.size, 0.5 * w), k)
-                + metrics.scatter(delta[ml_broken], b[ml_broken], np.full(ml_broken.size, 0.5 * w), k)
-                - metrics.scatter(delta[cl_broken], a[cl_broken], np.full(cl_broken.size, w_bar), k)
-            )
+            blocks = (metrics.scatter(X - centers[labels], labels, ones, k)
+                      + metrics.scatter(delta[ml_broken], a[ml_broken], np.full(ml_broken.size, 0.5 * w), k)
+                      + metrics.scatter(delta[ml_broken], b[ml_broken], np.full(ml_broken.size, 0.5 * w), k)
+                      - metrics.scatter(delta[cl_broken], a[cl_broken], np.full(cl_broken.size, w_bar), k))
             n_cl = np.bincount(a[cl_broken], minlength=k) * w_bar
             blocks += metrics.scatter(np.tile(extent, (k, 1)), np.arange(k), n_cl, k)
             metrics = metrics.updated(blocks, np.bincount(labels, minlength=k), shared=self.shared_metric)

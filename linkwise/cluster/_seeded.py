@@ -31,14 +31,12 @@ def _check_seeds(y, n_samples, n_clusters, owner):
         return np.full(n_samples, -1, dtype=np.intp)
     arr, where = np.asarray(y), f"The 'y' argument of {owner_name(owner)}.fit"
     if arr.ndim != 1 or arr.shape[0] != n_samples:
-        raise InvalidParameterError(
-            f"{where} must be a 1-D array with one label per row of X ({n_samples}), got shape {arr.shape}."
-        )
+        raise InvalidParameterError(f"{where} must be a 1-D array with one label per row of X ({n_samples}), got shape "
+                                    f"{arr.shape}.")
     whole = arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))
     if not (arr.dtype.kind in "iu" or whole or all(isinstance(v, numbers.Integral) for v in arr.tolist())):
-        raise InvalidParameterError(
-            f"{where} must hold integer cluster labels (-1 for unlabeled rows), got dtype {arr.dtype}."
-        )
+        raise InvalidParameterError(f"{where} must hold integer cluster labels (-1 for unlabeled rows), got dtype "
+                                    f"{arr.dtype}.")
     arr = arr.astype(np.intp)
     bad = np.flatnonzero((arr < -1) | (arr >= n_clusters))
     if bad.size:

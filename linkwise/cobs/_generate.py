@@ -299,10 +299,8 @@ def _eps_values(X, eps, owner):
         return eps
     d = pdist(X)
     if not (positive := d[d > 0]).size:
-        raise InvalidParameterError(
-            f"{owner} cannot spread DBSCAN's eps over the pairwise distances: all rows of X are "
-            "identical. Give explicit eps values in the grid."
-        )
+        raise InvalidParameterError(f"{owner} cannot spread DBSCAN's eps over the pairwise distances: all rows of X "
+                                    "are identical. Give explicit eps values in the grid.")
     return [float(v) for v in np.linspace(positive.min(), d.max(), eps)]
 
 
@@ -412,9 +410,8 @@ def check_common(owner, spec_args, dbscan_noise, n_jobs, cache):
         raise InvalidParameterError(f"The 'n_jobs' parameter of {owner} must be None, a positive int or a negative int "
                                     "(-1: every core), got 0.")
     if cache is not None and not isinstance(cache, (str, os.PathLike)):
-        raise InvalidParameterError(
-            f"The 'cache' parameter of {owner} must be None or a directory path, got {type(cache).__name__}."
-        )
+        raise InvalidParameterError(f"The 'cache' parameter of {owner} must be None or a directory path, got "
+                                    f"{type(cache).__name__}.")
     return spec
 
 
