@@ -93,11 +93,8 @@ class ConstrainedFit:
         template = clone(clusterer)
         if template.get_params().get("random_state", 0) is None:
             template.set_params(random_state=ctx.rng.randint(np.iinfo(np.int32).max))
-        self.template = template
-        self.ctx = ctx
-        self.closure = constraint_form(clusterer, constraints) == "closure"
-        self.fitted = None
-        self._key = None
+        self.template, self.ctx, self.closure = template, ctx, constraint_form(clusterer, constraints) == "closure"
+        self.fitted = self._key = None
 
     def labels(self):
         """Labels of every row from the clusterer fitted on the answers so far."""

@@ -135,11 +135,8 @@ class NoiseRobustCOBRAS(RepairAttributes, COBRAS):
 
     def __init__(self, *, max_queries=None, noise_probability=0.05, check_threshold=0.02, max_repair_questions=4,
                  random_state=None):
-        self.max_queries = max_queries
-        self.noise_probability = noise_probability
-        self.check_threshold = check_threshold
-        self.max_repair_questions = max_repair_questions
-        self.random_state = random_state
+        self.max_queries, self.noise_probability, self.random_state = max_queries, noise_probability, random_state
+        self.check_threshold, self.max_repair_questions = check_threshold, max_repair_questions
 
     def _validate_params(self):
         super()._validate_params()
