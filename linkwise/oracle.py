@@ -92,8 +92,7 @@ class CallbackOracle:
     def __init__(self, fn):
         if not callable(fn):
             raise InvalidParameterError(f"The 'fn' argument of CallbackOracle must be callable, got {fn!r}.")
-        self.fn = fn
-        self.n_queries = 0
+        self.fn, self.n_queries = fn, 0
 
     def query(self, i, j):
         """Ask ``fn`` about ``(i, j)`` and check its answer."""
