@@ -142,11 +142,8 @@ class COPKMeans(PairwiseKMeans):
                     impossible = recolour(node_labels, graph.pair_nodes[bad].ravel(), node_cost)
                 except SearchGaveUp:
                     # the later of the two groups found every cluster blocked; report the first such
-                    later = np.where(
-                        schedule.batch[graph.pair_nodes[bad, 0]] > schedule.batch[graph.pair_nodes[bad, 1]],
-                        graph.pair_nodes[bad, 0],
-                        graph.pair_nodes[bad, 1],
-                    )
+                    u, v = graph.pair_nodes[bad].T
+                    later = np.where(schedule.batch[u] > schedule.batch[v], u, v)
                     failures.append(graph.points[later[np.argmin(schedule.batch[later])]])
                     return None
                 if impossible is not None:

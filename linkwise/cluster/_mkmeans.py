@@ -142,9 +142,8 @@ class MKMeans(PairwiseKMeans):
 
     def _fit(self, X, ml, cl, rng):
         L = learn_metric(X, ml, cl, full=self.metric == "full", rng=rng)
-        km = KMeans(
-            self.n_clusters, n_init=self.n_init, max_iter=self.max_iter, tol=self.tol, random_state=rng
-        ).fit(X @ L.T)
+        km = KMeans(self.n_clusters, n_init=self.n_init, max_iter=self.max_iter, tol=self.tol, random_state=rng)
+        km.fit(X @ L.T)
         labels = km.labels_
         centers = update_centers(X, labels, km.cluster_centers_ @ np.linalg.pinv(L).T)
         self._set_fitted(X, _Run(labels, centers, float(km.inertia_), int(km.n_iter_)))

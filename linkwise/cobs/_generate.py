@@ -415,9 +415,8 @@ def check_common(owner, spec_args, dbscan_noise, n_jobs, cache):
     return spec
 
 
-def generate(
-    X, *, algorithms=FAMILIES, grid=None, dbscan_noise="singletons", n_jobs=None, cache=None, random_state=None
-):
+def generate(X, *, algorithms=FAMILIES, grid=None, dbscan_noise="singletons", n_jobs=None, cache=None,
+             random_state=None):
     """Cluster ``X`` with every algorithm and parameter setting of a grid.
 
     The expensive, offline step of COBS: run it once, then select among the
