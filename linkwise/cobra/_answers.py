@@ -101,7 +101,8 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         self.max_depth = check_scalar(max_depth, "max_depth", me, kind="int", low=1)
         self.max_nodes = check_scalar(max_nodes, "max_nodes", me, kind="int", low=1)
         self.slack = check_scalar(slack, "slack", me, kind="int", low=0)
-        self.prior_strength = check_scalar(prior_strength, "prior_strength", me, kind="float", low=0.0, include_low=False)
+        self.prior_strength = check_scalar(prior_strength, "prior_strength", me, kind="float", low=0.0,
+                                           include_low=False)
         self._X = X
         self._dist = []  # edge id -> distance between its points (with X)
         self._prior = (-1, None)  # (n_answers it was fitted on, prior per edge)
