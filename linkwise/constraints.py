@@ -166,18 +166,14 @@ class ConstraintStore:
         """
         i, j = check_pair(i, j, self.n, "ConstraintStore")
         if not isinstance(must_link, (bool, np.bool_)):
-            raise InvalidParameterError(
-                "The 'must_link' argument of ConstraintStore.add must be a bool "
-                f"(True = must-link, False = cannot-link), got {must_link!r}."
-            )
+            raise InvalidParameterError("The 'must_link' argument of ConstraintStore.add must be a bool "
+                                        f"(True = must-link, False = cannot-link), got {must_link!r}.")
         must_link, known = bool(must_link), self.relation(i, j)
         constraint = Constraint(i, j, must_link)
         if known is not None and known != must_link and not self.tolerant:
-            raise InconsistentConstraintError(
-                f"{'Must' if must_link else 'Cannot'}-link ({i}, {j}) contradicts earlier "
-                f"constraints, which imply {'must' if known else 'cannot'}-link.",
-                pair=(i, j), must_link=must_link,
-            )
+            raise InconsistentConstraintError(f"{'Must' if must_link else 'Cannot'}-link ({i}, {j}) contradicts "
+                                              f"earlier constraints, which imply {'must' if known else 'cannot'}-link.",
+                                              pair=(i, j), must_link=must_link)
         self._explicit.append(constraint)
         if known is not None:
             if known != must_link:

@@ -94,12 +94,15 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
     """
 
     def __init__(self, n, noise_probability, *, X=None, prior_strength=20, max_depth=4, max_nodes=2000, slack=2):
-        self.n = check_scalar(n, "n", "AnswerGraph", kind="int", low=1)
-        self.noise_probability = check_scalar(noise_probability, "noise_probability", "AnswerGraph", kind="float",
-                                              low=0.0, high=0.5, include_low=False, include_high=False)
-        self.max_depth = check_scalar(max_depth, "max_depth", "AnswerGraph", kind="int", low=1)
-        self.max_nodes = check_scalar(max_nodes, "max_nodes", "AnswerGraph", kind="int", low=1)
-        self.slack = check_scalar(slack, "slack", "AnswerGraph", kind="int", low=0)
+        me = "AnswerGraph"
+        self.n = check_scalar(n, "n", me, kind="int", low=1)
+        self.noise_probability = check_scalar(noise_probability, "noise_probability", me, kind="float", low=0.0,
+                                              high=0.5, include_low=False, include_high=False)
+        self.max_depth = check_scalar(max_depth, "max_depth", me, kind="int", low=1)
+        self.max_nodes = check_scalar(max_nodes, "max_nodes", me, kind="int", low=1)
+        self.slack = check_scalar(slack, "slack", me, kind="int", low=0)
+        self.prior_strength = check_scalar(prior_strength, "prior_strength", me, kind="float", low=0.0,
+                                           include_low=False)
         self._X = X
         self._dist = []  # edge id -> distance between its points (with X)
         self._prior = (-1, None)  # (n_answers it was fitted on, prior per edge)
@@ -107,8 +110,6 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         self._version = 0  # bumped when the belief is rebuilt
         self._support = (None, None)  # cached _confirmed()
         self._components = (0, {})  # (n_pairs, labelling's bytes -> _labels), as one labelling is read many times
-        self.prior_strength = check_scalar(prior_strength, "prior_strength", "AnswerGraph", kind="float", low=0.0,
-                                           include_low=False)
         self.store = ConstraintStore(self.n)
         self.n_answers = 0
         self._node_of = {}  # point -> node id

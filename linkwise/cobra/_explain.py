@@ -82,12 +82,10 @@ class ExplanationSearch:
         exact = nodes <= self.max_nodes and bool(found)
         worlds = [v for v, c in found.values() if c <= best + self.slack]
         if not exact:
-            logger.warning(
-                "Wrong-answer search stopped after %d branches (max_nodes=%d, max_depth=%d) with %d "
-                "explanation(s); adding the approximate repair that keeps the most certain, then the "
-                "earliest, answers.",
-                min(nodes, self.max_nodes), self.max_nodes, self.max_depth, len(worlds),
-            )
+            logger.warning("Wrong-answer search stopped after %d branches (max_nodes=%d, max_depth=%d) with %d "
+                           "explanation(s); adding the approximate repair that keeps the most certain, then the "
+                           "earliest, answers.",
+                           min(nodes, self.max_nodes), self.max_nodes, self.max_depth, len(worlds))
             worlds.append(self._approximate())
         values = np.unique(np.array(worlds, dtype=bool), axis=0)
         costs = np.array([self._cost(v) for v in values])

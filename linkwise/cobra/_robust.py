@@ -137,12 +137,9 @@ class NoiseRobustCOBRAS(RepairAttributes, COBRAS):
 
     def __init__(self, *, max_queries=None, noise_probability=0.05, check_threshold=0.02, max_repair_questions=4,
                  metric="euclidean", window=0.1, cache=None, random_state=None):
-        self.max_queries = max_queries
+        self.max_queries, self.noise_probability, self.random_state = max_queries, noise_probability, random_state
+        self.check_threshold, self.max_repair_questions = check_threshold, max_repair_questions
         self.metric, self.window, self.cache = metric, window, cache
-        self.noise_probability = noise_probability
-        self.check_threshold = check_threshold
-        self.max_repair_questions = max_repair_questions
-        self.random_state = random_state
 
     def _validate_params(self):
         super()._validate_params()

@@ -151,8 +151,8 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
         check_scalar(self.update_factor, "update_factor", self, kind="float", low=1.0)
         check_scalar(self.sample_size, "sample_size", self, kind="int", low=1)
         check_scalar(self.max_samples, "max_samples", self, kind="int", low=2)
-        p = self.noise_probability
-        check_scalar(p, "noise_probability", self, kind="float", low=0.0, high=0.5, include_high=False)
+        check_scalar(self.noise_probability, "noise_probability", self, kind="float", low=0.0, high=0.5,
+                     include_high=False)
 
     def _tolerant_constraints(self):
         return True  # selection counts answers, so a contradiction is no reason to stop
