@@ -76,10 +76,8 @@ def check_option(value, name, owner, options, *, role="parameter"):
 def check_n_clusters(n_clusters, n_samples, owner):
     """Refuse more clusters than rows of the data."""
     if n_clusters > n_samples:
-        raise InvalidParameterError(
-            f"The 'n_clusters' parameter of {owner_name(owner)} must be at most the number of samples, "
-            f"got n_clusters={n_clusters} for n_samples={n_samples}."
-        )
+        raise InvalidParameterError(f"The 'n_clusters' parameter of {owner_name(owner)} must be at most the number of "
+                                    f"samples, got n_clusters={n_clusters} for n_samples={n_samples}.")
 
 
 def check_index_set(indices, n_samples, name, owner, *, allow_empty=False):
@@ -93,16 +91,12 @@ def check_index_set(indices, n_samples, name, owner, *, allow_empty=False):
     arr, the = np.asarray(indices), f"The '{name}' argument of {owner_name(owner)}"
     if arr.dtype == bool:
         if arr.shape != (n_samples,):
-            raise InvalidParameterError(
-                f"{the} is a boolean mask of shape {arr.shape}; it must have shape ({n_samples},), one entry per "
-                "row of X."
-            )
+            raise InvalidParameterError(f"{the} is a boolean mask of shape {arr.shape}; it must have shape "
+                                        f"({n_samples},), one entry per row of X.")
         arr = np.flatnonzero(arr)
     elif arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
-        raise InvalidParameterError(
-            f"{the} must be a 1-D array of integer row indices or a boolean mask, got shape {arr.shape} and dtype "
-            f"{arr.dtype}."
-        )
+        raise InvalidParameterError(f"{the} must be a 1-D array of integer row indices or a boolean mask, got shape "
+                                    f"{arr.shape} and dtype {arr.dtype}.")
     arr = np.unique(arr.astype(np.intp))
     if arr.size and (arr[0] < 0 or arr[-1] >= n_samples):
         wrong = arr[0] if arr[0] < 0 else arr[-1]
@@ -126,10 +120,8 @@ def check_y_ignored(y, owner):
     linkwise.exceptions.InvalidParameterError: PCKMeans.fit got a 2-D 'y'; pass constraints by keyword: fit(X, ml=[(i, j), ...], cl=[(i, j), ...]). 'y' is ignored.
     """
     if y is not None and np.ndim(y) == 2:
-        raise InvalidParameterError(
-            f"{owner_name(owner)}.fit got a 2-D 'y'; pass constraints by keyword: "
-            "fit(X, ml=[(i, j), ...], cl=[(i, j), ...]). 'y' is ignored."
-        )
+        raise InvalidParameterError(f"{owner_name(owner)}.fit got a 2-D 'y'; pass constraints by keyword: "
+                                    "fit(X, ml=[(i, j), ...], cl=[(i, j), ...]). 'y' is ignored.")
 
 
 def check_data(X, owner, *, validate=False, **kwargs):
@@ -158,10 +150,8 @@ def check_finite(X, owner, name="X"):
         where = tuple(int(i) for i in np.argwhere(bad)[0])
         kind = "NaN" if np.isnan(X[where]) else "infinity"
         place = ", ".join(f"{axis} {i}" for axis, i in zip(("row", "column", "channel"), where))
-        raise InvalidParameterError(
-            f"Input {name} of {owner_name(owner)} contains {kind} (first at {place}, counting from 0); "
-            "drop those rows or impute them (sklearn.impute.SimpleImputer)."
-        )
+        raise InvalidParameterError(f"Input {name} of {owner_name(owner)} contains {kind} (first at {place}, counting "
+                                    "from 0); drop those rows or impute them (sklearn.impute.SimpleImputer).")
     return X
 
 

@@ -10,7 +10,7 @@ from scipy.spatial.distance import cdist, pdist, squareform
 from sklearn.metrics import silhouette_score
 
 from linkwise._validation import InvalidParameterError, check_scalar
-from linkwise.cobra import COBRAS, NoisyAnswers, RepairAttributes, SeriesMetric
+from linkwise.cobra import COBRAS, RepairAttributes, SeriesMetric
 from linkwise.cobs import FAMILIES, agreement_matrix, candidates_for, check_common, draw_pairs, nearest_rows
 from linkwise.loop import ActiveEstimator
 
@@ -248,14 +248,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
     def _tolerant_constraints(self):
         return True  # answers are counted, so a contradiction (a wrong answer) is no reason to stop
 
-    def _knowledge(self, ctx):
-        # COBRAS's wrong-answer repair, on every answer from the first (it checks only once COBRAS runs)
-        self._belief = ctx.constraints
-        if self.noise_probability > 0:
-            self._belief = NoisyAnswers(ctx, self.noise_probability, self._focus)
-        return self._belief
-
-    def _focus(self):
+    def _focus(self):  # every answer is recorded from the first; checks start once COBRAS runs
         none = np.empty(0, dtype=np.intp)
         return (none, none) if self._cobras is None else self._cobras._focus()
 

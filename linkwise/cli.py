@@ -60,11 +60,9 @@ def _stand_in(name, exc):
     def run(args):
         raise exc
 
-    return click.Command(
-        name, callback=run, params=[click.Argument(["args"], nargs=-1, type=click.UNPROCESSED)],
-        short_help=f"(needs the {exc.extra!r} extra: pip install 'linkwise[{exc.extra}]')",
-        context_settings={"ignore_unknown_options": True}, add_help_option=False,
-    )
+    return click.Command(name, callback=run, params=[click.Argument(["args"], nargs=-1, type=click.UNPROCESSED)],
+                         short_help=f"(needs the {exc.extra!r} extra: pip install 'linkwise[{exc.extra}]')",
+                         context_settings={"ignore_unknown_options": True}, add_help_option=False)
 
 
 class _LazyGroup(click.Group):

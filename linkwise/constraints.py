@@ -143,16 +143,16 @@ class ConstraintStore:
         ml = self._kept(True)
         pairs = [(c.i, c.j) for c in ml]
 
-        def path(source, target):
+        def path(source, target):  # walked back from target
             return [ml[e] for e in shortest_path(pairs, self.n, source, target)]
 
         if known:
-            return path(i, j)
+            return path(i, j)[::-1]
         ri, rj = self.find(i), self.find(j)
         for c in self._kept(False):
             for a, b in ((c.i, c.j), (c.j, c.i)):
                 if self.find(a) == ri and self.find(b) == rj:
-                    return path(i, a) + [c] + path(j, b)[::-1]  # searched from j: explain(j, i) is this reversed
+                    return path(i, a)[::-1] + [c] + path(j, b)  # searched from j: explain(j, i) is this reversed
 
     def add(self, i, j, must_link):
         """Store the answer ``must_link`` for the pair ``(i, j)``.
@@ -166,18 +166,14 @@ class ConstraintStore:
         """
         i, j = check_pair(i, j, self.n, "ConstraintStore")
         if not isinstance(must_link, (bool, np.bool_)):
-            raise InvalidParameterError(
-                "The 'must_link' argument of ConstraintStore.add must be a bool "
-                f"(True = must-link, False = cannot-link), got {must_link!r}."
-            )
+            raise InvalidParameterError("The 'must_link' argument of ConstraintStore.add must be a bool "
+                                        f"(True = must-link, False = cannot-link), got {must_link!r}.")
         must_link, known = bool(must_link), self.relation(i, j)
         constraint = Constraint(i, j, must_link)
         if known is not None and known != must_link and not self.tolerant:
-            raise InconsistentConstraintError(
-                f"{'Must' if must_link else 'Cannot'}-link ({i}, {j}) contradicts earlier "
-                f"constraints, which imply {'must' if known else 'cannot'}-link.",
-                pair=(i, j), must_link=must_link,
-            )
+            raise InconsistentConstraintError(f"{'Must' if must_link else 'Cannot'}-link ({i}, {j}) contradicts "
+                                              f"earlier constraints, which imply {'must' if known else 'cannot'}-link.",
+                                              pair=(i, j), must_link=must_link)
         self._explicit.append(constraint)
         if known is not None:
             if known != must_link:

@@ -117,19 +117,15 @@ def impute_constraints(A, kappa_ml=0.98, kappa_cl=0.0):
     """
     owner = "impute_constraints"
     kappa_ml = check_scalar(kappa_ml, "kappa_ml", owner, kind="float", low=0.0, high=1.0, role="argument")
-    kappa_cl = check_scalar(
-        kappa_cl, "kappa_cl", owner, kind="float", low=0.0, high=kappa_ml, include_high=False, role="argument"
-    )
+    kappa_cl = check_scalar(kappa_cl, "kappa_cl", owner, kind="float", low=0.0, high=kappa_ml, include_high=False,
+                            role="argument")
     A = check_array(A, dtype=np.float64, input_name="A")
     if A.shape[0] != A.shape[1]:
-        raise InvalidParameterError(
-            f"The 'A' argument of {owner} must be a square co-association matrix, got shape {A.shape}."
-        )
+        raise InvalidParameterError(f"The 'A' argument of {owner} must be a square co-association matrix, got shape "
+                                    f"{A.shape}.")
     if A.min() < 0.0 or A.max() > 1.0:
-        raise InvalidParameterError(
-            f"The 'A' argument of {owner} must hold co-association values in [0, 1], "
-            f"got values in [{A.min():g}, {A.max():g}]."
-        )
+        raise InvalidParameterError(f"The 'A' argument of {owner} must hold co-association values in [0, 1], "
+                                    f"got values in [{A.min():g}, {A.max():g}].")
     ml = np.argwhere(np.triu(A >= kappa_ml, k=1))
     cl = np.argwhere(np.triu(A <= kappa_cl, k=1))
     return ml.astype(np.intp), cl.astype(np.intp)
@@ -153,9 +149,8 @@ def ensemble_labels(X, n_clusters, n_estimators=100, sample_fraction=0.8, random
     n = X.shape[0]
     n_clusters = check_scalar(n_clusters, "n_clusters", owner, kind="int", low=1, high=n)
     n_estimators = check_scalar(n_estimators, "n_estimators", owner, kind="int", low=1)
-    sample_fraction = check_scalar(
-        sample_fraction, "sample_fraction", owner, kind="float", low=0.0, high=1.0, include_low=False
-    )
+    sample_fraction = check_scalar(sample_fraction, "sample_fraction", owner, kind="float", low=0.0, high=1.0,
+                                   include_low=False)
     size = max(n_clusters, int(round(sample_fraction * n)))
     codes = np.empty((n, n_estimators), dtype=np.int32)
     for t in range(n_estimators):

@@ -51,9 +51,8 @@ def active_estimator_checks(estimator, X=None, y=None, *, max_queries=6):
     if not isinstance(estimator, ActiveEstimator):
         raise TypeError(f"check_active_estimator needs an ActiveEstimator, got {type(estimator).__name__}.")
     if "max_queries" not in estimator.get_params(deep=False):
-        raise TypeError(
-            f"{type(estimator).__name__} has no 'max_queries' parameter: the checks need it to bound each run."
-        )
+        raise TypeError(f"{type(estimator).__name__} has no 'max_queries' parameter: the checks need it to bound each "
+                        "run.")
     if X is None:
         X, y = make_blobs(n_samples=30, centers=3, n_features=2, cluster_std=0.5, random_state=0)
     X, y = np.asarray(X, dtype=float), np.asarray(y)

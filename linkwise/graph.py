@@ -1,12 +1,13 @@
 """Pairs ``(i, j)`` of row indices and their graphs: keys, checks, components, paths, relabelling.
 
-Shared by every module that handles constraints or answers; the graph
-algorithms run on :mod:`scipy.sparse.csgraph`.
+Shared by every module that handles constraints or answers.
 """
+
+import functools
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import breadth_first_order, connected_components
+from scipy.sparse.csgraph import connected_components
 
 from linkwise._validation import check_data, check_y_ignored, owner_name
 from linkwise.exceptions import InvalidParameterError
@@ -28,9 +29,7 @@ def pair_key(i, j):
 
 
 def check_pair(i, j, n, owner):
-    """Check one pair of distinct row indices in ``[0, n)``; return it as two ints.
-
-    ``owner`` names the caller in messages (``"LabelOracle.query"``).
+    """Check one pair of distinct row indices in ``[0, n)`` for ``owner`` (named in messages); two ints.
 
     Examples
     --------
@@ -52,10 +51,7 @@ def check_pair(i, j, n, owner):
 
 
 def check_pairs(pairs, n_samples, name, owner):
-    """Validate constraint pairs and return them as an ``(n_pairs, 2)`` int array.
-
-    ``None`` or an empty sequence gives an empty array. Each pair must hold
-    two distinct row indices in ``[0, n_samples)``.
+    """Check pairs of distinct row indices in ``[0, n_samples)``; an ``(n_pairs, 2)`` int array (empty for None).
 
     Examples
     --------
@@ -107,10 +103,7 @@ def check_constraints(ml, cl, n_samples, owner):
 
 
 def check_fit_input(estimator, X, y, ml, cl):
-    """The arguments of a constrained ``fit(X, y=None, *, ml=None, cl=None)``, checked: ``(X, ml, cl)``.
-
-    ``y`` must not hold constraints (:func:`~linkwise._validation.check_y_ignored`), ``X`` needs two rows.
-    """
+    """The arguments of a constrained ``fit(X, y=None, *, ml=None, cl=None)``, checked: ``(X, ml, cl)``."""
     check_y_ignored(y, estimator)
     X = check_data(X, estimator, validate=True, ensure_min_samples=2)
     return (X, *check_constraints(ml, cl, X.shape[0], f"{owner_name(estimator)}.fit"))
@@ -118,6 +111,11 @@ def check_fit_input(estimator, X, y, ml, cl):
 
 def _as_pairs(pairs):
     return np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+
+
+# Up to this many nodes plus pairs, plain Python beats the ~100 us scipy takes to set up a sparse graph (the
+# answer graph of NoiseRobustCOBRAS is searched thousands of times). Searches run on answers: always Python.
+_SMALL = 1000
 
 
 def components(pairs, n):
@@ -133,20 +131,52 @@ def components(pairs, n):
     (3, [0, 1, 0, 1, 2])
     """
     pairs = _as_pairs(pairs)
-    # bool weights: a repeated pair stays one edge, in a byte per pair
-    adjacency = sp.coo_matrix((np.ones(len(pairs), dtype=bool), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
-    return connected_components(adjacency, directed=False)
+    if n + len(pairs) > _SMALL:
+        # bool weights: a repeated pair stays one edge, in a byte per pair
+        adjacency = sp.coo_matrix((np.ones(len(pairs), dtype=bool), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
+        return connected_components(adjacency, directed=False)
+    roots = np.array(_smallest(pairs, n), dtype=np.intp)
+    is_root = roots == np.arange(n)
+    return int(is_root.sum()), (np.cumsum(is_root, dtype=np.int32) - 1)[roots]
 
 
-def breadth_first(pairs, n, source=None):
+def _smallest(pairs, n):
+    """The smallest node of every node's component: a union-find whose parents are never larger than the node."""
+    parent = list(range(n))
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = x = parent[parent[x]]
+        return x
+
+    for a, b in pairs.tolist():
+        a, b = find(a), find(b)
+        if a > b:
+            a, b = b, a
+        parent[b] = a
+    for x in range(n):  # in increasing order, parents first: each node then points at its root
+        parent[x] = parent[parent[x]]
+    return parent
+
+
+@functools.lru_cache(maxsize=4)  # a caller often searches one graph from several sources
+def _neighbours(pairs):
+    """Neighbours of every node of the ``pairs`` (as bytes), each with the index of its pair, in pair order."""
+    neighbours = {}
+    for e, (a, b) in enumerate(np.frombuffer(pairs, dtype=np.intp).reshape(-1, 2).tolist()):
+        neighbours.setdefault(a, []).append((b, e))
+        neighbours.setdefault(b, []).append((a, e))
+    return neighbours
+
+
+def breadth_first(pairs, n, source=None, until=None):
     """Breadth-first search from ``source`` over the edges ``pairs`` between nodes ``0 .. n - 1``.
 
-    Each node's neighbours are visited in the order of the pairs, so ties
-    between equally short paths go to the earlier pairs. With ``source``
-    None, every component is searched from its smallest node (a spanning
-    forest). Returns ``(order, via)``: the nodes reached, in the order
-    visited, and for every node the index of the pair through which it was
-    reached (-1 for a start node and for nodes not reached).
+    Neighbours are visited in pair order (ties go to earlier pairs). With
+    ``source`` None, every component is searched from its smallest node, all
+    at once (a spanning forest). Returns ``(order, via)``: the nodes reached,
+    in order, and for every node the pair that reached it (-1 if none). With
+    ``until``, the search stops once that node is reached.
 
     Examples
     --------
@@ -155,41 +185,46 @@ def breadth_first(pairs, n, source=None):
     ([0, 1, 2], [-1, 0, 2, -1])
     """
     pairs = _as_pairs(pairs)
-    m = len(pairs)
-    src, dst = np.r_[pairs[:, 0], pairs[:, 1]], np.r_[pairs[:, 1], pairs[:, 0]]
-    edge = np.r_[np.arange(m), np.arange(m)]
-    start, size = source, n
-    if source is None:  # one extra node, joined to the smallest node of every component, roots the forest
-        roots = np.unique(components(pairs, n)[1], return_index=True)[1]
-        src, dst = np.r_[src, np.full(roots.size, n)], np.r_[dst, roots]
-        edge, start, size = np.r_[edge, m + np.arange(roots.size)], n, n + 1
-    order = np.lexsort((edge, src))  # by node, then pair: csgraph visits neighbours in stored order
-    src, dst, edge = src[order], dst[order], edge[order]
-    indptr = np.searchsorted(src, np.arange(size + 1))
-    graph = sp.csr_matrix((np.ones(dst.size), dst, indptr), shape=(size, size))
-    visited, predecessor = breadth_first_order(graph, start, directed=True, return_predecessors=True)
-    via = np.full(size, np.iinfo(np.intp).max)
-    tree = predecessor[dst] == src  # stored edges from a node's predecessor to it: the first one reached it
-    np.minimum.at(via, dst[tree], edge[tree])
-    via[via >= m] = -1  # start nodes, unreached nodes, the extra node's edges
-    return (visited[1:], via[:n]) if source is None else (visited, via)
+    neighbours = _neighbours(pairs.tobytes())
+    if source is not None:
+        roots = [source]
+    elif n + len(pairs) > _SMALL:
+        roots = np.unique(components(pairs, n)[1], return_index=True)[1].tolist()
+    else:
+        roots = [x for x, root in enumerate(_smallest(pairs, n)) if x == root]
+    seen = np.zeros(n, dtype=np.uint8)
+    seen[roots] = 1
+    seen, edges = bytearray(seen), []  # a bytearray is quick to read one node at a time
+    queue = [r for r in roots if r in neighbours]
+    start = len(queue)
+    for u in queue:  # nodes are appended as they are reached
+        for v, e in neighbours[u]:
+            if not seen[v]:
+                seen[v] = 1
+                queue.append(v)
+                edges.append(e)
+        if until is not None and seen[until]:
+            break
+    via = np.full(n, -1, dtype=np.intp)
+    via[queue[start:]] = edges
+    return np.array(roots + queue[start:], dtype=np.int32), via
 
 
 def shortest_path(pairs, n, source, target):
-    """Indices of the pairs on a shortest path from ``source`` to ``target``, in path order.
+    """Indices of the pairs on a shortest path from ``source`` to ``target``, walked back from ``target``.
 
-    Breadth-first (see :func:`breadth_first` for ties). Returns None when
-    ``target`` cannot be reached, ``[]`` when it is ``source``.
+    Breadth-first from ``source`` (see :func:`breadth_first` for ties).
+    Returns None when ``target`` cannot be reached, ``[]`` when it is ``source``.
 
     Examples
     --------
-    >>> shortest_path([(0, 1), (2, 1), (2, 3), (0, 3)], 5, 1, 3)
-    [0, 3]
+    >>> shortest_path([(0, 1), (2, 1), (2, 3), (0, 3)], 5, 1, 3)  # 3 -(pair 3)- 0 -(pair 0)- 1
+    [3, 0]
     >>> shortest_path([(0, 1)], 5, 0, 4) is None
     True
     """
     pairs = _as_pairs(pairs)
-    _, via = breadth_first(pairs, n, source)
+    _, via = breadth_first(pairs, n, source, until=target)
     if via[target] < 0:
         return [] if target == source else None
     path, node = [], target
@@ -197,7 +232,7 @@ def shortest_path(pairs, n, source, target):
         e = int(via[node])
         path.append(e)
         node = int(pairs[e, 0] if pairs[e, 1] == node else pairs[e, 1])
-    return path[::-1]
+    return path
 
 
 def relabel(labels, *, return_order=False):

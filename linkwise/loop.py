@@ -135,10 +135,8 @@ class ActiveSession:
 
     def __init__(self, estimator, X, queryable=None):
         if not isinstance(estimator, ActiveEstimator):
-            raise InvalidParameterError(
-                "The 'estimator' argument of ActiveSession must be an active estimator "
-                f"(COBRAS, COBRA, ActiveClustering, ...), got {type(estimator).__name__}."
-            )
+            raise InvalidParameterError("The 'estimator' argument of ActiveSession must be an active estimator "
+                                        f"(COBRAS, COBRA, ActiveClustering, ...), got {type(estimator).__name__}.")
         self._start(clone(estimator), X, queryable)
 
     @classmethod
@@ -152,9 +150,8 @@ class ActiveSession:
         owner = f"{type(estimator).__name__}.fit"
         estimator._validate_params()
         # the loop owns the budget, so it alone checks it
-        max_queries = check_scalar(
-            getattr(estimator, "max_queries", None), "max_queries", estimator, kind="int", low=0, none_ok=True
-        )
+        max_queries = check_scalar(getattr(estimator, "max_queries", None), "max_queries", estimator, kind="int", low=0,
+                                   none_ok=True)
         X = check_data(estimator._as_table(X), estimator, ensure_min_samples=2)
         X = X / scale if (scale := magnitude_scale(X)) != 1.0 else X
         n = X.shape[0]
@@ -169,26 +166,22 @@ class ActiveSession:
         self._advance(None)
 
     def __reduce__(self):
-        raise TypeError(
-            "An ActiveSession cannot be pickled or copied: it holds the method's suspended question "
-            "generator. Save its answers instead (session.query_log) and resume with "
-            "ActiveSession(estimator, X).replay({(i, j): answer for i, j, answer in query_log}), using "
-            "the same data and estimator parameters with a fixed random_state (the session file does this)."
-        )
+        raise TypeError("An ActiveSession cannot be pickled or copied: it holds the method's suspended question "
+                        "generator. Save its answers instead (session.query_log) and resume with "
+                        "ActiveSession(estimator, X).replay({(i, j): answer for i, j, answer in query_log}), using "
+                        "the same data and estimator parameters with a fixed random_state (the session file does "
+                        "this).")
 
     # -- driving the generator ---------------------------------------------
     def _checked(self, item):
         try:
             i, j = (int(v) for v in item)
         except (TypeError, ValueError):
-            raise TypeError(
-                f"{type(self.estimator_).__name__} yielded {item!r}; a question generator must yield (i, j) pairs."
-            ) from None
+            raise TypeError(f"{type(self.estimator_).__name__} yielded {item!r}; a question generator must yield (i, "
+                            "j) pairs.") from None
         if i == j or not (self._ctx.queryable_mask[i] and self._ctx.queryable_mask[j]):
-            raise RuntimeError(
-                f"{type(self.estimator_).__name__} asked about ({i}, {j}); questions must be about two "
-                "different queryable rows. This is a bug in the method."
-            )
+            raise RuntimeError(f"{type(self.estimator_).__name__} asked about ({i}, {j}); questions must be about two "
+                               "different queryable rows. This is a bug in the method.")
         return i, j, isinstance(item, Recheck)
 
     def _advance(self, answer):
@@ -240,15 +233,11 @@ class ActiveSession:
         except (TypeError, ValueError):
             same = False
         if not same:
-            raise InvalidParameterError(
-                f"The 'pair' argument of ActiveSession.tell must be the pending question "
-                f"{self._pending}, got {pair!r}."
-            )
+            raise InvalidParameterError(f"The 'pair' argument of ActiveSession.tell must be the pending question "
+                                        f"{self._pending}, got {pair!r}.")
         if answer is not None and not isinstance(answer, (bool, np.bool_)):
-            raise InvalidParameterError(
-                "The 'answer' argument of ActiveSession.tell must be True (same cluster), "
-                f"False (different clusters) or None (don't know), got {answer!r}."
-            )
+            raise InvalidParameterError("The 'answer' argument of ActiveSession.tell must be True (same cluster), "
+                                        f"False (different clusters) or None (don't know), got {answer!r}.")
         (i, j), ctx = self._pending, self._ctx
         answer = None if answer is None else bool(answer)
         if answer is None:
@@ -266,12 +255,10 @@ class ActiveSession:
             # rather than leave the answered pair pending (answering it again would charge it twice)
             self._gen = self._review = self._pending = None
             self.error = error
-            error.add_note(
-                f"ActiveSession: the answer to {(i, j)} was kept (question {ctx.n_queries}), but "
-                f"{type(self.estimator_).__name__} failed on it, so the session is done: every answer is "
-                "kept (finish(), or constraints_ and query_log_ after fit). To go on without that answer, "
-                "start a new session and replay() the others."
-            )
+            error.add_note(f"ActiveSession: the answer to {(i, j)} was kept (question {ctx.n_queries}), but "
+                           f"{type(self.estimator_).__name__} failed on it, so the session is done: every answer is "
+                           "kept (finish(), or constraints_ and query_log_ after fit). To go on without that answer, "
+                           "start a new session and replay() the others.")
             raise
         finally:
             if self.estimator_._anytime:
@@ -402,10 +389,8 @@ class ActiveEstimator(BaseEstimator):
             ``query_log_`` and ``n_queries_`` keep the answers so far.
         """
         if not callable(getattr(oracle, "query", None)):
-            raise InvalidParameterError(
-                f"The 'oracle' argument of {type(self).__name__}.fit must have a query(i, j) method "
-                f"(e.g. linkwise.LabelOracle(y)), got {type(oracle).__name__}."
-            )
+            raise InvalidParameterError(f"The 'oracle' argument of {type(self).__name__}.fit must have a query(i, j) "
+                                        f"method (e.g. linkwise.LabelOracle(y)), got {type(oracle).__name__}.")
         session = ActiveSession._fitting(self, X, queryable)
         try:
             while (pair := session.ask()) is not None:

@@ -13,9 +13,8 @@ __all__ = ["ari", "nmi", "pairwise_precision_recall_f", "pairwise_f_measure", "c
 def _check_labelings(y_true, y_pred):
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
     if y_true.ndim != 1 or y_pred.shape != y_true.shape:
-        raise InvalidParameterError(
-            f"'y_true' and 'y_pred' must be 1-D arrays of the same length, got shapes {y_true.shape} and {y_pred.shape}."
-        )
+        raise InvalidParameterError("'y_true' and 'y_pred' must be 1-D arrays of the same length, got shapes "
+                                    f"{y_true.shape} and {y_pred.shape}.")
     return y_true, y_pred
 
 

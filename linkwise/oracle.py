@@ -49,9 +49,8 @@ class LabelOracle:
     def __init__(self, y, noise=0.0, random_state=None):
         self.y = y = np.asarray(y)
         if y.ndim != 1 or y.size < 2:
-            raise InvalidParameterError(
-                f"The 'y' argument of LabelOracle must be a 1-D array of at least 2 labels, got shape {y.shape}."
-            )
+            raise InvalidParameterError("The 'y' argument of LabelOracle must be a 1-D array of at least 2 labels, "
+                                        f"got shape {y.shape}.")
         self.noise = check_scalar(noise, "noise", "LabelOracle", kind="float", low=0.0, high=1.0)
         # one integer seed: the flip of pair (i, j) is a pure function of (seed, i, j)
         self._seed = int(check_random_state(random_state).randint(2**31 - 1))
@@ -93,15 +92,13 @@ class CallbackOracle:
     def __init__(self, fn):
         if not callable(fn):
             raise InvalidParameterError(f"The 'fn' argument of CallbackOracle must be callable, got {fn!r}.")
-        self.fn = fn
-        self.n_queries = 0
+        self.fn, self.n_queries = fn, 0
 
     def query(self, i, j):
         """Ask ``fn`` about ``(i, j)`` and check its answer."""
         answer = self.fn(i, j)
         if answer is not None and not isinstance(answer, (bool, np.bool_)):
-            raise InvalidParameterError(
-                f"The callback of CallbackOracle must return True, False or None, got {answer!r} for ({i}, {j})."
-            )
+            raise InvalidParameterError("The callback of CallbackOracle must return True, False or None, got "
+                                        f"{answer!r} for ({i}, {j}).")
         self.n_queries += 1
         return None if answer is None else bool(answer)

@@ -19,6 +19,7 @@ from linkwise.graph import (
     relabel,
     shortest_path,
 )
+from linkwise.graph import _SMALL
 
 
 @st.composite
@@ -73,6 +74,8 @@ def test_components_match_union_find(graph):
     n_components, labels = components(pairs, n)
     expected = reference_labels(pairs, n)
     assert labels.tolist() == expected and n_components == max(expected) + 1
+    n_big, labels = components(pairs, n + _SMALL)  # past _SMALL, scipy's csgraph: the same numbering
+    assert labels[:n].tolist() == expected and n_big == n_components + _SMALL
 
 
 @settings(max_examples=200, deadline=None)
@@ -82,9 +85,17 @@ def test_breadth_first_matches_a_queue_search_in_pair_order(graph, data):
     source = data.draw(st.integers(0, n - 1))
     order, via = breadth_first(pairs, n, source)
     assert (order.tolist(), via.tolist()) == reference_bfs(pairs, n, [source])
+    until = data.draw(st.integers(0, n - 1))
+    early, early_via = breadth_first(pairs, n, source, until=until)  # the same search, stopped once until is reached
+    assert early.tolist() == order.tolist()[: len(early)] and (until in early.tolist()) == (until in order.tolist())
+    assert all(early_via[v] == via[v] for v in early.tolist())
     order, via = breadth_first(pairs, n)  # the forest: every component from its smallest node
     expected_order, expected_via = reference_bfs(pairs, n, range(n))
     assert via.tolist() == expected_via and sorted(order.tolist()) == sorted(expected_order) == list(range(n))
+    labels = reference_labels(pairs, n)
+    smallest = [labels.index(c) for c in range(max(labels) + 1)]
+    rooted, _ = reference_bfs(list(pairs) + [(n, r) for r in smallest], n + 1, [n])  # all components at once
+    assert order.tolist() == rooted[1:]
 
 
 @settings(max_examples=200, deadline=None)
@@ -97,19 +108,19 @@ def test_shortest_path_is_a_shortest_walk(graph, data):
     if labels[source] != labels[target]:
         assert path is None
         return
-    node = source
-    for e in path:  # a walk from source to target along the pairs
+    node = target
+    for e in path:  # a walk back from target to source along the pairs
         a, b = pairs[e]
         assert node in (a, b)
         node = b if node == a else a
-    assert node == target
+    assert node == source
     _, via = reference_bfs(pairs, n, [source])  # as short as the search's distance, same ties
     expected, node = [], target
     while node != source:
         expected.append(via[node])
         a, b = pairs[via[node]]
         node = a if b == node else b
-    assert path == expected[::-1]
+    assert path == expected
 
 
 @settings(max_examples=200, deadline=None)

@@ -93,7 +93,7 @@ def test_a_folder_is_a_session_table(tmp_path):
     assert data.X.shape == (4, 348) and data.image_root == tmp_path / "photos"
     assert data.options["id_column"] == data.options["image_column"] == "file"
     assert data.item(1) == {"row": 1, "id": "img01.png", "fields": [["size", "32×24 px, 0.1 KB"]], "text": None,
-                            "image": True, "image_error": None}
+                            "image": True, "image_error": None, "series": None}
     assert data.dropped_columns == {}
 
 
@@ -112,8 +112,8 @@ def test_image_column_and_embedding_columns_of_a_csv(tmp_path):
     frame.to_csv(path, index=False)
     assert load_data(path, image_column="picture").X.shape == (4, 6)  # numeric columns: the images are only shown
     assert load_data(path, features=["emb_1:emb_3"]).X.shape == (4, 3)
-    both = load_data(path, image_column="picture", features=["size", "emb_4:emb_0", "picture"])
-    assert both.X.shape == (4, 6 + 348) and both.options["features"] == ["size", "emb_4:emb_0", "picture"]
+    both = load_data(path, image_column="picture", features=["size", "emb_0:emb_4", "picture"])
+    assert both.X.shape == (4, 6 + 348) and both.options["features"] == ["size", "emb_0:emb_4", "picture"]
     frame.loc[2, "picture"] = "img/missing.png"
     frame.to_csv(path, index=False)
     with pytest.raises(InvalidParameterError, match="images of column 'picture': Image 'img/missing.png' not found"):

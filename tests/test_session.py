@@ -1,5 +1,6 @@
 """HumanSession: persistence, replay, undo, one answer per question, contradictions."""
 
+import json
 import sqlite3
 
 import numpy as np
@@ -143,6 +144,21 @@ def test_refuses_other_data_options_or_method(iris_data, tmp_path):
     assert same.state()["n_answered"] == 2
     same.close()
     assert len(sqlite3.connect(path).execute("SELECT * FROM answers").fetchall()) == 2
+
+
+def test_a_file_from_before_a_parameter_existed_resumes_with_its_default(iris_data, tmp_path):
+    data, y = iris_data
+    path = tmp_path / "s.db"
+    session = HumanSession(path, data, lw.COBRAS(max_queries=20, random_state=0))
+    answer_from(session, y, 2)
+    session.close()
+    with sqlite3.connect(path) as db:  # as an older linkwise wrote it: COBRAS had no metric, window, cache
+        db.execute("UPDATE meta SET value = ? WHERE key = 'params'", (json.dumps({"max_queries": 20, "random_state": 0}),))
+    with pytest.raises(SessionFileError, match=r"metric='euclidean' \(asked: 'dtw'\)"):
+        HumanSession(path, data, lw.COBRAS(max_queries=20, metric="dtw"))
+    same = HumanSession(path, data, lw.COBRAS(max_queries=20))
+    assert same.state()["n_answered"] == 2
+    same.close()
 
 
 def test_a_failed_start_leaves_no_session_file(iris_data, tmp_path):

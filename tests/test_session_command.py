@@ -178,8 +178,8 @@ def test_unknown_parameter_is_one_line(tmp_path, iris_file):
     result = run("cluster", data_path, "--param", "bogus=1", "--ui", "terminal")
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert result.output == (
-        "Error: Auto has no parameter 'bogus'; its parameters are: cache, max_queries, max_samples, n_clusters, "
-        "n_jobs, noise, noise_probability, random_state.\n")
+        "Error: Auto has no parameter 'bogus'; its parameters are: cache, max_queries, max_samples, metric, "
+        "n_clusters, n_jobs, noise, noise_probability, random_state, window.\n")
 
 
 def test_encoding_is_kept_in_the_session(tmp_path, iris_file):

@@ -44,7 +44,7 @@ def test_csv_and_parquet_give_the_same_data_and_fingerprint(tmp_path, iris_file)
     [
         ({"id_column": "nope"}, "'nope' is not a column of the data; columns are: name, "),
         ({"features": ["species"]}, "'species' is not numeric"),
-        ({"features": ["petal_width", "ghost"]}, "feature column 'ghost' is not a column"),
+        ({"features": ["petal_width", "ghost"]}, "feature column: .ghost. is not a column"),
         ({"id_column": "species"}, "not unique: 'setosa' appears twice"),
         ({"scale": "log"}, "The 'scale' argument of load_data must be one of"),
     ],

@@ -73,9 +73,8 @@ class QueryStrategy(BaseEstimator):
         owner = f"{type(self).__name__}.collect"
         n_clusters = check_scalar(n_clusters, "n_clusters", owner, kind="int", low=1, role="argument")
         clusterer = PCKMeans(n_clusters=n_clusters) if self._needs_clusterer else None
-        run = _Collect(
-            strategy=self, n_clusters=n_clusters, clusterer=clusterer, max_queries=max_queries, random_state=random_state
-        )
+        run = _Collect(strategy=self, n_clusters=n_clusters, clusterer=clusterer, max_queries=max_queries,
+                       random_state=random_state)
         return run.fit(X, oracle, queryable).constraints_
 
 
@@ -94,11 +93,8 @@ class ConstrainedFit:
         template = clone(clusterer)
         if template.get_params().get("random_state", 0) is None:
             template.set_params(random_state=ctx.rng.randint(np.iinfo(np.int32).max))
-        self.template = template
-        self.ctx = ctx
-        self.closure = constraint_form(clusterer, constraints) == "closure"
-        self.fitted = None
-        self._key = None
+        self.template, self.ctx, self.closure = template, ctx, constraint_form(clusterer, constraints) == "closure"
+        self.fitted = self._key = None
 
     def labels(self):
         """Labels of every row from the clusterer fitted on the answers so far."""
@@ -117,14 +113,10 @@ class ConstrainedFit:
         except ValueError as error:
             if self.template.get_params().get("on_infeasible") != "raise":
                 raise
-            warnings.warn(
-                f"{type(self.template).__name__} found no clustering that keeps all {len(ml)} must-links and "
-                f"{len(cl)} cannot-links ({error}); wrong answers can cause this. Refitted with "
-                "on_infeasible='relax' (the fewest cannot-links broken) for the rest of the run; pass "
-                "on_infeasible='relax' to the clusterer to silence this warning.",
-                UserWarning,
-                stacklevel=2,
-            )
+            warnings.warn(f"{type(self.template).__name__} found no clustering that keeps all {len(ml)} must-links and "
+                          f"{len(cl)} cannot-links ({error}); wrong answers can cause this. Refitted with "
+                          "on_infeasible='relax' (the fewest cannot-links broken) for the rest of the run; pass "
+                          "on_infeasible='relax' to the clusterer to silence this warning.", UserWarning, stacklevel=2)
             self.template.set_params(on_infeasible="relax")
             return clone(self.template).fit(self.ctx.X, ml=ml, cl=cl)
 
@@ -141,16 +133,13 @@ def check_clusterer(clusterer, owner):
     params = clusterer.get_params() if hasattr(clusterer, "get_params") else {}
     fit = getattr(clusterer, "fit", None)
     if not callable(fit) or "n_clusters" not in params:
-        raise InvalidParameterError(
-            f"The 'clusterer' parameter of {owner} must be a constrained clusterer with fit(X, ml=, cl=) "
-            f"and an n_clusters parameter (e.g. linkwise.PCKMeans(n_clusters=3)), got {type(clusterer).__name__}."
-        )
+        raise InvalidParameterError(f"The 'clusterer' parameter of {owner} must be a constrained clusterer with fit(X, "
+                                    "ml=, cl=) and an n_clusters parameter (e.g. linkwise.PCKMeans(n_clusters=3)), "
+                                    f"got {type(clusterer).__name__}.")
     if not _takes_pairs(fit):
-        raise InvalidParameterError(
-            f"The 'clusterer' parameter of {owner} must take pairwise constraints, fit(X, ml=, cl=), "
-            f"but {type(clusterer).__name__}.fit has no ml / cl arguments. Use a constrained clusterer "
-            "(linkwise.PCKMeans, MPCKMeans, COPKMeans or MKMeans)."
-        )
+        raise InvalidParameterError(f"The 'clusterer' parameter of {owner} must take pairwise constraints, fit(X, ml=, "
+                                    f"cl=), but {type(clusterer).__name__}.fit has no ml / cl arguments. Use a "
+                                    "constrained clusterer (linkwise.PCKMeans, MPCKMeans, COPKMeans or MKMeans).")
     return check_scalar(params["n_clusters"], "n_clusters", f"{owner}'s clusterer", kind="int", low=1)
 
 
@@ -168,10 +157,8 @@ def _takes_pairs(fit):
 def run_strategy(strategy, ctx, n_clusters, fit_labels):
     """Validate a strategy against the data and run its question generator."""
     if n_clusters > ctx.n_samples:
-        raise InvalidParameterError(
-            f"n_clusters={n_clusters} is larger than the number of rows of X ({ctx.n_samples}); "
-            "ask for at most one cluster per row."
-        )
+        raise InvalidParameterError(f"n_clusters={n_clusters} is larger than the number of rows of X "
+                                    f"({ctx.n_samples}); ask for at most one cluster per row.")
     strategy._validate_params()
     return strategy._questions(ctx, n_clusters, fit_labels)
 

@@ -119,8 +119,7 @@ class _Clusters:
 
     def __init__(self, flat, n_codes):
         self.flat, self.n_codes = flat, n_codes
-        self.reps = []
-        self.sizes = []
+        self.reps, self.sizes = [], []
         self.sums = np.zeros((flat.shape[0], 0))
         self.owner = np.full(flat.shape[0], -1, dtype=np.intp)  # cluster of each row, -1: none
 

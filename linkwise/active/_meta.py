@@ -100,10 +100,9 @@ class ActiveClustering(ActiveEstimator):
     def _validate_params(self):
         check_clusterer(self.clusterer, type(self).__name__)
         if not isinstance(self.strategy, QueryStrategy):
-            raise InvalidParameterError(
-                "The 'strategy' parameter of ActiveClustering must be a query strategy from linkwise.active "
-                f"(Random, ExploreConsolidate, MinMax, NPU, Committee), got {type(self.strategy).__name__}."
-            )
+            raise InvalidParameterError("The 'strategy' parameter of ActiveClustering must be a query strategy from "
+                                        "linkwise.active (Random, ExploreConsolidate, MinMax, NPU, Committee), got "
+                                        f"{type(self.strategy).__name__}.")
         check_option(self.constraints, "constraints", self, CONSTRAINT_FORMS)
 
     def _questions(self, ctx):

@@ -43,10 +43,8 @@ class _ColumnMagnitude(TransformerMixin, BaseEstimator):
 class _BayesianModelMixin:
     """Parameters, their checks and the particle filter shared by both estimators."""
 
-    def __init__(
-        self, n_clusters=2, *, n_particles=None, lam=10.0, tau=1.0, eps=0.05, n_mcmc_steps=5, fit_intercept=True,
-        random_state=None,
-    ):
+    def __init__(self, n_clusters=2, *, n_particles=None, lam=10.0, tau=1.0, eps=0.05, n_mcmc_steps=5,
+                 fit_intercept=True, random_state=None):
         self.n_clusters, self.n_particles, self.lam, self.tau, self.eps = n_clusters, n_particles, lam, tau, eps
         self.n_mcmc_steps, self.fit_intercept, self.random_state = n_mcmc_steps, fit_intercept, random_state
 
@@ -70,10 +68,8 @@ class _BayesianModelMixin:
 
     def _particle_filter(self, X, rng, min_ess=1.0):
         n_particles = self.n_particles or 2 * X.shape[1] * self.n_clusters
-        return ParticleFilter(
-            self._design(X), self.n_clusters, n_particles, lam=self.lam, tau=self.tau, eps=self.eps,
-            n_mcmc_steps=self.n_mcmc_steps, n_init_steps=_INIT_STEPS, rng=rng, min_ess=min_ess,
-        )
+        return ParticleFilter(self._design(X), self.n_clusters, n_particles, lam=self.lam, tau=self.tau, eps=self.eps,
+                              n_mcmc_steps=self.n_mcmc_steps, n_init_steps=_INIT_STEPS, rng=rng, min_ess=min_ess)
 
 
 _PARAMETERS_DOC = """n_particles : int or None, default=None
@@ -177,14 +173,10 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
 
     _anytime = True
 
-    def __init__(
-        self, n_clusters=2, *, criterion="info", n_particles=None, lam=10.0, tau=1.0, eps=0.05, n_mcmc_steps=5,
-        fit_intercept=True, candidate_pairs=10000, max_queries=None, random_state=None,
-    ):
-        super().__init__(
-            n_clusters, n_particles=n_particles, lam=lam, tau=tau, eps=eps, n_mcmc_steps=n_mcmc_steps,
-            fit_intercept=fit_intercept, random_state=random_state,
-        )
+    def __init__(self, n_clusters=2, *, criterion="info", n_particles=None, lam=10.0, tau=1.0, eps=0.05, n_mcmc_steps=5,
+                 fit_intercept=True, candidate_pairs=10000, max_queries=None, random_state=None):
+        super().__init__(n_clusters, n_particles=n_particles, lam=lam, tau=tau, eps=eps, n_mcmc_steps=n_mcmc_steps,
+                         fit_intercept=fit_intercept, random_state=random_state)
         self.criterion, self.candidate_pairs, self.max_queries = criterion, candidate_pairs, max_queries
 
     def _validate_params(self):
@@ -313,12 +305,9 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
                 particles.add(a, b, must)
         self.dropped_constraints_ = np.asarray(dropped, dtype=np.intp).reshape(-1, 2)
         if dropped:
-            warnings.warn(
-                f"BayesianClustering skipped {len(dropped)} constraint(s) that would close a cycle in the "
-                "constraint graph (the model needs a forest); see dropped_constraints_.",
-                UserWarning,
-                stacklevel=2,
-            )
+            warnings.warn(f"BayesianClustering skipped {len(dropped)} constraint(s) that would close a cycle in the "
+                          "constraint graph (the model needs a forest); see dropped_constraints_.", UserWarning,
+                          stacklevel=2)
         W_map = particles.map_estimate()
         labels = particles.model.labels(W_map)
         # the model is symmetric in the cluster order: number clusters by first appearance, unused

@@ -78,9 +78,8 @@ class ConstraintForest:
 
     def with_edge(self, a, b, must):
         """A new forest with one more answered pair (which must not close a cycle)."""
-        return ConstraintForest(
-            self.n_samples, np.vstack([self.pairs, [[a, b]]]), np.append(self.pair_must, bool(must))
-        )
+        pairs, must = np.vstack([self.pairs, [[a, b]]]), np.append(self.pair_must, bool(must))
+        return ConstraintForest(self.n_samples, pairs, must)
 
     def coefficients(self, eps):
         """``(a, b)`` of every node's edge to its parent, shaped to broadcast over (node, particle, k)."""

@@ -80,10 +80,8 @@ class Model:
         s, d, k = W.shape
         W_rows = W.transpose(0, 2, 1).reshape(s * k, d).astype(dtype, copy=False)
         step = max(1, _BLOCK // (k * X.shape[0]))
-        total = [
-            _entropy_sum((W_rows[start * k : (start + step) * k] @ X.T).reshape(-1, k, X.shape[0]))
-            for start in range(0, s, step)
-        ]
+        total = [_entropy_sum((W_rows[start * k : (start + step) * k] @ X.T).reshape(-1, k, X.shape[0]))
+                 for start in range(0, s, step)]
         return np.concatenate(total) / X.shape[0]
 
     def log_likelihood(self, W, entropy_rows=None, dtype=np.float64):
@@ -130,9 +128,8 @@ class Model:
                 same += q_k[pa] * q_k[pb]
             out[chunk] = same
         if inside.any():
-            out[inside] = same_cluster_in_tree(
-                forest, beta, q_nodes, self.eps, forest.position[a[inside]], forest.position[b[inside]]
-            ).T
+            out[inside] = same_cluster_in_tree(forest, beta, q_nodes, self.eps, forest.position[a[inside]],
+                                               forest.position[b[inside]]).T
         return out.T
 
     def objective(self, w):

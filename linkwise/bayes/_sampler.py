@@ -108,9 +108,8 @@ class ParticleFilter:
 
     def _move(self, n_steps):
         """Slice-sample every particle under the current model (after computing its likelihood)."""
-        self.W, _ = elliptical_slice(
-            self.W, self._log_likelihood(self.W), self._log_likelihood, np.sqrt(self.model.lam), self.rng, n_steps
-        )
+        self.W, _ = elliptical_slice(self.W, self._log_likelihood(self.W), self._log_likelihood,
+                                     np.sqrt(self.model.lam), self.rng, n_steps)
 
     def p_must(self, a, b):
         """``P(z_ab = must-link | Z, W_s)`` of shape (n_particles, n_pairs)."""

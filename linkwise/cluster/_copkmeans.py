@@ -4,16 +4,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from linkwise._validation import check_option
-from linkwise.cluster._base import (
-    PairwiseKMeans,
-    _Run,
-    inertia,
-    kmeans_plusplus,
-    lloyd,
-    mean_update,
-    one_hot,
-    sq_distances,
-)
+from linkwise.cluster._base import (PairwiseKMeans, _Run, inertia, kmeans_plusplus, lloyd, mean_update, one_hot,
+                                    sq_distances)
 from linkwise.cluster._colouring import SearchGaveUp, colour
 from linkwise.cluster._graph import PairGraph
 from linkwise.exceptions import InconsistentConstraintError
@@ -111,12 +103,9 @@ class COPKMeans(PairwiseKMeans):
         inside = np.flatnonzero(group[cl[:, 0]] == group[cl[:, 1]])
         if inside.size:
             i, j = cl[inside[0]].tolist()
-            raise InconsistentConstraintError(
-                f"The cannot-link ({i}, {j}) given to COPKMeans.fit contradicts the must-links, "
-                f"which put {i} and {j} in the same cluster; remove one of them.",
-                pair=(i, j),
-                must_link=False,
-            )
+            raise InconsistentConstraintError(f"The cannot-link ({i}, {j}) given to COPKMeans.fit contradicts the "
+                                              f"must-links, which put {i} and {j} in the same cluster; remove one of "
+                                              "them.", pair=(i, j), must_link=False)
         # cannot-links between must-link groups: the groups are the graph's nodes
         group_pairs = np.unique(np.sort(group[cl], axis=1), axis=0)
         graph = PairGraph(np.empty((0, 2), dtype=np.intp), group_pairs)
@@ -153,11 +142,8 @@ class COPKMeans(PairwiseKMeans):
                     impossible = recolour(node_labels, graph.pair_nodes[bad].ravel(), node_cost)
                 except SearchGaveUp:
                     # the later of the two groups found every cluster blocked; report the first such
-                    later = np.where(
-                        schedule.batch[graph.pair_nodes[bad, 0]] > schedule.batch[graph.pair_nodes[bad, 1]],
-                        graph.pair_nodes[bad, 0],
-                        graph.pair_nodes[bad, 1],
-                    )
+                    u, v = graph.pair_nodes[bad].T
+                    later = np.where(schedule.batch[u] > schedule.batch[v], u, v)
                     failures.append(graph.points[later[np.argmin(schedule.batch[later])]])
                     return None
                 if impossible is not None:
@@ -178,24 +164,20 @@ class COPKMeans(PairwiseKMeans):
         together = np.flatnonzero(group == failed_group)
         point = int(together[0])
         with_ml = f" (with the {together.size - 1} points must-linked to it)" if together.size > 1 else ""
-        return ValueError(
-            f"COPKMeans could not place point {point}{with_ml} in any of its n_init={self.n_init} "
-            f"run(s): in the greedy order each of the {self.n_clusters} clusters already held a point "
-            f"it is cannot-linked to, and a search of {_SEARCH_STEPS} steps found no other assignment "
-            "(one may still exist). Try a larger n_init or n_clusters, or on_infeasible='relax' to "
-            "break the fewest cannot-links."
-        )
+        return ValueError(f"COPKMeans could not place point {point}{with_ml} in any of its n_init={self.n_init} "
+                          f"run(s): in the greedy order each of the {self.n_clusters} clusters already held a point "
+                          f"it is cannot-linked to, and a search of {_SEARCH_STEPS} steps found no other assignment "
+                          "(one may still exist). Try a larger n_init or n_clusters, or on_infeasible='relax' to "
+                          "break the fewest cannot-links.")
 
     def _unsatisfiable_error(self, groups, group):
         first = np.unique(group, return_index=True)[1][groups]  # one point per must-link group
         shown = ", ".join(str(p) for p in np.sort(first)[:_SHOWN])
         more = f" and {first.size - _SHOWN} more" if first.size > _SHOWN else ""
-        return ValueError(
-            f"No assignment to n_clusters={self.n_clusters} clusters honours the constraints given "
-            f"to COPKMeans.fit: the cannot-links among points {shown}{more} (with the points "
-            "must-linked to them) need more clusters (proved by exhaustive search). Use a larger "
-            "n_clusters, remove a cannot-link, or on_infeasible='relax' to break the fewest."
-        )
+        return ValueError(f"No assignment to n_clusters={self.n_clusters} clusters honours the constraints given "
+                          f"to COPKMeans.fit: the cannot-links among points {shown}{more} (with the points "
+                          "must-linked to them) need more clusters (proved by exhaustive search). Use a larger "
+                          "n_clusters, remove a cannot-link, or on_infeasible='relax' to break the fewest.")
 
 
 _SEARCH_STEPS = 50_000  # per cannot-link component and step; a few seconds at most

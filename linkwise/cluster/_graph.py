@@ -91,9 +91,7 @@ class Schedule:
     """
 
     def __init__(self, graph, batch, n_clusters):
-        self.batch = batch
-        self.n_clusters = n_clusters
-        self._points = graph.points
+        self.batch, self.n_clusters, self._points = batch, n_clusters, graph.points
         self._labels = None  # the nodes' labels, carried from one icm() call to the next
         self._steps = []
         if graph.n_nodes == 0:

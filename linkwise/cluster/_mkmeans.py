@@ -15,10 +15,8 @@ _RIDGE = 1e-3
 def _dissimilar_sample(n_samples, ml, rng):
     """Random pairs not must-linked (directly): the stand-in for missing cannot-links."""
     pairs = np.sort(rng.randint(n_samples, size=(max(100, 10 * len(ml)), 2)), axis=1)
-    linked = np.sort(ml, axis=1)
-    keep = (pairs[:, 0] != pairs[:, 1]) & ~np.isin(
-        pairs[:, 0] * n_samples + pairs[:, 1], linked[:, 0] * n_samples + linked[:, 1]
-    )
+    code = [n_samples, 1]  # (i, j), i < j -> i * n + j
+    keep = (pairs[:, 0] != pairs[:, 1]) & ~np.isin(pairs @ code, np.sort(ml, axis=1) @ code)
     return pairs[keep]
 
 
@@ -142,9 +140,8 @@ class MKMeans(PairwiseKMeans):
 
     def _fit(self, X, ml, cl, rng):
         L = learn_metric(X, ml, cl, full=self.metric == "full", rng=rng)
-        km = KMeans(
-            self.n_clusters, n_init=self.n_init, max_iter=self.max_iter, tol=self.tol, random_state=rng
-        ).fit(X @ L.T)
+        km = KMeans(self.n_clusters, n_init=self.n_init, max_iter=self.max_iter, tol=self.tol, random_state=rng)
+        km.fit(X @ L.T)
         labels = km.labels_
         centers = update_centers(X, labels, km.cluster_centers_ @ np.linalg.pinv(L).T)
         self._set_fitted(X, _Run(labels, centers, float(km.inertia_), int(km.n_iter_)))

@@ -157,19 +157,8 @@ class MPCKMeans(PairwiseKMeans):
     [0, 0, 0, 1, 1, 1]
     """
 
-    def __init__(
-        self,
-        n_clusters=8,
-        *,
-        metric="diagonal",
-        shared_metric=True,
-        w=0.5,
-        w_bar=0.03,
-        n_init=1,
-        max_iter=100,
-        tol=1e-4,
-        random_state=None,
-    ):
+    def __init__(self, n_clusters=8, *, metric="diagonal", shared_metric=True, w=0.5, w_bar=0.03, n_init=1,
+                 max_iter=100, tol=1e-4, random_state=None):
         super().__init__(n_clusters, n_init=n_init, max_iter=max_iter, tol=tol, random_state=random_state)
         self.metric, self.shared_metric, self.w, self.w_bar = metric, shared_metric, w, w_bar
 
@@ -223,12 +212,10 @@ class MPCKMeans(PairwiseKMeans):
             ml_broken = np.flatnonzero(graph.is_ml & (a != b))
             cl_broken = np.flatnonzero(~graph.is_ml & (a == b) & (slack[np.arange(a.size), a] > 0))
             ones = np.ones(X.shape[0])
-            blocks = (
-                metrics.scatter(X - centers[labels], labels, ones, k)
-                + metrics.scatter(delta[ml_broken], a[ml_broken], np.full(ml_broken.size, 0.5 * w), k)
-                + metrics.scatter(delta[ml_broken], b[ml_broken], np.full(ml_broken.size, 0.5 * w), k)
-                - metrics.scatter(delta[cl_broken], a[cl_broken], np.full(cl_broken.size, w_bar), k)
-            )
+            blocks = (metrics.scatter(X - centers[labels], labels, ones, k)
+                      + metrics.scatter(delta[ml_broken], a[ml_broken], np.full(ml_broken.size, 0.5 * w), k)
+                      + metrics.scatter(delta[ml_broken], b[ml_broken], np.full(ml_broken.size, 0.5 * w), k)
+                      - metrics.scatter(delta[cl_broken], a[cl_broken], np.full(cl_broken.size, w_bar), k))
             n_cl = np.bincount(a[cl_broken], minlength=k) * w_bar
             blocks += metrics.scatter(np.tile(extent, (k, 1)), np.arange(k), n_cl, k)
             metrics = metrics.updated(blocks, np.bincount(labels, minlength=k), shared=self.shared_metric)

@@ -107,9 +107,7 @@ class PCKMeans(PairwiseKMeans):
         centers = neighbourhood_centers(graph, X, x_sq, k, rng, cannot_link_seed=True)
         labels, centers, n_iter = lloyd(assign, mean_update(X), centers, self.max_iter, tol)
         violated = graph.violated(labels)
-        objective = (
-            0.5 * inertia(X, labels, centers)
-            + w * np.count_nonzero(violated & graph.is_ml)
-            + w_bar * np.count_nonzero(violated & ~graph.is_ml)
-        )
+        objective = (0.5 * inertia(X, labels, centers)
+                     + w * np.count_nonzero(violated & graph.is_ml)
+                     + w_bar * np.count_nonzero(violated & ~graph.is_ml))
         return _Run(labels, centers, objective, n_iter)

@@ -5,16 +5,8 @@ import numbers
 import numpy as np
 
 from linkwise._validation import owner_name
-from linkwise.cluster._base import (
-    KMeansFamily,
-    _Run,
-    inertia,
-    kmeans_plusplus,
-    lloyd,
-    mean_update,
-    sq_distances,
-    update_centers,
-)
+from linkwise.cluster._base import (KMeansFamily, _Run, inertia, kmeans_plusplus, lloyd, mean_update, sq_distances,
+                                    update_centers)
 from linkwise.exceptions import InvalidParameterError
 
 
@@ -39,21 +31,17 @@ def _check_seeds(y, n_samples, n_clusters, owner):
         return np.full(n_samples, -1, dtype=np.intp)
     arr, where = np.asarray(y), f"The 'y' argument of {owner_name(owner)}.fit"
     if arr.ndim != 1 or arr.shape[0] != n_samples:
-        raise InvalidParameterError(
-            f"{where} must be a 1-D array with one label per row of X ({n_samples}), got shape {arr.shape}."
-        )
+        raise InvalidParameterError(f"{where} must be a 1-D array with one label per row of X ({n_samples}), got shape "
+                                    f"{arr.shape}.")
     whole = arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))
     if not (arr.dtype.kind in "iu" or whole or all(isinstance(v, numbers.Integral) for v in arr.tolist())):
-        raise InvalidParameterError(
-            f"{where} must hold integer cluster labels (-1 for unlabeled rows), got dtype {arr.dtype}."
-        )
+        raise InvalidParameterError(f"{where} must hold integer cluster labels (-1 for unlabeled rows), got dtype "
+                                    f"{arr.dtype}.")
     arr = arr.astype(np.intp)
     bad = np.flatnonzero((arr < -1) | (arr >= n_clusters))
     if bad.size:
-        raise InvalidParameterError(
-            f"{where} has label {arr[bad[0]]} at row {bad[0]}; labels must be -1 (unlabeled) "
-            f"or a cluster in [0, {n_clusters - 1}] (n_clusters={n_clusters})."
-        )
+        raise InvalidParameterError(f"{where} has label {arr[bad[0]]} at row {bad[0]}; labels must be -1 (unlabeled) "
+                                    f"or a cluster in [0, {n_clusters - 1}] (n_clusters={n_clusters}).")
     return arr
 
 

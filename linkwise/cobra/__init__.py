@@ -1,14 +1,11 @@
 """COBRA, COBRAS and noise-robust COBRAS: active clustering without knowing the number of clusters.
 
-Both over-cluster the data into *super-instances* (small K-means clusters
-treated as units) and merge them by asking whether their representatives
-belong together, closest pairs first, letting transitivity and entailment
-answer as many pairs as possible. :class:`COBRA` fixes the number of
-super-instances in advance; :class:`COBRAS` refines them as it goes and can
-be stopped after any question; :class:`NoiseRobustCOBRAS` is COBRAS on a
-belief about the answers that finds and repairs wrong ones
-(:class:`NoisyAnswers`, which any active estimator can use as its
-knowledge, see :mod:`linkwise.loop`).
+They over-cluster the data into *super-instances* (small K-means clusters
+treated as units) and merge them by asking about their representatives,
+closest first. :class:`COBRA` fixes the number of super-instances;
+:class:`COBRAS` refines them as it goes and can stop after any question;
+:class:`NoiseRobustCOBRAS` is COBRAS on :class:`NoisyAnswers`, a belief that
+finds and repairs wrong answers (any active estimator's possible knowledge).
 
 Examples
 --------

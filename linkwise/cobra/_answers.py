@@ -2,14 +2,8 @@
 
 :class:`AnswerGraph` keeps every answer and a *belief*: one consistent
 labelling, with the strict :class:`~linkwise.ConstraintStore` of its closure
-for reuse. How likely an answer is wrong is its noise model
-(:mod:`linkwise.cobra._noise`); a contradiction is explained and repaired by
-its search (:mod:`linkwise.cobra._explain`).
-
-A believed answer is *weak* when nothing else confirms it: changing it alone
-leaves the belief consistent, so no other answer would notice if it were
-wrong. :meth:`AnswerGraph.verification` picks the question that would notice (one
-question can check several such answers at once).
+for reuse; its noise model is in :mod:`linkwise.cobra._noise`, the search that
+explains and repairs a contradiction in :mod:`linkwise.cobra._explain`.
 """
 
 from typing import NamedTuple
@@ -64,8 +58,7 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         The data: distances between answered points inform the prior that a
         pair is a must-link (:meth:`prior`).
     prior_strength : float, default=20
-        How many answers ``noise_probability`` counts as in
-        :meth:`noise_rate`.
+        How many answers ``noise_probability`` counts as (:meth:`noise_rate`).
     max_depth : int, default=4
         Most answers one explanation may change from the belief.
     max_nodes : int, default=2000
@@ -78,9 +71,8 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
     Attributes
     ----------
     store : ConstraintStore
-        Strict store of the believed answers (their closure is what reuse may
-        rely on). While :attr:`conflicted`, it holds the last consistent
-        belief plus the new answers that agree with it.
+        Strict store of the believed answers (while :attr:`conflicted`: the
+        last consistent belief and the new answers that agree with it).
     n_answers : int
         Answers recorded.
 
@@ -102,36 +94,33 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
     """
 
     def __init__(self, n, noise_probability, *, X=None, prior_strength=20, max_depth=4, max_nodes=2000, slack=2):
-        self.n = check_scalar(n, "n", "AnswerGraph", kind="int", low=1)
-        self.noise_probability = check_scalar(
-            noise_probability, "noise_probability", "AnswerGraph", kind="float", low=0.0, high=0.5,
-            include_low=False, include_high=False,
-        )
-        self.max_depth = check_scalar(max_depth, "max_depth", "AnswerGraph", kind="int", low=1)
-        self.max_nodes = check_scalar(max_nodes, "max_nodes", "AnswerGraph", kind="int", low=1)
-        self.slack = check_scalar(slack, "slack", "AnswerGraph", kind="int", low=0)
+        me = "AnswerGraph"
+        self.n = check_scalar(n, "n", me, kind="int", low=1)
+        self.noise_probability = check_scalar(noise_probability, "noise_probability", me, kind="float", low=0.0,
+                                              high=0.5, include_low=False, include_high=False)
+        self.max_depth = check_scalar(max_depth, "max_depth", me, kind="int", low=1)
+        self.max_nodes = check_scalar(max_nodes, "max_nodes", me, kind="int", low=1)
+        self.slack = check_scalar(slack, "slack", me, kind="int", low=0)
+        self.prior_strength = check_scalar(prior_strength, "prior_strength", me, kind="float", low=0.0,
+                                           include_low=False)
         self._X = X
         self._dist = []  # edge id -> distance between its points (with X)
         self._prior = (-1, None)  # (n_answers it was fitted on, prior per edge)
         self._rate = (None, None)  # ((n_answers, belief version) it was estimated on, rate)
         self._version = 0  # bumped when the belief is rebuilt
         self._support = (None, None)  # cached _confirmed()
-        self.prior_strength = check_scalar(
-            prior_strength, "prior_strength", "AnswerGraph", kind="float", low=0.0, include_low=False
-        )
+        self._components = (0, {})  # (n_pairs, labelling's bytes -> _labels), as one labelling is read many times
         self.store = ConstraintStore(self.n)
         self.n_answers = 0
         self._node_of = {}  # point -> node id
         self._points = []  # node id -> point
         self._edge_of = {}  # (i, j), i < j -> edge id
         self._ends = []  # edge id -> (node a, node b)
-        self._n_ml = []
-        self._n_cl = []
+        self._n_ml, self._n_cl = [], []  # edge id -> must-link answers, cannot-link answers
         self._belief = []  # edge id -> believed must-link
         self._confidence = {}  # edge id -> posterior of its belief when last repaired
         self._dirty = False  # belief may be inconsistent
 
-    # -- recording ----------------------------------------------------------
     def _node(self, point):
         node = self._node_of.get(point)
         if node is None:
@@ -140,11 +129,7 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         return node
 
     def add(self, i, j, must_link):
-        """Record an answer; return True if it contradicts the current belief.
-
-        A pair may be answered more than once (a re-asked question): its
-        answers are counted, and its belief follows their majority.
-        """
+        """Record an answer; True if it contradicts the belief. A re-answered pair's belief follows the majority."""
         i, j = pair_key(i, j)
         must_link = bool(must_link)
         self.n_answers += 1
@@ -163,11 +148,10 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         known = self.store.relation(i, j)
         if known is None:
             self.store.add(i, j, self._belief[e])
-            return False
-        if known == self._belief[e]:
-            return False
-        self._dirty = True
-        return True
+        elif known != self._belief[e]:
+            self._dirty = True
+            return True
+        return False
 
     @property
     def conflicted(self):
@@ -179,11 +163,9 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
     @property
     def contradicted(self):
         """True once some answer is known wrong: the belief contradicts one, or cannot hold them all."""
-        return self.conflicted or any(
-            cl if ml_believed else ml for ml_believed, ml, cl in zip(self._belief, self._n_ml, self._n_cl)
-        )
+        return self.conflicted or any(cl if ml_believed else ml
+                                      for ml_believed, ml, cl in zip(self._belief, self._n_ml, self._n_cl))
 
-    # -- queries about the belief ---------------------------------------------
     def relation(self, i, j):
         """Believed relation of ``(i, j)``: True, False or None (closure of the belief)."""
         return self.store.relation(i, j)
@@ -198,11 +180,7 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         return None if e is None else self._belief[e]
 
     def _bridges(self, mask):
-        """Which edges of those in ``mask`` lie on no cycle of that subgraph.
-
-        A breadth-first spanning forest; every other edge clears the tree
-        path it closes into a cycle.
-        """
+        """Which edges of ``mask`` lie on no cycle of them: the forest's edges minus the tree paths others close."""
         a, b = self._arrays()
         n_nodes = len(self._points)
         edges = np.flatnonzero(mask)
@@ -225,13 +203,9 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         return bridge
 
     def weak(self, i, j):
-        """Whether the believed answer about ``(i, j)`` stands alone.
-
-        True when it rests on a single answer (or a one-answer majority) and
-        changing it alone would leave the belief consistent, so that no other
-        answer confirms it: a must-link that is a bridge of the must-link
-        graph, or the only cannot-link between its two components.
-        """
+        """Whether the believed answer about ``(i, j)`` stands alone: it rests on a one-answer majority and
+        changing it alone leaves the belief consistent (a must-link bridge, or the only cannot-link between its
+        two components), so no other answer would notice if it were wrong."""
         e = self._edge_of.get(pair_key(i, j))
         if e is None or abs(self._n_ml[e] - self._n_cl[e]) > 1:
             return False
@@ -242,12 +216,8 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         return not self._confirmed()[e]
 
     def _confirmed(self):
-        """Which believed values changing alone would contradict the other answers.
-
-        A must-link on a cycle of must-links, or a cannot-link sharing its
-        two must-link components with another cannot-link. Read on a
-        consistent belief (cached until the next answer or repair).
-        """
+        """Which believed values other answers confirm (a must-link on a must-link cycle, a cannot-link between
+        two components another one also separates), on a consistent belief; cached until the next answer or repair."""
         key = (self.n_answers, self._version)
         if self._support[0] != key:
             values = np.array(self._belief, dtype=bool)
@@ -262,14 +232,18 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
             self._support = (key, confirmed)
         return self._support[1]
 
-    # -- consistency ----------------------------------------------------------
     def _arrays(self):
         ends = np.array(self._ends, dtype=np.intp).reshape(-1, 2)
         return ends[:, 0], ends[:, 1]
 
     def _labels(self, values, a, b):
-        """Must-link component of every node under ``values``."""
-        return components(np.column_stack([a[values], b[values]]), len(self._points))[1]
+        """Must-link component of every node under ``values`` (read-only)."""
+        if self._components[0] != values.size:
+            self._components = (values.size, {})
+        key = values.tobytes()
+        if key not in self._components[1]:
+            self._components[1][key] = components(np.column_stack([a[values], b[values]]), len(self._points))[1]
+        return self._components[1][key]
 
     def _conflict_cycle(self, values):
         """Edge ids of a shortest cycle with one cannot-link under ``values`` (that one first), or None."""
@@ -282,47 +256,30 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
             return None
         ml = np.flatnonzero(values)
         pairs = np.column_stack([a[ml], b[ml]])
-        best = None
-        for cl in bad.tolist():
-            path = ml[path_between(pairs, len(self._points), int(a[cl]), int(b[cl]))][::-1].tolist()
-            if best is None or len(path) + 1 < len(best):
-                best = [cl] + path
-        return best
+        cycles = ([cl] + ml[path_between(pairs, len(self._points), a[cl], b[cl])].tolist() for cl in bad.tolist())
+        return min(cycles, key=len)  # the first of the shortest
 
     def _rebuild(self, values):
         self._belief = [bool(v) for v in values]
-        store = ConstraintStore(self.n)
-        for (i, j), e in self._edge_of.items():
-            if self._belief[e]:
-                store.add(i, j, True)
-        for (i, j), e in self._edge_of.items():
-            if not self._belief[e]:
-                store.add(i, j, False)
-        self.store = store
+        self.store = ConstraintStore(self.n)
+        for (i, j), e in sorted(self._edge_of.items(), key=lambda item: not self._belief[item[1]]):  # must-links first
+            self.store.add(i, j, self._belief[e])
         self._dirty = False
         self._version += 1
 
     def adopt(self, explanations):
         """Make the most probable explanation the belief; return the pairs whose belief changed."""
-        best = explanations.best
-        old = np.array(self._belief, dtype=bool)
-        changed = np.flatnonzero(best != old)
-        posterior = explanations.posterior
-        for e in np.flatnonzero((explanations.values != best).any(axis=0)).tolist():
-            self._confidence[e] = float(posterior[explanations.values[:, e] == best[e]].sum())
+        best, values, posterior = explanations.best, explanations.values, explanations.posterior
+        changed = np.flatnonzero(best != np.array(self._belief, dtype=bool)).tolist()
+        for e in np.flatnonzero((values != best).any(axis=0)).tolist():
+            self._confidence[e] = float(posterior[values[:, e] == best[e]].sum())
         self._rebuild(best)
         pairs = list(self._edge_of)
-        return [pairs[e] for e in changed.tolist()]
+        return [pairs[e] for e in changed]
 
     def corrections(self):
-        """Every answer the belief contradicts, with its evidence.
-
-        Returns
-        -------
-        corrections : list of Correction
-            One per answered pair whose belief differs from some answer given
-            about it, in order of first answer.
-        """
+        """Every answer the belief contradicts, with its evidence: a list of :class:`Correction`, one per answered
+        pair whose belief differs from some answer given about it, in order of first answer."""
         values = np.array(self._belief, dtype=bool)
         pairs = list(self._edge_of)
         out = []

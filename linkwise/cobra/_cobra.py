@@ -10,8 +10,7 @@ from linkwise._validation import InvalidParameterError, check_scalar
 
 __all__ = ["COBRA"]
 
-# COBRA runs K-means (one k-means++ start) once: on all points up to this many,
-# on a sample of this size beyond.
+# COBRA runs K-means once: on all points up to this many, on a sample of this size beyond.
 _EXACT_MAX = 20_000
 # Medoids are searched among at most this many queryable points of a super-instance.
 _MEDOID_CANDIDATES = 1000
@@ -29,13 +28,11 @@ class COBRA(SeriesMetric, SuperInstanceClustering):
     """Constraint-based repeated aggregation: cluster without knowing K.
 
     K-means over-clusters the data into ``n_super_instances`` super-instances,
-    each treated as one unit and represented by its medoid. Clusters of
-    super-instances are then merged bottom-up: the pair of clusters closest in
-    single linkage (between medoids) that no cannot-link separates is asked
-    about through its two closest medoids; a must-link merges them, a
-    cannot-link rules that pair out. It ends when every remaining pair of
-    clusters is separated by a cannot-link. Transitivity and entailment answer
-    many pairs without a question.
+    each a unit represented by its medoid. Clusters are merged bottom-up: the
+    two closest in single linkage (between medoids) that no cannot-link
+    separates are asked about through their closest medoids; a must-link
+    merges them. It ends when every pair of clusters is separated by a
+    cannot-link; transitivity and entailment answer many pairs for free.
 
     With perfect super-instances and must-links closer than cannot-links it
     asks exactly ``N_S - N_C + N_C * (N_C - 1) / 2`` questions (``N_S``
@@ -45,10 +42,9 @@ class COBRA(SeriesMetric, SuperInstanceClustering):
     ----------
     n_super_instances : int, default=50
         Number of K-means clusters to start from; at most the number of rows
-        of ``X``. Fewer super-instances result when ``X`` has fewer distinct
-        points, or when super-instances without a queryable row are merged
-        into the nearest one that has one (the paper's cross-validation
-        protocol).
+        of ``X``. Fewer result when ``X`` has fewer distinct points, or when
+        super-instances without a queryable row join the nearest one that has
+        one (the paper's cross-validation protocol).
     max_queries : int or None, default=None
         Optional budget; without it COBRA asks until nothing can be merged.
         When the budget runs out, the clustering of the merges so far is
@@ -62,34 +58,19 @@ class COBRA(SeriesMetric, SuperInstanceClustering):
 
     Attributes
     ----------
-    labels_ : ndarray of shape (n_samples,)
-        Cluster of every row.
-    super_instances_ : ndarray of shape (n_samples,)
-        Super-instance of every row.
-    representatives_ : ndarray of shape (n_super_instances,)
-        The row representing each super-instance (the one asked about),
-        indexed like ``super_instances_``.
-    constraints_ : ConstraintStore
-        Every answer.
-    query_log_ : list of (int, int, bool or None)
-        Questions in the order asked.
-    n_queries_ : int
-    labels_history_ : ndarray of shape (n_queries_, n_samples)
-        The clustering after each question.
+    labels_, super_instances_, representatives_, constraints_, query_log_, n_queries_, labels_history_
+        As in :class:`~linkwise.COBRAS`.
 
     Notes
     -----
-    K-means runs once, from one k-means++ start. Medoids are taken among the
-    queryable rows of each super-instance (the row with the smallest summed
-    distance to the others). The merging step scans the pairs of
-    super-instances once, in order of distance, skipping decided pairs in
-    vectorised blocks (restarting the scan after a merge, as Algorithm 1
-    does, would only revisit pairs already decided); it keeps an
-    ``N_S x N_S`` boolean matrix. Above 20,000 rows K-means is fitted on a
-    seeded sample and every row joins its nearest centre; medoids of large
-    super-instances are searched among 1,000 of their queryable rows. A
-    "don't know" answer leaves the pair undecided: the next closest pair of
-    super-instances between the same two clusters may be asked instead.
+    K-means runs once, from one k-means++ start (above 20,000 rows on a
+    seeded sample, every row joining its nearest centre). Medoids are taken
+    among the queryable rows (at most 1,000) of each super-instance. The
+    pairs of super-instances are scanned once, in order of distance, decided
+    pairs skipped in vectorised blocks (restarting after a merge, as
+    Algorithm 1 does, would only revisit decided pairs). "Don't know" leaves
+    the pair undecided: the next closest pair between the two clusters may
+    be asked instead.
 
     References
     ----------

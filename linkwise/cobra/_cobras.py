@@ -9,39 +9,31 @@ from linkwise.cobra._superinstances import (SuperInstanceClustering, SuperInstan
 
 __all__ = ["COBRAS"]
 
-# One k-means++ start per split (scikit-learn's default): three starts gave the
-# same learning curves on iris, wine, ecoli, dermatology and glass, at 1.5x the time.
+# One k-means++ start per split: three gave the same learning curves on iris, wine, ecoli, dermatology and glass.
 _N_INIT = 1
-# Super-instances with more rows are split lazily: the new ones are settled from the
-# K-means sample, and the rows are assigned a chunk per question of the merging phase.
+# Super-instances with more rows are split lazily (see the Notes of COBRAS).
 _LAZY_MIN = 1 << 17
 
 
 class COBRAS(SeriesMetric, SuperInstanceClustering):
     """Constraint-based repeated aggregation and splitting: an anytime COBRA.
 
-    COBRAS needs neither the number of clusters nor the number of
-    super-instances. It starts with one super-instance holding every point,
-    in one cluster, and repeats:
+    COBRAS needs neither the number of clusters nor of super-instances. From
+    one super-instance holding every point, it repeats:
 
-    1. take the largest super-instance (by number of rows) that can still be
-       split, and remove it from its cluster;
+    1. take the largest super-instance that can still be split out of its cluster;
     2. find its *split level*: split it in two with K-means and ask whether
-       the two representatives belong together; while the answer is
-       cannot-link, descend into one of the two halves (chosen at random)
-       and ask again. The level is the number of cannot-links (at least 1);
+       the two representatives belong together; while they are cannot-linked,
+       descend into a random half and ask again. The level is the number of
+       cannot-links (at least 1);
     3. split it with K-means into ``2 ** level`` super-instances (at most one
-       per queryable row), each in a cluster of its own;
-    4. merging phase, as in COBRA: pairs of clusters that no cannot-link
-       separates are considered closest super-instances first (distance
-       between centroids); their representatives are asked and a must-link
-       merges the two clusters.
+       per queryable row), each a cluster of its own;
+    4. merging phase, as in COBRA, closest super-instances (centroids) first.
 
     A representative is the queryable row closest to its super-instance's
-    centroid. Every earlier answer is reused: clusters whose representatives
-    the constraint store already links (by transitivity or entailment, from
-    any answers, including those given while choosing a split level) are
-    merged or kept apart without a question.
+    centroid. Every earlier answer is reused (transitivity and entailment):
+    clusters the constraint store already links are merged or kept apart
+    without a question.
 
     Parameters
     ----------
@@ -73,55 +65,37 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
         Questions in the order asked.
     n_queries_ : int
     labels_history_ : ndarray of shape (n_queries_, n_samples)
-        The clustering after each question: one run gives a whole learning
-        curve. On large data (more than 2**24 entries) it is a
-        :class:`~linkwise.cobra._superinstances.LabelsHistory`, indexed the same
-        way and rebuilt row by row from a few integers per question.
+        The clustering after each question (a learning curve). Above 2**24
+        entries, a :class:`~linkwise.cobra._superinstances.LabelsHistory`
+        indexed the same way, rebuilt from a few integers per question.
 
     Notes
     -----
-    *Which clustering is reported.* While a super-instance is being split
-    and its parts merged again, COBRAS reports the clustering it had before
-    the split, and switches to the refined one when the merging phase
-    completes (during the first merging phase, when there is no earlier
-    clustering, it reports the merges as they happen). A run stopped by the
-    budget therefore returns the last completed clustering; the answers of
-    the unfinished step are still in ``constraints_``.
+    *Which clustering is reported.* While a super-instance is split and its
+    parts merged again, COBRAS reports the clustering from before the split
+    (during the first merging phase, the merges as they happen). A run
+    stopped by the budget returns the last completed clustering; the answers
+    of the unfinished step are still in ``constraints_``.
 
-    *Answers given while choosing a split level.* In the paper's algorithm
-    the two points of such a cannot-link can end up in one new
-    super-instance, and are then clustered together. Here that never
-    happens: a new super-instance holding both points of a cannot-link
-    given during its split is divided in two, each row joining the nearer of
-    the two points, so no super-instance ever contains both points of a
-    cannot-link answer. Must-links given while choosing the level are used
-    through the constraint store; when the level is 1 the first K-means
-    split is kept as the split, so its answer is exactly the relation of the
-    two new representatives. Cannot-links between representatives of the
-    final super-instances are always honoured, and so are must-links
-    (without noise in the answers).
+    *Answers given while choosing a split level.* Unlike the paper, no new
+    super-instance holds both points of such a cannot-link: it is divided in
+    two, each row joining the nearer point. Must-links count through the
+    constraint store; at level 1 the first 2-means split is kept, so its
+    answer is exactly the relation of the two new representatives.
 
     *Rows that may not be asked about.* When 2-means cuts off only rows
-    outside ``queryable`` (which would leave the super-instance unsplittable
-    for good), the split is fitted on its queryable rows instead and the
-    other rows join the nearer side.
+    outside ``queryable``, the split is fitted on the queryable rows and the
+    others join the nearer side. *"Don't know"* ends the descent while
+    choosing a split level, and leaves the pair undecided in a merging phase.
 
-    *"Don't know".* While choosing a split level it ends the descent (the
-    level reached is used); in a merging phase it leaves that pair
-    undecided and moves on to the next.
-
-    *Scale.* Every split is one k-means++ start. Super-instances larger than
-    4,096 rows are split by K-means fitted on a seeded sample (half of it
-    queryable rows), every row joining its nearest centre; the split level
-    is found on that sample, and representatives of large parts are searched
-    among a fixed-stride subset of their rows. Super-instances larger than
-    131,072 rows are split *lazily*, so that no wait between two questions
-    grows with the number of rows: the new super-instances, their means and
-    representatives are taken from the sample (a part without a queryable
-    row in the sample joins the nearest one), and the rows are assigned to
-    them (to the same parts as a direct split) 131,072 at a time, one step
-    per question of the merging phase; the rest is done, if need be, before
-    the next split or when the labels are read.
+    *Scale.* Every split is one k-means++ start. Above 4,096 rows K-means is
+    fitted (and the split level found) on a seeded sample, half of it
+    queryable rows, every row joining its nearest centre; representatives
+    of large parts are searched among a fixed-stride subset. Above 131,072
+    rows a split is *lazy*, so no wait between questions grows with the
+    data: the new super-instances come from the sample and the rows are
+    assigned to them (as a direct split would) 131,072 per question of the
+    merging phase, the rest before the next split or when labels are read.
 
     References
     ----------
@@ -171,20 +145,13 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
         """The largest leaf with at least two queryable rows (lowest id on ties), or None."""
         tree = self._tree
         tree.settle()
-        best, best_size = None, 0
-        for sid in sorted(tree.members):
-            if tree.n_queryable[sid] >= 2 and sid not in unsplittable and tree.size[sid] > best_size:
-                best, best_size = sid, tree.size[sid]
-        return best
+        splittable = [sid for sid in sorted(tree.members) if tree.n_queryable[sid] >= 2 and sid not in unsplittable]
+        return max(splittable, key=tree.size.__getitem__, default=None)
 
     def _split_level(self, ctx, sid):
-        """Descend by 2-means splits while the representatives are cannot-linked (a generator).
-
-        Returns ``(sample, level, first_split, separated)``: the rows K-means
-        is fitted on, the level (>= 1), the first split as ``(parts of the
-        sample, their means)`` (None if the super-instance cannot be split in
-        two parts holding a queryable row each) and the cannot-linked pairs.
-        """
+        """Descend by 2-means splits while the representatives are cannot-linked (a generator). Returns the rows
+        K-means is fitted on, the level (>= 1), the first split ``(parts, means)`` (None if none gives two parts with
+        a queryable row) and the cannot-linked pairs."""
         X, qmask, rng, space = ctx.X, ctx.queryable_mask, ctx.rng, self._space
         pts = self._tree.members[sid]
         sample = pts if space is not None else pts[sample_positions(pts.size, qmask[pts], rng)]
@@ -255,11 +222,7 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
         return tree.replace(sid, parts, reps, list(means))
 
     def _split_lazily(self, ctx, sid, sample, k, first_split, separated):
-        """Split a large leaf as :meth:`_split` does, settling the new super-instances on the sample.
-
-        Parts, their means and representatives come from the K-means sample;
-        the rows are assigned to the parts later, between questions.
-        """
+        """:meth:`_split` of a large leaf: parts, means and representatives from the sample, rows assigned later."""
         X, qmask = ctx.X, ctx.queryable_mask
         if k == 2:
             centres = first_split[1]
@@ -289,12 +252,11 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
 
 
 def _cuts(X, rows, labels, separated, n_parts, space=None):
-    """How to divide parts holding both points of a cannot-link given while choosing the split level.
+    """Cuts ``(part, a, b, new)`` dividing parts that hold both points of a cannot-link ``(a, b)`` of ``separated``.
 
-    ``labels`` holds the part (``< n_parts``) of each of the sorted ``rows``,
-    which include every point of ``separated``. Returns the cuts ``(part, a,
-    b, new)`` in order: each moves the rows of ``part`` nearer to ``b`` than
-    to ``a``, and ``b`` itself, to the new part ``new``.
+    ``labels`` holds the part (``< n_parts``) of each of the sorted ``rows``
+    (which include the points of ``separated``). Each cut, in order, moves
+    the rows of ``part`` nearer to ``b`` than to ``a``, and ``b``, to ``new``.
     """
     points = np.unique(np.asarray(separated, dtype=np.intp))
     part_of = labels[np.searchsorted(rows, points)].astype(np.intp) if points.size else np.empty(0, np.intp)

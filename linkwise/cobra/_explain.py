@@ -1,18 +1,12 @@
 """Explanations of a contradiction among the answers, and the questions that tell them apart.
 
-:class:`AnswerGraph` keeps every answer and a *belief*: one consistent
-labelling, with the strict :class:`~linkwise.ConstraintStore` of its closure
-for reuse. A new answer that contradicts the belief makes it inconsistent;
-:meth:`AnswerGraph.explain` then lists the most probable *explanations* (the
-consistent labellings that change the fewest answers from the belief, found
-by branching over the edges of one inconsistent cycle at a time),
-:meth:`Explanations.question` picks the pair whose answer tells the
-explanations apart best (most mutual information about the clustering they
-imply), and :meth:`AnswerGraph.adopt` makes the most probable one the new
-belief. The branching is depth-limited and node-capped; past the cap, an
-approximate rule (keep the most certain, then the earliest, answers, exactly as
-a tolerant store does) takes over with a logged warning: the search never
-aborts.
+When a new answer makes the belief of :class:`AnswerGraph` inconsistent,
+:meth:`AnswerGraph.explain` lists the most probable *explanations* (consistent
+labellings changing few answers, found by branching over the edges of one
+inconsistent cycle at a time, depth-limited and node-capped, past the cap the
+approximate rule of a tolerant store with a logged warning),
+:meth:`Explanations.question` picks the pair whose answer tells them apart
+best, and :meth:`AnswerGraph.adopt` makes the most probable one the belief.
 
 References
 ----------
@@ -46,16 +40,13 @@ class ExplanationSearch:
     """The search for explanations of :class:`~linkwise.cobra.AnswerGraph` (its base class)."""
 
     def explain(self):
-        """The most probable consistent labellings near the current belief.
+        """The most probable consistent labellings near the current belief, as :class:`Explanations`.
 
-        Returns
-        -------
-        explanations : Explanations
-            Just the belief when it is consistent. Otherwise every consistent
-            labelling that changes at most ``max_depth`` believed answers and
-            contradicts at most ``slack`` more answers than the best one found.
-            If the search visits ``max_nodes`` branches or finds nothing, the
-            approximate rule's labelling is added and ``exact`` is False.
+        Just the belief when it is consistent; else every consistent labelling
+        changing at most ``max_depth`` believed answers and contradicting at
+        most ``slack`` more answers than the best found. If the search visits
+        ``max_nodes`` branches or finds nothing, the approximate rule's
+        labelling is added and ``exact`` is False.
         """
         start = np.array(self._belief, dtype=bool)
         if not self.conflicted:
@@ -65,26 +56,22 @@ class ExplanationSearch:
         flip_gain = np.where(start, n_ml - n_cl, n_cl - n_ml)
         # the most one change can lower the cost: reverting an earlier repair the answers outvote
         max_drop = max(0, -int(flip_gain.min()))
-        found = {}
-        state = {"nodes": 0, "best": math.inf}
+        found, nodes, best = {}, 0, math.inf
 
         def visit(values, cost, depth, frozen):
-            state["nodes"] += 1
-            if state["nodes"] > self.max_nodes:
+            nonlocal nodes, best
+            nodes += 1
+            if nodes > self.max_nodes:
                 return
             cycle = self._conflict_cycle(values)
             if cycle is None:
                 found.setdefault(values.tobytes(), (values.copy(), cost))
-                state["best"] = min(state["best"], cost)
+                best = min(best, cost)
                 return
-            if depth == self.max_depth:
-                return
-            if cost - (self.max_depth - depth) * max_drop > state["best"] + self.slack:
+            if depth == self.max_depth or cost - (self.max_depth - depth) * max_drop > best + self.slack:
                 return
             blocked = set(frozen)
-            for e in cycle:
-                if e in blocked:
-                    continue
+            for e in [e for e in cycle if e not in frozen]:  # the edges of a cycle are distinct
                 blocked.add(e)
                 delta = int(flip_gain[e]) if values[e] == start[e] else -int(flip_gain[e])
                 values[e] = not values[e]
@@ -92,15 +79,13 @@ class ExplanationSearch:
                 values[e] = not values[e]
 
         visit(start.copy(), self._cost(start), 0, frozenset())
-        exact = state["nodes"] <= self.max_nodes and bool(found)
-        worlds = [v for v, c in found.values() if c <= state["best"] + self.slack]
+        exact = nodes <= self.max_nodes and bool(found)
+        worlds = [v for v, c in found.values() if c <= best + self.slack]
         if not exact:
-            logger.warning(
-                "Wrong-answer search stopped after %d branches (max_nodes=%d, max_depth=%d) with %d "
-                "explanation(s); adding the approximate repair that keeps the most certain, then the "
-                "earliest, answers.",
-                min(state["nodes"], self.max_nodes), self.max_nodes, self.max_depth, len(worlds),
-            )
+            logger.warning("Wrong-answer search stopped after %d branches (max_nodes=%d, max_depth=%d) with %d "
+                           "explanation(s); adding the approximate repair that keeps the most certain, then the "
+                           "earliest, answers.",
+                           min(nodes, self.max_nodes), self.max_nodes, self.max_depth, len(worlds))
             worlds.append(self._approximate())
         values = np.unique(np.array(worlds, dtype=bool), axis=0)
         costs = np.array([self._cost(v) for v in values])
@@ -109,11 +94,9 @@ class ExplanationSearch:
     def _approximate(self):
         """A consistent labelling: answers by decreasing certainty, then age, into a tolerant store."""
         margin = np.abs(np.array(self._n_ml) - np.array(self._n_cl))
-        order = np.lexsort((np.arange(margin.size), -margin))
-        store = ConstraintStore(self.n, tolerant=True)
-        pairs = list(self._edge_of)
+        store, pairs = ConstraintStore(self.n, tolerant=True), list(self._edge_of)
         values = np.array(self._belief, dtype=bool)
-        for e in order.tolist():
+        for e in np.lexsort((np.arange(margin.size), -margin)).tolist():
             i, j = pairs[e]
             store.add(i, j, bool(values[e]))
             values[e] = store.relation(i, j)
@@ -125,14 +108,9 @@ class ExplanationSearch:
         Each decision is a set of answered pairs that would all be wrong
         together (one weak answer, or the cannot-links between two
         clusters). The worlds weighed are the belief and, for each decision,
-        the belief with that decision reversed; the question is the one,
-        among the pairs every world settles, whose answer says most about
-        which holds (see :meth:`Explanations.question`): an answer that
-        agrees with the belief confirms each decision it crosses. When wrong answers are rare, that is
-        the question across as many doubtful decisions as it can cover: a
-        cycle through several weak must-links checks them all with one
-        answer, and a contradiction it reveals is then narrowed down by the
-        repair.
+        the belief with it reversed; the question is the pair whose answer
+        says most about which holds (:meth:`Explanations.question`), so one
+        question covers as many doubtful decisions as it can.
 
         Parameters
         ----------
@@ -152,15 +130,12 @@ class ExplanationSearch:
         pair : tuple of int or None
             None if no unanswered pair among ``candidates`` depends on them.
         """
-        base = np.array(self._belief, dtype=bool)
-        worlds = [base]
-        for pairs in decisions:
+        worlds = np.tile(np.array(self._belief, dtype=bool), (len(decisions) + 1, 1))
+        for w, pairs in enumerate(decisions, 1):
             es = [self._edge_of[pair_key(i, j)] for i, j in pairs]
-            flipped = base.copy()
-            flipped[es] = ~flipped[es]
-            worlds.append(flipped)
+            worlds[w, es] = ~worlds[w, es]
         costs = np.array([self._cost(w) for w in worlds])
-        return Explanations(self, np.stack(worlds), costs, exact=True).question(candidates, X=X, decisive=decisive)
+        return Explanations(self, worlds, costs, exact=True).question(candidates, X=X, decisive=decisive)
 
 
 class Explanations:
@@ -168,12 +143,8 @@ class Explanations:
 
     Made by :meth:`AnswerGraph.explain`. Row ``w`` of :attr:`values` gives
     every answered pair (in :meth:`AnswerGraph.pairs` order) its value in
-    world ``w``.
-
-    The weight of a world is ``r ** cost`` with ``r = p / (1 - p)``, times
-    the prior of its values (:meth:`AnswerGraph.prior`): a must-link between
-    two far points, or a cannot-link between two close ones, is the more
-    likely wrong answer of an otherwise equal pair.
+    world ``w``, whose weight is ``r ** cost`` with ``r = p / (1 - p)``, times
+    the prior of its values (:meth:`AnswerGraph.prior`).
 
     Attributes
     ----------
@@ -190,21 +161,13 @@ class Explanations:
         self._graph = graph
         p = graph.noise_rate()
         prior = graph.prior()
-        log_weight = (
-            costs * math.log(p / (1 - p))
-            + values @ np.log(prior)
-            + (~values) @ np.log1p(-prior)
-        )
+        log_weight = costs * math.log(p / (1 - p)) + values @ np.log(prior) + (~values) @ np.log1p(-prior)
         # most probable first; ties: fewer changes from the belief, then blame the latest answers
-        belief = np.array(graph._belief, dtype=bool)
-        changes = values != belief
-        keys = [
-            (-round(float(lw), 9), int(ch.sum()), tuple(-np.flatnonzero(ch)[::-1]))
-            for lw, ch in zip(log_weight, changes)
-        ]
+        changes = values != np.array(graph._belief, dtype=bool)
+        keys = [(-round(float(lw), 9), int(ch.sum()), tuple(-np.flatnonzero(ch)[::-1]))
+                for lw, ch in zip(log_weight, changes)]
         order = sorted(range(len(keys)), key=keys.__getitem__)
-        self.values = values[order]
-        self.costs = costs[order]
+        self.values, self.costs = values[order], costs[order]
         weights = np.exp(log_weight[order] - log_weight[order[0]])
         self.posterior = weights / weights.sum()
         self.exact = exact
@@ -240,8 +203,7 @@ class Explanations:
         points = [p for p in np.asarray(relevant).tolist() if p in g._node_of]
         if not points:
             return np.zeros(len(self), dtype=np.intp)
-        keys = {}
-        groups = []
+        keys, groups = {}, []
         for labels, apart in self._worlds(points):
             relabelled, comps = relabel(labels, return_order=True)
             key = (relabelled.tobytes(), apart[np.ix_(comps, comps)].tobytes())
@@ -265,8 +227,7 @@ class Explanations:
         The score is the mutual information between the answer (right with
         probability ``1 - p``) and the group of worlds that cluster the
         ``relevant`` points alike. Ties go to the pair closest in the answer
-        graph (the shortest new cycle), then to the closest in ``X`` if
-        given, then to the earliest in ``candidates``.
+        graph, then in ``X``, then to the earliest in ``candidates``.
 
         Parameters
         ----------
@@ -275,10 +236,9 @@ class Explanations:
         relevant : array-like of int, optional
             Points whose clustering matters (every world is its own group by default).
         X : ndarray of shape (n, n_features), optional
-            The data, to prefer pairs of close points among equally informative ones.
+            The data, to prefer close pairs among equally informative ones.
         decisive : bool, default=False
-            Only pairs whose relation every world settles (together or
-            apart), so that an answer either confirms a world or contradicts it.
+            Only pairs every world settles, so an answer confirms or contradicts each.
 
         Returns
         -------
@@ -290,8 +250,7 @@ class Explanations:
         groups = self._groups(relevant)
         if len(points) < 2 or np.unique(groups).size < 2:
             return None
-        p = g.noise_rate()
-        c = len(points)
+        p, c = g.noise_rate(), len(points)
         # P(answer must-link | world) for every candidate pair
         q_ml = np.empty((len(self), c, c))
         settled = np.ones((c, c), dtype=bool)
@@ -323,8 +282,7 @@ class Explanations:
         if len(tied) > 1:
             nodes = np.array([g._node_of[pt] for pt in points], dtype=np.intp)
             a, b = g._arrays()
-            n_nodes = len(g._points)
-            adjacency = coo_matrix((np.ones(a.size), (a, b)), shape=(n_nodes, n_nodes))
+            adjacency = coo_matrix((np.ones(a.size), (a, b)), shape=(len(g._points),) * 2)
             hops = shortest_path(adjacency, directed=False, unweighted=True, indices=nodes)[:, nodes]
             px, py = np.asarray(points)[tied[:, 0]], np.asarray(points)[tied[:, 1]]
             dist = np.zeros(len(tied)) if X is None else np.einsum("ij,ij->i", X[px] - X[py], X[px] - X[py])

@@ -24,7 +24,7 @@ from sklearn.cluster import SpectralClustering
 
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError, check_option, check_scalar
-from linkwise.cobra._superinstances import _seed, make_parts
+from linkwise.cobra._superinstances import make_parts
 from linkwise.series import METRICS, SBD, check_series, series_distances, znormalise
 
 # The authors' affinity exp(-0.5 * DTW) is for z-normalised series (UCR); dividing
@@ -100,7 +100,7 @@ class SeriesSpace:
         sample = fit if fit.size <= _KSHAPE_FIT else np.sort(rng.choice(fit, _KSHAPE_FIT, replace=False))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # numba's type-safety notes
-            model = KShape(n_clusters=min(k, sample.size), random_state=_seed(rng))
+            model = KShape(n_clusters=min(k, sample.size), random_state=rng.randint(np.iinfo(np.int32).max))
             model.fit(_resample(self.series[sample], min(_KSHAPE_LENGTH, self.series.shape[1])).transpose(0, 2, 1))
         centres = znormalise(_resample(model.cluster_centres_.transpose(0, 2, 1), self.series.shape[1]))
         labels = np.argmin(self._sbd(rows, other=SBD(centres)), axis=1)
@@ -129,7 +129,8 @@ class SeriesSpace:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # a graph not fully connected is still split
             # one k-means start on the embedding, as the Euclidean splits (ten cost 4x the time of a split)
-            model = SpectralClustering(k, affinity="precomputed", n_init=1, random_state=_seed(rng)).fit(affinity)
+            model = SpectralClustering(k, affinity="precomputed", n_init=1,
+                                       random_state=rng.randint(np.iinfo(np.int32).max)).fit(affinity)
         return model.labels_
 
     def parts(self, X, rows, labels, centres, qmask, Xm=None):

@@ -1,15 +1,11 @@
 """How likely an answer is wrong: the noise model of :class:`~linkwise.cobra.AnswerGraph`.
 
-The model: every answer is wrong independently with probability ``p``. A
-*labelling* gives every answered pair one value, must-link or cannot-link.
-It is *consistent* when some clustering satisfies it, that is when no cycle
-of the answer graph holds exactly one cannot-link (such a cycle says "a and b
-are together" along its must-link path and "a and b are apart" on its
-cannot-link). A labelling that contradicts ``c`` answers has probability
-proportional to ``(p / (1 - p)) ** c`` times a prior over its values (a
-pair of close points is more likely a must-link than a pair of far ones:
-:meth:`AnswerGraph.prior`). ``p`` itself is estimated as answers come
-(:meth:`AnswerGraph.noise_rate`), from a prior guess.
+Every answer is wrong independently with probability ``p``. A *labelling*
+gives every answered pair a value; it is *consistent* when no cycle of the
+answer graph holds exactly one cannot-link. A labelling contradicting ``c``
+answers has probability proportional to ``(p / (1 - p)) ** c`` times a prior
+over its values (:meth:`AnswerGraph.prior`: close points are more likely
+must-linked); ``p`` is estimated as answers come (:meth:`AnswerGraph.noise_rate`).
 """
 
 import math
@@ -26,11 +22,10 @@ class NoiseModel:
     """The noise model over the answers of an :class:`~linkwise.cobra.AnswerGraph` (its base class)."""
 
     def prior(self):
-        """Prior probability that each answered pair (in :meth:`pairs` order) is a must-link.
+        """Prior probability that each answered pair (in :meth:`pairs` order) is a must-link, in [0.01, 0.99].
 
-        A logistic regression of the answers on the distance between the two
-        points when the graph has ``X`` and both kinds of answer, else the
-        (Laplace-smoothed) share of must-link answers. Clipped to [0.01, 0.99].
+        A logistic regression of the answers on the distance between the points
+        with ``X`` and both kinds of answer, else the smoothed must-link share.
         """
         if self._prior[0] != self.n_answers:
             n_ml, n_cl = np.array(self._n_ml), np.array(self._n_cl)
@@ -46,22 +41,19 @@ class NoiseModel:
     def noise_rate(self):
         """Current estimate of the rate of wrong answers (its posterior mean).
 
-        The person is, with prior odds 1:1, either *careful* (no wrong
-        answer at all) or *careless*: wrong at a rate whose Beta prior has
-        mean ``noise_probability`` and counts as ``prior_strength`` answers.
-        The evidence is the answers a wrong value would have shown up in
-        (those other answers confirm, :meth:`weak`'s complement: a cycle of
-        cannot-links alone checks nothing) and, among them, those the belief
-        contradicts. One contradiction rules the careful
-        person out; while every checked answer agrees, the careful one
-        becomes the more probable the more answers are checked, so checks
-        fade away as fast as the evidence allows.
+        The person is, with prior odds 1:1, either *careful* (never wrong) or
+        *careless*: wrong at a rate whose Beta prior has mean
+        ``2 * noise_probability`` (``noise_probability`` overall) and counts
+        as ``prior_strength`` answers. The
+        evidence is the answers others confirm (not :meth:`weak`) and, among
+        them, those the belief contradicts. One contradiction rules the
+        careful person out; while every checked answer agrees, the careful one
+        grows more probable, so checks fade as fast as the evidence allows.
         """
         if self._rate[0] != (self.n_answers, self._version):
             n_ml, n_cl = np.array(self._n_ml), np.array(self._n_cl)
             wrong = int(np.where(self._belief, n_cl, n_ml).sum())
             checked = int((n_ml + n_cl)[self._confirmed() | (n_ml + n_cl > 1)].sum())
-            # the careless rate's prior mean is twice noise_probability, so that overall it is noise_probability
             a = 2 * self.prior_strength * self.noise_probability
             b = self.prior_strength - a
             rate = (a + wrong) / (a + b + checked)
@@ -73,21 +65,15 @@ class NoiseModel:
         return self._rate[1]
 
     def suspicion(self, pairs):
-        """Probability that the belief is wrong about every one of ``pairs`` at once.
+        """Probability that the belief is wrong about every one of ``pairs`` (answered, believed alike) at once.
 
-        From their own answers and the prior alone (the rest of the graph is
-        taken as believed): for the cannot-links that keep two clusters
-        apart, the probability that the clusters belong together. The prior
-        of that event is the largest prior among the pairs.
-
-        Parameters
-        ----------
-        pairs : list of (int, int)
-            Answered pairs with the same believed value.
+        From their own answers and the largest of their priors alone, the rest
+        taken as believed: for the cannot-links keeping two clusters apart, the
+        probability that the clusters belong together.
         """
-        es = np.array([self._edge_of[pair_key(i, j)] for i, j in pairs], dtype=np.intp)
-        believed = np.array(self._belief, dtype=bool)[es]
-        n_ml, n_cl = np.array(self._n_ml)[es], np.array(self._n_cl)[es]
+        es = [self._edge_of[pair_key(i, j)] for i, j in pairs]
+        believed = np.array([self._belief[e] for e in es], dtype=bool)
+        n_ml, n_cl = np.array([self._n_ml[e] for e in es]), np.array([self._n_cl[e] for e in es])
         p = self.noise_rate()
         # answers that agree with the belief would all be wrong, those against it right
         surplus = int(np.where(believed, n_ml - n_cl, n_cl - n_ml).sum())
@@ -103,11 +89,8 @@ class NoiseModel:
 
 
 def _logistic(d, n_pos, n_neg, ridge=1.0):
-    """Fitted ``P(positive | d)`` of a one-feature logistic model (Newton steps, ridge on the slope).
-
-    Two parameters fitted up to a few hundred times per run: a handful of
-    Newton steps cost microseconds where a general solver costs milliseconds.
-    """
+    """Fitted ``P(positive | d)`` of a one-feature logistic model: Newton steps (microseconds where a general
+    solver takes milliseconds, a few hundred times per run), ridge on the slope."""
     design = np.column_stack([np.ones_like(d), d])
     total = n_pos + n_neg
     penalty = np.diag([1e-6, ridge])

@@ -1,27 +1,17 @@
-"""Super-instances and their merging: the machinery shared by COBRA and COBRAS.
+"""Super-instances and their merging, shared by COBRA and COBRAS.
 
-A *super-instance* is a small region of the data (a K-means cluster) that is
-treated as one unit: only its representative point is ever asked about, and
-all its points get the same label. Clusters are groups of super-instances.
-
-:class:`SuperInstanceTree` records every split (COBRA splits the data once,
-COBRAS keeps splitting), so the clustering shown after any question can be
-rebuilt later from a few integers per super-instance: this is what keeps
-``labels_history_`` small on large data (:class:`LabelsHistory`).
-
-:class:`SuperInstanceTree` can also split a super-instance *lazily*: the new
-super-instances exist (representatives, positions) before their rows are
-assigned, which then happens a chunk at a time between questions; this keeps
-the wait between two questions short on millions of points.
-
-:class:`SuperInstanceClustering` is the base of both estimators: it holds the
-merging phase (closest representatives first, decided by the constraint
-store where it already knows the answer) and the loop hooks.
+A *super-instance* is a small K-means cluster treated as one unit: only its
+representative is asked about and all its points share a label; clusters are
+groups of super-instances. :class:`SuperInstanceTree` records every split, so
+the clustering after any question is rebuilt from a few integers per
+super-instance (:class:`LabelsHistory`), and splits large super-instances
+lazily (rows assigned a chunk at a time between questions).
+:class:`SuperInstanceClustering` holds the merging phase and the loop hooks.
 """
 
 import functools
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -37,29 +27,17 @@ from linkwise.loop import ActiveEstimator, Checkpoint
 __all__ = ["SuperInstanceTree", "SuperInstanceClustering", "LabelsHistory", "group", "bisect", "kmeans",
            "make_parts", "predict", "representative", "sample_positions"]
 
-# Above this many points K-means is fitted on a sample and the rest is assigned
-# to the nearest centre; it keeps every split fast on millions of points.
+# Above this many points K-means is fitted on a sample, the rest joining the nearest centre (fast on millions).
 SAMPLE_SIZE = 4096
-
 # Rows assigned between two questions while a lazy split is pending.
 _CHUNK = 1 << 17
-
-# Histories up to this many entries (n_queries * n_samples) are returned as a
-# plain array; larger ones are rebuilt row by row on access.
+# Histories up to this many entries (n_queries * n_samples) are a plain array, larger ones rebuilt on access.
 _DENSE_HISTORY_MAX = 1 << 24
 
 
-def _seed(rng):
-    return int(rng.randint(np.iinfo(np.int32).max))
-
-
 def sample_positions(n_points, queryable, rng, size=SAMPLE_SIZE):
-    """Positions (into a point set of ``n_points``) of a K-means fitting sample.
-
-    All positions when the set is small; otherwise half drawn among the
-    queryable positions and half among all, so representatives can be found
-    in the sample even when few points are queryable.
-    """
+    """Positions (into ``n_points`` points) of a K-means fitting sample: all up to ``size``, else half drawn
+    among all and half among the ``queryable`` ones (so that representatives are found in it)."""
     if n_points <= size:
         return np.arange(n_points)
     q = np.flatnonzero(queryable)
@@ -75,15 +53,9 @@ def _threadpools():
 
 
 def kmeans(X, k, rng, *, n_init=1):
-    """A K-means model of ``X`` (seeded from ``rng``).
-
-    The fits here are small and many, so they run on one OpenMP thread:
-    starting threads costs more than it saves, and much more on a busy
-    machine. Duplicate points can leave fewer distinct clusters than ``k``;
-    that is expected (callers keep the non-empty ones), so scikit-learn's
-    warning about it is silenced.
-    """
-    km = KMeans(n_clusters=k, n_init=n_init, random_state=_seed(rng))
+    """A K-means model of ``X`` seeded from ``rng``, on one OpenMP thread (the fits are small and many); callers
+    keep the non-empty clusters, so scikit-learn's warning about duplicate points is silenced."""
+    km = KMeans(n_clusters=k, n_init=n_init, random_state=int(rng.randint(np.iinfo(np.int32).max)))
     with warnings.catch_warnings(), _threadpools().limit(limits=1, user_api="openmp"):
         warnings.simplefilter("ignore", ConvergenceWarning)
         km.fit(X)
@@ -103,11 +75,8 @@ def bisect(X, centres):
 
 
 def representative(X, rows, queryable_mask, centre):
-    """The queryable row of ``rows`` closest to ``centre`` (the first on ties).
-
-    Sets larger than ``SAMPLE_SIZE`` are searched among a fixed-stride subset
-    (deterministic, and plenty to land next to the centre).
-    """
+    """The queryable row of ``rows`` closest to ``centre`` (the first on ties; among a fixed stride of
+    ``SAMPLE_SIZE`` rows of a larger set, plenty to land next to the centre)."""
     thin = rows[:: -(-rows.size // (2 * SAMPLE_SIZE))]
     cand = thin[queryable_mask[thin]]
     if not cand.size:  # the stride missed the few queryable rows
@@ -118,57 +87,32 @@ def representative(X, rows, queryable_mask, centre):
 
 
 def group(labels, n_parts):
-    """Positions holding each label ``0 .. n_parts - 1``, each sorted.
-
-    A stable sort on 16-bit keys (a radix sort in NumPy) keeps this linear
-    on millions of points.
-    """
+    """Positions holding each label ``0 .. n_parts - 1``, each sorted (a stable radix sort on 16-bit keys)."""
     keys = labels.astype(np.uint16) if n_parts <= np.iinfo(np.uint16).max else labels
     order = np.argsort(keys, kind="stable")
     bounds = np.concatenate([[0], np.cumsum(np.bincount(labels, minlength=n_parts))])
     return [order[bounds[p] : bounds[p + 1]] for p in range(n_parts)]
 
 
-def _sums(Xm, labels, n_parts, most=1 << 16):
-    """Per-part feature sums and counts over at most ``most`` rows (a fixed stride).
-
-    Parts that the stride misses get exact sums from all their rows.
-    """
-    step = -(-labels.size // most)
-    sub = labels[::step]
-    rows = Xm[::step]
-    counts = np.bincount(sub, minlength=n_parts).astype(float)
-    sums = np.stack([np.bincount(sub, weights=rows[:, f], minlength=n_parts) for f in range(Xm.shape[1])], axis=1)
-    for p in np.flatnonzero(counts == 0):
-        exact = Xm[labels == p]
-        sums[p], counts[p] = exact.sum(axis=0), exact.shape[0]
-    return sums, counts
-
-
 def make_parts(X, members, labels, queryable_mask, Xm=None):
-    """Group ``members`` by ``labels``; a part without a queryable row joins the nearest part that has one.
+    """Group the sorted rows ``members`` by ``labels`` (``>= 0``); a part without a queryable row joins the nearest.
 
-    Nearest is measured between part means (estimated on at most 65,536
-    rows of a large set). Returns the parts as sorted position arrays into
-    ``members`` and their means (an ``(n_parts, n_features)`` array).
-
-    Parameters
-    ----------
-    X : ndarray
-    members : ndarray of int
-        Sorted rows of ``X``.
-    labels : ndarray of int
-        A part number ``>= 0`` for each member.
-    queryable_mask : ndarray of bool
-        Over all rows of ``X``.
-    Xm : ndarray, optional
-        ``X[members]`` if the caller has it.
+    Nearest between part means, estimated on at most 65,536 rows (a fixed
+    stride; parts it misses are summed exactly). ``Xm`` is ``X[members]`` if
+    the caller has it. Returns the parts (sorted positions into
+    ``members``) and their means.
     """
     Xm = X[members] if Xm is None else Xm
     n_parts = int(labels.max()) + 1
     present = np.bincount(labels, minlength=n_parts) > 0
     has_q = np.bincount(labels, weights=queryable_mask[members], minlength=n_parts) > 0
-    sums, counts = _sums(Xm, labels, n_parts)
+    step = -(-labels.size // (1 << 16))
+    sub, rows = labels[::step], Xm[::step]
+    counts = np.bincount(sub, minlength=n_parts).astype(float)
+    sums = np.stack([np.bincount(sub, weights=rows[:, f], minlength=n_parts) for f in range(Xm.shape[1])], axis=1)
+    for p in np.flatnonzero(counts == 0):
+        exact = Xm[labels == p]
+        sums[p], counts[p] = exact.sum(axis=0), exact.shape[0]
     target = np.arange(n_parts)
     keep, lost = np.flatnonzero(has_q), np.flatnonzero(present & ~has_q)
     if keep.size and lost.size:
@@ -189,26 +133,17 @@ class _LazySplit:
     rows: np.ndarray  # the split leaf's rows
     assign: Callable  # rows -> index of their new leaf
     ids: np.ndarray  # the new leaves
+    part: np.ndarray  # new leaf of each row
     done: int = 0  # rows assigned so far
-    part: np.ndarray = field(init=False)  # new leaf of each row
     parts: list | None = None  # then: rows (positions in ``rows``) of each new leaf
-
-    def __post_init__(self):
-        self.part = np.empty(self.rows.size, dtype=np.intp)
 
 
 class SuperInstanceTree:
     """Every super-instance created so far, and the current clustering of them.
 
-    Super-instance 0 holds all points; a split replaces a leaf by children with
-    new, larger ids. ``cluster[s]`` is the cluster of leaf ``s`` (any integer;
-    labels are renumbered when shown). Only leaves keep a member list.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-        Used to place the first super-instance (it is not kept).
-    queryable_mask : ndarray of bool
+    Super-instance 0 holds all points (``X`` places it and is not kept); a
+    split replaces a leaf by children with new, larger ids. ``cluster[s]`` is
+    the cluster of leaf ``s`` (renumbered when shown). Only leaves keep members.
     """
 
     def __init__(self, X, queryable_mask):
@@ -217,10 +152,7 @@ class SuperInstanceTree:
         self.queryable_mask = queryable_mask
         self.leaf_of_point = np.zeros(n_samples, dtype=np.intp)
         self.members = {0: np.arange(n_samples)}
-        self.parent = [-1]
-        self.first_point = [0]
-        self.size = [n_samples]
-        self.n_queryable = [int(queryable_mask.sum())]
+        self.parent, self.first_point, self.size, self.n_queryable = [-1], [0], [n_samples], [int(queryable_mask.sum())]
         self.rep = [representative(X, np.arange(n_samples), queryable_mask, centre)]
         self.position = [centre]
         self.cluster = np.zeros(1, dtype=np.intp)
@@ -237,37 +169,26 @@ class SuperInstanceTree:
         return np.array(sorted(self.members), dtype=np.intp)
 
     def replace(self, sid, parts, reps, positions):
-        """Split leaf ``sid`` into ``parts`` (position arrays into its members, each sorted).
-
-        Each part becomes a leaf in a cluster of its own; returns the new ids.
-        """
+        """Split leaf ``sid`` into ``parts`` (sorted positions into its members), each a cluster; the new ids."""
         pts = self.members.pop(sid)
         ids = self._new_leaves(sid, reps, positions)
         self._fill(ids, pts, parts)
         return ids
 
     def replace_lazily(self, sid, assign, reps, positions):
-        """Split leaf ``sid`` into leaves whose rows are assigned later.
+        """Split leaf ``sid`` into leaves whose rows ``assign(rows)`` (the part of each) gives later.
 
-        ``assign(rows)`` gives the part (an index into the new leaves) of
-        each of ``rows``; it runs a chunk at a time (:meth:`advance`) and
-        must give every part at least one row. The leaves can be merged
-        before they have their rows; anything that needs the rows settles
-        first. Returns the new ids.
+        ``assign`` runs a chunk at a time (:meth:`advance`) and must give
+        every part a row; the leaves can be merged before. Returns the new ids.
         """
         rows = self.members.pop(sid)
         ids = self._new_leaves(sid, reps, positions)
         self.members.update(dict.fromkeys(ids.tolist()))
-        self._pending.append(_LazySplit(rows, assign, ids))
+        self._pending.append(_LazySplit(rows, assign, ids, np.empty(rows.size, dtype=np.intp)))
         return ids
 
     def advance(self, rows=None):
-        """One step of the oldest pending lazy split (a few milliseconds).
-
-        A step assigns up to ``rows`` (default 131,072) more of its rows;
-        once they all are, one step groups them by part and the next gives
-        the new leaves their rows.
-        """
+        """One step (milliseconds) of the oldest lazy split: assign ``rows`` (131,072) more rows, group, or fill."""
         if not self._pending:
             return
         job = self._pending[0]
@@ -289,14 +210,11 @@ class SuperInstanceTree:
     def _new_leaves(self, sid, reps, positions):
         """Leaves split from ``sid`` (rows still to be given), each in a cluster of its own."""
         ids = np.arange(self.n_ids, self.n_ids + len(reps))
-        self.parent += [sid] * ids.size
-        self.first_point += [-1] * ids.size
-        self.size += [0] * ids.size
-        self.n_queryable += [0] * ids.size
+        for values, fill in ((self.parent, sid), (self.first_point, -1), (self.size, 0), (self.n_queryable, 0)):
+            values += [fill] * ids.size
         self.rep += [int(r) for r in reps]
         self.position += list(positions)
-        fresh = self.cluster.max() + 1 + np.arange(ids.size)
-        self.cluster = np.concatenate([self.cluster, fresh])
+        self.cluster = np.concatenate([self.cluster, self.cluster.max() + 1 + np.arange(ids.size)])
         self._cache = None
         return ids
 
@@ -325,11 +243,8 @@ class SuperInstanceTree:
         return self._cache
 
     def _label_per_id(self, view):
-        """Label (0.. by first point) of every current leaf under ``view``, indexed by super-instance id.
-
-        A view is ``(n_ids, cluster)`` saved by :meth:`show`: each current
-        leaf takes the cluster of its ancestor that existed then.
-        """
+        """Label (0.. by first point) of every current leaf, by id, under a ``view`` saved by :meth:`show`: each
+        takes the cluster of its ancestor that existed then."""
         n_then, cluster_then = view
         leaves, parent = self._leaves_by_first_point()
         anc = leaves.copy()
@@ -339,9 +254,9 @@ class SuperInstanceTree:
         per_id[leaves] = relabel(cluster_then[anc])
         return per_id
 
-    def labels(self, view=None):
-        """Point labels under ``view`` (default: the shown clustering), numbered 0.. by first point."""
-        return self._label_per_id(self.shown if view is None else view)[self.leaf_of_point].astype(np.intp)
+    def labels(self):
+        """Point labels of the shown clustering, numbered 0.. by first point."""
+        return self._label_per_id(self.shown)[self.leaf_of_point].astype(np.intp)
 
     def super_instance_labels(self):
         """Leaf of every point, numbered 0.. by first point."""
@@ -352,12 +267,10 @@ class SuperInstanceTree:
 
 
 class LabelsHistory:
-    """``labels_history_`` of a large run, rebuilt row by row when indexed.
+    """``labels_history_`` of a large run, rebuilt row by row when indexed (a few integers per question).
 
-    Behaves as a read-only ``(n_queries, n_samples)`` int32 array for
-    indexing (``h[t]``, ``h[-1]``, ``h[a:b]``, ``h[t, rows]``), ``len``,
-    iteration and ``np.asarray``; it stores only a few integers per
-    super-instance per question.
+    A read-only ``(n_queries, n_samples)`` int32 array for indexing (``h[t]``,
+    ``h[a:b]``, ``h[t, rows]``), ``len``, iteration and ``np.asarray``.
     """
 
     def __init__(self, tree, views):
@@ -387,37 +300,27 @@ class LabelsHistory:
                 raise IndexError(f"index {key} is out of bounds for a history of {self.shape[0]} questions")
             return self._row(t)
         ts = np.arange(self.shape[0])[key]
-        # consecutive questions often share one view: label its super-instances once, then one gather
-        index, tables = {}, []
-        which = np.empty(ts.size, dtype=np.intp)
-        for k, t in enumerate(ts):
-            view = self._views[t]
-            ident = (view[0], id(view[1]))
-            if ident not in index:
-                index[ident] = len(tables)
-                tables.append(self._tree._label_per_id(view))
-            which[k] = index[ident]
         if not ts.size:
             return np.empty((0, self.shape[1]), dtype=np.int32)
-        return np.take(np.stack(tables)[which], self._tree.leaf_of_point, axis=1)
+        # consecutive questions often share one view: label its super-instances once, then one gather
+        views = {}
+        which = [views.setdefault((v[0], id(v[1])), (len(views), v))[0] for v in (self._views[t] for t in ts)]
+        tables = np.stack([self._tree._label_per_id(v) for _, v in views.values()])
+        return np.take(tables[which], self._tree.leaf_of_point, axis=1)
 
     def __iter__(self):
         return (self._row(t) for t in range(self.shape[0]))
 
     def __array__(self, dtype=None, copy=None):
-        out = self[:]
-        return out if dtype is None else out.astype(dtype)
+        return self[:] if dtype is None else self[:].astype(dtype)
 
     def __repr__(self):
         return f"LabelsHistory(shape={self.shape}, rebuilt on access)"
 
 
 class SuperInstanceClustering(ActiveEstimator):
-    """Base of COBRA and COBRAS: the merging phase and the loop hooks.
-
-    Subclasses build a :class:`SuperInstanceTree` in ``self._tree`` at the
-    start of ``_questions`` and call :meth:`_merge_phase` after each split.
-    """
+    """Base of COBRA and COBRAS: ``_questions`` builds a :class:`SuperInstanceTree` in ``self._tree`` and calls
+    :meth:`_merge_phase` after each split."""
 
     _anytime = True
     _space = None  # a SeriesSpace when clustering series under DTW or k-Shape
@@ -435,44 +338,29 @@ class SuperInstanceClustering(ActiveEstimator):
         leaves, _ = self._tree._leaves_by_first_point()
         return np.asarray(self._tree.rep, dtype=np.intp)[leaves]
 
-    # -- reuse of earlier answers -----------------------------------------
     def _focus(self):
         """The representatives of the current super-instances and the cluster of each (what a belief checks)."""
         leaves = self._tree.leaves()
         return np.asarray(self._tree.rep, dtype=np.intp)[leaves], self._tree.cluster[leaves]
 
     def _known_relations(self, ctx, reps):
-        """What the knowledge already says about clusters of representatives.
-
-        Returns ``(comp, cl)``: ``comp[a]`` is the must-link component of
-        representative ``a`` (numbered 0..), ``cl`` a boolean matrix over
-        components, True where a cannot-link (given or entailed) separates
-        them. Every earlier answer counts, through transitivity and
-        entailment, whichever points it was about.
-        """
+        """``(comp, cl)``: the knowledge's must-link component of each representative (0..), and which components
+        a cannot-link (given or entailed, from any earlier answer) separates."""
         store = ctx.knowledge.store
         roots = np.fromiter((store.find(int(r)) for r in reps), dtype=np.intp, count=len(reps))
         uniq, comp = np.unique(roots, return_inverse=True)
         cl = np.zeros((uniq.size, uniq.size), dtype=bool)
         pairs = store.cannot_link_pairs()
         if pairs.size:
-            ends = np.fromiter((store.find(int(p)) for p in pairs.ravel()), dtype=np.intp, count=pairs.size)
-            ends = ends.reshape(-1, 2)
+            ends = np.fromiter((store.find(int(p)) for p in pairs.ravel()), np.intp, pairs.size).reshape(-1, 2)
             at = np.searchsorted(uniq, ends).clip(max=uniq.size - 1)
             both = (uniq[at] == ends).all(axis=1)  # both sides hold a representative
-            cl[at[both, 0], at[both, 1]] = True
-            cl[at[both, 1], at[both, 0]] = True
+            cl[at[both, 0], at[both, 1]] = cl[at[both, 1], at[both, 0]] = True
         return comp, cl
 
-    # -- the merging phase ---------------------------------------------------
     def _merge_phase(self, ctx, new, *, live):
-        """Merge clusters of super-instances, closest representatives first (a generator).
-
-        When the phase completes, the knowledge may check the clustering
-        (:class:`~linkwise.loop.Checkpoint`). Whenever it revises its belief
-        (``ctx.revision``), the phase starts again over every super-instance,
-        as if the answers believed wrong had never been given.
-        """
+        """Merge clusters, closest representatives first, then let the knowledge check them (a Checkpoint); when it
+        revises its belief (``ctx.revision``), start again over every super-instance, from the repaired answers."""
         revision = ctx.revision
         while True:
             yield from self._merge(ctx, new, live=live, revision=revision)
@@ -483,18 +371,12 @@ class SuperInstanceClustering(ActiveEstimator):
             revision, new = ctx.revision, self._tree.leaves()
 
     def _merge(self, ctx, new, *, live, revision):
-        """One pass of the merging phase (a generator); it stops when ``ctx.revision`` moves on.
+        """One pass of the merging phase, stopped when ``ctx.revision`` moves on (a generator).
 
-        Every pair of clusters not separated by a cannot-link is considered in
-        order of single-linkage distance between their super-instances; the
-        representatives of the closest two super-instances are asked, and a
-        must-link merges the clusters. Pairs of leaves that are both old were
-        settled by an earlier phase (cannot-links survive splits through
-        entailment), so only pairs with a leaf in ``new`` are scanned.
-        Answers the store already implies are used without a question.
-
-        With ``live``, the shown clustering follows every merge; otherwise it
-        is updated once, when the phase completes.
+        Pairs of clusters no cannot-link separates are asked through their
+        closest representatives, closest first; a must-link merges them. Only
+        pairs with a leaf in ``new`` are scanned (cannot-links survive splits).
+        With ``live`` the shown clustering follows every merge.
         """
         tree = self._tree
         leaves = tree.leaves()
@@ -536,7 +418,6 @@ class SuperInstanceClustering(ActiveEstimator):
             # None ("don't know"): leave the pair undecided and move on
         tree.show()
 
-    # -- loop hooks -----------------------------------------------------------
     def _current_labels(self, ctx):
         return self._tree.labels()
 

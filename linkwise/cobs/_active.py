@@ -4,7 +4,7 @@ import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
 from linkwise._validation import check_scalar
-from linkwise.cobra import NoisyAnswers, RepairAttributes
+from linkwise.cobra import RepairAttributes
 from linkwise.cobs._generate import candidates_for, check_common
 from linkwise.cobs._grid import FAMILIES
 from linkwise.cobs._select import agreement_matrix, best_candidate, refit, sample_rows, satisfied
@@ -151,17 +151,14 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
         check_scalar(self.update_factor, "update_factor", self, kind="float", low=1.0)
         check_scalar(self.sample_size, "sample_size", self, kind="int", low=1)
         check_scalar(self.max_samples, "max_samples", self, kind="int", low=2)
-        p = self.noise_probability
-        check_scalar(p, "noise_probability", self, kind="float", low=0.0, high=0.5, include_high=False)
+        check_scalar(self.noise_probability, "noise_probability", self, kind="float", low=0.0, high=0.5,
+                     include_high=False)
 
     def _tolerant_constraints(self):
         return True  # selection counts answers, so a contradiction is no reason to stop
 
     def _knowledge(self, ctx):
-        self._belief = ctx.constraints
-        if self.noise_probability > 0:
-            self._belief = NoisyAnswers(ctx, self.noise_probability, lambda: _answered(self._belief, ctx))
-        return self._belief
+        return super()._knowledge(ctx, lambda: _answered(self._belief, ctx))
 
     def _questions(self, ctx):
         owner = type(self).__name__

@@ -196,9 +196,7 @@ def _smallest_eigenpairs(laplacian, k, v0, arpack):
     n = laplacian.shape[0]
     if arpack and k < n - 1:
         try:
-            values, vectors = eigsh(
-                laplacian, k=k, sigma=-1e-5, which="LM", tol=0, v0=v0, maxiter=_ARPACK_RESTARTS
-            )
+            values, vectors = eigsh(laplacian, k=k, sigma=-1e-5, which="LM", tol=0, v0=v0, maxiter=_ARPACK_RESTARTS)
             order = np.argsort(values, kind="stable")
             return values[order], vectors[:, order], True
         except ArpackNoConvergence:
@@ -301,10 +299,8 @@ def _eps_values(X, eps, owner):
         return eps
     d = pdist(X)
     if not (positive := d[d > 0]).size:
-        raise InvalidParameterError(
-            f"{owner} cannot spread DBSCAN's eps over the pairwise distances: all rows of X are "
-            "identical. Give explicit eps values in the grid."
-        )
+        raise InvalidParameterError(f"{owner} cannot spread DBSCAN's eps over the pairwise distances: all rows of X "
+                                    "are identical. Give explicit eps values in the grid.")
     return [float(v) for v in np.linspace(positive.min(), d.max(), eps)]
 
 
@@ -411,20 +407,16 @@ def check_common(owner, spec_args, dbscan_noise, n_jobs, cache):
     spec = GridSpec(*spec_args, owner)
     check_option(dbscan_noise, "dbscan_noise", owner, ("singletons", "cluster"))
     if check_scalar(n_jobs, "n_jobs", owner, kind="int", none_ok=True) == 0:
-        raise InvalidParameterError(
-            f"The 'n_jobs' parameter of {owner} must be None, a positive int or a negative int "
-            "(-1: every core), got 0."
-        )
+        raise InvalidParameterError(f"The 'n_jobs' parameter of {owner} must be None, a positive int or a negative int "
+                                    "(-1: every core), got 0.")
     if cache is not None and not isinstance(cache, (str, os.PathLike)):
-        raise InvalidParameterError(
-            f"The 'cache' parameter of {owner} must be None or a directory path, got {type(cache).__name__}."
-        )
+        raise InvalidParameterError(f"The 'cache' parameter of {owner} must be None or a directory path, got "
+                                    f"{type(cache).__name__}.")
     return spec
 
 
-def generate(
-    X, *, algorithms=FAMILIES, grid=None, dbscan_noise="singletons", n_jobs=None, cache=None, random_state=None
-):
+def generate(X, *, algorithms=FAMILIES, grid=None, dbscan_noise="singletons", n_jobs=None, cache=None,
+             random_state=None):
     """Cluster ``X`` with every algorithm and parameter setting of a grid.
 
     The expensive, offline step of COBS: run it once, then select among the

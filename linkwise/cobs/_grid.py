@@ -86,28 +86,21 @@ class GridSpec:
     def __init__(self, algorithms, grid, owner):
         names = ", ".join(map(repr, FAMILIES))
         if isinstance(algorithms, str) or not hasattr(algorithms, "__iter__"):
-            raise InvalidParameterError(
-                f"The 'algorithms' parameter of {owner} must be a sequence of names from {names}, got {algorithms!r}."
-            )
+            raise InvalidParameterError(f"The 'algorithms' parameter of {owner} must be a sequence of names from "
+                                        f"{names}, got {algorithms!r}.")
         algorithms = [check_option(name, "algorithms", owner, FAMILIES) for name in algorithms]
         if not algorithms or len(set(algorithms)) != len(algorithms):
-            raise InvalidParameterError(
-                f"The 'algorithms' parameter of {owner} must name each of {names} at most once and at least one, "
-                f"got {algorithms!r}."
-            )
+            raise InvalidParameterError(f"The 'algorithms' parameter of {owner} must name each of {names} at most once "
+                                        f"and at least one, got {algorithms!r}.")
         if grid is not None and not isinstance(grid, dict):
-            raise InvalidParameterError(
-                f"The 'grid' parameter of {owner} must be None (the paper's grid) or a dict "
-                f"{{family: {{parameter: values}}}}, got {type(grid).__name__}."
-            )
+            raise InvalidParameterError(f"The 'grid' parameter of {owner} must be None (the paper's grid) or a dict "
+                                        f"{{family: {{parameter: values}}}}, got {type(grid).__name__}.")
         grid = {} if grid is None else grid
         for family, values in grid.items():
             check_option(family, "grid", owner, FAMILIES)
             if not isinstance(values, dict):
-                raise InvalidParameterError(
-                    f"The 'grid' parameter of {owner} must map {family!r} to a dict of parameter "
-                    f"values, got {type(values).__name__}."
-                )
+                raise InvalidParameterError(f"The 'grid' parameter of {owner} must map {family!r} to a dict of "
+                                            f"parameter values, got {type(values).__name__}.")
             for key in values:
                 check_option(key, f"grid[{family!r}]", owner, _KEYS[family])
         defaults = paper_grid()
@@ -125,10 +118,9 @@ class GridSpec:
                 integer = key not in ("eps", "sigma")
                 out[key] = _number_list(value, key, owner, integer=integer, allow_empty=key in ("sigma", "n_neighbors"))
         if family == "spectral" and not (out["n_neighbors"] or out["sigma"]):
-            raise InvalidParameterError(
-                f"The grid of {owner} gives spectral clustering no affinity: 'n_neighbors' and 'sigma' "
-                "are both empty. Give values to either, or leave 'spectral' out of 'algorithms'."
-            )
+            raise InvalidParameterError(f"The grid of {owner} gives spectral clustering no affinity: 'n_neighbors' and "
+                                        "'sigma' are both empty. Give values to either, or leave 'spectral' out of "
+                                        "'algorithms'.")
         return out
 
     def check_against(self, n_samples, owner):
@@ -137,10 +129,8 @@ class GridSpec:
             for key in ("n_clusters", "n_neighbors"):
                 values = self.values[family].get(key)
                 if values and values[-1] >= n_samples:
-                    raise InvalidParameterError(
-                        f"The grid of {owner} asks for {key}={values[-1]} ({family}) but X has only "
-                        f"{n_samples} rows; use values < {n_samples}."
-                    )
+                    raise InvalidParameterError(f"The grid of {owner} asks for {key}={values[-1]} ({family}) but X has "
+                                                f"only {n_samples} rows; use values < {n_samples}.")
 
     def key(self):
         """Canonical JSON of the grid (for the cache key)."""

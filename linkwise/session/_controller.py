@@ -36,7 +36,8 @@ _OPTIONAL_TEXT = (str, type(None))
 _META_TYPES = {"data_path": str, "data_fingerprint": str, "data_options": dict, "image_root": str, "method": str,
                "params": dict}
 _OPTION_TYPES = {"id_column": _OPTIONAL_TEXT, "text_column": _OPTIONAL_TEXT, "image_column": _OPTIONAL_TEXT,
-                 "features": (list, type(None)), "scale": str, "encoding": _OPTIONAL_TEXT}
+                 "features": (list, type(None)), "scale": str, "encoding": _OPTIONAL_TEXT,
+                 "series": (dict, type(None))}
 
 
 def _check_meta(meta, path):
@@ -189,9 +190,11 @@ class HumanSession:
         wanted = encode_params(estimator)
         if method_spec(estimator) != meta["method"]:
             differs = f"method {meta['method']!r}, not {method_spec(estimator)!r}"
-        elif json.dumps(wanted, sort_keys=True) != json.dumps(meta["params"], sort_keys=True):
+        # a parameter the file does not mention (added to linkwise later) had its default
+        elif (json.dumps(wanted, sort_keys=True)
+              != json.dumps(was := {**encode_params(type(estimator)()), **meta["params"]}, sort_keys=True)):
             differs = f"method {meta['method']!r} and " + ", ".join(
-                f"{k}={was!r} (asked: {v!r})" for k, v in wanted.items() if (was := meta["params"].get(k)) != v)
+                f"{k}={was.get(k)!r} (asked: {v!r})" for k, v in wanted.items() if was.get(k) != v)
         else:
             return estimator
         raise SessionFileError(f"The session {path} was made with {differs}. Leave the method out to continue with the "

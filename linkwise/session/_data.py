@@ -32,6 +32,8 @@ from linkwise.images import IMAGE_TYPES
 with requires("session", "linkwise.session"):
     import pandas as pd
 
+from linkwise.session._series import _names
+
 __all__ = ["Dataset", "load_data", "embed_text", "UnsafePathError", "IMAGE_TYPES"]
 
 _IMAGE_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"BM")  # WebP: RIFF....WEBP
@@ -271,7 +273,7 @@ class Dataset:
     ids : pandas.Series
         The id of every row (the id column, or the row number).
     X : ndarray of shape (n_rows, n_features)
-        What the method clusters.
+        What the method clusters; for time series (n_rows, length[, channels]).
     options : dict
         The feature options (id, text, image, feature columns, scaling); a
         session refuses to reopen with other options.
@@ -296,13 +298,13 @@ class Dataset:
     ('x', [['size', '1'], ['note', '<b>big</b>']])
     """
 
-    def __init__(self, path, table, ids, X, options, embedding, image_root, dropped_columns):
+    def __init__(self, path, table, ids, X, options, embedding, image_root, dropped_columns, fingerprint=None):
         self.path = path
         self.table = table
         self.ids = ids
         self.X = X
         self.options = options
-        self.fingerprint = _fingerprint(table)
+        self.fingerprint = fingerprint or _fingerprint(table)
         self.embedding = embedding
         self.image_root = image_root
         self.dropped_columns = dropped_columns
@@ -375,6 +377,7 @@ class Dataset:
             "text": None if text is None or pd.isna(text) else str(text),
             "image": image_column is not None and image_error is None,
             "image_error": image_error,
+            "series": None if self.charts is None else self.charts[row].T.tolist(),  # channels of points in [0, 1]
         }
 
     @cached_property
@@ -382,11 +385,19 @@ class Dataset:
         """A 2-D PCA projection of :attr:`X`, scaled to [0, 1] (for the page's scatter plot)."""
         from sklearn.decomposition import PCA
 
-        if self.X.shape[1] >= 2:
-            P = PCA(n_components=2, random_state=0).fit_transform(self.X)
+        X = self.X.reshape(self.n_rows, -1)  # a time series: its steps (and channels) as features
+        if X.shape[1] >= 2:
+            P = PCA(n_components=2, random_state=0).fit_transform(X)
         else:
-            P = np.column_stack([self.X[:, 0], np.zeros(self.n_rows)])
+            P = np.column_stack([X[:, 0], np.zeros(self.n_rows)])
         return _minmax(P)
+
+    @cached_property
+    def charts(self):
+        """Time series as drawn (:func:`~linkwise.session._series.chart_lines`); None for other data."""
+        from linkwise.session._series import chart_lines
+
+        return None if self.options.get("series") is None else chart_lines(self.X)
 
 
 def _check_columns(table, names, what):
@@ -398,21 +409,18 @@ def _check_columns(table, names, what):
         )
 
 
-def _ranges(columns, names):
-    """``names`` with each ``first:last`` that is no column itself widened to the columns first to last."""
-    out = []
-    for name in names:
-        first, colon, last = name.partition(":")
-        if colon and name not in columns and first in columns and last in columns:
-            i, j = sorted((columns.index(first), columns.index(last)))
-            out += columns[i:j + 1]
-        else:
-            out.append(name)
-    return out
+def _ids(table, id_column):
+    if id_column is None:
+        return pd.Series(np.arange(table.shape[0]), name="id")
+    ids = table[id_column].reset_index(drop=True)
+    dup = ids[ids.duplicated()]
+    if not dup.empty:
+        raise InvalidParameterError(f"The id column {id_column!r} is not unique: {dup.iat[0]!r} appears twice.")
+    return ids
 
 
 def load_data(path, *, id_column=None, text_column=None, image_column=None, features=None, image_root=None,
-              scale="minmax", encoding=None):
+              scale="minmax", encoding=None, series=None):
     """Read a CSV or Parquet file for a human session.
 
     Parameters
@@ -442,6 +450,13 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
         The text encoding of a CSV, e.g. ``"latin-1"``. Default: UTF-8, or
         UTF-16 / UTF-32 when the file starts with their byte-order mark.
         Kept in :attr:`Dataset.options` (None: detected).
+    series : dict, optional
+        Time series instead of features (see :mod:`linkwise.session._series`):
+        ``{"columns": ["t0:t127", ...]}`` (wide: one series per row, one
+        column range or comma list per channel) or ``{"id": "id", "time":
+        "t", "value": ["v", ...]}`` (long: one row per time step; ``time``
+        may be None). ``X`` is then of shape (n_series, length) or
+        (n_series, length, channels), unscaled.
 
     Raises
     ------
@@ -483,18 +498,19 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
     _check_columns(table, named, "column")
     if features is not None:
         features = [str(c) for c in features]
-        _check_columns(table, _ranges(list(table.columns), features), "feature column")
     options = {"id_column": id_column, "text_column": text_column, "image_column": image_column,
-               "features": features, "scale": scale, "encoding": encoding}
+               "features": features, "scale": scale, "encoding": encoding, "series": series}
+    features = features and _names(table, ",".join(features), "feature column")  # ranges widened
 
-    if id_column is None:
-        ids = pd.Series(np.arange(table.shape[0]), name="id")
-    else:
-        ids = table[id_column].reset_index(drop=True)
-        dup = ids[ids.duplicated()]
-        if not dup.empty:
-            raise InvalidParameterError(f"The id column {id_column!r} is not unique: {dup.iat[0]!r} appears twice.")
+    root = Path(image_root).resolve() if image_root is not None else path.parent
+    if series is not None:
+        from linkwise.session._series import load_series
 
+        info, ids, X = load_series(table, series, options, lambda rows: _places(path, read_as, rows),
+                                   lambda column: _not_numeric(path, read_as, table, [column])[column])
+        ids = _ids(info, id_column) if ids is None else ids
+        return Dataset(path, info, ids, X, options, None, root, {}, _fingerprint(table))  # of every value
+    ids = _ids(table, id_column)
     dropped = {}
     if features is None and text_column is None:
         rest = [c for c in table.columns if c not in named]
@@ -502,7 +518,6 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
         dropped = _not_numeric(path, read_as, table, [c for c in rest if c not in features])
         if not features and image_column is not None:  # a table of image paths: cluster on the images
             features = [image_column]
-    features = features and _ranges(list(table.columns), features)
     images = image_column in (features or ())
     features = features and [c for c in features if c != image_column]
     blocks, embedding = [], None
@@ -532,7 +547,6 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
             f"The data file {path} has no numeric feature columns{why}. Name them with --features, "
             "embed a text column with --text-column or cluster on images with --image-column."
         )
-    root = Path(image_root).resolve() if image_root is not None else path.parent
     data = Dataset(path, table.reset_index(drop=True), ids, None, options, embedding, root, dropped)
     if images:
         from linkwise.session._images import image_block

@@ -80,7 +80,7 @@ def make_method(cls, params):
     >>> make_method(lw.COBRAS, {"bogus": 1})
     Traceback (most recent call last):
     ...
-    linkwise.exceptions.InvalidParameterError: COBRAS has no parameter 'bogus'; its parameters are: max_queries, random_state.
+    linkwise.exceptions.InvalidParameterError: COBRAS has no parameter 'bogus'; its parameters are: cache, max_queries, metric, random_state, window.
     """
     known = cls._get_param_names()
     if unknown := [name for name in params if name not in known]:
@@ -148,7 +148,7 @@ def encode_params(estimator):
     --------
     >>> import linkwise as lw
     >>> encode_params(lw.COBRAS(max_queries=5, random_state=0))
-    {'max_queries': 5, 'random_state': 0}
+    {'cache': None, 'max_queries': 5, 'metric': 'euclidean', 'random_state': 0, 'window': 0.1}
     """
     owner = type(estimator).__name__
     return {k: _encode(v, k, owner) for k, v in estimator.get_params(deep=False).items()}

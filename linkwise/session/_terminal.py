@@ -20,9 +20,11 @@ import sys
 from contextlib import contextmanager
 
 import click
+import numpy as np
 
 from linkwise._extras import requires
 from linkwise.session._controller import Refused
+from linkwise.session._series import cluster_sample
 
 with requires("session", "linkwise.session"):
     from rich.console import Console
@@ -32,6 +34,7 @@ with requires("session", "linkwise.session"):
 __all__ = ["run_terminal"]
 
 _KEYS = {"s": True, "d": False, "?": None}
+_BLOCKS = "▁▂▃▄▅▆▇█"
 _QUIT = {"", "q", "\x04"}  # end of input, q, Ctrl+D
 _CELL = 60  # characters of a value shown in the table
 _ESC = 0x1B
@@ -53,13 +56,40 @@ def _short(value):
     return _plain(value if len(value) <= _CELL else value[: _CELL - 1] + "…")
 
 
-def _pair_table(items):
+def _sparkline(points, width):
+    """Values in [0, 1] as at most ``width`` block characters (each the mean of its stretch)."""
+    return "".join(_BLOCKS[min(7, int(v.mean() * 8))] for v in np.array_split(points, min(width, len(points))))
+
+
+def _series_rows(session, items, width):
+    """Table rows drawing two time series as sparklines, and under each the median of a few members of its
+    current cluster; none for other data."""
+    charts = session.data.charts
+    if charts is None:
+        return []
+    width = max(8, min(48, (width - 22) // 2))  # two columns beside the names; a longer name crops them
+
+    def lines(values, style=None, note=""):  # values: (points, channels)
+        return Text("\n".join(_sparkline(c, width) for c in values.T) + note, style=style, no_wrap=True,
+                    overflow="ellipsis")
+
+    cluster = []
+    for item in items:
+        members = cluster_sample(session.labels(), item["row"])
+        cluster.append(lines(np.median(charts[members], axis=0), "dim", f"\nmedian of {len(members)} members")
+                       if len(members) else Text("alone", style="dim"))
+    return [("series", *(lines(charts[item["row"]]) for item in items)), ("cluster", *cluster)]
+
+
+def _pair_table(items, extra=()):
     a, b = items
     table = Table()
     table.add_column("")
     table.add_column("A", overflow="fold")
     table.add_column("B", overflow="fold")
     table.add_row("id", _short(a["id"]), _short(b["id"]))
+    for row in extra:
+        table.add_row(*row)
     for (name, va), (_, vb) in zip(a["fields"], b["fields"]):
         table.add_row(_short(name), _short(va), _short(vb))
     if a["text"] is not None:
@@ -231,7 +261,7 @@ def _ask(session, labels_path, console, getchar):
     while True:
         if not shown:  # after a key that changed nothing the question stays on screen
             state = session.state()
-            _show(console, state)
+            _show(console, state, session)
             shown = True
         key = _read_key(getchar)
         conflict = state["conflict"]
@@ -256,12 +286,12 @@ def _ask(session, labels_path, console, getchar):
     return k
 
 
-def _show(console, state):
+def _show(console, state, session):
     console.print(f"\n{state['n_answered']} answered · {state['n_clusters']} clusters")
     conflict = state["conflict"]
     if conflict is not None:
         _say(console, ("Your answers disagree", "bold"))
-        console.print(_pair_table(conflict["items"]))
+        console.print(_pair_table(conflict["items"], _series_rows(session, conflict["items"], console.width)))
         where = "in the same group" if conflict["clustering"] == "same" else "in different groups"
         _say(console, f"Your earlier answers imply '{conflict['believed']}' for A and B; the clustering "
                       f"linkwise holds now puts them {where}. Which answer is wrong?")
@@ -272,7 +302,7 @@ def _show(console, state):
     elif state["question"] is not None:
         q = state["question"]
         _say(console, (f"Question {q['number']}:", "bold"), " do A and B belong to the same group?")
-        console.print(_pair_table(q["items"]))
+        console.print(_pair_table(q["items"], _series_rows(session, q["items"], console.width)))
         _say(console, "[s] same  [d] different  [?] don't know  [u] undo  [q] quit")
     else:
         _say(console, "No more questions. [u] undo  [q] quit and save the labels")

@@ -23,6 +23,7 @@ from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.session._controller import Refused
 from linkwise.session._data import IMAGE_TYPES, UnsafePathError
+from linkwise.session._series import cluster_sample
 
 with requires("session", "linkwise.session"):
     from starlette.applications import Starlette
@@ -185,7 +186,12 @@ def create_app(session, labels_path, token=None):
     def decorate(item):
         row = item["row"]
         return {**item, "image": f"/item/{row}/image" if item["image"] else None,
-                "point": projection[row].round(4).tolist()}
+                "point": projection[row].round(4).tolist(), "context": context(row)}
+
+    def context(row):
+        """A few other members of a time series' cluster, drawn faintly behind it (channels of points each)."""
+        charts = data.charts
+        return None if charts is None else charts[cluster_sample(session.labels(), row)].transpose(0, 2, 1).tolist()
 
     def full_state(state=None):
         state = state or session.state()

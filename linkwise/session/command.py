@@ -13,7 +13,7 @@ import click
 __all__ = ["cluster", "export"]
 
 _DATA_SUFFIXES = {".csv", ".tsv", ".txt", ".gz", ".bz2", ".xz", ".zst", ".zip", ".parquet", ".pq"}
-_DATA_OPTIONS = ("id_column", "text_column", "image_column", "features", "encoding")  # stored in the session file
+_DATA_OPTIONS = ("id_column", "text_column", "image_column", "features", "encoding", "series")  # stored in the session file
 
 
 def _stem(path):
@@ -72,6 +72,50 @@ def _load_data(path, stored, image_root=None, **given):
     return load_data(path, image_root=root, scale=options.get("scale", "minmax"), **chosen)
 
 
+def _series_option(columns, series_id, time, value):
+    """The ``series`` argument of load_data from the command line (None: not given)."""
+    if columns and (series_id or time or value):
+        raise click.BadParameter("give the wide format or the long one (--series-id, --time, --value), not both.",
+                                 param_hint="--series-columns")
+    if columns:
+        return {"columns": list(columns)}
+    if series_id or time or value:
+        if not (series_id and value):
+            raise click.BadParameter("the long format needs both --series-id and --value.",
+                                     param_hint="--value" if series_id else "--series-id")
+        return {"id": series_id, "time": time, "value": [v.strip() for v in value.split(",")]}
+    return None
+
+
+def _add_metric(params, metric, cls, session_file, X):
+    """Give a method that takes a metric the series metric (default dtw) and a distance cache beside the
+    session file; ``cls`` None: the stored method (it refuses a metric it does not take)."""
+    if cls is not None and "metric" not in cls._get_param_names():
+        if metric or X.ndim == 3:
+            raise click.BadParameter(f"{cls.__name__} takes no metric (it clusters series of one channel as rows "
+                                     "of numbers); use cobras, cobra, robust-cobras or auto.",
+                                     param_hint="--metric" if metric else "--method")
+        return
+    params.setdefault("metric", metric or "dtw")
+    if params["metric"] != "euclidean":
+        params.setdefault("cache", str(session_file.resolve().with_suffix(".cache")))
+
+
+def _precompute(X, params):
+    """The series distances computed (or found in the cache) now, with a progress bar, not at the first question."""
+    if params.get("metric") not in ("dtw", "kshape") or not params.get("cache"):
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from linkwise.series import series_distances
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(f"{params['metric']} distances between {len(X)} series", total=None)
+        series_distances(X, params["metric"], window=params.get("window", 0.1), cache=params["cache"],
+                         progress=lambda done, total: bar.update(task, completed=done, total=total))
+
+
 @click.command()
 @click.argument("data", required=False, type=click.Path(exists=True, path_type=Path))
 @click.option("--demo", type=click.Choice(["digits"]),
@@ -92,12 +136,20 @@ def _load_data(path, stored, image_root=None, **given):
               "emb_0:emb_511), the image column for its images (default: every numeric column, else the images).")
 @click.option("--encoding", callback=_check_encoding,
               help="Text encoding of a CSV file (default UTF-8), e.g. latin-1 or utf-16; kept in the session file.")
+@click.option("--series-columns", multiple=True, metavar="FIRST:LAST",
+              help="Time series, one per row: an inclusive column range (t0:t127) or a comma list; repeat it for "
+                   "each further channel.")
+@click.option("--series-id", help="Time series, one row per time step: the column naming each row's series.")
+@click.option("--time", "time_column", help="With --series-id: the column to order each series by (default: file order).")
+@click.option("--value", help="With --series-id: the value column (a comma list for several channels).")
+@click.option("--metric", type=click.Choice(["dtw", "kshape", "euclidean"]),
+              help="Distance between time series for cobras, cobra, robust-cobras and auto (default: dtw).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               help="Labels CSV written when you finish. Default: <data name>.labels.csv beside the session file.")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, help="Port on 127.0.0.1 (default: a free one).")
 @click.option("--no-browser", is_flag=True, help="Print the page's address without opening a browser.")
 def cluster(data, demo, method, params, ui, session_file, id_column, text_column, image_column, image_root, features,
-            encoding, out, port, no_browser):
+            encoding, series_columns, series_id, time_column, value, metric, out, port, no_browser):
     """Cluster DATA (CSV, Parquet or a folder of images) by answering "same group?" questions.
 
     Every answer is saved at once in the session file; run the same command
@@ -105,7 +157,7 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
     """
     from linkwise.session._controller import HumanSession, read_meta
     from linkwise.methods import PARAMS
-    from linkwise.session._methods import build_estimator, make_method, resolve_method, same_method
+    from linkwise.session._methods import build_estimator, encode_params, make_method, resolve_method, same_method
 
     if (data is None) == (demo is None):
         raise click.UsageError("Give either DATA (a CSV, Parquet file or folder of images) or --demo digits.")
@@ -122,13 +174,21 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
     stored = read_meta(session_file) if session_file.exists() else {}  # refuses any file that is not a session
     dataset = _load_data(data, stored, image_root, id_column=id_column, text_column=text_column,
                          image_column=image_column, encoding=encoding,
+                         series=_series_option(series_columns, series_id, time_column, value),
                          features=None if features is None else [c.strip() for c in features.split(",") if c.strip()])
+    if dataset.options["series"] is not None and (metric or not stored):  # resumed: the stored metric
+        _add_metric(params, metric, None if stored and not method else resolve_method(method or "auto"), session_file,
+                    dataset.X)
+    elif metric:
+        raise click.BadParameter("applies to time series (--series-columns or --series-id).", param_hint="--metric")
     if stored and method is None and params:
         estimator = build_estimator(stored["method"], params)  # the stored method, which must be linkwise's
     elif stored and not params and (method is None or same_method(method, stored["method"])):
         estimator = None  # the stored method and parameters
     else:
         estimator = make_method(resolve_method(method or "auto"), {**PARAMS.get((method or "").lower(), {}), **params})
+    if dataset.options["series"] is not None:
+        _precompute(dataset.X, stored["params"] if estimator is None else encode_params(estimator))
     session = HumanSession(session_file, dataset, estimator, trusted_method=method)
     try:
         click.echo(f"Session file: {session_file} ({session.state()['n_answered']} answers so far)")

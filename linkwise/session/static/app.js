@@ -9,6 +9,7 @@ const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b
                  "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5"];
 const SHAPES = ["circle", "square", "triangle", "diamond"];
 const FIELDS_SHOWN = 10;
+const SVG = "http://www.w3.org/2000/svg";
 const DROPPED_SHOWN = 5;
 let state = null;
 let points = null;
@@ -57,6 +58,7 @@ function itemCard(item, letter, other) {
   const head = el("header");
   head.append(el("span", "letter", letter), el("span", "item-id", item.id));
   card.append(head);
+  if (item.series) card.append(seriesChart(item.series, item.context || [], item.id));
   if (item.image) {
     const img = el("img");
     img.src = item.image;
@@ -89,6 +91,26 @@ function itemCard(item, letter, other) {
     card.append(more);
   }
   return card;
+}
+
+function seriesChart(series, context, id) {
+  // the item's channels over a few members of its current cluster, faint; values in [0, 1] on one scale for all
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", "0 0 300 100");
+  svg.setAttribute("preserveAspectRatio", "none");
+  svg.setAttribute("class", "chart");
+  svg.setAttribute("aria-label", "series " + id + " over " + context.length + " members of its current cluster");
+  const line = (points, className, colour) => {
+    const path = document.createElementNS(SVG, "path");
+    const step = 300 / Math.max(points.length - 1, 1);
+    path.setAttribute("d", points.map((v, k) => (k ? "L" : "M") + (k * step).toFixed(1) + "," + (97 - 94 * v).toFixed(1)).join(""));
+    path.setAttribute("class", className);
+    if (colour) path.setAttribute("stroke", colour);
+    svg.append(path);
+  };
+  for (const member of context) member.forEach((points) => line(points, "context"));
+  series.forEach((points, c) => line(points, "line", PALETTE[c % PALETTE.length]));
+  return svg;
 }
 
 function fillPair(container, items) {
