@@ -80,7 +80,7 @@ def test_command_line_mistakes_get_one_clear_line(tmp_path, iris_file):
     bad_param = run("cluster", data_path, "--param", "max_queries")
     assert bad_param.exit_code == 2 and "'max_queries' is not NAME=VALUE" in bad_param.output
     unknown = run("cluster", data_path, "--method", "kmeans", "--ui", "terminal")
-    assert unknown.exit_code == 1 and "neither a known name (auto, bayes, cobra, cobras, cobs, robust-cobras)" in unknown.output
+    assert unknown.exit_code == 1 and "neither a known name (auto, bayes, cobra, cobras, cobras-dtw, cobras-kshape, cobs, robust-cobras)" in unknown.output
     not_active = run("cluster", data_path, "--method", "linkwise.cluster:PCKMeans", "--ui", "terminal")
     assert not_active.exit_code == 1 and "is not a subclass of ActiveEstimator" in not_active.output
     bad_value = run("cluster", data_path, "--param", "max_queries=-3", "--ui", "terminal")
