@@ -120,7 +120,8 @@ def _precompute(X, params):
 @click.argument("data", required=False, type=click.Path(exists=True, path_type=Path))
 @click.option("--demo", type=click.Choice(["digits"]),
               help="Instead of DATA: scikit-learn's handwritten digits, written as 8x8 images to ./linkwise-digits/.")
-@click.option("--method", help="Active method: auto (default), cobras, robust-cobras, cobra, cobs, bayes, or module:Class.")
+@click.option("--method", help="Active method: auto (default), cobras, robust-cobras, cobra, cobs, bayes, cobras-dtw, "
+              "cobras-kshape, or module:Class.")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="A method parameter, e.g. --param max_queries=100 (read as JSON, else as text). Repeatable.")
 @click.option("--ui", type=click.Choice(["web", "terminal"]), default="web", show_default=True,
