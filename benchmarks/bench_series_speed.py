@@ -151,7 +151,7 @@ def main():
         lines.append(f"| {metric} | {mat:.1f} | {first:.2f} | {q[0]:.1f} / {q[1]:.1f} / {q[2]:.0f} | "
                      f"{steps.mean() * 1e3:.1f} | {steps.mean() / base.mean():.1f} | "
                      f"{'yes' if q[1] < 100 else 'no'} | {ari:.2f} |")
-    lines += ["", "Steps over 100 ms are splits: with k-Shape, aeon's k-Shape fits (on at most 128 members, resampled "
+    lines += ["", "Steps over 100 ms are splits: with k-Shape, aeon's k-Shape fits (on at most 64 members, resampled "
               "to at most 128 points); with DTW, spectral clustering on the stored matrix."]
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text("\n".join(lines) + "\n")

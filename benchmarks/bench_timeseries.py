@@ -34,8 +34,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 import linkwise as lw  # noqa: E402
-from linkwise.bench import run  # noqa: E402
-from linkwise.bench._protocol import cell_seed, fold_split  # noqa: E402
+from linkwise.bench import cell_seed, fold_split, run  # noqa: E402
 
 OUT = Path(__file__).parent / "results" / "timeseries.md"
 METHODS = ("cobras", "cobras-dtw", "cobras-kshape", "active-cobs", "auto")

@@ -37,8 +37,8 @@ _OBJECTS = {
     }.items()
     for name in names.split()
 }
-_SUBMODULES = set("""active bayes bench cluster cobra cobs constraints datasets ensemble exceptions graph loop metrics
-    oracle session""".split())
+_SUBMODULES = set("""active bayes bench cluster cobra cobs constraints datasets ensemble exceptions graph images loop
+    metrics oracle series session""".split())
 
 __all__ = sorted(_OBJECTS) + sorted(_SUBMODULES)
 
