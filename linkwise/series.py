@@ -17,7 +17,7 @@ import numpy as np
 from linkwise._extras import requires
 from linkwise._validation import check_finite, check_option, check_scalar
 
-__all__ = ["check_series", "series_distances", "METRICS"]
+__all__ = ["check_series", "series_distances", "resample", "METRICS"]
 
 METRICS = ("euclidean", "dtw", "kshape")
 _SHAPE = "shape (n_series, length) or (n_series, length, channels)"
@@ -131,6 +131,21 @@ def _dtw_matrix(series, window, progress):
     T = np.ascontiguousarray(series.transpose(0, 2, 1))  # aeon's (n, channels, length)
     return _symmetric(len(T), lambda a, b: np.sqrt(dtw_pairwise_distance(T[a], T[b], window=window)), _BLOCK,
                       progress)
+
+
+def resample(series, length):
+    """``series`` of shape (n, L, channels) linearly interpolated to ``length`` points (the ends kept).
+
+    Examples
+    --------
+    >>> resample(np.array([[[0.0], [2.0]]]), 3)[0, :, 0].tolist()
+    [0.0, 1.0, 2.0]
+    """
+    old = series.shape[1]
+    if old == length:
+        return series
+    grid, at = np.linspace(0, 1, length), np.linspace(0, 1, old)
+    return np.stack([np.column_stack([np.interp(grid, at, c) for c in s.T]) for s in series])
 
 
 def znormalise(series):

@@ -25,7 +25,7 @@ from sklearn.cluster import SpectralClustering
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError, check_option, check_scalar
 from linkwise.cobra._superinstances import make_parts
-from linkwise.series import METRICS, SBD, check_series, series_distances, znormalise
+from linkwise.series import METRICS, SBD, check_series, resample, series_distances, znormalise
 
 # The authors' affinity exp(-0.5 * DTW) is for z-normalised series (UCR); dividing
 # by the data's standard deviation keeps it for series of any amplitude.
@@ -101,8 +101,8 @@ class SeriesSpace:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # numba's type-safety notes
             model = KShape(n_clusters=min(k, sample.size), random_state=rng.randint(np.iinfo(np.int32).max))
-            model.fit(_resample(self.series[sample], min(_KSHAPE_LENGTH, self.series.shape[1])).transpose(0, 2, 1))
-        centres = znormalise(_resample(model.cluster_centres_.transpose(0, 2, 1), self.series.shape[1]))
+            model.fit(resample(self.series[sample], min(_KSHAPE_LENGTH, self.series.shape[1])).transpose(0, 2, 1))
+        centres = znormalise(resample(model.cluster_centres_.transpose(0, 2, 1), self.series.shape[1]))
         labels = np.argmin(self._sbd(rows, other=SBD(centres)), axis=1)
         return labels, centres.reshape(len(centres), -1)
 
@@ -151,14 +151,3 @@ class SeriesSpace:
             return int(cand[np.argmin(self.D[np.ix_(cand, rows)].sum(axis=1))])
         centre = SBD(znormalise(centre.reshape(1, *self.series.shape[1:])))
         return int(cand[np.argmin(self._sbd(cand, other=centre)[:, 0])])
-
-
-def _resample(series, length):
-    """``series`` of shape (n, L, channels) linearly interpolated to ``length`` points."""
-    old = series.shape[1]
-    if old == length:
-        return series
-    at = np.linspace(0, old - 1, length)
-    lo = np.minimum(at.astype(int), max(old - 2, 0))
-    w = (at - lo)[None, :, None]
-    return series[:, lo] * (1 - w) + series[:, np.minimum(lo + 1, old - 1)] * w

@@ -42,6 +42,7 @@ import numpy as np
 
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError, check_option
+from linkwise.series import resample
 
 __all__ = ["load", "names", "info", "DATA_DIR", "SERIES"]
 
@@ -151,12 +152,10 @@ def _read_series(name):
     with requires("timeseries", f"datasets.load({name!r})"):
         from aeon.datasets import load_from_ts_file
     parts = [load_from_ts_file(str(_aeon_data() / name / f"{name}_{split}.ts")) for split in ("TRAIN", "TEST")]
-    series = [np.asarray(x, dtype=np.float64) for X, _ in parts for x in X]  # each (channels, length)
+    series = [np.asarray(x, dtype=np.float64).T[None] for X, _ in parts for x in X]  # each (1, length, channels)
     length = max(x.shape[1] for x in series)
-    grid = np.linspace(0, 1, length)
-    X = np.stack([x if x.shape[1] == length else
-                  np.array([np.interp(grid, np.linspace(0, 1, x.shape[1]), c) for c in x]) for x in series])
-    X = X[:, 0] if X.shape[1] == 1 else X.transpose(0, 2, 1)
+    X = np.concatenate([resample(x, length) for x in series])
+    X = X[..., 0] if X.shape[2] == 1 else X
     y = np.unique(np.concatenate([labels for _, labels in parts]), return_inverse=True)[1].astype(np.intp)
     X.setflags(write=False)
     y.setflags(write=False)

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from linkwise._validation import InvalidParameterError
+from linkwise.series import resample
 
 __all__ = ["load_series", "chart_lines", "cluster_sample"]
 
@@ -114,9 +115,7 @@ def _equal_lengths(V, channels, places):
     length = lengths.max()
     X = V[:, :length].copy()
     for r in np.flatnonzero(lengths < length):
-        grid = np.linspace(0, lengths[r] - 1, length)
-        X[r] = np.column_stack([np.interp(grid, np.arange(lengths[r]), V[r, :lengths[r], c])
-                                for c in range(V.shape[2])])
+        X[r] = resample(V[r:r + 1, :lengths[r]], length)[0]
     return X[..., 0] if X.shape[2] == 1 else X
 
 
