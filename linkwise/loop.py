@@ -31,9 +31,9 @@ from sklearn.utils import check_random_state
 
 from linkwise._validation import InvalidParameterError, check_data, check_index_set, check_scalar, magnitude_scale
 from linkwise.constraints import ConstraintStore
-from linkwise.graph import pair_key
+from linkwise.graph import check_pair, pair_key
 
-__all__ = ["ActiveEstimator", "ActiveSession", "Checkpoint", "QueryContext", "Recheck"]
+__all__ = ["ActiveEstimator", "ActiveSession", "Checkpoint", "Mark", "QueryContext", "Recheck"]
 
 
 class Recheck(NamedTuple):
@@ -49,6 +49,14 @@ class Checkpoint(NamedTuple):
     The loop runs the knowledge's review there and resumes the method with
     None; ``ctx.revision`` tells whether the belief changed.
     """
+
+
+class Mark(NamedTuple):
+    """A person's feedback on a whole cluster: its ``rows`` (sorted) belong together (*pure*); ``complete``: and
+    nothing else belongs with them."""
+
+    rows: np.ndarray
+    complete: bool
 
 
 class QueryContext:
@@ -70,6 +78,10 @@ class QueryContext:
         How many times the knowledge revised its belief so far.
     log : list of (int, int, bool or None)
         Questions asked and their answers, in order (read it, do not write).
+    informed : list of (int, int, bool)
+        Relations stated outside the questions (:meth:`ActiveSession.inform`), in order; also in ``constraints``.
+    marks : list of Mark
+        Feedback on whole clusters (:meth:`ActiveSession.mark`), in order; its pairs are in ``informed``.
     rng : numpy.random.RandomState
         The one random generator of this run, from the estimator's ``random_state``.
     labels : ndarray of int
@@ -84,7 +96,7 @@ class QueryContext:
         self.queryable_mask[queryable] = True
         self.constraints = self.knowledge = constraints
         self.revision = self.n_queries = 0
-        self.log = []
+        self.log, self.informed, self.marks = [], [], []
         self.labels = np.zeros(self.n_samples, dtype=np.intp)
 
 
@@ -161,6 +173,7 @@ class ActiveSession:
         ctx = self._ctx = QueryContext(X, queryable, store, check_random_state(estimator.random_state), max_queries)
         ctx.knowledge = estimator._knowledge(ctx)
         self.query_log, self.error, self._history, self._dont_know, self._pending = ctx.log, None, [], set(), None
+        self._recheck = False
         self._review = self._held = None  # a running review, and the answer its method waits for
         self._gen = estimator._questions(ctx)
         self._advance(None)
@@ -208,6 +221,7 @@ class ActiveSession:
                 continue
             # with the budget spent the generator stays suspended; its ctx.labels is the answer
             self._pending = None if ctx.max_queries is not None and ctx.n_queries >= ctx.max_queries else (i, j)
+            self._recheck = recheck
             return
 
     def ask(self):
@@ -284,6 +298,76 @@ class ActiveSession:
             n += 1
         return n
 
+    def inform(self, i, j, answer):
+        """Add a relation the person stated outside the pending question.
+
+        An imported constraint, another annotator's answer, or one implied by
+        feedback on a cluster: it is not charged nor logged as a question, and
+        the method never asks a pair it implies (a pending question it settles
+        is answered from it, and the session moves on).
+
+        Parameters
+        ----------
+        i, j : int
+            Two different rows (any rows, queryable or not).
+        answer : bool
+            True (same cluster) or False (different clusters).
+
+        Raises
+        ------
+        InconsistentConstraintError
+            The estimator refuses contradicting answers and this one
+            contradicts what is known; nothing has changed.
+        """
+        self._inform([(i, j, answer)], "inform")
+
+    def mark(self, rows, complete=False):
+        """Feedback on a whole cluster: its ``rows`` belong together; ``complete``: and nothing else does.
+
+        Stated as must-links from the first row to every other one and, when
+        complete, cannot-links from it to every row outside (all at once: a
+        contradiction adds none of them); methods that can use the cluster as
+        such read ``ctx.marks`` (COBRAS never splits a pure cluster again and
+        never merges with a complete one).
+
+        Parameters
+        ----------
+        rows : array-like of int
+            The members of the cluster, as shown to the person.
+        complete : bool, default=False
+        """
+        n = self._ctx.n_samples
+        rows = check_index_set(rows, n, "rows", "ActiveSession.mark")
+        if not isinstance(complete, (bool, np.bool_)):
+            raise InvalidParameterError(f"The 'complete' argument of ActiveSession.mark must be a bool, got {complete!r}.")
+        first, pairs = int(rows[0]), [(int(rows[0]), int(r), True) for r in rows[1:]]
+        if complete:
+            pairs += [(first, int(y), False) for y in np.setdiff1d(np.arange(n), rows)]
+        self._inform(pairs, "mark")
+        self._ctx.marks.append(Mark(rows, bool(complete)))
+
+    def _inform(self, pairs, owner):
+        ctx = self._ctx
+        for i, j, answer in pairs:
+            check_pair(i, j, ctx.n_samples, f"ActiveSession.{owner}")
+            if not isinstance(answer, (bool, np.bool_)):
+                raise InvalidParameterError(f"The 'answer' argument of ActiveSession.{owner} must be True (same "
+                                            f"cluster) or False (different clusters), got {answer!r}.")
+        if not ctx.constraints.tolerant and len(pairs) > 1:  # all or none: try them on a copy first
+            trial = ctx.constraints.copy()
+            for i, j, answer in pairs:
+                trial.add(i, j, bool(answer))
+        for i, j, answer in pairs:
+            ctx.constraints.add(i, j, bool(answer))
+            if ctx.knowledge is not ctx.constraints:
+                ctx.knowledge.inform(i, j, bool(answer))
+            ctx.informed.append((int(i), int(j), bool(answer)))
+        pending = self._pending
+        if pending is not None and not self._recheck:
+            known = ctx.knowledge.store.relation(*pending)
+            if known is not None:
+                self._advance(known)
+
     # -- results ------------------------------------------------------------
     @property
     def labels_(self):
@@ -299,6 +383,11 @@ class ActiveSession:
     def constraints(self):
         """The session's :class:`~linkwise.ConstraintStore`."""
         return self._ctx.constraints
+
+    @property
+    def informed(self):
+        """Relations stated outside the questions (:meth:`inform`, :meth:`mark`), in order: (i, j, answer)."""
+        return self._ctx.informed
 
     @property
     def done(self):

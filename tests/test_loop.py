@@ -199,3 +199,53 @@ def test_the_default_knowledge_is_the_store_of_answers(blobs):
     X, _ = blobs
     session = lw.ActiveSession(ClosestPairsFirst(max_queries=5, random_state=0), X)
     assert session._ctx.knowledge is session.constraints and session._ctx.log is session.query_log
+
+
+# -- knowledge given outside the questions: inform and mark ----------------------------------------
+
+
+def test_informed_pairs_are_never_asked_nor_charged(blobs):
+    X, y = blobs
+    session = lw.ActiveSession(ClosestPairsFirst(), X)
+    i, j = session.ask()
+    session.inform(i, j, bool(y[i] == y[j]))  # settles the pending question: the session moves on
+    assert session.ask() != (i, j) and session.n_queries == 0 and session.query_log == []
+    assert session.informed == [(i, j, bool(y[i] == y[j]))]
+    rest = np.flatnonzero(y == y[0])
+    for r in rest[1:]:
+        session.inform(rest[0], r, True)
+    while (pair := session.ask()) is not None:
+        assert not (y[pair[0]] == y[pair[1]] == y[0])  # within an informed group nothing is asked
+        session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+    assert lw.metrics.ari(y, session.labels_) == 1.0
+
+
+def test_mark_is_all_or_nothing_and_recorded(blobs):
+    X, y = blobs
+    session = lw.ActiveSession(ClosestPairsFirst(), X)
+    session.inform(0, 1, False)
+    with pytest.raises(lw.InconsistentConstraintError):
+        session.mark([0, 5, 1])  # 0-5 alone would fit; 0-1 contradicts, so none is added
+    assert len(session.constraints) == 1 and session.informed == [(0, 1, False)] and session._ctx.marks == []
+    members = np.flatnonzero(y == y[2])
+    session.mark(members[::-1], complete=True)
+    (mark,) = session._ctx.marks
+    assert mark.complete and mark.rows.tolist() == sorted(members.tolist())
+    outside = np.setdiff1d(np.arange(len(y)), members)
+    assert all(session.constraints.relation(members[-1], o) is False for o in outside)
+    assert all(session.constraints.relation(members[0], m) is True for m in members[1:])
+    for bad, match in (([], "empty"), ([0, 99], "out of range"), (["a"], "integer")):
+        with pytest.raises(lw.exceptions.InvalidParameterError, match=match):
+            session.mark(bad)
+    with pytest.raises(lw.exceptions.InvalidParameterError, match="'answer' argument of ActiveSession.inform"):
+        session.inform(3, 4, "yes")
+    with pytest.raises(lw.exceptions.InvalidParameterError, match="ActiveSession.inform"):
+        session.inform(3, 3, True)
+
+
+def test_a_tolerant_knowledge_takes_informed_answers(blobs):
+    X, y = blobs
+    session = lw.ActiveSession(lw.NoiseRobustCOBRAS(random_state=0), X)
+    session.inform(0, 1, bool(y[0] == y[1]))
+    assert session._ctx.knowledge.graph.n_answers == 1
+    assert session._ctx.knowledge.store.relation(0, 1) == bool(y[0] == y[1])

@@ -59,7 +59,8 @@ def test_export_writes_labels_and_every_answer(tmp_path, iris_file):
     assert out.exit_code == 0, out.output
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "labels.csv"), expected)
     answers = pd.read_csv(tmp_path / "answers.csv")
-    assert list(answers.columns) == ["seq", "id_a", "id_b", "answer", "answered_at", "status", "retracted_at"]
+    assert list(answers.columns) == ["seq", "id_a", "id_b", "answer", "answered_at", "annotator", "kind", "members",
+                                     "action", "status", "retracted_at"]
     assert answers["status"].tolist() == ["live", "live", "live", "undone"]
 
     # the data moved: --data points to it; other data is refused

@@ -9,7 +9,30 @@ from pathlib import Path
 import pytest
 
 from linkwise.session import SessionFileError, SessionStore
-from linkwise.session._store import _SCHEMA, APPLICATION_ID
+from linkwise.session._store import APPLICATION_ID
+
+# the schema of session files of format 1 (linkwise before annotators and cluster feedback), as it was written
+FORMAT1_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE answers (seq INTEGER PRIMARY KEY AUTOINCREMENT, i INTEGER NOT NULL, j INTEGER NOT NULL,
+    answer INTEGER CHECK (answer IN (0, 1)), answered_at TEXT NOT NULL, CHECK (0 <= i AND i < j));
+CREATE TABLE retracted (id INTEGER PRIMARY KEY AUTOINCREMENT, seq INTEGER NOT NULL, i INTEGER NOT NULL,
+    j INTEGER NOT NULL, answer INTEGER, answered_at TEXT NOT NULL, retracted_at TEXT NOT NULL, reason TEXT NOT NULL);
+"""
+
+
+def format1_file(path, answers, retracted=(), marked=True):
+    """A session file of format 1: ``answers`` (seq, i, j, answer) live, ``retracted`` (seq, i, j, answer, reason)."""
+    db = sqlite3.connect(path)
+    if marked:
+        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    db.executescript(FORMAT1_SCHEMA)
+    db.execute("INSERT INTO meta VALUES ('format', '1'), ('method', '\"cobras\"')")
+    db.executemany("INSERT INTO answers VALUES (?, ?, ?, ?, 'then')", answers)
+    db.executemany("INSERT INTO retracted (seq, i, j, answer, answered_at, retracted_at, reason) "
+                   "VALUES (?, ?, ?, ?, 'then', 'later', ?)", retracted)
+    db.commit()
+    db.close()
 
 
 def test_answers_are_committed_before_add_returns(tmp_path):
@@ -156,14 +179,48 @@ def test_files_linkwise_did_not_make_are_refused_untouched(tmp_path, journal, ho
 
 def test_session_files_made_before_the_mark_still_open(tmp_path):
     path = tmp_path / "old.db"
-    db = sqlite3.connect(path)
-    db.executescript(_SCHEMA)
-    db.execute("INSERT INTO meta VALUES ('format', '1'), ('method', '\"cobras\"')")
-    db.execute("INSERT INTO answers (i, j, answer, answered_at) VALUES (0, 1, 1, 'then')")
-    db.commit()
-    db.close()
+    format1_file(path, [(1, 0, 1, 1)], marked=False)
     with SessionStore(path, exclusive=True) as store:
         assert store.meta["method"] == "cobras" and [a.answer for a in store.answers()] == [True]
+
+
+def test_format1_files_are_read_as_they_are_and_migrated_when_opened_for_writing(tmp_path):
+    path = tmp_path / "old.db"
+    # answer 3 was undone: the counter stood at 3, and a new statement must not take seq 3 again
+    format1_file(path, [(1, 0, 1, 1), (2, 2, 5, 0)], [(3, 4, 6, 1, "undone")])
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM sqlite_sequence")
+    db.execute("INSERT INTO sqlite_sequence VALUES ('answers', 3)")
+    db.commit()
+    db.close()
+    before = digest(path)
+    with SessionStore(path, read_only=True) as store:  # export of an old file: read, never migrated
+        assert [(a.seq, a.i, a.j, a.answer, a.annotator, a.kind) for a in store.answers()] == [
+            (1, 0, 1, True, None, "question"), (2, 2, 5, False, None, "question")]
+        assert [(r["seq"], r["kind"], r["reason"]) for r in store.retracted()] == [(3, "question", "undone")]
+    assert digest(path) == before
+    with SessionStore(path, exclusive=True) as store:
+        assert store.meta["format"] == 2
+        assert [(a.seq, a.i, a.j, a.answer) for a in store.answers()] == [(1, 0, 1, True), (2, 2, 5, False)]
+        new = store.add(7, 8, True, annotator="ann")
+        mark = store.add_mark([9, 3, 4], complete=True)  # i = j: allowed now that the old CHECK is gone
+        assert (new.seq, new.annotator, mark.seq, mark.kind, mark.members) == (4, "ann", 5, "complete", (3, 4, 9))
+    with SessionStore(path) as store:  # reopened: format 2 now, nothing migrated twice
+        assert store.meta["format"] == 2 and [a.seq for a in store.answers()] == [1, 2, 4, 5]
+
+
+def test_an_action_is_stored_and_undone_as_one(tmp_path):
+    with SessionStore(tmp_path / "s.db") as store:
+        first = store.add(0, 1, True)
+        moved = store.add_many([(5, 2, True), (2, 7, False)], kind="move", annotator="bo")
+        assert [(a.i, a.j, a.kind, a.action, a.annotator) for a in moved] == [
+            (2, 5, "move", moved[0].seq, "bo"), (2, 7, "move", moved[0].seq, "bo")]
+        store.undo(moved[1].seq)  # either row names the action
+        assert store.answers() == [first]
+        assert [(r["i"], r["j"], r["kind"], r["reason"]) for r in store.retracted()] == [
+            (2, 5, "move", "undone"), (2, 7, "move", "undone")]
+        with pytest.raises(ValueError, match="kind"):
+            store.add_many([(0, 3, True)], kind="pure")
 
 
 def test_read_only_opening_never_writes(tmp_path):

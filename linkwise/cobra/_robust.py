@@ -219,6 +219,10 @@ class NoisyAnswers:
             return (yield from self._verify([[(i, j)]]))[1]
         return False
 
+    def inform(self, i, j, answer):
+        """Record a relation stated outside the questions (see :meth:`linkwise.ActiveSession.inform`)."""
+        self.graph.add(i, j, answer)
+
     def _ask(self, pair):
         """Ask an extra question (a generator): a Recheck when the answers as given or the belief settle it."""
         self.n_extra_queries += 1

@@ -11,7 +11,6 @@ import json
 import numbers
 import secrets
 import threading
-from collections import defaultdict, deque
 
 import numpy as np
 from sklearn.base import clone
@@ -202,37 +201,45 @@ class HumanSession:
 
     # -- replay ---------------------------------------------------------------
     def _rebuild(self):
-        """A fresh ActiveSession fed with the stored answers, by pair, in stored order."""
+        """A fresh ActiveSession fed with every stored row, in stored order (see :meth:`_apply`)."""
         self._session = ActiveSession(self.estimator, self.data.X)
-        self._used = []  # the stored answer behind each question of the current run
+        self._used = []  # the stored rows applied in the current run, in order
+        self._source = {}  # (pair, must-link) -> the stored row that stated it, for explaining a contradiction
         self._conflict = None
-        waiting = defaultdict(deque)
         for row in self.store.answers():
-            waiting[(row.i, row.j)].append(row)
-        while self._conflict is None and (pair := self._session.ask()) is not None:
-            rows = waiting.get(pair_key(*pair))
-            if not rows:
+            if self._conflict is not None:
                 break
-            self._feed(pair, rows.popleft())
+            self._apply(row)
         self._changed()
 
-    def _feed(self, pair, row):
-        """Tell the session one stored answer; open a contradiction if it conflicts."""
-        constraints = self._session.constraints
+    def _apply(self, row):
+        """Replay one stored row: the answer to the pending question is told; another pair (imported, moved, or
+        asked of someone else) is informed; a cluster's feedback is marked. A contradiction opens a conflict."""
+        session = self._session
+        constraints, pending, informed = session.constraints, session.ask(), len(session.informed)
         before = len(constraints.conflicts)
-        believed = None if row.answer is None else constraints.relation(row.i, row.j)
         try:
-            self._session.tell(pair, row.answer)
-        except InconsistentConstraintError:
-            pass  # a strict store refused it: the same question stays pending until resolved
+            if row.members is not None:
+                session.mark(row.members, complete=row.kind == "complete")
+            elif row.kind == "question" and pending is not None and pair_key(*pending) == (row.i, row.j):
+                session.tell(pending, row.answer)
+            elif row.answer is not None:
+                session.inform(row.i, row.j, row.answer)
+            else:
+                return  # "don't know" about a pair not asked now says nothing
+        except InconsistentConstraintError as exc:  # a strict store refused it: it waits until resolved
+            pair, must_link = exc.pair, exc.must_link
         else:
             self._used.append(row)
+            stated = [(row.i, row.j, row.answer)] if row.kind == "question" else session.informed[informed:]
+            self._source.update({(pair_key(i, j), a): row for i, j, a in stated})
             if len(constraints.conflicts) == before:
                 return
-        # the earlier answers that imply the belief; with the contradicting one they form the cycle shown
-        earlier = {(pair_key(r.i, r.j), r.answer): r for r in reversed(self._used) if r.seq != row.seq}
-        chain = [earlier[pair_key(c.i, c.j), c.must_link] for c in constraints.explain(row.i, row.j)]
-        self._conflict = (row, believed, chain)
+            conflict = constraints.conflicts[-1]
+            pair, must_link = (conflict.i, conflict.j), conflict.must_link
+        # the earlier statements that imply the belief; with the contradicting one they form the cycle shown
+        chain = [(c, self._source[pair_key(c.i, c.j), c.must_link]) for c in constraints.explain(*pair)]
+        self._conflict = (row, pair_key(*pair), not must_link, chain)
 
     def _changed(self):
         self._changes += 1
@@ -247,7 +254,7 @@ class HumanSession:
     @property
     def position(self):
         """Names the current state: answers and undos must quote it, so a stale one is refused."""
-        n = self._session.n_queries
+        n = len(self._used)  # every stored statement applied: an imported one or a cluster's feedback too
         if self._conflict is not None:
             return f"{n}.conflict-{self._conflict[0].seq}"
         pair = self._session.ask()
@@ -261,17 +268,18 @@ class HumanSession:
             return self._labels
 
     def _conflict_state(self):
-        row, believed, earlier = self._conflict
+        row, (i, j), believed, chain = self._conflict
         item = self.data.item
 
-        def described(r, new):
-            return {"seq": r.seq, "rows": [r.i, r.j], "ids": [item(r.i)["id"], item(r.j)["id"]],
-                    "answer": ANSWER_WORDS[r.answer], "answered_at": r.answered_at, "new": new}
+        def described(r, a, b, answer, new):
+            return {"seq": r.seq, "rows": [a, b], "ids": [item(a)["id"], item(b)["id"]], "kind": r.kind,
+                    "answer": ANSWER_WORDS[answer], "answered_at": r.answered_at, "new": new}
 
         labels = self.labels()
-        return {"id": row.seq, "pair": [row.i, row.j], "items": [item(row.i), item(row.j)],
-                "believed": ANSWER_WORDS[believed], "clustering": ANSWER_WORDS[bool(labels[row.i] == labels[row.j])],
-                "answers": [described(r, False) for r in earlier] + [described(row, True)]}
+        return {"id": row.seq, "pair": [i, j], "items": [item(i), item(j)],
+                "believed": ANSWER_WORDS[believed], "clustering": ANSWER_WORDS[bool(labels[i] == labels[j])],
+                "answers": [described(r, c.i, c.j, c.must_link, False) for c, r in chain]
+                + [described(row, i, j, not believed, True)]}
 
     def state(self):
         """Everything a client shows: the question (or contradiction), counts, clusters.
@@ -309,7 +317,7 @@ class HumanSession:
             raise Refused("That question has already been answered (perhaps in another window); "
                           "the current question is shown now.")
 
-    def answer(self, position, answer):
+    def answer(self, position, answer, annotator=None):
         """Store the answer to the current question, then move on.
 
         Parameters
@@ -318,6 +326,8 @@ class HumanSession:
             The ``position`` of the state the person answered.
         answer : bool or None
             True (same group), False (different groups), None (don't know).
+        annotator : str, optional
+            Who answered (stored with the answer); None: the session's one person.
 
         Returns
         -------
@@ -333,6 +343,9 @@ class HumanSession:
         if answer is not None and not isinstance(answer, (bool, np.bool_)):
             raise InvalidParameterError(f"The 'answer' argument of HumanSession.answer must be True, False or None, "
                                         f"got {answer!r}.")
+        if annotator is not None and not isinstance(annotator, str):
+            raise InvalidParameterError(f"The 'annotator' argument of HumanSession.answer must be a name (str) or "
+                                        f"None, got {annotator!r}.")
         with self._lock:
             self._expect(position)
             if self._conflict is not None:
@@ -340,10 +353,15 @@ class HumanSession:
             pair = self._session.ask()
             if pair is None:
                 raise Refused("There is no question left; finish to save the labels.")
-            row = self.store.add(pair[0], pair[1], answer)  # committed before anything else happens
-            self._feed(pair, row)
-            self._changed()
-            return self.state()
+            return self._applied([self.store.add(pair[0], pair[1], answer, annotator=annotator)])
+
+    def _applied(self, rows):
+        """Apply statements just stored (committed before anything else happens); returns the new state."""
+        for row in rows:
+            if self._conflict is None:  # the rest waits in the file until the contradiction is resolved
+                self._apply(row)
+        self._changed()
+        return self.state()
 
     def undo(self, position):
         """Remove the answer to the previous question (or the contradicting one) and replay.
@@ -369,10 +387,14 @@ class HumanSession:
             self._expect(self.position)  # a contradiction is named by its id instead
             if self._conflict is None or self._conflict[0].seq != conflict_id:
                 raise Refused("That contradiction has already been resolved; the current state is shown now.")
-            row, _, earlier = self._conflict
-            if wrong_seq not in {r.seq for r in (row, *earlier)}:
+            row, _, _, chain = self._conflict
+            wrong = {r.seq: r for r in (row, *(r for _, r in chain))}.get(wrong_seq)
+            if wrong is None:
                 raise Refused(f"Answer #{wrong_seq} is not part of this contradiction.")
-            self.store.correct(wrong_seq)
+            if wrong.members is None:
+                self.store.correct(wrong_seq)
+            else:  # feedback on a cluster cannot be flipped: it is withdrawn
+                self.store.undo(wrong_seq)
             self._rebuild()
             return self.state()
 
@@ -382,7 +404,8 @@ class HumanSession:
         return pd.DataFrame({"id": self.data.ids.to_numpy(), "cluster": self.labels()})
 
     def answers_frame(self):
-        """Every answer ever given (live, undone or corrected) with the two ids and times."""
+        """Every statement ever stored (live, undone or corrected) with the two ids (a cluster's feedback: its
+        first row's, and every member's id in ``members``), who gave it, its kind and times."""
         ids = self.data.ids.to_numpy()
         live = [{**a._asdict(), "status": "live", "retracted_at": None} for a in self.store.answers()]
         gone = [{**r, "status": r["reason"]} for r in self.store.retracted()]
@@ -390,6 +413,7 @@ class HumanSession:
         frame.insert(1, "id_a", ids[frame["i"].to_numpy(dtype=np.intp)])
         frame.insert(2, "id_b", ids[frame["j"].to_numpy(dtype=np.intp)])
         frame["answer"] = frame["answer"].map(ANSWER_WORDS)
+        frame["members"] = [None if m is None else json.dumps(ids[list(m)].tolist()) for m in frame["members"]]
         return frame.drop(columns=["i", "j"]).sort_values(["seq", "answered_at"], kind="stable")
 
     def write_labels(self, path):

@@ -20,18 +20,40 @@ from typing import NamedTuple
 from linkwise._validation import InvalidParameterError
 from linkwise.graph import pair_key
 
-__all__ = ["Answer", "SessionStore", "SessionFileError", "FORMAT"]
+__all__ = ["Answer", "SessionStore", "SessionFileError", "FORMAT", "KINDS"]
 
-FORMAT = 1  # bumped when the schema changes
+FORMAT = 2  # bumped when the schema changes; a format-1 file is migrated when opened for writing
 APPLICATION_ID = 0x4C4B5753  # "LKWS" in the SQLite header: this file was made by linkwise
+KINDS = ("question", "imported", "pure", "complete", "move")
 
-_SCHEMA = """
+# kind: what stated it (an answer to a question, an imported constraint, feedback on a cluster, a moved item);
+# 'pure'/'complete' rows name their cluster's rows in members (i = j = its first row); rows of one action share it
+_COLUMNS = """i INTEGER NOT NULL, j INTEGER NOT NULL, answer INTEGER CHECK (answer IN (0, 1)), answered_at TEXT NOT NULL,
+    annotator TEXT, kind TEXT NOT NULL DEFAULT 'question' CHECK (kind IN ('question', 'imported', 'pure', 'complete',
+    'move')), members TEXT, action INTEGER"""
+_SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS answers (seq INTEGER PRIMARY KEY AUTOINCREMENT, i INTEGER NOT NULL, j INTEGER NOT NULL,
-    answer INTEGER CHECK (answer IN (0, 1)), answered_at TEXT NOT NULL, CHECK (0 <= i AND i < j));
-CREATE TABLE IF NOT EXISTS retracted (id INTEGER PRIMARY KEY AUTOINCREMENT, seq INTEGER NOT NULL, i INTEGER NOT NULL,
-    j INTEGER NOT NULL, answer INTEGER, answered_at TEXT NOT NULL, retracted_at TEXT NOT NULL, reason TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS answers (seq INTEGER PRIMARY KEY AUTOINCREMENT, {_COLUMNS}, CHECK (0 <= i AND i <= j));
+CREATE TABLE IF NOT EXISTS retracted (id INTEGER PRIMARY KEY AUTOINCREMENT, seq INTEGER NOT NULL, {_COLUMNS},
+    retracted_at TEXT NOT NULL, reason TEXT NOT NULL);
 """
+_FIELDS = "seq, i, j, answer, answered_at, annotator, kind, members, action"
+_FORMAT1_FIELDS = "seq, i, j, answer, answered_at, NULL, 'question', NULL, NULL"  # read-only look at a format-1 file
+
+
+def _migrate_format1(db):
+    """Format 1 -> 2 (in the caller's transaction): the new columns, and the answers table rebuilt since its old
+    CHECK forbids the i = j of a cluster's row; its AUTOINCREMENT counter kept, so a retracted seq is never reused."""
+    (last,) = db.execute("SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'answers'").fetchone()
+    db.execute(f"CREATE TABLE answers2 (seq INTEGER PRIMARY KEY AUTOINCREMENT, {_COLUMNS}, CHECK (0 <= i AND i <= j))")
+    db.execute(f"INSERT INTO answers2 ({_FIELDS}) SELECT {_FORMAT1_FIELDS} FROM answers")
+    db.execute("DROP TABLE answers")
+    db.execute("ALTER TABLE answers2 RENAME TO answers")
+    db.execute("DELETE FROM sqlite_sequence WHERE name IN ('answers', 'answers2')")
+    db.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('answers', ?)", (last,))
+    for column in ("annotator TEXT", "kind TEXT NOT NULL DEFAULT 'question'", "members TEXT", "action INTEGER"):
+        db.execute(f"ALTER TABLE retracted ADD COLUMN {column}")
+    db.execute("UPDATE meta SET value = '2' WHERE key = 'format'")
 
 
 class SessionFileError(InvalidParameterError):
@@ -39,13 +61,25 @@ class SessionFileError(InvalidParameterError):
 
 
 class Answer(NamedTuple):
-    """One stored answer. ``answer`` is True (same), False (different) or None (don't know)."""
+    """One stored statement. ``answer`` is True (same), False (different) or None (don't know, or a cluster's
+    feedback); ``annotator`` None is the session's one person; ``kind`` one of :data:`KINDS`; ``members`` the
+    rows of a 'pure'/'complete' cluster (else None); ``action`` the ``seq`` of the first row stored with it."""
 
     seq: int
     i: int
     j: int
     answer: bool | None
     answered_at: str
+    annotator: str | None = None
+    kind: str = "question"
+    members: tuple | None = None
+    action: int | None = None
+
+
+def _answer(row):
+    seq, i, j, answer, at, annotator, kind, members, action = row
+    return Answer(seq, i, j, _from_db(answer), at, annotator, kind,
+                  None if members is None else tuple(json.loads(members)), action)
 
 
 def _now():
@@ -126,6 +160,11 @@ class SessionStore:
                     self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=FULL")  # an answer survives a crash once add() returns
+                if self.meta.get("format") == 1:
+                    with self._db:
+                        self._db.execute("BEGIN IMMEDIATE")
+                        _migrate_format1(self._db)
+                    self.meta["format"] = FORMAT
                 self._db.executescript(_SCHEMA)
         except BaseException:
             self.close()
@@ -157,49 +196,77 @@ class SessionStore:
                                  [(k, json.dumps(v)) for k, v in meta.items()])
         self.meta = meta
 
-    def add(self, i, j, answer):
+    def add(self, i, j, answer, *, annotator=None, kind="question"):
         """Store and commit one answer; returns it as an :class:`Answer`."""
-        (i, j), at, answer = pair_key(i, j), _now(), None if answer is None else bool(answer)
+        return self.add_many([(i, j, answer)], annotator=annotator, kind=kind)[0]
+
+    def add_many(self, rows, *, annotator=None, kind):
+        """Store and commit pair statements ``(i, j, answer)`` as one action (undone together); returns them."""
+        if kind not in ("question", "imported", "move"):
+            raise ValueError(f"'kind' must be 'question', 'imported' or 'move' for pairs, got {kind!r}")
+        at = _now()
+        return self._insert([(*pair_key(i, j), None if a is None else bool(a), at, annotator, kind, None)
+                             for i, j, a in rows])
+
+    def add_mark(self, members, complete, *, annotator=None):
+        """Store and commit feedback on a cluster: its rows ``members`` are pure (and ``complete``)."""
+        members = sorted({int(m) for m in members})
+        return self._insert([(members[0], members[0], None, _now(), annotator, "complete" if complete else "pure",
+                              json.dumps(members))])[0]
+
+    def _insert(self, rows):
         with self._db:
             self._db.execute("BEGIN")
-            cur = self._db.execute("INSERT INTO answers (i, j, answer, answered_at) VALUES (?, ?, ?, ?)",
-                                   (i, j, answer, at))
-        return Answer(cur.lastrowid, i, j, answer, at)
+            stored, action = [], None
+            for row in rows:
+                seq = self._db.execute("INSERT INTO answers (i, j, answer, answered_at, annotator, kind, members, "
+                                       "action) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (*row, action)).lastrowid
+                if action is None:
+                    action = seq
+                    self._db.execute("UPDATE answers SET action = ? WHERE seq = ?", (seq, seq))
+                stored.append(_answer((seq, *row, action)))
+        return stored
+
+    @property
+    def _fields(self):
+        return _FIELDS if self.meta.get("format", FORMAT) == FORMAT else _FORMAT1_FIELDS
 
     def answers(self):
-        """Every live answer, oldest first."""
-        rows = self._read("SELECT seq, i, j, answer, answered_at FROM answers ORDER BY seq")
-        return [Answer(s, i, j, _from_db(a), t) for s, i, j, a, t in rows]
+        """Every live statement, oldest first."""
+        return [_answer(r) for r in self._read(f"SELECT {self._fields} FROM answers ORDER BY seq")]
 
-    def _retract(self, seq, reason):
-        """Begin the transaction (in ``with self._db``) that keeps answer ``seq`` in ``retracted``; returns its row."""
+    def _retract(self, seqs, reason):
+        """Begin the transaction (in ``with self._db``) that keeps answers ``seqs`` in ``retracted``; their rows."""
         self._db.execute("BEGIN")
-        row = next(iter(self._read("SELECT seq, i, j, answer, answered_at FROM answers WHERE seq = ?", (seq,))), None)
-        if row is None:
-            raise KeyError(f"no stored answer #{seq}")
-        self._db.execute("INSERT INTO retracted (seq, i, j, answer, answered_at, retracted_at, reason) "
-                         "VALUES (?, ?, ?, ?, ?, ?, ?)", (*row, _now(), reason))
-        return row
+        marks = ", ".join("?" * len(seqs))
+        rows = self._read(f"SELECT {_FIELDS} FROM answers WHERE seq IN ({marks}) ORDER BY seq", seqs)
+        if not rows:
+            raise KeyError(f"no stored answer #{seqs[0]}")
+        self._db.executemany(f"INSERT INTO retracted ({_FIELDS}, retracted_at, reason) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [(*row, _now(), reason) for row in rows])
+        return rows
 
     def undo(self, seq):
-        """Remove answer ``seq`` (kept in the ``retracted`` table)."""
+        """Remove answer ``seq`` and the rest of its action (kept in the ``retracted`` table)."""
         with self._db:
-            self._retract(seq, "undone")
-            self._db.execute("DELETE FROM answers WHERE seq = ?", (seq,))
+            seqs = [s for (s,) in self._read("SELECT seq FROM answers WHERE coalesce(action, seq) = (SELECT "
+                                             "coalesce(action, seq) FROM answers WHERE seq = ?)", (seq,))] or [seq]
+            self._retract(seqs, "undone")
+            self._db.executemany("DELETE FROM answers WHERE seq = ?", [(s,) for s in seqs])
 
     def correct(self, seq):
         """Flip answer ``seq`` (same <-> different), said to be wrong; the original stays in ``retracted``."""
         with self._db:
-            row = self._retract(seq, "corrected")
+            (row,) = self._retract([seq], "corrected")
             if row[3] is None:
-                raise ValueError(f"answer #{seq} is 'don't know'; only a same/different answer can be corrected")
+                raise ValueError(f"answer #{seq} is 'don't know' or a cluster's feedback; only a same/different answer "
+                                 "can be corrected")
             self._db.execute("UPDATE answers SET answer = ?, answered_at = ? WHERE seq = ?", (1 - row[3], _now(), seq))
 
     def retracted(self):
-        """Undone and corrected answers as dicts (original answer, when and why it was retracted)."""
-        rows = self._read("SELECT seq, i, j, answer, answered_at, retracted_at, reason FROM retracted ORDER BY id")
-        keys = ("seq", "i", "j", "answer", "answered_at", "retracted_at", "reason")
-        return [dict(zip(keys, (*r[:3], _from_db(r[3]), *r[4:]))) for r in rows]
+        """Undone and corrected statements as dicts (as stored, and when and why they were retracted)."""
+        rows = self._read(f"SELECT {self._fields}, retracted_at, reason FROM retracted ORDER BY id")
+        return [{**_answer(r[:9])._asdict(), "retracted_at": r[9], "reason": r[10]} for r in rows]
 
     def close(self):
         """Close the database connection (and give up the session, if held exclusively)."""
@@ -257,9 +324,9 @@ def _inspect(path, target):
         except ValueError:
             raise SessionFileError(f"The session file {path} is damaged: its meta entry {key!r} is not JSON "
                                    f"({value[:40]!r}).") from None
-    if meta and meta.get("format") != FORMAT:
+    if meta and meta.get("format") not in (1, FORMAT):
         raise SessionFileError(f"{path} is a session file of format {meta.get('format')!r}; "
-                               f"this linkwise reads format {FORMAT}.")
+                               f"this linkwise reads formats 1 to {FORMAT}.")
     return meta
 
 
