@@ -438,12 +438,13 @@ class HumanSession:
             }
 
     # -- actions --------------------------------------------------------------
-    def _expect(self, position):
-        """Refuse an action on a read-only session, or one that quotes a stale ``position``."""
+    def _expect(self, position, annotator=None):
+        """Refuse an action on a read-only session, or one that quotes a stale ``position`` (a team member's:
+        ``annotator``'s, else the one its ticket names)."""
         if self._read_only:
             raise Refused("This session was opened read-only; nothing can be changed in it.")
         if self.team is not None and self._conflict is None and "@" in position:  # a team member's ticket
-            current = self._ticket(position.rpartition("@")[2] or None)
+            current = self._ticket(annotator or position.rpartition("@")[2] or None)
         else:
             current = self.position
         if position != current:
@@ -480,7 +481,7 @@ class HumanSession:
                                         f"got {answer!r}.")
         self._check_annotator(annotator, "answer")
         with self._lock:
-            self._expect(position)
+            self._expect(position, annotator)
             if self._conflict is not None:
                 raise Refused("Resolve the contradiction first: say which answer was wrong.")
             if self.team is not None:
@@ -530,7 +531,7 @@ class HumanSession:
         if self.team is not None:
             self._check_annotator(annotator, "undo")
         with self._lock:
-            self._expect(position)
+            self._expect(position, annotator)
             mine = [r for r in self._rows if r.kind == "question" and r.annotator == annotator]
             last = self._used[-1:] if self.team is None else mine[-1:]
             if self._conflict is None and not last:

@@ -128,6 +128,18 @@ function renderDropped(dropped) {
   box.textContent = "Not used for clustering: " + named.join("; ") + ".";
 }
 
+function renderTeam(team) {
+  // who this page answers for, and how often the answers of pairs asked twice agree
+  $("team").hidden = !team;
+  if (!team) return;
+  const all = team.agreement[team.agreement.length - 1];
+  const mine = team.agreement.find((row) => row.annotator === team.annotator);
+  const agree = (row) => row && row.n_overlap ? Math.round(100 * row.agreement) + "% agreement, kappa " +
+    row.kappa.toFixed(2) + " over " + row.n_overlap + " pairs asked twice" : "no pair asked twice yet";
+  $("team").textContent = "You answer as " + (team.annotator || "an observer") + " (team: " +
+    team.annotators.join(", ") + "). Yours: " + agree(mine) + ". Team: " + agree(all) + ".";
+}
+
 function clock(iso) {
   const t = new Date(iso);
   return isNaN(t) ? iso : t.toLocaleString();
@@ -169,6 +181,8 @@ function render(next) {
   $("ask").hidden = !state.question;
   $("conflict").hidden = !state.conflict;
   $("done").hidden = !state.done;
+  $("wait").hidden = !(state.team && !state.question && !state.conflict && !state.done);
+  renderTeam(state.team);
   renderDropped(state.dropped_columns);
   if (state.question) {
     $("prompt").textContent = "Question " + state.question.number + ": do A and B belong to the same group?";
