@@ -326,21 +326,24 @@ class HumanSession:
             pair = pair_key(*pending)
         if pair is None:
             if self._shadow is None or self._shadow[0] != self._changes:
-                self._shadow = (self._changes, self._speculate())
+                predicted = {}
+                self._shadow = [self._changes, self._speculate(predicted), predicted]
             pair = next((p for p in self._shadow[1] if p not in held and p not in answered), None)
         self._desk[who] = pair
         return pair
 
-    def _speculate(self):
+    def _speculate(self, predicted):
         """The questions the method would ask next if each of them were answered as its clustering predicts: a
-        shadow session replays what the session was told, then answers its questions with that prediction."""
+        shadow session replays what the session was told, then answers its questions with that prediction
+        (recorded in ``predicted``: while real answers match it, the shadow's next questions stand)."""
         shadow, unsure = ActiveSession(self.estimator, self.data.X), set()
         for row in self._used:
             _state(shadow, row, unsure)
         while (pair := shadow.ask()) is not None:
-            yield pair_key(*pair)
             labels = shadow.labels_
-            shadow.tell(pair, bool(labels[pair[0]] == labels[pair[1]]))
+            predicted[pair_key(*pair)] = guess = bool(labels[pair[0]] == labels[pair[1]])
+            yield pair_key(*pair)
+            shadow.tell(pair, guess)
 
     def _ticket(self, who):
         """A team member's position: the pair handed to them (or that none is), and who they are."""
@@ -505,6 +508,7 @@ class HumanSession:
         row = self.store.add(pair[0], pair[1], answer, annotator=who)
         self._rows.append(row)
         skip, self._later = plan(self._rows, self._disagreement)
+        shadow = self._shadow
         if skip - {row.seq} != self._skip:  # a tie opened or broke: the method's view of that pair changes
             self._rebuild()
         elif row.seq in skip:  # agrees with the answer the method has
@@ -512,6 +516,8 @@ class HumanSession:
             self._changed()
         else:
             self._applied([row])
+            if shadow is not None and shadow[0] == self._changes - 1 and shadow[2].get(pair) == answer:
+                shadow[0] = self._changes  # the answer the shadow assumed: its next questions stand
         return self.state(who)
 
     def _applied(self, rows):
