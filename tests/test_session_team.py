@@ -4,6 +4,7 @@ import json
 import sqlite3
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
@@ -86,7 +87,7 @@ def test_a_stale_ticket_is_refused_and_an_annotator_must_be_named(iris_data, tmp
         session.answer(ticket, True, "alice")
     with pytest.raises(Refused):  # bob's ticket is not alice's
         session.answer(session.state("bob")["position"], True, "alice")
-    with pytest.raises(lw.exceptions.InvalidParameterError, match="'annotator'.*one of alice, bob, carol"):
+    with pytest.raises(lw.exceptions.InvalidParameterError, match="'annotator'.*one of the team \\(alice, bob, carol\\)"):
         session.answer(ticket, True, "mallory")
     with pytest.raises(lw.exceptions.InvalidParameterError, match="'annotator'"):
         session.answer(ticket, True)
@@ -96,7 +97,8 @@ def test_a_stale_ticket_is_refused_and_an_annotator_must_be_named(iris_data, tmp
 
 
 @pytest.mark.parametrize("bad, match", [(["alice"], "two or more"), (["alice", "alice"], "twice"),
-                                        (["alice", "b b"], "letters"), (["alice", "bob", 3], "names")])
+                                        (["alice", "b b"], "letters"), (["alice", "bob", 3], "names"),
+                                        (["alice", "open"], "not 'open'"), ("alice,bob", "two or more")])
 def test_bad_teams_are_refused_before_anything_is_written(iris_data, tmp_path, bad, match):
     data, _ = iris_data
     with pytest.raises(lw.exceptions.InvalidParameterError, match=match):
@@ -262,3 +264,113 @@ def test_a_format1_file_resumes_with_a_team(iris_data, tmp_path):
     frame = session.answers_frame()
     assert frame["annotator"].isna().tolist() == [True] * 3 + [False] * 2
     session.close()
+
+
+def test_an_open_team_takes_names_as_people_join(iris_data, tmp_path):
+    data, y = iris_data
+    path = tmp_path / "s.db"
+    session = team_session(path, data, annotators="open", overlap=1.0)
+    with pytest.raises(lw.exceptions.InvalidParameterError, match="nobody has joined yet"):
+        session.answer("x", True, "alice")
+    assert session.join("alice")["team"]["annotator"] == "alice"
+    pair = answer_as(session, "alice", y)
+    assert session.join("bob")["team"]["disagreement"] == "repair"  # two people: no third to ask
+    with pytest.raises(lw.exceptions.InvalidParameterError, match="'name'"):
+        session.join("<b>")
+    assert answer_as(session, "bob", y, flip=True) == pair  # asked twice (overlap 1), and they disagree
+    assert session.state("bob")["conflict"] is not None
+    session.join("carol")  # a third member: the tie now waits for them instead
+    assert session.state("bob")["conflict"] is None
+    assert tuple(session.state("carol")["question"]["pair"]) == pair
+    session.close()
+    again = HumanSession(path, data, annotators="open")  # restarted: who joined is kept
+    assert again.team["annotators"] == ["alice", "bob", "carol"] and again.team["open"]
+    again.close()
+    named = HumanSession(path, data, annotators=["alice", "bob"])
+    with pytest.raises(Refused, match="open team"):
+        named.join("dave")
+    named.close()
+
+
+def test_tokens_say_who_answers_over_http(iris_data, tmp_path):
+    from tests.e2e.helpers import LiveServer, token_client
+
+    data, y = iris_data
+    session = team_session(tmp_path / "s.db", data, annotators=["alice", "bob"])
+    server = LiveServer(session, tmp_path / "labels.csv")  # its own url: alice's
+    try:
+        tokens = server.server.config.app.state.tokens
+        clients = {who: token_client(server.origin, f"{server.origin}/?token={token}") for who, token in tokens.items()}
+        states = {who: client.get("/api/state").json() for who, client in clients.items()}
+        assert states["alice"]["team"]["annotator"] == "alice" and states["bob"]["team"]["annotator"] == "bob"
+        assert states["alice"]["question"]["pair"] != states["bob"]["question"]["pair"]
+        for who, client in clients.items():
+            i, j = states[who]["question"]["pair"]
+            reply = client.post("/api/answer", json={"position": states[who]["position"],
+                                                     "answer": "same" if y[i] == y[j] else "different"})
+            assert reply.status_code == 200 and reply.json()["state"]["team"]["annotator"] == who
+        stale = clients["bob"].post("/api/answer", json={"position": states["alice"]["position"], "answer": "same"})
+        assert stale.status_code == 409
+        assert [a.annotator for a in session.store.answers()] == ["alice", "bob"]
+        assert clients["alice"].post("/api/join", json={"name": "eve"}).status_code == 409  # a named team
+        for client in clients.values():
+            client.close()
+    finally:
+        server.stop()
+        session.close()
+
+
+def test_an_open_team_joins_over_http_with_one_link(iris_data, tmp_path):
+    from tests.e2e.helpers import LiveServer
+
+    data, _ = iris_data
+    session = team_session(tmp_path / "s.db", data, annotators="open")
+    server = LiveServer(session, tmp_path / "labels.csv")
+    try:
+        alice, bob = server.client(), server.client()
+        first = alice.get("/api/state").json()
+        assert first["team"] == {**first["team"], "annotator": None, "open": True} and first["question"] is None
+        assert alice.post("/api/answer", json={"position": first["position"], "answer": "same"}).status_code == 400
+        assert alice.post("/api/join", json={"name": "a b"}).status_code == 400
+        joined = alice.post("/api/join", json={"name": "alice"}).json()["state"]
+        assert joined["team"]["annotator"] == "alice" and joined["question"] is not None
+        assert alice.get("/api/state").json()["team"]["annotator"] == "alice"  # the name cookie
+        other = bob.post("/api/join", json={"name": "bob"}).json()["state"]
+        assert other["question"]["pair"] != joined["question"]["pair"]
+        assert session.team["annotators"] == ["alice", "bob"]
+    finally:
+        server.stop()
+        session.close()
+
+
+def test_command_line_team_options_and_export_of_the_agreement(tmp_path, iris_data, iris_file):
+    from click.testing import CliRunner
+
+    from linkwise.cli import main
+
+    def run(*args):
+        return CliRunner().invoke(main, [str(a) for a in args])
+
+    data, y = iris_data
+    data_path, _ = iris_file
+    terminal = run("cluster", data_path, "--annotators", "alice,bob", "--ui", "terminal")
+    assert terminal.exit_code == 2 and "--ui" in terminal.output and "browser pages" in terminal.output
+    alone = run("cluster", data_path, "--overlap", "0.1", "--ui", "terminal")
+    assert alone.exit_code == 2 and "--annotators alice,bob" in alone.output
+    bad = run("cluster", data_path, "--annotators", "alice", "--no-browser")
+    assert bad.exit_code == 1 and "two or more names" in bad.output
+    assert not list(tmp_path.glob("*.linkwise.db*"))  # failed starts leave no session file
+
+    session = team_session(tmp_path / "s.db", data, annotators=["alice", "bob"], overlap=1.0)
+    for _ in range(4):
+        answer_as(session, "alice", y)
+        answer_as(session, "bob", y)
+    session.close()
+    exported = run("export", tmp_path / "s.db", "--data", data_path, "-o", tmp_path / "labels.csv",
+                   "--answers", tmp_path / "answers.csv", "--agreement", tmp_path / "agreement.csv")
+    assert exported.exit_code == 0, exported.output
+    answers = pd.read_csv(tmp_path / "answers.csv")
+    assert answers["annotator"].tolist() == ["alice", "bob"] * 4 and set(answers["kind"]) == {"question"}
+    agreement = pd.read_csv(tmp_path / "agreement.csv")
+    assert agreement["annotator"].tolist() == ["alice", "bob", "all"]
+    assert agreement["n_overlap"].tolist() == [4, 4, 4] and agreement["kappa"].tolist() == [1.0] * 3

@@ -26,7 +26,7 @@ from linkwise.graph import pair_key, relabel
 from linkwise.loop import ActiveEstimator, ActiveSession
 from linkwise.session._methods import build_estimator, encode_params, method_spec
 from linkwise.session._store import Answer, SessionFileError, SessionStore
-from linkwise.session._team import agreement, check_team, plan, wanted
+from linkwise.session._team import agreement, check_name, check_team, plan, wanted
 
 with requires("session", "linkwise.session"):
     import pandas as pd
@@ -117,10 +117,11 @@ class HumanSession:
         name. A session file names its method, and linkwise imports only its
         own methods from a file unless the caller names the same method (the
         command line passes its ``--method``), since importing runs code.
-    annotators : list of str, optional
+    annotators : list of str or "open", optional
         Serve the session to a team: each named annotator gets a question of
-        their own (:mod:`linkwise.session._team`). Stored in the file; None
-        keeps the stored team (or the one person of a session without).
+        their own (:mod:`linkwise.session._team`); "open": people
+        :meth:`join` with a name. Stored in the file; None keeps the stored
+        team (or the one person of a session without).
     overlap : float, default=0.0
         With ``annotators``: the share of answered pairs asked again of a
         second annotator, for agreement (Cohen's kappa).
@@ -174,7 +175,10 @@ class HumanSession:
             if created and read_only:
                 raise SessionFileError(f"The session file {path} holds no session yet.")
             self.estimator = self._new_method(estimator) if created else self._stored_method(estimator)
-            self.team = team or self.store.meta.get("team")
+            stored = self.store.meta.get("team")
+            if team is not None and team["open"] and stored:  # an open team keeps who joined
+                team["annotators"] = list(dict.fromkeys(stored["annotators"]))
+            self.team = team or stored
             if team is not None and not created and not read_only and team != self.store.meta.get("team"):
                 self.store.write_meta({**self.store.meta, "team": team})  # a resumed session's team may change
             self._rebuild()
@@ -355,9 +359,24 @@ class HumanSession:
 
     def _team_state(self, who):
         rows = self._rows
-        return {"annotator": who, "annotators": self.team["annotators"], "overlap": self.team["overlap"],
+        return {"annotator": who, "annotators": self.team["annotators"], "open": self.team.get("open", False),
+                "overlap": self.team["overlap"],
                 "disagreement": self._disagreement, "agreement": agreement(rows),
                 "n_mine": sum(r.kind == "question" and r.annotator == who for r in rows)}
+
+    def join(self, name):
+        """Add ``name`` to an open team (see ``annotators="open"``); returns their :meth:`state`."""
+        check_name(name, "name")
+        with self._lock:
+            if self._read_only or not (self.team or {}).get("open"):
+                raise Refused("Only an open team's session takes new annotators (--annotators open).")
+            if name not in self.team["annotators"]:
+                policy = self._disagreement
+                self.team = {**self.team, "annotators": [*self.team["annotators"], name]}
+                self.store.write_meta({**self.store.meta, "team": self.team})
+                if policy != self._disagreement:  # a third member: ties now wait for them
+                    self._rebuild()
+            return self.state(name)
 
     def agreement_frame(self):
         """Per annotator, on the pairs asked of two: ``n_answers``, ``n_overlap``, ``agreement`` and Cohen's
@@ -495,10 +514,11 @@ class HumanSession:
             return self._applied([self.store.add(pair[0], pair[1], answer, annotator=annotator)])
 
     def _check_annotator(self, annotator, method):
-        team = self.team["annotators"] if self.team else None
-        if annotator is not None and not isinstance(annotator, str) or team and annotator not in team:
+        team = None if self.team is None else self.team["annotators"]
+        if annotator is not None and not isinstance(annotator, str) or team is not None and annotator not in team:
             raise InvalidParameterError(f"The 'annotator' argument of HumanSession.{method} must be "
-                                        + (f"one of {', '.join(team)}" if team else "a name (str) or None")
+                                        + ("a name (str) or None" if team is None else
+                                           f"one of the team ({', '.join(team) or 'nobody has joined yet'})")
                                         + f", got {annotator!r}.")
 
     def _team_answer(self, who, answer):

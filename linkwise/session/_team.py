@@ -24,6 +24,9 @@ configured (``disagreement``):
   keeps both as evidence and its repair decides; for a strict method the contradiction opens as any other does,
   and a person says which answer was wrong. With two annotators ``"third"`` works as ``"repair"``.
 
+An *open* team (``annotators="open"``) has no list: anyone with the session's link joins by giving a name, which
+is kept in the file; names are trusted as given (the link is the secret), as in any sign-up sheet.
+
 Questions handed out live only in memory: after a restart every question is handed out afresh, and an answer
 quoting one no longer held is refused, so nothing is answered twice.
 """
@@ -35,24 +38,33 @@ import numpy as np
 
 from linkwise._validation import InvalidParameterError
 
-__all__ = ["DISAGREEMENT", "check_team", "cohen_kappa", "agreement", "overlap_drawn", "plan", "wanted"]
+__all__ = ["DISAGREEMENT", "check_name", "check_team", "cohen_kappa", "agreement", "overlap_drawn", "plan", "wanted"]
 
 DISAGREEMENT = ("third", "repair")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 
 
+def check_name(name, argument="annotators"):
+    """``name`` if it is a valid annotator's name (shown on pages, kept in files)."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name) or name == "open":
+        raise InvalidParameterError(f"The '{argument}' argument takes names of letters, digits, '_', '.', '-' (at "
+                                    f"most 40 characters, not 'open'), e.g. alice,bob; got {name!r}.")
+    return name
+
+
 def check_team(annotators, overlap=0.0, disagreement="third"):
-    """The team settings as stored in a session's meta, checked.
+    """The team settings as stored in a session's meta, checked; ``annotators="open"``: people join with a name.
 
     Examples
     --------
     >>> check_team(["alice", "bob"], 0.1)
-    {'annotators': ['alice', 'bob'], 'overlap': 0.1, 'disagreement': 'third'}
+    {'annotators': ['alice', 'bob'], 'open': False, 'overlap': 0.1, 'disagreement': 'third'}
     """
-    if (not isinstance(annotators, (list, tuple)) or len(annotators) < 2
-            or not all(isinstance(a, str) and _NAME.fullmatch(a) for a in annotators)):
-        raise InvalidParameterError("The 'annotators' argument must list two or more names (letters, digits, '_', "
-                                    f"'.', '-'; at most 40 characters), e.g. alice,bob; got {annotators!r}.")
+    is_open = annotators == "open"
+    if not is_open and (not isinstance(annotators, (list, tuple)) or len(annotators) < 2):
+        raise InvalidParameterError("The 'annotators' argument must list two or more names, e.g. alice,bob (or be "
+                                    f"'open': people join with a name); got {annotators!r}.")
+    annotators = [] if is_open else [check_name(a) for a in annotators]
     if len(set(annotators)) < len(annotators):
         raise InvalidParameterError(f"The 'annotators' argument names someone twice: {annotators!r}.")
     if isinstance(overlap, bool) or not isinstance(overlap, (int, float)) or not 0 <= overlap <= 1:
@@ -61,7 +73,7 @@ def check_team(annotators, overlap=0.0, disagreement="third"):
     if disagreement not in DISAGREEMENT:
         raise InvalidParameterError(f"The 'disagreement' argument must be one of {', '.join(DISAGREEMENT)}, got "
                                     f"{disagreement!r}.")
-    return {"annotators": list(annotators), "overlap": float(overlap), "disagreement": disagreement}
+    return {"annotators": annotators, "open": is_open, "overlap": float(overlap), "disagreement": disagreement}
 
 
 def overlap_drawn(seed, pair, share):

@@ -7,7 +7,8 @@ path from the URL, and only after :meth:`Dataset.image_path` has checked them.
 Every route needs the run's random token (as Jupyter does): the address
 printed carries it once, the page then holds it in an HttpOnly cookie, so
 other accounts on a shared machine cannot read or answer the session.
-A team's session has one token per annotator: the token says who answers.
+A team's session has one token per annotator: the token says who answers. An open team shares one token,
+and the name a person joins with is kept in a second cookie.
 """
 
 import json
@@ -213,10 +214,17 @@ def create_app(session, labels_path, token=None, tokens=None):
         state["dropped_columns"] = dropped
         return state
 
+    def annotator_of(request):
+        """Who the request answers for: its token's annotator, or in an open team the name it joined with."""
+        if not (session.team or {}).get("open"):
+            return request.scope["annotator"]
+        name = request.cookies.get(f"linkwise-name-{request.scope['server'][1]}")
+        return name if name in session.team["annotators"] else None
+
     def action(run, annotator=False, **kinds):
         """An endpoint taking the JSON fields ``kinds`` to ``run`` (after the request's annotator, if asked)."""
         async def endpoint(request):
-            who = request.scope["annotator"]
+            who = annotator_of(request)
             try:
                 values = _fields(await _read_json(request), **kinds)
                 result = await run_in_threadpool(run, *([who] if annotator else []), *values)
@@ -253,7 +261,20 @@ def create_app(session, labels_path, token=None, tokens=None):
     async def state(request):
         if request.query_params.get("revision") == str(session.revision):
             return JSONResponse({"unchanged": True})
-        return JSONResponse(await run_in_threadpool(full_state, None, request.scope["annotator"]))
+        return JSONResponse(await run_in_threadpool(full_state, None, annotator_of(request)))
+
+    async def join(request):
+        """An open team: the person's name, kept in a cookie so that their answers are theirs."""
+        try:
+            (name,) = _fields(await _read_json(request), name=str)
+            await run_in_threadpool(session.join, name)
+        except Refused as exc:
+            return JSONResponse({"error": str(exc)}, 409)
+        except InvalidParameterError as exc:
+            return JSONResponse({"error": str(exc)}, getattr(exc, "status", 400))
+        response = JSONResponse({"state": await run_in_threadpool(full_state, None, name)})
+        response.set_cookie(f"linkwise-name-{request.scope['server'][1]}", name, httponly=True, samesite="strict")
+        return response
 
     async def points(request):
         xy = projection[sample].round(4)
@@ -283,12 +304,13 @@ def create_app(session, labels_path, token=None, tokens=None):
         Route("/api/undo", action(do_undo, True, position=str), methods=["POST"]),
         Route("/api/resolve", action(do_resolve, conflict=int, wrong=int), methods=["POST"]),
         Route("/api/finish", action(do_finish), methods=["POST"]),
+        Route("/api/join", join, methods=["POST"]),
         Route("/labels.csv", labels_csv),
         Route("/item/{row:int}/image", image),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    if session.team is None:
-        token = token or secrets.token_urlsafe(32)
+    if session.team is None or session.team["open"]:
+        token, tokens = token or secrets.token_urlsafe(32), None
         by_token = {token: None}
     else:
         tokens = tokens or {who: secrets.token_urlsafe(32) for who in session.team["annotators"]}
@@ -296,7 +318,7 @@ def create_app(session, labels_path, token=None, tokens=None):
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost"]),
                   Middleware(_Guard, tokens=by_token)]
     app = Starlette(routes=routes, middleware=middleware)
-    app.state.token, app.state.tokens = (token, None) if session.team is None else (None, tokens)
+    app.state.token, app.state.tokens = (token, None) if tokens is None else (None, tokens)
     return app
 
 
@@ -346,7 +368,8 @@ def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
     origin = f"http://127.0.0.1:{sock.getsockname()[1]}"
     if app.state.tokens is None:
         url = f"{origin}/?token={app.state.token}"
-        echo(f"linkwise session at {url}  (Ctrl+C to stop; answers are saved as you go)")
+        team = "for an open team (each person opens it and gives a name) " if session.team else ""
+        echo(f"linkwise session {team}at {url}  (Ctrl+C to stop; answers are saved as you go)")
         if open_browser:
             webbrowser.open(url)
     else:  # each link is one annotator's: sent to them, not opened here

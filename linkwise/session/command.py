@@ -118,16 +118,19 @@ def _precompute(X, params):
 
 def _team_options(stored, annotators, overlap, disagreement, ui):
     """HumanSession's team arguments: those given, else the stored team's (``stored``: None for none)."""
-    if annotators is None and (overlap is not None or disagreement is not None) and stored is None:
-        raise click.BadParameter("applies to a team: name its annotators with --annotators alice,bob.",
-                                 param_hint="--overlap" if overlap is not None else "--disagreement")
     team = stored or {}
-    names = team.get("annotators") if annotators is None else [a.strip() for a in annotators.split(",")]
-    if names is None:
+    if annotators is None and not team:
+        if overlap is not None or disagreement is not None:
+            raise click.BadParameter("applies to a team: name its annotators with --annotators alice,bob.",
+                                     param_hint="--overlap" if overlap is not None else "--disagreement")
         return {}
     if ui == "terminal":
         raise click.BadParameter("a team answers in browser pages (--ui web), each annotator with their own link.",
                                  param_hint="--ui")
+    if annotators is None:
+        names = "open" if team.get("open") else team["annotators"]
+    else:
+        names = "open" if annotators.strip() == "open" else [a.strip() for a in annotators.split(",")]
     return {"annotators": names, "overlap": team.get("overlap", 0.0) if overlap is None else overlap,
             "disagreement": disagreement or team.get("disagreement", "third")}
 
@@ -166,7 +169,8 @@ def _team_options(stored, annotators, overlap, disagreement, ui):
 @click.option("--port", type=click.IntRange(0, 65535), default=0, help="Port on 127.0.0.1 (default: a free one).")
 @click.option("--no-browser", is_flag=True, help="Print the page's address without opening a browser.")
 @click.option("--annotators", help="Serve the session to a team, e.g. alice,bob,carol: each gets their own link and "
-              "question, and every answer records who gave it (kept in the session file).")
+              "question, and every answer records who gave it (kept in the session file); 'open': one link, and "
+              "each person gives a name on their first visit.")
 @click.option("--overlap", type=click.FloatRange(0, 1), help="With --annotators: the share of pairs asked again of "
               "a second annotator, for agreement and Cohen's kappa (default 0).")
 @click.option("--disagreement", type=click.Choice(["third", "repair"]), help="With --annotators: a disagreement goes "

@@ -181,8 +181,9 @@ function render(next) {
   $("ask").hidden = !state.question;
   $("conflict").hidden = !state.conflict;
   $("done").hidden = !state.done;
-  $("wait").hidden = !(state.team && !state.question && !state.conflict && !state.done);
+  $("wait").hidden = !(state.team && state.team.annotator && !state.question && !state.conflict && !state.done);
   renderTeam(state.team);
+  $("join").hidden = !(state.team && state.team.open && !state.team.annotator);
   renderDropped(state.dropped_columns);
   if (state.question) {
     $("prompt").textContent = "Question " + state.question.number + ": do A and B belong to the same group?";
@@ -333,6 +334,10 @@ document.addEventListener("DOMContentLoaded", async () => {
   }
   for (const b of document.querySelectorAll("[data-undo]")) b.addEventListener("click", undo);
   $("finish").addEventListener("click", finish);
+  $("join").addEventListener("submit", (event) => {
+    event.preventDefault();
+    post("/api/join", {name: $("join-name").value.trim()});
+  });
   window.addEventListener("resize", drawScatter);
   points = await (await fetch("/api/points")).json();
   render(await (await fetch("/api/state")).json());
