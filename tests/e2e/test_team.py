@@ -19,6 +19,14 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright pac
 TEAM = ("alice", "bob")
 
 
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
 def start(args):
     """The server and each annotator's link (its first line is alice's, read by :class:`Server`)."""
     server = Server(*args)
@@ -63,39 +71,38 @@ def open_pages(pages, links):
         page.wait_for_selector("body[data-position]", state="attached")
 
 
-def test_two_annotators_answer_concurrently_through_a_crash(tmp_path, iris_file):
+def test_two_annotators_answer_concurrently_through_a_crash(browser, tmp_path, iris_file):
     data_path, y = iris_file
     session_file = tmp_path / "iris.linkwise.db"
     args = [data_path, "--id-column", "name", "--session", session_file, "--method", "cobras",
             "--param", "random_state=0", "--annotators", ",".join(TEAM), "--overlap", "0.3"]
     saved = dict.fromkeys(TEAM, 0)
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        contexts = {who: browser.new_context() for who in TEAM}  # two people: two cookie jars
-        pages = {who: context.new_page() for who, context in contexts.items()}
-        server, links = start(args)
-        try:
-            open_pages(pages, links)
-            assert shown(pages["alice"]) != shown(pages["bob"])  # each has a question of their own
-            assert "You answer as bob" in pages["bob"].text_content("#team")
-            for _ in range(6):
-                settle(pages, click_answers(pages, y), saved)
-            in_flight = click_answers(pages, y)  # both answers sent, then the server dies
-        finally:
-            server.kill()
-        assert in_flight
+    contexts = {who: browser.new_context() for who in TEAM}  # two people: two cookie jars
+    pages = {who: context.new_page() for who, context in contexts.items()}
+    server, links = start(args)
+    try:
+        open_pages(pages, links)
+        assert shown(pages["alice"]) != shown(pages["bob"])  # each has a question of their own
+        assert "You answer as bob" in pages["bob"].text_content("#team")
+        for _ in range(6):
+            settle(pages, click_answers(pages, y), saved)
+        in_flight = click_answers(pages, y)  # both answers sent, then the server dies
+    finally:
+        server.kill()
+    assert in_flight
 
-        server, links = start(args[:-4])  # the same session: its team and overlap are stored
-        try:
-            open_pages(pages, links)
-            stored, before = server.state()["n_answered"], sum(saved.values())
-            assert before <= stored <= before + len(in_flight)  # what the pages saw saved, at most the in-flight too
-            for _ in range(4):
-                settle(pages, click_answers(pages, y), saved)
-            assert server.state()["n_answered"] == stored + sum(saved.values()) - before
-        finally:
-            server.stop()
-        browser.close()
+    server, links = start(args[:-4])  # the same session: its team and overlap are stored
+    try:
+        open_pages(pages, links)
+        stored, before = server.state()["n_answered"], sum(saved.values())
+        assert before <= stored <= before + len(in_flight)  # what the pages saw saved, at most the in-flight too
+        for _ in range(4):
+            settle(pages, click_answers(pages, y), saved)
+        assert server.state()["n_answered"] == stored + sum(saved.values()) - before
+    finally:
+        server.stop()
+        for context in contexts.values():
+            context.close()
 
     db = sqlite3.connect(session_file)
     rows = db.execute("SELECT i, j, answer, annotator, kind FROM answers ORDER BY seq").fetchall()
@@ -111,3 +118,25 @@ def test_two_annotators_answer_concurrently_through_a_crash(tmp_path, iris_file)
     # no pair answered twice unless drawn for overlap, and then by the two annotators
     twice = {pair: who for pair, who in by_pair.items() if len(who) > 1}
     assert twice and all(overlap_drawn(seed, pair, 0.3) and sorted(who) == sorted(TEAM) for pair, who in twice.items())
+
+
+def test_an_open_team_joins_on_the_page(browser, tmp_path, iris_file):
+    data_path, _ = iris_file
+    server = Server(data_path, "--id-column", "name", "--session", tmp_path / "s.db", "--method", "cobras",
+                    "--annotators", "open")
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(server.url)
+        page.wait_for_selector("#join:not([hidden])")
+        assert page.locator("#ask").is_hidden()
+        page.fill("#join-name", "dana")
+        page.click("#join button")
+        page.wait_for_selector("#ask:not([hidden])")
+        assert "You answer as dana" in page.text_content("#team") and shown(page) is not None
+        page.reload()  # the name is kept
+        page.wait_for_selector("#ask:not([hidden])")
+        assert page.locator("#join").is_hidden()
+    finally:
+        context.close()
+        server.stop()
