@@ -8,23 +8,19 @@ from pathlib import Path
 import pytest
 
 from linkwise.session._team import overlap_drawn
-from tests.e2e.helpers import CHROMIUM, CHROMIUM_ARGS, Server
+from tests.e2e.helpers import CHROMIUM, Server
 
 pytestmark = pytest.mark.browser
 
 if not Path(CHROMIUM).exists():
     pytest.skip(f"Debian's chromium is not installed at {CHROMIUM} ('make test' installs it with apt)",
                 allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package (dev extra) is not installed")
+pytest.importorskip("playwright.sync_api", reason="the playwright package (dev extra) is not installed")
+from tests.e2e import test_session_browser  # noqa: E402
+
+browser = test_session_browser.browser  # its module-wide Chromium, as this module's fixture
+
 TEAM = ("alice", "bob")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 def start(args):
