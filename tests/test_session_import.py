@@ -187,7 +187,10 @@ IRIS_HEAD = "flower-0,flower-1"
      "The answers given contradict each other: --constraints known.csv line 5 ('flower-0', 'flower-2': different) "
      "contradicts --constraints known.csv line 2 ('flower-0', 'flower-1': same); --constraints known.csv line 4 "
      "('flower-1', 'flower-2': same), which together say same. Correct or remove one of these rows."),
-    ("--constraints", "", "The --constraints file"),
+    ("--constraints", "", "known.csv is empty."),
+    ("--constraints", "seq,id_a,id_b,answer,status\n1,flower-0,flower-1,same,undone\n",
+     "is an answer log (`linkwise export --answers`); write the constraints to import with `linkwise export "
+     "--constraints` instead."),
     ("--labels", "id,group\nflower-0,a\n", "has no column cluster; it needs id, cluster"),
     ("--labels", "id,cluster\nflower-0,a\nflower-1,a\nflower-0,b\n",
      "line 4: id 'flower-0' is in cluster 'b', but in 'a' on line 2. Give every id one cluster."),

@@ -50,7 +50,7 @@ class _File:
 
     def cells(self, column):
         """The column's cells as stripped text, None for a blank one."""
-        text = [None if v is None or (isinstance(v, float) and np.isnan(v)) else str(v).strip()
+        text = [None if v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v)) else str(v).strip()
                 for v in self.table[column].tolist()]
         return [t or None for t in text]
 
@@ -95,6 +95,10 @@ class _Said(NamedTuple):
 
 def _read_constraints(path, data):
     file = _File("--constraints", path, data)
+    if "status" in file.table.columns:  # every statement ever made, undone ones too, and feedback as members
+        raise InvalidParameterError(f"The --constraints file {file.path} is an answer log (`linkwise export "
+                                    "--answers`); write the constraints to import with `linkwise export "
+                                    "--constraints` instead.")
     columns = [names for names in (("id_a", "id_b"), ("i", "j")) if set(names) <= set(file.table.columns)]
     if len(columns) == 2:
         raise InvalidParameterError(f"The --constraints file {file.path} has both id_a, id_b and i, j columns; keep "
@@ -283,21 +287,21 @@ def constraints_frame(session):
     left out). Columns ``id_a``, ``id_b``, ``answer`` (same / different),
     ``kind`` (what stated it: question, imported, pure, complete, move) and
     ``annotator`` (empty: the session's one person); the importer ignores
-    the last two.
+    the last two. While a contradiction is open, what waits behind it in
+    the session file is left out.
 
     Examples
     --------
     >>> import os, tempfile
-    >>> import pandas as pd, linkwise as lw
+    >>> import linkwise as lw
     >>> from linkwise.session import HumanSession, load_data
-    >>> X, y = lw.datasets.load("iris")
     >>> folder = tempfile.mkdtemp()
-    >>> pd.DataFrame(X).to_csv(os.path.join(folder, "iris.csv"), index=False)
-    >>> data = load_data(os.path.join(folder, "iris.csv"))
+    >>> _ = open(os.path.join(folder, "d.csv"), "w").write("name,x\\na,1\\nb,2\\nc,8\\nd,9\\n")
+    >>> data = load_data(os.path.join(folder, "d.csv"), id_column="name")
     >>> session = HumanSession(os.path.join(folder, "s.db"), data, lw.COBRAS(random_state=0), known=[(0, 1, True)])
     >>> constraints_frame(session)
-       id_a  id_b answer      kind annotator
-    0     0     1   same  imported      None
+      id_a id_b answer      kind annotator
+    0    a    b   same  imported      None
     >>> session.close()
     """
     ids, stated = session.data.ids.to_numpy(), session.statements()
