@@ -174,7 +174,7 @@ IRIS_HEAD = "flower-0,flower-1"
     ("--constraints", f"id_a,id_b,answer\n{IRIS_HEAD},same\n{IRIS_HEAD},perhaps\n{IRIS_HEAD},?\n",
      "line 3: the answer 'perhaps' is not one linkwise reads (and 1 more rows). Write same or different (or "
      "true/false, yes/no, 1/0, must-link/cannot-link); leave out pairs you do not know."),
-    ("--constraints", f"id_a,id_b,answer\n{IRIS_HEAD},\n", "line 2: no answer. Write same or different"),
+    ("--constraints", "i,j,answer\n0,1,1\n1,2,\n", "line 3: no answer. Write same or different"),
     ("--constraints", "id_a,id_b,answer\nflower-0,flower-999,same\n",
      "line 2: id_b 'flower-999' is not an id of the data. Use the ids of the data's 'name' column; correct"),
     ("--constraints", "id_a,id_b,answer\n,flower-1,same\n", "line 2: no id_a. Fill it in or remove the row."),

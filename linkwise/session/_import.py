@@ -75,7 +75,7 @@ class _File:
             rows = [lookup.get(c) for c in cells]
             unknown, fix = "is not an id of the data", (f"Use the ids of the data's {data.options['id_column']!r} "
                                                         "column" if data.options.get("id_column") else
-                                                        "Without --id-column the ids are the row numbers from 0")
+                                                        "Without an id column the ids are the row numbers from 0")
         else:
             rows = [int(c) if c.isdecimal() and int(c) < data.n_rows else None for c in cells]
             unknown, fix = "is not a row number of the data", f"Row numbers run from 0 to {data.n_rows - 1}"
@@ -109,10 +109,12 @@ def _read_constraints(path, data):
     ends = [file.rows_of(column, data, by_id=a == "id_a") for column in (a, b)]
     words = file.cells("answer")
     answers = [None if w is None else ANSWERS.get(w.lower()) for w in words]
-    bad = [k for k, x in enumerate(answers) if x is None]
-    if bad:
-        file.fail(bad, "no answer" if words[bad[0]] is None else f"the answer {words[bad[0]]!r} is not one linkwise "
-                  "reads", f"Write {_ACCEPTED}; leave out pairs you do not know.")
+    # blanks first: one makes pandas read a column of 1/0 as 1.0/0.0
+    for bad, problem in (([k for k, w in enumerate(words) if w is None], lambda k: "no answer"),
+                         ([k for k, x in enumerate(answers) if x is None],
+                          lambda k: f"the answer {words[k]!r} is not one linkwise reads")):
+        if bad:
+            file.fail(bad, problem(bad[0]), f"Write {_ACCEPTED}; leave out pairs you do not know.")
     alone = [k for k, (i, j) in enumerate(zip(*ends)) if i == j]
     if alone:
         file.fail(alone, f"{a} and {b} name the same row", "A pair needs two different rows; remove the row.")
