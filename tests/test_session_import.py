@@ -14,7 +14,7 @@ from linkwise.cli import main
 from linkwise.exceptions import InvalidParameterError
 from linkwise.graph import relabel
 from linkwise.session import HumanSession, constraints_frame, load_data, read_known
-from tests.e2e.helpers import answer_from
+from tests.e2e.helpers import Scripted, answer_from
 
 
 @contextmanager
@@ -256,3 +256,18 @@ def test_known_in_python_checks_its_rows_and_the_stored_start(tmp_path, iris_dat
         assert again.store.answers() == [] and len(again.store.retracted()) == 3
     with pytest.raises(InvalidParameterError, match="the pair 'flower-0', 'flower-1' .same. is not given now"):
         HumanSession(path, data, known=[(1, 2, True)])
+
+
+@pytest.mark.parametrize("tolerant", [False, True])
+def test_an_open_contradiction_is_not_exported(tmp_path, iris_data, tolerant):
+    data, _ = iris_data
+    method = Scripted(script=[[0, 1], [1, 2], [3, 4]], tolerant=tolerant, random_state=0)
+    with opened(tmp_path / "s.db", data, method, known=[(5, 6, True)]) as session:
+        for answer in (True, True):
+            session.answer(session.state()["position"], answer)
+        moved = session.store.add_many([(0, 2, False)], kind="move")  # contradicts 0~1~2
+        assert session._applied(moved)["conflict"] is not None
+        frame = constraints_frame(session)
+    assert frame[["id_a", "id_b", "answer", "kind"]].values.tolist() == [
+        ["flower-5", "flower-6", "same", "imported"], ["flower-0", "flower-1", "same", "question"],
+        ["flower-1", "flower-2", "same", "question"]]
