@@ -374,3 +374,21 @@ def test_command_line_team_options_and_export_of_the_agreement(tmp_path, iris_da
     agreement = pd.read_csv(tmp_path / "agreement.csv")
     assert agreement["annotator"].tolist() == ["alice", "bob", "all"]
     assert agreement["n_overlap"].tolist() == [4, 4, 4] and agreement["kappa"].tolist() == [1.0] * 3
+
+
+def test_a_question_handed_out_stays_with_a_tolerant_method(iris_data, tmp_path):
+    # NoiseRobustCOBRAS rechecks answered pairs and its belief may differ from the answers as given: what is
+    # handed out must still be open on the next look (once it was not, and every answer was refused as stale)
+    data, y = iris_data
+    session = team_session(tmp_path / "s.db", data, lw.NoiseRobustCOBRAS(random_state=0),
+                           annotators=["alice", "bob"], disagreement="repair")
+    for k in range(30):
+        for who in ("alice", "bob"):
+            state = session.state(who)
+            if state["conflict"] is not None:
+                break
+            assert session.state(who)["position"] == state["position"]
+            answer_as(session, who, y, flip=who == "bob" and k % 4 == 0)
+    rows = session.store.answers()
+    assert len(rows) >= 10 and {r.annotator for r in rows} == {"alice", "bob"}
+    session.close()

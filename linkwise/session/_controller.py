@@ -324,25 +324,32 @@ class HumanSession:
         return self._task_cache[1:]
 
     def _question_for(self, who):
-        """The pair handed to annotator ``who``, handing one out if they hold none open; None: nothing for now."""
+        """The pair handed to annotator ``who``, handing one out if they hold none open; None: nothing for now.
+
+        In order: an answered pair wanting another annotator (a tie, an overlap), the method's pending question
+        (a recheck of an answered pair goes to someone who has not answered it), the shadow's next question."""
         if self._conflict is not None or who not in self.team["annotators"]:
             return None
         answered, second = self._tasks()
+        session, pending = self._session, self._session.ask()
+        pending = None if pending is None else pair_key(*pending)
+
+        def fresh(pair):  # a pair nobody answered that the method does not know yet
+            return pair not in answered and not session.done and session.constraints.relation(*pair) is None
+
         pair = self._desk.get(who)
-        if pair is not None and who not in answered.get(pair, ()) and (
-                pair in second if pair in answered
-                else not self._session.done and self._session.constraints.relation(*pair) is None):
+        if pair is not None and who not in answered.get(pair, ()) and (pair in second or pair == pending
+                                                                        or fresh(pair)):
             return pair
         held = {p for w, p in self._desk.items() if w != who}
         pair = next((p for p in second if p not in held and who not in answered[p]), None)
-        pending = self._session.ask()
-        if pair is None and pending is not None and pair_key(*pending) not in held | answered.keys():
-            pair = pair_key(*pending)
+        if pair is None and pending is not None and pending not in held and who not in answered.get(pending, ()):
+            pair = pending
         if pair is None:
             if self._shadow is None or self._shadow[0] != self._changes:
                 predicted = {}
                 self._shadow = [self._changes, self._speculate(predicted), predicted]
-            pair = next((p for p in self._shadow[1] if p not in held and p not in answered), None)
+            pair = next((p for p in self._shadow[1] if p not in held and fresh(p)), None)
         self._desk[who] = pair
         return pair
 
