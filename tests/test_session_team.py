@@ -198,6 +198,7 @@ def test_repair_gives_a_tolerant_method_both_answers_and_a_strict_one_the_contra
     pair = disagree_once(strict, y, "alice", "bob")
     conflict = strict.state("carol")["conflict"]
     assert conflict is not None and conflict["pair"] == list(pair)
+    assert [a["by"] for a in conflict["answers"]] == ["alice", "bob"]  # the page says who said what
     assert strict.state("carol")["question"] is None
     strict.resolve(conflict["id"], conflict["answers"][-1]["seq"])  # bob's answer was wrong
     assert strict.state("carol")["conflict"] is None

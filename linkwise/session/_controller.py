@@ -425,7 +425,7 @@ class HumanSession:
 
         def described(r, a, b, answer, new):
             return {"seq": r.seq, "rows": [a, b], "ids": [item(a)["id"], item(b)["id"]], "kind": r.kind,
-                    "answer": ANSWER_WORDS[answer], "answered_at": r.answered_at, "new": new}
+                    "by": r.annotator, "answer": ANSWER_WORDS[answer], "answered_at": r.answered_at, "new": new}
 
         labels = self.labels()
         return {"id": row.seq, "pair": [i, j], "items": [item(i), item(j)],
@@ -458,8 +458,8 @@ class HumanSession:
         with self._lock:
             session, team = self._session, self.team
             if team is None:
-                pair, position, n = None if self._conflict is not None else session.ask(), self.position, session.n_queries
-                can_undo = bool(self._used)
+                pair = None if self._conflict is not None else session.ask()
+                position, n, can_undo = self.position, session.n_queries, bool(self._used)
             else:
                 pair, position = self._question_for(annotator), self._ticket(annotator)
                 n, mine = sum(r.kind == "question" for r in self._rows), self._team_state(annotator)

@@ -159,7 +159,7 @@ function renderConflict(conflict) {
   conflict.answers.forEach((a, k) => {
     const li = el("li");
     const what = el("span", "what", a.ids[0] + " and " + a.ids[1] + ": " + a.answer);
-    const when = el("span", "when", (a.new ? "just now, " : "") + clock(a.answered_at));
+    const when = el("span", "when", (a.new ? "just now, " : "") + (a.by ? a.by + ", " : "") + clock(a.answered_at));
     const button = el("button", "resolve");
     button.type = "button";
     // two answers on one pair: the person keeps one, the other is corrected
