@@ -164,6 +164,16 @@ class HumanSession:
     >>> again.state()["n_answered"], again.estimator.random_state
     (1, 0)
     >>> again.close()
+
+    A team: each annotator has a question of their own, and answers as themselves.
+
+    >>> team = HumanSession(db + "-team", data, lw.COBRAS(random_state=0), annotators=["alice", "bob"])
+    >>> alice, bob = team.state("alice"), team.state("bob")
+    >>> alice["question"]["pair"] != bob["question"]["pair"]
+    True
+    >>> team.answer(bob["position"], True, "bob")["team"]["n_mine"]
+    1
+    >>> team.close()
     """
 
     def __init__(self, path, data, estimator=None, *, read_only=False, trusted_method=None, known=None,

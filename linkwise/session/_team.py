@@ -117,6 +117,13 @@ def agreement(rows):
     Returns a list of dicts (``annotator``, ``n_answers``, ``n_overlap``, ``agreement``, ``kappa``), one per
     annotator, then ``"all"``: the first two answers of every pair answered twice (kappa of first vs second).
     Values are None where there is nothing to compare.
+
+    Examples
+    --------
+    >>> from linkwise.session._store import Answer
+    >>> rows = [Answer(1, 0, 1, True, "t", "ann"), Answer(2, 0, 1, False, "t", "bo"), Answer(3, 2, 3, True, "t", "bo")]
+    >>> [(r["annotator"], r["n_answers"], r["n_overlap"], r["agreement"]) for r in agreement(rows)]
+    [('ann', 1, 1, 0.0), ('bo', 2, 1, 0.0), ('all', 3, 1, 0.0)]
     """
     mine, counts, first, second = {}, {}, [], []
     for answers in _answered(rows).values():

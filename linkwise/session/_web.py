@@ -228,7 +228,7 @@ def create_app(session, labels_path, token=None, tokens=None):
             try:
                 values = _fields(await _read_json(request), **kinds)
                 result = await run_in_threadpool(run, *([who] if annotator else []), *values)
-                if session.team is not None and "state" in result:  # a team member sees their own question
+                if session.team is not None and not annotator and "state" in result:  # a member sees their own
                     result["state"] = await run_in_threadpool(full_state, None, who)
             except Refused as exc:
                 return JSONResponse({"error": str(exc), "state": await run_in_threadpool(full_state, None, who)}, 409)
