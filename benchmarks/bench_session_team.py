@@ -4,11 +4,12 @@ In-process (no HTTP: ``bench_session.py`` measures that floor), COBRAS (random_s
 classes. For each dataset the same number of answers is given by
 
 - *one person* (the baseline): ``HumanSession.answer`` + ``state``, per answer;
-- *a team of three* in turns: the same, per answer, which includes handing the next annotator a question:
-  when the method's pending question is taken, a shadow session replays the session and answers the questions
-  in flight as predicted (:mod:`linkwise.session._team`).
+- *a team of three* in turns: ``answer`` (whose reply hands the annotator their next question) + the next
+  annotator's ``state``; then, apart, ``prepare``: what the page's server does after replying, replaying the
+  shadow session whose predicted answers an answer contradicted (:mod:`linkwise.session._team`).
 
 Reported: time per answer (median / p90 / max, ms) and the team / one-person ratio of medians and p90s; the
+time of the replays after replying (when one was needed); the
 share of the team's answers that are questions the method itself asks one person answering truly (the first
 ``n`` of its questions); ARI of the clustering after ``n`` answers, team vs one person.
 
@@ -41,7 +42,7 @@ def run(name, n, folder, team):
     data = load_data(csv)
     path = Path(folder) / f"{name}-{'team' if team else 'one'}.db"
     session = HumanSession(path, data, lw.COBRAS(random_state=0), **({"annotators": TEAM} if team else {}))
-    times, k = [], 0
+    times, replays, k = [], [], 0
     who = TEAM[0] if team else None
     state = session.state(who)
     while len(times) < n and (state["question"] or team and not state["done"]):
@@ -50,15 +51,21 @@ def run(name, n, folder, team):
             start = time.perf_counter()
             session.answer(state["position"], bool(y[i] == y[j]), who)
             who = TEAM[(k := k + 1) % 3] if team else None
-            state = session.state(who)  # the next annotator's question: handed out now
+            state = session.state(who)  # the next annotator's question (theirs already, unless just joined)
             times.append(time.perf_counter() - start)
+            if team:
+                shadow, start = session._shadow, time.perf_counter()
+                outdated = shadow is not None and shadow[0] != session._changes
+                session.prepare()
+                if outdated:
+                    replays.append(time.perf_counter() - start)
         else:
             who = TEAM[(k := k + 1) % 3]
             state = session.state(who)
     pairs = [(a.i, a.j) for a in session.store.answers()]
     ari = adjusted_rand_score(y, session.labels())
     session.close()
-    return 1000 * np.array(times), pairs, ari
+    return 1000 * np.array(times), 1000 * np.array(replays or [0.0]), pairs, ari
 
 
 def own_questions(name, n):
@@ -84,20 +91,22 @@ def main():
              "COBRAS (random_state=0), in-process `HumanSession` (no HTTP), answers from the classes; a team of three "
              "answers in turns. Time per answer = `answer` + the next `state` (which hands the next annotator a "
              "question: the pending one, else the next question of a shadow session replayed with predicted "
-             "answers). Baseline: one person, same data and number of answers, same run. *Method's own* = share of "
+             "answers; a shadow an answer contradicted serves that reply, and is replayed after it, by `prepare`). "
+             "Baseline: one person, same data and number of answers, same run. *Method's own* = share of "
              "the team's answered pairs that are among the first n questions the method asks one person answering "
              "truly. OMP_NUM_THREADS=1; 2-core machine shared with other jobs." + (" Quick mode." if quick else ""), "",
              "| dataset | n rows | answers | one person ms (median / p90 / max) | team of 3 ms | team / one (median, "
-             "p90) | method's own | ARI one person | ARI team |", "|---|---|---|---|---|---|---|---|---|"]
+             "p90) | replays after replying: n, ms | method's own | ARI one person | ARI team |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     with tempfile.TemporaryDirectory() as folder:
         for name, n in cells:
-            one, _, ari_one = run(name, n, folder, team=False)
-            team, pairs, ari_team = run(name, n, folder, team=True)
+            one, _, _, ari_one = run(name, n, folder, team=False)
+            team, replays, pairs, ari_team = run(name, n, folder, team=True)
             own = len(set(pairs) & own_questions(name, len(pairs))) / len(pairs)
             rows = len(lw.datasets.load(name)[1])
             lines.append(f"| {name} | {rows} | {len(team)} | {fmt(one)} | {fmt(team)} | "
                          f"{np.median(team) / np.median(one):.1f}, {np.percentile(team, 90) / np.percentile(one, 90):.1f}"
-                         f" | {own:.0%} | {ari_one:.3f} | {ari_team:.3f} |")
+                         f" | {len(replays)}, {fmt(replays)} | {own:.0%} | {ari_one:.3f} | {ari_team:.3f} |")
             print(lines[-1], flush=True)
     OUT.write_text("\n".join(lines) + "\n")
 

@@ -393,3 +393,23 @@ def test_a_question_handed_out_stays_with_a_tolerant_method(iris_data, tmp_path)
     rows = session.store.answers()
     assert len(rows) >= 10 and {r.annotator for r in rows} == {"alice", "bob"}
     session.close()
+
+
+def test_a_contradicted_shadow_serves_the_reply_and_is_replayed_after_it(iris_data, tmp_path):
+    data, y = iris_data
+    session = team_session(tmp_path / "s.db", data)
+    for n in range(60):
+        who = TEAM[n % 3]
+        before = session._shadow
+        answer_as(session, who, y)
+        if before is not None and session._shadow is before and before[0] != session._changes:
+            break  # an answer contradicted the shadow's prediction: the reply did not wait for a replay
+    else:
+        pytest.fail("no answer contradicted the shadow's predictions")
+    assert session.state(who)["question"] is not None
+    session.prepare()  # what the page's server does once it has replied
+    assert session._shadow is not before and session._shadow[0] == session._changes
+    fresh = session._shadow
+    session.prepare()  # nothing outdated: nothing replayed
+    assert session._shadow is fresh
+    session.close()

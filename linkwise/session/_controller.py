@@ -184,7 +184,8 @@ class HumanSession:
         # a fresh prefix per process: a page that polled an earlier server never mistakes a new state for its own
         self._boot = secrets.token_hex(4)
         # a team's: annotator -> the pair handed to them, the speculative questions, who answered what (per revision)
-        self._desk, self._shadow, self._task_cache = {}, None, None
+        # and the outdated shadow the next hand-out may still use (see prepare)
+        self._desk, self._shadow, self._stale, self._task_cache = {}, None, None, None
         try:
             team = None if annotators is None else check_team(annotators, overlap, disagreement)
             created = self.store.is_new
@@ -309,7 +310,7 @@ class HumanSession:
 
     def _changed(self):
         self._changes += 1
-        self._labels = None
+        self._labels = self._stale = None
 
     @property
     def revision(self):
@@ -340,6 +341,7 @@ class HumanSession:
         (a recheck of an answered pair goes to someone who has not answered it), the shadow's next question."""
         if self._conflict is not None or who not in self.team["annotators"]:
             return None
+        stale = self._stale
         answered, second = self._tasks()
         session, pending = self._session, self._session.ask()
         pending = None if pending is None else pair_key(*pending)
@@ -356,25 +358,40 @@ class HumanSession:
         if pair is None and pending is not None and pending not in held and who not in answered.get(pending, ()):
             pair = pending
         if pair is None:
-            if self._shadow is None or self._shadow[0] != self._changes:
-                predicted = {}
-                self._shadow = [self._changes, self._speculate(predicted), predicted]
-            pair = next((p for p in self._shadow[1] if p not in held and fresh(p)), None)
+            shadow, self._stale = self._shadow, None
+            if shadow is None or shadow[0] != self._changes and shadow is not stale:  # outdated: replay now
+                shadow = self._shadow = self._speculate()
+            pair = next((p for p in shadow[1] if p not in held and fresh(p)), None)
         self._desk[who] = pair
         return pair
 
-    def _speculate(self, predicted):
+    def _speculate(self):
         """The questions the method would ask next if each of them were answered as its clustering predicts: a
-        shadow session replays what the session was told, then answers its questions with that prediction
-        (recorded in ``predicted``: while real answers match it, the shadow's next questions stand)."""
-        shadow, unsure = ActiveSession(self.estimator, self.data.X), set()
+        shadow session replays what the session was told (the costly part, done now), then answers its questions
+        with that prediction. Returns ``[revision, questions, guess]``: ``guess(pair)`` is the shadow's answer
+        for a pair (kept once given); while real answers match it, the shadow's next questions stand."""
+        shadow, unsure, predicted = ActiveSession(self.estimator, self.data.X), set(), {}
         for row in self._used:
             _state(shadow, row, unsure)
-        while (pair := shadow.ask()) is not None:
+
+        def guess(pair):
             labels = shadow.labels_
-            predicted[pair_key(*pair)] = guess = bool(labels[pair[0]] == labels[pair[1]])
-            yield pair_key(*pair)
-            shadow.tell(pair, guess)
+            return predicted.setdefault(pair_key(*pair), bool(labels[pair[0]] == labels[pair[1]]))
+
+        def questions():
+            while (pair := shadow.ask()) is not None:
+                yield pair_key(*pair)
+                shadow.tell(pair, guess(pair))
+
+        return [self._changes, questions(), guess]
+
+    def prepare(self):
+        """Replay the shadow of speculative questions now if an answer made it outdated (the web page calls this
+        after sending its reply, so that nobody waits for it): the hand-out right after such an answer takes the
+        outdated shadow's next question, a later one would replay."""
+        with self._lock:
+            if self.team is not None and self._shadow is not None and self._shadow[0] != self._changes:
+                self._shadow, self._stale = self._speculate(), None
 
     def _ticket(self, who):
         """A team member's position: the pair handed to them (or that none is), and who they are."""
@@ -563,8 +580,11 @@ class HumanSession:
             self._changed()
         else:
             self._applied([row])
-            if shadow is not None and shadow[0] == self._changes - 1 and shadow[2].get(pair) == answer:
-                shadow[0] = self._changes  # the answer the shadow assumed: its next questions stand
+            if shadow is not None and shadow[0] == self._changes - 1:  # it was current before this answer
+                if shadow[2](pair) == answer:
+                    shadow[0] = self._changes  # the answer the shadow assumed: its next questions stand
+                else:  # its next questions serve one more hand-out: the reply need not wait for a replay
+                    self._stale = shadow
         return self.state(who)
 
     def _applied(self, rows):

@@ -29,6 +29,7 @@ from linkwise.session._series import cluster_sample
 
 with requires("session", "linkwise.session"):
     from starlette.applications import Starlette
+    from starlette.background import BackgroundTask
     from starlette.concurrency import run_in_threadpool
     from starlette.middleware import Middleware
     from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -228,6 +229,7 @@ def create_app(session, labels_path, token=None, tokens=None):
             try:
                 values = _fields(await _read_json(request), **kinds)
                 result = await run_in_threadpool(run, *([who] if annotator else []), *values)
+                after = None if session.team is None else BackgroundTask(session.prepare)  # once replied
                 if session.team is not None and not annotator and "state" in result:  # a member sees their own
                     result["state"] = await run_in_threadpool(full_state, None, who)
             except Refused as exc:
@@ -236,7 +238,7 @@ def create_app(session, labels_path, token=None, tokens=None):
                 return JSONResponse({"error": str(exc)}, getattr(exc, "status", 400))
             except OSError as exc:  # "finish" and the labels file's folder is gone: the page says so
                 return JSONResponse({"error": f"Could not write the labels: {exc}"}, 500)
-            return JSONResponse(result)
+            return JSONResponse(result, background=after)
 
         return endpoint
 
