@@ -18,8 +18,9 @@ from sklearn.base import clone
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.exceptions import InconsistentConstraintError
-from linkwise.graph import pair_key, relabel
+from linkwise.graph import pair_key
 from linkwise.loop import ActiveEstimator, ActiveSession
+from linkwise.session._feedback import ClusterFeedback, honour
 from linkwise.session._methods import build_estimator, encode_params, method_spec
 from linkwise.session._store import Answer, SessionFileError, SessionStore
 
@@ -67,7 +68,7 @@ class Refused(RuntimeError):
     """An action that no longer fits the session's state (a stale question, an open contradiction)."""
 
 
-class HumanSession:
+class HumanSession(ClusterFeedback):
     """A resumable session in which a person answers an active method's questions.
 
     Parameters
@@ -261,10 +262,11 @@ class HumanSession:
         return f"{n}.end" if pair is None else f"{n}.{pair[0]}-{pair[1]}"
 
     def labels(self):
-        """The current clustering of every row, numbered 0.. in order of first appearance."""
+        """The current clustering of every row (the method's, as the cluster feedback says), numbered 0.. in order
+        of first appearance."""
         with self._lock:
             if self._labels is None:
-                self._labels = relabel(self._session.labels_)
+                self._labels = honour(self._session.labels_, self._feedback_rows())
             return self._labels
 
     def _conflict_state(self):
@@ -391,9 +393,9 @@ class HumanSession:
             wrong = {r.seq: r for r in (row, *(r for _, r in chain))}.get(wrong_seq)
             if wrong is None:
                 raise Refused(f"Answer #{wrong_seq} is not part of this contradiction.")
-            if wrong.members is None:
+            if wrong.members is None and wrong.kind != "move":
                 self.store.correct(wrong_seq)
-            else:  # feedback on a cluster cannot be flipped: it is withdrawn
+            else:  # feedback on a cluster (or a move) cannot be flipped: it is withdrawn
                 self.store.undo(wrong_seq)
             self._rebuild()
             return self.state()
