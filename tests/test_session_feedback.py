@@ -164,3 +164,32 @@ def test_the_reported_clustering_honours_feedback_the_method_ignores():
     assert honour(method, [row(1, 0, 5, True, "move")]).tolist() == [0, 0, 0, 1, 1, 0]
     assert honour(method, [row(1, 2, 3, True, "move"), row(2, 0, 2, False, "move", action=1)]).tolist() == [
         0, 0, 1, 1, 1, 2]
+
+
+def test_the_routes_show_mark_and_move_and_refuse_bad_or_stale_requests(iris_data, live):
+    data, y = iris_data
+    server, session = live(data)
+    answer_from(session, y, 8)
+    client = server.client()
+    view = client.get("/api/clusters").json()
+    assert view["position"] == session.position and all(it["image"] is None for s in view["strips"] for it in s["items"])
+    first, second = view["strips"][:2]
+    position = view["position"]
+    reply = client.post("/api/mark", json={"position": position, "cluster": first["cluster"], "mark": "pure"})
+    assert reply.status_code == 200 and session.store.answers()[-1].kind == "pure"
+    state = reply.json()["state"]
+    assert len(state["labels"]) == data.n_rows  # a full state, as the page renders it
+    stale = client.post("/api/move", json={"position": position, "row": 0, "to": 0})
+    assert stale.status_code == 409 and stale.json()["state"]["position"] == state["position"]
+    row = second["items"][0]["row"]
+    reply = client.post("/api/move", json={"position": state["position"], "row": row, "to": first["cluster"]})
+    assert reply.status_code == 200 and [a.kind for a in session.store.answers()][-2:] == ["move", "move"]
+    assert client.get("/api/clusters").json()["revision"] == reply.json()["state"]["revision"]
+    for route, body, message in [
+        ("/api/mark", {"position": "x", "cluster": 0, "mark": "maybe"}, "'mark' must be one of pure, complete"),
+        ("/api/mark", {"position": "x", "cluster": "0", "mark": "pure"}, "'cluster' must be a whole number"),
+        ("/api/move", {"position": "x", "row": 0}, "lacks the field 'to'"),
+        ("/api/move", {"position": "x", "row": True, "to": 1}, "'row' must be a whole number"),
+    ]:
+        bad = client.post(route, json=body)
+        assert bad.status_code == 400 and message in bad.json()["error"], bad.text
