@@ -193,3 +193,13 @@ def test_the_routes_show_mark_and_move_and_refuse_bad_or_stale_requests(iris_dat
     ]:
         bad = client.post(route, json=body)
         assert bad.status_code == 400 and message in bad.json()["error"], bad.text
+
+
+def test_an_item_moved_into_a_marked_cluster_keeps_it_marked(session):
+    strips = session.clusters()["strips"]
+    session.mark(session.position, strips[0]["cluster"])
+    anchor, relation = strips[0]["items"][0]["row"], session._session.constraints.relation
+    row = next(it["row"] for s in strips[1:] for it in s["items"] if relation(anchor, it["row"]) is None)
+    assert session.move(session.position, row, strips[0]["cluster"])["conflict"] is None
+    (strip,) = [s for s in session.clusters()["strips"] if row in np.flatnonzero(session.labels() == s["cluster"])]
+    assert strip["mark"] == "pure" and strip["size"] == strips[0]["size"] + 1

@@ -80,16 +80,16 @@ class ClusterFeedback:
         distance = ((X - X.mean(axis=0)) ** 2).sum(axis=1)
         return members[np.lexsort((members, distance))]
 
-    def _status(self, members, marks):
-        """'complete' when a complete mark names exactly ``members``, 'pure' when a mark covers them, else None."""
-        status = None
-        for row in marks:
-            inside = np.isin(members, row.members).all()
-            if row.kind == "complete" and inside and len(members) == len(row.members):
-                return "complete"
-            if inside:
-                status = "pure"
-        return status
+    def _status(self, members, marks, components):
+        """'pure' when the statements join all ``members`` (one must-link component) and a mark is among them,
+        'complete' when a complete one is, else None: an item moved into a marked cluster keeps it marked."""
+        if not marks or len(np.unique(components[members])) > 1:
+            return None
+        kinds = {row.kind for row, inside in zip(marks, np.isin([r.members[0] for r in marks], members)) if inside}
+        return "complete" if "complete" in kinds else "pure" if kinds else None
+
+    def _marks(self):
+        return [row for row in self._used if row.members is not None], self._session.constraints.component_labels()
 
     def _groups(self):
         """The current clusters' members, by cluster number."""
@@ -135,9 +135,9 @@ class ClusterFeedback:
                 raise InvalidParameterError(f"The {name!r} argument of HumanSession.clusters must be a positive "
                                             f"int, got {value!r}.")
         with self._lock:
-            groups, marks = self._groups(), [r for r in self._used if r.members is not None]
+            groups, marks = self._groups(), self._marks()
             order = sorted(range(len(groups)), key=lambda c: (-len(groups[c]), c))
-            strips = [{"cluster": c, "size": len(groups[c]), "mark": self._status(groups[c], marks),
+            strips = [{"cluster": c, "size": len(groups[c]), "mark": self._status(groups[c], *marks),
                        "items": [self.data.item(r) for r in self._central(groups[c])[:per]]} for c in order[:limit]]
             return {"position": self.position, "revision": self.revision, "strips": strips,
                     "n_more": max(len(groups) - limit, 0), "n_rows_more": int(sum(len(groups[c]) for c in order[limit:]))}
@@ -200,7 +200,7 @@ class ClusterFeedback:
                 members = self._cluster(self._groups(), cluster, "cluster", "mark")
             else:
                 members = check_index_set(cluster, self.data.n_rows, "cluster", "HumanSession.mark")
-            status = self._status(np.sort(members), [r for r in self._used if r.members is not None])
+            status = self._status(members, *self._marks())
             if status == "complete" or (status == "pure" and not complete):
                 raise _refused(f"Those items are already marked {'pure and complete' if status == 'complete' else 'pure'}.")
             return self._applied([self.store.add_mark(members, bool(complete))])
