@@ -203,3 +203,27 @@ def test_an_item_moved_into_a_marked_cluster_keeps_it_marked(session):
     assert session.move(session.position, row, strips[0]["cluster"])["conflict"] is None
     (strip,) = [s for s in session.clusters()["strips"] if row in np.flatnonzero(session.labels() == s["cluster"])]
     assert strip["mark"] == "pure" and strip["size"] == strips[0]["size"] + 1
+
+
+def test_the_terminal_lists_the_clusters_marks_one_and_moves_an_item(session, tmp_path):
+    from io import StringIO
+
+    from rich.console import Console
+
+    from linkwise.session import run_terminal
+
+    strips = session.clusters(limit=9, per=8)["strips"]
+    largest = tuple(members(session, strips[0]["cluster"]).tolist())
+    out = StringIO()
+    # c 1 p: mark the largest pure; c 2 m a 3: move the second's first item to the third; c x: back; q
+    keys = iter(["c", "1", "p", "c", "2", "m", "a", "3", "c", "x", "q"])
+    run_terminal(session, tmp_path / "labels.csv", console=Console(file=out, width=120), getchar=lambda: next(keys))
+    mark, must, cannot = session.store.answers()[-3:]
+    assert (mark.kind, mark.members, must.kind, must.answer, cannot.kind) == ("pure", largest, "move", True, "move")
+    row, labels = strips[1]["items"][0]["row"], session.labels()
+    (partner,) = {must.i, must.j} - {row}
+    assert session.state()["conflict"] is None and labels[row] == labels[partner]
+    assert partner in members(session, labels[strips[2]["items"][0]["row"]])
+    text = out.getvalue()
+    assert "[c] clusters" in text and f"[1] cluster {strips[0]['cluster'] + 1} · {strips[0]['size']} items" in text
+    assert "marked pure" in text and f"Move {strips[1]['items'][0]['id']} to which cluster?" in text
