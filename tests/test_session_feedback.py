@@ -227,3 +227,19 @@ def test_the_terminal_lists_the_clusters_marks_one_and_moves_an_item(session, tm
     text = out.getvalue()
     assert "[c] clusters" in text and f"[1] cluster {strips[0]['cluster'] + 1} · {strips[0]['size']} items" in text
     assert "marked pure" in text and f"Move {strips[1]['items'][0]['id']} to which cluster?" in text
+
+
+@pytest.mark.parametrize("complete", [False, True])
+def test_a_mark_the_answers_contradict_is_refused_naming_two_items(session, complete):
+    ids, constraints, labels = session.data.ids.to_numpy(), session._session.constraints, session.labels()
+    if complete:  # around one item of a pair answered "same": the other belongs with it
+        i, j = constraints.must_link_pairs()[0]
+        rows, named = [i], [ids[j], ids[i]]
+    else:  # around a pair answered "different"
+        i, j = constraints.cannot_link_pairs()[0]
+        rows, named = [i, j], [ids[i], ids[j]]
+    n = len(session.store.answers())
+    with pytest.raises(Refused, match="not (one group|complete) by your answers") as refused:
+        session.mark(session.position, rows, complete=complete)
+    assert all(name in str(refused.value) for name in named) and len(session.store.answers()) == n
+    assert (session.labels() == labels).all()

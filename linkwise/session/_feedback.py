@@ -89,7 +89,9 @@ class ClusterFeedback:
         return "complete" if "complete" in kinds else "pure" if kinds else None
 
     def _marks(self):
-        return [row for row in self._used if row.members is not None], self._session.constraints.component_labels()
+        """The applied marks and the must-link components (None without marks: a pass over every row)."""
+        marks = [row for row in self._used if row.members is not None]
+        return marks, self._session.constraints.component_labels() if marks else None
 
     def _groups(self):
         """The current clusters' members, by cluster number."""
@@ -203,7 +205,28 @@ class ClusterFeedback:
             status = self._status(members, *self._marks())
             if status == "complete" or (status == "pure" and not complete):
                 raise _refused(f"Those items are already marked {'pure and complete' if status == 'complete' else 'pure'}.")
+            self._check_mark(members, complete)
             return self._applied([self.store.add_mark(members, bool(complete))])
+
+    def _check_mark(self, members, complete):
+        """Refuse feedback the earlier statements contradict, naming two items (none of it is stored): a mark
+        is many pairs at once, so there is no single answer to set against it in the contradiction flow."""
+        constraints, ids = self._session.constraints, self.data.ids.to_numpy()
+        components = constraints.component_labels()
+        inside = np.zeros(components.max() + 1, dtype=bool)
+        inside[components[members]] = True
+
+        def member(r):  # a member joined with row r
+            return ids[members[components[members] == components[r]][0]]
+
+        for p, q in constraints.cannot_link_pairs():
+            if inside[components[p]] and inside[components[q]]:
+                raise _refused(f"These items are not one group by your answers: {member(p)} and {member(q)} belong "
+                               "to different groups. Move one of them out first, or undo that answer.")
+        outside = np.setdiff1d(np.flatnonzero(inside[components]), members)
+        if complete and len(outside):
+            raise _refused(f"These items are not complete by your answers: {ids[outside[0]]}, not among them, "
+                           f"belongs with {member(outside[0])}. Move it in first, or mark them pure only.")
 
     def move(self, position, row, to):
         """Move item ``row`` to cluster ``to``: it belongs there, not with its current cluster.
