@@ -1,10 +1,11 @@
 """Feedback on whole clusters in a human session: see the clusters, mark one pure (and complete), move an item.
 
-The authors' COBRAS page lets a person say far more per click than "same / different" (van Craenendonck, Dumančić,
-Blockeel, "COBRAS: Interactive Clustering with Pairwise Queries", IDA 2018). Each action here is stored in the
-session file as one action (so one undo removes it) and applied through :meth:`ActiveSession.mark` /
-:meth:`ActiveSession.inform`; a contradiction with earlier answers opens the session's contradiction flow. The
-clustering a session reports honours this feedback even where its method does not (:func:`honour`).
+A person says far more per click about a whole cluster than "same / different"; the web page of COBRAS's authors
+(COBRAS: Van Craenendonck, Dumančić, Van Wolputte, Blockeel, IDA 2018) offers "pure" and "pure and complete". Each
+action here is stored in the session file as one action (one undo removes it) and applied through
+:meth:`ActiveSession.mark` / :meth:`ActiveSession.inform`; a move the earlier answers contradict opens the session's
+contradiction flow (where it can be withdrawn), a mark they contradict is refused naming two items. The clustering
+a session reports honours this feedback even where its method does not (:func:`honour`).
 """
 
 from itertools import groupby
@@ -130,6 +131,12 @@ class ClusterFeedback:
         >>> strips = session.clusters()["strips"]
         >>> [s["size"] for s in strips], strips[0]["mark"], len(strips[0]["items"])
         ([147], None, 4)
+
+        Feedback: the one cluster is pure (stored as such, one action for undo).
+
+        >>> _ = session.mark(session.position, strips[0]["cluster"])
+        >>> session.clusters()["strips"][0]["mark"], session.store.answers()[-1].kind
+        ('pure', 'pure')
         >>> session.close()
         """
         for name, value in (("limit", limit), ("per", per)):
@@ -173,25 +180,18 @@ class ClusterFeedback:
         Returns
         -------
         state : dict
-            The new :meth:`state` (with a ``conflict`` if the feedback contradicts earlier answers).
+            The new :meth:`state`.
 
         Raises
         ------
         Refused
-            A stale position, an open contradiction, or feedback already given.
+            A stale position, an open contradiction, feedback already given,
+            or feedback the earlier answers contradict (two items named;
+            nothing is stored).
 
         Examples
         --------
-        >>> import os, tempfile
-        >>> import pandas as pd, linkwise as lw
-        >>> from linkwise.session import HumanSession, load_data
-        >>> folder = tempfile.mkdtemp()
-        >>> pd.DataFrame(lw.datasets.load("iris")[0]).to_csv(os.path.join(folder, "iris.csv"), index=False)
-        >>> session = HumanSession(os.path.join(folder, "s.db"), load_data(os.path.join(folder, "iris.csv")))
-        >>> _ = session.mark(session.position, [0, 1, 2])
-        >>> session.store.answers()[-1].kind, session.store.answers()[-1].members
-        ('pure', (0, 1, 2))
-        >>> session.close()
+        See :meth:`clusters`.
         """
         if not isinstance(complete, (bool, np.bool_)):
             raise InvalidParameterError(f"The 'complete' argument of HumanSession.mark must be True or False, "
@@ -252,7 +252,8 @@ class ClusterFeedback:
         Raises
         ------
         Refused
-            A stale position or an open contradiction.
+            A stale position or an open contradiction. A move the earlier
+            answers contradict is stored and opens the contradiction.
         """
         n = self.data.n_rows
         if not isinstance(row, (int, np.integer)) or isinstance(row, bool) or not 0 <= row < n:
