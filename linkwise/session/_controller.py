@@ -94,6 +94,12 @@ class HumanSession(ClusterFeedback):
         name. A session file names its method, and linkwise imports only its
         own methods from a file unless the caller names the same method (the
         command line passes its ``--method``), since importing runs code.
+    known : sequence of (int, int, bool), optional
+        Pairs the person knew before (row numbers, True same / False
+        different; e.g. from :func:`~linkwise.session.read_known`): stored as
+        one action of 'imported' statements while the session has none yet,
+        so they are never asked; an existing session must have begun with
+        the same ones (or ones implying the same). Ignored read-only.
 
     Attributes
     ----------
@@ -125,7 +131,7 @@ class HumanSession(ClusterFeedback):
     >>> again.close()
     """
 
-    def __init__(self, path, data, estimator=None, *, read_only=False, trusted_method=None):
+    def __init__(self, path, data, estimator=None, *, read_only=False, trusted_method=None, known=None):
         self.data = data
         self.store = SessionStore(path, create=not read_only, exclusive=not read_only, read_only=read_only)
         self._read_only, self._trusted, self._lock, self._changes = read_only, trusted_method, threading.RLock(), 0
@@ -142,6 +148,10 @@ class HumanSession(ClusterFeedback):
                     "data_path": str(data.path), "data_fingerprint": data.fingerprint, "data_options": data.options,
                     "image_root": str(data.image_root), "text_embedding": data.embedding, "n_rows": data.n_rows,
                     "method": method_spec(self.estimator), "params": encode_params(self.estimator)})
+            if known is not None and not read_only:
+                from linkwise.session._import import _store_known
+
+                self._applied(_store_known(self.store, data, known))
         except BaseException:
             self.store.discard()  # removes the file only if this very opening made it
             raise
@@ -417,6 +427,13 @@ class HumanSession(ClusterFeedback):
         frame["answer"] = frame["answer"].map(ANSWER_WORDS)
         frame["members"] = [None if m is None else json.dumps(ids[list(m)].tolist()) for m in frame["members"]]
         return frame.drop(columns=["i", "j"]).sort_values(["seq", "answered_at"], kind="stable")
+
+    def statements(self):
+        """Every pair relation stated and applied, in order, with the stored row that stated it (a cluster's
+        feedback states several): ``(i, j, answer, row)``; "don't know" left out."""
+        with self._lock:
+            held = None if self._conflict is None else self._conflict[0].seq  # a tolerant store's contradiction
+            return [(i, j, a, row) for ((i, j), a), row in self._source.items() if a is not None and row.seq != held]
 
     def write_labels(self, path):
         """Write the current clustering as CSV (``id``, ``cluster``); returns the number of clusters."""
