@@ -75,5 +75,8 @@ def test_mark_a_cluster_pure_move_items_by_list_and_drag_then_reload(page, tmp_p
         strips_shown(page, server)
         assert page.inner_text("#strips") == before and page.locator(".strip .badge.pure").count() >= 1
         assert (labels(server) == shown).all()
+        page.set_viewport_size({"width": 400, "height": 800})  # a phone: the items scroll within their strip
+        box = page.locator(".strip").first.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 400
     finally:
         server.stop()
