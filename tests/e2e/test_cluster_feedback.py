@@ -80,3 +80,29 @@ def test_mark_a_cluster_pure_move_items_by_list_and_drag_then_reload(page, tmp_p
         assert box["x"] >= 0 and box["x"] + box["width"] <= 400
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("kind", ["series", "images"])
+def test_strips_show_each_items_series_or_image(page, tmp_path, kind):  # noqa: F811
+    if kind == "series":
+        from tests.test_session_series import shapes, wide_csv
+
+        X, y = shapes(n=20, length=40)
+        args = [wide_csv(tmp_path, X, y), "--series-columns", "t0:t39", "--id-column", "name"]
+        shown = ".strip .rep svg.chart path.line"
+    else:
+        from tests.test_images import gallery
+
+        gallery(tmp_path / "photos", n=4)
+        args, shown = [tmp_path / "photos", "--method", "cobras"], ".strip .rep img"
+    server = Server(*args, "--session", tmp_path / "s.db", "--param", "random_state=0")
+    try:
+        open_page(page, server)
+        strips_shown(page, server)
+        reps = page.locator(".strip .rep")
+        assert reps.count() >= 4 and page.locator(shown).count() == reps.count()
+        if kind == "images":
+            first = page.locator(shown).first
+            assert first.get_attribute("src").startswith("/item/") and first.bounding_box()["height"] > 20
+    finally:
+        server.stop()
