@@ -239,7 +239,8 @@ class HumanSession(ClusterFeedback):
             else:
                 return  # "don't know" about a pair not asked now says nothing
         except InconsistentConstraintError as exc:  # a strict store refused it: it waits until resolved
-            pair, must_link = exc.pair, exc.must_link
+            # (a statement of several pairs may contradict itself through some of them: those are its own)
+            pair, must_link, explained = exc.pair, exc.must_link, getattr(exc, "explanation", None)
         else:
             self._used.append(row)
             stated = [(row.i, row.j, row.answer)] if row.kind == "question" else session.informed[informed:]
@@ -247,9 +248,10 @@ class HumanSession(ClusterFeedback):
             if len(constraints.conflicts) == before:
                 return
             conflict = constraints.conflicts[-1]
-            pair, must_link = (conflict.i, conflict.j), conflict.must_link
+            pair, must_link, explained = (conflict.i, conflict.j), conflict.must_link, None
         # the earlier statements that imply the belief; with the contradicting one they form the cycle shown
-        chain = [(c, self._source[pair_key(c.i, c.j), c.must_link]) for c in constraints.explain(*pair)]
+        chain = [(c, self._source.get((pair_key(c.i, c.j), c.must_link), row))
+                 for c in explained or constraints.explain(*pair)]
         self._conflict = (row, pair_key(*pair), not must_link, chain)
 
     def _changed(self):
