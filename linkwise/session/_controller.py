@@ -22,8 +22,9 @@ from sklearn.base import clone
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.exceptions import InconsistentConstraintError
-from linkwise.graph import pair_key, relabel
+from linkwise.graph import pair_key
 from linkwise.loop import ActiveEstimator, ActiveSession
+from linkwise.session._feedback import ClusterFeedback, honour
 from linkwise.session._methods import build_estimator, encode_params, method_spec
 from linkwise.session._store import Answer, SessionFileError, SessionStore
 from linkwise.session._team import agreement, check_name, check_team, plan, wanted
@@ -91,7 +92,7 @@ class Refused(RuntimeError):
     """An action that no longer fits the session's state (a stale question, an open contradiction)."""
 
 
-class HumanSession:
+class HumanSession(ClusterFeedback):
     """A resumable session in which a person answers an active method's questions.
 
     Parameters
@@ -294,7 +295,8 @@ class HumanSession:
             if not _state(session, row, self._unsure):
                 return  # "don't know" about a pair not asked now says nothing
         except InconsistentConstraintError as exc:  # a strict store refused it: it waits until resolved
-            pair, must_link = exc.pair, exc.must_link
+            # (a statement of several pairs may contradict itself through some of them: those are its own)
+            pair, must_link, explained = exc.pair, exc.must_link, getattr(exc, "explanation", None)
         else:
             self._used.append(row)
             stated = [(row.i, row.j, row.answer)] if row.kind == "question" else session.informed[informed:]
@@ -303,9 +305,10 @@ class HumanSession:
             if len(constraints.conflicts) == before or row.seq in self._later:
                 return
             conflict = constraints.conflicts[-1]
-            pair, must_link = (conflict.i, conflict.j), conflict.must_link
+            pair, must_link, explained = (conflict.i, conflict.j), conflict.must_link, None
         # the earlier statements that imply the belief; with the contradicting one they form the cycle shown
-        chain = [(c, self._source[pair_key(c.i, c.j), c.must_link]) for c in constraints.explain(*pair)]
+        chain = [(c, self._source.get((pair_key(c.i, c.j), c.must_link), row))
+                 for c in explained or constraints.explain(*pair)]
         self._conflict = (row, pair_key(*pair), not must_link, chain)
 
     def _changed(self):
@@ -440,10 +443,11 @@ class HumanSession:
         return f"{n}.end" if pair is None else f"{n}.{pair[0]}-{pair[1]}"
 
     def labels(self):
-        """The current clustering of every row, numbered 0.. in order of first appearance."""
+        """The current clustering of every row (the method's, as the cluster feedback says), numbered 0.. in order
+        of first appearance."""
         with self._lock:
             if self._labels is None:
-                self._labels = relabel(self._session.labels_)
+                self._labels = honour(self._session.labels_, self._feedback_rows())
             return self._labels
 
     def _conflict_state(self):
@@ -630,9 +634,9 @@ class HumanSession:
             wrong = {r.seq: r for r in (row, *(r for _, r in chain))}.get(wrong_seq)
             if wrong is None:
                 raise Refused(f"Answer #{wrong_seq} is not part of this contradiction.")
-            if wrong.members is None:
+            if wrong.members is None and wrong.kind != "move":
                 self.store.correct(wrong_seq)
-            else:  # feedback on a cluster cannot be flipped: it is withdrawn
+            else:  # feedback on a cluster (or a move) cannot be flipped: it is withdrawn
                 self.store.undo(wrong_seq)
             self._rebuild()
             return self.state()
