@@ -413,3 +413,27 @@ def test_a_contradicted_shadow_serves_the_reply_and_is_replayed_after_it(iris_da
     session.prepare()  # nothing outdated: nothing replayed
     assert session._shadow is fresh
     session.close()
+
+
+def test_a_team_member_gives_cluster_feedback_with_their_ticket(iris_data, tmp_path):
+    data, y = iris_data
+    session = team_session(tmp_path / "s.db", data)
+    for _ in range(3):
+        for who in TEAM:
+            answer_as(session, who, y)
+    held = {who: session.state(who)["question"]["pair"] for who in TEAM}
+    for strip in session.clusters()["strips"]:  # the first cluster the answers do not part
+        try:
+            session.mark(session.state("bob")["position"], strip["cluster"])
+            break
+        except Refused as refused:
+            assert "not one group by your answers" in str(refused)
+    assert session.store.answers()[-1].kind == "pure"
+    # the others keep their questions unless the feedback settled them; nobody is handed a known pair
+    for who in TEAM:
+        pair = session.state(who)["question"]["pair"]
+        assert session._session.constraints.relation(*pair) is None
+        assert pair == held[who] or session._session.constraints.relation(*held[who]) is not None
+    answer_as(session, "carol", y)
+    assert session.store.answers()[-1].annotator == "carol"
+    session.close()

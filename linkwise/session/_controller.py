@@ -276,7 +276,7 @@ class HumanSession(ClusterFeedback):
         self._source = {}  # (pair, must-link) -> the stored row that stated it, for explaining a contradiction
         self._conflict = None
         self._unsure = set()  # pairs answered "don't know" before the method asked them
-        self._rows = self.store.answers()
+        self._rows = self.store.answers()  # and team answers since: what hand-outs and agreement read
         self._skip, self._later = plan(self._rows, self._disagreement) if self.team else (set(), set())
         for row in self._rows:
             if self._conflict is not None:
