@@ -31,6 +31,13 @@ def answer_as(session, who, y, flip=False):
     return i, j
 
 
+def rounds(session, y, n):
+    """``n`` rounds in which every member of :data:`TEAM` answers their question truly."""
+    for _ in range(n):
+        for who in TEAM:
+            answer_as(session, who, y)
+
+
 def repeated(session):
     rows = [(a.i, a.j) for a in session.store.answers()]
     return {pair for pair in rows if rows.count(pair) > 1}
@@ -43,9 +50,7 @@ def test_each_annotator_has_a_question_of_their_own_and_answers_are_attributed(i
     assert len(set(held)) == 3  # nobody waits for another
     assert held[0] == session._session.ask()  # the method's own question is with the first to come
     assert [session.state(who)["question"]["pair"] for who in TEAM] == [list(p) for p in held]  # kept until answered
-    for _ in range(12):
-        for who in TEAM:
-            answer_as(session, who, y)
+    rounds(session, y, 12)
     rows = session.store.answers()
     assert [r.annotator for r in rows[:3]] == TEAM and {r.kind for r in rows} == {"question"}
     assert len({(r.i, r.j) for r in rows}) == len(rows) == 36  # no pair answered twice
@@ -63,9 +68,7 @@ def test_speculative_questions_are_those_the_method_asks_when_predictions_hold(i
     # the team's answers, given in any order, make the questions of one person who answered them in turn
     data, y = iris_data
     session = team_session(tmp_path / "s.db", data)
-    for _ in range(8):
-        for who in TEAM:
-            answer_as(session, who, y)
+    rounds(session, y, 8)
     used = [(a.i, a.j) for a in session.store.answers()]
     alone = lw.ActiveSession(lw.COBRAS(random_state=0), data.X)
     asked = []
@@ -218,9 +221,7 @@ def test_resume_after_restart_hands_out_afresh_and_asks_nothing_twice(iris_data,
     data, y = iris_data
     path = tmp_path / "s.db"
     session = team_session(path, data, overlap=0.2)
-    for _ in range(5):
-        for who in TEAM:
-            answer_as(session, who, y)
+    rounds(session, y, 5)
     stale = session.state("bob")["position"]
     answered = session.state("bob")["n_answered"]
     session.close()
@@ -418,9 +419,7 @@ def test_a_contradicted_shadow_serves_the_reply_and_is_replayed_after_it(iris_da
 def test_a_team_member_gives_cluster_feedback_with_their_ticket(iris_data, tmp_path):
     data, y = iris_data
     session = team_session(tmp_path / "s.db", data)
-    for _ in range(3):
-        for who in TEAM:
-            answer_as(session, who, y)
+    rounds(session, y, 3)
     held = {who: session.state(who)["question"]["pair"] for who in TEAM}
     for strip in session.clusters()["strips"]:  # the first cluster the answers do not part
         try:
