@@ -26,7 +26,7 @@ from linkwise.graph import pair_key
 from linkwise.loop import ActiveEstimator, ActiveSession
 from linkwise.session._feedback import ClusterFeedback, honour
 from linkwise.session._methods import build_estimator, encode_params, method_spec
-from linkwise.session._store import Answer, SessionFileError, SessionStore
+from linkwise.session._store import Answer, Refused, SessionFileError, SessionStore
 from linkwise.session._team import agreement, check_name, check_team, plan, wanted
 
 with requires("session", "linkwise.session"):
@@ -86,10 +86,6 @@ def _state(session, row, unsure):
     while (pending := session.ask()) is not None and pair_key(*pending) in unsure:
         session.tell(pending, None)
     return True
-
-
-class Refused(RuntimeError):
-    """An action that no longer fits the session's state (a stale question, an open contradiction)."""
 
 
 class HumanSession(ClusterFeedback):

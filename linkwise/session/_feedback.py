@@ -14,16 +14,11 @@ import numpy as np
 
 from linkwise._validation import InvalidParameterError, check_index_set
 from linkwise.graph import relabel
+from linkwise.session._store import Refused
 
 __all__ = ["ClusterFeedback", "honour"]
 
 _SAMPLE = 4096  # members a cluster's centre and representatives are computed from, on large clusters
-
-
-def _refused(message):
-    from linkwise.session._controller import Refused  # the controller imports this module
-
-    return Refused(message)
 
 
 def honour(labels, rows):
@@ -154,7 +149,7 @@ class ClusterFeedback:
     def _open_for_feedback(self, position, annotator):
         self._expect(position, annotator)
         if self._conflict is not None:
-            raise _refused("Resolve the contradiction first: say which answer was wrong.")
+            raise Refused("Resolve the contradiction first: say which answer was wrong.")
 
     def _cluster(self, groups, cluster, argument, owner):
         if not isinstance(cluster, (int, np.integer)) or isinstance(cluster, bool) or not 0 <= cluster < len(groups):
@@ -206,7 +201,7 @@ class ClusterFeedback:
                 members = check_index_set(cluster, self.data.n_rows, "cluster", "HumanSession.mark")
             status = self._status(members, *self._marks())
             if status == "complete" or (status == "pure" and not complete):
-                raise _refused(f"Those items are already marked {'pure and complete' if status == 'complete' else 'pure'}.")
+                raise Refused(f"Those items are already marked {'pure and complete' if status == 'complete' else 'pure'}.")
             self._check_mark(members, complete)
             return self._applied([self.store.add_mark(members, bool(complete), annotator=annotator)])
 
@@ -223,11 +218,11 @@ class ClusterFeedback:
 
         for p, q in constraints.cannot_link_pairs():
             if inside[components[p]] and inside[components[q]]:
-                raise _refused(f"These items are not one group by your answers: {member(p)} and {member(q)} belong "
+                raise Refused(f"These items are not one group by your answers: {member(p)} and {member(q)} belong "
                                "to different groups. Move one of them out first, or undo that answer.")
         outside = np.setdiff1d(np.flatnonzero(inside[components]), members)
         if complete and len(outside):
-            raise _refused(f"These items are not complete by your answers: {ids[outside[0]]}, not among them, "
+            raise Refused(f"These items are not complete by your answers: {ids[outside[0]]}, not among them, "
                            f"belongs with {member(outside[0])}. Move it in first, or mark them pure only.")
 
     def move(self, position, row, to, annotator=None):
