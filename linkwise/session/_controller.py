@@ -292,7 +292,8 @@ class HumanSession:
             ``conflict`` (the contradicting answers, what the earlier ones
             imply, and whether the current clustering puts the pair
             together; or None), ``done``, ``n_answered``, ``n_clusters``,
-            ``can_undo``, ``method``, ``embedding``, ``data``, ``n_rows``.
+            ``can_undo``, ``method``, ``embedding``, ``data``, ``n_rows``, and
+            ``stability`` (the fields of :attr:`ActiveSession.stability_`).
         """
         with self._lock:
             session = self._session
@@ -306,6 +307,7 @@ class HumanSession:
                 "n_clusters": int(self.labels().max()) + 1, "can_undo": bool(self._used) or self._conflict is not None,
                 "method": type(self.estimator).__name__, "embedding": self.data.embedding,
                 "data": self.data.path.name, "n_rows": self.data.n_rows,
+                "stability": session.stability_._asdict(),
             }
 
     # -- actions --------------------------------------------------------------
