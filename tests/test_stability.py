@@ -11,44 +11,42 @@ from linkwise.session import HumanSession
 from tests.e2e.helpers import answer_from
 
 
-def test_a_constant_clustering_becomes_stable_after_patience_answers():
-    monitor = lw.StabilityMonitor(patience=4, window=5)
+def test_a_constant_clustering_becomes_stable_after_a_window_of_answers():
+    monitor = lw.StabilityMonitor(window=4)
     monitor.update([0, 0, 1, 1, 2], answered=False)  # the clustering at the start
     for n in range(1, 6):
         estimate = monitor.update([3, 3, 1, 1, 0])  # the same partition, other names
-        assert (estimate.n_answers, estimate.n_stable, estimate.n_changed) == (n, n, 0)
+        assert (estimate.n_answers, estimate.n_stable, estimate.n_changed, estimate.drift) == (n, n, 0, 0.0)
         assert estimate.stable == (n >= 4)
-    assert estimate.window == 5 and estimate.change_rate == pytest.approx(1 / 7)
+    assert estimate.window == 4 and estimate.change_rate == pytest.approx(1 / 6)
     assert estimate.message == "The grouping has been stable for the last 5 answers."
 
 
 def test_a_changing_clustering_is_not_stable():
-    monitor = lw.StabilityMonitor(patience=3, window=10)
+    monitor = lw.StabilityMonitor(window=10)
     rng = np.random.default_rng(0)
     for _ in range(12):
         estimate = monitor.update(rng.integers(0, 3, 50))
-    assert not estimate.stable and estimate.n_stable == 0
+    assert not estimate.stable and estimate.n_stable == 0 and estimate.drift > 5
     assert estimate.n_changed == 10 and estimate.change_rate == pytest.approx(11 / 12)
     assert estimate.message == "Still changing: 10 of the last 10 answers changed the grouping."
     assert monitor.update(rng.integers(0, 3, 50)) == monitor.estimate  # immutable, comparable
 
 
-def test_min_ari_ignores_small_moves_but_not_their_drift():
+def test_small_moves_are_no_change_but_add_up_to_drift():
     base = np.repeat(np.arange(4), 25)
-    strict, tolerant = lw.StabilityMonitor(min_ari=1.0), lw.StabilityMonitor(min_ari=0.9)
-    for monitor in (strict, tolerant):
-        monitor.update(base, answered=False)
+    monitor = lw.StabilityMonitor(window=5, max_drift=0.1, min_ari=0.9)
+    monitor.update(base, answered=False)
     moved = base.copy()
-    moved[0] = 1  # one row of 100 moves
-    assert strict.update(moved).n_stable == 0
-    assert tolerant.update(moved).n_stable == 1
-    # one more row at each answer: each step is tiny, but compared with the clustering at the latest change
-    # (not the previous one) the moves add up to a change
-    n_stable = []
-    for k in range(1, 25):
+    for k in range(5):  # one row of 100 moves at each answer: no change, but together they move it
         moved[k] = 1
-        n_stable.append(tolerant.update(moved).n_stable)
-    assert 0 in n_stable
+        estimate = monitor.update(moved)
+    assert estimate.n_changed == 0 and estimate.n_stable == 5
+    assert 0.1 < estimate.drift < 0.2 and not estimate.stable
+    assert estimate.message == "Still changing: small moves add up over the last 5 answers."
+    for _ in range(5):  # then five answers that move nothing
+        estimate = monitor.update(moved)
+    assert estimate.drift == 0 and estimate.stable
 
 
 def test_large_data_is_compared_on_a_fixed_sample():
@@ -56,13 +54,13 @@ def test_large_data_is_compared_on_a_fixed_sample():
     base = np.zeros(n, dtype=int)
 
     def detected(max_rows):
-        monitor = lw.StabilityMonitor(min_ari=1.0, max_rows=max_rows)
+        monitor = lw.StabilityMonitor(window=1, max_rows=max_rows)  # drift: the last move
         monitor.update(base, answered=False)
         found = 0
         for k in range(50):  # move a single row, then put it back
             one = base.copy()
             one[k * 97] = 1
-            found += monitor.update(one).n_stable == 0
+            found += monitor.update(one).drift > 0
             monitor.update(base)
         return found
 
@@ -70,18 +68,20 @@ def test_large_data_is_compared_on_a_fixed_sample():
     assert detected(100) < 10  # a moved row is seen only if sampled (2 % of the rows)
 
 
-def test_informed_knowledge_is_not_counted_as_an_answer_but_resets_when_it_changes_the_clustering():
-    monitor = lw.StabilityMonitor(patience=2)
+def test_informed_knowledge_is_not_counted_as_an_answer_but_its_move_counts():
+    monitor = lw.StabilityMonitor(window=2)
     for _ in range(3):
         monitor.update([0, 0, 1, 1])
     assert monitor.update([0, 0, 1, 1], answered=False) == monitor.estimate
     estimate = monitor.update([0, 0, 0, 0], answered=False)
     assert (estimate.n_answers, estimate.n_stable, estimate.stable) == (3, 0, False)
+    assert estimate.drift == 1.0
 
 
-@pytest.mark.parametrize("kwargs, name", [({"patience": 0}, "patience"), ({"patience": 2.5}, "patience"),
+@pytest.mark.parametrize("kwargs, name", [({"window": 0}, "window"), ({"window": 2.5}, "window"),
+                                          ({"max_drift": -0.1}, "max_drift"), ({"max_drift": "0.1"}, "max_drift"),
                                           ({"min_ari": 0}, "min_ari"), ({"min_ari": 1.5}, "min_ari"),
-                                          ({"window": "3"}, "window"), ({"max_rows": 1}, "max_rows")])
+                                          ({"max_rows": 1}, "max_rows")])
 def test_bad_parameters_name_themselves(kwargs, name):
     with pytest.raises(InvalidParameterError, match=f"'{name}'"):
         lw.StabilityMonitor(**kwargs)
