@@ -126,3 +126,20 @@ def test_human_session_state_carries_the_stability(iris_data, tmp_path):
     again = HumanSession(tmp_path / "s.db", data)  # replayed from the file: the same estimate
     assert again.state()["stability"] == stability
     again.close()
+
+
+def test_the_terminal_shows_the_stability_message(iris_data, tmp_path):
+    from io import StringIO
+
+    from rich.console import Console
+
+    from linkwise.session._terminal import run_terminal
+
+    data, y = iris_data
+    session = HumanSession(tmp_path / "s.db", data, lw.COBRAS(random_state=0))
+    out, keys = StringIO(), iter("sq")
+    run_terminal(session, tmp_path / "labels.csv", console=Console(file=out, width=200), getchar=lambda: next(keys))
+    assert "0 answered · 1 clusters · No answers yet." in out.getvalue()
+    assert f"1 answered · {session.state()['n_clusters']} clusters · {session.state()['stability']['message']}" in \
+        out.getvalue()
+    session.close()
