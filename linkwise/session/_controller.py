@@ -476,7 +476,8 @@ class HumanSession(ClusterFeedback):
             ``conflict`` (the contradicting answers, what the earlier ones
             imply, and whether the current clustering puts the pair
             together; or None), ``done``, ``n_answered``, ``n_clusters``,
-            ``can_undo``, ``method``, ``embedding``, ``data``, ``n_rows``; in
+            ``can_undo``, ``method``, ``embedding``, ``data``, ``n_rows``,
+            ``stability`` (the fields of :attr:`ActiveSession.stability_`); in
             a team's session ``team`` (who, the team, the agreement), and
             ``n_answered`` counts everyone's answers.
         """
@@ -500,6 +501,7 @@ class HumanSession(ClusterFeedback):
                 "n_clusters": int(self.labels().max()) + 1, "can_undo": can_undo or self._conflict is not None,
                 "method": type(self.estimator).__name__, "embedding": self.data.embedding,
                 "data": self.data.path.name, "n_rows": self.data.n_rows,
+                "stability": session.stability_._asdict(),
                 **({} if team is None else {"team": mine}),
             }
 
