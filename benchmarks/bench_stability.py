@@ -40,7 +40,7 @@ import pandas as pd  # noqa: E402
 from sklearn.datasets import make_blobs  # noqa: E402
 
 import linkwise as lw  # noqa: E402
-from linkwise.bench._registry import _candidate_cache  # noqa: E402
+from linkwise.bench import candidate_cache  # noqa: E402
 
 LOOKAHEAD, RISE, MAX_FALSE = 50, 0.05, 0.10
 # what counts as a change: an answer that moved the clustering (1 - ARI to the one before) by more than
@@ -51,7 +51,7 @@ OUT = Path(__file__).parent / "results" / "stability.md"
 
 
 def methods(seed, budget):
-    return {"Auto": lw.Auto(max_queries=budget, random_state=seed, cache=_candidate_cache()),
+    return {"Auto": lw.Auto(max_queries=budget, random_state=seed, cache=candidate_cache()),
             "COBRAS": lw.COBRAS(max_queries=budget, random_state=seed)}
 
 

@@ -116,6 +116,9 @@ class ActiveSession:
     X : array-like of shape (n_samples, n_features)
     queryable : array-like of int or bool mask, optional
         Rows that may appear in a question (default: all); labels cover every row.
+    stability : bool, default=True
+        Keep :attr:`stability_` up to date (one comparison of clusterings on
+        at most 2,000 rows per answer); False for a session no person reads.
 
     Attributes
     ----------
@@ -149,13 +152,14 @@ class ActiveSession:
     5
     """
 
-    def __init__(self, estimator, X, queryable=None):
+    def __init__(self, estimator, X, queryable=None, *, stability=True):
         if not isinstance(estimator, ActiveEstimator):
             raise InvalidParameterError("The 'estimator' argument of ActiveSession must be an active estimator "
                                         f"(COBRAS, COBRA, ActiveClustering, ...), got {type(estimator).__name__}.")
         self._start(clone(estimator), X, queryable)
-        self._monitor = StabilityMonitor()  # a person's session only: fit skips the per-answer comparison
-        self._observe(answered=False)
+        if stability:  # a person's session only: fit skips the per-answer comparison
+            self._monitor = StabilityMonitor()
+            self._observe(answered=False)
 
     @classmethod
     def _fitting(cls, estimator, X, queryable):
@@ -393,6 +397,8 @@ class ActiveSession:
     @property
     def stability_(self):
         """How long the clustering has held: a :class:`~linkwise.Stability` (its ``message`` says when to stop)."""
+        if self._monitor is None:
+            raise AttributeError("stability_ is not kept: this session was made with stability=False.")
         return self._monitor.estimate
 
     @property

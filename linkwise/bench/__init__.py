@@ -21,10 +21,10 @@ Examples
 
 from linkwise.bench._demo import DEMO_METHODS, run_demo
 from linkwise.bench._protocol import METRICS, FoldOracle, ProtocolViolation, cell_seed, fold_split
-from linkwise.bench._registry import MethodSpec, register, registry
+from linkwise.bench._registry import MethodSpec, candidate_cache, register, registry
 from linkwise.bench._report import Report, report
 from linkwise.bench._results import load_results
 from linkwise.bench._runner import run
 
-__all__ = ["DEMO_METHODS", "METRICS", "FoldOracle", "MethodSpec", "ProtocolViolation", "Report", "cell_seed",
-           "fold_split", "load_results", "register", "registry", "report", "run", "run_demo"]
+__all__ = ["DEMO_METHODS", "METRICS", "FoldOracle", "MethodSpec", "ProtocolViolation", "Report", "candidate_cache",
+           "cell_seed", "fold_split", "load_results", "register", "registry", "report", "run", "run_demo"]

@@ -18,7 +18,7 @@ from typing import Callable
 from linkwise._validation import InvalidParameterError
 from linkwise.methods import PARAMS, load
 
-__all__ = ["MethodSpec", "register", "registry", "get_methods", "method_kind"]
+__all__ = ["MethodSpec", "candidate_cache", "register", "registry", "get_methods", "method_kind"]
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ class MethodSpec:
         return "nested" if kind == "budget" and self.nested else kind
 
 
-def _candidate_cache():
+def candidate_cache():
     """Where COBS and active COBS keep candidates: hash-keyed files written atomically, shared by every worker and run."""
     return os.path.join(tempfile.gettempdir(), "linkwise-bench-candidates")
 
@@ -94,14 +94,14 @@ def _method(n_clusters, max_queries, random_state, *, method, k=False, budget=Tr
     """The estimator ``method`` names (see :func:`linkwise.methods.load`) with the cell's settings.
 
     ``k``: given the true number of clusters; ``budget``: given the budget;
-    ``cache``: keeps its candidate clusterings (or series distances) in :func:`_candidate_cache`.
+    ``cache``: keeps its candidate clusterings (or series distances) in :func:`candidate_cache`.
     """
     if k:
         params["n_clusters"] = n_clusters
     if budget:
         params["max_queries"] = max_queries
     if cache:
-        params["cache"] = _candidate_cache()
+        params["cache"] = candidate_cache()
     return load(method)(random_state=random_state, **PARAMS.get(method, {}), **params)
 
 

@@ -27,6 +27,7 @@ from linkwise.loop import ActiveEstimator, ActiveSession
 from linkwise.session._feedback import ClusterFeedback, honour
 from linkwise.session._methods import build_estimator, encode_params, method_spec
 from linkwise.session._store import Answer, Refused, SessionFileError, SessionStore
+from linkwise.stability import StabilityMonitor
 from linkwise.session._team import agreement, check_name, check_team, plan, wanted
 
 with requires("session", "linkwise.session"):
@@ -267,10 +268,12 @@ class HumanSession(ClusterFeedback):
     # -- replay ---------------------------------------------------------------
     def _rebuild(self):
         """A fresh ActiveSession fed with every stored row, in stored order (see :meth:`_apply`)."""
-        self._session = ActiveSession(self.estimator, self.data.X)
+        # stability of what the person sees (the feedback honoured), counting every annotator's answers
+        self._session, self._stability = ActiveSession(self.estimator, self.data.X, stability=False), StabilityMonitor()
         self._used = []  # the stored rows applied in the current run, in order
         self._source = {}  # (pair, must-link) -> the stored row that stated it, for explaining a contradiction
-        self._conflict = None
+        self._conflict = self._labels = None
+        self._stability.update(self.labels(), answered=False)  # the clustering before any answer
         self._unsure = set()  # pairs answered "don't know" before the method asked them
         self._rows = self.store.answers()  # and team answers since: what hand-outs and agreement read
         self._skip, self._later = plan(self._rows, self._disagreement) if self.team else (set(), set())
@@ -297,6 +300,8 @@ class HumanSession(ClusterFeedback):
             self._used.append(row)
             stated = [(row.i, row.j, row.answer)] if row.kind == "question" else session.informed[informed:]
             self._source.update({(pair_key(i, j), a): row for i, j, a in stated})
+            self._labels = None
+            self._stability.update(self.labels(), answered=row.kind == "question")
             # a second annotator's other answer: a tolerant method weighs both (repair), nobody is asked
             if len(constraints.conflicts) == before or row.seq in self._later:
                 return
@@ -369,7 +374,7 @@ class HumanSession(ClusterFeedback):
         shadow session replays what the session was told (the costly part, done now), then answers its questions
         with that prediction. Returns ``[revision, questions, guess]``: ``guess(pair)`` is the shadow's answer
         for a pair (kept once given); while real answers match it, the shadow's next questions stand."""
-        shadow, unsure, predicted = ActiveSession(self.estimator, self.data.X), set(), {}
+        shadow, unsure, predicted = ActiveSession(self.estimator, self.data.X, stability=False), set(), {}
         for row in self._used:
             _state(shadow, row, unsure)
 
@@ -501,7 +506,7 @@ class HumanSession(ClusterFeedback):
                 "n_clusters": int(self.labels().max()) + 1, "can_undo": can_undo or self._conflict is not None,
                 "method": type(self.estimator).__name__, "embedding": self.data.embedding,
                 "data": self.data.path.name, "n_rows": self.data.n_rows,
-                "stability": session.stability_._asdict(),
+                "stability": self._stability.estimate._asdict(),
                 **({} if team is None else {"team": mine}),
             }
 
