@@ -439,3 +439,15 @@ def test_a_team_member_gives_cluster_feedback_with_their_ticket(iris_data, tmp_p
     session.move(session.state("alice")["position"], strips[-1]["items"][0]["row"], strips[0]["cluster"], "alice")
     assert {(a.kind, a.annotator) for a in session.store.answers()[-2:]} == {("move", "alice")}
     session.close()
+
+
+def test_every_members_answer_counts_towards_stability(iris_data, tmp_path):
+    data, y = iris_data
+    session = team_session(tmp_path / "s.db", data)
+    rounds(session, y, 4)
+    answered = sum(a.kind == "question" for a in session.store.answers())
+    assert answered == 12 and session.state("bob")["stability"]["n_answers"] == answered
+    session.close()
+    again = team_session(tmp_path / "s.db", data)  # replayed: the same estimate
+    assert again.state("bob")["stability"]["n_answers"] == answered
+    again.close()
