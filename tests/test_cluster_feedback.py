@@ -1,0 +1,188 @@
+"""Cluster feedback (issue 17): COBRAS and Auto honour marks and moves; LabelOracle gives feedback from labels."""
+
+import numpy as np
+import pytest
+
+import linkwise as lw
+from linkwise.exceptions import InvalidParameterError
+from linkwise.oracle import ClusterAction
+
+
+@pytest.fixture(scope="module")
+def iris():
+    return lw.datasets.load("iris", scale="minmax")
+
+
+def answer(session, y, n):
+    """Answer up to ``n`` questions from the labels; yields after each."""
+    for _ in range(n):
+        if (pair := session.ask()) is None:
+            return
+        session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+        yield
+
+
+def together(labels, rows):
+    return np.unique(labels[rows]).size == 1
+
+
+@pytest.mark.parametrize("make", [lambda: lw.COBRAS(random_state=0), lambda: lw.NoiseRobustCOBRAS(random_state=0)])
+def test_pure_cluster_is_never_separated_nor_split(iris, make):
+    X, y = iris
+    session = lw.ActiveSession(make(), X)
+    list(answer(session, y, 6))
+    labels = session.labels_
+    rows = np.flatnonzero((labels == labels[np.flatnonzero(y == 1)[0]]) & (y == 1))
+    session.mark(rows)
+    assert together(session.labels_, rows)  # at once
+    est = session.estimator_
+    for _ in answer(session, y, 60):
+        assert together(session.labels_, rows)
+        # no super-instance inside the marked rows is split again: each stays whole
+        inside = [sid for sid in est._tree.leaves() if np.isin(est._tree.members[sid], rows).all()]
+        assert sum(est._tree.size[sid] for sid in inside) == rows.size
+
+
+@pytest.mark.parametrize("cls", [0, 1])
+def test_complete_cluster_never_gains_members(iris, cls):
+    X, y = iris
+    session = lw.ActiveSession(lw.COBRAS(random_state=1), X)
+    list(answer(session, y, 3))
+    rows = np.flatnonzero(y == cls)
+    session.mark(rows, complete=True)
+    for _ in answer(session, y, 40):
+        labels = session.labels_
+        assert together(labels, rows)
+        assert np.count_nonzero(labels == labels[rows[0]]) == rows.size
+
+
+def misplaced(labels, y):
+    """An item in a cluster where most rows have another class, a row of that majority, and a row of a cluster
+    whose majority is the item's class."""
+    for c in np.unique(labels):
+        rows = np.flatnonzero(labels == c)
+        major = np.bincount(y[rows]).argmax()
+        for x in rows[y[rows] != major]:
+            for d in np.unique(labels):
+                other = np.flatnonzero(labels == d)
+                if d != c and np.bincount(y[other]).argmax() == y[x]:
+                    return x, rows[y[rows] == major][0], other[y[other] == y[x]][0]
+    raise AssertionError("no misplaced item")
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_moved_item_lands_in_its_target_cluster(iris, seed):
+    X, y = iris
+    session = lw.ActiveSession(lw.COBRAS(random_state=seed), X)
+    list(answer(session, y, 8))
+    before = session.labels_
+    x, a, b = misplaced(before, y)
+    ClusterAction("move", np.array([x]), to=int(b), away=int(a)).apply(session)
+    labels = session.labels_
+    assert labels[x] == labels[b] and labels[x] != labels[a]
+    # only the moved item changed cluster
+    assert lw.metrics.ari(np.delete(before, x), np.delete(labels, x)) == 1.0
+    for _ in answer(session, y, 30):
+        labels = session.labels_
+        assert labels[x] == labels[b] and labels[x] != labels[a]
+
+
+def test_cannot_link_inside_a_super_instance_cuts_it(iris):
+    X, y = iris
+    session = lw.ActiveSession(lw.COBRAS(random_state=0), X)
+    list(answer(session, y, 2))
+    est = session.estimator_
+    sid = max(est._tree.leaves(), key=est._tree.size.__getitem__)
+    x, a = est._tree.members[sid][:2]
+    session.inform(int(x), int(a), False)  # a move out, to a cluster of its own
+    labels = session.labels_
+    assert labels[x] != labels[a] and np.count_nonzero(labels == labels[x]) == 1
+    assert est._tree.leaf_of_point[x] != est._tree.leaf_of_point[a]
+
+
+def feedback_run(make, X, y, marks, read):
+    """Questions asked when the same answers and marks come in the same order; ``read``: labels read between."""
+    session = lw.ActiveSession(make(), X)
+    asked = []
+    for k in range(40):
+        if k in marks:
+            rows, complete = marks[k]
+            session.mark(rows, complete)
+            if read:
+                session.labels_
+        if (pair := session.ask()) is None:
+            break
+        asked.append(pair)
+        if read:
+            session.labels_
+        session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+    return asked, session.labels_
+
+
+@pytest.mark.parametrize("make", [lambda: lw.COBRAS(random_state=0), lambda: lw.Auto(random_state=0)])
+def test_replay_with_marks_asks_the_same_questions(iris, make):
+    X, y = iris
+    marks = {5: (np.flatnonzero(y == 0), True), 12: (np.flatnonzero(y == 2)[:20], False)}
+    first, labels = feedback_run(make, X, y, marks, read=True)
+    again, labels_again = feedback_run(make, X, y, marks, read=False)
+    assert first == again
+    np.testing.assert_array_equal(labels, labels_again)
+
+
+def actions_to(make, X, y, target, feedback):
+    """Person actions (questions, marks, moves) until ARI >= target, feedback every 5 questions."""
+    oracle, session, actions = lw.LabelOracle(y), lw.ActiveSession(make(), X), 0
+    taken = set()
+    while lw.metrics.ari(y, session.labels_) < target:
+        if feedback and session.n_queries % 5 == 0 and session.n_queries not in taken:
+            taken.add(session.n_queries)
+            for action in oracle.cluster_feedback(session.labels_)[:2]:
+                if (key := (action.kind, action.rows.tobytes())) not in taken:
+                    taken.add(key)
+                    action.apply(session)
+                    actions += 1
+            continue
+        pair = session.ask()
+        session.tell(pair, oracle.query(*pair))
+        actions += 1
+    return actions
+
+
+@pytest.mark.parametrize("make", [lambda: lw.COBRAS(random_state=0), lambda: lw.Auto(random_state=0)])
+def test_feedback_reaches_the_same_ari_with_fewer_actions(iris, make):
+    X, y = iris
+    assert actions_to(make, X, y, 0.9, True) < actions_to(make, X, y, 0.9, False)
+
+
+def test_noisy_answers_record_what_is_informed(iris):
+    X, y = iris
+    session = lw.ActiveSession(lw.NoiseRobustCOBRAS(random_state=0), X)
+    session.inform(0, 1, True)
+    assert session.estimator_._belief.store.relation(0, 1) is True
+
+
+# -- LabelOracle.cluster_feedback ---------------------------------------------------
+
+def test_oracle_feedback_marks_and_moves():
+    y = np.array([0, 0, 0, 1, 1, 1, 1, 2, 2])
+    labels = np.array([5, 5, 5, 6, 6, 6, 6, 6, 7])  # 0s complete; 1s with an odd 2; one 2 alone
+    actions = lw.LabelOracle(y).cluster_feedback(labels)
+    assert [(a.kind, a.rows.tolist(), a.to, a.away) for a in actions] == [
+        ("move", [7], 8, 3), ("complete", [0, 1, 2], None, None), ("pure", [8], None, None)]
+    assert lw.LabelOracle(y).cluster_feedback(labels, max_moves=0)[0].kind == "complete"
+
+
+def test_oracle_feedback_noise_is_a_fixed_misbelief():
+    y = np.repeat([0, 1, 2], 30)
+    oracle = lw.LabelOracle(y, noise=0.2, random_state=0)
+    seen = oracle.perceived()
+    assert 0 < np.count_nonzero(seen != y) < 30 and np.isin(seen, [0, 1, 2]).all()
+    np.testing.assert_array_equal(seen, oracle.perceived())
+    # the person marks clusters of what they perceive
+    kinds = {a.kind for a in oracle.cluster_feedback(seen)}
+    assert kinds == {"complete"} and oracle.n_queries == 0
+
+
+def test_oracle_feedback_bad_labels():
+    with pytest.raises(InvalidParameterError, match="'labels'.*one label per row"):
+        lw.LabelOracle([0, 1, 1]).cluster_feedback([0, 1])
