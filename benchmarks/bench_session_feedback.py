@@ -90,14 +90,15 @@ def main():
             counts = [c for c, _ in with_feedback]
             given = [g for c, g in with_feedback if c is not None]
             pairs = [(a, b) for a, b in zip(plain, counts) if a is not None and b is not None]
-            ratio = f"{np.mean([b / a for a, b in pairs]):.2f}" if pairs else "-"
+            without = sum(a for a, _ in pairs)
+            ratio = f"{sum(b for _, b in pairs) / without:.2f}" if without else "-"
             rows.append((name, len(y), method, cell(plain), cell(counts),
                          f"{np.mean(given):.1f}" if given else "-", ratio))
             print(" | ".join(map(str, rows[-1])), flush=True)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                             cwd=Path(__file__).parent).stdout.strip()
     header = ("dataset", "n", "method", "questions only: actions (reached)",
-              "with feedback: actions (reached)", "of which feedback", "with / without (mean ratio)")
+              "with feedback: actions (reached)", "of which feedback", "with / without (total ratio)")
     lines = [
         SECTION,
         "",
@@ -108,7 +109,7 @@ def main():
         "complete, or move up to 3 odd items out of a cluster). Person actions (a question answered, a cluster "
         f"marked, an item moved: one each) until ARI >= {TARGET} on all rows, mean over the seeds "
         f"{', '.join(map(str, seeds))} that reached it within {BUDGET} questions (how many did in brackets); "
-        "the ratio is over seeds reaching it both ways.",
+        "the ratio is of the totals over the seeds reaching it both ways.",
         "",
         "| " + " | ".join(header) + " |",
         "|" + "---|" * len(header),

@@ -87,9 +87,11 @@ def test_moved_item_lands_in_its_target_cluster(iris, seed):
         assert labels[x] == labels[b] and labels[x] != labels[a]
 
 
-def test_cannot_link_inside_a_super_instance_cuts_it(iris):
+@pytest.mark.parametrize("make", [lambda: lw.COBRAS(random_state=0), lambda: lw.COBRA(n_super_instances=5,
+                                                                                      random_state=0)])
+def test_cannot_link_inside_a_super_instance_cuts_it(iris, make):
     X, y = iris
-    session = lw.ActiveSession(lw.COBRAS(random_state=0), X)
+    session = lw.ActiveSession(make(), X)
     list(answer(session, y, 2))
     est = session.estimator_
     sid = max(est._tree.leaves(), key=est._tree.size.__getitem__)

@@ -88,6 +88,17 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
     others join the nearer side. *"Don't know"* ends the descent while
     choosing a split level, and leaves the pair undecided in a merging phase.
 
+    *Cluster feedback.* A person may mark a cluster pure or pure and
+    complete, or move an item, between questions
+    (:meth:`~linkwise.ActiveSession.mark`, :meth:`~linkwise.ActiveSession.inform`).
+    As in the authors' interactive tool, the super-instances of a marked
+    cluster are never split again and a complete one is never merged with;
+    a super-instance partly inside a marked cluster is cut in two, and a
+    moved item leaves its super-instance as one of its own, in the cluster it
+    was moved to. The clustering reported shows feedback at once; the step
+    under way (a split, a merging phase) starts again with it
+    (:mod:`linkwise.cobra._feedback`).
+
     *Scale.* Every split is one k-means++ start. Above 4,096 rows K-means is
     fitted (and the split level found) on a seeded sample, half of it
     queryable rows, every row joining its nearest centre; representatives

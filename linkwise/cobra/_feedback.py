@@ -55,6 +55,7 @@ class Feedback:
         self._ctx, self._method = ctx, method
         self._n_informed = self._n_marks = self.version = 0
         self._masks = []  # rows of each mark, as a mask
+        self._stated, self._arrays = [], None
 
     def update(self):
         """Apply the statements made since the last call (any time: between questions too)."""
@@ -149,9 +150,12 @@ class Feedback:
         informed = self._ctx.informed
         if not informed:
             return comp, cl
-        pairs = np.array([(i, j) for i, j, _ in informed], dtype=np.intp)
-        answers = np.array([a for _, _, a in informed], dtype=bool)
+        if len(self._stated) != len(informed):  # the pairs as arrays, kept between merging passes
+            self._stated = informed[:]
+            self._arrays = np.array([(i, j) for i, j, _ in informed], np.intp), np.array([a for *_, a in informed])
+        pairs, answers = self._arrays
         tree = self._method._tree
+        tree.settle()  # every row in its leaf
         at = np.searchsorted(leaves, tree.leaf_of_point[pairs])
         ends = comp[at]
         cl = cl.copy()
