@@ -188,3 +188,16 @@ def test_oracle_feedback_noise_is_a_fixed_misbelief():
 def test_oracle_feedback_bad_labels():
     with pytest.raises(InvalidParameterError, match="'labels'.*one label per row"):
         lw.LabelOracle([0, 1, 1]).cluster_feedback([0, 1])
+
+
+def test_a_pickled_estimator_leaves_the_run_out(iris):
+    import pickle
+
+    X, y = iris
+    session = lw.ActiveSession(lw.COBRAS(random_state=0), X)
+    list(answer(session, y, 5))
+    session.mark(np.flatnonzero(y == 0), complete=True)
+    est = session.finish()
+    again = pickle.loads(pickle.dumps(est))
+    assert again._feedback._ctx is None
+    np.testing.assert_array_equal(again.labels_, est.labels_)

@@ -57,10 +57,14 @@ class Feedback:
         self._masks = []  # rows of each mark, as a mask
         self._stated, self._arrays = [], None
 
+    def __getstate__(self):
+        # a pickled estimator is fitted: no statement comes any more, and the run's data stays out of the pickle
+        return {**self.__dict__, "_ctx": None, "_stated": [], "_arrays": None}
+
     def update(self):
         """Apply the statements made since the last call (any time: between questions too)."""
         ctx = self._ctx
-        if self._n_informed == len(ctx.informed) and self._n_marks == len(ctx.marks):
+        if ctx is None or self._n_informed == len(ctx.informed) and self._n_marks == len(ctx.marks):
             return
         tree = self._method._tree
         tree.settle()
