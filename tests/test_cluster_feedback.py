@@ -201,3 +201,18 @@ def test_a_pickled_estimator_leaves_the_run_out(iris):
     again = pickle.loads(pickle.dumps(est))
     assert again._feedback._ctx is None
     np.testing.assert_array_equal(again.labels_, est.labels_)
+
+
+def test_feedback_contradicting_a_wrong_answer_is_settled_at_the_next_step(iris):
+    X, y = iris
+    session = lw.ActiveSession(lw.NoiseRobustCOBRAS(random_state=0), X)
+    while y[(pair := session.ask())[0]] == y[pair[1]]:
+        session.tell(pair, True)
+    session.tell(pair, True)  # a wrong must-link
+    a = pair[0]
+    session.mark(np.flatnonzero(y == y[a]), complete=True)
+    belief = session.estimator_._belief
+    assert belief.store.relation(*pair) is True  # not yet settled
+    list(answer(session, y, 1))
+    assert belief.store.relation(*pair) is False
+    assert any(set(c.pair) == set(pair) for c in belief.corrections)
