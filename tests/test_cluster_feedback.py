@@ -26,7 +26,8 @@ def together(labels, rows):
     return np.unique(labels[rows]).size == 1
 
 
-@pytest.mark.parametrize("make", [lambda: lw.COBRAS(random_state=0), lambda: lw.NoiseRobustCOBRAS(random_state=0)])
+@pytest.mark.parametrize("make", [lambda: lw.COBRAS(random_state=0), lambda: lw.NoiseRobustCOBRAS(random_state=0)],
+                         ids=["COBRAS", "NoiseRobustCOBRAS"])
 def test_pure_cluster_is_never_separated_nor_split(iris, make):
     X, y = iris
     session = lw.ActiveSession(make(), X)
@@ -88,7 +89,8 @@ def test_moved_item_lands_in_its_target_cluster(iris, seed):
 
 
 @pytest.mark.parametrize("make", [lambda: lw.COBRAS(random_state=0), lambda: lw.COBRA(n_super_instances=5,
-                                                                                      random_state=0)])
+                                                                                      random_state=0)],
+                         ids=["COBRAS", "COBRA"])
 def test_cannot_link_inside_a_super_instance_cuts_it(iris, make):
     X, y = iris
     session = lw.ActiveSession(make(), X)
@@ -121,7 +123,8 @@ def feedback_run(make, X, y, marks, read):
     return asked, session.labels_
 
 
-@pytest.mark.parametrize("make", [lambda: lw.COBRAS(random_state=0), lambda: lw.Auto(random_state=0)])
+@pytest.mark.parametrize("make", [lambda: lw.COBRAS(random_state=0), lambda: lw.Auto(random_state=0)],
+                         ids=["COBRAS", "Auto"])
 def test_replay_with_marks_asks_the_same_questions(iris, make):
     X, y = iris
     marks = {5: (np.flatnonzero(y == 0), True), 12: (np.flatnonzero(y == 2)[:20], False)}
@@ -150,7 +153,8 @@ def actions_to(make, X, y, target, feedback):
     return actions
 
 
-@pytest.mark.parametrize("make", [lambda: lw.COBRAS(random_state=0), lambda: lw.Auto(random_state=0)])
+@pytest.mark.parametrize("make", [lambda: lw.COBRAS(random_state=0), lambda: lw.Auto(random_state=0)],
+                         ids=["COBRAS", "Auto"])
 def test_feedback_reaches_the_same_ari_with_fewer_actions(iris, make):
     X, y = iris
     assert actions_to(make, X, y, 0.9, True) < actions_to(make, X, y, 0.9, False)
