@@ -31,6 +31,7 @@ from sklearn.utils import check_random_state
 
 from linkwise._validation import InvalidParameterError, check_data, check_index_set, check_scalar, magnitude_scale
 from linkwise.constraints import ConstraintStore
+from linkwise.exceptions import InconsistentConstraintError
 from linkwise.graph import check_pair, pair_key
 
 __all__ = ["ActiveEstimator", "ActiveSession", "Checkpoint", "Mark", "QueryContext", "Recheck"]
@@ -354,8 +355,12 @@ class ActiveSession:
                                             f"cluster) or False (different clusters), got {answer!r}.")
         if not ctx.constraints.tolerant and len(pairs) > 1:  # all or none: try them on a copy first
             trial = ctx.constraints.copy()
-            for i, j, answer in pairs:
-                trial.add(i, j, bool(answer))
+            try:
+                for i, j, answer in pairs:
+                    trial.add(i, j, bool(answer))
+            except InconsistentConstraintError as exc:
+                exc.explanation = trial.explain(*exc.pair)  # through these pairs too: the store alone cannot say
+                raise
         for i, j, answer in pairs:
             ctx.constraints.add(i, j, bool(answer))
             if ctx.knowledge is not ctx.constraints:

@@ -54,3 +54,19 @@ def test_feedback_that_contradicts_an_answer_is_shown_and_can_be_withdrawn(iris_
     assert {a.kind for a in session.store.answers()} == {"question"}
     assert [r["kind"] for r in session.store.retracted()] == [mark.kind]
     session.close()
+
+
+def test_a_mark_contradicting_through_its_own_pairs_opens_a_contradiction(iris_data, tmp_path):
+    data, y = iris_data
+    session = HumanSession(tmp_path / "s.db", data, lw.COBRAS(random_state=0))
+    session.store.add_many([(3, 4, False)], kind="imported")  # 3 and 4 apart: a mark joining them cannot hold
+    mark = session.store.add_mark([2, 3, 4], complete=False)  # each of 2-3, 2-4 alone fits; together they join 3-4
+    session.close()
+    session = HumanSession(tmp_path / "s.db", data)
+    conflict = session.state()["conflict"]
+    assert conflict["id"] == mark.seq
+    assert [(a["kind"], a["rows"], a["answer"], a["new"]) for a in conflict["answers"]] == [
+        ("pure", [2, 3], "same", False), ("imported", [3, 4], "different", False), ("pure", [2, 4], "same", True)]
+    state = session.resolve(conflict["id"], mark.seq)
+    assert state["conflict"] is None and [a.kind for a in session.store.answers()] == ["imported"]
+    session.close()

@@ -4,7 +4,8 @@
 displayable rows; :class:`HumanSession` drives an
 :class:`~linkwise.ActiveSession` and saves every answer in a SQLite session
 file before the next question is shown, so a session survives crashes, can be
-resumed, undone and exported. :func:`serve` shows it as a web page on
+resumed, undone and exported; :func:`read_known` reads answers a person brings (constraints, partial labels) and
+:func:`constraints_frame` writes a session's answers back in that format. :func:`serve` shows it as a web page on
 127.0.0.1, :func:`run_terminal` as a terminal prompt. The command line verbs
 are ``linkwise cluster`` and ``linkwise export``. Needs the ``session`` extra
 (``pip install 'linkwise[session]'``); without it, importing this package
@@ -15,10 +16,11 @@ import importlib
 
 from linkwise.session._controller import HumanSession, Refused
 from linkwise.session._data import Dataset, UnsafePathError, embed_text, load_data
+from linkwise.session._import import constraints_frame, read_known
 from linkwise.session._store import Answer, SessionFileError, SessionStore
 
 __all__ = ["Answer", "Dataset", "HumanSession", "Refused", "SessionFileError", "SessionStore", "UnsafePathError",
-           "create_app", "embed_text", "load_data", "run_terminal", "serve"]
+           "constraints_frame", "create_app", "embed_text", "load_data", "read_known", "run_terminal", "serve"]
 
 # the web server and the terminal prompt are imported only when used
 _LAZY = {"create_app": "_web", "serve": "_web", "run_terminal": "_terminal"}

@@ -18,8 +18,9 @@ from sklearn.base import clone
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.exceptions import InconsistentConstraintError
-from linkwise.graph import pair_key, relabel
+from linkwise.graph import pair_key
 from linkwise.loop import ActiveEstimator, ActiveSession
+from linkwise.session._feedback import ClusterFeedback, honour
 from linkwise.session._methods import build_estimator, encode_params, method_spec
 from linkwise.session._store import Answer, SessionFileError, SessionStore
 
@@ -67,7 +68,7 @@ class Refused(RuntimeError):
     """An action that no longer fits the session's state (a stale question, an open contradiction)."""
 
 
-class HumanSession:
+class HumanSession(ClusterFeedback):
     """A resumable session in which a person answers an active method's questions.
 
     Parameters
@@ -93,6 +94,12 @@ class HumanSession:
         name. A session file names its method, and linkwise imports only its
         own methods from a file unless the caller names the same method (the
         command line passes its ``--method``), since importing runs code.
+    known : sequence of (int, int, bool), optional
+        Pairs the person knew before (row numbers, True same / False
+        different; e.g. from :func:`~linkwise.session.read_known`): stored as
+        one action of 'imported' statements while the session has none yet,
+        so they are never asked; an existing session must have begun with
+        the same ones (or ones implying the same). Ignored read-only.
 
     Attributes
     ----------
@@ -124,7 +131,7 @@ class HumanSession:
     >>> again.close()
     """
 
-    def __init__(self, path, data, estimator=None, *, read_only=False, trusted_method=None):
+    def __init__(self, path, data, estimator=None, *, read_only=False, trusted_method=None, known=None):
         self.data = data
         self.store = SessionStore(path, create=not read_only, exclusive=not read_only, read_only=read_only)
         self._read_only, self._trusted, self._lock, self._changes = read_only, trusted_method, threading.RLock(), 0
@@ -141,6 +148,10 @@ class HumanSession:
                     "data_path": str(data.path), "data_fingerprint": data.fingerprint, "data_options": data.options,
                     "image_root": str(data.image_root), "text_embedding": data.embedding, "n_rows": data.n_rows,
                     "method": method_spec(self.estimator), "params": encode_params(self.estimator)})
+            if known is not None and not read_only:
+                from linkwise.session._import import _store_known
+
+                self._applied(_store_known(self.store, data, known))
         except BaseException:
             self.store.discard()  # removes the file only if this very opening made it
             raise
@@ -228,7 +239,8 @@ class HumanSession:
             else:
                 return  # "don't know" about a pair not asked now says nothing
         except InconsistentConstraintError as exc:  # a strict store refused it: it waits until resolved
-            pair, must_link = exc.pair, exc.must_link
+            # (a statement of several pairs may contradict itself through some of them: those are its own)
+            pair, must_link, explained = exc.pair, exc.must_link, getattr(exc, "explanation", None)
         else:
             self._used.append(row)
             stated = [(row.i, row.j, row.answer)] if row.kind == "question" else session.informed[informed:]
@@ -236,9 +248,10 @@ class HumanSession:
             if len(constraints.conflicts) == before:
                 return
             conflict = constraints.conflicts[-1]
-            pair, must_link = (conflict.i, conflict.j), conflict.must_link
+            pair, must_link, explained = (conflict.i, conflict.j), conflict.must_link, None
         # the earlier statements that imply the belief; with the contradicting one they form the cycle shown
-        chain = [(c, self._source[pair_key(c.i, c.j), c.must_link]) for c in constraints.explain(*pair)]
+        chain = [(c, self._source.get((pair_key(c.i, c.j), c.must_link), row))
+                 for c in explained or constraints.explain(*pair)]
         self._conflict = (row, pair_key(*pair), not must_link, chain)
 
     def _changed(self):
@@ -261,10 +274,11 @@ class HumanSession:
         return f"{n}.end" if pair is None else f"{n}.{pair[0]}-{pair[1]}"
 
     def labels(self):
-        """The current clustering of every row, numbered 0.. in order of first appearance."""
+        """The current clustering of every row (the method's, as the cluster feedback says), numbered 0.. in order
+        of first appearance."""
         with self._lock:
             if self._labels is None:
-                self._labels = relabel(self._session.labels_)
+                self._labels = honour(self._session.labels_, self._feedback_rows())
             return self._labels
 
     def _conflict_state(self):
@@ -391,9 +405,9 @@ class HumanSession:
             wrong = {r.seq: r for r in (row, *(r for _, r in chain))}.get(wrong_seq)
             if wrong is None:
                 raise Refused(f"Answer #{wrong_seq} is not part of this contradiction.")
-            if wrong.members is None:
+            if wrong.members is None and wrong.kind != "move":
                 self.store.correct(wrong_seq)
-            else:  # feedback on a cluster cannot be flipped: it is withdrawn
+            else:  # feedback on a cluster (or a move) cannot be flipped: it is withdrawn
                 self.store.undo(wrong_seq)
             self._rebuild()
             return self.state()
@@ -415,6 +429,13 @@ class HumanSession:
         frame["answer"] = frame["answer"].map(ANSWER_WORDS)
         frame["members"] = [None if m is None else json.dumps(ids[list(m)].tolist()) for m in frame["members"]]
         return frame.drop(columns=["i", "j"]).sort_values(["seq", "answered_at"], kind="stable")
+
+    def statements(self):
+        """Every pair relation stated and applied, in order, with the stored row that stated it (a cluster's
+        feedback states several): ``(i, j, answer, row)``; "don't know" left out."""
+        with self._lock:
+            held = None if self._conflict is None else self._conflict[0].seq  # a tolerant store's contradiction
+            return [(i, j, a, row) for ((i, j), a), row in self._source.items() if a is not None and row.seq != held]
 
     def write_labels(self, path):
         """Write the current clustering as CSV (``id``, ``cluster``); returns the number of clusters."""

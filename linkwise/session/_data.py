@@ -60,7 +60,7 @@ def _open(path, encoding=None, **kwargs):
                       compression="infer", **kwargs)
 
 
-def _csv_encoding(path, encoding):
+def _csv_encoding(path, encoding, what="data file"):
     """The encoding to read a CSV with: the one given, else the one its byte-order mark names, else UTF-8."""
     with _open(path) as handles:
         head = handles.handle.read(_HEAD)
@@ -75,17 +75,17 @@ def _csv_encoding(path, encoding):
     if b"\x00" in head and not wide:  # no 8-bit text table holds a NUL byte
         if marked:
             raise InvalidParameterError(
-                f"The data file {path} starts with a {marked.upper()} byte-order mark; pass --encoding {marked} "
+                f"The {what} {path} starts with a {marked.upper()} byte-order mark; pass --encoding {marked} "
                 "or leave --encoding out."
             )
         for order, chars, zeros in (("le", head[0::2], head[1::2]), ("be", head[1::2], head[0::2])):
             if zeros.count(0) > 0.9 * len(zeros) and chars.count(0) < 0.1 * len(chars):
                 raise InvalidParameterError(
-                    f"The data file {path} looks like UTF-16 text without a byte-order mark; "
+                    f"The {what} {path} looks like UTF-16 text without a byte-order mark; "
                     f"pass --encoding utf-16-{order}."
                 )
         raise InvalidParameterError(
-            f"The data file {path} is not a text table (it holds binary data); give a CSV or Parquet file."
+            f"The {what} {path} is not a text table (it holds binary data); give a CSV or Parquet file."
         )
     return encoding
 
@@ -102,7 +102,7 @@ def _undecodable(path, encoding):
     return line, b""
 
 
-def _read_table(path, encoding):
+def _read_table(path, encoding, what="data file"):
     """The table in ``path`` and the encoding it was read with (None for Parquet)."""
     name = path.name.lower()
     if name.endswith((".parquet", ".pq")):
@@ -111,31 +111,31 @@ def _read_table(path, encoding):
         except (ValueError, OSError) as exc:  # pyarrow's ArrowInvalid is a ValueError, ArrowIOError an OSError
             detail = str(exc).splitlines()[0].rpartition(": ")[2]  # without pyarrow's repeat of the path
             raise InvalidParameterError(
-                f"The data file {path} could not be read as Parquet ({detail}); "
+                f"The {what} {path} could not be read as Parquet ({detail}); "
                 "check that it is a Parquet file, or give a CSV."
             ) from None
     if not re.search(r"\.(csv|tsv|txt)(\.(gz|bz2|xz|zst|zip))?$", name):
         raise InvalidParameterError(
-            f"The data file {path} must be a CSV (.csv, .tsv, optionally compressed) or Parquet file."
+            f"The {what} {path} must be a CSV (.csv, .tsv, optionally compressed) or Parquet file."
         )
     try:
-        encoding = _csv_encoding(path, encoding)
+        encoding = _csv_encoding(path, encoding, what)
         return pd.read_csv(path, sep=_separator(name), encoding=encoding), encoding
     except InvalidParameterError:
         raise
     except UnicodeDecodeError:
         line, raw = _undecodable(path, encoding)
-        what = "UTF-8" if encoding == "utf-8" else encoding
+        named = "UTF-8" if encoding == "utf-8" else encoding
         raise InvalidParameterError(
-            f"The data file {path} is not {what} text (bytes {raw.hex(' ')} on line {line}); {_FIX}."
+            f"The {what} {path} is not {named} text (bytes {raw.hex(' ')} on line {line}); {_FIX}."
         ) from None
     except pd.errors.EmptyDataError:
-        raise InvalidParameterError(f"The data file {path} is empty.") from None
+        raise InvalidParameterError(f"The {what} {path} is empty.") from None
     except pd.errors.ParserError as exc:
-        raise InvalidParameterError(f"The data file {path} is not a readable table: {exc}".rstrip()) from None
+        raise InvalidParameterError(f"The {what} {path} is not a readable table: {exc}".rstrip()) from None
     except (ValueError, ImportError, *_UNREADABLE) as exc:  # a cut-off .gz, a .zip of several files, no zstandard
         detail = getattr(exc, "strerror", None) or str(exc).splitlines()[0]
-        raise InvalidParameterError(f"The data file {path} could not be read: {detail.rstrip('.')}.") from None
+        raise InvalidParameterError(f"The {what} {path} could not be read: {detail.rstrip('.')}.") from None
 
 
 def _separator(name):

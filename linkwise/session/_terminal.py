@@ -2,7 +2,9 @@
 
 Keys: ``s`` same group, ``d`` different groups, ``?`` don't know, ``u`` undo,
 ``q`` (or Ctrl+D) quit (the labels are written; every answer is already
-saved). When two answers contradict each other, the prompt lists them and a
+saved), ``c`` the clusters: a digit picks one of the nine largest, then ``p``
+marks it pure, ``c`` pure and complete, ``m`` moves one of its shown items
+(a letter) to another cluster (a digit). When two answers contradict each other, the prompt lists them and a
 digit picks the wrong one. Arrow and function keys do nothing. When standard
 input is not a terminal, answers are read from it one key per line, so a
 session can be scripted.
@@ -34,6 +36,8 @@ with requires("session", "linkwise.session"):
 __all__ = ["run_terminal"]
 
 _KEYS = {"s": True, "d": False, "?": None}
+_MENU = 9  # clusters the "c" key lists: one digit each
+_LETTERS = "abcdefgh"  # a listed cluster's items
 _BLOCKS = "▁▂▃▄▅▆▇█"
 _QUIT = {"", "q", "\x04"}  # end of input, q, Ctrl+D
 _CELL = 60  # characters of a value shown in the table
@@ -274,6 +278,8 @@ def _ask(session, labels_path, console, getchar):
                 session.resolve(conflict["id"], conflict["answers"][int(key) - 1]["seq"])
             elif key in _KEYS and state["question"] is not None:
                 session.answer(state["position"], _KEYS[key])
+            elif key == "c" and conflict is None:
+                _cluster_feedback(session, console, getchar)  # then the question is shown again
             else:
                 if key.isprintable():
                     _say(console, f"Key {key!r} does nothing here.")
@@ -284,6 +290,46 @@ def _ask(session, labels_path, console, getchar):
     k = session.write_labels(labels_path)
     _say(console, f"Saved {state['n_rows']} labels in {k} clusters to {labels_path}.")
     return k
+
+
+def _item_line(item):
+    """One line about an item: its id, then its text or first columns."""
+    about = item["text"] if item["text"] is not None else ", ".join(f"{k}: {v}" for k, v in item["fields"][:3])
+    return _short(f"{item['id']}  {about}")
+
+
+def _cluster_feedback(session, console, getchar):
+    """The "c" key: list the largest clusters, take one feedback on one of them (any unexpected key: back)."""
+    view = session.clusters(limit=_MENU, per=len(_LETTERS))
+    strips = view["strips"]
+    _say(console, ("Clusters", "bold"), f" (the {len(strips)} largest)" if view["n_more"] else "")
+    for k, strip in enumerate(strips, 1):
+        mark = f" · marked {strip['mark'].replace('complete', 'pure and complete')}" if strip["mark"] else ""
+        _say(console, f"  [{k}] cluster {strip['cluster'] + 1} · {strip['size']} items{mark} · ",
+             _item_line(strip["items"][0]))
+    _say(console, "Press a cluster's number, any other key to go back.")
+    key = _read_key(getchar)
+    if not (key.isdigit() and 1 <= int(key) <= len(strips)):
+        return
+    strip = strips[int(key) - 1]
+    for letter, item in zip(_LETTERS, strip["items"]):
+        _say(console, f"  ({letter}) ", _item_line(item))
+    _say(console, "[p] pure  [c] pure and complete  [m] move an item  any other key: back")
+    key = _read_key(getchar)
+    if key in ("p", "c"):
+        session.mark(view["position"], strip["cluster"], complete=key == "c")
+        return
+    if key != "m":
+        return
+    _say(console, "Which item? Press its letter.")
+    key = _read_key(getchar)
+    items = dict(zip(_LETTERS, strip["items"]))
+    if key not in items:
+        return
+    _say(console, f"Move {items[key]['id']} to which cluster? Press its number.")
+    to = _read_key(getchar)
+    if to.isdigit() and 1 <= int(to) <= len(strips) and strips[int(to) - 1] is not strip:
+        session.move(view["position"], items[key]["row"], strips[int(to) - 1]["cluster"])
 
 
 def _show(console, state, session):
@@ -303,9 +349,9 @@ def _show(console, state, session):
         q = state["question"]
         _say(console, (f"Question {q['number']}:", "bold"), " do A and B belong to the same group?")
         console.print(_pair_table(q["items"], _series_rows(session, q["items"], console.width)))
-        _say(console, "[s] same  [d] different  [?] don't know  [u] undo  [q] quit")
+        _say(console, "[s] same  [d] different  [?] don't know  [u] undo  [c] clusters  [q] quit")
     else:
-        _say(console, "No more questions. [u] undo  [q] quit and save the labels")
+        _say(console, "No more questions. [u] undo  [c] clusters  [q] quit and save the labels")
 
 
 def _read_key(getchar):

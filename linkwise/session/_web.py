@@ -40,6 +40,7 @@ __all__ = ["create_app", "serve"]
 STATIC = Path(__file__).parent / "static"
 _SCATTER_MAX = 2000  # points drawn in the page's projection
 _ANSWERS = {"same": True, "different": False, "unknown": None}
+_MARKS = {"pure": False, "complete": True}  # /api/mark: is the cluster complete too?
 _HEADERS = [
     (b"content-security-policy", b"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
                                  b"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
@@ -183,10 +184,13 @@ def create_app(session, labels_path, token=None):
     # columns load_data left out of the features, and why (shown on the page)
     dropped = data.dropped_columns
 
+    def shown(item):
+        """The item with its image's address (served by row number)."""
+        return {**item, "image": f"/item/{item['row']}/image" if item["image"] else None}
+
     def decorate(item):
         row = item["row"]
-        return {**item, "image": f"/item/{row}/image" if item["image"] else None,
-                "point": projection[row].round(4).tolist(), "context": context(row)}
+        return {**shown(item), "point": projection[row].round(4).tolist(), "context": context(row)}
 
     def context(row):
         """A few other members of a time series' cluster, drawn faintly behind it (channels of points each)."""
@@ -228,6 +232,19 @@ def create_app(session, labels_path, token=None):
     def do_resolve(conflict, wrong):
         return {"state": full_state(session.resolve(conflict, wrong))}
 
+    def clusters_view():
+        view = session.clusters()
+        view["strips"] = [{**strip, "items": [shown(it) for it in strip["items"]]} for strip in view["strips"]]
+        return view
+
+    def do_mark(position, cluster, word):
+        if word not in _MARKS:
+            raise InvalidParameterError(f"'mark' must be one of {', '.join(_MARKS)}, got {word!r}.")
+        return {"state": full_state(session.mark(position, cluster, _MARKS[word]))}
+
+    def do_move(position, row, to):
+        return {"state": full_state(session.move(position, row, to))}
+
     def do_finish():
         k = session.write_labels(labels_path)
         return {"path": str(labels_path), "n_clusters": k, "n_rows": n, "state": full_state()}
@@ -239,6 +256,9 @@ def create_app(session, labels_path, token=None):
         if request.query_params.get("revision") == str(session.revision):
             return JSONResponse({"unchanged": True})
         return JSONResponse(await run_in_threadpool(full_state))
+
+    async def clusters(request):
+        return JSONResponse(await run_in_threadpool(clusters_view))
 
     async def points(request):
         xy = projection[sample].round(4)
@@ -268,6 +288,9 @@ def create_app(session, labels_path, token=None):
         Route("/api/undo", action(do_undo, position=str), methods=["POST"]),
         Route("/api/resolve", action(do_resolve, conflict=int, wrong=int), methods=["POST"]),
         Route("/api/finish", action(do_finish), methods=["POST"]),
+        Route("/api/clusters", clusters),
+        Route("/api/mark", action(do_mark, position=str, cluster=int, mark=str), methods=["POST"]),
+        Route("/api/move", action(do_move, position=str, row=int, to=int), methods=["POST"]),
         Route("/labels.csv", labels_csv),
         Route("/item/{row:int}/image", image),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

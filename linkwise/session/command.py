@@ -145,12 +145,20 @@ def _precompute(X, params):
 @click.option("--value", help="With --series-id: the value column (a comma list for several channels).")
 @click.option("--metric", type=click.Choice(["dtw", "kshape", "euclidean"]),
               help="Distance between time series for cobras, cobra, robust-cobras and auto (default: dtw).")
+@click.option("--constraints", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Pairs you already know, never asked: a CSV with id_a,id_b,answer (or i,j,answer by row number "
+                   "from 0), answer same or different (also true/false, yes/no, 1/0, must-link/cannot-link). "
+                   "Imported when the session starts.")
+@click.option("--labels", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Labels you already know: a CSV with id,cluster for some rows (same cluster: together; "
+                   "different: apart). Imported when the session starts.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               help="Labels CSV written when you finish. Default: <data name>.labels.csv beside the session file.")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, help="Port on 127.0.0.1 (default: a free one).")
 @click.option("--no-browser", is_flag=True, help="Print the page's address without opening a browser.")
 def cluster(data, demo, method, params, ui, session_file, id_column, text_column, image_column, image_root, features,
-            encoding, series_columns, series_id, time_column, value, metric, out, port, no_browser):
+            encoding, series_columns, series_id, time_column, value, metric, constraints, labels, out, port,
+            no_browser):
     """Cluster DATA (CSV, Parquet or a folder of images) by answering "same group?" questions.
 
     Every answer is saved at once in the session file; run the same command
@@ -190,9 +198,16 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
         estimator = make_method(resolve_method(method or "auto"), {**PARAMS.get((method or "").lower(), {}), **params})
     if dataset.options["series"] is not None:
         _precompute(dataset.X, stored["params"] if estimator is None else encode_params(estimator))
-    session = HumanSession(session_file, dataset, estimator, trusted_method=method)
+    known = None
+    if constraints or labels:
+        from linkwise.session._import import read_known
+
+        known = read_known(dataset, constraints, labels)  # before the session: a bad file stores nothing
+    session = HumanSession(session_file, dataset, estimator, trusted_method=method, known=known)
     try:
-        click.echo(f"Session file: {session_file} ({session.state()['n_answered']} answers so far)")
+        imported = sum(a.kind == "imported" for a in session.store.answers())
+        click.echo(f"Session file: {session_file} ({session.state()['n_answered']} answers so far"
+                   + (f", {imported} imported pairs)" if imported else ")"))
         if ui == "terminal":
             from linkwise.session._terminal import run_terminal
 
@@ -213,9 +228,12 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
               help="Labels CSV (id, cluster); '-' prints it.")
 @click.option("--answers", type=click.Path(dir_okay=False, allow_dash=True),
               help="Also write every answer (live, undone and corrected, with times) as CSV.")
+@click.option("--constraints", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Also write the answers as constraints (id_a,id_b,answer same/different, with their kind and "
+                   "annotator), the format `linkwise cluster --constraints` reads.")
 @click.option("--method", help="The session's method, when the file names one outside linkwise (module:Class): "
               "linkwise imports a method named in a file only if you name it too.")
-def export(session_file, data, out, answers, method):
+def export(session_file, data, out, answers, constraints, method):
     """Write the clustering of a session file as CSV (id, cluster).
 
     The session file is only read, even while its session is running.
@@ -226,13 +244,16 @@ def export(session_file, data, out, answers, method):
     if not meta:
         raise click.ClickException(f"{session_file} holds no session yet.")
     data = data or Path(meta["data_path"])
-    for path, option in ((out, "--out"), (answers, "--answers")):
+    for path, option in ((out, "--out"), (answers, "--answers"), (constraints, "--constraints")):
         if path not in (None, "-"):
             _check_output(path, option, {"session file": session_file, "data file": data})
     dataset = _load_data(data, meta, **dict.fromkeys(_DATA_OPTIONS))
     session = HumanSession(session_file, dataset, read_only=True, trusted_method=method)
     try:
-        for path, frame in ((out, session.labels_frame()), (answers, answers and session.answers_frame())):
+        from linkwise.session._import import constraints_frame
+
+        for path, frame in ((out, session.labels_frame()), (answers, answers and session.answers_frame()),
+                            (constraints, constraints and constraints_frame(session))):
             if path == "-":
                 click.echo(frame.to_csv(index=False), nl=False)
             elif path:

@@ -3,7 +3,8 @@
     python -m tests.e2e.screenshots [--out docs]
 
 Writes ``session-web.png`` (a wide light window: hand-written digits shown as
-images, after a few answers), ``session-narrow.png`` (a phone-width window,
+images, after a few answers), ``session-clusters.png`` (that page's cluster
+strips, the largest marked pure), ``session-narrow.png`` (a phone-width window,
 iris as a table) and ``session-conflict.png`` (two answers that disagree).
 """
 
@@ -66,6 +67,11 @@ def main():
             answer(page, y, 12, "scan-")
             page.wait_for_timeout(300)
             page.screenshot(path=out / "session-web.png")
+            page.wait_for_selector("body[data-clusters]", state="attached")
+            old = page.get_attribute("body", "data-clusters")
+            page.locator(".strip button.mark-pure").first.click()  # the largest cluster
+            page.wait_for_selector(f'body:not([data-clusters="{old}"])', state="attached")
+            page.locator(".clusters").screenshot(path=out / "session-clusters.png")
         finally:
             server.stop()
 
@@ -95,7 +101,7 @@ def main():
         finally:
             server.stop()
         browser.close()
-    for name in ("session-web.png", "session-narrow.png", "session-conflict.png"):
+    for name in ("session-web.png", "session-clusters.png", "session-narrow.png", "session-conflict.png"):
         print(out / name)
 
 

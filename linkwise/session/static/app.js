@@ -11,9 +11,14 @@ const SHAPES = ["circle", "square", "triangle", "diamond"];
 const FIELDS_SHOWN = 10;
 const SVG = "http://www.w3.org/2000/svg";
 const DROPPED_SHOWN = 5;
+const REP_FIELDS = 3;  // columns shown of a cluster's representative when it has no image, series or text
+const MARK_WORDS = {pure: "pure", complete: "pure and complete"};
+const KIND_WORDS = {pure: "marked pure", complete: "marked pure and complete", move: "moved", imported: "imported"};
 let state = null;
 let points = null;
 let busy = false;
+let stripsFor = null;  // the revision the cluster strips show
+let loadingStrips = false;
 
 const $ = (id) => document.getElementById(id);
 
@@ -146,7 +151,8 @@ function renderConflict(conflict) {
   list.replaceChildren();
   conflict.answers.forEach((a, k) => {
     const li = el("li");
-    const what = el("span", "what", a.ids[0] + " and " + a.ids[1] + ": " + a.answer);
+    const how = KIND_WORDS[a.kind] ? " (" + KIND_WORDS[a.kind] + ")" : "";
+    const what = el("span", "what", a.ids[0] + " and " + a.ids[1] + ": " + a.answer + how);
     const when = el("span", "when", (a.new ? "just now, " : "") + clock(a.answered_at));
     const button = el("button", "resolve");
     button.type = "button";
@@ -177,7 +183,114 @@ function render(next) {
   if (state.conflict) renderConflict(state.conflict);
   for (const b of document.querySelectorAll("[data-undo]")) b.disabled = !state.can_undo;
   document.body.dataset.position = state.position;
+  $("strips").disabled = !!state.conflict;  // the server refuses feedback until the contradiction is resolved
   drawScatter();
+  loadClusters();
+}
+
+async function loadClusters() {
+  if (!state || stripsFor === state.revision || loadingStrips) return;
+  loadingStrips = true;
+  let view = null;
+  try {
+    view = await (await fetch("/api/clusters")).json();
+  } catch (err) {
+    // the server is gone; the next click reports it
+  } finally {
+    loadingStrips = false;
+  }
+  if (!view || !view.strips) return;
+  stripsFor = view.revision;
+  renderClusters(view);
+  if (state && state.revision !== stripsFor) loadClusters();  // the state moved on while this loaded
+}
+
+function clusterName(c) {
+  return "Cluster " + (c + 1);
+}
+
+function renderClusters(view) {
+  const others = view.strips.map((s) => s.cluster);
+  $("strips").replaceChildren(...view.strips.map((strip) => stripCard(strip, others)));
+  const more = $("strips-more");
+  more.hidden = !view.n_more;
+  more.textContent = view.n_more ? view.n_more + " smaller clusters (" + view.n_rows_more + " items) not shown." : "";
+  addToggles($("strips"));
+  document.body.dataset.clusters = view.revision;
+}
+
+function stripCard(strip, clusters) {
+  const card = el("article", "strip");
+  card.dataset.cluster = strip.cluster;
+  const head = el("header");
+  const swatch = el("span", "swatch");
+  swatch.style.background = marker(strip.cluster).colour;  // CSSOM, allowed by the page's CSP
+  head.append(swatch, el("h3", null, clusterName(strip.cluster)), el("span", "size", strip.size + " items"));
+  if (strip.mark) head.append(el("span", "badge " + strip.mark, MARK_WORDS[strip.mark]));
+  const pure = el("button", "mark-pure", "Pure");
+  const complete = el("button", "mark-complete", "Pure and complete");
+  pure.type = complete.type = "button";
+  pure.disabled = !!strip.mark;
+  complete.disabled = strip.mark === "complete";
+  pure.addEventListener("click", () => mark(strip.cluster, "pure"));
+  complete.addEventListener("click", () => mark(strip.cluster, "complete"));
+  head.append(pure, complete);
+  const reps = el("div", "reps");
+  reps.append(...strip.items.map((item) => repCard(item, strip.cluster, clusters)));
+  card.append(head, reps);
+  // an item dragged onto another strip moves there
+  card.addEventListener("dragover", (event) => {
+    if (event.dataTransfer.types.includes("text/plain")) event.preventDefault();
+  });
+  card.addEventListener("drop", (event) => {
+    event.preventDefault();
+    const [row, from] = event.dataTransfer.getData("text/plain").split(":").map(Number);
+    if (from !== strip.cluster) move(row, strip.cluster);
+  });
+  return card;
+}
+
+function repCard(item, cluster, clusters) {
+  const card = el("div", "rep");
+  card.draggable = true;
+  card.dataset.row = item.row;
+  card.addEventListener("dragstart", (event) => event.dataTransfer.setData("text/plain", item.row + ":" + cluster));
+  card.append(el("span", "item-id", item.id));
+  if (item.series) card.append(seriesChart(item.series, [], item.id));
+  if (item.image) {
+    const img = el("img");
+    img.src = item.image;
+    img.alt = "image of item " + item.id;
+    img.addEventListener("load", () => img.classList.toggle("pixels", img.naturalWidth < 64));
+    card.append(img);
+  } else if (item.text !== null) {
+    card.append(clamped("p", "text", item.text));
+  } else if (!item.series) {
+    card.append(clamped("p", "fields", item.fields.slice(0, REP_FIELDS).map(([k, v]) => k + ": " + v).join("\n")));
+  }
+  const to = el("select", "move-to");
+  to.setAttribute("aria-label", "Move " + item.id + " to another cluster");
+  to.append(el("option", null, "Move to…"));
+  to.options[0].value = "";
+  for (const c of clusters) {
+    if (c === cluster) continue;
+    const option = el("option", null, clusterName(c));
+    option.value = c;
+    to.append(option);
+  }
+  to.addEventListener("change", () => {
+    if (to.value !== "") move(item.row, Number(to.value));
+  });
+  card.append(to);
+  return card;
+}
+
+function mark(cluster, word) {
+  if (state) post("/api/mark", {position: state.position, cluster: cluster, mark: word});
+}
+
+function move(row, cluster) {
+  if (state) post("/api/move", {position: state.position, row: row, to: cluster});
 }
 
 function drawScatter() {
@@ -304,6 +417,7 @@ async function poll() {
 
 document.addEventListener("keydown", (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.target.closest("select, input, textarea")) return;  // keys that choose in a list are not answers
   const key = event.key.toLowerCase();
   if (key === "s") answer("same");
   else if (key === "d") answer("different");
