@@ -17,10 +17,13 @@ Statements are taken in the order given, against the clustering shown:
   outside leave that cluster;
 - a pair that agrees with the clustering shown changes nothing; one that
   disagrees (a must-link across clusters, a cannot-link within one) takes
-  its first row, with the rows of its super-instance stated together with
+  one of its rows, with the rows of its super-instance stated together with
   it, out of that super-instance as a super-instance of its own, into the
-  second row's cluster (must-link) or a cluster of its own (cannot-link).
-  A move of ``x`` to ``b``'s cluster (``inform(x, b, True)``) is one such.
+  other row's cluster (must-link) or a cluster of its own (cannot-link).
+  The row that moves is the one a neighbouring pair of the other answer
+  shares (a move of ``x`` from ``a``'s cluster to ``b``'s is ``inform(x, b,
+  True)`` and ``inform(x, a, False)``, in either order and either way
+  round), else the one in the smaller cluster shown.
 
 The clustering shown changes at once; the method's merging then treats a
 stated pair as a relation between the two rows' super-instances (the rows
@@ -78,12 +81,12 @@ class Feedback:
             count, first = _mark_pairs(mark, n)
             # the mark's pairs follow the lone pairs stated before it
             while pos < len(ctx.informed) and (first is None or ctx.informed[pos] != first):
-                view = self._pair(*ctx.informed[pos], view, stated)
+                view = self._pair(pos, view, stated)
                 pos += 1
             view = self._mark(mask, mark.complete, view)
             pos += count
-        for i, j, answer in ctx.informed[pos:]:
-            view = self._pair(i, j, answer, view, stated)
+        for pos in range(pos, len(ctx.informed)):
+            view = self._pair(pos, view, stated)
         self._n_informed, self._n_marks = len(ctx.informed), len(ctx.marks)
         tree.shown = (tree.n_ids, view)
         self.version += 1
@@ -111,11 +114,15 @@ class Feedback:
                 view[sid] = outside
         return view
 
-    def _pair(self, i, j, answer, view, stated):
-        tree = self._method._tree
+    def _pair(self, pos, view, stated):
+        """Apply the stated pair ``ctx.informed[pos]``."""
+        informed, tree = self._ctx.informed, self._method._tree
+        i, j, answer = informed[pos]
         li, lj = tree.leaf_of_point[i], tree.leaf_of_point[j]
         if answer == (view[li] == view[lj]) and (answer or li != lj):
             return view  # the clustering shown agrees
+        if self._mover(informed[pos - 1 : pos] + informed[pos + 1 : pos + 2], i, j, answer, view) == j:
+            i, j, li, lj = j, i, lj, li
         members = tree.members[li]
         piece = members[stated[members] == stated[i]]
         if not answer and li == lj and stated[j] == stated[i]:
@@ -126,6 +133,16 @@ class Feedback:
                 return view
         view[li] = view[tree.leaf_of_point[j]] if answer else view.max() + 1
         return view
+
+    def _mover(self, neighbours, i, j, answer, view):
+        """Which row of a pair the clustering shown disagrees with moves (pairs may be stored in either order): the
+        one it shares with a neighbouring pair of the other answer (the two halves of a move), else the one in the
+        smaller cluster shown (``i`` on ties)."""
+        for a, b, other in neighbours:
+            if other != answer and len(shared := {i, j} & {a, b}) == 1:
+                return shared.pop()
+        shown = view[self._method._tree.leaf_of_point]
+        return j if np.count_nonzero(shown == shown[j]) < np.count_nonzero(shown == shown[i]) else i
 
     def _cut(self, sid, piece, view):
         """Split leaf ``sid`` into the rows ``piece`` and the rest; returns the piece's leaf (None if either part
