@@ -22,6 +22,13 @@ def answer(session, y, n):
         yield
 
 
+def started(estimator, X, y, n):
+    """A session of ``estimator`` after ``n`` true answers."""
+    session = lw.ActiveSession(estimator, X)
+    list(answer(session, y, n))
+    return session
+
+
 def together(labels, rows):
     return np.unique(labels[rows]).size == 1
 
@@ -30,8 +37,7 @@ def together(labels, rows):
                          ids=["COBRAS", "NoiseRobustCOBRAS"])
 def test_pure_cluster_is_never_separated_nor_split(iris, make):
     X, y = iris
-    session = lw.ActiveSession(make(), X)
-    list(answer(session, y, 6))
+    session = started(make(), X, y, 6)
     labels = session.labels_
     rows = np.flatnonzero((labels == labels[np.flatnonzero(y == 1)[0]]) & (y == 1))
     session.mark(rows)
@@ -47,8 +53,7 @@ def test_pure_cluster_is_never_separated_nor_split(iris, make):
 @pytest.mark.parametrize("cls", [0, 1])
 def test_complete_cluster_never_gains_members(iris, cls):
     X, y = iris
-    session = lw.ActiveSession(lw.COBRAS(random_state=1), X)
-    list(answer(session, y, 3))
+    session = started(lw.COBRAS(random_state=1), X, y, 3)
     rows = np.flatnonzero(y == cls)
     session.mark(rows, complete=True)
     for _ in answer(session, y, 40):
@@ -74,8 +79,7 @@ def misplaced(labels, y):
 @pytest.mark.parametrize("seed, stored", [(0, False), (1, False), (0, True)])
 def test_moved_item_lands_in_its_target_cluster(iris, seed, stored):
     X, y = iris
-    session = lw.ActiveSession(lw.COBRAS(random_state=seed), X)
-    list(answer(session, y, 8))
+    session = started(lw.COBRAS(random_state=seed), X, y, 8)
     before = session.labels_
     x, a, b = misplaced(before, y)
     if stored:  # a session file may give a move's pairs either way round (smaller row first), in either order
@@ -97,8 +101,7 @@ def test_moved_item_lands_in_its_target_cluster(iris, seed, stored):
                          ids=["COBRAS", "COBRA"])
 def test_cannot_link_inside_a_super_instance_cuts_it(iris, make):
     X, y = iris
-    session = lw.ActiveSession(make(), X)
-    list(answer(session, y, 2))
+    session = started(make(), X, y, 2)
     est = session.estimator_
     sid = max(est._tree.leaves(), key=est._tree.size.__getitem__)
     x, a = est._tree.members[sid][:2]
@@ -202,8 +205,7 @@ def test_a_pickled_estimator_leaves_the_run_out(iris):
     import pickle
 
     X, y = iris
-    session = lw.ActiveSession(lw.COBRAS(random_state=0), X)
-    list(answer(session, y, 5))
+    session = started(lw.COBRAS(random_state=0), X, y, 5)
     session.mark(np.flatnonzero(y == 0), complete=True)
     est = session.finish()
     again = pickle.loads(pickle.dumps(est))
