@@ -5,6 +5,10 @@ one to a question no longer current is refused, so two browser tabs cannot answe
 the stored answers *by pair* into a fresh :class:`~linkwise.ActiveSession` (the loop is deterministic: the same data,
 seed and answers give the same questions) up to the first question the file does not answer; undo and corrections
 edit the file and replay.
+
+A session for a team (``annotators``) hands each annotator a question of their own, so nobody waits for another:
+the method's pending question to one, the questions it would ask next to the others (see
+:mod:`linkwise.session._team`). Their *position* is a ticket naming the pair and the annotator.
 """
 
 import json
@@ -23,6 +27,7 @@ from linkwise.loop import ActiveEstimator, ActiveSession
 from linkwise.session._feedback import ClusterFeedback, honour
 from linkwise.session._methods import build_estimator, encode_params, method_spec
 from linkwise.session._store import Answer, SessionFileError, SessionStore
+from linkwise.session._team import agreement, check_name, check_team, plan, wanted
 
 with requires("session", "linkwise.session"):
     import pandas as pd
@@ -64,6 +69,25 @@ def read_meta(path):
         return _check_meta(store.meta, path) if store.meta else {}
 
 
+def _state(session, row, unsure):
+    """State one stored row to ``session``: told if it answers the pending question, else informed (a cluster's
+    feedback: marked); "don't know" about a pair not pending is kept in ``unsure`` and told when it comes up.
+    Returns False when that row said nothing now."""
+    pending = session.ask()
+    if row.members is not None:
+        session.mark(row.members, complete=row.kind == "complete")
+    elif row.kind == "question" and pending is not None and pair_key(*pending) == (row.i, row.j):
+        session.tell(pending, row.answer)
+    elif row.answer is not None:
+        session.inform(row.i, row.j, row.answer)
+    else:
+        unsure.add((row.i, row.j))
+        return False
+    while (pending := session.ask()) is not None and pair_key(*pending) in unsure:
+        session.tell(pending, None)
+    return True
+
+
 class Refused(RuntimeError):
     """An action that no longer fits the session's state (a stale question, an open contradiction)."""
 
@@ -100,6 +124,18 @@ class HumanSession(ClusterFeedback):
         one action of 'imported' statements while the session has none yet,
         so they are never asked; an existing session must have begun with
         the same ones (or ones implying the same). Ignored read-only.
+    annotators : list of str or "open", optional
+        Serve the session to a team: each named annotator gets a question of
+        their own (:mod:`linkwise.session._team`); "open": people
+        :meth:`join` with a name. Stored in the file; None keeps the stored
+        team (or the one person of a session without).
+    overlap : float, default=0.0
+        With ``annotators``: the share of answered pairs asked again of a
+        second annotator, for agreement (Cohen's kappa).
+    disagreement : {"third", "repair"}, default="third"
+        With ``annotators``: where a disagreement goes, to a third annotator
+        (the majority stands) or to the method as both answers (a tolerant
+        method repairs; a strict one opens the contradiction).
 
     Attributes
     ----------
@@ -129,25 +165,47 @@ class HumanSession(ClusterFeedback):
     >>> again.state()["n_answered"], again.estimator.random_state
     (1, 0)
     >>> again.close()
+
+    A team: each annotator has a question of their own, and answers as themselves.
+
+    >>> team = HumanSession(db + "-team", data, lw.COBRAS(random_state=0), annotators=["alice", "bob"])
+    >>> alice, bob = team.state("alice"), team.state("bob")
+    >>> alice["question"]["pair"] != bob["question"]["pair"]
+    True
+    >>> team.answer(bob["position"], True, "bob")["team"]["n_mine"]
+    1
+    >>> team.close()
     """
 
-    def __init__(self, path, data, estimator=None, *, read_only=False, trusted_method=None, known=None):
+    def __init__(self, path, data, estimator=None, *, read_only=False, trusted_method=None, known=None,
+                 annotators=None, overlap=0.0, disagreement="third"):
         self.data = data
         self.store = SessionStore(path, create=not read_only, exclusive=not read_only, read_only=read_only)
         self._read_only, self._trusted, self._lock, self._changes = read_only, trusted_method, threading.RLock(), 0
         # a fresh prefix per process: a page that polled an earlier server never mistakes a new state for its own
         self._boot = secrets.token_hex(4)
+        # a team's: annotator -> the pair handed to them, the speculative questions, who answered what (per revision)
+        # and the outdated shadow the next hand-out may still use (see prepare)
+        self._desk, self._shadow, self._stale, self._task_cache = {}, None, None, None
         try:
+            team = None if annotators is None else check_team(annotators, overlap, disagreement)
             created = self.store.is_new
             if created and read_only:
                 raise SessionFileError(f"The session file {path} holds no session yet.")
             self.estimator = self._new_method(estimator) if created else self._stored_method(estimator)
+            stored = self.store.meta.get("team")
+            if team is not None and team["open"] and stored:  # an open team keeps who joined
+                team["annotators"] = list(dict.fromkeys(stored["annotators"]))
+            self.team = team or stored
+            if team is not None and not created and not read_only and team != self.store.meta.get("team"):
+                self.store.write_meta({**self.store.meta, "team": team})  # a resumed session's team may change
             self._rebuild()
             if created:
                 self.store.write_meta({
                     "data_path": str(data.path), "data_fingerprint": data.fingerprint, "data_options": data.options,
                     "image_root": str(data.image_root), "text_embedding": data.embedding, "n_rows": data.n_rows,
-                    "method": method_spec(self.estimator), "params": encode_params(self.estimator)})
+                    "method": method_spec(self.estimator), "params": encode_params(self.estimator),
+                    **({} if team is None else {"team": team})})
             if known is not None and not read_only:
                 from linkwise.session._import import _store_known
 
@@ -217,26 +275,24 @@ class HumanSession(ClusterFeedback):
         self._used = []  # the stored rows applied in the current run, in order
         self._source = {}  # (pair, must-link) -> the stored row that stated it, for explaining a contradiction
         self._conflict = None
-        for row in self.store.answers():
+        self._unsure = set()  # pairs answered "don't know" before the method asked them
+        self._rows = self.store.answers()  # and team answers since: what hand-outs and agreement read
+        self._skip, self._later = plan(self._rows, self._disagreement) if self.team else (set(), set())
+        for row in self._rows:
             if self._conflict is not None:
                 break
-            self._apply(row)
+            if row.seq not in self._skip:
+                self._apply(row)
         self._changed()
 
     def _apply(self, row):
         """Replay one stored row: the answer to the pending question is told; another pair (imported, moved, or
         asked of someone else) is informed; a cluster's feedback is marked. A contradiction opens a conflict."""
         session = self._session
-        constraints, pending, informed = session.constraints, session.ask(), len(session.informed)
+        constraints, informed = session.constraints, len(session.informed)
         before = len(constraints.conflicts)
         try:
-            if row.members is not None:
-                session.mark(row.members, complete=row.kind == "complete")
-            elif row.kind == "question" and pending is not None and pair_key(*pending) == (row.i, row.j):
-                session.tell(pending, row.answer)
-            elif row.answer is not None:
-                session.inform(row.i, row.j, row.answer)
-            else:
+            if not _state(session, row, self._unsure):
                 return  # "don't know" about a pair not asked now says nothing
         except InconsistentConstraintError as exc:  # a strict store refused it: it waits until resolved
             # (a statement of several pairs may contradict itself through some of them: those are its own)
@@ -245,7 +301,8 @@ class HumanSession(ClusterFeedback):
             self._used.append(row)
             stated = [(row.i, row.j, row.answer)] if row.kind == "question" else session.informed[informed:]
             self._source.update({(pair_key(i, j), a): row for i, j, a in stated})
-            if len(constraints.conflicts) == before:
+            # a second annotator's other answer: a tolerant method weighs both (repair), nobody is asked
+            if len(constraints.conflicts) == before or row.seq in self._later:
                 return
             conflict = constraints.conflicts[-1]
             pair, must_link, explained = (conflict.i, conflict.j), conflict.must_link, None
@@ -256,12 +313,124 @@ class HumanSession(ClusterFeedback):
 
     def _changed(self):
         self._changes += 1
-        self._labels = None
+        self._labels = self._stale = None
 
     @property
     def revision(self):
         """Changes with every change of state (for clients that poll)."""
         return f"{self._boot}.{self._changes}"
+
+    # -- a team (see linkwise.session._team) -----------------------------------
+    @property
+    def _disagreement(self):
+        """Where a disagreement goes; "third" needs a third annotator, so a team of two repairs."""
+        return self.team["disagreement"] if len(self.team["annotators"]) > 2 else "repair"
+
+    def _tasks(self):
+        """Who answered each pair (any answer), and the answered pairs wanting another annotator; per revision."""
+        if self._task_cache is None or self._task_cache[0] != self._changes:
+            answered = {}
+            for row in self._rows:
+                if row.kind == "question":
+                    answered.setdefault((row.i, row.j), set()).add(row.annotator)
+            self._task_cache = (self._changes, answered, wanted(self._rows, self.estimator.random_state,
+                                                                 self.team["overlap"], self._disagreement))
+        return self._task_cache[1:]
+
+    def _question_for(self, who):
+        """The pair handed to annotator ``who``, handing one out if they hold none open; None: nothing for now.
+
+        In order: an answered pair wanting another annotator (a tie, an overlap), the method's pending question
+        (a recheck of an answered pair goes to someone who has not answered it), the shadow's next question."""
+        if self._conflict is not None or who not in self.team["annotators"]:
+            return None
+        stale = self._stale
+        answered, second = self._tasks()
+        session, pending = self._session, self._session.ask()
+        pending = None if pending is None else pair_key(*pending)
+
+        def fresh(pair):  # a pair nobody answered that the method does not know yet
+            return pair not in answered and not session.done and session.constraints.relation(*pair) is None
+
+        pair = self._desk.get(who)
+        if pair is not None and who not in answered.get(pair, ()) and (pair in second or pair == pending
+                                                                        or fresh(pair)):
+            return pair
+        held = {p for w, p in self._desk.items() if w != who}
+        pair = next((p for p in second if p not in held and who not in answered[p]), None)
+        if pair is None and pending is not None and pending not in held and who not in answered.get(pending, ()):
+            pair = pending
+        if pair is None:
+            shadow, self._stale = self._shadow, None
+            if shadow is None or shadow[0] != self._changes and shadow is not stale:  # outdated: replay now
+                shadow = self._shadow = self._speculate()
+            pair = next((p for p in shadow[1] if p not in held and fresh(p)), None)
+        self._desk[who] = pair
+        return pair
+
+    def _speculate(self):
+        """The questions the method would ask next if each of them were answered as its clustering predicts: a
+        shadow session replays what the session was told (the costly part, done now), then answers its questions
+        with that prediction. Returns ``[revision, questions, guess]``: ``guess(pair)`` is the shadow's answer
+        for a pair (kept once given); while real answers match it, the shadow's next questions stand."""
+        shadow, unsure, predicted = ActiveSession(self.estimator, self.data.X), set(), {}
+        for row in self._used:
+            _state(shadow, row, unsure)
+
+        def guess(pair):
+            labels = shadow.labels_
+            return predicted.setdefault(pair_key(*pair), bool(labels[pair[0]] == labels[pair[1]]))
+
+        def questions():
+            while (pair := shadow.ask()) is not None:
+                yield pair_key(*pair)
+                shadow.tell(pair, guess(pair))
+
+        return [self._changes, questions(), guess]
+
+    def prepare(self):
+        """Replay the shadow of speculative questions now if an answer made it outdated (the web page calls this
+        after sending its reply, so that nobody waits for it): the hand-out right after such an answer takes the
+        outdated shadow's next question, a later one would replay."""
+        with self._lock:
+            if self.team is not None and self._shadow is not None and self._shadow[0] != self._changes:
+                self._shadow, self._stale = self._speculate(), None
+
+    def _ticket(self, who):
+        """A team member's position: the pair handed to them (or that none is), and who they are."""
+        if self._conflict is not None:
+            return self.position
+        pair = self._question_for(who)
+        name = "" if who is None else who
+        return f"{'end' if self._session.done else 'wait'}@{name}" if pair is None else f"{pair[0]}-{pair[1]}@{name}"
+
+    def _team_state(self, who):
+        rows = self._rows
+        return {"annotator": who, "annotators": self.team["annotators"], "open": self.team.get("open", False),
+                "overlap": self.team["overlap"],
+                "disagreement": self._disagreement, "agreement": agreement(rows),
+                "n_mine": sum(r.kind == "question" and r.annotator == who for r in rows)}
+
+    def join(self, name):
+        """Add ``name`` to an open team (see ``annotators="open"``); returns their :meth:`state`."""
+        check_name(name, "name")
+        with self._lock:
+            if self._read_only or not (self.team or {}).get("open"):
+                raise Refused("Only an open team's session takes new annotators (--annotators open).")
+            if name not in self.team["annotators"]:
+                policy = self._disagreement
+                self.team = {**self.team, "annotators": [*self.team["annotators"], name]}
+                self.store.write_meta({**self.store.meta, "team": self.team})
+                if policy != self._disagreement:  # a third member: ties now wait for them
+                    self._rebuild()
+            return self.state(name)
+
+    def agreement_frame(self):
+        """Per annotator, on the pairs asked of two: ``n_answers``, ``n_overlap``, ``agreement`` and Cohen's
+        ``kappa`` against the others; the last row (``all``) compares every pair's first two answers."""
+        with self._lock:
+            return pd.DataFrame(agreement(self.store.answers()),
+                                columns=["annotator", "n_answers", "n_overlap", "agreement", "kappa"])
 
     # -- state ----------------------------------------------------------------
     @property
@@ -287,7 +456,7 @@ class HumanSession(ClusterFeedback):
 
         def described(r, a, b, answer, new):
             return {"seq": r.seq, "rows": [a, b], "ids": [item(a)["id"], item(b)["id"]], "kind": r.kind,
-                    "answer": ANSWER_WORDS[answer], "answered_at": r.answered_at, "new": new}
+                    "by": r.annotator, "answer": ANSWER_WORDS[answer], "answered_at": r.answered_at, "new": new}
 
         labels = self.labels()
         return {"id": row.seq, "pair": [i, j], "items": [item(i), item(j)],
@@ -295,8 +464,13 @@ class HumanSession(ClusterFeedback):
                 "answers": [described(r, c.i, c.j, c.must_link, False) for c, r in chain]
                 + [described(row, i, j, not believed, True)]}
 
-    def state(self):
+    def state(self, annotator=None):
         """Everything a client shows: the question (or contradiction), counts, clusters.
+
+        Parameters
+        ----------
+        annotator : str, optional
+            In a team's session: whose state (their question; None: nobody's).
 
         Returns
         -------
@@ -306,28 +480,44 @@ class HumanSession(ClusterFeedback):
             ``conflict`` (the contradicting answers, what the earlier ones
             imply, and whether the current clustering puts the pair
             together; or None), ``done``, ``n_answered``, ``n_clusters``,
-            ``can_undo``, ``method``, ``embedding``, ``data``, ``n_rows``.
+            ``can_undo``, ``method``, ``embedding``, ``data``, ``n_rows``; in
+            a team's session ``team`` (who, the team, the agreement), and
+            ``n_answered`` counts everyone's answers.
         """
+        if annotator is not None:
+            self._check_annotator(annotator, "state")
         with self._lock:
-            session = self._session
-            pair = None if self._conflict is not None else session.ask()
-            question = None if pair is None else {"pair": [int(pair[0]), int(pair[1])], "number": session.n_queries + 1,
+            session, team = self._session, self.team
+            if team is None:
+                pair = None if self._conflict is not None else session.ask()
+                position, n, can_undo = self.position, session.n_queries, bool(self._used)
+            else:
+                pair, position = self._question_for(annotator), self._ticket(annotator)
+                n, mine = sum(r.kind == "question" for r in self._rows), self._team_state(annotator)
+                can_undo = mine["n_mine"] > 0
+            question = None if pair is None else {"pair": [int(pair[0]), int(pair[1])], "number": n + 1,
                                                   "items": [self.data.item(pair[0]), self.data.item(pair[1])]}
             return {
-                "position": self.position, "revision": self.revision, "question": question,
+                "position": position, "revision": self.revision, "question": question,
                 "conflict": None if self._conflict is None else self._conflict_state(),
-                "done": self._conflict is None and pair is None, "n_answered": session.n_queries,
-                "n_clusters": int(self.labels().max()) + 1, "can_undo": bool(self._used) or self._conflict is not None,
+                "done": self._conflict is None and pair is None and session.done, "n_answered": n,
+                "n_clusters": int(self.labels().max()) + 1, "can_undo": can_undo or self._conflict is not None,
                 "method": type(self.estimator).__name__, "embedding": self.data.embedding,
                 "data": self.data.path.name, "n_rows": self.data.n_rows,
+                **({} if team is None else {"team": mine}),
             }
 
     # -- actions --------------------------------------------------------------
-    def _expect(self, position):
-        """Refuse an action on a read-only session, or one that quotes a stale ``position``."""
+    def _expect(self, position, annotator=None):
+        """Refuse an action on a read-only session, or one that quotes a stale ``position`` (a team member's:
+        ``annotator``'s, else the one its ticket names)."""
         if self._read_only:
             raise Refused("This session was opened read-only; nothing can be changed in it.")
-        if position != self.position:
+        if self.team is not None and self._conflict is None and "@" in position:  # a team member's ticket
+            current = self._ticket(annotator or position.rpartition("@")[2] or None)
+        else:
+            current = self.position
+        if position != current:
             raise Refused("That question has already been answered (perhaps in another window); "
                           "the current question is shown now.")
 
@@ -341,7 +531,9 @@ class HumanSession(ClusterFeedback):
         answer : bool or None
             True (same group), False (different groups), None (don't know).
         annotator : str, optional
-            Who answered (stored with the answer); None: the session's one person.
+            Who answered (stored with the answer); None: the session's one
+            person. In a team's session, one of its ``annotators``, answering
+            the question handed to them.
 
         Returns
         -------
@@ -357,17 +549,47 @@ class HumanSession(ClusterFeedback):
         if answer is not None and not isinstance(answer, (bool, np.bool_)):
             raise InvalidParameterError(f"The 'answer' argument of HumanSession.answer must be True, False or None, "
                                         f"got {answer!r}.")
-        if annotator is not None and not isinstance(annotator, str):
-            raise InvalidParameterError(f"The 'annotator' argument of HumanSession.answer must be a name (str) or "
-                                        f"None, got {annotator!r}.")
+        self._check_annotator(annotator, "answer")
         with self._lock:
-            self._expect(position)
+            self._expect(position, annotator)
             if self._conflict is not None:
                 raise Refused("Resolve the contradiction first: say which answer was wrong.")
+            if self.team is not None:
+                return self._team_answer(annotator, answer)
             pair = self._session.ask()
             if pair is None:
                 raise Refused("There is no question left; finish to save the labels.")
             return self._applied([self.store.add(pair[0], pair[1], answer, annotator=annotator)])
+
+    def _check_annotator(self, annotator, method):
+        team = None if self.team is None else self.team["annotators"]
+        if annotator is not None and not isinstance(annotator, str) or team is not None and annotator not in team:
+            raise InvalidParameterError(f"The 'annotator' argument of HumanSession.{method} must be "
+                                        + ("a name (str) or None" if team is None else
+                                           f"one of the team ({', '.join(team) or 'nobody has joined yet'})")
+                                        + f", got {annotator!r}.")
+
+    def _team_answer(self, who, answer):
+        pair = self._desk.pop(who, None)
+        if pair is None:
+            raise Refused("There is no question for you now: the others' answers are awaited.")
+        row = self.store.add(pair[0], pair[1], answer, annotator=who)
+        self._rows.append(row)
+        skip, self._later = plan(self._rows, self._disagreement)
+        shadow = self._shadow
+        if skip - {row.seq} != self._skip:  # a tie opened or broke: the method's view of that pair changes
+            self._rebuild()
+        elif row.seq in skip:  # agrees with the answer the method has
+            self._skip.add(row.seq)
+            self._changed()
+        else:
+            self._applied([row])
+            if shadow is not None and shadow[0] == self._changes - 1:  # it was current before this answer
+                if shadow[2](pair) == answer:
+                    shadow[0] = self._changes  # the answer the shadow assumed: its next questions stand
+                else:  # its next questions serve one more hand-out: the reply need not wait for a replay
+                    self._stale = shadow
+        return self.state(who)
 
     def _applied(self, rows):
         """Apply statements just stored (committed before anything else happens); returns the new state."""
@@ -377,18 +599,25 @@ class HumanSession(ClusterFeedback):
         self._changed()
         return self.state()
 
-    def undo(self, position):
+    def undo(self, position, annotator=None):
         """Remove the answer to the previous question (or the contradicting one) and replay.
 
-        The removed answer is kept in the file's ``retracted`` table.
+        The removed answer is kept in the file's ``retracted`` table. In a
+        team's session it is ``annotator``'s own last answer, handed back to them.
         """
+        if self.team is not None:
+            self._check_annotator(annotator, "undo")
         with self._lock:
-            self._expect(position)
-            if self._conflict is None and not self._used:
+            self._expect(position, annotator)
+            mine = [r for r in self._rows if r.kind == "question" and r.annotator == annotator]
+            last = self._used[-1:] if self.team is None else mine[-1:]
+            if self._conflict is None and not last:
                 raise Refused("There is no answer to undo.")
-            self.store.undo((self._used[-1] if self._conflict is None else self._conflict[0]).seq)
+            self.store.undo((last[0] if self._conflict is None else self._conflict[0]).seq)
+            if self._conflict is None and self.team is not None:
+                self._desk[annotator] = (last[0].i, last[0].j)
             self._rebuild()
-            return self.state()
+            return self.state(annotator)
 
     def resolve(self, conflict_id, wrong_seq):
         """Settle a contradiction: the answer ``wrong_seq`` was wrong.

@@ -7,6 +7,8 @@ path from the URL, and only after :meth:`Dataset.image_path` has checked them.
 Every route needs the run's random token (as Jupyter does): the address
 printed carries it once, the page then holds it in an HttpOnly cookie, so
 other accounts on a shared machine cannot read or answer the session.
+A team's session has one token per annotator: the token says who answers. An open team shares one token,
+and the name a person joins with is kept in a second cookie.
 """
 
 import json
@@ -27,6 +29,7 @@ from linkwise.session._series import cluster_sample
 
 with requires("session", "linkwise.session"):
     from starlette.applications import Starlette
+    from starlette.background import BackgroundTask
     from starlette.concurrency import run_in_threadpool
     from starlette.middleware import Middleware
     from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -65,14 +68,20 @@ class _BadRequest(InvalidParameterError):
 
 class _Guard:
     """Security headers on every response; POSTs only from the page itself (no cross-site answers);
-    the run's token on every request (a ``?token=`` GET sets the cookie and redirects to the clean URL)."""
+    the run's token on every request (a ``?token=`` GET sets the cookie and redirects to the clean URL).
+    ``tokens`` maps each token to its annotator (None: the one person); the request's is ``scope["annotator"]``."""
 
-    def __init__(self, app, token):
+    def __init__(self, app, tokens):
         self.app = app
-        self.token = token.encode()
+        self.tokens = {token.encode(): who for token, who in tokens.items()}
 
     def _valid(self, given):
-        return given is not None and secrets.compare_digest(given.encode(), self.token)
+        """The token ``given`` if it is one of the run's (each compared in constant time), else None."""
+        found = None
+        for token in self.tokens:
+            if given is not None and secrets.compare_digest(given.encode(), token):
+                found = token
+        return found
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -88,14 +97,15 @@ class _Guard:
         if scope["method"] == "POST" and origin is not None and origin != "http://" + request.headers.get("host", ""):
             return await PlainTextResponse("Cross-site request refused.", 403)(scope, receive, send_secured)
         cookie = f"linkwise-{scope['server'][1]}"  # cookies ignore ports: one name per session's port
-        if scope["method"] in ("GET", "HEAD") and self._valid(request.query_params.get("token")):
+        if scope["method"] in ("GET", "HEAD") and (token := self._valid(request.query_params.get("token"))):
             clean = request.url.remove_query_params("token")
             response = RedirectResponse(clean.path + (f"?{clean.query}" if clean.query else ""), 303)
-            response.set_cookie(cookie, self.token.decode(), httponly=True, samesite="strict")
+            response.set_cookie(cookie, token.decode(), httponly=True, samesite="strict")
             return await response(scope, receive, send_secured)
-        if not self._valid(request.cookies.get(cookie)):
+        token = self._valid(request.cookies.get(cookie))
+        if token is None:
             return await PlainTextResponse(_NO_TOKEN, 403)(scope, receive, send_secured)
-        await self.app(scope, receive, send_secured)
+        await self.app({**scope, "annotator": self.tokens[token]}, receive, send_secured)
 
 
 def _attachment(name):
@@ -142,7 +152,7 @@ def _fields(payload, **kinds):
     return values
 
 
-def create_app(session, labels_path, token=None):
+def create_app(session, labels_path, token=None, tokens=None):
     """The Starlette app of one :class:`HumanSession`.
 
     Parameters
@@ -154,6 +164,9 @@ def create_app(session, labels_path, token=None):
         The access token every request must carry (default: a new random
         one, in ``app.state.token``). Open ``/?token=...`` once: the reply
         sets it as a cookie and redirects to ``/``.
+    tokens : dict, optional
+        A team's session: each annotator's token (default: new random ones,
+        in ``app.state.tokens``); ``token`` is then not used.
 
     Returns
     -------
@@ -197,8 +210,8 @@ def create_app(session, labels_path, token=None):
         charts = data.charts
         return None if charts is None else charts[cluster_sample(session.labels(), row)].transpose(0, 2, 1).tolist()
 
-    def full_state(state=None):
-        state = state or session.state()
+    def full_state(state=None, who=None):
+        state = state or session.state(who)
         for part in ("question", "conflict"):
             if state[part] is not None:
                 state[part] = {**state[part], "items": [decorate(it) for it in state[part]["items"]]}
@@ -206,28 +219,40 @@ def create_app(session, labels_path, token=None):
         state["dropped_columns"] = dropped
         return state
 
-    def action(run, **kinds):
+    def annotator_of(request):
+        """Who the request answers for: its token's annotator, or in an open team the name it joined with."""
+        if not (session.team or {}).get("open"):
+            return request.scope["annotator"]
+        name = request.cookies.get(f"linkwise-name-{request.scope['server'][1]}")
+        return name if name in session.team["annotators"] else None
+
+    def action(run, annotator=False, **kinds):
+        """An endpoint taking the JSON fields ``kinds`` to ``run`` (after the request's annotator, if asked)."""
         async def endpoint(request):
+            who = annotator_of(request)
             try:
                 values = _fields(await _read_json(request), **kinds)
-                result = await run_in_threadpool(run, *values)
+                result = await run_in_threadpool(run, *([who] if annotator else []), *values)
+                after = None if session.team is None else BackgroundTask(session.prepare)  # once replied
+                if session.team is not None and not annotator and "state" in result:  # a member sees their own
+                    result["state"] = await run_in_threadpool(full_state, None, who)
             except Refused as exc:
-                return JSONResponse({"error": str(exc), "state": await run_in_threadpool(full_state)}, 409)
+                return JSONResponse({"error": str(exc), "state": await run_in_threadpool(full_state, None, who)}, 409)
             except InvalidParameterError as exc:
                 return JSONResponse({"error": str(exc)}, getattr(exc, "status", 400))
             except OSError as exc:  # "finish" and the labels file's folder is gone: the page says so
                 return JSONResponse({"error": f"Could not write the labels: {exc}"}, 500)
-            return JSONResponse(result)
+            return JSONResponse(result, background=after)
 
         return endpoint
 
-    def do_answer(position, word):
+    def do_answer(who, position, word):
         if word not in _ANSWERS:
             raise InvalidParameterError(f"'answer' must be one of {', '.join(_ANSWERS)}, got {word!r}.")
-        return {"state": full_state(session.answer(position, _ANSWERS[word]))}
+        return {"state": full_state(session.answer(position, _ANSWERS[word], who))}
 
-    def do_undo(position):
-        return {"state": full_state(session.undo(position))}
+    def do_undo(who, position):
+        return {"state": full_state(session.undo(position, who))}
 
     def do_resolve(conflict, wrong):
         return {"state": full_state(session.resolve(conflict, wrong))}
@@ -255,7 +280,20 @@ def create_app(session, labels_path, token=None):
     async def state(request):
         if request.query_params.get("revision") == str(session.revision):
             return JSONResponse({"unchanged": True})
-        return JSONResponse(await run_in_threadpool(full_state))
+        return JSONResponse(await run_in_threadpool(full_state, None, annotator_of(request)))
+
+    async def join(request):
+        """An open team: the person's name, kept in a cookie so that their answers are theirs."""
+        try:
+            (name,) = _fields(await _read_json(request), name=str)
+            await run_in_threadpool(session.join, name)
+        except Refused as exc:
+            return JSONResponse({"error": str(exc)}, 409)
+        except InvalidParameterError as exc:
+            return JSONResponse({"error": str(exc)}, getattr(exc, "status", 400))
+        response = JSONResponse({"state": await run_in_threadpool(full_state, None, name)})
+        response.set_cookie(f"linkwise-name-{request.scope['server'][1]}", name, httponly=True, samesite="strict")
+        return response
 
     async def clusters(request):
         return JSONResponse(await run_in_threadpool(clusters_view))
@@ -284,10 +322,11 @@ def create_app(session, labels_path, token=None):
         Route("/", index),
         Route("/api/state", state),
         Route("/api/points", points),
-        Route("/api/answer", action(do_answer, position=str, answer=str), methods=["POST"]),
-        Route("/api/undo", action(do_undo, position=str), methods=["POST"]),
+        Route("/api/answer", action(do_answer, True, position=str, answer=str), methods=["POST"]),
+        Route("/api/undo", action(do_undo, True, position=str), methods=["POST"]),
         Route("/api/resolve", action(do_resolve, conflict=int, wrong=int), methods=["POST"]),
         Route("/api/finish", action(do_finish), methods=["POST"]),
+        Route("/api/join", join, methods=["POST"]),
         Route("/api/clusters", clusters),
         Route("/api/mark", action(do_mark, position=str, cluster=int, mark=str), methods=["POST"]),
         Route("/api/move", action(do_move, position=str, row=int, to=int), methods=["POST"]),
@@ -295,11 +334,16 @@ def create_app(session, labels_path, token=None):
         Route("/item/{row:int}/image", image),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    token = token or secrets.token_urlsafe(32)
+    if session.team is None or session.team["open"]:
+        token, tokens = token or secrets.token_urlsafe(32), None
+        by_token = {token: None}
+    else:
+        tokens = tokens or {who: secrets.token_urlsafe(32) for who in session.team["annotators"]}
+        by_token = {t: who for who, t in tokens.items()}
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost"]),
-                  Middleware(_Guard, token=token)]
+                  Middleware(_Guard, tokens=by_token)]
     app = Starlette(routes=routes, middleware=middleware)
-    app.state.token = token
+    app.state.token, app.state.tokens = (token, None) if tokens is None else (None, tokens)
     return app
 
 
@@ -346,9 +390,16 @@ def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
         ) from None
     sock.listen(64)
     app = create_app(session, labels_path)
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}/?token={app.state.token}"
-    echo(f"linkwise session at {url}  (Ctrl+C to stop; answers are saved as you go)")
-    if open_browser:
-        webbrowser.open(url)
+    origin = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    if app.state.tokens is None:
+        url = f"{origin}/?token={app.state.token}"
+        team = "for an open team (each person opens it and gives a name) " if session.team else ""
+        echo(f"linkwise session {team}at {url}  (Ctrl+C to stop; answers are saved as you go)")
+        if open_browser:
+            webbrowser.open(url)
+    else:  # each link is one annotator's: sent to them, not opened here
+        echo("linkwise session for a team (Ctrl+C to stop; answers are saved as you go); each annotator's link:")
+        for who, token in app.state.tokens.items():
+            echo(f"  {who}: {origin}/?token={token}")
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
     server.run(sockets=[sock])

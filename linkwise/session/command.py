@@ -116,6 +116,25 @@ def _precompute(X, params):
                          progress=lambda done, total: bar.update(task, completed=done, total=total))
 
 
+def _team_options(stored, annotators, overlap, disagreement, ui):
+    """HumanSession's team arguments: those given, else the stored team's (``stored``: None for none)."""
+    team = stored or {}
+    if annotators is None and not team:
+        if overlap is not None or disagreement is not None:
+            raise click.BadParameter("applies to a team: name its annotators with --annotators alice,bob.",
+                                     param_hint="--overlap" if overlap is not None else "--disagreement")
+        return {}
+    if ui == "terminal":
+        raise click.BadParameter("a team answers in browser pages (--ui web), each annotator with their own link.",
+                                 param_hint="--ui")
+    if annotators is None:
+        names = "open" if team.get("open") else team["annotators"]
+    else:
+        names = "open" if annotators.strip() == "open" else [a.strip() for a in annotators.split(",")]
+    return {"annotators": names, "overlap": team.get("overlap", 0.0) if overlap is None else overlap,
+            "disagreement": disagreement or team.get("disagreement", "third")}
+
+
 @click.command()
 @click.argument("data", required=False, type=click.Path(exists=True, path_type=Path))
 @click.option("--demo", type=click.Choice(["digits"]),
@@ -156,9 +175,17 @@ def _precompute(X, params):
               help="Labels CSV written when you finish. Default: <data name>.labels.csv beside the session file.")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, help="Port on 127.0.0.1 (default: a free one).")
 @click.option("--no-browser", is_flag=True, help="Print the page's address without opening a browser.")
+@click.option("--annotators", help="Serve the session to a team, e.g. alice,bob,carol: each gets their own link and "
+              "question, and every answer records who gave it (kept in the session file); 'open': one link, and "
+              "each person gives a name on their first visit.")
+@click.option("--overlap", type=click.FloatRange(0, 1), help="With --annotators: the share of pairs asked again of "
+              "a second annotator, for agreement and Cohen's kappa (default 0).")
+@click.option("--disagreement", type=click.Choice(["third", "repair"]), help="With --annotators: a disagreement goes "
+              "to a third annotator, the majority standing (third, the default; a team of two repairs), or to the "
+              "method as both answers (repair: robust-cobras weighs them, other methods show the contradiction).")
 def cluster(data, demo, method, params, ui, session_file, id_column, text_column, image_column, image_root, features,
             encoding, series_columns, series_id, time_column, value, metric, constraints, labels, out, port,
-            no_browser):
+            no_browser, annotators, overlap, disagreement):
     """Cluster DATA (CSV, Parquet or a folder of images) by answering "same group?" questions.
 
     Every answer is saved at once in the session file; run the same command
@@ -203,7 +230,8 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
         from linkwise.session._import import read_known
 
         known = read_known(dataset, constraints, labels)  # before the session: a bad file stores nothing
-    session = HumanSession(session_file, dataset, estimator, trusted_method=method, known=known)
+    session = HumanSession(session_file, dataset, estimator, trusted_method=method, known=known,
+                           **_team_options(stored.get("team"), annotators, overlap, disagreement, ui))
     try:
         imported = sum(a.kind == "imported" for a in session.store.answers())
         click.echo(f"Session file: {session_file} ({session.state()['n_answered']} answers so far"
@@ -227,13 +255,15 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
 @click.option("-o", "--out", default="-", show_default=True, type=click.Path(dir_okay=False, allow_dash=True),
               help="Labels CSV (id, cluster); '-' prints it.")
 @click.option("--answers", type=click.Path(dir_okay=False, allow_dash=True),
-              help="Also write every answer (live, undone and corrected, with times) as CSV.")
+              help="Also write every answer (live, undone and corrected, with times, annotator and kind) as CSV.")
+@click.option("--agreement", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Also write the annotators' agreement and Cohen's kappa on the pairs asked twice as CSV.")
 @click.option("--constraints", type=click.Path(dir_okay=False, allow_dash=True),
               help="Also write the answers as constraints (id_a,id_b,answer same/different, with their kind and "
                    "annotator), the format `linkwise cluster --constraints` reads.")
 @click.option("--method", help="The session's method, when the file names one outside linkwise (module:Class): "
               "linkwise imports a method named in a file only if you name it too.")
-def export(session_file, data, out, answers, constraints, method):
+def export(session_file, data, out, answers, agreement, constraints, method):
     """Write the clustering of a session file as CSV (id, cluster).
 
     The session file is only read, even while its session is running.
@@ -244,7 +274,8 @@ def export(session_file, data, out, answers, constraints, method):
     if not meta:
         raise click.ClickException(f"{session_file} holds no session yet.")
     data = data or Path(meta["data_path"])
-    for path, option in ((out, "--out"), (answers, "--answers"), (constraints, "--constraints")):
+    for path, option in ((out, "--out"), (answers, "--answers"), (agreement, "--agreement"),
+                         (constraints, "--constraints")):
         if path not in (None, "-"):
             _check_output(path, option, {"session file": session_file, "data file": data})
     dataset = _load_data(data, meta, **dict.fromkeys(_DATA_OPTIONS))
@@ -253,6 +284,7 @@ def export(session_file, data, out, answers, constraints, method):
         from linkwise.session._import import constraints_frame
 
         for path, frame in ((out, session.labels_frame()), (answers, answers and session.answers_frame()),
+                            (agreement, agreement and session.agreement_frame()),
                             (constraints, constraints and constraints_frame(session))):
             if path == "-":
                 click.echo(frame.to_csv(index=False), nl=False)

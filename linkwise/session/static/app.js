@@ -133,6 +133,18 @@ function renderDropped(dropped) {
   box.textContent = "Not used for clustering: " + named.join("; ") + ".";
 }
 
+function renderTeam(team) {
+  // who this page answers for, and how often the answers of pairs asked twice agree
+  $("team").hidden = !team;
+  if (!team) return;
+  const all = team.agreement[team.agreement.length - 1];
+  const mine = team.agreement.find((row) => row.annotator === team.annotator);
+  const agree = (row) => row && row.n_overlap ? Math.round(100 * row.agreement) + "% agreement, kappa " +
+    row.kappa.toFixed(2) + " over " + row.n_overlap + " pairs asked twice" : "no pair asked twice yet";
+  $("team").textContent = "You answer as " + (team.annotator || "an observer") + " (team: " +
+    team.annotators.join(", ") + "). Yours: " + agree(mine) + ". Team: " + agree(all) + ".";
+}
+
 function clock(iso) {
   const t = new Date(iso);
   return isNaN(t) ? iso : t.toLocaleString();
@@ -153,7 +165,7 @@ function renderConflict(conflict) {
     const li = el("li");
     const how = KIND_WORDS[a.kind] ? " (" + KIND_WORDS[a.kind] + ")" : "";
     const what = el("span", "what", a.ids[0] + " and " + a.ids[1] + ": " + a.answer + how);
-    const when = el("span", "when", (a.new ? "just now, " : "") + clock(a.answered_at));
+    const when = el("span", "when", (a.new ? "just now, " : "") + (a.by ? a.by + ", " : "") + clock(a.answered_at));
     const button = el("button", "resolve");
     button.type = "button";
     // two answers on one pair: the person keeps one, the other is corrected
@@ -175,6 +187,9 @@ function render(next) {
   $("ask").hidden = !state.question;
   $("conflict").hidden = !state.conflict;
   $("done").hidden = !state.done;
+  $("wait").hidden = !(state.team && state.team.annotator && !state.question && !state.conflict && !state.done);
+  renderTeam(state.team);
+  $("join").hidden = !(state.team && state.team.open && !state.team.annotator);
   renderDropped(state.dropped_columns);
   if (state.question) {
     $("prompt").textContent = "Question " + state.question.number + ": do A and B belong to the same group?";
@@ -433,6 +448,10 @@ document.addEventListener("DOMContentLoaded", async () => {
   }
   for (const b of document.querySelectorAll("[data-undo]")) b.addEventListener("click", undo);
   $("finish").addEventListener("click", finish);
+  $("join").addEventListener("submit", (event) => {
+    event.preventDefault();
+    post("/api/join", {name: $("join-name").value.trim()});
+  });
   window.addEventListener("resize", drawScatter);
   points = await (await fetch("/api/points")).json();
   render(await (await fetch("/api/state")).json());
