@@ -99,15 +99,17 @@ def test_moved_item_lands_in_its_target_cluster(iris, seed, stored):
 @pytest.mark.parametrize("make", [lambda: lw.COBRAS(random_state=0), lambda: lw.COBRA(n_super_instances=5,
                                                                                       random_state=0)],
                          ids=["COBRAS", "COBRA"])
-def test_cannot_link_inside_a_super_instance_cuts_it(iris, make):
+def test_a_move_cuts_the_item_out_of_its_super_instance(iris, make):
     X, y = iris
-    session = started(make(), X, y, 2)
+    session = started(make(), X, y, 8)
     est = session.estimator_
     sid = max(est._tree.leaves(), key=est._tree.size.__getitem__)
-    x, a = est._tree.members[sid][:2]
-    session.inform(int(x), int(a), False)  # a move out, to a cluster of its own
+    x, a = (int(r) for r in est._tree.members[sid][:2])
     labels = session.labels_
-    assert labels[x] != labels[a] and np.count_nonzero(labels == labels[x]) == 1
+    b = int(np.flatnonzero(labels != labels[x])[0])
+    ClusterAction("move", np.array([x]), to=b, away=a).apply(session)  # a move out of the super-instance
+    labels = session.labels_
+    assert labels[x] == labels[b] != labels[a]
     assert est._tree.leaf_of_point[x] != est._tree.leaf_of_point[a]
 
 
@@ -226,3 +228,18 @@ def test_feedback_contradicting_a_wrong_answer_is_settled_at_the_next_step(iris)
     list(answer(session, y, 1))
     assert belief.store.relation(*pair) is False
     assert any(set(c.pair) == set(pair) for c in belief.corrections)
+
+
+def test_another_persons_answer_about_representatives_is_taken_as_a_question(iris):
+    X, y = iris
+    session = started(lw.COBRAS(random_state=0), X, y, 8)
+    est, ctx = session.estimator_, session._ctx
+    leaves = est._tree.leaves()
+    reps = np.asarray(est._tree.rep)[leaves]
+    comp = est._known_relations(ctx, leaves, reps)[0]
+    a, b = (int(reps[comp == c][0]) for c in np.unique(comp)[:2])
+    session.inform(a, b, True)  # e.g. a second annotator's answer: no super-instance is cut
+    session.labels_
+    np.testing.assert_array_equal(est._tree.leaves(), leaves)
+    comp = est._known_relations(ctx, leaves, reps)[0]
+    assert comp[reps == a] == comp[reps == b]  # the merging joins their clusters

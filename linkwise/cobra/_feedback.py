@@ -15,19 +15,19 @@ Statements are taken in the order given, against the clustering shown:
   part inside, the part outside) and the parts inside join the cluster the
   marked rows were shown in; for a complete mark, the super-instances
   outside leave that cluster;
-- a pair that agrees with the clustering shown changes nothing; one that
-  disagrees (a must-link across clusters, a cannot-link within one) takes
-  one of its rows, with the rows of its super-instance stated together with
-  it, out of that super-instance as a super-instance of its own, into the
-  other row's cluster (must-link) or a cluster of its own (cannot-link).
-  The row that moves is the one a neighbouring pair of the other answer
-  shares (a move of ``x`` from ``a``'s cluster to ``b``'s is ``inform(x, b,
-  True)`` and ``inform(x, a, False)``, in either order and either way
-  round), else the one in the smaller cluster shown.
+- a move of ``x`` from ``a``'s cluster to ``b``'s (``inform(x, b, True)``
+  and ``inform(x, a, False)``: two pairs of opposite answers sharing ``x``,
+  in either order and either way round) that the clustering shown
+  disagrees with takes ``x``, with the rows of its super-instance stated
+  together with it, out of that super-instance as a super-instance of its
+  own, into ``b``'s cluster (or a cluster of its own);
+- a lone pair (an imported constraint, another person's answer to a
+  question) is a relation between its rows' super-instances: the method's
+  merging and the constraint store take it, as an answer to a question.
 
-The clustering shown changes at once; the method's merging then treats a
-stated pair as a relation between the two rows' super-instances (the rows
-speak for them, as representatives do). A part without a row that may be
+Marks and moves show at once and restart the method's step under way;
+its merging treats every stated pair as a relation between the two rows'
+super-instances (the rows speak for them, as representatives do). A part without a row that may be
 asked about is not cut out (its rows follow their super-instance).
 """
 
@@ -47,6 +47,15 @@ def _mark_pairs(mark, n):
     return count, (int(rows[0]), int(rows[0] == 0), False) if count else None  # the first row outside
 
 
+def _mover(neighbours, i, j, answer):
+    """The row of a move (two pairs of opposite answers sharing it, stored in either order and either way round)
+    among ``i`` and ``j``, given the pairs stated next to ``(i, j, answer)``; None for a lone pair."""
+    for a, b, other in neighbours:
+        if other != answer and len(shared := {i, j} & {a, b}) == 1:
+            return shared.pop()
+    return None
+
+
 class Feedback:
     """The feedback of one run, applied to ``method._tree`` (see the module docstring).
 
@@ -58,11 +67,11 @@ class Feedback:
         self._ctx, self._method = ctx, method
         self._n_informed = self._n_marks = self.version = 0
         self._masks = []  # rows of each mark, as a mask
-        self._stated, self._arrays = [], None
+        self._moves, self._arrays = [], None  # the pairs of moves, and as arrays
 
     def __getstate__(self):
         # a pickled estimator is fitted: no statement comes any more, and the run's data stays out of the pickle
-        return {**self.__dict__, "_ctx": None, "_stated": [], "_arrays": None}
+        return {**self.__dict__, "_ctx": None, "_arrays": None}
 
     def update(self):
         """Apply the statements made since the last call (any time: between questions too)."""
@@ -71,7 +80,8 @@ class Feedback:
             return
         tree = self._method._tree
         tree.settle()
-        view = tree._label_per_id(tree.shown)
+        n_ids, shown = tree.n_ids, tree._label_per_id(tree.shown)
+        view = shown.copy()
         stated = components([(i, j) for i, j, a in ctx.informed if a], ctx.n_samples)[1]
         pos, n = self._n_informed, ctx.n_samples
         for mark in ctx.marks[self._n_marks :]:
@@ -87,9 +97,11 @@ class Feedback:
             pos += count
         for pos in range(pos, len(ctx.informed)):
             view = self._pair(pos, view, stated)
+        marked = len(ctx.marks) > self._n_marks
         self._n_informed, self._n_marks = len(ctx.informed), len(ctx.marks)
-        tree.shown = (tree.n_ids, view)
-        self.version += 1
+        if marked or tree.n_ids > n_ids or not np.array_equal(view, shown):
+            tree.shown = (tree.n_ids, view)
+            self.version += 1
 
     def locked(self, sid):
         """Whether leaf ``sid`` lies inside a marked cluster (it is never split again)."""
@@ -118,10 +130,14 @@ class Feedback:
         """Apply the stated pair ``ctx.informed[pos]``."""
         informed, tree = self._ctx.informed, self._method._tree
         i, j, answer = informed[pos]
+        mover = _mover(informed[pos - 1 : pos] + informed[pos + 1 : pos + 2], i, j, answer)
+        if mover is None:
+            return view  # a lone pair (as another person's answer to a question): the store has it
+        self._moves.append((i, j, answer))
         li, lj = tree.leaf_of_point[i], tree.leaf_of_point[j]
         if answer == (view[li] == view[lj]) and (answer or li != lj):
             return view  # the clustering shown agrees
-        if self._mover(informed[pos - 1 : pos] + informed[pos + 1 : pos + 2], i, j, answer, view) == j:
+        if mover == j:
             i, j, li, lj = j, i, lj, li
         members = tree.members[li]
         piece = members[stated[members] == stated[i]]
@@ -133,16 +149,6 @@ class Feedback:
                 return view
         view[li] = view[tree.leaf_of_point[j]] if answer else view.max() + 1
         return view
-
-    def _mover(self, neighbours, i, j, answer, view):
-        """Which row of a pair the clustering shown disagrees with moves (pairs may be stored in either order): the
-        one it shares with a neighbouring pair of the other answer (the two halves of a move), else the one in the
-        smaller cluster shown (``i`` on ties)."""
-        for a, b, other in neighbours:
-            if other != answer and len(shared := {i, j} & {a, b}) == 1:
-                return shared.pop()
-        shown = view[self._method._tree.leaf_of_point]
-        return j if np.count_nonzero(shown == shown[j]) < np.count_nonzero(shown == shown[i]) else i
 
     def _cut(self, sid, piece, view):
         """Split leaf ``sid`` into the rows ``piece`` and the rest; returns the piece's leaf (None if either part
@@ -165,15 +171,14 @@ class Feedback:
         return int(ids[0]), view
 
     def lift(self, leaves, comp, cl):
-        """``(comp, cl)`` of the merging (components of ``leaves`` and which are apart) with the stated pairs
+        """``(comp, cl)`` of the merging (components of ``leaves`` and which are apart) with the pairs of moves
         as relations between their rows' leaves: must-links join components (unless apart), cannot-links part
-        them."""
-        informed = self._ctx.informed
-        if not informed:
+        them (the moved row speaks for its new super-instance, its partner for its own)."""
+        moves = self._moves
+        if not moves:
             return comp, cl
-        if len(self._stated) != len(informed):  # the pairs as arrays, kept between merging passes
-            self._stated = informed[:]
-            self._arrays = np.array([(i, j) for i, j, _ in informed], np.intp), np.array([a for *_, a in informed])
+        if self._arrays is None or len(self._arrays[0]) != len(moves):  # kept between merging passes
+            self._arrays = np.array([(i, j) for i, j, _ in moves], np.intp), np.array([a for *_, a in moves])
         pairs, answers = self._arrays
         tree = self._method._tree
         tree.settle()  # every row in its leaf
