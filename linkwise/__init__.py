@@ -34,11 +34,12 @@ _OBJECTS = {
         "cobra": "COBRA COBRAS NoiseRobustCOBRAS",
         "cobs": "COBS ActiveCOBS",
         "bayes": "BayesianActiveClustering BayesianClustering",
+        "stability": "StabilityMonitor Stability",
     }.items()
     for name in names.split()
 }
 _SUBMODULES = set("""active bayes bench cluster cobra cobs constraints datasets ensemble exceptions graph images loop
-    metrics oracle series session""".split())
+    metrics oracle series session stability""".split())
 
 __all__ = sorted(_OBJECTS) + sorted(_SUBMODULES)
 

@@ -33,6 +33,7 @@ from linkwise._validation import InvalidParameterError, check_data, check_index_
 from linkwise.constraints import ConstraintStore
 from linkwise.exceptions import InconsistentConstraintError
 from linkwise.graph import check_pair, pair_key
+from linkwise.stability import StabilityMonitor
 
 __all__ = ["ActiveEstimator", "ActiveSession", "Checkpoint", "Mark", "QueryContext", "Recheck"]
 
@@ -144,6 +145,8 @@ class ActiveSession:
     5
     >>> session.labels_.shape
     (147,)
+    >>> session.stability_.n_answers
+    5
     """
 
     def __init__(self, estimator, X, queryable=None):
@@ -151,6 +154,8 @@ class ActiveSession:
             raise InvalidParameterError("The 'estimator' argument of ActiveSession must be an active estimator "
                                         f"(COBRAS, COBRA, ActiveClustering, ...), got {type(estimator).__name__}.")
         self._start(clone(estimator), X, queryable)
+        self._monitor = StabilityMonitor()  # a person's session only: fit skips the per-answer comparison
+        self._observe(answered=False)
 
     @classmethod
     def _fitting(cls, estimator, X, queryable):
@@ -174,7 +179,7 @@ class ActiveSession:
         ctx = self._ctx = QueryContext(X, queryable, store, check_random_state(estimator.random_state), max_queries)
         ctx.knowledge = estimator._knowledge(ctx)
         self.query_log, self.error, self._history, self._dont_know, self._pending = ctx.log, None, [], set(), None
-        self._recheck = False
+        self._recheck, self._monitor = False, None
         self._review = self._held = None  # a running review, and the answer its method waits for
         self._gen = estimator._questions(ctx)
         self._advance(None)
@@ -278,6 +283,7 @@ class ActiveSession:
         finally:
             if self.estimator_._anytime:
                 self._history.append(self.estimator_._snapshot(ctx))
+        self._observe()
 
     def replay(self, answers):
         """Feed stored answers, as long as the method asks pairs they cover.
@@ -373,12 +379,22 @@ class ActiveSession:
             known = ctx.knowledge.store.relation(*pending)
             if known is not None:
                 self._advance(known)
+        self._observe(answered=False)
+
+    def _observe(self, answered=True):
+        if self._monitor is not None:
+            self._monitor.update(self.labels_, answered)
 
     # -- results ------------------------------------------------------------
     @property
     def labels_(self):
         """The current clustering of every row."""
         return self.estimator_._current_labels(self._ctx)
+
+    @property
+    def stability_(self):
+        """How long the clustering has held: a :class:`~linkwise.Stability` (its ``message`` says when to stop)."""
+        return self._monitor.estimate
 
     @property
     def n_queries(self):

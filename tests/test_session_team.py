@@ -423,11 +423,11 @@ def test_a_team_member_gives_cluster_feedback_with_their_ticket(iris_data, tmp_p
     held = {who: session.state(who)["question"]["pair"] for who in TEAM}
     for strip in session.clusters()["strips"]:  # the first cluster the answers do not part
         try:
-            session.mark(session.state("bob")["position"], strip["cluster"])
+            session.mark(session.state("bob")["position"], strip["cluster"], annotator="bob")
             break
         except Refused as refused:
             assert "not one group by your answers" in str(refused)
-    assert session.store.answers()[-1].kind == "pure"
+    assert (session.store.answers()[-1].kind, session.store.answers()[-1].annotator) == ("pure", "bob")
     # the others keep their questions unless the feedback settled them; nobody is handed a known pair
     for who in TEAM:
         pair = session.state(who)["question"]["pair"]
@@ -435,4 +435,7 @@ def test_a_team_member_gives_cluster_feedback_with_their_ticket(iris_data, tmp_p
         assert pair == held[who] or session._session.constraints.relation(*held[who]) is not None
     answer_as(session, "carol", y)
     assert session.store.answers()[-1].annotator == "carol"
+    strips = session.clusters()["strips"]
+    session.move(session.state("alice")["position"], strips[-1]["items"][0]["row"], strips[0]["cluster"], "alice")
+    assert {(a.kind, a.annotator) for a in session.store.answers()[-2:]} == {("move", "alice")}
     session.close()

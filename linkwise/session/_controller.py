@@ -26,7 +26,7 @@ from linkwise.graph import pair_key
 from linkwise.loop import ActiveEstimator, ActiveSession
 from linkwise.session._feedback import ClusterFeedback, honour
 from linkwise.session._methods import build_estimator, encode_params, method_spec
-from linkwise.session._store import Answer, SessionFileError, SessionStore
+from linkwise.session._store import Answer, Refused, SessionFileError, SessionStore
 from linkwise.session._team import agreement, check_name, check_team, plan, wanted
 
 with requires("session", "linkwise.session"):
@@ -86,10 +86,6 @@ def _state(session, row, unsure):
     while (pending := session.ask()) is not None and pair_key(*pending) in unsure:
         session.tell(pending, None)
     return True
-
-
-class Refused(RuntimeError):
-    """An action that no longer fits the session's state (a stale question, an open contradiction)."""
 
 
 class HumanSession(ClusterFeedback):
@@ -480,7 +476,8 @@ class HumanSession(ClusterFeedback):
             ``conflict`` (the contradicting answers, what the earlier ones
             imply, and whether the current clustering puts the pair
             together; or None), ``done``, ``n_answered``, ``n_clusters``,
-            ``can_undo``, ``method``, ``embedding``, ``data``, ``n_rows``; in
+            ``can_undo``, ``method``, ``embedding``, ``data``, ``n_rows``,
+            ``stability`` (the fields of :attr:`ActiveSession.stability_`); in
             a team's session ``team`` (who, the team, the agreement), and
             ``n_answered`` counts everyone's answers.
         """
@@ -504,6 +501,7 @@ class HumanSession(ClusterFeedback):
                 "n_clusters": int(self.labels().max()) + 1, "can_undo": can_undo or self._conflict is not None,
                 "method": type(self.estimator).__name__, "embedding": self.data.embedding,
                 "data": self.data.path.name, "n_rows": self.data.n_rows,
+                "stability": session.stability_._asdict(),
                 **({} if team is None else {"team": mine}),
             }
 

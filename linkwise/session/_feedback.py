@@ -14,16 +14,11 @@ import numpy as np
 
 from linkwise._validation import InvalidParameterError, check_index_set
 from linkwise.graph import relabel
+from linkwise.session._store import Refused
 
 __all__ = ["ClusterFeedback", "honour"]
 
 _SAMPLE = 4096  # members a cluster's centre and representatives are computed from, on large clusters
-
-
-def _refused(message):
-    from linkwise.session._controller import Refused  # the controller imports this module
-
-    return Refused(message)
 
 
 def honour(labels, rows):
@@ -151,10 +146,10 @@ class ClusterFeedback:
             return {"position": self.position, "revision": self.revision, "strips": strips,
                     "n_more": max(len(groups) - limit, 0), "n_rows_more": int(sum(len(groups[c]) for c in order[limit:]))}
 
-    def _open_for_feedback(self, position):
-        self._expect(position)
+    def _open_for_feedback(self, position, annotator):
+        self._expect(position, annotator)
         if self._conflict is not None:
-            raise _refused("Resolve the contradiction first: say which answer was wrong.")
+            raise Refused("Resolve the contradiction first: say which answer was wrong.")
 
     def _cluster(self, groups, cluster, argument, owner):
         if not isinstance(cluster, (int, np.integer)) or isinstance(cluster, bool) or not 0 <= cluster < len(groups):
@@ -162,7 +157,7 @@ class ClusterFeedback:
                                         f"from 0 to {len(groups) - 1} (see clusters()), got {cluster!r}.")
         return groups[cluster]
 
-    def mark(self, position, cluster, complete=False):
+    def mark(self, position, cluster, complete=False, annotator=None):
         """Say that a cluster is pure (its members all belong together), and with ``complete`` that nothing
         else belongs with them.
 
@@ -176,6 +171,8 @@ class ClusterFeedback:
         cluster : int or array-like of int
             A cluster number (as :meth:`clusters` gives it), or the rows the person found to be one group.
         complete : bool, default=False
+        annotator : str, optional
+            Who gave the feedback (a team's member; stored with it).
 
         Returns
         -------
@@ -197,16 +194,16 @@ class ClusterFeedback:
             raise InvalidParameterError(f"The 'complete' argument of HumanSession.mark must be True or False, "
                                         f"got {complete!r}.")
         with self._lock:
-            self._open_for_feedback(position)
+            self._open_for_feedback(position, annotator)
             if isinstance(cluster, (int, np.integer)):
                 members = self._cluster(self._groups(), cluster, "cluster", "mark")
             else:
                 members = check_index_set(cluster, self.data.n_rows, "cluster", "HumanSession.mark")
             status = self._status(members, *self._marks())
             if status == "complete" or (status == "pure" and not complete):
-                raise _refused(f"Those items are already marked {'pure and complete' if status == 'complete' else 'pure'}.")
+                raise Refused(f"Those items are already marked {'pure and complete' if status == 'complete' else 'pure'}.")
             self._check_mark(members, complete)
-            return self._applied([self.store.add_mark(members, bool(complete))])
+            return self._applied([self.store.add_mark(members, bool(complete), annotator=annotator)])
 
     def _check_mark(self, members, complete):
         """Refuse feedback the earlier statements contradict, naming two items (none of it is stored): a mark
@@ -221,14 +218,14 @@ class ClusterFeedback:
 
         for p, q in constraints.cannot_link_pairs():
             if inside[components[p]] and inside[components[q]]:
-                raise _refused(f"These items are not one group by your answers: {member(p)} and {member(q)} belong "
+                raise Refused(f"These items are not one group by your answers: {member(p)} and {member(q)} belong "
                                "to different groups. Move one of them out first, or undo that answer.")
         outside = np.setdiff1d(np.flatnonzero(inside[components]), members)
         if complete and len(outside):
-            raise _refused(f"These items are not complete by your answers: {ids[outside[0]]}, not among them, "
+            raise Refused(f"These items are not complete by your answers: {ids[outside[0]]}, not among them, "
                            f"belongs with {member(outside[0])}. Move it in first, or mark them pure only.")
 
-    def move(self, position, row, to):
+    def move(self, position, row, to, annotator=None):
         """Move item ``row`` to cluster ``to``: it belongs there, not with its current cluster.
 
         Stored as one action of two pair statements (kind 'move'): a must-link from ``row`` to a member of the
@@ -243,6 +240,8 @@ class ClusterFeedback:
             The item's row number (``item["row"]``).
         to : int
             The target cluster's number (as :meth:`clusters` gives it).
+        annotator : str, optional
+            Who moved it (a team's member; stored with it).
 
         Returns
         -------
@@ -261,7 +260,7 @@ class ClusterFeedback:
                                         f"{n - 1}, got {row!r}.")
         row = int(row)
         with self._lock:
-            self._open_for_feedback(position)
+            self._open_for_feedback(position, annotator)
             groups = self._groups()
             target = self._cluster(groups, to, "to", "move")
             if row in target:
@@ -273,7 +272,7 @@ class ClusterFeedback:
             others = source[source != row]
             if len(others):
                 statements.append((row, self._partner(others, row, relation, True), False))
-            return self._applied(self.store.add_many(statements, kind="move"))
+            return self._applied(self.store.add_many(statements, kind="move", annotator=annotator))
 
     def _partner(self, members, row, relation, avoid):
         """The member nearest the centre whose relation to ``row`` is not known to be ``avoid`` (else the

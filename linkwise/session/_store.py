@@ -20,7 +20,7 @@ from typing import NamedTuple
 from linkwise._validation import InvalidParameterError
 from linkwise.graph import pair_key
 
-__all__ = ["Answer", "SessionStore", "SessionFileError", "FORMAT", "KINDS"]
+__all__ = ["Answer", "Refused", "SessionStore", "SessionFileError", "FORMAT", "KINDS"]
 
 FORMAT = 2  # bumped when the schema changes; a format-1 file is migrated when opened for writing
 APPLICATION_ID = 0x4C4B5753  # "LKWS" in the SQLite header: this file was made by linkwise
@@ -58,6 +58,10 @@ def _migrate_format1(db):
 
 class SessionFileError(InvalidParameterError):
     """A session file cannot be used: missing, not a session, or made for other data or another method."""
+
+
+class Refused(RuntimeError):
+    """An action that no longer fits the session's state (a stale question, an open contradiction)."""
 
 
 class Answer(NamedTuple):

@@ -333,7 +333,7 @@ def _cluster_feedback(session, console, getchar):
 
 
 def _show(console, state, session):
-    console.print(f"\n{state['n_answered']} answered · {state['n_clusters']} clusters")
+    console.print(f"\n{state['n_answered']} answered · {state['n_clusters']} clusters · {state['stability']['message']}")
     conflict = state["conflict"]
     if conflict is not None:
         _say(console, ("Your answers disagree", "bold"))

@@ -262,13 +262,15 @@ def create_app(session, labels_path, token=None, tokens=None):
         view["strips"] = [{**strip, "items": [shown(it) for it in strip["items"]]} for strip in view["strips"]]
         return view
 
-    def do_mark(position, cluster, word):
+    def do_mark(who, position, cluster, word):
         if word not in _MARKS:
             raise InvalidParameterError(f"'mark' must be one of {', '.join(_MARKS)}, got {word!r}.")
-        return {"state": full_state(session.mark(position, cluster, _MARKS[word]))}
+        session.mark(position, cluster, _MARKS[word], who)
+        return {"state": full_state(None, who)}
 
-    def do_move(position, row, to):
-        return {"state": full_state(session.move(position, row, to))}
+    def do_move(who, position, row, to):
+        session.move(position, row, to, who)
+        return {"state": full_state(None, who)}
 
     def do_finish():
         k = session.write_labels(labels_path)
@@ -328,8 +330,8 @@ def create_app(session, labels_path, token=None, tokens=None):
         Route("/api/finish", action(do_finish), methods=["POST"]),
         Route("/api/join", join, methods=["POST"]),
         Route("/api/clusters", clusters),
-        Route("/api/mark", action(do_mark, position=str, cluster=int, mark=str), methods=["POST"]),
-        Route("/api/move", action(do_move, position=str, row=int, to=int), methods=["POST"]),
+        Route("/api/mark", action(do_mark, True, position=str, cluster=int, mark=str), methods=["POST"]),
+        Route("/api/move", action(do_move, True, position=str, row=int, to=int), methods=["POST"]),
         Route("/labels.csv", labels_csv),
         Route("/item/{row:int}/image", image),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

@@ -1,0 +1,145 @@
+"""StabilityMonitor (when to stop, issue 17) and where it is shown: ActiveSession.stability_, HumanSession.state()."""
+
+import json
+
+import numpy as np
+import pytest
+
+import linkwise as lw
+from linkwise._validation import InvalidParameterError
+from linkwise.session import HumanSession
+from tests.e2e.helpers import answer_from
+
+
+def test_a_constant_clustering_becomes_stable_after_a_window_of_answers():
+    monitor = lw.StabilityMonitor(window=4)
+    monitor.update([0, 0, 1, 1, 2], answered=False)  # the clustering at the start
+    for n in range(1, 6):
+        estimate = monitor.update([3, 3, 1, 1, 0])  # the same partition, other names
+        assert (estimate.n_answers, estimate.n_stable, estimate.n_changed, estimate.drift) == (n, n, 0, 0.0)
+        assert estimate.stable == (n >= 4)
+    assert estimate.window == 4 and estimate.change_rate == pytest.approx(1 / 6)
+    assert estimate.message == "The grouping has been stable for the last 5 answers."
+
+
+def test_a_changing_clustering_is_not_stable():
+    monitor = lw.StabilityMonitor(window=10)
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        estimate = monitor.update(rng.integers(0, 3, 50))
+    assert not estimate.stable and estimate.n_stable == 0 and estimate.drift > 5
+    assert estimate.n_changed == 10 and estimate.change_rate == pytest.approx(11 / 12)
+    assert estimate.message == "Still changing: 10 of the last 10 answers changed the grouping."
+    assert monitor.update(rng.integers(0, 3, 50)) == monitor.estimate  # immutable, comparable
+
+
+def test_small_moves_are_no_change_but_add_up_to_drift():
+    base = np.repeat(np.arange(4), 25)
+    monitor = lw.StabilityMonitor(window=5, max_drift=0.1, min_ari=0.9)
+    monitor.update(base, answered=False)
+    moved = base.copy()
+    for k in range(5):  # one row of 100 moves at each answer: no change, but together they move it
+        moved[k] = 1
+        estimate = monitor.update(moved)
+    assert estimate.n_changed == 0 and estimate.n_stable == 5
+    assert 0.1 < estimate.drift < 0.2 and not estimate.stable
+    assert estimate.message == "Still changing: small moves add up over the last 5 answers."
+    for _ in range(5):  # then five answers that move nothing
+        estimate = monitor.update(moved)
+    assert estimate.drift == 0 and estimate.stable
+
+
+def test_large_data_is_compared_on_a_fixed_sample():
+    n = 5000
+    base = np.zeros(n, dtype=int)
+
+    def detected(max_rows):
+        monitor = lw.StabilityMonitor(window=1, max_rows=max_rows)  # drift: the last move
+        monitor.update(base, answered=False)
+        found = 0
+        for k in range(50):  # move a single row, then put it back
+            one = base.copy()
+            one[k * 97] = 1
+            found += monitor.update(one).drift > 0
+            monitor.update(base)
+        return found
+
+    assert detected(n) == 50
+    assert detected(100) < 10  # a moved row is seen only if sampled (2 % of the rows)
+
+
+def test_informed_knowledge_is_not_counted_as_an_answer_but_its_move_counts():
+    monitor = lw.StabilityMonitor(window=2)
+    for _ in range(3):
+        monitor.update([0, 0, 1, 1])
+    assert monitor.update([0, 0, 1, 1], answered=False) == monitor.estimate
+    estimate = monitor.update([0, 0, 0, 0], answered=False)
+    assert (estimate.n_answers, estimate.n_stable, estimate.stable) == (3, 0, False)
+    assert estimate.drift == 1.0
+
+
+@pytest.mark.parametrize("kwargs, name", [({"window": 0}, "window"), ({"window": 2.5}, "window"),
+                                          ({"max_drift": -0.1}, "max_drift"), ({"max_drift": "0.1"}, "max_drift"),
+                                          ({"min_ari": 0}, "min_ari"), ({"min_ari": 1.5}, "min_ari"),
+                                          ({"max_rows": 1}, "max_rows")])
+def test_bad_parameters_name_themselves(kwargs, name):
+    with pytest.raises(InvalidParameterError, match=f"'{name}'"):
+        lw.StabilityMonitor(**kwargs)
+
+
+def test_bad_labels_name_the_argument_and_change_nothing():
+    monitor = lw.StabilityMonitor()
+    monitor.update([0, 1, 1])
+    before = monitor.estimate
+    for bad in ([[0, 1, 1]], [0.0, 1.0, 1.0], [], [0, 1, 1, 1]):
+        with pytest.raises(InvalidParameterError, match="'labels'"):
+            monitor.update(bad)
+    assert monitor.estimate == before
+
+
+def test_active_session_stability_follows_its_clustering():
+    X, y = lw.datasets.load("iris", scale="minmax")
+    session = lw.ActiveSession(lw.COBRAS(max_queries=40, random_state=0), X)
+    start = session.stability_
+    assert (start.n_answers, start.stable, start.message) == (0, False, "No answers yet.")
+    shadow = lw.StabilityMonitor()  # fed the same clusterings by hand
+    shadow.update(session.labels_, answered=False)
+    while (pair := session.ask()) is not None:
+        session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+        assert session.stability_ == shadow.update(session.labels_)
+    assert session.stability_.n_answers == 40
+    # a stated relation is no answer; the clustering it may change is the reference from then on
+    informed = session.stability_
+    session.inform(0, 1, True)
+    assert session.stability_.n_answers == informed.n_answers
+
+
+def test_human_session_state_carries_the_stability(iris_data, tmp_path):
+    data, y = iris_data
+    session = HumanSession(tmp_path / "s.db", data, lw.COBRAS(random_state=0))
+    answer_from(session, y, 6)
+    stability = session.state()["stability"]
+    assert set(stability) == set(lw.Stability._fields)
+    assert stability["n_answers"] == 6 and isinstance(stability["message"], str)
+    json.dumps(stability)  # what the page polls
+    session.close()
+    again = HumanSession(tmp_path / "s.db", data)  # replayed from the file: the same estimate
+    assert again.state()["stability"] == stability
+    again.close()
+
+
+def test_the_terminal_shows_the_stability_message(iris_data, tmp_path):
+    from io import StringIO
+
+    from rich.console import Console
+
+    from linkwise.session._terminal import run_terminal
+
+    data, y = iris_data
+    session = HumanSession(tmp_path / "s.db", data, lw.COBRAS(random_state=0))
+    out, keys = StringIO(), iter("sq")
+    run_terminal(session, tmp_path / "labels.csv", console=Console(file=out, width=200), getchar=lambda: next(keys))
+    assert "0 answered · 1 clusters · No answers yet." in out.getvalue()
+    assert f"1 answered · {session.state()['n_clusters']} clusters · {session.state()['stability']['message']}" in \
+        out.getvalue()
+    session.close()
