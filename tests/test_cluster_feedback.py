@@ -84,6 +84,7 @@ def test_moved_item_lands_in_its_target_cluster(iris, seed, stored):
     x, a, b = misplaced(before, y)
     if stored:  # a session file may give a move's pairs either way round (smaller row first), in either order
         session.inform(int(a), int(x), False)
+        session.labels_  # read between the two halves: the first looks lone until the second comes
         session.inform(int(b), int(x), True)
     else:
         ClusterAction("move", np.array([x]), to=int(b), away=int(a)).apply(session)

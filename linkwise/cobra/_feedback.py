@@ -47,13 +47,11 @@ def _mark_pairs(mark, n):
     return count, (int(rows[0]), int(rows[0] == 0), False) if count else None  # the first row outside
 
 
-def _mover(neighbours, i, j, answer):
-    """The row of a move (two pairs of opposite answers sharing it, stored in either order and either way round)
-    among ``i`` and ``j``, given the pairs stated next to ``(i, j, answer)``; None for a lone pair."""
-    for a, b, other in neighbours:
-        if other != answer and len(shared := {i, j} & {a, b}) == 1:
-            return shared.pop()
-    return None
+def _shared(pair, other):
+    """The row two stated pairs of opposite answers share, if exactly one (they are then the halves of a move of
+    it, stored in either order and either way round), else None."""
+    shared = {pair[0], pair[1]} & {other[0], other[1]}
+    return shared.pop() if pair[2] != other[2] and len(shared) == 1 else None
 
 
 class Feedback:
@@ -67,7 +65,7 @@ class Feedback:
         self._ctx, self._method = ctx, method
         self._n_informed = self._n_marks = self.version = 0
         self._masks = []  # rows of each mark, as a mask
-        self._moves, self._arrays = [], None  # the pairs of moves, and as arrays
+        self._moves, self._arrays = {}, None  # the pairs of moves by position in ctx.informed, and as arrays
 
     def __getstate__(self):
         # a pickled estimator is fitted: no statement comes any more, and the run's data stays out of the pickle
@@ -127,18 +125,27 @@ class Feedback:
         return view
 
     def _pair(self, pos, view, stated):
-        """Apply the stated pair ``ctx.informed[pos]``."""
-        informed, tree = self._ctx.informed, self._method._tree
-        i, j, answer = informed[pos]
-        mover = _mover(informed[pos - 1 : pos] + informed[pos + 1 : pos + 2], i, j, answer)
-        if mover is None:
+        """Apply the stated pair ``ctx.informed[pos]``: nothing if lone, else the move it is half of."""
+        informed = self._ctx.informed
+        for k in (pos - 1, pos + 1):
+            if 0 <= k < len(informed) and (mover := _shared(informed[pos], informed[k])) is not None:
+                break
+        else:
             return view  # a lone pair (as another person's answer to a question): the store has it
-        self._moves.append((i, j, answer))
+        if k < pos:  # its first half again: it looked lone if the clustering was read between the two
+            view = self._move(k, mover, view, stated)
+        return self._move(pos, mover, view, stated)
+
+    def _move(self, pos, mover, view, stated):
+        """Apply half ``ctx.informed[pos]`` of a move of row ``mover``."""
+        tree = self._method._tree
+        i, j, answer = self._ctx.informed[pos]
+        self._moves[pos] = (i, j, answer)
+        if mover == j:
+            i, j = j, i
         li, lj = tree.leaf_of_point[i], tree.leaf_of_point[j]
         if answer == (view[li] == view[lj]) and (answer or li != lj):
             return view  # the clustering shown agrees
-        if mover == j:
-            i, j, li, lj = j, i, lj, li
         members = tree.members[li]
         piece = members[stated[members] == stated[i]]
         if not answer and li == lj and stated[j] == stated[i]:
@@ -178,7 +185,8 @@ class Feedback:
         if not moves:
             return comp, cl
         if self._arrays is None or len(self._arrays[0]) != len(moves):  # kept between merging passes
-            self._arrays = np.array([(i, j) for i, j, _ in moves], np.intp), np.array([a for *_, a in moves])
+            pairs = list(moves.values())
+            self._arrays = np.array([(i, j) for i, j, _ in pairs], np.intp), np.array([a for *_, a in pairs])
         pairs, answers = self._arrays
         tree = self._method._tree
         tree.settle()  # every row in its leaf
