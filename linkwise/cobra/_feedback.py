@@ -22,13 +22,14 @@ Statements are taken in the order given, against the clustering shown:
   together with it, out of that super-instance as a super-instance of its
   own, into ``b``'s cluster (or a cluster of its own);
 - a lone pair (an imported constraint, another person's answer to a
-  question) is a relation between its rows' super-instances: the method's
-  merging and the constraint store take it, as an answer to a question.
+  question) acts through the constraint store, as an answer to a question:
+  a team's answers make the questions one person would be asked.
 
-Marks and moves show at once and restart the method's step under way;
-its merging treats every stated pair as a relation between the two rows'
-super-instances (the rows speak for them, as representatives do). A part without a row that may be
-asked about is not cut out (its rows follow their super-instance).
+Marks and moves show at once and restart the method's step under way; its
+merging treats a move's pairs as relations between the two rows'
+super-instances (the rows speak for them, as representatives do). A part
+without a row that may be asked about is not cut out (its rows follow
+their super-instance).
 """
 
 import numpy as np
