@@ -299,8 +299,8 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
                 doubt = np.minimum(p, 1 - p)
                 doubt[~unasked] = -1.0
                 k = int(np.argmax(doubt))
-                if doubt[k] < _AGREED or self._rejected():
-                    return  # the committee agrees, or the answers reject it: refine instead
+                if doubt[k] < _AGREED or self._rejected() or ctx.informed:
+                    return  # the committee agrees, the answers reject it, or feedback came (COBRAS uses it): refine
                 unasked[k] = False
                 yield int(rows[a[k]]), int(rows[b[k]])
                 self._score(ctx)
@@ -364,4 +364,6 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         if self._cobras is None:
             return best.astype(np.intp)
         refined = self._cobras._current_labels(ctx)
-        return refined if self._violations(refined) <= self._violations(best) else best.astype(np.intp)
+        if ctx.informed or self._violations(refined) <= self._violations(best):  # COBRAS honours the feedback
+            return refined
+        return best.astype(np.intp)

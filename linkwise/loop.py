@@ -354,10 +354,9 @@ class ActiveSession:
         first, pairs = int(rows[0]), [(int(rows[0]), int(r), True) for r in rows[1:]]
         if complete:
             pairs += [(first, int(y), False) for y in np.setdiff1d(np.arange(n), rows)]
-        self._inform(pairs, "mark")
-        self._ctx.marks.append(Mark(rows, bool(complete)))
+        self._inform(pairs, "mark", Mark(rows, bool(complete)))
 
-    def _inform(self, pairs, owner):
+    def _inform(self, pairs, owner, mark=None):
         ctx = self._ctx
         for i, j, answer in pairs:
             check_pair(i, j, ctx.n_samples, f"ActiveSession.{owner}")
@@ -377,6 +376,8 @@ class ActiveSession:
             if ctx.knowledge is not ctx.constraints:
                 ctx.knowledge.inform(i, j, bool(answer))
             ctx.informed.append((int(i), int(j), bool(answer)))
+        if mark is not None:  # before the method resumes below: it sees the mark with its pairs
+            ctx.marks.append(mark)
         pending = self._pending
         if pending is not None and not self._recheck:
             known = ctx.knowledge.store.relation(*pending)

@@ -1,6 +1,6 @@
 """Oracles answer questions about pairs: must-link (True), cannot-link (False) or don't know (None)."""
 
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -8,7 +8,33 @@ from sklearn.utils import check_random_state
 from linkwise._validation import InvalidParameterError, check_scalar
 from linkwise.graph import check_pair, pair_key
 
-__all__ = ["Oracle", "LabelOracle", "CallbackOracle"]
+__all__ = ["Oracle", "LabelOracle", "CallbackOracle", "ClusterAction"]
+
+
+class ClusterAction(NamedTuple):
+    """One thing a person does while looking at the clusters (:meth:`LabelOracle.cluster_feedback`).
+
+    ``kind`` is "pure" (the ``rows`` of a cluster belong together),
+    "complete" (and nothing else belongs with them) or "move" (``rows`` is
+    the one item, ``to`` a row of the cluster it belongs in, or None for a
+    new cluster, ``away`` a row of the cluster it leaves, or None).
+    """
+
+    kind: str
+    rows: np.ndarray
+    to: int | None = None
+    away: int | None = None
+
+    def apply(self, session):
+        """State the action in an :class:`~linkwise.ActiveSession` (``mark``, or ``inform`` for a move)."""
+        if self.kind != "move":
+            session.mark(self.rows, complete=self.kind == "complete")
+            return
+        x = int(self.rows[0])
+        if self.to is not None:
+            session.inform(x, self.to, True)
+        if self.away is not None:
+            session.inform(x, self.away, False)
 
 
 @runtime_checkable
@@ -44,6 +70,8 @@ class LabelOracle:
     >>> oracle = LabelOracle([0, 0, 1])
     >>> oracle.query(0, 1), oracle.query(1, 2), oracle.n_queries
     (True, False, 2)
+    >>> [(a.kind, a.rows.tolist(), a.to) for a in oracle.cluster_feedback([0, 0, 0])]
+    [('move', [2], None)]
     """
 
     def __init__(self, y, noise=0.0, random_state=None):
@@ -59,6 +87,68 @@ class LabelOracle:
     def is_flipped(self, i, j):
         """Whether the answer about ``(i, j)`` is flipped by noise (without counting a query)."""
         return self.noise != 0.0 and bool(np.random.default_rng([self._seed, *pair_key(i, j)]).random() < self.noise)
+
+    def perceived(self):
+        """The labels the person has in mind when looking at clusters: ``y``, except that with ``noise`` each row
+        is, with that probability and once and for all, taken for a random other label (a fixed misbelief)."""
+        labels = np.unique(self.y)
+        if self.noise == 0.0 or labels.size < 2:
+            return self.y
+        rng = np.random.default_rng([self._seed, 1])
+        wrong = rng.random(self.y.size) < self.noise
+        shift = rng.integers(1, labels.size, self.y.size)  # another label, uniformly
+        at = np.searchsorted(labels, self.y)
+        return np.where(wrong, labels[(at + shift) % labels.size], self.y)
+
+    def cluster_feedback(self, labels, max_moves=3):
+        """What a person who sees the clustering ``labels`` would do about its clusters, largest cluster first.
+
+        A cluster whose members the person takes (:meth:`perceived`) to share
+        a label is marked "complete" when no other row has that label, else
+        "pure"; a cluster with at most ``max_moves`` members of another label
+        than most of its members has each of them moved: to the largest
+        cluster where its label is the most common (None: none is), away
+        from a member of the majority. A more mixed cluster is left to the
+        questions. Feedback is not counted in ``n_queries``. With ``noise``
+        the actions follow the misbeliefs, so they may contradict answers.
+
+        Parameters
+        ----------
+        labels : array-like of shape (n_samples,)
+            The clustering shown.
+        max_moves : int, default=3
+            Most items moved out of one cluster.
+
+        Returns
+        -------
+        actions : list of ClusterAction
+        """
+        labels = np.asarray(labels)
+        if labels.shape != self.y.shape:
+            raise InvalidParameterError(f"The 'labels' argument of LabelOracle.cluster_feedback must have one label "
+                                        f"per row ({self.y.size}), got shape {labels.shape}.")
+        max_moves = check_scalar(max_moves, "max_moves", "LabelOracle.cluster_feedback", kind="int", low=0)
+        y = self.perceived()
+        clusters, inverse, sizes = np.unique(labels, return_inverse=True, return_counts=True)
+        members = [np.flatnonzero(inverse == c) for c in range(clusters.size)]
+        majority = [_most_common(y[rows]) for rows in members]
+        home = {}  # label -> largest cluster where it is the most common
+        for c in np.argsort(-sizes, kind="stable"):
+            home.setdefault(majority[c], c)
+        actions = []
+        for c in np.argsort(-sizes, kind="stable").tolist():
+            rows, label = members[c], majority[c]
+            odd = rows[y[rows] != label]
+            if not odd.size:
+                kind = "complete" if np.count_nonzero(y == label) == rows.size else "pure"
+                actions.append(ClusterAction(kind, rows))
+            elif odd.size <= max_moves:
+                away = int(rows[y[rows] == label][0])
+                for x in odd.tolist():
+                    target = home.get(y[x])
+                    to = None if target is None else int(members[target][y[members[target]] == y[x]][0])
+                    actions.append(ClusterAction("move", np.array([x]), to, away))
+        return actions
 
     def query(self, i, j):
         """Answer whether rows ``i`` and ``j`` belong together."""
@@ -102,3 +192,9 @@ class CallbackOracle:
                                         f"{answer!r} for ({i}, {j}).")
         self.n_queries += 1
         return None if answer is None else bool(answer)
+
+
+def _most_common(values):
+    """The most common value (the smallest on ties)."""
+    uniq, counts = np.unique(values, return_counts=True)
+    return uniq[np.argmax(counts)]

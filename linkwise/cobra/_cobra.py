@@ -4,7 +4,7 @@ import numpy as np
 from scipy.spatial.distance import pdist, squareform
 
 from linkwise.cobra._metric import SeriesMetric
-from linkwise.cobra._superinstances import (SuperInstanceClustering, SuperInstanceTree, kmeans, make_parts, predict,
+from linkwise.cobra._superinstances import (SuperInstanceClustering, kmeans, make_parts, predict,
                                             sample_positions)
 from linkwise._validation import InvalidParameterError, check_scalar
 
@@ -105,7 +105,7 @@ class COBRA(SeriesMetric, SuperInstanceClustering):
                 f"The 'n_super_instances' parameter of COBRA must be at most the number of rows of X "
                 f"({n}), got {k}; use fewer super-instances or more data."
             )
-        tree = self._tree = SuperInstanceTree(X, qmask)
+        tree = self._start_tree(ctx)
         space = self._space = self._series_space(ctx)
         if space is not None:
             parts, means = space.parts(X, tree.members[0], *space.split(tree.members[0], k, ctx.rng), qmask, Xm=X)

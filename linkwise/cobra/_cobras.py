@@ -4,8 +4,8 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from linkwise.cobra._metric import SeriesMetric
-from linkwise.cobra._superinstances import (SuperInstanceClustering, SuperInstanceTree, bisect, kmeans, make_parts,
-                                            predict, representative, sample_positions)
+from linkwise.cobra._superinstances import (SuperInstanceClustering, bisect, kmeans, make_parts, predict,
+                                            representative, sample_positions)
 
 __all__ = ["COBRAS"]
 
@@ -88,6 +88,17 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
     others join the nearer side. *"Don't know"* ends the descent while
     choosing a split level, and leaves the pair undecided in a merging phase.
 
+    *Cluster feedback.* A person may mark a cluster pure or pure and
+    complete, or move an item, between questions
+    (:meth:`~linkwise.ActiveSession.mark`, :meth:`~linkwise.ActiveSession.inform`).
+    As in the authors' interactive tool, the super-instances of a marked
+    cluster are never split again and a complete one is never merged with;
+    a super-instance partly inside a marked cluster is cut in two, and a
+    moved item leaves its super-instance as one of its own, in the cluster it
+    was moved to. The clustering reported shows feedback at once; the step
+    under way (a split, a merging phase) starts again with it
+    (:mod:`linkwise.cobra._feedback`).
+
     *Scale.* Every split is one k-means++ start. Above 4,096 rows K-means is
     fitted (and the split level found) on a seeded sample, half of it
     queryable rows, every row joining its nearest centre; representatives
@@ -122,17 +133,19 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
     def _questions(self, ctx, seeds=None):
         """The question generator; ``seeds`` (labels of every row, or None) are the first super-instances."""
         X, qmask = ctx.X, ctx.queryable_mask
-        tree = self._tree = SuperInstanceTree(X, qmask)
-        space = self._space = self._series_space(ctx)
+        tree = self._start_tree(ctx)
+        self._space = self._series_space(ctx)
         parts, means = ([], None) if seeds is None else make_parts(X, np.arange(ctx.n_samples), seeds, qmask)
         first_phase = len(parts) < 2  # else the first clustering is the seeds', merged
         if not first_phase:
-            rep = representative if space is None else space.representative
-            reps = [rep(X, part, qmask, m) for part, m in zip(parts, means)]
+            reps = [self._representative(X, part, qmask, m) for part, m in zip(parts, means)]
             yield from self._merge_phase(ctx, tree.replace(0, parts, reps, list(means)), live=True)
         unsplittable = set()
         while (sid := self._to_split(unsplittable)) is not None:
+            version = self._feedback.version
             sample, level, first_split, separated = yield from self._split_level(ctx, sid)
+            if self._feedback.version != version:  # the leaf may be cut or marked: choose again
+                continue
             new = self._split(ctx, sid, sample, level, first_split, separated)
             if new is None:
                 unsplittable.add(sid)
@@ -142,10 +155,12 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
         tree.show()
 
     def _to_split(self, unsplittable):
-        """The largest leaf with at least two queryable rows (lowest id on ties), or None."""
-        tree = self._tree
+        """The largest leaf with at least two queryable rows (lowest id on ties), outside marked clusters, or None."""
+        tree, feedback = self._tree, self._feedback
         tree.settle()
-        splittable = [sid for sid in sorted(tree.members) if tree.n_queryable[sid] >= 2 and sid not in unsplittable]
+        feedback.update()
+        splittable = [sid for sid in sorted(tree.members)
+                      if tree.n_queryable[sid] >= 2 and sid not in unsplittable and not feedback.locked(sid)]
         return max(splittable, key=tree.size.__getitem__, default=None)
 
     def _split_level(self, ctx, sid):
@@ -156,7 +171,7 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
         pts = self._tree.members[sid]
         sample = pts if space is not None else pts[sample_positions(pts.size, qmask[pts], rng)]
         current, level, first_split, separated = sample, 0, None, []
-        rep = representative if space is None else space.representative
+        version = self._feedback.version
         while True:
             if space is not None:
                 parts, means = space.halves(X, current, qmask, rng)
@@ -172,11 +187,12 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
                 parts, means = make_parts(X, current, bisect(X[current], centres), qmask)
                 if len(parts) < 2:
                     break
-            a, b = (rep(X, current[part], qmask, m) for part, m in zip(parts, means))
+            a, b = (self._representative(X, current[part], qmask, m) for part, m in zip(parts, means))
             if first_split is None:
                 first_split = (parts, means)
             answer = yield a, b
-            if answer is not False:
+            self._feedback.update()
+            if answer is not False or self._feedback.version != version:
                 break
             separated.append((a, b))
             level += 1
@@ -217,8 +233,7 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
             parts, means = space.parts(X, pts, labels, centres, qmask, Xm=Xp)
         if len(parts) < 2:
             return None
-        rep = representative if space is None else space.representative
-        reps = [rep(X, pts[part], qmask, m) for part, m in zip(parts, means)]
+        reps = [self._representative(X, pts[part], qmask, m) for part, m in zip(parts, means)]
         return tree.replace(sid, parts, reps, list(means))
 
     def _split_lazily(self, ctx, sid, sample, k, first_split, separated):

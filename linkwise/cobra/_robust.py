@@ -200,6 +200,7 @@ class NoisyAnswers:
         self._X, self._given, self._focus = ctx.X, ctx.constraints, focus
         self.check_threshold, self.max_repair_questions = check_threshold, max_repair_questions
         self.corrections, self.n_extra_queries = [], 0
+        self._unsettled = False  # a stated relation contradicted the belief: repair at the next review
 
     @property
     def store(self):
@@ -207,8 +208,12 @@ class NoisyAnswers:
 
     def review(self, ctx, answered=None):
         """Record an answer and check it, or check the clustering at a checkpoint (a generator; see loop)."""
+        repaired = False
+        if self._unsettled:
+            self._unsettled = False
+            repaired = yield from self._repair()
         if answered is None:
-            return (yield from self._check_decisions())
+            return (yield from self._check_decisions()) or repaired
         i, j, answer = answered
         graph = self.graph
         if (yield from self._record(i, j, answer)):
@@ -216,12 +221,13 @@ class NoisyAnswers:
         # a merge resting on this one answer matters at once: later merges build on it
         doubtful = answer and np.isin((i, j), self._focus()[0]).all() and graph.weak(i, j)
         if doubtful and graph.suspicion([(i, j)]) >= self.check_threshold:
-            return (yield from self._verify([[(i, j)]]))[1]
-        return False
+            return (yield from self._verify([[(i, j)]]))[1] or repaired
+        return repaired
 
     def inform(self, i, j, answer):
-        """Record a relation stated outside the questions (see :meth:`linkwise.ActiveSession.inform`)."""
-        self.graph.add(i, j, answer)
+        """Record a relation stated outside the questions (see :meth:`linkwise.ActiveSession.inform`); one that
+        contradicts the belief is settled at the next review, as a contradicting answer is."""
+        self._unsettled |= self.graph.add(i, j, answer)
 
     def _ask(self, pair):
         """Ask an extra question (a generator): a Recheck when the answers as given or the belief settle it."""

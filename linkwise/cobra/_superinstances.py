@@ -21,6 +21,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import ThreadpoolController
 
+from linkwise.cobra._feedback import Feedback
 from linkwise.graph import relabel
 from linkwise.loop import ActiveEstimator, Checkpoint
 
@@ -338,14 +339,25 @@ class SuperInstanceClustering(ActiveEstimator):
         leaves, _ = self._tree._leaves_by_first_point()
         return np.asarray(self._tree.rep, dtype=np.intp)[leaves]
 
+    def _start_tree(self, ctx):
+        """A new :class:`SuperInstanceTree` of every row in ``self._tree``, and the run's :class:`Feedback`."""
+        self._feedback = Feedback(ctx, self)
+        self._tree = SuperInstanceTree(ctx.X, ctx.queryable_mask)
+        return self._tree
+
+    def _representative(self, X, rows, qmask, centre):
+        """The row to ask about for ``rows`` around ``centre`` (by the series distance for COBRAS-TS)."""
+        return (representative if self._space is None else self._space.representative)(X, rows, qmask, centre)
+
     def _focus(self):
         """The representatives of the current super-instances and the cluster of each (what a belief checks)."""
         leaves = self._tree.leaves()
         return np.asarray(self._tree.rep, dtype=np.intp)[leaves], self._tree.cluster[leaves]
 
-    def _known_relations(self, ctx, reps):
+    def _known_relations(self, ctx, leaves, reps):
         """``(comp, cl)``: the knowledge's must-link component of each representative (0..), and which components
-        a cannot-link (given or entailed, from any earlier answer) separates."""
+        a cannot-link (given or entailed, from any earlier answer) separates; the pairs stated outside the
+        questions relate their rows' ``leaves`` (:meth:`Feedback.lift`)."""
         store = ctx.knowledge.store
         roots = np.fromiter((store.find(int(r)) for r in reps), dtype=np.intp, count=len(reps))
         uniq, comp = np.unique(roots, return_inverse=True)
@@ -356,29 +368,33 @@ class SuperInstanceClustering(ActiveEstimator):
             at = np.searchsorted(uniq, ends).clip(max=uniq.size - 1)
             both = (uniq[at] == ends).all(axis=1)  # both sides hold a representative
             cl[at[both, 0], at[both, 1]] = cl[at[both, 1], at[both, 0]] = True
-        return comp, cl
+        return self._feedback.lift(leaves, comp, cl)
 
     def _merge_phase(self, ctx, new, *, live):
         """Merge clusters, closest representatives first, then let the knowledge check them (a Checkpoint); when it
-        revises its belief (``ctx.revision``), start again over every super-instance, from the repaired answers."""
+        revises its belief (``ctx.revision``) or feedback arrives, start again over every super-instance."""
         revision = ctx.revision
         while True:
-            yield from self._merge(ctx, new, live=live, revision=revision)
-            if ctx.revision == revision:
+            version = self._feedback.version
+            if not (yield from self._merge(ctx, new, live=live, revision=revision)):
                 yield Checkpoint()
-                if ctx.revision == revision:
+                self._feedback.update()
+                if ctx.revision == revision and self._feedback.version == version:
                     return
             revision, new = ctx.revision, self._tree.leaves()
 
     def _merge(self, ctx, new, *, live, revision):
-        """One pass of the merging phase, stopped when ``ctx.revision`` moves on (a generator).
+        """One pass of the merging phase (a generator); returns True when stopped because ``ctx.revision`` moved
+        on or feedback arrived.
 
         Pairs of clusters no cannot-link separates are asked through their
         closest representatives, closest first; a must-link merges them. Only
         pairs with a leaf in ``new`` are scanned (cannot-links survive splits).
         With ``live`` the shown clustering follows every merge.
         """
-        tree = self._tree
+        tree, feedback = self._tree, self._feedback
+        feedback.update()
+        version = feedback.version
         leaves = tree.leaves()
         reps = np.asarray(tree.rep, dtype=np.intp)[leaves]
         pos = np.stack([tree.position[s] for s in leaves])
@@ -387,7 +403,7 @@ class SuperInstanceClustering(ActiveEstimator):
             dist = self._space.D[reps[ia], reps[ib]]
         order = np.argsort(dist, kind="stable")
         ia, ib = ia[order], ib[order]
-        comp, cl = self._known_relations(ctx, reps)
+        comp, cl = self._known_relations(ctx, leaves, reps)
         tree.cluster[leaves] = comp
         if live:
             tree.show()
@@ -402,8 +418,9 @@ class SuperInstanceClustering(ActiveEstimator):
             k = start + open_[0]
             a, b = comp[ia[k]], comp[ib[k]]
             answer = yield int(reps[ia[k]]), int(reps[ib[k]])
-            if ctx.revision != revision:
-                return
+            feedback.update()
+            if ctx.revision != revision or feedback.version != version:
+                return True
             tree.advance()  # rows of a lazy split, a chunk per question
             start, chunk = k + 1, 256
             if answer is True:
@@ -417,8 +434,10 @@ class SuperInstanceClustering(ActiveEstimator):
                 cl[a, b] = cl[b, a] = True
             # None ("don't know"): leave the pair undecided and move on
         tree.show()
+        return False
 
     def _current_labels(self, ctx):
+        self._feedback.update()  # feedback shows at once, not at the method's next step
         return self._tree.labels()
 
     def _snapshot(self, ctx):
