@@ -22,6 +22,9 @@ _PRIOR_ROWS = 500
 # (and at most this many of the largest do); the rows of the others join the nearest seed.
 _SEED_SHARE = 0.02
 _MAX_SEEDS = 20
+# Each committee question is the most doubted pair of a fresh random pool of this many pairs. Measured
+# (benchmarks/results/auto.md): 100 did better than 50, 150, 200 and 1,000 pairs on the tuning datasets.
+_POOL = 100
 # The committee agrees on a pair when fewer than this share of its (posterior) weight disagrees.
 _AGREED = 0.05
 # Prior weight of the silhouette, in units of (log-odds of a right answer) per unit of silhouette.
@@ -116,7 +119,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
        until answers outweigh it. With ``n_clusters`` given, K-means with
        that K is the 0-question answer instead.
     2. *Questions on which the committee disagrees* (active COBS): among a
-       random sample of pairs, the one whose answer the posterior-weighted
+       random sample of 100 pairs, the one whose answer the posterior-weighted
        candidates are least sure of.
     3. *Refinement by COBRAS* (Van Craenendonck et al. 2018) once the
        evidence says selection has done its work: the committee agrees on
@@ -288,7 +291,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         queryable = np.flatnonzero(ctx.queryable_mask[rows])  # positions within the generation rows
         n_code = int(queryable.max()) + 1 if queryable.size else 1
         seen = set()
-        while (pool := draw_pairs(ctx.rng, queryable, n_code, 200, seen)).size:
+        while (pool := draw_pairs(ctx.rng, queryable, n_code, _POOL, seen)).size:
             seen.update(pool.tolist())
             a, b = pool // n_code, pool % n_code
             together = (self._cand[:, a] == self._cand[:, b]).astype(float)

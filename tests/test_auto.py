@@ -170,7 +170,7 @@ def test_a_wrong_answer_given_during_selection_is_repaired_and_rescored(auto, bl
             return True
         return bool(y[i] == y[j])
 
-    est = auto(max_queries=50, random_state=3).fit(X, lw.CallbackOracle(answer))
+    est = auto(max_queries=80, random_state=3).fit(X, lw.CallbackOracle(answer))
     (i, j) = wrong[0]
     asked = [(min(a, b), max(a, b)) for a, b, _ in est.query_log_].index((i, j))
     assert asked < est.switched_at_  # given while selecting among the candidates
@@ -191,3 +191,24 @@ def test_right_answers_select_as_without_repair(auto, blobs):
     assert repairing.switched_at_ == trusting.switched_at_
     assert repairing.query_log_[: repairing.switched_at_] == trusting.query_log_[: trusting.switched_at_]
     assert trusting.corrections_ == [] and trusting.n_extra_queries_ == 0
+
+
+def test_committee_asks_the_most_doubted_pair_of_a_pool_of_100(auto, blobs, monkeypatch):
+    # 100 random pairs per pool did better than 200 (and 50, 150, 1,000) in benchmarks/results/auto.md
+    import linkwise.auto
+
+    pools = []
+
+    def recording(rng, rows, n_code, size, seen):
+        pool = draw_pairs(rng, rows, n_code, size, seen)
+        pools.append((size, {(min(divmod(int(p), n_code)), max(divmod(int(p), n_code))) for p in pool}))
+        return pool
+
+    draw_pairs = linkwise.auto.draw_pairs
+    monkeypatch.setattr(linkwise.auto, "draw_pairs", recording)
+    X, y = blobs
+    est = auto(max_queries=20).fit(X, lw.LabelOracle(y, noise=0.2, random_state=0))
+    committee = est.query_log_[: est.switched_at_]  # wrong answers keep it selecting: no switch in 20
+    assert committee and {size for size, _ in pools} == {100}
+    drawn = set().union(*(pairs for _, pairs in pools))
+    assert all((min(i, j), max(i, j)) in drawn for i, j, _ in committee)
