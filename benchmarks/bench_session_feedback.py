@@ -36,7 +36,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 import linkwise as lw  # noqa: E402
-from linkwise.cobra._feedback import Feedback  # noqa: E402
+from linkwise.cobra import Feedback  # noqa: E402
 
 OUT = Path(__file__).parent / "results" / "session.md"
 SECTION = "## Cluster feedback: person actions to ARI 0.9"

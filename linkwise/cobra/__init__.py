@@ -19,9 +19,11 @@ Examples
 from linkwise.cobra._answers import AnswerGraph, Correction, Evidence
 from linkwise.cobra._cobra import COBRA
 from linkwise.cobra._cobras import COBRAS
+from linkwise.cobra._feedback import Feedback
 from linkwise.cobra._metric import SeriesMetric
 from linkwise.cobra._robust import NoiseRobustCOBRAS, NoisyAnswers, RepairAttributes
 
 __all__ = ["COBRA", "COBRAS", "NoiseRobustCOBRAS", "NoisyAnswers", "AnswerGraph", "Correction", "Evidence"]
 __all__ += ["RepairAttributes"]  # what ActiveCOBS and Auto share with NoiseRobustCOBRAS
 __all__ += ["SeriesMetric"]  # Auto's metric, window and cache, as COBRAS's
+__all__ += ["Feedback"]  # how they use marks and moves (the feedback benchmark ablates it)
