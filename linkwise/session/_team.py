@@ -1,5 +1,9 @@
 """One session answered by a team: who gets which question, overlap, agreement (issue 17).
 
+This module holds the team's rules as pure functions of the stored rows (settings, names, overlap, agreement and
+kappa, what replay leaves out, which pairs want another annotator); the session's part that hands the questions
+out and keeps the shadow is :class:`~linkwise.session._desk.TeamDesk`.
+
 An active method is one sequential question generator, so it has one question at a time (its *pending* pair).
 Several annotators are kept busy by a fallback that works with every method:
 
