@@ -22,7 +22,7 @@ part in the choice. Then the cost of one update at n = 10,000 beside one
 COBRAS answer (``ActiveSession.tell``, which makes that update) on the same
 data, measured in the same run.
 
-    python benchmarks/bench_stability.py [--seeds 5] [--questions 150] [--datasets a,b] [--raw FILE] [--load]
+    python benchmarks/bench_stability.py [--quick] [--seeds 5] [--questions 150] [--datasets a,b] [--raw FILE] [--load]
 
 ``--raw`` keeps the per-answer records (CSV) so that ``--load`` re-analyses them without re-running.
 """
@@ -164,8 +164,11 @@ def main():
     parser.add_argument("--raw", default="/tmp/linkwise-stability-raw.csv.gz")
     parser.add_argument("--load", action="store_true", help="re-analyse --raw instead of running")
     parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--quick", action="store_true", help="8 datasets, 1 seed, 120 questions (make bench)")
     args = parser.parse_args()
     names = sorted(n for n in lw.datasets.names() if n not in lw.datasets.SERIES)
+    if args.quick:
+        names, args.seeds, args.questions = names[:8], 1, 120
     if args.datasets:
         names = [n for n in names if n in args.datasets.split(",")]
     start = time.perf_counter()
@@ -189,7 +192,7 @@ def main():
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     text = f"""# When to stop: the stability estimate (issue 17)
 
-`{' '.join(['python benchmarks/bench_stability.py'] + [f'--seeds {args.seeds}', f'--questions {args.questions}'])}`
+`{' '.join(['python benchmarks/bench_stability.py'] + (['--quick'] if args.quick else [f'--seeds {args.seeds}', f'--questions {args.questions}']))}`
 (commit {commit}, `nice`, OMP_NUM_THREADS=1, one process; {minutes:.0f} min for the runs).
 
 {__doc__.split(chr(10), 2)[2].split('    python')[0].strip().replace('``', '`')}
