@@ -28,17 +28,17 @@ from linkwise.graph import pair_key
 from linkwise.loop import ActiveEstimator, ActiveSession
 from linkwise.session._desk import TeamDesk, state_row
 from linkwise.session._feedback import ClusterFeedback, honour
+from linkwise.session._import import _store_known
 from linkwise.session._methods import build_estimator, encode_params, method_spec
-from linkwise.session._store import Answer, Refused, SessionFileError, SessionStore
-from linkwise.stability import StabilityMonitor
+from linkwise.session._store import ANSWER_WORDS, Answer, Refused, SessionFileError, SessionStore
 from linkwise.session._team import check_team, plan
+from linkwise.stability import StabilityMonitor
 
 with requires("session", "linkwise.session"):
     import pandas as pd
 
 __all__ = ["HumanSession", "Refused", "ANSWER_WORDS", "read_meta"]
 
-ANSWER_WORDS = {True: "same", False: "different", None: "don't know"}
 
 _OPTIONAL_TEXT = (str, type(None))
 # what a session's meta must hold, by type: a damaged or hand-edited file is refused, not half-used
@@ -188,8 +188,6 @@ class HumanSession(ClusterFeedback, TeamDesk):
                     "method": method_spec(self.estimator), "params": encode_params(self.estimator),
                     **({} if team is None else {"team": team})})
             if known is not None and not read_only:
-                from linkwise.session._import import _store_known
-
                 self._applied(_store_known(self.store, data, known))
         except BaseException:
             self.store.discard()  # removes the file only if this very opening made it
@@ -434,15 +432,16 @@ class HumanSession(ClusterFeedback, TeamDesk):
             pair = self._session.ask()
             if pair is None:
                 raise Refused("There is no question left; finish to save the labels.")
-            return self._applied([self.store.add(pair[0], pair[1], answer, annotator=annotator)])
+            return self._applied([self.store.add(pair[0], pair[1], answer, annotator=annotator)], annotator)
 
-    def _applied(self, rows):
-        """Apply statements just stored (committed before anything else happens); returns the new state."""
+    def _applied(self, rows, annotator=None):
+        """Apply statements just stored (committed before anything else happens); returns the new state (as
+        ``annotator`` sees it)."""
         for row in rows:
             if self._conflict is None:  # the rest waits in the file until the contradiction is resolved
                 self._apply(row)
         self._changed()
-        return self.state()
+        return self.state(annotator)
 
     def undo(self, position, annotator=None):
         """Remove the answer to the previous question (or the contradicting one) and replay.

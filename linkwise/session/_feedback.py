@@ -203,7 +203,7 @@ class ClusterFeedback:
             if status == "complete" or (status == "pure" and not complete):
                 raise Refused(f"Those items are already marked {'pure and complete' if status == 'complete' else 'pure'}.")
             self._check_mark(members, complete)
-            return self._applied([self.store.add_mark(members, bool(complete), annotator=annotator)])
+            return self._applied([self.store.add_mark(members, bool(complete), annotator=annotator)], annotator)
 
     def _check_mark(self, members, complete):
         """Refuse feedback the earlier statements contradict, naming two items (none of it is stored): a mark
@@ -272,7 +272,7 @@ class ClusterFeedback:
             others = source[source != row]
             if len(others):
                 statements.append((row, self._partner(others, row, relation, True), False))
-            return self._applied(self.store.add_many(statements, kind="move", annotator=annotator))
+            return self._applied(self.store.add_many(statements, kind="move", annotator=annotator), annotator)
 
     def _partner(self, members, row, relation, avoid):
         """The member nearest the centre whose relation to ``row`` is not known to be ``avoid`` (else the

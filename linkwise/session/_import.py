@@ -22,12 +22,12 @@ from linkwise.constraints import ConstraintStore
 from linkwise.exceptions import InconsistentConstraintError
 from linkwise.graph import check_pair, pair_key
 from linkwise.session._data import _places, _read_table
+from linkwise.session._store import ANSWER_WORDS
 
 __all__ = ["ANSWERS", "constraints_frame", "read_known"]
 
 ANSWERS = {**dict.fromkeys(("same", "true", "yes", "1", "must-link", "must_link", "ml"), True),
            **dict.fromkeys(("different", "false", "no", "0", "cannot-link", "cannot_link", "cl"), False)}
-_WORDS = {True: "same", False: "different"}  # as the session shows them (its ANSWER_WORDS; importing it would loop)
 _ACCEPTED = "same or different (or true/false, yes/no, 1/0, must-link/cannot-link)"
 
 
@@ -155,7 +155,7 @@ def _describe(data, pairs, said, ks):
     def text(k):
         (i, j, answer), (file, records, clusters) = pairs[k], said[k]
         a, b = (repr(str(data.ids.iat[r])) for r in (i, j))
-        what = (f"{a}, {b}: {_WORDS[answer]}" if not clusters else f"{a} and {b} both in cluster "
+        what = (f"{a}, {b}: {ANSWER_WORDS[answer]}" if not clusters else f"{a} and {b} both in cluster "
                 f"{clusters[0]!r}" if answer else f"{a} in cluster {clusters[0]!r}, {b} in {clusters[1]!r}")
         return f"{file.option} {file.path.name} {' and '.join(lines[file][r] for r in records)} ({what})"
 
@@ -174,7 +174,7 @@ def _consistent(pairs, n, describe):
             new, *old = describe([k, *chain])
             raise InvalidParameterError(
                 f"The answers given contradict each other: {new} contradicts {'; '.join(old)}, which together say "
-                f"{_WORDS[not answer]}. Correct or remove one of these rows.") from None
+                f"{ANSWER_WORDS[not answer]}. Correct or remove one of these rows.") from None
         first.setdefault((pair_key(i, j), answer), k)
         if added:
             kept.append((i, j, answer))
@@ -275,7 +275,7 @@ def _store_known(store, data, known):
             i, j, answer = pair
             raise InvalidParameterError(
                 f"The session {store.path} began with {'other' if began else 'no'} imported answers: the pair "
-                f"{str(data.ids.iat[i])!r}, {str(data.ids.iat[j])!r} ({_WORDS[answer]}) is {now}. Answers are "
+                f"{str(data.ids.iat[i])!r}, {str(data.ids.iat[j])!r} ({ANSWER_WORDS[answer]}) is {now}. Answers are "
                 "imported at a session's start: give the same files again or none to continue it, or start a new "
                 "session file.")
     return []
@@ -309,5 +309,5 @@ def constraints_frame(session):
     ids, stated = session.data.ids.to_numpy(), session.statements()
     rows = np.array([(i, j) for i, j, _, _ in stated], dtype=np.intp).reshape(-1, 2)
     return pd.DataFrame({"id_a": ids[rows[:, 0]], "id_b": ids[rows[:, 1]],
-                         "answer": [_WORDS[a] for _, _, a, _ in stated],
+                         "answer": [ANSWER_WORDS[a] for _, _, a, _ in stated],
                          "kind": [r.kind for *_, r in stated], "annotator": [r.annotator for *_, r in stated]})

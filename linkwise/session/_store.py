@@ -20,11 +20,12 @@ from typing import NamedTuple
 from linkwise._validation import InvalidParameterError
 from linkwise.graph import pair_key
 
-__all__ = ["Answer", "Refused", "SessionStore", "SessionFileError", "FORMAT", "KINDS"]
+__all__ = ["ANSWER_WORDS", "Answer", "Refused", "SessionStore", "SessionFileError", "FORMAT", "KINDS"]
 
 FORMAT = 2  # bumped when the schema changes; a format-1 file is migrated when opened for writing
 APPLICATION_ID = 0x4C4B5753  # "LKWS" in the SQLite header: this file was made by linkwise
 KINDS = ("question", "imported", "pure", "complete", "move")
+ANSWER_WORDS = {True: "same", False: "different", None: "don't know"}  # how an answer is shown and written
 
 # kind: what stated it (an answer to a question, an imported constraint, feedback on a cluster, a moved item);
 # 'pure'/'complete' rows name their cluster's rows in members (i = j = its first row); rows of one action share it

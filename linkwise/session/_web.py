@@ -265,12 +265,10 @@ def create_app(session, labels_path, token=None, tokens=None):
     def do_mark(who, position, cluster, word):
         if word not in _MARKS:
             raise InvalidParameterError(f"'mark' must be one of {', '.join(_MARKS)}, got {word!r}.")
-        session.mark(position, cluster, _MARKS[word], who)
-        return {"state": full_state(None, who)}
+        return {"state": full_state(session.mark(position, cluster, _MARKS[word], who))}
 
     def do_move(who, position, row, to):
-        session.move(position, row, to, who)
-        return {"state": full_state(None, who)}
+        return {"state": full_state(session.move(position, row, to, who))}
 
     def do_finish():
         k = session.write_labels(labels_path)
