@@ -55,10 +55,12 @@ class Checkpoint(NamedTuple):
 
 class Mark(NamedTuple):
     """A person's feedback on a whole cluster: its ``rows`` (sorted) belong together (*pure*); ``complete``: and
-    nothing else belongs with them."""
+    nothing else belongs with them. The pairs it states are ``ctx.informed[start:stop]``."""
 
     rows: np.ndarray
     complete: bool
+    start: int = 0
+    stop: int = 0
 
 
 class QueryContext:
@@ -371,13 +373,14 @@ class ActiveSession:
             except InconsistentConstraintError as exc:
                 exc.explanation = trial.explain(*exc.pair)  # through these pairs too: the store alone cannot say
                 raise
+        start = len(ctx.informed)
         for i, j, answer in pairs:
             ctx.constraints.add(i, j, bool(answer))
             if ctx.knowledge is not ctx.constraints:
                 ctx.knowledge.inform(i, j, bool(answer))
             ctx.informed.append((int(i), int(j), bool(answer)))
         if mark is not None:  # before the method resumes below: it sees the mark with its pairs
-            ctx.marks.append(mark)
+            ctx.marks.append(mark._replace(start=start, stop=len(ctx.informed)))
         pending = self._pending
         if pending is not None and not self._recheck:
             known = ctx.knowledge.store.relation(*pending)

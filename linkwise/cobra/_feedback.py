@@ -39,15 +39,6 @@ from linkwise.graph import components
 __all__ = ["Feedback"]
 
 
-def _mark_pairs(mark, n):
-    """How many pairs :meth:`~linkwise.ActiveSession.mark` states for ``mark``, and the first one (or None)."""
-    rows = mark.rows
-    count = rows.size - 1 + (n - rows.size if mark.complete else 0)
-    if rows.size > 1:
-        return count, (int(rows[0]), int(rows[1]), True)
-    return count, (int(rows[0]), int(rows[0] == 0), False) if count else None  # the first row outside
-
-
 def _shared(pair, other):
     """The row two stated pairs of opposite answers share, if exactly one (they are then the halves of a move of
     it, stored in either order and either way round), else None."""
@@ -82,18 +73,15 @@ class Feedback:
         n_ids, shown = tree.n_ids, tree._label_per_id(tree.shown)
         view = shown.copy()
         stated = components([(i, j) for i, j, a in ctx.informed if a], ctx.n_samples)[1]
-        pos, n = self._n_informed, ctx.n_samples
+        pos = self._n_informed
         for mark in ctx.marks[self._n_marks :]:
-            mask = np.zeros(n, dtype=bool)
+            mask = np.zeros(ctx.n_samples, dtype=bool)
             mask[mark.rows] = True
             self._masks.append(mask)
-            count, first = _mark_pairs(mark, n)
-            # the mark's pairs follow the lone pairs stated before it
-            while pos < len(ctx.informed) and (first is None or ctx.informed[pos] != first):
+            for pos in range(pos, mark.start):  # the pairs stated before the mark
                 view = self._pair(pos, view, stated)
-                pos += 1
             view = self._mark(mask, mark.complete, view)
-            pos += count
+            pos = mark.stop
         for pos in range(pos, len(ctx.informed)):
             view = self._pair(pos, view, stated)
         marked = len(ctx.marks) > self._n_marks
