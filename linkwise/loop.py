@@ -86,6 +86,8 @@ class QueryContext:
         Relations stated outside the questions (:meth:`ActiveSession.inform`), in order; also in ``constraints``.
     marks : list of Mark
         Feedback on whole clusters (:meth:`ActiveSession.mark`), in order; its pairs are in ``informed``.
+    moved : set of int
+        Positions in ``informed`` of the pairs that are halves of a moved item (``inform(..., move=True)``).
     rng : numpy.random.RandomState
         The one random generator of this run, from the estimator's ``random_state``.
     labels : ndarray of int
@@ -100,7 +102,7 @@ class QueryContext:
         self.queryable_mask[queryable] = True
         self.constraints = self.knowledge = constraints
         self.revision = self.n_queries = 0
-        self.log, self.informed, self.marks = [], [], []
+        self.log, self.informed, self.marks, self.moved = [], [], [], set()
         self.labels = np.zeros(self.n_samples, dtype=np.intp)
 
 
@@ -311,7 +313,7 @@ class ActiveSession:
             n += 1
         return n
 
-    def inform(self, i, j, answer):
+    def inform(self, i, j, answer, *, move=False):
         """Add a relation the person stated outside the pending question.
 
         An imported constraint, another annotator's answer, or one implied by
@@ -325,6 +327,11 @@ class ActiveSession:
             Two different rows (any rows, queryable or not).
         answer : bool
             True (same cluster) or False (different clusters).
+        move : bool, default=False
+            The pair is half of an item moved to another cluster: a must-link
+            to a row of its new cluster and a cannot-link to a row of its old
+            one, informed one after the other (methods that use cluster
+            feedback move the item at once, :mod:`linkwise.cobra._feedback`).
 
         Raises
         ------
@@ -332,7 +339,9 @@ class ActiveSession:
             The estimator refuses contradicting answers and this one
             contradicts what is known; nothing has changed.
         """
-        self._inform([(i, j, answer)], "inform")
+        if not isinstance(move, (bool, np.bool_)):
+            raise InvalidParameterError(f"The 'move' argument of ActiveSession.inform must be a bool, got {move!r}.")
+        self._inform([(i, j, answer)], "inform", move=bool(move))
 
     def mark(self, rows, complete=False):
         """Feedback on a whole cluster: its ``rows`` belong together; ``complete``: and nothing else does.
@@ -358,7 +367,7 @@ class ActiveSession:
             pairs += [(first, int(y), False) for y in np.setdiff1d(np.arange(n), rows)]
         self._inform(pairs, "mark", Mark(rows, bool(complete)))
 
-    def _inform(self, pairs, owner, mark=None):
+    def _inform(self, pairs, owner, mark=None, move=False):
         ctx = self._ctx
         for i, j, answer in pairs:
             check_pair(i, j, ctx.n_samples, f"ActiveSession.{owner}")
@@ -381,6 +390,8 @@ class ActiveSession:
             ctx.informed.append((int(i), int(j), bool(answer)))
         if mark is not None:  # before the method resumes below: it sees the mark with its pairs
             ctx.marks.append(mark._replace(start=start, stop=len(ctx.informed)))
+        if move:
+            ctx.moved.add(start)
         pending = self._pending
         if pending is not None and not self._recheck:
             known = ctx.knowledge.store.relation(*pending)

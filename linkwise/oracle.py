@@ -32,9 +32,9 @@ class ClusterAction(NamedTuple):
             return
         x = int(self.rows[0])
         if self.to is not None:
-            session.inform(x, self.to, True)
+            session.inform(x, self.to, True, move=True)
         if self.away is not None:
-            session.inform(x, self.away, False)
+            session.inform(x, self.away, False, move=True)
 
 
 @runtime_checkable

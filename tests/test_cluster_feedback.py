@@ -83,9 +83,9 @@ def test_moved_item_lands_in_its_target_cluster(iris, seed, stored):
     before = session.labels_
     x, a, b = misplaced(before, y)
     if stored:  # a session file may give a move's pairs either way round (smaller row first), in either order
-        session.inform(int(a), int(x), False)
+        session.inform(int(a), int(x), False, move=True)
         session.labels_  # read between the two halves: the first looks lone until the second comes
-        session.inform(int(b), int(x), True)
+        session.inform(int(b), int(x), True, move=True)
     else:
         ClusterAction("move", np.array([x]), to=int(b), away=int(a)).apply(session)
     labels = session.labels_
@@ -244,3 +244,22 @@ def test_another_persons_answer_about_representatives_is_taken_as_a_question(iri
     np.testing.assert_array_equal(est._tree.leaves(), leaves)
     comp = est._known_relations(ctx, leaves, reps)[0]
     assert comp[reps == a] == comp[reps == b]  # the merging joins their clusters
+
+
+def test_two_lone_answers_sharing_a_row_are_not_taken_for_a_move(iris):
+    # e.g. two annotators' answers: "x apart from z" (one super-instance), then "x with w" (another cluster)
+    X, y = iris
+    session = started(lw.COBRAS(random_state=0), X, y, 8)
+    tree = session.estimator_._tree
+    leaves = tree.leaves()
+    big = max(leaves.tolist(), key=lambda sid: tree.members[sid].size)
+    x, z = [int(r) for r in tree.members[big] if r != tree.rep[big]][:2]
+    labels = session.labels_
+    w = int(next(r for r in np.asarray(tree.rep)[leaves] if labels[r] != labels[x]))
+    session.inform(x, z, False)
+    session.inform(x, w, True)
+    session.labels_
+    np.testing.assert_array_equal(tree.leaves(), leaves)  # nothing cut: they were not stated as a move
+    ClusterAction("move", np.array([x]), to=w, away=z).apply(session)  # the same pairs, stated as a move
+    labels = session.labels_
+    assert labels[x] == labels[w] and tree.leaves().size > leaves.size

@@ -15,9 +15,9 @@ Statements are taken in the order given, against the clustering shown:
   part inside, the part outside) and the parts inside join the cluster the
   marked rows were shown in; for a complete mark, the super-instances
   outside leave that cluster;
-- a move of ``x`` from ``a``'s cluster to ``b``'s (``inform(x, b, True)``
-  and ``inform(x, a, False)``: two pairs of opposite answers sharing ``x``,
-  in either order and either way round) that the clustering shown
+- a move of ``x`` from ``a``'s cluster to ``b``'s (``inform(x, b, True,
+  move=True)`` and ``inform(x, a, False, move=True)``: two pairs of opposite
+  answers sharing ``x``, in either order and either way round) that the clustering shown
   disagrees with takes ``x``, with the rows of its super-instance stated
   together with it, out of that super-instance as a super-instance of its
   own, into ``b``'s cluster (or a cluster of its own);
@@ -115,9 +115,9 @@ class Feedback:
 
     def _pair(self, pos, view, stated):
         """Apply the stated pair ``ctx.informed[pos]``: nothing if lone, else the move it is half of."""
-        informed = self._ctx.informed
+        informed, moved = self._ctx.informed, self._ctx.moved
         for k in (pos - 1, pos + 1):
-            if 0 <= k < len(informed) and (mover := _shared(informed[pos], informed[k])) is not None:
+            if {pos, k} <= moved and (mover := _shared(informed[pos], informed[k])) is not None:
                 break
         else:
             return view  # a lone pair (as another person's answer to a question): the store has it

@@ -28,7 +28,7 @@ def state_row(session, row, unsure):
     elif row.kind == "question" and pending is not None and pair_key(*pending) == (row.i, row.j):
         session.tell(pending, row.answer)
     elif row.answer is not None:
-        session.inform(row.i, row.j, row.answer)
+        session.inform(row.i, row.j, row.answer, move=row.kind == "move")
     else:
         unsure.add((row.i, row.j))
         return False
