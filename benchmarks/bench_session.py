@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -60,7 +61,7 @@ def start_server(csv, folder):
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                env={**os.environ, "OMP_NUM_THREADS": "1"})
     for line in process.stdout:
-        found = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        found = re.search(r"http://127\.0\.0\.1:\d+/\S*", line)  # with its ?token=...
         if found:
             return process, found.group(0)
     raise RuntimeError("the server did not start")
@@ -100,10 +101,18 @@ def commit_times(folder, n):
     return np.array(times) * 1000
 
 
+@contextmanager
+def client_for(url):
+    """An HTTP client of the server at ``url`` (its printed address): opening it once sets the access cookie."""
+    with httpx.Client(base_url=url.split("?")[0], timeout=60, follow_redirects=True) as client:
+        client.get(url).raise_for_status()
+        yield client
+
+
 def http_floor(url, n):
     """Milliseconds for the cheapest request to the same server (a poll that finds nothing new)."""
     times = []
-    with httpx.Client(base_url=url, timeout=60) as client:
+    with client_for(url) as client:
         revision = client.get("/api/state").json()["revision"]
         for _ in range(n):
             start = time.perf_counter()
@@ -114,7 +123,7 @@ def http_floor(url, n):
 
 def http_steps(url, y, n):
     times = []
-    with httpx.Client(base_url=url, timeout=60) as client:
+    with client_for(url) as client:
         state = client.get("/api/state").json()
         for _ in range(n):
             if state["question"] is None:
