@@ -7,11 +7,12 @@ the smaller root's onto the larger): ``add`` and ``relation`` take near-constant
 """
 
 import copy
+from itertools import repeat
 from typing import NamedTuple
 
 import numpy as np
 
-from linkwise._validation import InvalidParameterError, check_scalar
+from linkwise._validation import InvalidParameterError, check_index_set, check_scalar
 from linkwise.exceptions import InconsistentConstraintError
 from linkwise.graph import check_constraints, check_pair, relabel, shortest_path
 
@@ -24,6 +25,17 @@ class Constraint(NamedTuple):
     i: int
     j: int
     must_link: bool
+
+
+class _Group(NamedTuple):
+    """How the constraints of a group fall on a store (see ``ConstraintStore._plan``)."""
+
+    roots: np.ndarray  # every point's root, before
+    joined: list  # the members' components its must-links join, in order of first member
+    refused: list  # members' components cannot-linked to one joined before it (tolerant: conflicts)
+    apart: set  # roots cannot-linked to a joined component
+    inside: np.ndarray  # which outside rows lie in a joined component (their cannot-links contradict)
+    conflict: tuple  # the first contradiction, as ConstraintStore.group_conflict names it, or None
 
 
 class ConstraintStore:
@@ -95,6 +107,7 @@ class ConstraintStore:
         return i
 
     def _union(self, ra, rb):
+        """Join two roots (the larger component's root stays root); returns it."""
         if self._size[ra] < self._size[rb]:
             ra, rb = rb, ra
         self._parent[rb] = ra
@@ -107,6 +120,15 @@ class ConstraintStore:
                 peers.discard(rb)
                 peers.add(ra)
                 mine.add(other)
+        return ra
+
+    def _roots(self):
+        """Every point's root, as an array (pointer doubling; the forest is flattened: later finds take a step)."""
+        roots = np.array(self._parent, dtype=np.intp)
+        while not np.array_equal(up := roots[roots], roots):
+            roots = up
+        self._parent = roots.tolist()
+        return roots
 
     # -- public API ---------------------------------------------------------
     def relation(self, i, j):
@@ -171,9 +193,7 @@ class ConstraintStore:
         must_link, known = bool(must_link), self.relation(i, j)
         constraint = Constraint(i, j, must_link)
         if known is not None and known != must_link and not self.tolerant:
-            raise InconsistentConstraintError(f"{'Must' if must_link else 'Cannot'}-link ({i}, {j}) contradicts "
-                                              f"earlier constraints, which imply {'must' if known else 'cannot'}-link.",
-                                              pair=(i, j), must_link=must_link)
+            raise _contradiction(i, j, must_link)
         self._explicit.append(constraint)
         if known is not None:
             if known != must_link:
@@ -186,6 +206,126 @@ class ConstraintStore:
             self._cl.setdefault(ri, set()).add(rj)
             self._cl.setdefault(rj, set()).add(ri)
         return True
+
+    # -- a group at once (a person's mark on a cluster: ActiveSession.mark) -------------------------
+    def add_group(self, rows, complete=False):
+        """Store that ``rows`` belong together and, with ``complete``, that nothing else does.
+
+        The same as adding, in this order, the must-links from the first
+        (smallest) row to each other row and, when complete, the cannot-links
+        from it to every row outside, one by one with :meth:`add`, in far less
+        time on large groups: a strict store takes all of them or, when one
+        contradicts, none (the error names the first that would, as ``add``
+        would, with ``explanation``: the chain of stored answers and of the
+        group's own pairs that implies the opposite).
+
+        Parameters
+        ----------
+        rows : array-like of int
+            The group's members.
+        complete : bool, default=False
+
+        Raises
+        ------
+        InconsistentConstraintError
+            A strict store, and a constraint of the group contradicts: nothing has changed.
+
+        Examples
+        --------
+        >>> store = ConstraintStore(5)
+        >>> store.add_group([3, 1, 2], complete=True)
+        >>> store.relation(1, 3), store.relation(2, 4), len(store)
+        (True, False, 4)
+        """
+        self._join(*self._members(rows, complete, "add_group"))
+
+    def _join(self, rows, outside):
+        """Store the must-links ``rows[0]`` -> ``rows[1:]`` then the cannot-links ``rows[0]`` -> ``outside``
+        (both sorted), as :meth:`add_group` says."""
+        plan = self._plan(rows, outside)
+        if plan.conflict is not None and not self.tolerant:
+            raise self._refusal(rows, outside, plan.conflict)
+        first, roots = int(rows[0]), plan.roots
+        # what Constraint(first, r, must_link) makes, without a Python call per pair
+        ml, cl = ([*map(tuple.__new__, repeat(Constraint), zip(repeat(first), ends.tolist(), repeat(must_link)))]
+                  for ends, must_link in ((rows[1:], True), (outside, False)))
+        self._explicit += ml + cl
+        refused = np.isin(roots[rows[1:]], plan.refused)
+        self.conflicts += [ml[k] for k in np.flatnonzero(refused)] + [cl[k] for k in np.flatnonzero(plan.inside)]
+        root = plan.joined[0]
+        for c in plan.joined[1:]:
+            root = self._union(root, c)
+        apart = set(roots[outside][~plan.inside].tolist()) - plan.apart  # outside rows' roots are still roots
+        if apart:
+            self._cl.setdefault(root, set()).update(apart)
+            known = apart & self._cl.keys()
+            for r in known:
+                self._cl[r].add(root)
+            self._cl.update(zip(apart - known, map(set, repeat((root,)))))
+
+    def group_conflict(self, rows, complete=False):
+        """Whether :meth:`add_group` of ``rows`` would contradict the store, and where: None, or ``(a, b,
+        must_link)``.
+
+        ``must_link`` True: members ``a`` and ``b`` lie in components a stored
+        cannot-link separates (the first member of each, ``b``'s the first to
+        meet one joined before it). False (complete only): row ``b``, not a
+        member, is must-linked to member ``a`` (the smallest such row, and
+        the first member of its component). The first pair :meth:`add_group`
+        refuses is ``(min(rows), b)``. Nothing changes.
+
+        Examples
+        --------
+        >>> store = ConstraintStore.from_pairs(5, ml=[(2, 4)], cl=[(1, 3)])
+        >>> store.group_conflict([0, 1, 2, 3]), store.group_conflict([0, 2], complete=True)
+        ((1, 3, True), (2, 4, False))
+        >>> store.group_conflict([0, 2, 4], complete=True) is None
+        True
+        """
+        return self._plan(*self._members(rows, complete, "group_conflict")).conflict
+
+    def _members(self, rows, complete, owner):
+        """The group's rows (sorted) and the rows outside it that a complete group cannot-links (else none)."""
+        rows = check_index_set(rows, self.n, "rows", f"ConstraintStore.{owner}")
+        complete = check_scalar(complete, "complete", f"ConstraintStore.{owner}", kind="bool", role="argument")
+        return rows, np.setdiff1d(np.arange(self.n), rows) if complete else rows[:0]
+
+    def _plan(self, rows, outside):
+        """How the must-links ``rows[0]`` -> ``rows[1:]`` then the cannot-links ``rows[0]`` -> ``outside``
+        (sorted) fall, taken in order as ``add`` takes them: a :class:`_Group` (a strict store's stops at the
+        first contradiction)."""
+        roots = self._roots()
+        comps, at = np.unique(roots[rows], return_index=True)
+        order = np.argsort(at)
+        comps, at = comps[order].tolist(), at[order].tolist()
+        joined, refused, apart, conflict = [], [], set(), None
+        for c, k in zip(comps, at):
+            if c not in apart:
+                joined.append(c)
+                apart |= self._cl.get(c, set())
+                continue
+            if conflict is None:  # b's component meets the cannot-links of one joined before: name its first member
+                conflict = (int(rows[min(p for d, p in zip(comps, at) if p < k and d in self._cl[c])]), int(rows[k]),
+                            True)
+            refused.append(c)
+            if not self.tolerant:
+                break
+        inside = np.isin(roots[outside], joined)
+        if conflict is None and inside.any():
+            y = outside[inside.argmax()]
+            conflict = (int(rows[(roots[rows] == roots[y]).argmax()]), int(y), False)
+        return _Group(roots, joined, refused, apart, inside, conflict)
+
+    def _refusal(self, rows, outside, conflict):
+        """The error :meth:`add` would raise at the group's first contradicting pair, explained through the pairs
+        before it (on a copy: the store alone cannot say)."""
+        _, b, must_link = conflict
+        before = (rows[: np.searchsorted(rows, b)], outside[:0]) if must_link else (rows, outside[outside < b])
+        trial = self.copy()
+        trial._join(*before)
+        error = _contradiction(int(rows[0]), b, must_link)
+        error.explanation = trial.explain(int(rows[0]), b)
+        return error
 
     # -- the loop's knowledge (see linkwise.loop): answers taken as given ----------
     @property
@@ -265,7 +405,7 @@ class ConstraintStore:
     def component_labels(self):
         """Must-link component id of every point (a point in no must-link: its own), numbered 0.. in order of
         first member, so that ids do not depend on which root won a union."""
-        return relabel(np.fromiter((self.find(i) for i in range(self.n)), dtype=np.intp, count=self.n))
+        return relabel(self._roots())
 
     def constrained_points(self):
         """Sorted indices of points that appear in at least one stored constraint."""
@@ -297,7 +437,10 @@ class ConstraintStore:
 
     def copy(self):
         """An independent copy with the same answers, closure and conflicts."""
-        return copy.deepcopy(self)
+        other = copy.copy(self)
+        other._parent, other._size, other._explicit = list(self._parent), list(self._size), list(self._explicit)
+        other.conflicts, other._cl = list(self.conflicts), {r: set(peers) for r, peers in self._cl.items()}
+        return other
 
     def __len__(self):
         return len(self._explicit)
@@ -306,3 +449,10 @@ class ConstraintStore:
         n_ml, mode = sum(c.must_link for c in self._explicit), ", tolerant" if self.tolerant else ""
         return (f"ConstraintStore(n={self.n}{mode}: {n_ml} must-link, {len(self._explicit) - n_ml} cannot-link, "
                 f"{len(self.conflicts)} conflicts)")
+
+
+def _contradiction(i, j, must_link):
+    """The error for storing ``must_link`` about ``(i, j)`` when earlier constraints imply the opposite."""
+    return InconsistentConstraintError(f"{'Must' if must_link else 'Cannot'}-link ({i}, {j}) contradicts earlier "
+                                       f"constraints, which imply {'cannot' if must_link else 'must'}-link.",
+                                       pair=(i, j), must_link=must_link)
