@@ -243,6 +243,29 @@ def test_mark_is_all_or_nothing_and_recorded(blobs):
         session.inform(3, 3, True)
 
 
+@pytest.mark.parametrize("method", [ClosestPairsFirst, lw.NoiseRobustCOBRAS])
+def test_a_mark_states_its_pairs_as_informing_them_one_by_one_would(blobs, method):
+    X, y = blobs
+    marked, informed = (lw.ActiveSession(method(random_state=0), X) for _ in range(2))
+    for session in (marked, informed):
+        session.inform(3, 4, False)
+    members = np.flatnonzero(y == y[3])
+    marked.mark(members[::-1], complete=True)
+    pairs = [(int(members[0]), int(r), True) for r in members[1:]]
+    pairs += [(int(members[0]), int(o), False) for o in np.setdiff1d(np.arange(len(y)), members)]
+    for pair in pairs:
+        informed.inform(*pair)
+    assert [type(v) for v in marked.informed[-1]] == [int, int, bool] and marked.informed == informed.informed
+    (mark,) = marked._ctx.marks
+    assert marked.informed[mark.start : mark.stop] == pairs and (mark.start, mark.stop) == (1, 1 + len(pairs))
+    a, b = marked.constraints, informed.constraints
+    assert a.constraints == b.constraints and a.conflicts == b.conflicts
+    assert (a.component_labels() == b.component_labels()).all()
+    assert (a.cannot_link_pairs(closure=True) == b.cannot_link_pairs(closure=True)).all()
+    if method is lw.NoiseRobustCOBRAS:  # the belief took every pair
+        assert marked._ctx.knowledge.graph.n_answers == informed._ctx.knowledge.graph.n_answers == 1 + len(pairs)
+
+
 def test_a_tolerant_knowledge_takes_informed_answers(blobs):
     X, y = blobs
     session = lw.ActiveSession(lw.NoiseRobustCOBRAS(random_state=0), X)
