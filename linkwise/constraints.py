@@ -239,16 +239,18 @@ class ConstraintStore:
         """
         self._join(*self._members(rows, complete, "add_group"))
 
-    def _join(self, rows, outside):
+    def _join(self, rows, outside, keyed=False):
         """Store the must-links ``rows[0]`` -> ``rows[1:]`` then the cannot-links ``rows[0]`` -> ``outside``
-        (both sorted), as :meth:`add_group` says."""
+        (both sorted), as :meth:`add_group` says; ``keyed``: each stored as ``(min, max)``."""
         plan = self._plan(rows, outside)
         if plan.conflict is not None and not self.tolerant:
             raise self._refusal(rows, outside, plan.conflict)
         first, roots = int(rows[0]), plan.roots
-        # what Constraint(first, r, must_link) makes, without a Python call per pair
-        ml, cl = ([*map(tuple.__new__, repeat(Constraint), zip(repeat(first), ends.tolist(), repeat(must_link)))]
-                  for ends, must_link in ((rows[1:], True), (outside, False)))
+        cl_ends = (np.minimum(outside, first).tolist(), np.maximum(outside, first).tolist()) if keyed else (
+            repeat(first), outside.tolist())
+        # what Constraint(i, j, must_link) makes, without a Python call per pair
+        ml, cl = ([*map(tuple.__new__, repeat(Constraint), zip(*ends, repeat(must_link)))]
+                  for ends, must_link in (((repeat(first), rows[1:].tolist()), True), (cl_ends, False)))
         self._explicit += ml + cl
         refused = np.isin(roots[rows[1:]], plan.refused)
         self.conflicts += [ml[k] for k in np.flatnonzero(refused)] + [cl[k] for k in np.flatnonzero(plan.inside)]
@@ -290,10 +292,10 @@ class ConstraintStore:
         complete = check_scalar(complete, "complete", f"ConstraintStore.{owner}", kind="bool", role="argument")
         return rows, np.setdiff1d(np.arange(self.n), rows) if complete else rows[:0]
 
-    def _plan(self, rows, outside):
+    def _plan(self, rows, outside, whole=False):
         """How the must-links ``rows[0]`` -> ``rows[1:]`` then the cannot-links ``rows[0]`` -> ``outside``
         (sorted) fall, taken in order as ``add`` takes them: a :class:`_Group` (a strict store's stops at the
-        first contradiction)."""
+        first contradiction, unless ``whole``)."""
         roots = self._roots()
         comps, at = np.unique(roots[rows], return_index=True)
         order = np.argsort(at)
@@ -308,13 +310,25 @@ class ConstraintStore:
                 conflict = (int(rows[min(p for d, p in zip(comps, at) if p < k and d in self._cl[c])]), int(rows[k]),
                             True)
             refused.append(c)
-            if not self.tolerant:
+            if not (self.tolerant or whole):
                 break
         inside = np.isin(roots[outside], joined)
         if conflict is None and inside.any():
             y = outside[inside.argmax()]
             conflict = (int(rows[(roots[rows] == roots[y]).argmax()]), int(y), False)
         return _Group(roots, joined, refused, apart, inside, conflict)
+
+    def _take(self, rows, outside):
+        """Store the group's pairs (``_join``'s, keyed) whose relation is unknown, as ``add`` where the relation is
+        unknown, pair by pair (what AnswerGraph does with its belief); returns whether one contradicts the store."""
+        plan = self._plan(rows, outside, whole=True)
+        roots = plan.roots
+        comps, at = np.unique(roots[rows], return_index=True)
+        joining = rows[np.sort(at[np.isin(comps, plan.joined)])]  # each joined component's first member
+        fresh = ~plan.inside & ~np.isin(roots[outside], list(plan.apart))
+        at = np.unique(roots[outside][fresh], return_index=True)[1]  # each new cannot-linked root's first row
+        self._join(joining, np.sort(outside[fresh][at]), keyed=True)
+        return bool(plan.refused) or bool(plan.inside.any())
 
     def _refusal(self, rows, outside, conflict):
         """The error :meth:`add` would raise at the group's first contradicting pair, explained through the pairs

@@ -20,7 +20,9 @@ after each answer to the method's questions (``answered = (i, j, answer)``,
 (charged and logged; :class:`Recheck` for pairs it knows) and returns whether
 it revised its belief; then ``ctx.revision`` grows by one, and a method that
 compares it across a ``yield`` drops what it inferred from earlier answers
-(COBRAS merges every super-instance again).
+(COBRAS merges every super-instance again). A knowledge other than the store
+is told the relations stated outside the questions: ``inform(i, j, answer)``,
+and ``inform_group(rows, outside)`` for a mark (:meth:`ActiveSession.mark`).
 """
 
 from itertools import repeat
@@ -363,9 +365,11 @@ class ActiveSession:
         if not isinstance(complete, (bool, np.bool_)):
             raise InvalidParameterError(f"The 'complete' argument of ActiveSession.mark must be a bool, got {complete!r}.")
         ctx.constraints.add_group(rows, bool(complete))  # all or none: a strict store refuses a contradiction whole
-        first, members = int(rows[0]), rows[1:].tolist()
-        outside = np.setdiff1d(np.arange(ctx.n_samples), rows).tolist() if complete else []
-        pairs = list(zip(repeat(first), members, repeat(True))) + list(zip(repeat(first), outside, repeat(False)))
+        outside = np.setdiff1d(np.arange(ctx.n_samples), rows) if complete else rows[:0]
+        if ctx.knowledge is not ctx.constraints:
+            ctx.knowledge.inform_group(rows, outside)
+        first = int(rows[0])
+        pairs = [*zip(repeat(first), rows[1:].tolist(), repeat(True)), *zip(repeat(first), outside.tolist(), repeat(False))]
         self._stated(pairs, Mark(rows, bool(complete)))
 
     def _inform(self, i, j, answer, move):
@@ -375,17 +379,16 @@ class ActiveSession:
             raise InvalidParameterError("The 'answer' argument of ActiveSession.inform must be True (same cluster) or "
                                         f"False (different clusters), got {answer!r}.")
         ctx.constraints.add(i, j, bool(answer))
+        if ctx.knowledge is not ctx.constraints:
+            ctx.knowledge.inform(i, j, bool(answer))
         if move:
             ctx.moved.add(len(ctx.informed))
         self._stated([(i, j, bool(answer))])
 
     def _stated(self, pairs, mark=None):
-        """Give the knowledge ``pairs`` (in the constraints already), record them (and the ``mark`` they make), and
+        """Record ``pairs`` (told to the constraints and the knowledge already) and the ``mark`` they make, and
         answer the pending question if they settle it."""
         ctx, start = self._ctx, len(self._ctx.informed)
-        if ctx.knowledge is not ctx.constraints:
-            for i, j, answer in pairs:
-                ctx.knowledge.inform(i, j, answer)
         ctx.informed += pairs
         if mark is not None:  # before the method resumes below: it sees the mark with its pairs
             ctx.marks.append(mark._replace(start=start, stop=len(ctx.informed)))
