@@ -257,13 +257,13 @@ class ConstraintStore:
         root = plan.joined[0]
         for c in plan.joined[1:]:
             root = self._union(root, c)
-        apart = set(roots[outside][~plan.inside].tolist()) - plan.apart  # outside rows' roots are still roots
+        # the roots newly cannot-linked (outside rows' roots are still roots), in the order add() meets them
+        apart = [r for r in dict.fromkeys(roots[outside][~plan.inside].tolist()) if r not in plan.apart]
         if apart:
             self._cl.setdefault(root, set()).update(apart)
-            known = apart & self._cl.keys()
-            for r in known:
+            for r in filter(self._cl.__contains__, apart):
                 self._cl[r].add(root)
-            self._cl.update(zip(apart - known, map(set, repeat((root,)))))
+            self._cl.update(zip(filter(lambda r: r not in self._cl, apart), map(set, repeat((root,)))))
 
     def group_conflict(self, rows, complete=False):
         """Whether :meth:`add_group` of ``rows`` would contradict the store, and where: None, or ``(a, b,

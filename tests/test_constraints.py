@@ -87,6 +87,7 @@ def same_store(a, b, n):
     assert a.constraints == b.constraints and a.conflicts == b.conflicts and len(a) == len(b)
     assert [a.find(i) for i in range(n)] == [b.find(i) for i in range(n)]
     assert a.component_labels().tolist() == b.component_labels().tolist()
+    assert a.cannot_link_pairs(closure=True).tolist() == b.cannot_link_pairs(closure=True).tolist()
     for i, j in itertools.combinations(range(n), 2):
         assert a.relation(i, j) == b.relation(i, j)
         assert a.explain(i, j) == b.explain(i, j)
