@@ -359,6 +359,13 @@ class ActiveSession:
         rows : array-like of int
             The members of the cluster, as shown to the person.
         complete : bool, default=False
+
+        Raises
+        ------
+        InconsistentConstraintError
+            The estimator refuses contradicting answers and a pair of the mark
+            contradicts what is known (``explanation``: the chain of answers
+            and of the mark's pairs that implies the opposite); nothing has changed.
         """
         ctx = self._ctx
         rows = check_index_set(rows, ctx.n_samples, "rows", "ActiveSession.mark")
