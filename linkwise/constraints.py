@@ -7,7 +7,8 @@ the smaller root's onto the larger): ``add`` and ``relation`` take near-constant
 """
 
 import copy
-from itertools import repeat
+from itertools import chain, repeat
+from operator import itemgetter
 from typing import NamedTuple
 
 import numpy as np
@@ -377,11 +378,13 @@ class ConstraintStore:
 
     def _kept(self, must_link):
         """The stored answers ``must_link`` that the closure holds (conflicting ones excluded), in order."""
+        kept = [c for c in self._explicit if c.must_link == must_link]
         conflicting = set(self.conflicts)
-        return [c for c in self._explicit if c.must_link == must_link and c not in conflicting]
+        return [c for c in kept if c not in conflicting] if conflicting else kept
 
     def _pairs(self, must_link):
-        return np.array([(c.i, c.j) for c in self._kept(must_link)], dtype=np.intp).reshape(-1, 2)
+        kept = self._kept(must_link)  # a complete mark stores n pairs: no Python tuple per pair on the way
+        return np.fromiter(chain.from_iterable(map(itemgetter(0, 1), kept)), np.intp, 2 * len(kept)).reshape(-1, 2)
 
     def must_link_pairs(self, closure=False):
         """Must-link pairs as an ``(m, 2)`` int array.
