@@ -5,7 +5,7 @@ Before: the pairs one by one, as ``ActiveSession.mark`` stated them up to commit
 :func:`old_mark`: every pair tried on a deep copy of a strict store, then each added with ``ConstraintStore.add``,
 told to the method's knowledge and recorded). After: ``ConstraintStore.add_group`` and the current
 ``ActiveSession.mark``. Timed: the store alone; ``ActiveSession.mark`` for COBRAS (strict store) and
-NoiseRobustCOBRAS (tolerant store, a NoisyAnswers belief told every pair); reopening a session file holding the
+NoiseRobustCOBRAS (tolerant store, a NoisyAnswers belief: told each pair before, ``inform_group`` after); reopening a session file holding the
 mark (``HumanSession`` replays it; before: with :func:`old_mark` in place of ``ActiveSession.mark``). The store
 holds 2,000 earlier answers that agree with the mark.
 """
@@ -156,8 +156,8 @@ def main():
         "`ActiveSession.mark` did up to commit 66ea443: a trial of every pair on a deep copy of a strict store, then "
         "each added with `ConstraintStore.add`, told to the knowledge and recorded) and after "
         "(`ConstraintStore.add_group`), in the same run. `ConstraintStore`: the store alone; `ActiveSession.mark`: "
-        "with the method's own work (COBRAS's feedback; NoiseRobustCOBRAS's belief, still told every pair one by "
-        "one); `reopen`: reopening a session file holding the mark (data, method, the mark's replay). "
+        "with the method's own work (COBRAS's feedback; NoiseRobustCOBRAS's NoisyAnswers belief, told each pair "
+        "before, the whole mark after: `inform_group`); `reopen`: reopening a session file holding the mark (data, method, the mark's replay). "
         "`python benchmarks/bench_mark_scale.py` (`--quick`: 20,000 rows only), with `nice`, "
         f"`OMP_NUM_THREADS=1`, on a shared machine. Mode: {'quick' if args.quick else 'full'}.\n\n" + text + "\n"
     )
