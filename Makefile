@@ -32,6 +32,7 @@ browser:
 test: $(STAMP_DEV) browser
 	$(PY) -m pytest -n 2 -q
 
+# quick runs, into benchmarks/results/quick/; `benchmarks/run.py --full` rewrites the committed benchmarks/results/
 bench: $(STAMP_DEV)
 	$(PY) benchmarks/run.py
 

@@ -45,8 +45,8 @@ from sklearn.feature_extraction.text import TfidfTransformer  # noqa: E402
 from sklearn.preprocessing import MinMaxScaler, StandardScaler  # noqa: E402
 
 import linkwise as lw  # noqa: E402
+from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
-OUT = Path(__file__).parent / "results" / "active_strategies.md"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
 # thesis Table 5.1 data sets (Breast Cancer = wdbc, 569 x 30) with PCKMeans's w of Table 5.2
@@ -352,11 +352,12 @@ def main():
     parser.add_argument("--anchors", action="store_true", help="only section 5, replaced in the existing report")
     args = parser.parse_args()
     warnings.filterwarnings("ignore", category=UserWarning)
+    out = results_path("active_strategies.md", args.quick)
     if args.anchors:
         print("5. anchors' protocol", flush=True)
         section = anchors_section(args.quick)
-        OUT.write_text(splice_anchors(OUT.read_text() if OUT.exists() else "# Active query strategies\n", section))
-        print(f"written {OUT}")
+        out.write_text(splice_anchors(out.read_text() if out.exists() else "# Active query strategies\n", section))
+        print(f"written {out}")
         return
     if args.quick:
         datasets, budgets, repeats = ["iris", "wine"], [0, 10, 20, 30], 1
@@ -447,9 +448,8 @@ of it otherwise. ARI of the final clustering (one run: noisy; section 1 averages
 {run_table}
 
 {anchor_text}"""
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(text)
-    print(f"written {OUT}")
+    out.write_text(text)
+    print(f"written {out}")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,10 @@
 3. Wrong answers: from a run of ``auto`` and ``cobras-robust`` with
    ``--noise 0.1``, the mean ARI after 100 questions.
 
-    python benchmarks/bench_auto.py [--parts speed,table,noise] [--run DIR] [--noise-run DIR] [--n 10000]
+    python benchmarks/bench_auto.py [--quick] [--parts speed,table,noise] [--run DIR] [--noise-run DIR] [--n 10000]
+
+It prints its tables (results/auto.md quotes them) and writes no file. ``--quick`` (``make bench``):
+the speed part at n = 2,000; the table still reads the committed full run (there is no quick one).
 
 The noise run is made with ``linkwise bench --methods auto,cobras-robust --noise 0.1 --budgets 0,100 --out DIR``.
 """
@@ -33,9 +36,10 @@ from sklearn.cluster import KMeans  # noqa: E402
 from sklearn.datasets import make_blobs  # noqa: E402
 
 import linkwise as lw  # noqa: E402
-from bench_cobra import timed_fit  # noqa: E402  (benchmarks/ is on the path when this script runs)
+from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
+from bench_cobra import timed_fit  # noqa: E402
 
-FULL = Path(__file__).parent / "results" / "bench_full" / "results.csv"
+FULL = results_path("bench_full", quick=False) / "results.csv"  # read only
 BUDGETS = (10, 25, 50, 100)
 
 
@@ -97,12 +101,13 @@ if __name__ == "__main__":
     parser.add_argument("--run", default=str(FULL.parent),
                         help="a `linkwise bench` run of auto / auto-k (default: the committed bench_full, which has them)")
     parser.add_argument("--noise-run", help="a run with --noise 0.1 of auto and cobras-robust (for --parts noise)")
-    parser.add_argument("--n", type=int, default=10_000)
+    parser.add_argument("--n", type=int, default=None, help="rows of the speed part (default 10,000; quick 2,000)")
+    parser.add_argument("--quick", action="store_true", help="the speed part at n = 2,000 (make bench)")
     args = parser.parse_args()
     parts = args.parts.split(",")
     if "speed" in parts:
         for std in (1.0, 4.0):  # separate blobs; overlapping ones, where selection runs longer
-            speed(args.n, std)
+            speed(args.n or (2_000 if args.quick else 10_000), std)
     if "table" in parts:
         table(args.run)
     if "noise" in parts:

@@ -43,8 +43,8 @@ from sklearn.cluster import KMeans  # noqa: E402
 from sklearn.datasets import make_blobs  # noqa: E402
 
 import linkwise as lw  # noqa: E402
+from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
-OUT = Path(__file__).parent / "results" / "bayes.md"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
 # the paper's Table 1: dataset -> budget (Digits-389 of the paper is pendigits389)
@@ -347,6 +347,7 @@ def main():
     else:
         datasets = available(list(PAPER))
         budgets = {name: PAPER[name] for name in datasets}
+    out = results_path("bayes.md", args.quick)
     start = time.perf_counter()
     print("speed", flush=True)
     speed_tables = speed(args.quick, n_questions)
@@ -363,11 +364,11 @@ def main():
         results.update(learning_curves([name], budgets, runs, args.n_jobs))
         done.append(name)
         tables = (speed_tables, digits_table, run_table)
-        write_report(args, runs, done, budgets, results, tables, n_questions, time.perf_counter() - start)
-    print(f"wrote {OUT}")
+        write_report(out, args, runs, done, budgets, results, tables, n_questions, time.perf_counter() - start)
+    print(f"wrote {out}")
 
 
-def write_report(args, runs, datasets, budgets, results, tables, n_questions, seconds):
+def write_report(out, args, runs, datasets, budgets, results, tables, n_questions, seconds):
     (speed_table, passive_table), digits_table, run_table = tables
     summary_table, verdict = summary(results, datasets)
     sizes_note = ", ".join(f"{name} {load(name)[0].shape[0]}x{load(name)[0].shape[1]}" for name in datasets)
@@ -462,8 +463,7 @@ cluster-major; the in-tree chains are built a level at a time.
 
 {before_report(datasets)}
 """
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(text)
+    out.write_text(text)
 
 
 if __name__ == "__main__":

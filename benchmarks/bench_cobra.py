@@ -46,12 +46,12 @@ from sklearn.datasets import make_blobs  # noqa: E402
 
 import linkwise as lw  # noqa: E402
 from linkwise.bench import FoldOracle, cell_seed, fold_split  # noqa: E402
+from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
-OUT = Path(__file__).parent / "results" / "cobra.md"
 # section titles (their beginnings) in the order of the report
 SECTIONS = ["Table 1: questions", "Table 1: other", "Merging step", "Scale", "Quality"]
-# raw per-fold results of the comparison, so runs on different datasets combine
-COMPARE_JSON = OUT.with_name("cobra_compare.json")
+# the report, and the raw per-fold results of the comparison, so runs on different datasets combine
+REPORT, COMPARE = "cobra.md", "cobra_compare.json"
 
 TABLE_1 = {"iris": 34, "wine": 35, "dermatology": 42, "hepatitis": 39, "ecoli": 51, "optdigits389": 54}
 # Table 1, column 5: every point asked about, closest pairs first, with transitivity and entailment
@@ -358,11 +358,11 @@ def merge_sections(old, new):
     return "\n".join([head.rstrip("\n") + "\n", *(merged[t].rstrip("\n") + "\n" for t in titles)])
 
 
-def load_compare(n_supers, quick):
+def load_compare(path, n_supers, quick):
     """Comparison results of earlier full runs, so separate runs (datasets, methods) combine into one table."""
-    if quick or not COMPARE_JSON.exists():
+    if quick or not path.exists():
         return {}, {}, {}
-    saved = json.loads(COMPARE_JSON.read_text())
+    saved = json.loads(path.read_text())
     if saved["super_instances"] != n_supers:
         return {}, {}, {}
     return {(d, ns): c for d, ns, c in saved["results"]}, saved["seconds"], saved.get("code", {})
@@ -384,7 +384,7 @@ def compare_section(results, seconds, code, n_supers, command):
     return [
         "## Quality: the paper's 5-fold protocol (ARI on the test fold, true K for the competitors)\n",
         f"Last command: `{command}`; results of earlier full runs (other datasets, methods not rerun) "
-        f"are kept (`{COMPARE_JSON.name}`). The library code behind each method's results:\n",
+        f"are kept (`{COMPARE}`). The library code behind each method's results:\n",
         "\n".join(f"- {m}: {'; '.join(sorted({code[d][m] for d in code if m in code[d]}))}"
                   for m in ["COBRA", "COBRAS", *COMPETITORS] if any(m in c for c in code.values())) + "\n",
         f"Datasets: {', '.join(done)}. "
@@ -412,11 +412,10 @@ def code_version():
     return f"commit {head}" + (f" with uncommitted changes to {', '.join(files)}" if files else "")
 
 
-def write_report(sections, quick):
+def write_report(out, sections, quick):
     """Write the report; a full-mode report replaces only the sections it has."""
-    OUT.parent.mkdir(exist_ok=True)
     text = "\n".join(sections) + "\n"
-    OUT.write_text(merge_sections(OUT.read_text(), text) if OUT.exists() and not quick else text)
+    out.write_text(merge_sections(out.read_text(), text) if out.exists() and not quick else text)
 
 
 def main():
@@ -434,6 +433,7 @@ def main():
     n_supers = [int(v) for v in (args.super_instances or default_supers).split(",")]
     n = 100_000 if args.quick else 1_000_000
     mode = "quick" if args.quick else "full"
+    out, compare_json = results_path(REPORT, args.quick), results_path(COMPARE, args.quick)
 
     command = " ".join(["python benchmarks/bench_cobra.py", *sys.argv[1:]])
     sections = [f"# COBRA and COBRAS ({mode} mode)\n", "Written by `python benchmarks/bench_cobra.py`"
@@ -461,7 +461,7 @@ def main():
         print(text, flush=True)
     if "compare" in parts:
         # one dataset at a time, the report rewritten after each: a run cut short keeps what it finished
-        results, seconds, code = load_compare(n_supers, args.quick)
+        results, seconds, code = load_compare(compare_json, n_supers, args.quick)
         rerun = args.methods.split(",") if args.methods else ["COBRAS", *COMPETITORS]
         version = code_version()
         for name in datasets:
@@ -476,17 +476,17 @@ def main():
                 seconds[name]["dataset"] = [time.perf_counter() - start]
             code[name] = {**code.get(name, {}), **dict.fromkeys(["COBRA", *rerun], version)}
             if not args.quick:
-                COMPARE_JSON.write_text(json.dumps({
+                compare_json.write_text(json.dumps({
                     "super_instances": n_supers,
                     "results": [[d, ns, c] for (d, ns), c in results.items()],
                     "seconds": seconds,
                     "code": code,
                 }, indent=1))  # fmt: skip
-            write_report(sections + compare_section(results, seconds, code, n_supers, command), args.quick)
+            write_report(out, sections + compare_section(results, seconds, code, n_supers, command), args.quick)
         print("\n".join(compare_section(results, seconds, code, n_supers, command)), flush=True)
     else:
-        write_report(sections, args.quick)
-    print(f"wrote {OUT}")
+        write_report(out, sections, args.quick)
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

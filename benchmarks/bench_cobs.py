@@ -43,8 +43,7 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 import linkwise as lw  # noqa: E402
 from linkwise.cobs import generate, make_estimator  # noqa: E402
 from linkwise.cobs import CACHE_VERSION  # noqa: E402
-
-OUT = Path(__file__).parent / "results" / "cobs.md"
+from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
 # Table 4 of the paper: best generated ARI, COBS ARI with 50 constraints, algorithms chosen in 5 folds
 PAPER = {
@@ -356,6 +355,7 @@ def main():
     args = parser.parse_args()
     quick, cache = args.quick, args.cache
     store = Store(cache, quick, args.redo)
+    out = results_path("cobs.md", quick)
     names = args.table4 or (QUICK_TABLE4 if quick else [n for n in PAPER if n in lw.datasets.names()])
     budgets = [5, 10, 20] if quick else [5, 10, 20, 50]
     repeats = 1 if quick else 3
@@ -363,10 +363,9 @@ def main():
                        + (["--table4", *args.table4] if args.table4 else []))
 
     def write():
-        OUT.parent.mkdir(parents=True, exist_ok=True)
-        tmp = OUT.with_suffix(f".{os.getpid()}.tmp")  # parts may run as parallel processes
+        tmp = out.with_suffix(f".{os.getpid()}.tmp")  # parts may run as parallel processes
         tmp.write_text(report(store, quick, names, budgets, repeats, command))
-        tmp.replace(OUT)
+        tmp.replace(out)
 
     if "generation" in args.parts:
         print("1. generation", flush=True)
@@ -394,7 +393,8 @@ def main():
         print("4. Fig. 5", flush=True)
         store.run("fig5", lambda: fig5(cache, budgets, repeats))
     write()
-    print(OUT.read_text())
+    print(out.read_text())
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

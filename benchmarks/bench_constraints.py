@@ -7,13 +7,11 @@ Ratios near a small constant at every n show add/relation stay near O(1).
 
 import argparse
 import time
-from pathlib import Path
 
 import numpy as np
 
 import linkwise as lw
-
-OUT = Path(__file__).parent / "results" / "constraints.md"
+from _results import results_path  # benchmarks/ is on the path when this script runs
 
 
 def timed(fn):
@@ -67,13 +65,14 @@ def main():
         lines.append("| " + " | ".join(f"{v:.3g}" if isinstance(v, float) else str(v) for v in r.values()) + " |")
     text = "\n".join(lines)
     print(text)
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(
+    out = results_path("constraints.md", args.quick)
+    out.write_text(
         "# ConstraintStore speed\n\n"
         "Per-operation cost of `add` and `relation` (union-find with cannot-links between roots),\n"
         "and its ratio to a plain dict of explicit answers (no closure) in the same run.\n"
         f"Mode: {'quick' if args.quick else 'full'}.\n\n" + text + "\n"
     )
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

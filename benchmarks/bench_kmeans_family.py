@@ -21,7 +21,6 @@ import argparse
 import os
 import time
 import warnings
-from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -32,8 +31,8 @@ from sklearn.metrics import adjusted_rand_score  # noqa: E402
 
 import linkwise as lw  # noqa: E402
 from linkwise.cluster import PairGraph  # noqa: E402
+from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
-OUT = Path(__file__).parent / "results" / "kmeans_family.md"
 SETTINGS = dict(n_init=1, max_iter=100, tol=1e-4)
 
 
@@ -201,9 +200,9 @@ def main():
         "(the draws of tests/test_cluster_behaviour.py).\n",
         quality(seeds),
     ]
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("\n".join(sections) + "\n")
-    print(f"wrote {OUT}")
+    out = results_path("kmeans_family.md", args.quick)
+    out.write_text("\n".join(sections) + "\n")
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

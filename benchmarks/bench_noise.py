@@ -41,9 +41,8 @@ import numpy as np  # noqa: E402
 from joblib import Parallel, delayed  # noqa: E402
 
 import linkwise as lw  # noqa: E402
+from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
-OUT = Path(__file__).parent / "results" / "noise.md"
-OUT_REPAIR = Path(__file__).parent / "results" / "noise_repair.md"
 DATASETS = ["iris", "wine", "ecoli", "segmentation", "dermatology"]
 NOISE = [0.0, 0.05, 0.10, 0.20]
 BUDGET = 200
@@ -278,9 +277,10 @@ def main():
         start = time.perf_counter()
         rows = Parallel(n_jobs=args.n_jobs)(delayed(run_repair)(*t) for t in tasks)
         text = report_repair(rows, datasets, seeds, args.quick)
-        OUT_REPAIR.write_text(text)
+        out = results_path("noise_repair.md", args.quick)
+        out.write_text(text)
         print(text)
-        print(f"({time.perf_counter() - start:.0f} s)")
+        print(f"({time.perf_counter() - start:.0f} s); wrote {out}")
         return
     noise_levels = [0.0, 0.10] if args.quick else NOISE
     seeds = list(range(args.seeds or (3 if args.quick else 10)))
@@ -294,10 +294,10 @@ def main():
             rows += run_cobras_ts(args.cobras_ts, name, noise_levels, seeds)
         methods.append("cobras-ts")
     text = report(rows, datasets, noise_levels, seeds, args.quick, methods)
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(text)
+    out = results_path("noise.md", args.quick)
+    out.write_text(text)
     print(text)
-    print(f"({time.perf_counter() - start:.0f} s)")
+    print(f"({time.perf_counter() - start:.0f} s); wrote {out}")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ import argparse
 import os
 import tempfile
 import time
-from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -29,8 +28,8 @@ import numpy as np  # noqa: E402
 
 import linkwise as lw  # noqa: E402
 from linkwise.series import series_distances  # noqa: E402
+from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
-OUT = Path(__file__).parent / "results" / "timeseries_speed.md"
 WINDOW = 0.1
 QUESTIONS = 100
 AEON = "aeon (linkwise's)"
@@ -153,9 +152,10 @@ def main():
                      f"{'yes' if q[1] < 100 else 'no'} | {ari:.2f} |")
     lines += ["", "Steps over 100 ms are splits: with k-Shape, aeon's k-Shape fits (on at most 64 members, resampled "
               "to at most 128 points); with DTW, spectral clustering on the stored matrix."]
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("\n".join(lines) + "\n")
-    print(OUT.read_text())
+    out = results_path("timeseries_speed.md", args.quick)
+    out.write_text("\n".join(lines) + "\n")
+    print(out.read_text())
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

@@ -36,8 +36,8 @@ import pandas as pd  # noqa: E402
 
 import linkwise as lw  # noqa: E402
 from linkwise.session import SessionStore, load_data  # noqa: E402
+from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
-OUT = Path(__file__).parent / "results" / "session.md"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -215,9 +215,9 @@ def main():
     lines += ["| " + " | ".join(map(str, row)) + " |" for row in rows]
     if not browser:
         lines += ["", f"Browser column: n/a, {CHROMIUM} is not installed."]
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text("\n".join(lines) + "\n")
-    print(f"wrote {OUT}")
+    out = results_path("session.md", args.quick)
+    out.write_text("\n".join(lines) + "\n")
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

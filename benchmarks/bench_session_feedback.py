@@ -37,8 +37,8 @@ import numpy as np  # noqa: E402
 
 import linkwise as lw  # noqa: E402
 from linkwise.cobra import Feedback  # noqa: E402
+from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
-OUT = Path(__file__).parent / "results" / "session.md"
 SECTION = "## Cluster feedback: person actions to ARI 0.9"
 DATASETS = ["iris", "wine", "parkinsons", "breast-cancer-wisconsin", "digits389"]
 METHODS = {"COBRAS": lambda seed: lw.COBRAS(random_state=seed), "Auto": lambda seed: lw.Auto(random_state=seed)}
@@ -137,11 +137,12 @@ def main():
         "|" + "---|" * len(header),
     ]
     lines += ["| " + " | ".join(map(str, row)) + " |" for row in rows]
-    text = OUT.read_text() if OUT.exists() else ""
+    out = results_path("session.md", args.quick)  # bench_session.py's report of the same mode
+    text = out.read_text() if out.exists() else ""
     # this section replaces its previous version, up to the next section
     text = re.sub(rf"\n*{re.escape(SECTION)}.*?(?=\n## |\Z)", "", text, flags=re.S).rstrip("\n")
-    OUT.write_text((text + "\n\n" if text else "") + "\n".join(lines) + "\n")
-    print(f"wrote {OUT}")
+    out.write_text((text + "\n\n" if text else "") + "\n".join(lines) + "\n")
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

@@ -30,8 +30,8 @@ from sklearn.metrics import adjusted_rand_score  # noqa: E402
 
 import linkwise as lw  # noqa: E402
 from linkwise.session import HumanSession, load_data  # noqa: E402
+from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
-OUT = Path(__file__).parent / "results" / "team.md"
 TEAM = ["alice", "bob", "carol"]
 
 
@@ -108,7 +108,9 @@ def main():
                          f"{np.median(team) / np.median(one):.1f}, {np.percentile(team, 90) / np.percentile(one, 90):.1f}"
                          f" | {len(replays)}, {fmt(replays)} | {own:.0%} | {ari_one:.3f} | {ari_team:.3f} |")
             print(lines[-1], flush=True)
-    OUT.write_text("\n".join(lines) + "\n")
+    out = results_path("team.md", quick)
+    out.write_text("\n".join(lines) + "\n")
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

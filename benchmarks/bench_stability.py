@@ -41,13 +41,13 @@ from sklearn.datasets import make_blobs  # noqa: E402
 
 import linkwise as lw  # noqa: E402
 from linkwise.bench import candidate_cache  # noqa: E402
+from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
 LOOKAHEAD, RISE, MAX_FALSE = 50, 0.05, 0.10
 # what counts as a change: an answer that moved the clustering (1 - ARI to the one before) by more than
 TOLERANCES = {"any move": 0.0, "ARI < 0.99": 0.01, "ARI < 0.95": 0.05}
 RUNS = (10, 20, 30)
 DRIFTS = ((30, 0.01), (30, 0.02), (30, 0.05), (50, 0.01), (50, 0.02), (50, 0.05), (50, 0.1))
-OUT = Path(__file__).parent / "results" / "stability.md"
 
 
 def methods(seed, budget):
@@ -161,11 +161,13 @@ def main():
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--questions", type=int, default=150)
     parser.add_argument("--datasets", default=None)
-    parser.add_argument("--raw", default="/tmp/linkwise-stability-raw.csv.gz")
+    parser.add_argument("--raw", help="per-answer records (default /tmp/linkwise-stability-raw[-quick].csv.gz)")
     parser.add_argument("--load", action="store_true", help="re-analyse --raw instead of running")
-    parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--out", help="the report (default: stability.md in the results folder of the mode)")
     parser.add_argument("--quick", action="store_true", help="8 datasets, 1 seed, 120 questions (make bench)")
     args = parser.parse_args()
+    args.raw = args.raw or f"/tmp/linkwise-stability-raw{'-quick' if args.quick else ''}.csv.gz"
+    out = Path(args.out) if args.out else results_path("stability.md", args.quick)
     names = sorted(n for n in lw.datasets.names() if n not in lw.datasets.SERIES)
     if args.quick:
         names, args.seeds, args.questions = names[:8], 1, 120
@@ -242,8 +244,9 @@ it never showed "stable" with a 50-answer look-ahead on {', '.join(per_dataset.i
 The session's own `stability_.stable` (the defaults: {drift_rule(default.window, default.max_drift)}) agrees with
 that rule recomputed here from the moves at {agree:.1%} of the answers.
 """  # noqa: E501
-    Path(args.out).write_text(text)
+    out.write_text(text)
     print(text)
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,13 @@
     python benchmarks/run.py --full     # all, full size (hours on 2 cores)
     python benchmarks/run.py cobra bayes  # only the named ones, quick
 
-Each script writes its tables to ``benchmarks/results/<topic>.md``.
+Where each mode writes (``benchmarks/_results.py``, the one place that knows):
+
+- quick (the default, ``make bench``): ``benchmarks/results/quick/<topic>.md`` and its raw files
+  (ignored by git), so a quick run never replaces a committed full-size figure;
+- ``--full``: ``benchmarks/results/<topic>.md`` and its raw files, the committed figures the README cites.
+
+Each script prints the path it wrote; ``bench_auto.py`` only prints its tables.
 """
 
 import argparse
@@ -20,7 +26,8 @@ HERE = Path(__file__).parent
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("only", nargs="*", help="topics to run (bench_<topic>.py); default: all")
-    parser.add_argument("--full", action="store_true", help="full-size runs instead of --quick")
+    parser.add_argument("--full", action="store_true",
+                        help="full-size runs (into benchmarks/results/) instead of --quick (into benchmarks/results/quick/)")
     args = parser.parse_args()
     scripts = sorted(HERE.glob("bench_*.py"))
     if args.only:

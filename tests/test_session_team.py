@@ -314,7 +314,9 @@ def test_tokens_say_who_answers_over_http(iris_data, tmp_path):
         stale = clients["bob"].post("/api/answer", json={"position": states["alice"]["position"], "answer": "same"})
         assert stale.status_code == 409
         assert [a.annotator for a in session.store.answers()] == ["alice", "bob"]
-        assert clients["alice"].post("/api/join", json={"name": "eve"}).status_code == 409  # a named team
+        refused = clients["alice"].post("/api/join", json={"name": "eve"})  # a named team
+        assert refused.status_code == 409 and "team" in refused.json()["error"]
+        assert refused.json()["state"]["team"]["annotator"] == "alice"  # as every refusal: the state to show
         for client in clients.values():
             client.close()
     finally:

@@ -236,15 +236,19 @@ def create_app(session, labels_path, token=None, tokens=None):
                 after = None if session.team is None else BackgroundTask(session.prepare)  # once replied
                 if session.team is not None and not annotator and "state" in result:  # a member sees their own
                     result["state"] = await run_in_threadpool(full_state, None, who)
-            except Refused as exc:
-                return JSONResponse({"error": str(exc), "state": await run_in_threadpool(full_state, None, who)}, 409)
-            except InvalidParameterError as exc:
-                return JSONResponse({"error": str(exc)}, getattr(exc, "status", 400))
-            except OSError as exc:  # "finish" and the labels file's folder is gone: the page says so
-                return JSONResponse({"error": f"Could not write the labels: {exc}"}, 500)
+            except (Refused, InvalidParameterError, OSError) as exc:
+                return await failure(exc, who)
             return JSONResponse(result, background=after)
 
         return endpoint
+
+    async def failure(exc, who):
+        """The reply to a refused or invalid request; a refusal carries the state the person should now see."""
+        if isinstance(exc, Refused):
+            return JSONResponse({"error": str(exc), "state": await run_in_threadpool(full_state, None, who)}, 409)
+        if isinstance(exc, OSError):  # "finish" and the labels file's folder is gone: the page says so
+            return JSONResponse({"error": f"Could not write the labels: {exc}"}, 500)
+        return JSONResponse({"error": str(exc)}, getattr(exc, "status", 400))
 
     def do_answer(who, position, word):
         if word not in _ANSWERS:
@@ -287,10 +291,8 @@ def create_app(session, labels_path, token=None, tokens=None):
         try:
             (name,) = _fields(await _read_json(request), name=str)
             await run_in_threadpool(session.join, name)
-        except Refused as exc:
-            return JSONResponse({"error": str(exc)}, 409)
-        except InvalidParameterError as exc:
-            return JSONResponse({"error": str(exc)}, getattr(exc, "status", 400))
+        except (Refused, InvalidParameterError) as exc:
+            return await failure(exc, annotator_of(request))
         response = JSONResponse({"state": await run_in_threadpool(full_state, None, name)})
         response.set_cookie(f"linkwise-name-{request.scope['server'][1]}", name, httponly=True, samesite="strict")
         return response
