@@ -16,20 +16,17 @@ import gc
 import os
 import tempfile
 import time
-from pathlib import Path
 from unittest import mock
 
 import numpy as np
 import pandas as pd
 
 import linkwise as lw
+from _results import results_path  # benchmarks/ is on the path when this script runs
 from linkwise._validation import check_index_set
 from linkwise.graph import check_pair
 from linkwise.loop import Mark
 from linkwise.session import HumanSession, load_data
-
-OUT = Path(__file__).parent / "results" / "mark_scale.md"
-
 
 def star(members, complete, n):
     """The pairs a mark states, in order."""
@@ -149,18 +146,19 @@ def main():
             for row in measure(n, m, complete, repeat=3)]
     text = table(rows)
     print(text)
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(
+    out = results_path("mark_scale.md", args.quick)
+    out.write_text(
         "# Marking a huge cluster\n\n"
         "Seconds (best of the runs) to state a mark of `members` rows on `n` rows, before (the pairs one by one, as "
         "`ActiveSession.mark` did up to commit 66ea443: a trial of every pair on a deep copy of a strict store, then "
         "each added with `ConstraintStore.add`, told to the knowledge and recorded) and after "
         "(`ConstraintStore.add_group`), in the same run. `ConstraintStore`: the store alone; `ActiveSession.mark`: "
         "with the method's own work (COBRAS's feedback; NoiseRobustCOBRAS's NoisyAnswers belief, told each pair "
-        "before, the whole mark after: `inform_group`); `reopen`: reopening a session file holding the mark (data, method, the mark's replay). "
-        "`python benchmarks/bench_mark_scale.py` (`--quick`: 20,000 rows only), with `nice`, "
+        "before, the whole mark after: `inform_group`); `reopen`: reopening a session file holding the mark (data, "
+        "method, the mark's replay). `python benchmarks/bench_mark_scale.py` (`--quick`: 20,000 rows only), with `nice`, "
         f"`OMP_NUM_THREADS=1`, on a shared machine. Mode: {'quick' if args.quick else 'full'}.\n\n" + text + "\n"
     )
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":
