@@ -7,11 +7,13 @@ the smaller root's onto the larger): ``add`` and ``relation`` take near-constant
 """
 
 import copy
+from itertools import chain, repeat
+from operator import itemgetter
 from typing import NamedTuple
 
 import numpy as np
 
-from linkwise._validation import InvalidParameterError, check_scalar
+from linkwise._validation import InvalidParameterError, check_index_set, check_scalar
 from linkwise.exceptions import InconsistentConstraintError
 from linkwise.graph import check_constraints, check_pair, relabel, shortest_path
 
@@ -24,6 +26,17 @@ class Constraint(NamedTuple):
     i: int
     j: int
     must_link: bool
+
+
+class _Group(NamedTuple):
+    """How the constraints of a group fall on a store (see ``ConstraintStore._plan``)."""
+
+    roots: np.ndarray  # every point's root, before
+    joined: list  # the members' components its must-links join, in order of first member
+    refused: list  # members' components cannot-linked to one joined before it (tolerant: conflicts)
+    apart: set  # roots cannot-linked to a joined component
+    inside: np.ndarray  # which outside rows lie in a joined component (their cannot-links contradict)
+    conflict: tuple  # the first contradiction, as ConstraintStore.group_conflict names it, or None
 
 
 class ConstraintStore:
@@ -95,6 +108,7 @@ class ConstraintStore:
         return i
 
     def _union(self, ra, rb):
+        """Join two roots (the larger component's root stays root); returns it."""
         if self._size[ra] < self._size[rb]:
             ra, rb = rb, ra
         self._parent[rb] = ra
@@ -107,6 +121,15 @@ class ConstraintStore:
                 peers.discard(rb)
                 peers.add(ra)
                 mine.add(other)
+        return ra
+
+    def _roots(self):
+        """Every point's root, as an array (pointer doubling; the forest is flattened: later finds take a step)."""
+        roots = np.array(self._parent, dtype=np.intp)
+        while not np.array_equal(up := roots[roots], roots):
+            roots = up
+        self._parent = roots.tolist()
+        return roots
 
     # -- public API ---------------------------------------------------------
     def relation(self, i, j):
@@ -171,9 +194,7 @@ class ConstraintStore:
         must_link, known = bool(must_link), self.relation(i, j)
         constraint = Constraint(i, j, must_link)
         if known is not None and known != must_link and not self.tolerant:
-            raise InconsistentConstraintError(f"{'Must' if must_link else 'Cannot'}-link ({i}, {j}) contradicts "
-                                              f"earlier constraints, which imply {'must' if known else 'cannot'}-link.",
-                                              pair=(i, j), must_link=must_link)
+            raise _contradiction(i, j, must_link)
         self._explicit.append(constraint)
         if known is not None:
             if known != must_link:
@@ -186,6 +207,140 @@ class ConstraintStore:
             self._cl.setdefault(ri, set()).add(rj)
             self._cl.setdefault(rj, set()).add(ri)
         return True
+
+    # -- a group at once (a person's mark on a cluster: ActiveSession.mark) -------------------------
+    def add_group(self, rows, complete=False):
+        """Store that ``rows`` belong together and, with ``complete``, that nothing else does.
+
+        The same as adding, in this order, the must-links from the first
+        (smallest) row to each other row and, when complete, the cannot-links
+        from it to every row outside, one by one with :meth:`add`, in far less
+        time on large groups: a strict store takes all of them or, when one
+        contradicts, none (the error names the first that would, as ``add``
+        would, with ``explanation``: the chain of stored answers and of the
+        group's own pairs that implies the opposite).
+
+        Parameters
+        ----------
+        rows : array-like of int
+            The group's members.
+        complete : bool, default=False
+
+        Raises
+        ------
+        InconsistentConstraintError
+            A strict store, and a constraint of the group contradicts: nothing has changed.
+
+        Examples
+        --------
+        >>> store = ConstraintStore(5)
+        >>> store.add_group([3, 1, 2], complete=True)
+        >>> store.relation(1, 3), store.relation(2, 4), len(store)
+        (True, False, 4)
+        """
+        self._join(*self._members(rows, complete, "add_group"))
+
+    def _join(self, rows, outside, keyed=False):
+        """Store the must-links ``rows[0]`` -> ``rows[1:]`` then the cannot-links ``rows[0]`` -> ``outside``
+        (both sorted), as :meth:`add_group` says; ``keyed``: each stored as ``(min, max)``."""
+        plan = self._plan(rows, outside)
+        if plan.conflict is not None and not self.tolerant:
+            raise self._refusal(rows, outside, plan.conflict)
+        first, roots = int(rows[0]), plan.roots
+        cl_ends = (np.minimum(outside, first).tolist(), np.maximum(outside, first).tolist()) if keyed else (
+            repeat(first), outside.tolist())
+        # what Constraint(i, j, must_link) makes, without a Python call per pair
+        ml, cl = ([*map(tuple.__new__, repeat(Constraint), zip(*ends, repeat(must_link)))]
+                  for ends, must_link in (((repeat(first), rows[1:].tolist()), True), (cl_ends, False)))
+        self._explicit += ml + cl
+        refused = np.isin(roots[rows[1:]], plan.refused)
+        self.conflicts += [ml[k] for k in np.flatnonzero(refused)] + [cl[k] for k in np.flatnonzero(plan.inside)]
+        root = plan.joined[0]
+        for c in plan.joined[1:]:
+            root = self._union(root, c)
+        # the roots newly cannot-linked (outside rows' roots are still roots), in the order add() meets them
+        apart = [r for r in dict.fromkeys(roots[outside][~plan.inside].tolist()) if r not in plan.apart]
+        if apart:
+            self._cl.setdefault(root, set()).update(apart)
+            for r in filter(self._cl.__contains__, apart):
+                self._cl[r].add(root)
+            self._cl.update(zip(filter(lambda r: r not in self._cl, apart), map(set, repeat((root,)))))
+
+    def group_conflict(self, rows, complete=False):
+        """Whether :meth:`add_group` of ``rows`` would contradict the store, and where: None, or ``(a, b,
+        must_link)``.
+
+        ``must_link`` True: members ``a`` and ``b`` lie in components a stored
+        cannot-link separates (the first member of each, ``b``'s the first to
+        meet one joined before it). False (complete only): row ``b``, not a
+        member, is must-linked to member ``a`` (the smallest such row, and
+        the first member of its component). The first pair :meth:`add_group`
+        refuses is ``(min(rows), b)``. Nothing changes.
+
+        Examples
+        --------
+        >>> store = ConstraintStore.from_pairs(5, ml=[(2, 4)], cl=[(1, 3)])
+        >>> store.group_conflict([0, 1, 2, 3]), store.group_conflict([0, 2], complete=True)
+        ((1, 3, True), (2, 4, False))
+        >>> store.group_conflict([0, 2, 4], complete=True) is None
+        True
+        """
+        return self._plan(*self._members(rows, complete, "group_conflict")).conflict
+
+    def _members(self, rows, complete, owner):
+        """The group's rows (sorted) and the rows outside it that a complete group cannot-links (else none)."""
+        rows = check_index_set(rows, self.n, "rows", f"ConstraintStore.{owner}")
+        complete = check_scalar(complete, "complete", f"ConstraintStore.{owner}", kind="bool", role="argument")
+        return rows, np.setdiff1d(np.arange(self.n), rows) if complete else rows[:0]
+
+    def _plan(self, rows, outside, whole=False):
+        """How the must-links ``rows[0]`` -> ``rows[1:]`` then the cannot-links ``rows[0]`` -> ``outside``
+        (sorted) fall, taken in order as ``add`` takes them: a :class:`_Group` (a strict store's stops at the
+        first contradiction, unless ``whole``)."""
+        roots = self._roots()
+        comps, at = np.unique(roots[rows], return_index=True)
+        order = np.argsort(at)
+        comps, at = comps[order].tolist(), at[order].tolist()
+        joined, refused, apart, conflict = [], [], set(), None
+        for c, k in zip(comps, at):
+            if c not in apart:
+                joined.append(c)
+                apart |= self._cl.get(c, set())
+                continue
+            if conflict is None:  # b's component meets the cannot-links of one joined before: name its first member
+                conflict = (int(rows[min(p for d, p in zip(comps, at) if p < k and d in self._cl[c])]), int(rows[k]),
+                            True)
+            refused.append(c)
+            if not (self.tolerant or whole):
+                break
+        inside = np.isin(roots[outside], joined)
+        if conflict is None and inside.any():
+            y = outside[inside.argmax()]
+            conflict = (int(rows[(roots[rows] == roots[y]).argmax()]), int(y), False)
+        return _Group(roots, joined, refused, apart, inside, conflict)
+
+    def _take(self, rows, outside):
+        """Store the group's pairs (``_join``'s, keyed) whose relation is unknown, as ``add`` where the relation is
+        unknown, pair by pair (what AnswerGraph does with its belief); returns whether one contradicts the store."""
+        plan = self._plan(rows, outside, whole=True)
+        roots = plan.roots
+        comps, at = np.unique(roots[rows], return_index=True)
+        joining = rows[np.sort(at[np.isin(comps, plan.joined)])]  # each joined component's first member
+        fresh = ~plan.inside & ~np.isin(roots[outside], list(plan.apart))
+        at = np.unique(roots[outside][fresh], return_index=True)[1]  # each new cannot-linked root's first row
+        self._join(joining, np.sort(outside[fresh][at]), keyed=True)
+        return bool(plan.refused) or bool(plan.inside.any())
+
+    def _refusal(self, rows, outside, conflict):
+        """The error :meth:`add` would raise at the group's first contradicting pair, explained through the pairs
+        before it (on a copy: the store alone cannot say)."""
+        _, b, must_link = conflict
+        before = (rows[: np.searchsorted(rows, b)], outside[:0]) if must_link else (rows, outside[outside < b])
+        trial = self.copy()
+        trial._join(*before)
+        error = _contradiction(int(rows[0]), b, must_link)
+        error.explanation = trial.explain(int(rows[0]), b)
+        return error
 
     # -- the loop's knowledge (see linkwise.loop): answers taken as given ----------
     @property
@@ -223,11 +378,13 @@ class ConstraintStore:
 
     def _kept(self, must_link):
         """The stored answers ``must_link`` that the closure holds (conflicting ones excluded), in order."""
+        kept = [c for c in self._explicit if c.must_link == must_link]
         conflicting = set(self.conflicts)
-        return [c for c in self._explicit if c.must_link == must_link and c not in conflicting]
+        return [c for c in kept if c not in conflicting] if conflicting else kept
 
     def _pairs(self, must_link):
-        return np.array([(c.i, c.j) for c in self._kept(must_link)], dtype=np.intp).reshape(-1, 2)
+        kept = self._kept(must_link)  # a complete mark stores n pairs: no Python tuple per pair on the way
+        return np.fromiter(chain.from_iterable(map(itemgetter(0, 1), kept)), np.intp, 2 * len(kept)).reshape(-1, 2)
 
     def must_link_pairs(self, closure=False):
         """Must-link pairs as an ``(m, 2)`` int array.
@@ -265,7 +422,7 @@ class ConstraintStore:
     def component_labels(self):
         """Must-link component id of every point (a point in no must-link: its own), numbered 0.. in order of
         first member, so that ids do not depend on which root won a union."""
-        return relabel(np.fromiter((self.find(i) for i in range(self.n)), dtype=np.intp, count=self.n))
+        return relabel(self._roots())
 
     def constrained_points(self):
         """Sorted indices of points that appear in at least one stored constraint."""
@@ -297,7 +454,10 @@ class ConstraintStore:
 
     def copy(self):
         """An independent copy with the same answers, closure and conflicts."""
-        return copy.deepcopy(self)
+        other = copy.copy(self)
+        other._parent, other._size, other._explicit = list(self._parent), list(self._size), list(self._explicit)
+        other.conflicts, other._cl = list(self.conflicts), {r: set(peers) for r, peers in self._cl.items()}
+        return other
 
     def __len__(self):
         return len(self._explicit)
@@ -306,3 +466,10 @@ class ConstraintStore:
         n_ml, mode = sum(c.must_link for c in self._explicit), ", tolerant" if self.tolerant else ""
         return (f"ConstraintStore(n={self.n}{mode}: {n_ml} must-link, {len(self._explicit) - n_ml} cannot-link, "
                 f"{len(self.conflicts)} conflicts)")
+
+
+def _contradiction(i, j, must_link):
+    """The error for storing ``must_link`` about ``(i, j)`` when earlier constraints imply the opposite."""
+    return InconsistentConstraintError(f"{'Must' if must_link else 'Cannot'}-link ({i}, {j}) contradicts earlier "
+                                       f"constraints, which imply {'cannot' if must_link else 'must'}-link.",
+                                       pair=(i, j), must_link=must_link)

@@ -20,9 +20,12 @@ after each answer to the method's questions (``answered = (i, j, answer)``,
 (charged and logged; :class:`Recheck` for pairs it knows) and returns whether
 it revised its belief; then ``ctx.revision`` grows by one, and a method that
 compares it across a ``yield`` drops what it inferred from earlier answers
-(COBRAS merges every super-instance again).
+(COBRAS merges every super-instance again). A knowledge other than the store
+is told the relations stated outside the questions: ``inform(i, j, answer)``,
+and ``inform_group(rows, outside)`` for a mark (:meth:`ActiveSession.mark`).
 """
 
+from itertools import repeat
 from typing import NamedTuple
 
 import numpy as np
@@ -31,7 +34,6 @@ from sklearn.utils import check_random_state
 
 from linkwise._validation import InvalidParameterError, check_data, check_index_set, check_scalar, magnitude_scale
 from linkwise.constraints import ConstraintStore
-from linkwise.exceptions import InconsistentConstraintError
 from linkwise.graph import check_pair, pair_key
 from linkwise.stability import StabilityMonitor
 
@@ -341,7 +343,7 @@ class ActiveSession:
         """
         if not isinstance(move, (bool, np.bool_)):
             raise InvalidParameterError(f"The 'move' argument of ActiveSession.inform must be a bool, got {move!r}.")
-        self._inform([(i, j, answer)], "inform", move=bool(move))
+        self._inform(i, j, answer, bool(move))
 
     def mark(self, rows, complete=False):
         """Feedback on a whole cluster: its ``rows`` belong together; ``complete``: and nothing else does.
@@ -357,41 +359,46 @@ class ActiveSession:
         rows : array-like of int
             The members of the cluster, as shown to the person.
         complete : bool, default=False
+
+        Raises
+        ------
+        InconsistentConstraintError
+            The estimator refuses contradicting answers and a pair of the mark
+            contradicts what is known (``explanation``: the chain of answers
+            and of the mark's pairs that implies the opposite); nothing has changed.
         """
-        n = self._ctx.n_samples
-        rows = check_index_set(rows, n, "rows", "ActiveSession.mark")
+        ctx = self._ctx
+        rows = check_index_set(rows, ctx.n_samples, "rows", "ActiveSession.mark")
         if not isinstance(complete, (bool, np.bool_)):
             raise InvalidParameterError(f"The 'complete' argument of ActiveSession.mark must be a bool, got {complete!r}.")
-        first, pairs = int(rows[0]), [(int(rows[0]), int(r), True) for r in rows[1:]]
-        if complete:
-            pairs += [(first, int(y), False) for y in np.setdiff1d(np.arange(n), rows)]
-        self._inform(pairs, "mark", Mark(rows, bool(complete)))
+        ctx.constraints.add_group(rows, bool(complete))  # all or none: a strict store refuses a contradiction whole
+        outside = np.setdiff1d(np.arange(ctx.n_samples), rows) if complete else rows[:0]
+        if ctx.knowledge is not ctx.constraints:
+            ctx.knowledge.inform_group(rows, outside)
+        first = int(rows[0])
+        pairs = [*zip(repeat(first), rows[1:].tolist(), repeat(True)), *zip(repeat(first), outside.tolist(), repeat(False))]
+        self._stated(pairs, Mark(rows, bool(complete)))
 
-    def _inform(self, pairs, owner, mark=None, move=False):
+    def _inform(self, i, j, answer, move):
         ctx = self._ctx
-        for i, j, answer in pairs:
-            check_pair(i, j, ctx.n_samples, f"ActiveSession.{owner}")
-            if not isinstance(answer, (bool, np.bool_)):
-                raise InvalidParameterError(f"The 'answer' argument of ActiveSession.{owner} must be True (same "
-                                            f"cluster) or False (different clusters), got {answer!r}.")
-        if not ctx.constraints.tolerant and len(pairs) > 1:  # all or none: try them on a copy first
-            trial = ctx.constraints.copy()
-            try:
-                for i, j, answer in pairs:
-                    trial.add(i, j, bool(answer))
-            except InconsistentConstraintError as exc:
-                exc.explanation = trial.explain(*exc.pair)  # through these pairs too: the store alone cannot say
-                raise
-        start = len(ctx.informed)
-        for i, j, answer in pairs:
-            ctx.constraints.add(i, j, bool(answer))
-            if ctx.knowledge is not ctx.constraints:
-                ctx.knowledge.inform(i, j, bool(answer))
-            ctx.informed.append((int(i), int(j), bool(answer)))
+        i, j = check_pair(i, j, ctx.n_samples, "ActiveSession.inform")
+        if not isinstance(answer, (bool, np.bool_)):
+            raise InvalidParameterError("The 'answer' argument of ActiveSession.inform must be True (same cluster) or "
+                                        f"False (different clusters), got {answer!r}.")
+        ctx.constraints.add(i, j, bool(answer))
+        if ctx.knowledge is not ctx.constraints:
+            ctx.knowledge.inform(i, j, bool(answer))
+        if move:
+            ctx.moved.add(len(ctx.informed))
+        self._stated([(i, j, bool(answer))])
+
+    def _stated(self, pairs, mark=None):
+        """Record ``pairs`` (told to the constraints and the knowledge already) and the ``mark`` they make, and
+        answer the pending question if they settle it."""
+        ctx, start = self._ctx, len(self._ctx.informed)
+        ctx.informed += pairs
         if mark is not None:  # before the method resumes below: it sees the mark with its pairs
             ctx.marks.append(mark._replace(start=start, stop=len(ctx.informed)))
-        if move:
-            ctx.moved.add(start)
         pending = self._pending
         if pending is not None and not self._recheck:
             known = ctx.knowledge.store.relation(*pending)

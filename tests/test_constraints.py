@@ -82,6 +82,51 @@ def test_strict_store_refuses_contradictions_and_stays_unchanged(n, raw):
             accepted.append((i, j, must))
 
 
+def same_store(a, b, n):
+    """Two stores hold the same answers, conflicts and closure (roots included: the same unions won)."""
+    assert a.constraints == b.constraints and a.conflicts == b.conflicts and len(a) == len(b)
+    assert [a.find(i) for i in range(n)] == [b.find(i) for i in range(n)]
+    assert a.component_labels().tolist() == b.component_labels().tolist()
+    assert a.cannot_link_pairs(closure=True).tolist() == b.cannot_link_pairs(closure=True).tolist()
+    for i, j in itertools.combinations(range(n), 2):
+        assert a.relation(i, j) == b.relation(i, j)
+        assert a.explain(i, j) == b.explain(i, j)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(2, 9), st.lists(st.tuples(st.integers(0, 8), st.integers(0, 8), st.booleans()), max_size=12),
+       st.sets(st.integers(0, 8), min_size=1), st.booleans(), st.booleans())
+def test_a_group_is_its_pairs_added_one_by_one(n, earlier, rows, complete, tolerant):
+    store = lw.ConstraintStore(n, tolerant=tolerant)
+    for i, j, must in earlier:
+        if i % n != j % n and (tolerant or store.relation(i % n, j % n) in (None, must)):
+            store.add(i % n, j % n, must)
+    rows = sorted({r % n for r in rows})
+    pairs = [(rows[0], r, True) for r in rows[1:]]
+    pairs += [(rows[0], y, False) for y in range(n) if complete and y not in rows]
+    one_by_one, grouped = store.copy(), store.copy()
+    conflict = store.group_conflict(rows, complete)
+    try:
+        for pair in pairs:
+            one_by_one.add(*pair)
+    except lw.InconsistentConstraintError as refused:
+        with pytest.raises(lw.InconsistentConstraintError) as err:
+            grouped.add_group(rows[::-1], complete)
+        assert (err.value.pair, err.value.must_link, str(err.value)) == (refused.pair, refused.must_link, str(refused))
+        assert err.value.explanation == one_by_one.explain(*refused.pair)  # through the pairs before it
+        same_store(grouped, store, n)  # nothing changed
+        a, b, must_link = conflict
+        assert (rows[0], b, must_link) == (*refused.pair, refused.must_link) and a in rows
+        assert store.relation(a, b) is (not must_link) and (b in rows) is must_link
+    else:
+        grouped.add_group(rows, complete)
+        same_store(grouped, one_by_one, n)
+        first_conflict = next((c for c in one_by_one.conflicts[len(store.conflicts):]), None)
+        assert (conflict is None) is (first_conflict is None)
+        if conflict is not None:  # tolerant: the first pair stored as a conflict
+            assert (rows[0], conflict[1], conflict[2]) == tuple(first_conflict)
+
+
 def test_tolerant_store_records_conflicts_and_keeps_first_closure():
     store = lw.ConstraintStore(4, tolerant=True)
     store.add(0, 1, True)
@@ -148,6 +193,10 @@ def test_add_and_relation_scale_linearly():
         (lambda s: s.add(0, 1.0, True), "'j'.*int"),
         (lambda s: s.add(0, 1, "yes"), "'must_link'"),
         (lambda s: s.relation(0, 7), "out of range"),
+        (lambda s: s.add_group([]), "'rows' argument of ConstraintStore.add_group is empty"),
+        (lambda s: s.add_group([0, 5]), "'rows' argument of ConstraintStore.add_group holds index 5"),
+        (lambda s: s.add_group([0, 1], complete=1), "'complete' argument of ConstraintStore.add_group must be a bool"),
+        (lambda s: s.group_conflict([0.5]), "'rows' argument of ConstraintStore.group_conflict must be"),
     ],
 )
 def test_bad_arguments_name_the_argument(call, match):

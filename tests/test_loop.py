@@ -1,11 +1,15 @@
 import copy
+import itertools
 import pickle
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.datasets import make_blobs
 
 import linkwise as lw
+from linkwise.cobra._answers import AnswerGraph
 from linkwise.loop import ActiveEstimator, Checkpoint, Recheck
 from tests.reference import ClosestPairsFirst
 
@@ -241,6 +245,50 @@ def test_mark_is_all_or_nothing_and_recorded(blobs):
         session.inform(3, 4, "yes")
     with pytest.raises(lw.exceptions.InvalidParameterError, match="ActiveSession.inform"):
         session.inform(3, 3, True)
+
+
+@pytest.mark.parametrize("method", [ClosestPairsFirst, lw.NoiseRobustCOBRAS])
+def test_a_mark_states_its_pairs_as_informing_them_one_by_one_would(blobs, method):
+    X, y = blobs
+    marked, informed = (lw.ActiveSession(method(random_state=0), X) for _ in range(2))
+    for session in (marked, informed):
+        session.inform(3, 4, False)
+    members = np.flatnonzero(y == y[3])
+    marked.mark(members[::-1], complete=True)
+    pairs = [(int(members[0]), int(r), True) for r in members[1:]]
+    pairs += [(int(members[0]), int(o), False) for o in np.setdiff1d(np.arange(len(y)), members)]
+    for pair in pairs:
+        informed.inform(*pair)
+    assert [type(v) for v in marked.informed[-1]] == [int, int, bool] and marked.informed == informed.informed
+    (mark,) = marked._ctx.marks
+    assert marked.informed[mark.start : mark.stop] == pairs and (mark.start, mark.stop) == (1, 1 + len(pairs))
+    a, b = marked.constraints, informed.constraints
+    assert a.constraints == b.constraints and a.conflicts == b.conflicts
+    assert (a.component_labels() == b.component_labels()).all()
+    assert (a.cannot_link_pairs(closure=True) == b.cannot_link_pairs(closure=True)).all()
+    if method is lw.NoiseRobustCOBRAS:  # the belief took every pair
+        assert marked._ctx.knowledge.graph.n_answers == informed._ctx.knowledge.graph.n_answers == 1 + len(pairs)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(2, 9), st.lists(st.tuples(st.integers(0, 8), st.integers(0, 8), st.booleans()), max_size=12),
+       st.sets(st.integers(0, 8), min_size=1), st.booleans())
+def test_a_noisy_belief_takes_a_mark_as_its_pairs_one_by_one(n, earlier, rows, complete):
+    X = np.random.default_rng(n).normal(size=(n, 3))
+    one_by_one, grouped = (AnswerGraph(n, 0.1, X=X) for _ in range(2))
+    for graph in (one_by_one, grouped):
+        for i, j, answer in earlier:
+            if i % n != j % n:
+                graph.add(i % n, j % n, answer)
+    rows = np.array(sorted({r % n for r in rows}))
+    outside = np.setdiff1d(np.arange(n), rows) if complete else rows[:0]
+    pairs = [(rows[0], r, True) for r in rows[1:]] + [(rows[0], o, False) for o in outside]
+    assert grouped.add_group(rows, outside) == any([one_by_one.add(*pair) for pair in pairs])
+    fields = ("_node_of", "_points", "_edge_of", "_ends", "_n_ml", "_n_cl", "_belief", "_dist", "n_answers", "_dirty")
+    assert all(getattr(grouped, f) == getattr(one_by_one, f) for f in fields)
+    a, b = grouped.store, one_by_one.store
+    assert a.constraints == b.constraints and [a.find(i) for i in range(n)] == [b.find(i) for i in range(n)]
+    assert all(a.relation(i, j) == b.relation(i, j) for i, j in itertools.combinations(range(n), 2))
 
 
 def test_a_tolerant_knowledge_takes_informed_answers(blobs):

@@ -6,6 +6,8 @@ for reuse; its noise model is in :mod:`linkwise.cobra._noise`, the search that
 explains and repairs a contradiction in :mod:`linkwise.cobra._explain`.
 """
 
+import math
+from itertools import chain, count
 from typing import NamedTuple
 
 import numpy as np
@@ -152,6 +154,30 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
             self._dirty = True
             return True
         return False
+
+    def add_group(self, rows, outside):
+        """Record the answers of a mark, must-links ``rows[0]`` -> ``rows[1:]`` then cannot-links ``rows[0]`` ->
+        ``outside`` (both sorted), as :meth:`add` one by one would (at once when none was answered before);
+        True if one contradicts the belief."""
+        first, ends = int(rows[0]), np.concatenate([rows[1:], outside]).tolist()
+        answers = [True] * (len(rows) - 1) + [False] * len(outside)
+        keys = [(e, first) if e < first else (first, e) for e in ends]
+        if not self._edge_of.keys().isdisjoint(keys):  # a pair answered before: its belief follows the majority
+            return any([self.add(first, e, a) for e, a in zip(ends, answers)])
+        points = [p for p in dict.fromkeys(chain.from_iterable(keys)) if p not in self._node_of]  # as _node meets them
+        self._node_of.update(zip(points, count(len(self._points))))
+        self._points += points
+        self._edge_of.update(zip(keys, count(len(self._ends))))
+        self._ends += [(self._node_of[i], self._node_of[j]) for i, j in keys]
+        self._n_ml += [int(a) for a in answers]
+        self._n_cl += [1 - int(a) for a in answers]
+        self._belief += answers
+        if self._X is not None:  # np.linalg.norm's own sum, row by row
+            self._dist += [math.sqrt(d.dot(d)) for d in self._X[first] - self._X[ends]]
+        self.n_answers += len(keys)
+        contradicts = self.store._take(rows, outside)
+        self._dirty |= contradicts
+        return contradicts
 
     @property
     def conflicted(self):

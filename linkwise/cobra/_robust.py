@@ -229,6 +229,11 @@ class NoisyAnswers:
         contradicts the belief is settled at the next review, as a contradicting answer is."""
         self._unsettled |= self.graph.add(i, j, answer)
 
+    def inform_group(self, rows, outside):
+        """Record the relations a mark states (see :meth:`linkwise.ActiveSession.mark`): must-links ``rows[0]`` ->
+        ``rows[1:]``, cannot-links ``rows[0]`` -> ``outside``, as :meth:`inform` of each would."""
+        self._unsettled |= self.graph.add_group(rows, outside)
+
     def _ask(self, pair):
         """Ask an extra question (a generator): a Recheck when the answers as given or the belief settle it."""
         self.n_extra_queries += 1

@@ -208,22 +208,15 @@ class ClusterFeedback:
     def _check_mark(self, members, complete):
         """Refuse feedback the earlier statements contradict, naming two items (none of it is stored): a mark
         is many pairs at once, so there is no single answer to set against it in the contradiction flow."""
-        constraints, ids = self._session.constraints, self.data.ids.to_numpy()
-        components = constraints.component_labels()
-        inside = np.zeros(components.max() + 1, dtype=bool)
-        inside[components[members]] = True
-
-        def member(r):  # a member joined with row r
-            return ids[members[components[members] == components[r]][0]]
-
-        for p, q in constraints.cannot_link_pairs():
-            if inside[components[p]] and inside[components[q]]:
-                raise Refused(f"These items are not one group by your answers: {member(p)} and {member(q)} belong "
-                               "to different groups. Move one of them out first, or undo that answer.")
-        outside = np.setdiff1d(np.flatnonzero(inside[components]), members)
-        if complete and len(outside):
-            raise Refused(f"These items are not complete by your answers: {ids[outside[0]]}, not among them, "
-                           f"belongs with {member(outside[0])}. Move it in first, or mark them pure only.")
+        conflict = self._session.constraints.group_conflict(members, complete)
+        if conflict is None:
+            return
+        (a, b), together = self.data.ids.to_numpy()[list(conflict[:2])], conflict[2]
+        if together:
+            raise Refused(f"These items are not one group by your answers: {a} and {b} belong to different groups. "
+                          "Move one of them out first, or undo that answer.")
+        raise Refused(f"These items are not complete by your answers: {b}, not among them, belongs with {a}. Move it "
+                      "in first, or mark them pure only.")
 
     def move(self, position, row, to, annotator=None):
         """Move item ``row`` to cluster ``to``: it belongs there, not with its current cluster.
