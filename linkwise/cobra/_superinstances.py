@@ -359,12 +359,12 @@ class SuperInstanceClustering(ActiveEstimator):
         a cannot-link (given or entailed, from any earlier answer) separates; the pairs stated outside the
         questions relate their rows' ``leaves`` (:meth:`Feedback.lift`)."""
         store = ctx.knowledge.store
-        roots = np.fromiter((store.find(int(r)) for r in reps), dtype=np.intp, count=len(reps))
-        uniq, comp = np.unique(roots, return_inverse=True)
+        labels = store.component_labels()  # one vectorised pass: a complete mark stores a cannot-link per row
+        uniq, comp = np.unique(labels[np.asarray(reps, dtype=np.intp)], return_inverse=True)
         cl = np.zeros((uniq.size, uniq.size), dtype=bool)
         pairs = store.cannot_link_pairs()
         if pairs.size:
-            ends = np.fromiter((store.find(int(p)) for p in pairs.ravel()), np.intp, pairs.size).reshape(-1, 2)
+            ends = labels[pairs]
             at = np.searchsorted(uniq, ends).clip(max=uniq.size - 1)
             both = (uniq[at] == ends).all(axis=1)  # both sides hold a representative
             cl[at[both, 0], at[both, 1]] = cl[at[both, 1], at[both, 0]] = True
