@@ -22,7 +22,7 @@ With ``--repair`` it measures instead the wrong-answer repair on other active
 estimators (linkwise issue 18): ActiveCOBS and Auto with and without it
 (``noise_probability``), beside COBRAS and NoiseRobustCOBRAS, at 10 % noise,
 ARI after 25, 50 and 100 questions (from ``labels_history_`` of one
-100-question run), written to ``results/noise_repair.md``.
+100-question run), written to ``results/noise_repair.md`` (``--quick``: ``results/quick/``).
 
     python benchmarks/bench_noise.py [--quick] [--seeds N] [--n-jobs J] [--cobras-ts PYTHON] [--repair]
 """
