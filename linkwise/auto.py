@@ -2,7 +2,7 @@
 
 It chooses among unsupervised clusterings while few answers are in, then
 refines with COBRAS, and reports whichever clustering the answers support
-best (see :class:`Auto`).
+best, a linear model fitted to them when no clustering does (see :class:`Auto`).
 """
 
 import numpy as np
@@ -10,6 +10,7 @@ from scipy.spatial.distance import cdist, pdist, squareform
 from sklearn.metrics import silhouette_score
 
 from linkwise._validation import InvalidParameterError, check_scalar
+from linkwise.bayes._refit import design_matrix, refit_labels
 from linkwise.cobra import COBRAS, RepairAttributes, SeriesMetric
 from linkwise.cobs import FAMILIES, agreement_matrix, candidates_for, check_common, draw_pairs, nearest_rows
 from linkwise.loop import ActiveEstimator
@@ -130,6 +131,14 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
        with the wrong-answer repair of :class:`~linkwise.NoiseRobustCOBRAS`.
        Its clustering is reported unless the best candidate contradicts
        fewer answers.
+    4. *A linear fallback* for data whose classes are no clustering of the
+       features: while the clustering reported (the candidate, or COBRAS's
+       when it does no better) contradicts a quarter of the answers or more
+       (at least 3), the logistic model of Bayesian active clustering (Pei,
+       Liu & Fern 2015) is fitted to the answers by MAP, started from the
+       candidate's largest clusters (K = ``n_clusters``, else the candidate's
+       clusters holding 2 % of the rows), and reported if it contradicts
+       fewer. It only changes what is reported, never the questions.
 
     Every answer goes to a belief (:class:`~linkwise.cobra.NoisyAnswers`)
     from the first question. Selection checks none (a clean run selects
@@ -203,6 +212,9 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
     (2018). COBRAS: Interactive clustering with pairwise queries.
     Intelligent Data Analysis (IDA), LNCS 11191, 353-366.
 
+    Pei, Y., Liu, L.-P. and Fern, X. Z. (2015). Bayesian active clustering
+    with pairwise constraints. ECML PKDD 2015, LNAI 9284, 235-250.
+
     Examples
     --------
     >>> import linkwise as lw
@@ -259,6 +271,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
     def _questions(self, ctx):
         self._pairs, self._answers, self._n_seen, self._revision = [], [], 0, 0
         self._cobras, self.switched_at_ = None, None
+        self._refitted = None  # the fallback's last fit: ((answers, revision), labels)
         yield from self._select(ctx)
         self.switched_at_ = ctx.n_queries
         # COBRAS starts from the chosen candidate (its merging phase checks the large clusters), draws from ctx.rng
@@ -363,10 +376,31 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
     # -- what is reported -----------------------------------------------------------
     def _current_labels(self, ctx):
         self._score(ctx)
-        best = self._cand_full(self._best())
-        if self._cobras is None:
-            return best.astype(np.intp)
-        refined = self._cobras._current_labels(ctx)
-        if ctx.informed or self._violations(refined) <= self._violations(best):  # COBRAS honours the feedback
-            return refined
-        return best.astype(np.intp)
+        best = self._cand_full(self._best()).astype(np.intp)
+        report = best
+        if self._cobras is not None:
+            refined = self._cobras._current_labels(ctx)
+            if ctx.informed:  # COBRAS honours the feedback
+                return refined
+            if self._violations(refined) <= self._violations(best):
+                report = refined
+        return self._fallback(ctx, report, best)
+
+    def _fallback(self, ctx, report, best):
+        """``report``, or the logistic model fitted to the answers when it explains them better and neither the
+        candidate stood by nor COBRAS's refinement does (each contradicts a quarter of the answers, at least 3)."""
+        wrong = self._violations(report)
+        if (self.metric != "euclidean" or wrong < max(_REJECT_MIN, _REJECT_SHARE * len(self._answers))
+                or wrong < self._violations(best)):
+            return report
+        key = (len(self._answers), self._revision)
+        if self._refitted is None or self._refitted[0] != key:
+            if getattr(ctx, "design", None) is None:  # on ctx: not kept (nor pickled) with the fitted estimator
+                ctx.design = design_matrix(ctx.X)
+            counts = np.unique(best, return_counts=True)[1]
+            k = self.n_clusters or int(np.clip(np.count_nonzero(counts >= max(2, _SEED_SHARE * best.size)), 2, 10))
+            rows = np.union1d(self._gen_rows, np.ravel(self._pairs))
+            labels = refit_labels(ctx.design, rows, self._pairs, self._answers, best[rows], k)
+            self._refitted = (key, labels)
+        labels = self._refitted[1]
+        return labels if self._violations(labels) < wrong else report

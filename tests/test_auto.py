@@ -212,3 +212,42 @@ def test_committee_asks_the_most_doubted_pair_of_a_pool_of_100(auto, blobs, monk
     assert committee and {size for size, _ in pools} == {100}
     drawn = set().union(*(pairs for _, pairs in pools))
     assert all((min(i, j), max(i, j)) in drawn for i, j, _ in committee)
+
+
+def test_refit_labels_learns_a_boundary_no_clustering_draws():
+    # two long bands side by side; the person's classes cut across both (x > 0): K-means splits the bands
+    from linkwise.bayes._refit import design_matrix, refit_labels
+
+    rng = np.random.RandomState(0)
+    X = np.c_[rng.normal(size=200), np.repeat([0.0, 10.0], 100) + rng.normal(scale=0.3, size=200)]
+    y = (X[:, 0] > 0).astype(int)
+    init = KMeans(2, n_init=1, random_state=0).fit(X).labels_
+    pairs = rng.randint(200, size=(20, 2))
+    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+    must = y[pairs[:, 0]] == y[pairs[:, 1]]
+    rows = np.arange(0, 200, 2)
+    rows = np.union1d(rows, pairs.ravel())
+    labels = refit_labels(design_matrix(X), rows, pairs, must, init[rows], 2)
+    assert lw.metrics.ari(y, init) < 0.1
+    assert lw.metrics.ari(y, labels) > 0.8
+    assert labels.shape == (200,)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_answers_that_reject_every_candidate_bring_the_logistic_fallback(seed):
+    # column_2C's classes are no clustering of its features: after 10 questions the candidate Auto stands by
+    # contradicts a quarter of them or more, and the logistic model fitted to them is reported instead
+    X, y = lw.datasets.load("column_2C", scale="minmax")
+    est = lw.Auto(max_queries=10, random_state=seed).fit(X, lw.LabelOracle(y))
+    best = est._cand_full(est._best())
+    assert est._violations(best) >= 3
+    np.testing.assert_array_equal(est.labels_, est._refitted[1])
+    assert est._violations(est.labels_) < est._violations(best)
+    assert lw.metrics.ari(y, est.labels_) > lw.metrics.ari(y, best) + 0.2
+
+
+def test_no_fallback_where_a_candidate_explains_the_answers(auto, blobs):
+    X, y = blobs
+    est = auto(max_queries=20).fit(X, lw.LabelOracle(y))
+    assert est._refitted is None
+    assert est.labels_history_.shape == (20, len(y))
