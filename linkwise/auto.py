@@ -10,7 +10,7 @@ from scipy.spatial.distance import cdist, pdist, squareform
 from sklearn.metrics import silhouette_score
 
 from linkwise._validation import InvalidParameterError, check_scalar
-from linkwise.bayes._refit import design_matrix, refit_labels
+from linkwise.bayes import design_matrix, refit_labels
 from linkwise.cobra import COBRAS, RepairAttributes, SeriesMetric
 from linkwise.cobs import FAMILIES, agreement_matrix, candidates_for, check_common, draw_pairs, nearest_rows
 from linkwise.loop import ActiveEstimator

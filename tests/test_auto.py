@@ -216,7 +216,7 @@ def test_committee_asks_the_most_doubted_pair_of_a_pool_of_100(auto, blobs, monk
 
 def test_refit_labels_learns_a_boundary_no_clustering_draws():
     # two long bands side by side; the person's classes cut across both (x > 0): K-means splits the bands
-    from linkwise.bayes._refit import design_matrix, refit_labels
+    from linkwise.bayes import design_matrix, refit_labels
 
     rng = np.random.RandomState(0)
     X = np.c_[rng.normal(size=200), np.repeat([0.0, 10.0], 100) + rng.normal(scale=0.3, size=200)]

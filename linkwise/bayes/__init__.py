@@ -6,5 +6,8 @@ informative about a logistic clustering model (Info or Uncertain criterion);
 """
 
 from linkwise.bayes._estimators import BayesianActiveClustering, BayesianClustering
+from linkwise.bayes._refit import design_matrix, refit_labels
 
 __all__ = ["BayesianActiveClustering", "BayesianClustering"]
+# the model's MAP fitted to given answers from a clustering, which Auto shares (its fallback)
+__all__ += ["design_matrix", "refit_labels"]

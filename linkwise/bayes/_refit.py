@@ -33,6 +33,16 @@ def refit_labels(design, rows, pairs, must, init, n_clusters):
     exact on a forest). ``init`` clusters ``rows``: a logistic regression of
     its ``n_clusters`` largest clusters starts L-BFGS. Constrained rows take
     their max-product labels, the others the argmax of their assignment.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from linkwise.bayes import design_matrix, refit_labels
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [10.0], [11.0], [12.0], [13.0]])
+    >>> init = np.array([0, 0, 0, 0, 1, 1, 1, 1])  # the clustering of the features
+    >>> pairs, must = [(0, 1), (1, 2), (2, 7)], [True, False, True]  # the person cuts between 1 and 2
+    >>> refit_labels(design_matrix(X), np.arange(8), pairs, must, init, 2).tolist()
+    [0, 0, 1, 1, 1, 1, 1, 1]
     """
     position = np.full(design.shape[0], -1, dtype=np.intp)
     position[rows] = np.arange(rows.size)
