@@ -3,7 +3,8 @@
 1. Speed: Auto (100 questions, a perfect oracle) on make_blobs with
    n = 10,000, d = 10, 10 centres, separate (cluster_std 1) and overlapping
    (cluster_std 4), and on spambase (4,207 x 57), where the answers reject
-   every candidate and the logistic fallback is refitted after each answer.
+   every candidate and the logistic fallback is refitted after each answer;
+   and one fallback fit on 16, 64 and 768 features (projected to 64).
    Seconds before the first question (the candidate generation, on a
    1,000-row sample) and the gaps between
    questions (median, p95, p99, max; wall and this process's CPU time, as
@@ -64,6 +65,34 @@ def speed(X, y, title):
     print()
 
 
+def fallback_fits(n):
+    """Milliseconds of the fallback's inputs (upfront, projected above 64 features) and of one fit on 1,000 rows."""
+    from linkwise.auto import _FALLBACK_DIMS
+    from linkwise.bayes import design_matrix, refit_labels
+
+    rng = np.random.RandomState(0)
+    print(f"## The fallback's fit (n = {n:,}, 1,000 model rows, 30 answers)\n")
+    print("| features | K | inputs ms (once) | one fit ms | fit / K-means fit |\n|---|---|---|---|---|")
+    for d in (16, 64, 768):
+        X = rng.normal(size=(n, d))
+        y = (X[:, 0] + X[:, 1] > 0).astype(int)
+        start = time.perf_counter()
+        KMeans(n_clusters=10, n_init=1, random_state=0).fit(X)
+        t_kmeans = time.perf_counter() - start
+        rows = np.sort(rng.choice(n, 1000, replace=False))
+        start = time.perf_counter()
+        design = design_matrix(X, _FALLBACK_DIMS, rows)
+        t_design = time.perf_counter() - start
+        pairs = rng.choice(rows, size=(30, 2))
+        pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+        for k in (2, 10):
+            start = time.perf_counter()
+            refit_labels(design, rows, pairs, y[pairs[:, 0]] == y[pairs[:, 1]], rng.randint(k, size=1000), k)
+            t_fit = time.perf_counter() - start
+            print(f"| {d} | {k} | {t_design * 1000:.0f} | {t_fit * 1000:.0f} | {t_fit / t_kmeans:.1f} |")
+    print()
+
+
 def table(run):
     ran = pd.read_csv(Path(run) / "results.csv")
     full = pd.read_csv(FULL)
@@ -115,6 +144,7 @@ if __name__ == "__main__":
             speed(X, y, f"n = {n:,}, d = 10, 10 centres, cluster_std = {std}")
         if not args.quick:  # classes no clustering finds: the answers reject the candidates, the fallback refits
             speed(*lw.datasets.load("spambase", scale="minmax"), "spambase, n = 4,207, d = 57")
+        fallback_fits(n)
     if "table" in parts:
         table(args.run)
     if "noise" in parts:

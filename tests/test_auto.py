@@ -251,3 +251,17 @@ def test_no_fallback_where_a_candidate_explains_the_answers(auto, blobs):
     est = auto(max_queries=20).fit(X, lw.LabelOracle(y))
     assert est._refitted is None
     assert est.labels_history_.shape == (20, len(y))
+
+
+def test_the_fallback_sees_at_most_64_principal_components():
+    # embeddings of hundreds of dimensions would make each fit slow; a rank-deficient matrix must stay finite
+    from linkwise.bayes import design_matrix
+
+    rng = np.random.RandomState(0)
+    X = np.c_[rng.normal(size=(300, 6)), np.zeros((300, 70))] @ rng.normal(size=(76, 76))  # rank 6 in 76 dims
+    design = design_matrix(X, 64, np.arange(0, 300, 3))
+    assert design.shape == (300, 65) and np.isfinite(design).all()
+    np.testing.assert_array_equal(design[:, -1], 1.0)
+    assert design_matrix(X[:, :10], 64).shape == (300, 11)  # fewer features: standardised, not projected
+    session = lw.ActiveSession(lw.Auto(max_queries=3, random_state=0), X)
+    assert session._ctx.design.shape == (300, 65)  # projected before the first question, not at the first fallback

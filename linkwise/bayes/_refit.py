@@ -8,7 +8,9 @@ logistic regression of the given clustering's largest clusters.
 """
 
 import numpy as np
+from sklearn.decomposition import PCA
 from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import StandardScaler
 
 from linkwise.bayes._estimators import _BayesianModelMixin
 from linkwise.bayes._forest import ConstraintForest
@@ -20,9 +22,18 @@ __all__ = ["design_matrix", "refit_labels"]
 _LAM, _TAU, _EPS = 10.0, 1.0, 0.05
 
 
-def design_matrix(X):
-    """The model's inputs for ``X``: standardised features and a constant column (the intercept)."""
-    return np.hstack([_BayesianModelMixin._scaler().fit_transform(X), np.ones((X.shape[0], 1))])
+def design_matrix(X, max_dims=None, fit_rows=None):
+    """The model's inputs for ``X``: standardised features and a constant column (the intercept).
+
+    With more than ``max_dims`` features, their ``max_dims`` principal
+    components (fitted on ``fit_rows``), standardised, stand for them: a fit
+    costs d x K (d = 768, K = 10: 0.6 s on 1,000 rows; at 64 components 50 ms).
+    """
+    Z = _BayesianModelMixin._scaler().fit_transform(X)
+    if max_dims is not None and Z.shape[1] > max_dims:
+        pca = PCA(max_dims, svd_solver="randomized", random_state=0).fit(Z if fit_rows is None else Z[fit_rows])
+        Z = StandardScaler().fit_transform(pca.transform(Z))  # not whiten: a component of no variance stays finite
+    return np.hstack([Z, np.ones((X.shape[0], 1))])
 
 
 def refit_labels(design, rows, pairs, must, init, n_clusters):
