@@ -67,7 +67,7 @@ def speed(X, y, title):
 
 def fallback_fits(n):
     """Milliseconds of the fallback's inputs (upfront, projected above 64 features) and of one fit on 1,000 rows."""
-    from linkwise.auto import _FALLBACK_DIMS
+    from linkwise.auto import FALLBACK_DIMS
     from linkwise.bayes import design_matrix, refit_labels
 
     rng = np.random.RandomState(0)
@@ -81,7 +81,7 @@ def fallback_fits(n):
         t_kmeans = time.perf_counter() - start
         rows = np.sort(rng.choice(n, 1000, replace=False))
         start = time.perf_counter()
-        design = design_matrix(X, _FALLBACK_DIMS, rows)
+        design = design_matrix(X, FALLBACK_DIMS, rows)
         t_design = time.perf_counter() - start
         pairs = rng.choice(rows, size=(30, 2))
         pairs = pairs[pairs[:, 0] != pairs[:, 1]]

@@ -36,8 +36,8 @@ _K_WEIGHT = 0.5
 _REJECT_MIN = 3
 _REJECT_SHARE = 0.25
 # The fallback's logistic model sees at most this many principal components of the features (its fit time grows
-# with their number: text or image embeddings of hundreds would make a person wait).
-_FALLBACK_DIMS = 64
+# with their number: text or image embeddings of hundreds would make a person wait). Public: the benchmark uses it.
+FALLBACK_DIMS = 64
 # Sigmas of the Gaussian spectral kernels, as fractions of the median pairwise distance.
 _SIGMA_FRACTIONS = (0.1, 0.25, 0.5, 1.0)
 
@@ -361,8 +361,8 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
             self._consensus[guard] = (self._prior + self._consensus).max() - self._prior[guard] + bonus
         self.log_posterior_ = self._prior.copy()
         ctx.labels = self._cand_full(self._best())
-        if space is None and ctx.X.shape[1] > _FALLBACK_DIMS:  # the projection is upfront work, not a wait later
-            ctx.design = design_matrix(ctx.X, _FALLBACK_DIMS, rows)
+        if space is None and ctx.X.shape[1] > FALLBACK_DIMS:  # the projection is upfront work, not a wait later
+            ctx.design = design_matrix(ctx.X, FALLBACK_DIMS, rows)
 
     def _best(self):
         """The candidate Auto stands by: highest posterior plus consensus."""
