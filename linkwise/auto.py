@@ -82,11 +82,17 @@ def _best_kmeans(data, cands, k):
     return runs[int(np.argmin(inertia))]
 
 
-def _seeds(X, labels):
-    """``labels`` with only the clusters holding enough rows; the other rows join the nearest of those."""
+def _large_clusters(labels):
+    """``np.unique(labels)``, each row's position in it, and the positions of the clusters holding enough rows
+    to seed COBRAS (largest first, at most ``_MAX_SEEDS``)."""
     ids, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
     big = np.argsort(-counts, kind="stable")[:_MAX_SEEDS]
-    big = big[counts[big] >= max(2, _SEED_SHARE * labels.size)]
+    return ids, inverse, big[counts[big] >= max(2, _SEED_SHARE * labels.size)]
+
+
+def _seeds(X, labels):
+    """``labels`` with only the clusters holding enough rows; the other rows join the nearest of those."""
+    ids, inverse, big = _large_clusters(labels)
     if big.size < 2:
         return None
     means = np.stack([X[inverse == c].mean(axis=0) for c in big])
@@ -362,7 +368,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         self.log_posterior_ = self._prior.copy()
         ctx.labels = self._cand_full(self._best())
         if space is None and ctx.X.shape[1] > FALLBACK_DIMS:  # the projection is upfront work, not a wait later
-            ctx.design = design_matrix(ctx.X, FALLBACK_DIMS, rows)
+            self._inputs(ctx)
 
     def _best(self):
         """The candidate Auto stands by: highest posterior plus consensus."""
@@ -382,30 +388,34 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
     def _current_labels(self, ctx):
         self._score(ctx)
         best = self._cand_full(self._best()).astype(np.intp)
-        report = best
+        report, wrong = best, self._violations(best)
         if self._cobras is not None:
             refined = self._cobras._current_labels(ctx)
             if ctx.informed:  # COBRAS honours the feedback
                 return refined
-            if self._violations(refined) <= self._violations(best):
+            refined_wrong = self._violations(refined)
+            if refined_wrong < wrong:  # COBRAS's refinement explains the answers better than the candidate
+                return refined
+            if refined_wrong == wrong:
                 report = refined
-        return self._fallback(ctx, report, best)
+        return self._fallback(ctx, report, wrong, best)
 
-    def _fallback(self, ctx, report, best):
-        """``report``, or the logistic model fitted to the answers when it explains them better and neither the
-        candidate stood by nor COBRAS's refinement does (each contradicts a quarter of the answers, at least 3)."""
-        wrong = self._violations(report)
-        if (self.metric != "euclidean" or wrong < max(_REJECT_MIN, _REJECT_SHARE * len(self._answers))
-                or wrong < self._violations(best)):
+    def _fallback(self, ctx, report, wrong, best):
+        """``report`` (which contradicts ``wrong`` answers, as many as the candidate ``best``), or the logistic
+        model fitted to the answers when it contradicts fewer and ``report`` a quarter of them, at least 3."""
+        if self.metric != "euclidean" or wrong < max(_REJECT_MIN, _REJECT_SHARE * len(self._answers)):
             return report
         key = (len(self._answers), self._revision)
         if self._refitted is None or self._refitted[0] != key:
-            if getattr(ctx, "design", None) is None:  # on ctx: not kept (nor pickled) with the fitted estimator
-                ctx.design = design_matrix(ctx.X)
-            counts = np.unique(best, return_counts=True)[1]
-            k = self.n_clusters or int(np.clip(np.count_nonzero(counts >= max(2, _SEED_SHARE * best.size)), 2, 10))
+            k = self.n_clusters or int(np.clip(_large_clusters(best)[2].size, 2, 10))
             rows = np.union1d(self._gen_rows, np.ravel(self._pairs))
-            labels = refit_labels(ctx.design, rows, self._pairs, self._answers, best[rows], k)
+            labels = refit_labels(self._inputs(ctx), rows, self._pairs, self._answers, best[rows], k)
             self._refitted = (key, labels)
         labels = self._refitted[1]
         return labels if self._violations(labels) < wrong else report
+
+    def _inputs(self, ctx):
+        """The fallback's model inputs, made once per fit and kept on ``ctx`` (not with the fitted estimator)."""
+        if getattr(ctx, "design", None) is None:
+            ctx.design = design_matrix(ctx.X, FALLBACK_DIMS, self._gen_rows)
+        return ctx.design

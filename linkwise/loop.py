@@ -343,7 +343,17 @@ class ActiveSession:
         """
         if not isinstance(move, (bool, np.bool_)):
             raise InvalidParameterError(f"The 'move' argument of ActiveSession.inform must be a bool, got {move!r}.")
-        self._inform(i, j, answer, bool(move))
+        ctx = self._ctx
+        i, j = check_pair(i, j, ctx.n_samples, "ActiveSession.inform")
+        if not isinstance(answer, (bool, np.bool_)):
+            raise InvalidParameterError("The 'answer' argument of ActiveSession.inform must be True (same cluster) or "
+                                        f"False (different clusters), got {answer!r}.")
+        ctx.constraints.add(i, j, bool(answer))
+        if ctx.knowledge is not ctx.constraints:
+            ctx.knowledge.inform(i, j, bool(answer))
+        if move:
+            ctx.moved.add(len(ctx.informed))
+        self._stated([(i, j, bool(answer))])
 
     def mark(self, rows, complete=False):
         """Feedback on a whole cluster: its ``rows`` belong together; ``complete``: and nothing else does.
@@ -378,19 +388,6 @@ class ActiveSession:
         first = int(rows[0])
         pairs = [*zip(repeat(first), rows[1:].tolist(), repeat(True)), *zip(repeat(first), outside.tolist(), repeat(False))]
         self._stated(pairs, Mark(rows, bool(complete)))
-
-    def _inform(self, i, j, answer, move):
-        ctx = self._ctx
-        i, j = check_pair(i, j, ctx.n_samples, "ActiveSession.inform")
-        if not isinstance(answer, (bool, np.bool_)):
-            raise InvalidParameterError("The 'answer' argument of ActiveSession.inform must be True (same cluster) or "
-                                        f"False (different clusters), got {answer!r}.")
-        ctx.constraints.add(i, j, bool(answer))
-        if ctx.knowledge is not ctx.constraints:
-            ctx.knowledge.inform(i, j, bool(answer))
-        if move:
-            ctx.moved.add(len(ctx.informed))
-        self._stated([(i, j, bool(answer))])
 
     def _stated(self, pairs, mark=None):
         """Record ``pairs`` (told to the constraints and the knowledge already) and the ``mark`` they make, and
