@@ -265,3 +265,20 @@ def test_the_fallback_sees_at_most_64_principal_components():
     assert design_matrix(X[:, :10], 64).shape == (300, 11)  # fewer features: standardised, not projected
     session = lw.ActiveSession(lw.Auto(max_queries=3, random_state=0), X)
     assert session._ctx.design.shape == (300, 65)  # projected before the first question, not at the first fallback
+
+
+@pytest.mark.parametrize("args, name", [
+    (dict(rows=np.arange(4)), "'rows'"),  # pair (0, 7) outside the model's rows
+    (dict(n_clusters=0), "'n_clusters'"),
+    (dict(must=[True, False]), "'must'"),
+])
+def test_refit_labels_names_a_bad_argument(args, name):
+    from linkwise.bayes import design_matrix, refit_labels
+
+    X = np.arange(16.0).reshape(8, 2)
+    call = dict(rows=np.arange(8), pairs=[(0, 7)], must=[True], init=np.zeros(8, dtype=int), n_clusters=2)
+    call.update(args)
+    with pytest.raises(InvalidParameterError, match=name):
+        refit_labels(design_matrix(X), **call)
+    with pytest.raises(InvalidParameterError, match="'max_dims'"):
+        design_matrix(X, 0)

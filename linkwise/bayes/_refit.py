@@ -12,6 +12,7 @@ from sklearn.decomposition import PCA
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
+from linkwise._validation import InvalidParameterError, check_scalar
 from linkwise.bayes._estimators import _BayesianModelMixin
 from linkwise.bayes._forest import ConstraintForest
 from linkwise.bayes._model import Model
@@ -29,6 +30,7 @@ def design_matrix(X, max_dims=None, fit_rows=None):
     components (fitted on ``fit_rows``), standardised, stand for them: a fit
     costs d x K (d = 768, K = 10: 0.6 s on 1,000 rows; at 64 components 50 ms).
     """
+    check_scalar(max_dims, "max_dims", "design_matrix", kind="int", low=1, none_ok=True, role="argument")
     Z = _BayesianModelMixin._scaler().fit_transform(X)
     if max_dims is not None and Z.shape[1] > max_dims:
         pca = PCA(max_dims, svd_solver="randomized", random_state=0).fit(Z if fit_rows is None else Z[fit_rows])
@@ -55,10 +57,18 @@ def refit_labels(design, rows, pairs, must, init, n_clusters):
     >>> refit_labels(design_matrix(X), np.arange(8), pairs, must, init, 2).tolist()
     [0, 0, 1, 1, 1, 1, 1, 1]
     """
+    check_scalar(n_clusters, "n_clusters", "refit_labels", kind="int", low=1, role="argument")
+    pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+    if len(must) != len(pairs):
+        raise InvalidParameterError(f"The 'must' argument of refit_labels must hold one answer per pair, got "
+                                    f"{len(must)} for {len(pairs)} pairs.")
     position = np.full(design.shape[0], -1, dtype=np.intp)
     position[rows] = np.arange(rows.size)
+    if (position[pairs] < 0).any():
+        raise InvalidParameterError("The 'rows' argument of refit_labels must hold every row of 'pairs'; add the "
+                                    "answered rows to it.")
     forest = ConstraintForest(rows.size, [], [])
-    for (a, b), answer in zip(position[np.asarray(pairs, dtype=np.intp).reshape(-1, 2)].tolist(), must):
+    for (a, b), answer in zip(position[pairs].tolist(), must):
         if not forest.closes_cycle(a, b):
             forest = forest.with_edge(a, b, bool(answer))
     inputs = design[rows]
