@@ -1,5 +1,6 @@
 import hashlib
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from linkwise.session import SessionFileError, SessionStore
-from linkwise.session._store import APPLICATION_ID
+from linkwise.session._store import APPLICATION_ID, SessionWriteError
 
 # the schema of session files of format 1 (linkwise before annotators and cluster feedback), as it was written
 FORMAT1_SCHEMA = """
@@ -40,11 +41,14 @@ def test_answers_are_committed_before_add_returns(tmp_path):
     store = SessionStore(path)
     store.write_meta({"method": "cobras", "params": {"max_queries": 5}})
     row = store.add(7, 2, False)
-    # a second connection (another process after a crash) sees the row at once
-    other = sqlite3.connect(path)
-    assert other.execute("SELECT i, j, answer FROM answers").fetchall() == [(2, 7, 0)]
-    assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    other.close()
+    # a second connection (another process after a crash) sees the row at once, and so does a copy of the .db alone
+    shutil.copyfile(path, tmp_path / "copy.db")
+    for name in (path, tmp_path / "copy.db"):
+        other = sqlite3.connect(name)
+        assert other.execute("SELECT i, j, answer FROM answers").fetchall() == [(2, 7, 0)]
+        assert other.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+        other.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["copy.db", "s.db"]  # no side file holds an answer
     assert (row.i, row.j, row.answer) == (2, 7, False)
     assert row.answered_at.endswith("+00:00")
     store.close()
@@ -232,7 +236,7 @@ def test_read_only_opening_never_writes(tmp_path):
     with SessionStore(path, read_only=True) as store:
         assert store.meta["method"] == "cobras" and not store.created
         assert [(a.i, a.j, a.answer) for a in store.answers()] == [(0, 1, True)]
-        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        with pytest.raises(SessionWriteError, match="Not saved: .*readonly"):
             store.add(1, 2, False)
     assert digest(path) == before and sorted(p.name for p in tmp_path.iterdir()) == ["s.db"]
     with pytest.raises(SessionFileError, match="No session file"):
