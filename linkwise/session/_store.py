@@ -216,8 +216,10 @@ class SessionStore:
                 self._db.execute("BEGIN")
                 yield
         except sqlite3.OperationalError as exc:  # disk full, I/O error, file made read-only, locked too long
-            raise SessionWriteError(f"Not saved: the session file {self.path} could not be written ({exc}). "
-                                    "The answers saved before are kept; fix this and try again.") from None
+            disk = exc.sqlite_errorname.startswith(("SQLITE_IOERR", "SQLITE_FULL"))
+            raise SessionWriteError(f"Not saved: the session file {self.path} could not be written ({exc}"
+                                    + (": the disk may be full" if disk else "")
+                                    + "). The answers saved before are kept; fix this and try again.") from None
 
     def _recover(self):
         """The file was deleted, moved or replaced while held: write what this session holds (the open file's
