@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from linkwise.session import SessionFileError, SessionStore
-from linkwise.session._store import APPLICATION_ID, SessionWriteError
+from linkwise.session import SessionFileError, SessionStore, SessionWriteError
+from linkwise.session._store import APPLICATION_ID
 
 # the schema of session files of format 1 (linkwise before annotators and cluster feedback), as it was written
 FORMAT1_SCHEMA = """

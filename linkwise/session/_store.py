@@ -235,9 +235,11 @@ class SessionStore:
                     break
                 except FileExistsError:
                     continue
-            with sqlite3.connect(recovery) as copy:
+            copy = sqlite3.connect(recovery)
+            try:
                 self._db.backup(copy)
-            copy.close()
+            finally:
+                copy.close()
             db = _connect(recovery, new=False)
         except (OSError, sqlite3.Error) as exc:
             if file is not None:
@@ -344,7 +346,7 @@ class SessionStore:
         if self._db is not None:
             self._db.close()
         if self._file is not None:
-            self._file.close()  # after the connection: closing a descriptor of the file drops the OS lock
+            self._file.close()  # drops the OS lock
             self._file = None
 
     def discard(self):
