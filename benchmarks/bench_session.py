@@ -6,15 +6,22 @@ answers from the classes, and three times are measured per question:
 
 - *method step*: in-process ``ActiveSession.tell`` + ``ask`` + ``labels_`` with
   the same answers: what COBRAS itself needs;
-- *commit*: storing one answer alone (SQLite WAL, synchronous=FULL), and the
-  *HTTP floor*: the cheapest request to the same server (the baselines);
+- *commit*: storing one answer alone (SQLite rollback journal,
+  synchronous=FULL), and the *HTTP floor*: the cheapest request to the same
+  server (the baselines);
 - *HTTP*: ``POST /api/answer`` to its response, which carries the next
-  question: method step + SQLite commit (WAL, synchronous=FULL) + JSON;
+  question: method step + SQLite commit + JSON;
 - *browser*: in headless Chromium (when ``/usr/bin/chromium`` exists), from the
   click on "Same"/"Different" to the animation frame that paints the next
   question, timed inside the page (``performance.now``).
 
 Target: under 100 ms from a click to the next question.
+
+A second table prices the session file's durability: a commit that lands in
+the ``.db`` itself (rollback journal, what :class:`SessionStore` does, so a
+copy of the ``.db`` alone holds every answer) against the WAL commit linkwise
+used before (answers in the ``-wal`` side file until a checkpoint) and WAL
+with a checkpoint after each commit, the same transaction timed in turns.
 
     python benchmarks/bench_session.py [--quick]
 """
@@ -22,6 +29,7 @@ Target: under 100 ms from a click to the next question.
 import argparse
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -91,7 +99,7 @@ def method_steps(csv, y, n):
 
 
 def commit_times(folder, n):
-    """Milliseconds to store and commit one answer (SQLite WAL, synchronous=FULL), alone."""
+    """Milliseconds to store and commit one answer (SQLite rollback journal, synchronous=FULL), alone."""
     with SessionStore(Path(folder) / "commit.db") as store:
         times = []
         for k in range(n):
@@ -99,6 +107,45 @@ def commit_times(folder, n):
             store.add(k, k + 1, True)
             times.append(time.perf_counter() - start)
     return np.array(times) * 1000
+
+
+# the transaction of SessionStore.add, by journal: the answer in the .db at once (now), in the -wal (before),
+# in the -wal then checkpointed into the .db
+_JOURNALS = {"rollback journal": ("DELETE", False), "WAL": ("WAL", False), "WAL + checkpoint": ("WAL", True)}
+
+
+def durability_costs(folder, n):
+    """Milliseconds per stored answer: each journal of :data:`_JOURNALS` on the transaction SessionStore.add
+    commits (synchronous=FULL), and SessionStore.add itself; in turns, so that load on the machine hits all alike."""
+    connections = {}
+    for name, (mode, _) in _JOURNALS.items():
+        path = Path(folder) / f"{mode}-{len(connections)}.db"
+        with SessionStore(path) as store:
+            store.write_meta({"method": "cobras"})
+        db = sqlite3.connect(path, isolation_level=None)
+        db.execute(f"PRAGMA journal_mode={mode}")
+        db.execute("PRAGMA synchronous=FULL")
+        connections[name] = db
+    store = SessionStore(Path(folder) / "store.db", exclusive=True)
+    times = {name: [] for name in (*_JOURNALS, "SessionStore.add")}
+    for k in range(n):
+        for name, db in connections.items():
+            start = time.perf_counter()
+            with db:
+                db.execute("BEGIN")
+                seq = db.execute("INSERT INTO answers (i, j, answer, answered_at, annotator, kind, members, action) "
+                                 "VALUES (?, ?, 1, ?, NULL, 'question', NULL, NULL)", (k, k + 1, "now")).lastrowid
+                db.execute("UPDATE answers SET action = ? WHERE seq = ?", (seq, seq))
+            if _JOURNALS[name][1]:
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            times[name].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        store.add(k, k + 1, True)
+        times["SessionStore.add"].append(time.perf_counter() - start)
+    store.close()
+    for db in connections.values():
+        db.close()
+    return {name: np.array(t) * 1000 for name, t in times.items()}
 
 
 @contextmanager
@@ -172,7 +219,7 @@ def summary(ms):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="two datasets, 20 questions")
+    parser.add_argument("--quick", action="store_true", help="two datasets, 20 questions, 50 commits")
     args = parser.parse_args()
     names = ["iris", "wine"] if args.quick else ["iris", "wine", "ecoli", "segmentation", "cure-t2-4k"]
     n = 20 if args.quick else 50
@@ -211,8 +258,8 @@ def main():
         "",
         f"COBRAS (random_state={SEED}) through `linkwise cluster` (uvicorn on 127.0.0.1, one process), answers "
         "from the classes; times in ms as median / p90 / max. Baselines measured in the same run: method step = "
-        "in-process `ActiveSession.tell + ask + labels_`; commit = storing one answer alone (SQLite WAL, "
-        "synchronous=FULL); HTTP floor = the cheapest request to the same server (a poll with nothing new). "
+        "in-process `ActiveSession.tell + ask + labels_`; commit = storing one answer alone (SQLite rollback "
+        "journal, synchronous=FULL); HTTP floor = the cheapest request to the same server (a poll with nothing new). "
         "HTTP answer = `POST /api/answer` round trip, whose response carries the next question (method step + "
         "commit + state JSON); browser = headless Chromium, from the click to the frame that paints the next "
         "question, timed in the page. "
@@ -224,9 +271,42 @@ def main():
     lines += ["| " + " | ".join(map(str, row)) + " |" for row in rows]
     if not browser:
         lines += ["", f"Browser column: n/a, {CHROMIUM} is not installed."]
+    lines += durability_section(200 if not args.quick else 50, args.quick)
     out = results_path("session.md", args.quick)
-    out.write_text("\n".join(lines) + "\n")
+    # the sections other benchmarks add to this file are kept
+    others = re.split(r"\n(?=## )", out.read_text())[1:] if out.exists() else []
+    others = [part.rstrip("\n") for part in others if not part.startswith(DURABILITY)]
+    out.write_text("\n".join(lines) + "\n" + "".join(f"\n{part}\n" for part in others))
     print(f"wrote {out}")
+
+
+DURABILITY = "## Session file: the cost of keeping every answer in the .db"
+
+
+def durability_section(n, quick):
+    with tempfile.TemporaryDirectory() as folder:
+        costs = durability_costs(folder, n)
+    now, before = np.median(costs["SessionStore.add"]), np.median(costs["WAL"])
+    header = ("commits", *(f"{name} ms" for name in costs), "SessionStore.add / WAL (medians)")
+    row = (n, *(summary(ms) for ms in costs.values()), f"{now / before:.1f}")
+    print(" | ".join(map(str, row)), flush=True)
+    return [
+        "",
+        DURABILITY,
+        "",
+        "One answer stored and committed (`SessionStore.add`'s transaction, synchronous=FULL), times in ms as median / "
+        "p90 / max, the variants in turns in one run: rollback journal = what SessionStore does (the commit lands in "
+        "the `.db` itself, so a copy of the `.db` alone holds every acknowledged answer); WAL = how linkwise stored "
+        "answers before (each one in the `-wal` side file until a checkpoint: a copy of the `.db` alone lacked them); "
+        "WAL + checkpoint = WAL with `wal_checkpoint(TRUNCATE)` after each commit, the other way to the same "
+        "guarantee; SessionStore.add = the real call (rollback journal, plus the check that the file is still at its "
+        f"path). {'quick' if quick else 'full'} mode, in the temporary folder's file system; 2-core machine shared "
+        "with other jobs.",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+        "| " + " | ".join(map(str, row)) + " |",
+    ]
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 import hashlib
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from linkwise.session import SessionFileError, SessionStore
+from linkwise.session import SessionFileError, SessionStore, SessionWriteError
 from linkwise.session._store import APPLICATION_ID
 
 # the schema of session files of format 1 (linkwise before annotators and cluster feedback), as it was written
@@ -40,11 +41,14 @@ def test_answers_are_committed_before_add_returns(tmp_path):
     store = SessionStore(path)
     store.write_meta({"method": "cobras", "params": {"max_queries": 5}})
     row = store.add(7, 2, False)
-    # a second connection (another process after a crash) sees the row at once
-    other = sqlite3.connect(path)
-    assert other.execute("SELECT i, j, answer FROM answers").fetchall() == [(2, 7, 0)]
-    assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    other.close()
+    # a second connection (another process after a crash) sees the row at once, and so does a copy of the .db alone
+    shutil.copyfile(path, tmp_path / "copy.db")
+    for name in (path, tmp_path / "copy.db"):
+        other = sqlite3.connect(name)
+        assert other.execute("SELECT i, j, answer FROM answers").fetchall() == [(2, 7, 0)]
+        assert other.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+        other.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["copy.db", "s.db"]  # no side file holds an answer
     assert (row.i, row.j, row.answer) == (2, 7, False)
     assert row.answered_at.endswith("+00:00")
     store.close()
@@ -113,17 +117,20 @@ def test_a_session_is_held_by_one_process_at_a_time(tmp_path):
         assert [(a.i, a.j, a.answer) for a in again.answers()] == [(0, 1, True), (1, 2, False)]
 
 
-@pytest.mark.parametrize("held_as", ["s.db", "link.db"])
+@pytest.mark.parametrize("held_as", ["s.db", "link.db", "hard.db"])
 def test_a_killed_holder_leaves_the_session_free(tmp_path, held_as):
-    path, link = tmp_path / "s.db", tmp_path / "link.db"
-    link.symlink_to(path)  # another name of the same session: one lock for both
+    path, link, hard = tmp_path / "s.db", tmp_path / "link.db", tmp_path / "hard.db"
+    with SessionStore(path) as store:
+        store.write_meta({"method": "cobras"})
+    link.symlink_to(path)  # other names of the same session: one lock for all
+    os.link(path, hard)
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLD, str(tmp_path / held_as)], stdout=subprocess.PIPE, text=True,
         cwd=Path(__file__).parents[1]
     )
     try:
         assert holder.stdout.readline().strip() == "ready"
-        for name in (path, link, tmp_path / "." / "s.db"):
+        for name in (path, link, hard, tmp_path / "." / "s.db"):
             with pytest.raises(SessionFileError, match=rf"process {holder.pid}"):
                 SessionStore(name, exclusive=True)
     finally:
@@ -232,7 +239,7 @@ def test_read_only_opening_never_writes(tmp_path):
     with SessionStore(path, read_only=True) as store:
         assert store.meta["method"] == "cobras" and not store.created
         assert [(a.i, a.j, a.answer) for a in store.answers()] == [(0, 1, True)]
-        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        with pytest.raises(SessionWriteError, match="Not saved: .*readonly"):
             store.add(1, 2, False)
     assert digest(path) == before and sorted(p.name for p in tmp_path.iterdir()) == ["s.db"]
     with pytest.raises(SessionFileError, match="No session file"):
@@ -278,3 +285,83 @@ def test_discard_removes_only_a_file_this_opening_made(tmp_path):
     assert not again.created
     again.discard()
     assert path.is_file() and SessionStore(path, read_only=True).meta["method"] == "cobras"
+
+
+# a process that stops without closing, as in a crash: "wal" leaves answers in the -wal file (as linkwise did before
+# its sessions kept every answer in the .db), "commit" dies mid-commit, its journal hot
+CRASH = """
+import os, sqlite3, sys
+path, how = sys.argv[1], sys.argv[2]
+db = sqlite3.connect(path, isolation_level=None)
+if how == "wal":
+    db.execute("PRAGMA journal_mode=WAL")
+    db.executemany("INSERT INTO answers (i, j, answer, answered_at) VALUES (?, ?, 1, 'then')", [(5, 6), (7, 8)])
+else:
+    db.execute("PRAGMA cache_size=1")  # pages reach the file before the commit
+    db.execute("BEGIN IMMEDIATE")
+    db.executemany("INSERT INTO answers (i, j, answer, answered_at) VALUES (?, ?, 1, randomblob(300))",
+                   [(k, k + 1) for k in range(3000)])
+os._exit(0)
+"""
+
+
+def crashed_session(path, how):
+    """A session file with answers (0, 1) and (2, 3), then a process that crashed on it (see CRASH)."""
+    with SessionStore(path) as store:
+        store.write_meta({"method": "cobras"})
+        store.add(0, 1, True)
+        store.add(2, 3, False)
+    subprocess.run([sys.executable, "-c", CRASH, str(path), how], check=True)
+    side = Path(f"{path}-{'wal' if how == 'wal' else 'journal'}")
+    assert side.stat().st_size > 0
+    return side
+
+
+@pytest.mark.parametrize("how", ["wal", "commit"])
+def test_a_journal_without_its_file_is_never_deleted(tmp_path, how, iris_data):
+    from linkwise.session import HumanSession
+
+    side = crashed_session(tmp_path / "s.db", how)
+    (tmp_path / "s.db").rename(tmp_path / "moved.db")  # moved after the crash, without its journal
+    kept = digest(side)
+    for start in (lambda: SessionStore(tmp_path / "s.db", exclusive=True),
+                  lambda: HumanSession(tmp_path / "s.db", iris_data[0])):
+        with pytest.raises(SessionFileError, match=rf"s\.db-{side.name.split('-')[1]} lies there without its session "
+                                                   "file .*s.db: it may hold answers"):
+            start()
+    shm = ["s.db-shm"] if how == "wal" else []  # WAL's index, not ours either: left as it is
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["iris.csv", "moved.db", side.name, *shm])
+    assert digest(side) == kept
+    side.rename(tmp_path / f"moved.db-{side.name.split('-')[1]}")  # put back beside its file, it is used
+    with SessionStore(tmp_path / "moved.db", exclusive=True) as store:
+        pairs = [(a.i, a.j) for a in store.answers()]
+    assert pairs == ([(0, 1), (2, 3), (5, 6), (7, 8)] if how == "wal" else [(0, 1), (2, 3)])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["iris.csv", "moved.db", *shm]  # merged or rolled back
+
+
+def test_a_file_of_an_older_linkwise_with_answers_in_its_wal_keeps_them_in_the_db(tmp_path):
+    path = tmp_path / "s.db"
+    crashed_session(path, "wal")
+    with SessionStore(path, read_only=True) as store:  # read as it is: the -wal's answers seen, nothing merged
+        assert len(store.answers()) == 4
+    assert (tmp_path / "s.db-wal").exists()
+    with SessionStore(path, exclusive=True) as store:
+        store.add(9, 10, None)
+        shutil.copyfile(path, tmp_path / "copy.db")
+    assert not (tmp_path / "s.db-wal").exists()
+    with SessionStore(tmp_path / "copy.db", read_only=True) as store:
+        assert [(a.i, a.j) for a in store.answers()] == [(0, 1), (2, 3), (5, 6), (7, 8), (9, 10)]
+
+
+def test_a_file_left_mid_commit_is_read_without_writing_it(tmp_path):
+    path = tmp_path / "s.db"
+    journal = crashed_session(path, "commit")
+    before = {p: digest(p) for p in (path, journal)}
+    for _ in range(2):  # read-only (export, or `linkwise cluster` looking first): the commit that never was is not seen
+        with SessionStore(path, read_only=True) as store:
+            assert [(a.i, a.j) for a in store.answers()] == [(0, 1), (2, 3)]
+    assert {p: digest(p) for p in before} == before
+    with SessionStore(path, exclusive=True) as store:  # opened for writing: rolled back in place
+        assert [(a.i, a.j) for a in store.answers()] == [(0, 1), (2, 3)]
+        store.add(4, 5, True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.db"]

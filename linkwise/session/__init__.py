@@ -17,10 +17,11 @@ import importlib
 from linkwise.session._controller import HumanSession, Refused
 from linkwise.session._data import Dataset, UnsafePathError, embed_text, load_data
 from linkwise.session._import import constraints_frame, read_known
-from linkwise.session._store import Answer, SessionFileError, SessionStore
+from linkwise.session._store import Answer, SessionFileError, SessionStore, SessionWriteError
 
-__all__ = ["Answer", "Dataset", "HumanSession", "Refused", "SessionFileError", "SessionStore", "UnsafePathError",
-           "constraints_frame", "create_app", "embed_text", "load_data", "read_known", "run_terminal", "serve"]
+__all__ = ["Answer", "Dataset", "HumanSession", "Refused", "SessionFileError", "SessionStore", "SessionWriteError",
+           "UnsafePathError", "constraints_frame", "create_app", "embed_text", "load_data", "read_known", "run_terminal",
+           "serve"]
 
 # the web server and the terminal prompt are imported only when used
 _LAZY = {"create_app": "_web", "serve": "_web", "run_terminal": "_terminal"}

@@ -352,9 +352,11 @@ class HumanSession(ClusterFeedback, TeamDesk):
             imply, and whether the current clustering puts the pair
             together; or None), ``done``, ``n_answered``, ``n_clusters``,
             ``can_undo``, ``method``, ``embedding``, ``data``, ``n_rows``,
-            ``stability`` (the fields of :attr:`ActiveSession.stability_`); in
-            a team's session ``team`` (who, the team, the agreement), and
-            ``n_answered`` counts everyone's answers.
+            ``stability`` (the fields of :attr:`ActiveSession.stability_`),
+            ``notice`` (:attr:`SessionStore.notice`: the session file was
+            deleted or moved and the session went on in a recovery file; else
+            None); in a team's session ``team`` (who, the team, the
+            agreement), and ``n_answered`` counts everyone's answers.
         """
         if annotator is not None:
             self._check_annotator(annotator, "state")
@@ -376,7 +378,7 @@ class HumanSession(ClusterFeedback, TeamDesk):
                 "n_clusters": int(self.labels().max()) + 1, "can_undo": can_undo or self._conflict is not None,
                 "method": type(self.estimator).__name__, "embedding": self.data.embedding,
                 "data": self.data.path.name, "n_rows": self.data.n_rows,
-                "stability": self._stability.estimate._asdict(),
+                "stability": self._stability.estimate._asdict(), "notice": self.store.notice,
                 **({} if team is None else {"team": mine}),
             }
 
@@ -418,6 +420,9 @@ class HumanSession(ClusterFeedback, TeamDesk):
         Refused
             The question is no longer current, a contradiction must be
             resolved first, or there is no question left.
+        SessionWriteError
+            The answer could not be written (disk full, ...): nothing
+            changed, and the same answer may be given again.
         """
         if answer is not None and not isinstance(answer, (bool, np.bool_)):
             raise InvalidParameterError(f"The 'answer' argument of HumanSession.answer must be True, False or None, "

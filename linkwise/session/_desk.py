@@ -140,10 +140,11 @@ class TeamDesk:
                 "n_mine": sum(r.kind == "question" and r.annotator == who for r in rows)}
 
     def _team_answer(self, who, answer):
-        pair = self._desk.pop(who, None)
+        pair = self._desk.get(who)
         if pair is None:
             raise Refused("There is no question for you now: the others' answers are awaited.")
-        row = self.store.add(pair[0], pair[1], answer, annotator=who)
+        row = self.store.add(pair[0], pair[1], answer, annotator=who)  # a failed write leaves the question theirs
+        del self._desk[who]
         self._rows.append(row)
         skip, self._later = plan(self._rows, self._disagreement)
         shadow = self._shadow

@@ -1,17 +1,27 @@
-"""The session file: one SQLite database (WAL) per human session.
+"""The session file: one SQLite database per human session.
 
 It holds what resuming exactly needs: the data's fingerprint and feature options, the method with its parameters
 (and seed), and every answer with its time, committed before the next question is shown (a crash loses nothing).
 Undone and corrected answers are not erased but kept in a ``retracted`` table with the reason.
+
+People copy, move and back up the ``.db`` file alone, so it uses SQLite's rollback journal: a commit writes the
+``.db`` itself (WAL would keep answers in a ``-wal`` side file until a checkpoint). The file, not its name, is held
+by the running session (an OS lock on the file: every name of it, hard links included, is refused to a second
+session), and each write first checks that the file is still at its path; a file deleted, moved or replaced
+meanwhile is saved to a recovery file beside it, and the session goes on there. A write that fails (disk full)
+stores nothing and says so; the answers before it stay.
 
 A session file is marked as linkwise's by its SQLite ``application_id``. An existing file is inspected read-only
 first, and any other file (empty, not SQLite, another program's database) is refused untouched: a mistyped
 ``--session`` never costs the user a file.
 """
 
+import itertools
 import json
 import os
+import shutil
 import sqlite3
+import tempfile
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -20,7 +30,8 @@ from typing import NamedTuple
 from linkwise._validation import InvalidParameterError
 from linkwise.graph import pair_key
 
-__all__ = ["ANSWER_WORDS", "Answer", "Refused", "SessionStore", "SessionFileError", "FORMAT", "KINDS"]
+__all__ = ["ANSWER_WORDS", "Answer", "Refused", "SessionStore", "SessionFileError", "SessionWriteError", "FORMAT",
+           "KINDS"]
 
 FORMAT = 2  # bumped when the schema changes; a format-1 file is migrated when opened for writing
 APPLICATION_ID = 0x4C4B5753  # "LKWS" in the SQLite header: this file was made by linkwise
@@ -59,6 +70,11 @@ def _migrate_format1(db):
 
 class SessionFileError(InvalidParameterError):
     """A session file cannot be used: missing, not a session, or made for other data or another method."""
+
+
+class SessionWriteError(OSError):
+    """A change could not be written to the session file (disk full, file or folder gone): none of it was stored,
+    every answer stored before is kept, and the same action may be tried again."""
 
 
 class Refused(RuntimeError):
@@ -109,10 +125,13 @@ class SessionStore:
     exclusive : bool, default=False
         Hold the session for this object alone until :meth:`close`: a second
         exclusive opening, in this or another process and under any name of
-        the file (a symlink), raises :class:`SessionFileError` instead of
-        interleaving two people's questions in one file. The lock is an OS
-        lock on ``<resolved path>.lock``, so a crashed process never leaves
-        the session locked.
+        the file (a symlink, a hard link, another path), raises
+        :class:`SessionFileError` instead of interleaving two people's
+        questions in one file. The lock is an OS lock on the file itself
+        (no lock file), so a crashed process never leaves the session locked.
+        Each write then first checks that the file is still at its path:
+        one deleted, moved or replaced is saved to a recovery file beside it
+        (``<name>.recovered.db``), where the session goes on (see ``notice``).
     read_only : bool, default=False
         Open an existing session file for reading only (SQLite ``mode=ro``):
         the file is never written, and a running session is not disturbed.
@@ -124,6 +143,9 @@ class SessionStore:
     created : bool
         True when this opening created the file (only then may a failed
         start remove it).
+    notice : str or None
+        Set when the session moved to a recovery file: what happened, and
+        where its answers are now (``path`` names that file).
 
     Examples
     --------
@@ -142,29 +164,29 @@ class SessionStore:
 
     def __init__(self, path, *, create=True, exclusive=False, read_only=False):
         self.path = Path(path)
-        # every name of the file (symlinks, relative paths) maps to one database and one lock
+        # every name of the file (symlinks, relative paths) maps to one database
         self._target = target = Path(os.path.realpath(self.path))
+        self.notice = self._db = self._file = None
         if target.exists():
-            with self._errors():  # before even a lock file is made beside a file that may not be linkwise's
+            with self._errors():  # before anything is opened for writing a file that may not be linkwise's
                 _inspect(self.path, target)
+            if not read_only:
+                _check_writable(self.path, target)
         elif read_only or not create:
             raise SessionFileError(f"No session file at {self.path}.")
-        self._db = None
-        self._lock = _hold_lock(self.path, target) if exclusive else None
+        else:
+            _check_new(self.path, target)
         try:
+            # the held file descriptor locks the file itself, and tells whether the path still leads to it
+            self._file, made = _hold(self.path, target) if exclusive else (None, not target.exists())
             with self._errors():
                 # again, now that no other session can change it
-                self.created = not target.exists()
-                self.meta = {} if self.created else _inspect(self.path, target)
+                self.created = made
+                self.meta = {} if made else _inspect(self.path, target)
                 if read_only:
                     self._db = _connect_read_only(target)
                     return
-                # one connection shared by the web server's threads; the session controller serialises access
-                self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
-                if self.created:
-                    self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-                self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("PRAGMA synchronous=FULL")  # an answer survives a crash once add() returns
+                self._db = _connect(target, new=made)
                 if self.meta.get("format") == 1:
                     with self._db:
                         self._db.execute("BEGIN IMMEDIATE")
@@ -183,6 +205,55 @@ class SessionStore:
         except sqlite3.DatabaseError as exc:
             raise SessionFileError(f"The session file {self.path} cannot be used: {exc}.") from None
 
+    @contextmanager
+    def _write(self):
+        """One transaction, committed when the block ends into the file at the session's path; a failed one
+        stores nothing and raises :class:`SessionWriteError`."""
+        if self._file is not None and not _same_file(self._file, self._target):
+            self._recover()
+        try:
+            with self._db:
+                self._db.execute("BEGIN")
+                yield
+        except sqlite3.OperationalError as exc:  # disk full, I/O error, file made read-only, locked too long
+            disk = exc.sqlite_errorname.startswith(("SQLITE_IOERR", "SQLITE_FULL"))
+            raise SessionWriteError(f"Not saved: the session file {self.path} could not be written ({exc}"
+                                    + (": the disk may be full" if disk else "")
+                                    + "). The answers saved before are kept; fix this and try again.") from None
+
+    def _recover(self):
+        """The file was deleted, moved or replaced while held: write what this session holds (the open file's
+        content) to a new recovery file beside it, and go on there."""
+        gone, folder = self.path, self._target.parent
+        stem, suffix = os.path.splitext(self._target.name)
+        file = None
+        try:
+            for k in itertools.count(1):
+                recovery = folder / f"{stem}.recovered{'' if k == 1 else f'-{k}'}{suffix or '.db'}"
+                try:
+                    file, _ = _hold(recovery, recovery, exist=False)
+                    break
+                except FileExistsError:
+                    continue
+            copy = sqlite3.connect(recovery)
+            try:
+                self._db.backup(copy)
+            finally:
+                copy.close()
+            db = _connect(recovery, new=False)
+        except (OSError, sqlite3.Error) as exc:
+            if file is not None:
+                file.close()
+                recovery.unlink(missing_ok=True)
+            raise SessionWriteError(f"Not saved: the session file {gone} was deleted, moved or replaced while this "
+                                    f"session ran, and no recovery file could be written in {folder} ({exc}). The "
+                                    "answers are held by this running session: keep it running, make that folder "
+                                    "writable and try again.") from None
+        self.close()
+        self._db, self._file, self.path, self._target = db, file, recovery, recovery
+        self.notice = (f"The session file {gone} was deleted, moved or replaced while this session ran. Its answers "
+                       f"and every answer since are saved in {recovery}: continue later with --session {recovery}.")
+
     def _read(self, sql, args=()):
         with self._errors():
             return self._db.execute(sql, args).fetchall()
@@ -195,8 +266,7 @@ class SessionStore:
     def write_meta(self, meta):
         """Describe a new session (data fingerprint, options, method, parameters)."""
         meta = {"format": FORMAT, "created_at": _now(), **meta}
-        with self._db:
-            self._db.execute("BEGIN")
+        with self._write():
             self._db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                                  [(k, json.dumps(v)) for k, v in meta.items()])
         self.meta = meta
@@ -220,8 +290,7 @@ class SessionStore:
                               json.dumps(members))])[0]
 
     def _insert(self, rows):
-        with self._db:
-            self._db.execute("BEGIN")
+        with self._write():
             stored, action = [], None
             for row in rows:
                 seq = self._db.execute("INSERT INTO answers (i, j, answer, answered_at, annotator, kind, members, "
@@ -241,8 +310,7 @@ class SessionStore:
         return [_answer(r) for r in self._read(f"SELECT {self._fields} FROM answers ORDER BY seq")]
 
     def _retract(self, seqs, reason):
-        """Begin the transaction (in ``with self._db``) that keeps answers ``seqs`` in ``retracted``; their rows."""
-        self._db.execute("BEGIN")
+        """Keep answers ``seqs`` in ``retracted`` (in a transaction of :meth:`_write`); their rows."""
         marks = ", ".join("?" * len(seqs))
         rows = self._read(f"SELECT {_FIELDS} FROM answers WHERE seq IN ({marks}) ORDER BY seq", seqs)
         if not rows:
@@ -253,7 +321,7 @@ class SessionStore:
 
     def undo(self, seq):
         """Remove answer ``seq`` and the rest of its action (kept in the ``retracted`` table)."""
-        with self._db:
+        with self._write():
             seqs = [s for (s,) in self._read("SELECT seq FROM answers WHERE coalesce(action, seq) = (SELECT "
                                              "coalesce(action, seq) FROM answers WHERE seq = ?)", (seq,))] or [seq]
             self._retract(seqs, "undone")
@@ -261,7 +329,7 @@ class SessionStore:
 
     def correct(self, seq):
         """Flip answer ``seq`` (same <-> different), said to be wrong; the original stays in ``retracted``."""
-        with self._db:
+        with self._write():
             (row,) = self._retract([seq], "corrected")
             if row[3] is None:
                 raise ValueError(f"answer #{seq} is 'don't know' or a cluster's feedback; only a same/different answer "
@@ -277,15 +345,18 @@ class SessionStore:
         """Close the database connection (and give up the session, if held exclusively)."""
         if self._db is not None:
             self._db.close()
-        if self._lock is not None:
-            self._lock.close()  # closing the descriptor drops the OS lock
-            self._lock = None
+        if self._file is not None:
+            self._file.close()  # drops the OS lock
+            self._file = None
 
     def discard(self):
-        """Close, and delete the file if this opening created it (a start that failed leaves nothing behind)."""
+        """Close, and delete the file if this opening created it (a start that failed leaves nothing behind).
+
+        Only what this opening made goes: a new file is refused where a journal of another file lies
+        (:func:`_check_new`), so its journal, if any, is its own."""
         self.close()
         if self.created:
-            for suffix in ("", "-wal", "-shm", ".lock"):
+            for suffix in ("", "-journal"):
                 self._target.with_name(self._target.name + suffix).unlink(missing_ok=True)
 
     def __enter__(self):
@@ -295,11 +366,55 @@ class SessionStore:
         self.close()
 
 
+def _connect(target, new):
+    """The writable connection to a session file (one, shared by the web server's threads: the session controller
+    serialises access)."""
+    db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+    try:
+        if new:
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        # a commit lands in the .db itself; a file of an older linkwise (WAL) has its -wal merged in, then removed
+        (mode,) = db.execute("PRAGMA journal_mode=DELETE").fetchone()
+        if mode != "delete":
+            raise sqlite3.OperationalError(f"its journal mode stays {mode!r}")
+        db.execute("PRAGMA synchronous=FULL")  # an answer survives a crash, or a power cut, once add() returns
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
 def _connect_read_only(target, trusted=True):
     """A connection that cannot write ``target`` nor leave -wal/-shm files beside it."""
-    # reading WAL makes them unless immutable: right with no -wal file, and for a file not linkwise's (a look only)
-    live = target.with_name(target.name + "-wal").exists()
-    return sqlite3.connect(f"{target.as_uri()}?mode=ro" + ("" if trusted and live else "&immutable=1"), uri=True)
+    with open(target, "rb") as f:
+        wal = f.read(20)[18:20] == b"\x02\x02"  # the header's read/write versions: 2 is WAL
+    # a live file is read with SQLite's locks (a commit is never seen half-written); reading WAL makes -wal/-shm
+    # files unless immutable: right with no -wal file, and for a file not linkwise's (a look only)
+    live = not wal or target.with_name(target.name + "-wal").exists()
+    db = sqlite3.connect(f"{target.as_uri()}?mode=ro" + ("" if trusted and live else "&immutable=1"), uri=True)
+    try:
+        db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.OperationalError as exc:
+        db.close()
+        if exc.sqlite_errorname != "SQLITE_READONLY_ROLLBACK":
+            raise
+        return _rolled_back(target)
+    return db
+
+
+def _rolled_back(target):
+    """The content of a file whose session stopped mid-commit (its journal is hot), rolled back in a private
+    copy: reading never writes the file (its next opening for writing rolls it back in place)."""
+    with tempfile.TemporaryDirectory(prefix="linkwise-") as folder:
+        copy = Path(folder) / target.name
+        for suffix in ("", "-journal"):
+            shutil.copyfile(target.with_name(target.name + suffix), copy.with_name(copy.name + suffix))
+        disk, memory = sqlite3.connect(copy), sqlite3.connect(":memory:")
+        try:
+            disk.backup(memory)  # reading the copy rolls it back
+        finally:
+            disk.close()
+    return memory
 
 
 def _inspect(path, target):
@@ -335,36 +450,89 @@ def _inspect(path, target):
     return meta
 
 
-def _hold_lock(path, target):
-    """Lock ``<target>.lock`` without waiting (the resolved ``target``: one lock for every name of the file)."""
-    f = open(target.with_name(target.name + ".lock"), "a+")  # the open file keeps the lock
+def _check_writable(path, target):
+    """Refuse at start a session file that would refuse the first answer: one marked read-only (even to root,
+    whom the mode does not stop), or in a folder where its journal cannot be made."""
+    if not target.stat().st_mode & 0o222 or not os.access(target, os.W_OK):
+        raise SessionFileError(f"{path} is read-only, and a session saves every answer in its file: make it writable "
+                               f"(chmod u+w {path}), or read it with `linkwise export`.")
+    _check_folder(path, target)
+
+
+def _check_folder(path, target):
+    if not os.access(target.parent, os.W_OK | os.X_OK):
+        raise SessionFileError(f"The folder of {path} is read-only, and a session writes its journal beside its "
+                               "file: make the folder writable, or name a session file in another folder.")
+
+
+def _check_new(path, target):
+    """Refuse to make a session file where a journal lies without its file: that of a file moved without it,
+    which a new file would take for its own (SQLite deletes a journal beside an empty file)."""
+    for suffix in ("-journal", "-wal"):
+        side = target.with_name(target.name + suffix)
+        if side.exists():
+            raise SessionFileError(f"{side} lies there without its session file {path}: it may hold answers of a "
+                                   "session file moved or copied without it. Put it back beside that file, or move "
+                                   "it away yourself to start a new session here.")
+    _check_folder(path, target)
+
+
+def _hold(path, target, *, exist=None):
+    """Open ``target`` (made when missing; ``exist=False``: only a new one, else FileExistsError) and lock the file
+    itself without waiting, so that every name of it is refused to another session; returns (file, made)."""
     try:
-        _try_lock(f)
+        fd, made = os.open(target, os.O_RDONLY | os.O_CREAT | os.O_EXCL, 0o666), True
+    except FileExistsError:
+        if exist is False:
+            raise
+        fd, made = os.open(target, os.O_RDONLY), False
+    file = os.fdopen(fd, "rb", buffering=0)
+    try:
+        _try_lock(file)
     except OSError:
-        try:
-            f.seek(0)
-            holder = f.read().strip() or "unknown"
-        except OSError:  # Windows: the holder's locked byte cannot be read
-            holder = "unknown"
-        f.close()
-        raise SessionFileError(f"{path} is open in another linkwise session (process {holder}); answer the questions "
-                               "there, or stop that session first (its answers are saved).") from None
-    f.seek(0)
-    f.truncate()
-    f.write(str(os.getpid()))
-    f.flush()
-    return f
+        holder = _holder(file)
+        file.close()
+        raise SessionFileError(f"{path} is open in another linkwise session" + (f" (process {holder})" if holder else "")
+                               + "; answer the questions there, or stop that session first (its answers are saved)."
+                               ) from None
+    return file, made
+
+
+def _same_file(file, target):
+    """Whether ``target`` still leads to the open ``file`` (not deleted, moved away or replaced by another)."""
+    try:
+        found = os.stat(target)
+    except OSError:
+        return False
+    held = os.fstat(file.fileno())
+    return (found.st_dev, found.st_ino) == (held.st_dev, held.st_ino)
+
+
+def _holder(file):
+    """The process id holding the lock on ``file``, from Linux's /proc/locks (None elsewhere, or not found)."""
+    inode = str(os.fstat(file.fileno()).st_ino)
+    try:
+        lines = Path("/proc/locks").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:  # "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF" (a waiting request has "->")
+        fields = line.split()
+        if len(fields) > 5 and fields[1] == "FLOCK" and fields[5].rpartition(":")[2] == inode:
+            return fields[4]
+    return None
 
 
 if os.name == "nt":  # pragma: no cover - exercised on Windows only
     import msvcrt
 
     def _try_lock(f):
-        f.seek(0)
+        # a byte far past the file's end: SQLite's own locks (at 1 GB) and reads never meet it
+        f.seek(2**40)
         msvcrt.locking(f.fileno(), msvcrt.LK_NBLCK, 1)
 
 else:
     import fcntl
 
     def _try_lock(f):
+        # flock, not fcntl's POSIX locks: those are the process's, dropped when SQLite closes any descriptor of the file
         fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)

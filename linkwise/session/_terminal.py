@@ -26,6 +26,7 @@ import numpy as np
 
 from linkwise._extras import requires
 from linkwise.session._controller import Refused
+from linkwise.session._store import SessionWriteError
 from linkwise.session._series import cluster_sample
 
 with requires("session", "linkwise.session"):
@@ -284,7 +285,7 @@ def _ask(session, labels_path, console, getchar):
                 if key.isprintable():
                     _say(console, f"Key {key!r} does nothing here.")
                 continue
-        except Refused as exc:  # say why; the loop shows the current state
+        except (Refused, SessionWriteError) as exc:  # say why; the loop shows the current state (the same question)
             _say(console, str(exc))
         shown = False
     k = session.write_labels(labels_path)
@@ -334,6 +335,8 @@ def _cluster_feedback(session, console, getchar):
 
 def _show(console, state, session):
     console.print(f"\n{state['n_answered']} answered · {state['n_clusters']} clusters · {state['stability']['message']}")
+    if state["notice"]:
+        _say(console, (state["notice"], "bold"))
     conflict = state["conflict"]
     if conflict is not None:
         _say(console, ("Your answers disagree", "bold"))

@@ -6,15 +6,20 @@ item text never becomes markup. Images are served by row number, never by a
 path from the URL, and only after :meth:`Dataset.image_path` has checked them.
 Every route needs the run's random token (as Jupyter does): the address
 printed carries it once, the page then holds it in an HttpOnly cookie, so
-other accounts on a shared machine cannot read or answer the session.
+other accounts on a shared machine cannot read or answer the session. The
+browser is opened on a redirect file only the user can read, never with the
+token on its command line (which every account sees).
 A team's session has one token per annotator: the token says who answers. An open team shares one token,
 and the name a person joins with is kept in a second cookie.
 """
 
+import html
 import json
+import os
 import re
 import secrets
 import socket
+import tempfile
 import webbrowser
 from pathlib import Path
 from urllib.parse import quote
@@ -26,6 +31,7 @@ from linkwise._validation import InvalidParameterError
 from linkwise.session._controller import Refused
 from linkwise.session._data import IMAGE_TYPES, UnsafePathError
 from linkwise.session._series import cluster_sample
+from linkwise.session._store import SessionWriteError
 
 with requires("session", "linkwise.session"):
     from starlette.applications import Starlette
@@ -33,7 +39,7 @@ with requires("session", "linkwise.session"):
     from starlette.concurrency import run_in_threadpool
     from starlette.middleware import Middleware
     from starlette.middleware.trustedhost import TrustedHostMiddleware
-    from starlette.requests import Request
+    from starlette.requests import ClientDisconnect, Request
     from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
@@ -99,13 +105,19 @@ class _Guard:
         cookie = f"linkwise-{scope['server'][1]}"  # cookies ignore ports: one name per session's port
         if scope["method"] in ("GET", "HEAD") and (token := self._valid(request.query_params.get("token"))):
             clean = request.url.remove_query_params("token")
-            response = RedirectResponse(clean.path + (f"?{clean.query}" if clean.query else ""), 303)
+            response = RedirectResponse(_local(clean.path) + (f"?{clean.query}" if clean.query else ""), 303)
             response.set_cookie(cookie, token.decode(), httponly=True, samesite="strict")
             return await response(scope, receive, send_secured)
         token = self._valid(request.cookies.get(cookie))
         if token is None:
             return await PlainTextResponse(_NO_TOKEN, 403)(scope, receive, send_secured)
         await self.app({**scope, "annotator": self.tokens[token]}, receive, send_secured)
+
+
+def _local(path):
+    """``path`` as an address on this server only: browsers read ``//host``, ``/\\host`` (and a tab or newline
+    inside, which they drop) as another site, so every such character is escaped and leading slashes collapse."""
+    return "/" + quote(path, safe="/:@!$&'()*+,;=").lstrip("/")
 
 
 def _attachment(name):
@@ -122,11 +134,14 @@ async def _read_json(request):
     if int(request.headers.get("content-length", 0)) > _MAX_BODY:
         raise too_large
     chunks, size = [], 0
-    async for chunk in request.stream():  # counted as it arrives: chunked bodies have no length
-        size += len(chunk)
-        if size > _MAX_BODY:
-            raise too_large
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():  # counted as it arrives: chunked bodies have no length
+            size += len(chunk)
+            if size > _MAX_BODY:
+                raise too_large
+            chunks.append(chunk)
+    except ClientDisconnect:  # nobody reads the reply; nothing is stored
+        raise _BadRequest("The request body ended early: the client went away.") from None
     try:
         payload = json.loads(b"".join(chunks))
     except (ValueError, RecursionError):  # RecursionError: nested too deep
@@ -243,9 +258,11 @@ def create_app(session, labels_path, token=None, tokens=None):
         return endpoint
 
     async def failure(exc, who):
-        """The reply to a refused or invalid request; a refusal carries the state the person should now see."""
-        if isinstance(exc, Refused):
-            return JSONResponse({"error": str(exc), "state": await run_in_threadpool(full_state, None, who)}, 409)
+        """The reply to a refused or invalid request; a refusal carries the state the person should now see (after
+        a failed write: the same question, to answer again)."""
+        if isinstance(exc, (Refused, SessionWriteError)):
+            status = 409 if isinstance(exc, Refused) else 503
+            return JSONResponse({"error": str(exc), "state": await run_in_threadpool(full_state, None, who)}, status)
         if isinstance(exc, OSError):  # "finish" and the labels file's folder is gone: the page says so
             return JSONResponse({"error": f"Could not write the labels: {exc}"}, 500)
         return JSONResponse({"error": str(exc)}, getattr(exc, "status", 400))
@@ -291,7 +308,7 @@ def create_app(session, labels_path, token=None, tokens=None):
         try:
             (name,) = _fields(await _read_json(request), name=str)
             await run_in_threadpool(session.join, name)
-        except (Refused, InvalidParameterError) as exc:
+        except (Refused, InvalidParameterError, SessionWriteError) as exc:
             return await failure(exc, annotator_of(request))
         response = JSONResponse({"state": await run_in_threadpool(full_state, None, name)})
         response.set_cookie(f"linkwise-name-{request.scope['server'][1]}", name, httponly=True, samesite="strict")
@@ -360,7 +377,8 @@ def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
     port : int, default=0
         0 picks a free port.
     open_browser : bool, default=True
-        Open the page (with the run's access token) in the default browser.
+        Open the page in the default browser, through a redirect file only
+        this user can read (the browser's command line shows no token).
     echo : callable
         Prints the address (the command line passes ``click.echo``).
 
@@ -393,15 +411,36 @@ def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
     sock.listen(64)
     app = create_app(session, labels_path)
     origin = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    opener = None
     if app.state.tokens is None:
         url = f"{origin}/?token={app.state.token}"
         team = "for an open team (each person opens it and gives a name) " if session.team else ""
         echo(f"linkwise session {team}at {url}  (Ctrl+C to stop; answers are saved as you go)")
         if open_browser:
-            webbrowser.open(url)
+            opener = _open_browser(url)
     else:  # each link is one annotator's: sent to them, not opened here
         echo("linkwise session for a team (Ctrl+C to stop; answers are saved as you go); each annotator's link:")
         for who, token in app.state.tokens.items():
             echo(f"  {who}: {origin}/?token={token}")
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    server.run(sockets=[sock])
+    try:
+        server.run(sockets=[sock])
+    finally:
+        if opener is not None:
+            opener.unlink(missing_ok=True)
+
+
+_REDIRECT = """<!doctype html>
+<html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0; url={url}"><title>linkwise session</title>
+</head><body><p><a href="{url}">Open the linkwise session</a></p></body></html>
+"""
+
+
+def _open_browser(url):
+    """Open the tokened ``url`` in the default browser as notebook servers do: through a file readable by this user
+    alone (``mkstemp``: mode 0600) that redirects to it; returns the file, to remove when the server stops."""
+    fd, name = tempfile.mkstemp(prefix="linkwise-open-", suffix=".html")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(_REDIRECT.format(url=html.escape(url)))
+    webbrowser.open(Path(name).as_uri())
+    return Path(name)

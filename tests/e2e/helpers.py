@@ -106,12 +106,13 @@ class LiveServer:
 
 
 class Server:
-    """``linkwise cluster ... --ui web`` in a subprocess; ``url`` (with the token) once it listens."""
+    """``linkwise cluster ... --ui web`` in a subprocess; ``url`` (with the token) once it listens. ``browser``: the
+    browser is opened (the one ``env``'s BROWSER names); ``output``: what it printed (all of it once stopped)."""
 
-    def __init__(self, *args, cwd=None):
-        env = {**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"}
+    def __init__(self, *args, cwd=None, browser=False, env=None):
+        env = {**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1", **(env or {})}
         command = [sys.executable, "-c", "from linkwise.cli import main; main()", "cluster", *map(str, args),
-                   "--no-browser"]
+                   *([] if browser else ["--no-browser"])]
         self.process = subprocess.Popen(command, cwd=cwd or REPO, env=env, stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, text=True)
         self.output = []
@@ -150,6 +151,7 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(30)
+        self.output.append(self.process.stdout.read())
         self.process.stdout.close()
 
 

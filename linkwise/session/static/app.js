@@ -192,6 +192,9 @@ function render(next) {
   renderTeam(state.team);
   $("join").hidden = !(state.team && state.team.open && !state.team.annotator);
   renderDropped(state.dropped_columns);
+  // the session file was deleted or moved: where the answers are now (stays in view)
+  $("file-notice").hidden = !state.notice;
+  $("file-notice").textContent = state.notice || "";
   if (state.question) {
     $("prompt").textContent = "Question " + state.question.number + ": do A and B belong to the same group?";
     fillPair($("pair"), state.question.items);
