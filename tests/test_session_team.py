@@ -101,7 +101,9 @@ def test_a_stale_ticket_is_refused_and_an_annotator_must_be_named(iris_data, tmp
 
 @pytest.mark.parametrize("bad, match", [(["alice"], "two or more"), (["alice", "alice"], "twice"),
                                         (["alice", "b b"], "letters"), (["alice", "bob", 3], "names"),
-                                        (["alice", "open"], "not 'open'"), ("alice,bob", "two or more")])
+                                        (["alice", "open"], "not 'open'"), ("alice,bob", "two or more"),
+                                        (["alice", "all"], "'all'"), (["alice", "."], "start with a letter or digit"),
+                                        (["-", "bob"], "start with a letter or digit")])
 def test_bad_teams_are_refused_before_anything_is_written(iris_data, tmp_path, bad, match):
     data, _ = iris_data
     with pytest.raises(lw.exceptions.InvalidParameterError, match=match):
