@@ -348,6 +348,8 @@ def test_a_parquet_column_of_equal_length_number_lists_is_clustered_on(tmp_path,
     assert data.dropped_columns == {"tags": "it holds lists and its lists hold 1 to 2 values (a column of lists is "
                                             "clustered on when every row holds a list of numbers, all of one length)"}
     assert load_data(tmp_path / "e.parquet", id_column="name", features=["emb"]).X.shape == (60, 16)
+    frame[["emb"]].to_parquet(tmp_path / "only.parquet")  # no other column
+    np.testing.assert_array_equal(load_data(tmp_path / "only.parquet").X, load_data(tmp_path / "e.parquet").X)
     assert "[" in data.item(0)["fields"][0][1]  # shown as text
     other = frame.copy()
     other.at[7, "emb"] = other.at[7, "emb"] + 1

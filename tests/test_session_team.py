@@ -281,6 +281,10 @@ def test_an_open_team_takes_names_as_people_join(iris_data, tmp_path):
     assert session.join("bob")["team"]["disagreement"] == "repair"  # two people: no third to ask
     with pytest.raises(lw.exceptions.InvalidParameterError, match="'name'"):
         session.join("<b>")
+    for name in ("all", ".", "-x"):  # 'all' would be the agreement table's row of everyone
+        with pytest.raises(lw.exceptions.InvalidParameterError, match=f"not 'open' or 'all'.*got {name!r}"):
+            session.join(name)
+    assert session.team["annotators"] == ["alice", "bob"]
     assert answer_as(session, "bob", y, flip=True) == pair  # asked twice (overlap 1), and they disagree
     assert session.state("bob")["conflict"] is not None
     session.join("carol")  # a third member: the tie now waits for them instead

@@ -360,7 +360,9 @@ def _fingerprint(table):
     for c in nested:  # pandas hashes no list: the numbers of a column of vectors, else the text of each cell
         vectors = _vectors(table[c])
         h.update(vectors.tobytes() if vectors is not None else repr([_plain(v) for v in table[c]]).encode())
-    h.update(pd.util.hash_pandas_object(table.drop(columns=nested), index=False).to_numpy().tobytes())
+    rest = table.drop(columns=nested)
+    if rest.shape[1]:  # pandas hashes no table without columns
+        h.update(pd.util.hash_pandas_object(rest, index=False).to_numpy().tobytes())
     return h.hexdigest()
 
 
