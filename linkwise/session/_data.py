@@ -1,9 +1,11 @@
 """A person's table: reading it, turning it into features, showing its rows safely.
 
 A CSV is read as UTF-8 unless a byte-order mark names UTF-16 or UTF-32 or an
-encoding is given; a file that is not text, not Parquet, not in that encoding
-or not complete is refused with one line naming the fix. Features are the
-numeric columns (min-max scaled, as COBRA and COBRAS do; the columns left out
+encoding is given, with the delimiter and decimal mark its first lines show
+(:func:`_dialect`); a file that is not text, not Parquet, not in that encoding
+or not complete is refused with one line naming the fix. Ids are text as
+written. Features are the numeric columns and Parquet columns of equal-length
+number lists (min-max scaled, as COBRA and COBRAS do; the columns left out
 are listed with why) or the columns named with ``features``; a text column is embedded with the small
 sentence model of the optional ``text`` extra when it is installed, otherwise
 with TF-IDF and a truncated SVD (latent semantic analysis). An image column
@@ -384,7 +386,8 @@ class Dataset:
     table : pandas.DataFrame
         The rows as read.
     ids : pandas.Series
-        The id of every row (the id column, or the row number).
+        The id of every row: the id column's text as written (stripped), or
+        the row number.
     X : ndarray of shape (n_rows, n_features)
         What the method clusters; for time series (n_rows, length[, channels]).
     options : dict
@@ -559,10 +562,11 @@ def _as_text(path, encoding, table, column):
     return cells.str.strip().set_axis(values.index)
 
 
-def _ids(table, id_column, path, places):
+def _ids(path, encoding, table, id_column, places):
+    """The row ids: the id column as text (a blank or repeated one refused at its line), else the row numbers."""
     if id_column is None:
         return pd.Series(np.arange(table.shape[0]), name="id")
-    ids = table[id_column].reset_index(drop=True)
+    ids = _as_text(path, encoding, table, id_column).reset_index(drop=True).rename(id_column)
     blank = ids.eq("").to_numpy()
     if blank.any():
         r = int(blank.argmax())
@@ -590,13 +594,14 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
         folder of images: one row per image file (``file``, ``size``),
         clustered on the images (see :func:`linkwise.images.image_files`).
     id_column : str, optional
-        A column of unique row ids (default: the row number).
+        A column of unique row ids, read as text (``1`` and ``1.0`` are two
+        ids; default: the row number).
     text_column : str, optional
         A column of text to embed (see :func:`embed_text`).
     image_column : str, optional
         A column of image paths, relative to ``image_root``.
     features : list of str, optional
-        Numeric columns to cluster on (``"first:last"`` names the columns
+        Numeric columns (or Parquet columns of number lists) to cluster on (``"first:last"`` names the columns
         from first to last, e.g. ``"emb_0:emb_511"``); the image column
         among them clusters on the images (:func:`linkwise.images.image_features`).
         Default: every numeric column except the id column, else the image
@@ -623,8 +628,10 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
     InvalidParameterError
         With one line naming the file and the fix: a missing, empty,
         binary or undecodable file, a Parquet file that is not Parquet, a
-        bad column name, a non-numeric feature column, a missing value
-        (at its line in a CSV, counting the header as line 1).
+        CSV with more fields on its lines than names in its header, a bad
+        column name, a non-numeric feature column, a missing value or a
+        blank or repeated id (at its line in a CSV, counting the header as
+        line 1).
 
     Returns
     -------
@@ -666,18 +673,18 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
     fingerprint = _fingerprint(table)  # of every value as pandas reads it: the same as before ids were text
     places = lambda rows: _places(path, read_as, rows)  # noqa: E731
     series_id = series.get("id") if isinstance(series, dict) else None
-    for column in {id_column, series_id} & set(table.columns):
-        text = _as_text(path, read_as, table, column)
-        table[column] = text if column == id_column else text.where(text != "")  # a blank series id: refused
+    if series_id in table.columns:  # the long format's series are named by text too
+        text = _as_text(path, read_as, table, series_id)
+        table[series_id] = text.where(text != "")  # a blank: refused as an empty cell
     how = _read_as(path, read_as)
     if series is not None:
         from linkwise.session._series import load_series
 
         info, ids, X = load_series(table, series, options, places,
                                    lambda column: _not_numeric(path, read_as, table, [column])[column])
-        ids = _ids(info, id_column, path, places) if ids is None else ids
+        ids = _ids(path, read_as, table, id_column, places) if ids is None else ids
         return Dataset(path, info, ids, X, options, None, root, {}, fingerprint, f"the time series{how}")
-    ids = _ids(table, id_column, path, places)
+    ids = _ids(path, read_as, table, id_column, places)
     dropped = {}
     rest = [c for c in table.columns if c not in named]
     lists = {c: m for c in rest if table[c].dtype == object and (m := _vectors(table[c])) is not None}
