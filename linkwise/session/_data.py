@@ -601,8 +601,9 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
     image_column : str, optional
         A column of image paths, relative to ``image_root``.
     features : list of str, optional
-        Numeric columns (or Parquet columns of number lists) to cluster on (``"first:last"`` names the columns
-        from first to last, e.g. ``"emb_0:emb_511"``); the image column
+        Numeric columns, or Parquet columns of number lists, to cluster on
+        (``"first:last"`` names the columns from first to last, e.g.
+        ``"emb_0:emb_511"``); the image column
         among them clusters on the images (:func:`linkwise.images.image_features`).
         Default: every numeric column except the id column, else the image
         column; none when a text column is given.
@@ -671,9 +672,12 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
 
     root = Path(image_root).resolve() if image_root is not None else path.parent
     fingerprint = _fingerprint(table)  # of every value as pandas reads it: the same as before ids were text
-    places = lambda rows: _places(path, read_as, rows)  # noqa: E731
+
+    def places(rows):
+        return _places(path, read_as, rows)
+
     series_id = series.get("id") if isinstance(series, dict) else None
-    if series_id in table.columns:  # the long format's series are named by text too
+    if isinstance(series_id, str) and series_id in table.columns:  # the long format's series are named by text too
         text = _as_text(path, read_as, table, series_id)
         table[series_id] = text.where(text != "")  # a blank: refused as an empty cell
     how = _read_as(path, read_as)
