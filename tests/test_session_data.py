@@ -223,7 +223,8 @@ def test_columns_left_out_of_the_features_are_listed_with_why(tmp_path):
         load_data(tmp_path / "t.csv", features=["size", "weight"])
     (tmp_path / "words.csv").write_text("a,b\nx,1\ny,one\n")
     with pytest.raises(InvalidParameterError, match=r"no numeric feature columns; a: text, not numbers \('x' at "
-                                                   r"line 2\); b: 1 of 2 cells are not numbers \(first: 'one' at line 3\)"):
+                                                   r"line 2\); b: 1 of 2 cells are not numbers \(first: 'one' at line 3\); "
+                                                   r"read as comma-separated\. Name them"):
         load_data(tmp_path / "words.csv")
 
 

@@ -725,7 +725,7 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
     if not blocks and not images:
         why = "".join(f"; {c}: {reason}" for c, reason in dropped.items())
         raise InvalidParameterError(
-            f"The data file {path} has no numeric feature columns{why}. Name them with --features, "
+            f"The data file {path} has no numeric feature columns{why}{how}. Name them with --features, "
             "embed a text column with --text-column or cluster on images with --image-column."
         )
     clustered = [f"the columns {_listed(features)}" if features else "",
