@@ -93,6 +93,13 @@ def csv_rows(folder, name, text):
     return new_args(folder, write(folder, name, text))
 
 
+def parquet(folder, columns):
+    """A Parquet data file ``d.parquet`` of ``columns`` (name -> cells)."""
+    path = Path(folder) / "d.parquet"
+    pd.DataFrame(columns).to_parquet(path)
+    return path
+
+
 # -- the catalogue -----------------------------------------------------------------
 CASES = [
     # data files
@@ -111,6 +118,21 @@ CASES = [
     ("data-missing-value", lambda f: csv_rows(f, "d.csv", "x,y\n1,2\n,4\n5,6\n"), "missing or infinite"),
     ("data-duplicate-ids", lambda f: new_args(f, "iris.csv", "--id-column", "species"), "not unique"),
     ("data-is-a-folder", lambda f: ["cluster", f], "holds no image files"),
+    ("data-blank-id", lambda f: new_args(f, write(f, "d.csv", "name,x\na,1\n ,2\nc,3\n"), "--id-column", "name"),
+     r"id column 'name' of .*d\.csv is empty at line 3"),
+    ("data-ids-repeated-as-written", lambda f: new_args(f, write(f, "d.csv", "name,x\n007,1\n7,2\n007,3\n"),
+                                                         "--id-column", "name"),
+     r"'007' appears twice \(line 2 and line 4\)"),
+    ("data-lines-longer-than-header", lambda f: csv_rows(f, "d.csv", "x,y\n1,2,3\n4,5,6\n"),
+     "more fields on its lines than its header has names"),
+    ("data-rows-all-the-same", lambda f: csv_rows(f, "d.csv", "x;y;note\n1,5;2;a\n1,5;2;b\n1,5;2;c\n"),
+     r"all 3 rows .* are the same in what is clustered \(the columns x, y; read as semicolon-separated with "
+     r"decimal commas\).* --features"),
+    ("data-parquet-lists-of-several-lengths", lambda f: new_args(f, parquet(f, {"emb": [[1.0], [2.0, 3.0], [4.0]]})),
+     "emb: it holds lists and its lists hold 1 to 2 values"),
+    ("features-parquet-list-of-text",
+     lambda f: new_args(f, parquet(f, {"x": [1, 2, 3], "tags": [["a"], ["b"], ["c"]]}), "--features", "x,tags"),
+     "'tags' is not numeric: it holds lists and its lists hold other things than numbers"),
     ("data-missing", lambda f: ["cluster", Path(f) / "nope.csv"], "does not exist"),
     # command-line arguments of cluster
     ("param-unknown", lambda f: new_args(f, "iris.csv", "--param", "bogus=1"), "has no parameter 'bogus'"),
@@ -188,6 +210,18 @@ CASES = [
     ("export-corrupt-page", lambda f: ["export", corrupt_answers(f)], "malformed"),
     ("export-method-outside-linkwise", lambda f: ["export", set_meta(f, "method", f'"{EVIL}:Thing"')],
      "not one of linkwise's"),
+    ("annotators-named-all", lambda f: team_args(f, "alice,all"), r"not 'open' or 'all'.*got 'all'"),
+    ("annotators-name-a-dot", lambda f: team_args(f, ".,bob"), "start with a letter or digit"),
+    # files of known answers given to cluster
+    ("labels-blank-id", lambda f: new_args(f, "iris.csv", "--id-column", "name", "--labels",
+                                           write(f, "l.csv", "id,cluster\nflower-0,a\n ,a\n")), "line 3: no id"),
+    ("labels-id-not-as-written", lambda f: new_args(f, "iris.csv", "--labels", write(f, "l.csv",
+                                                                                      "id,cluster\n1,a\n0.0,a\n")),
+     "line 3: id '0.0' is not an id of the data"),
+    ("constraints-id-not-as-written",
+     lambda f: new_args(f, write(f, "d.csv", "name,x\n1,1\n2,5\n3,9\n"), "--id-column", "name", "--constraints",
+                        write(f, "k.csv", "id_a,id_b,answer\n2,3,same\n1.0,2,same\n")),
+     "line 3: id_a '1.0' is not an id of the data"),
     ("export-out-missing-folder", lambda f: ["export", Path(f) / "s.db", "-o", "/nodir/x.csv"], "does not exist"),
     ("export-out-is-the-session", lambda f: ["export", Path(f) / "s.db", "-o", Path(f) / "s.db"],
      "is the session file"),
@@ -205,6 +239,13 @@ CASES = [
     ("demo-over-a-benchmark", lambda f: write(f, "results.csv", "method\n") and ["demo", "--out", f],
      "did not write"),
 ]
+
+
+def team_args(folder, annotators):
+    """A team session in the browser on rows that are all the same: should the names pass, the session still stops
+    (on those rows) instead of serving the page until the test run times out."""
+    data = write(folder, "same.csv", "x,y\n1,2\n1,2\n")
+    return new_args(folder, data, "--annotators", annotators, "--ui", "web", "--no-browser")
 
 
 def bench_args(folder, *extra):

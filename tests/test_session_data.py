@@ -1,3 +1,4 @@
+import csv
 import gzip
 import io
 import os
@@ -222,7 +223,8 @@ def test_columns_left_out_of_the_features_are_listed_with_why(tmp_path):
         load_data(tmp_path / "t.csv", features=["size", "weight"])
     (tmp_path / "words.csv").write_text("a,b\nx,1\ny,one\n")
     with pytest.raises(InvalidParameterError, match=r"no numeric feature columns; a: text, not numbers \('x' at "
-                                                   r"line 2\); b: 1 of 2 cells are not numbers \(first: 'one' at line 3\)"):
+                                                   r"line 2\); b: 1 of 2 cells are not numbers \(first: 'one' at line 3\); "
+                                                   r"read as comma-separated\. Name them"):
         load_data(tmp_path / "words.csv")
 
 
@@ -235,3 +237,128 @@ def test_missing_values_are_placed_by_file_line_or_parquet_row(tmp_path):
         load_data(tmp_path / "t.parquet")
     pd.DataFrame({"a": [1.0, 2.0], "when": pd.to_datetime(["2024-01-01", "2024-02-01"])}).to_parquet(tmp_path / "d.parquet")
     assert load_data(tmp_path / "d.parquet").dropped_columns == {"when": "its cells are datetime64[us], not numbers"}
+
+
+def _table(seed, n=40):
+    """A person's table: names, measurements with decimals (some negative), a text column with commas."""
+    rng = np.random.RandomState(seed)
+    return pd.DataFrame({"name": [f"item {k}" for k in rng.permutation(n)],
+                         "width": rng.normal(0, 3, n).round(3), "height": rng.uniform(1, 90, n).round(2),
+                         "count": rng.randint(0, 9, n), "note": [f"seen {k}, {k + 1} times" for k in range(n)]})
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("name, sep, decimal", [("t.csv", ";", ","), ("t.csv", ";", "."), ("t.txt", "\t", "."),
+                                                ("t.csv", "|", "."), ("t.tsv", "\t", ".")])
+def test_the_delimiter_and_a_decimal_comma_are_detected(tmp_path, seed, name, sep, decimal):
+    frame = _table(seed)
+    frame.to_csv(tmp_path / "comma.csv", index=False)
+    frame.to_csv(tmp_path / name, sep=sep, decimal=decimal, index=False)
+    expected, data = load_data(tmp_path / "comma.csv", id_column="name"), load_data(tmp_path / name, id_column="name")
+    np.testing.assert_array_equal(data.X, expected.X)
+    assert data.ids.tolist() == frame["name"].tolist() and data.dropped_columns == expected.dropped_columns
+    assert data.fingerprint == expected.fingerprint  # the same table, however it was written
+    k = np.random.RandomState(seed).randint(len(frame))
+    frame.loc[k, "height"] = np.nan
+    frame.to_csv(tmp_path / name, sep=sep, decimal=decimal, index=False)
+    with pytest.raises(InvalidParameterError, match=f"'height' has a missing or infinite value at line {k + 2};"):
+        load_data(tmp_path / name, id_column="name")
+
+
+def test_a_semicolon_file_with_decimal_commas_is_not_read_as_one_column(tmp_path):
+    (tmp_path / "t.csv").write_text("a;b\n1,5;2,5\n3,5;4,1\n7,25;-1,0\n")
+    data = load_data(tmp_path / "t.csv", scale="none")
+    np.testing.assert_array_equal(data.X, [[1.5, 2.5], [3.5, 4.1], [7.25, -1.0]])
+    assert data.clustered_on == "the columns a, b; read as semicolon-separated with decimal commas"
+    (tmp_path / "points.csv").write_text("a;b;c\n1,5;2.5;1\n3;4;2\n")  # points too: the commas are no decimals
+    data = load_data(tmp_path / "points.csv")
+    assert data.dropped_columns == {"a": "1 of 2 cells are not numbers (first: '1,5' at line 2)"}
+    assert data.clustered_on == "the columns b, c; read as semicolon-separated"
+
+
+def test_lines_longer_than_the_header_are_refused_not_read_as_an_index(tmp_path):
+    (tmp_path / "t.csv").write_text("a,b\n1,2,3\n4,5,6\n0,1,2\n")
+    with pytest.raises(InvalidParameterError, match="more fields on its lines than its header has names "
+                                                    r"\(read as comma-separated\)"):
+        load_data(tmp_path / "t.csv")
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_cells_longer_than_the_csv_modules_limit_are_text(tmp_path, seed):
+    rng = np.random.RandomState(seed)
+    words = rng.choice(["river", "stone", "market", "price", "cloud", "rain"], size=(6, 40_000))
+    texts = [" ".join(w) for w in words]  # about 230,000 characters each, beyond csv's 131,072
+    frame = pd.DataFrame({"text": texts, "size": ["1", "2", "3 cm", "4", "5", "6"], "x": rng.rand(6)})
+    frame.loc[4, "x"] = np.nan
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    data = load_data(tmp_path / "t.csv", text_column="text")
+    assert data.X.shape[0] == 6 and data.item(2)["text"] == texts[2]
+    with pytest.raises(InvalidParameterError, match="'x' has a missing or infinite value at line 6;"):
+        load_data(tmp_path / "t.csv")  # the line found past the long cells
+    frame.loc[4, "x"] = 0.5
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    assert load_data(tmp_path / "t.csv").dropped_columns["size"] == "1 of 6 cells are not numbers (first: '3 cm' " \
+                                                                    "at line 4)"
+    assert csv.field_size_limit() == 131_072  # the process-wide limit is given back
+
+
+ID_TEXTS = ["007", "7", "1", "1.0", "NA", "nan", "True", "-0", "1e3", "x y"]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_ids_are_read_as_written(tmp_path, seed):
+    rng = np.random.RandomState(seed)
+    ids = list(rng.permutation(ID_TEXTS))
+    (tmp_path / "t.csv").write_text("id,x\n" + "".join(f"{i},{k}\n" for k, i in enumerate(ids)))
+    data = load_data(tmp_path / "t.csv", id_column="id")
+    assert data.ids.tolist() == ids and data.item(3)["id"] == ids[3]
+    assert data.fingerprint == load_data(tmp_path / "t.csv").fingerprint  # as before ids were text: sessions resume
+    numbers = rng.permutation(20)
+    pd.DataFrame({"id": numbers, "x": rng.rand(20)}).to_parquet(tmp_path / "t.parquet")
+    assert load_data(tmp_path / "t.parquet", id_column="id").ids.tolist() == [str(v) for v in numbers]
+
+
+@pytest.mark.parametrize("text, match, parquet", [
+    ("id,x\na,1\n,2\nc,3\n", "The id column 'id' of .* is empty at line 3; give every row an id", "at row 2"),
+    ("id,x\na,1\n  ,2\nc,3\n", "is empty at line 3", "at row 2"),
+    ("id,x\n007,1\n7,2\nb,3\n007,4\n", r"not unique: '007' appears twice \(line 2 and line 5\)",
+     r"\(row 1 and row 4\)"),
+])
+def test_blank_and_repeated_ids_are_refused_at_their_line(tmp_path, text, match, parquet):
+    (tmp_path / "t.csv").write_text(text)
+    with pytest.raises(InvalidParameterError, match=match) as caught:
+        load_data(tmp_path / "t.csv", id_column="id")
+    assert "\n" not in str(caught.value)
+    frame = pd.read_csv(tmp_path / "t.csv", dtype=str, keep_default_na=False)
+    frame.where(frame["id"].str.strip() != "").to_parquet(tmp_path / "t.parquet")  # a blank: a missing value
+    with pytest.raises(InvalidParameterError, match=parquet):
+        load_data(tmp_path / "t.parquet", id_column="id")
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_parquet_column_of_equal_length_number_lists_is_clustered_on(tmp_path, seed):
+    rng = np.random.RandomState(seed)
+    centres = rng.normal(0, 5, (3, 16))
+    y = rng.randint(0, 3, 60)
+    E = centres[y] + rng.normal(0, 0.1, (60, 16))
+    frame = pd.DataFrame({"name": [f"doc {k}" for k in range(60)], "emb": list(E.astype(np.float32)),
+                          "tags": [["a", "b"][: 1 + k % 2] for k in range(60)]})
+    frame.to_parquet(tmp_path / "e.parquet")
+    data = load_data(tmp_path / "e.parquet", id_column="name", scale="none")
+    np.testing.assert_allclose(data.X, E, rtol=1e-6)  # float32 in the file
+    assert data.dropped_columns == {"tags": "it holds lists and its lists hold 1 to 2 values (a column of lists is "
+                                            "clustered on when every row holds a list of numbers, all of one length)"}
+    assert load_data(tmp_path / "e.parquet", id_column="name", features=["emb"]).X.shape == (60, 16)
+    frame[["emb"]].to_parquet(tmp_path / "only.parquet")  # no other column
+    np.testing.assert_array_equal(load_data(tmp_path / "only.parquet").X, load_data(tmp_path / "e.parquet").X)
+    assert "[" in data.item(0)["fields"][0][1]  # shown as text
+    other = frame.copy()
+    other.at[7, "emb"] = other.at[7, "emb"] + 1
+    other.to_parquet(tmp_path / "f.parquet")
+    assert load_data(tmp_path / "f.parquet", id_column="name").fingerprint != data.fingerprint
+    with pytest.raises(InvalidParameterError, match="'tags' is not numeric: it holds lists and its lists hold 1 to 2"):
+        load_data(tmp_path / "e.parquet", features=["emb", "tags"])
+    E[5, 3] = np.nan
+    frame.assign(emb=list(E)).to_parquet(tmp_path / "g.parquet")
+    with pytest.raises(InvalidParameterError, match="'emb' has a missing or infinite value at row 6"):
+        load_data(tmp_path / "g.parquet")

@@ -195,6 +195,7 @@ IRIS_HEAD = "flower-0,flower-1"
     ("--labels", "id,cluster\nflower-0,a\nflower-1,a\nflower-0,b\n",
      "line 4: id 'flower-0' is in cluster 'b', but in 'a' on line 2. Give every id one cluster."),
     ("--labels", "id,cluster\nflower-1000,a\n", "line 2: id 'flower-1000' is not an id of the data"),
+    ("--labels", "id,cluster\nflower-0,a\n  ,b\nflower-2,a\n", "line 3: no id. Fill it in or remove the row."),
 ])
 def test_every_bad_file_is_one_clear_line_and_stores_nothing(tmp_path, iris_file, option, text, message):
     data_path, _ = iris_file
@@ -271,3 +272,48 @@ def test_an_open_contradiction_is_not_exported(tmp_path, iris_data, tolerant):
     assert frame[["id_a", "id_b", "answer", "kind"]].values.tolist() == [
         ["flower-5", "flower-6", "same", "imported"], ["flower-0", "flower-1", "same", "question"],
         ["flower-1", "flower-2", "same", "question"]]
+
+
+ODD_IDS = ["007", "7", "1", "1.0", "NA", "nan", "True", "-0", "1e3", "None"]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_ids_are_matched_as_written_in_labels_and_constraints(tmp_path, seed):
+    rng = np.random.RandomState(seed)
+    ids = list(rng.permutation(ODD_IDS))
+    write(tmp_path / "d.csv", "id,x\n" + "".join(f"{i},{rng.rand()}\n" for i in ids))
+    data = load_data(tmp_path / "d.csv", id_column="id")
+    groups = rng.permutation([0, 0, 0, 1, 1, 1, 2, 2, 2, 3])  # cluster 3: unknown, written as R writes it
+    cells = ["NA" if g == 3 else f"c{g}" for g in groups]
+    order = rng.permutation(len(ids))
+    write(tmp_path / "l.csv", "id,cluster\n" + "".join(f"{ids[k]},{cells[k]}\n" for k in order))
+    pairs = read_known(data, labels=tmp_path / "l.csv")
+    store = lw.ConstraintStore(len(ids))
+    for i, j, answer in pairs:
+        store.add(i, j, answer)
+    known = [k for k in range(len(ids)) if groups[k] != 3]
+    for a in known:
+        for b in known:
+            if a != b:
+                assert store.relation(a, b) is bool(groups[a] == groups[b])  # each id its own row: 1 is not 1.0
+    assert all(store.relation(k, m) is None for k in range(len(ids)) if groups[k] == 3 for m in known)
+    a, b = rng.choice(len(ids), 2, replace=False)
+    write(tmp_path / "k.csv", f"id_a,id_b,answer\n{ids[a]},{ids[b]},same\n")
+    assert read_known(data, constraints=tmp_path / "k.csv") == [(a, b, True)]
+    pd.DataFrame({"id": pd.array([ids[a], None], dtype="str"), "cluster": pd.array([1, 1], dtype="Int64")}).to_parquet(
+        tmp_path / "l.parquet")
+    with pytest.raises(InvalidParameterError, match=r"l\.parquet, row 2: no id\."):
+        read_known(data, labels=tmp_path / "l.parquet")
+
+
+def test_without_an_id_column_the_row_numbers_are_the_ids_as_written(tmp_path, iris_file):
+    data = load_data(iris_file[0])
+    write(tmp_path / "l.csv", "id,cluster\n0,a\n1,a\n2,\n")
+    assert read_known(data, labels=tmp_path / "l.csv") == [(0, 1, True)]
+    write(tmp_path / "m.csv", "id,cluster\n0.0,a\n1,a\n")
+    with pytest.raises(InvalidParameterError, match="line 2: id '0.0' is not an id of the data. Without an id "
+                                                    "column the ids are the row numbers from 0"):
+        read_known(data, labels=tmp_path / "m.csv")
+    pd.DataFrame({"id": pd.array([3, 4, 5], dtype="Int64"), "cluster": pd.array([7, None, 7], dtype="Int64")}
+                 ).to_parquet(tmp_path / "l.parquet")
+    assert read_known(data, labels=tmp_path / "l.parquet") == [(3, 5, True)]

@@ -94,6 +94,7 @@ def test_bad_wide_tables_name_the_flag_and_the_fix(tmp_path, series, match):
     ({"t": [0, 0, 0, 1]}, {"id": "sid", "time": "t", "value": ["v"]}, "series 'a' has two rows at time 0 \\(line 3\\)"),
     ({"t": ["x", 1, 0, 1]}, {"id": "sid", "time": "t", "value": ["v"]}, "'x' at line 2, not a number or an ISO date"),
     ({"sid": ["a"] * 4}, {"id": "sid", "value": ["v"]}, "holds 1 series; a session needs at least 2"),
+    ({"sid": ["a", "a", " ", "b"]}, {"id": "sid", "value": ["v"]}, "an empty or infinite cell at line 4"),
 ])
 def test_bad_long_tables_name_the_flag_and_the_fix(tmp_path, change, series, match):
     frame = pd.DataFrame({"sid": ["a", "a", "b", "b"], "t": [0, 1, 0, 1], "v": [1.0, 2, 3, 4]}).assign(**change)
@@ -182,3 +183,10 @@ def test_distances_are_computed_before_the_first_question_with_a_progress_bar(tm
     finally:
         terminal.close()
     assert list((tmp_path / "wide.linkwise.cache").glob("kshape-*.npy"))
+
+
+def test_long_series_ids_are_text_as_written(tmp_path):
+    (tmp_path / "long.csv").write_text("sid,v\n1,0\n1,1\n1.0,5\n1.0,6\n007,2\n007,3\n")
+    data = load_data(tmp_path / "long.csv", series={"id": "sid", "value": ["v"]})
+    assert data.ids.tolist() == ["1", "1.0", "007"]  # pandas would read one series 1 of four steps
+    assert np.array_equal(data.X, [[0, 1], [5, 6], [2, 3]])

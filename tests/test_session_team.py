@@ -101,7 +101,9 @@ def test_a_stale_ticket_is_refused_and_an_annotator_must_be_named(iris_data, tmp
 
 @pytest.mark.parametrize("bad, match", [(["alice"], "two or more"), (["alice", "alice"], "twice"),
                                         (["alice", "b b"], "letters"), (["alice", "bob", 3], "names"),
-                                        (["alice", "open"], "not 'open'"), ("alice,bob", "two or more")])
+                                        (["alice", "open"], "not 'open'"), ("alice,bob", "two or more"),
+                                        (["alice", "all"], "'all'"), (["alice", "."], "start with a letter or digit"),
+                                        (["-", "bob"], "start with a letter or digit")])
 def test_bad_teams_are_refused_before_anything_is_written(iris_data, tmp_path, bad, match):
     data, _ = iris_data
     with pytest.raises(lw.exceptions.InvalidParameterError, match=match):
@@ -279,6 +281,10 @@ def test_an_open_team_takes_names_as_people_join(iris_data, tmp_path):
     assert session.join("bob")["team"]["disagreement"] == "repair"  # two people: no third to ask
     with pytest.raises(lw.exceptions.InvalidParameterError, match="'name'"):
         session.join("<b>")
+    for name in ("all", ".", "-x"):  # 'all' would be the agreement table's row of everyone
+        with pytest.raises(lw.exceptions.InvalidParameterError, match=f"not 'open' or 'all'.*got {name!r}"):
+            session.join(name)
+    assert session.team["annotators"] == ["alice", "bob"]
     assert answer_as(session, "bob", y, flip=True) == pair  # asked twice (overlap 1), and they disagree
     assert session.state("bob")["conflict"] is not None
     session.join("carol")  # a third member: the tie now waits for them instead

@@ -82,7 +82,8 @@ class HumanSession(ClusterFeedback, TeamDesk):
         The session file (SQLite; created if missing).
     data : Dataset
         From :func:`~linkwise.session.load_data`. A session file refuses data
-        with another fingerprint or other feature options.
+        with another fingerprint or other feature options; a new session
+        refuses rows that are all the same in what is clustered.
     estimator : ActiveEstimator, optional
         The method for a new session (default: ``COBRAS()``); it is cloned.
         When ``random_state`` is None the session draws a seed and stores it,
@@ -173,6 +174,8 @@ class HumanSession(ClusterFeedback, TeamDesk):
             created = self.store.is_new
             if created and read_only:
                 raise SessionFileError(f"The session file {path} holds no session yet.")
+            if created:  # one already begun keeps its answers whatever its data
+                data.check_rows_differ()
             self.estimator = self._new_method(estimator) if created else self._stored_method(estimator)
             stored = self.store.meta.get("team")
             if team is not None and team["open"] and stored:  # an open team keeps who joined

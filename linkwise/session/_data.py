@@ -1,9 +1,11 @@
 """A person's table: reading it, turning it into features, showing its rows safely.
 
 A CSV is read as UTF-8 unless a byte-order mark names UTF-16 or UTF-32 or an
-encoding is given; a file that is not text, not Parquet, not in that encoding
-or not complete is refused with one line naming the fix. Features are the
-numeric columns (min-max scaled, as COBRA and COBRAS do; the columns left out
+encoding is given, with the delimiter and decimal mark its first lines show
+(:func:`_dialect`); a file that is not text, not Parquet, not in that encoding
+or not complete is refused with one line naming the fix. Ids are text as
+written. Features are the numeric columns and Parquet columns of equal-length
+number lists (min-max scaled, as COBRA and COBRAS do; the columns left out
 are listed with why) or the columns named with ``features``; a text column is embedded with the small
 sentence model of the optional ``text`` extra when it is installed, otherwise
 with TF-IDF and a truncated SVD (latent semantic analysis). An image column
@@ -15,12 +17,16 @@ import codecs
 import csv
 import errno
 import hashlib
+import io
 import lzma
 import os
 import re
+import warnings
 import zipfile
 import zlib
+from contextlib import contextmanager
 from functools import cached_property
+from itertools import islice
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 import numpy as np
@@ -32,7 +38,7 @@ from linkwise.images import IMAGE_TYPES
 with requires("session", "linkwise.session"):
     import pandas as pd
 
-from linkwise.session._series import _names
+from linkwise.session._series import _listed, _names
 
 __all__ = ["Dataset", "load_data", "embed_text", "UnsafePathError", "IMAGE_TYPES"]
 
@@ -50,6 +56,24 @@ _HEAD = 8192  # bytes sniffed for a byte-order mark or binary content
 # what a truncated or mislabelled compressed file raises; OSError also covers an unreadable file
 _UNREADABLE = (OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile)
 _FIX = "pass its encoding, e.g. --encoding latin-1 (Western European) or cp1252 (Windows)"
+_SNIFFED = 30  # lines of a CSV read to tell its delimiter and decimal mark
+_DELIMITERS = {",": "comma", ";": "semicolon", "\t": "tab", "|": "'|'"}
+_SEQUENCES = (list, tuple, np.ndarray)  # cells of a Parquet list column
+
+
+def _blank(value):
+    """Whether a cell is empty: None, NaN or pandas' missing value (a list or an array is not)."""
+    return value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value))
+
+
+@contextmanager
+def _long_fields():
+    """Let the csv module read cells of any length (its default limit, 131,072 characters, refuses long texts)."""
+    limit = csv.field_size_limit(2**31 - 1)  # the largest a C long holds on every platform
+    try:
+        yield
+    finally:
+        csv.field_size_limit(limit)
 
 
 def _open(path, encoding=None, **kwargs):
@@ -102,12 +126,48 @@ def _undecodable(path, encoding):
     return line, b""
 
 
-def _read_table(path, encoding, what="data file"):
-    """The table in ``path`` and the encoding it was read with (None for Parquet)."""
+def _dialect(path, encoding):
+    """A CSV's delimiter and decimal mark, from its first lines.
+
+    The delimiter is the first of comma, semicolon, tab and '|' (tab first in
+    a .tsv) that splits the header into two or more fields and every other
+    line read into as many; else a comma. Numbers are read with a decimal
+    comma when semicolons separate and no cell holds a number written with a
+    point but some hold one written with a comma (``1,5``), as spreadsheets
+    of many locales write them.
+    """
+    with _open(path, encoding, errors="replace") as handles:
+        lines = list(islice(handles.handle, _SNIFFED))
+    order = sorted(_DELIMITERS, key=lambda d: d != "\t") if ".tsv" in path.name.lower() else list(_DELIMITERS)
+    for delimiter in order:
+        with _long_fields():
+            records = [r for r in csv.reader(io.StringIO("".join(lines)), delimiter=delimiter) if r]
+        body = records[1:] if len(lines) < _SNIFFED else records[1:-1]  # the last may go on beyond the lines read
+        if records and len(records[0]) >= 2 and all(len(r) == len(records[0]) for r in body):
+            break
+    else:
+        delimiter = ","
+    cells = [c.strip() for r in records[1:] for c in r] if delimiter == ";" else []
+    comma = any(re.fullmatch(r"[-+]?\d*,\d+", c) for c in cells)
+    point = any(re.fullmatch(r"[-+]?\d*\.\d+([eE][-+]?\d+)?", c) for c in cells)
+    return delimiter, "," if comma and not point else "."
+
+
+def _read_as(path, encoding):
+    """How a CSV was read, for messages ("" for Parquet or a folder)."""
+    if encoding is None:
+        return ""
+    delimiter, decimal = _dialect(path, encoding)
+    return f"; read as {_DELIMITERS[delimiter]}-separated" + (" with decimal commas" if decimal == "," else "")
+
+
+def _read_table(path, encoding, what="data file", text=False):
+    """The table in ``path`` and the encoding it was read with (None for Parquet); ``text``: every CSV cell as
+    written (an empty one as ""), Parquet's integers with their missing values."""
     name = path.name.lower()
     if name.endswith((".parquet", ".pq")):
         try:
-            return pd.read_parquet(path), None
+            return pd.read_parquet(path, **({"dtype_backend": "numpy_nullable"} if text else {})), None
         except (ValueError, OSError) as exc:  # pyarrow's ArrowInvalid is a ValueError, ArrowIOError an OSError
             detail = str(exc).splitlines()[0].rpartition(": ")[2]  # without pyarrow's repeat of the path
             raise InvalidParameterError(
@@ -120,9 +180,18 @@ def _read_table(path, encoding, what="data file"):
         )
     try:
         encoding = _csv_encoding(path, encoding, what)
-        return pd.read_csv(path, sep=_separator(name), encoding=encoding), encoding
+        delimiter, decimal = _dialect(path, encoding)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)  # index_col=False: it warns of longer lines
+            return pd.read_csv(path, sep=delimiter, decimal=decimal, encoding=encoding, index_col=False,
+                               **({"dtype": str, "na_filter": False} if text else {})), encoding
     except InvalidParameterError:
         raise
+    except pd.errors.ParserWarning:  # without index_col=False pandas takes the extra first field as the index
+        raise InvalidParameterError(
+            f"The {what} {path} has more fields on its lines than its header has names (read as "
+            f"{_DELIMITERS[delimiter]}-separated); name every column in the header, or remove the separator that "
+            "ends each line.") from None
     except UnicodeDecodeError:
         line, raw = _undecodable(path, encoding)
         named = "UTF-8" if encoding == "utf-8" else encoding
@@ -138,18 +207,14 @@ def _read_table(path, encoding, what="data file"):
         raise InvalidParameterError(f"The {what} {path} could not be read: {detail.rstrip('.')}.") from None
 
 
-def _separator(name):
-    return "\t" if ".tsv" in name else ","
-
-
 def _places(path, encoding, rows):
     """Where the data rows ``rows`` (0-based) are in the file, as the person sees it: "line N" of a CSV
     (the header is line 1; blank lines and quoted line breaks count, as in an editor), "row N" of Parquet."""
     if encoding is None or not rows:
         return {r: f"row {r + 1}" for r in rows}
     wanted, found = set(rows), {}
-    with _open(path, encoding, errors="replace") as handles:
-        reader = csv.reader(handles.handle, delimiter=_separator(path.name.lower()))
+    with _open(path, encoding, errors="replace") as handles, _long_fields():
+        reader = csv.reader(handles.handle, delimiter=_dialect(path, encoding)[0])
         record, end = -1, 0  # the header is record -1
         for fields in reader:
             start, end = end + 1, reader.line_num
@@ -163,11 +228,43 @@ def _places(path, encoding, rows):
     return {r: found.get(r, f"data row {r + 1}") for r in rows}
 
 
+def _vectors(column):
+    """A column whose every cell is a list of numbers, all of one length (an embedding, as Parquet stores one), as
+    a matrix of one row per cell; else None."""
+    cells = column.tolist()
+    if not cells or not all(isinstance(v, _SEQUENCES) for v in cells):
+        return None
+    rows = [np.asarray(v) for v in cells]
+    if len({r.shape for r in rows}) > 1 or rows[0].ndim != 1 or not rows[0].size:
+        return None
+    return np.stack(rows).astype(np.float64) if all(r.dtype.kind in "biuf" for r in rows) else None
+
+
+def _lists(column):
+    """Why a column holding lists is no feature (see :func:`_vectors`), or None for a column without lists."""
+    cells = column.tolist()
+    lists = [v for v in cells if isinstance(v, _SEQUENCES)]
+    if not lists:
+        return None
+    lengths = sorted({len(v) for v in lists})
+    if len(lists) < len(cells):
+        what = f"{len(cells) - len(lists)} of {len(cells)} cells hold no list"
+    elif len(lengths) > 1:
+        what = f"its lists hold {lengths[0]} to {lengths[-1]} values"
+    else:
+        what = "its lists hold other things than numbers" if lengths[0] else "its lists are empty"
+    return (f"it holds lists and {what} (a column of lists is clustered on when every row holds a list of numbers, "
+            "all of one length)")
+
+
 def _not_numeric(path, encoding, table, columns):
     """Why each of ``columns`` is no feature: how many cells are not numbers, the first of them and where."""
     first, reasons = {}, {}
     for c in columns:
         column = table[c]
+        if (why := _lists(column)) is not None:
+            reasons[c] = why
+            continue
         try:
             bad = (pd.to_numeric(column, errors="coerce").isna() & column.notna()).to_numpy()
         except (TypeError, ValueError):  # cells holding lists or other objects
@@ -246,10 +343,28 @@ def _minmax(X):
     return (X - low) / np.where(span > 0, span, 1.0)
 
 
+def _plain(value):
+    """A cell of a Parquet nested column (arrays, lists, records) as plain Python values, whose repr is complete."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray) and value.dtype != object:
+        return value.tolist()
+    if isinstance(value, _SEQUENCES):
+        return [_plain(v) for v in value]
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _fingerprint(table):
     h = hashlib.sha256()
     h.update(repr([(str(c), str(t)) for c, t in table.dtypes.items()]).encode())
-    h.update(pd.util.hash_pandas_object(table, index=False).to_numpy().tobytes())
+    nested = [c for c in table.columns if table[c].dtype == object
+              and any(isinstance(v, (*_SEQUENCES, dict)) for v in table[c].tolist())]
+    for c in nested:  # pandas hashes no list: the numbers of a column of vectors, else the text of each cell
+        vectors = _vectors(table[c])
+        h.update(vectors.tobytes() if vectors is not None else repr([_plain(v) for v in table[c]]).encode())
+    rest = table.drop(columns=nested)
+    if rest.shape[1]:  # pandas hashes no table without columns
+        h.update(pd.util.hash_pandas_object(rest, index=False).to_numpy().tobytes())
     return h.hexdigest()
 
 
@@ -271,7 +386,8 @@ class Dataset:
     table : pandas.DataFrame
         The rows as read.
     ids : pandas.Series
-        The id of every row (the id column, or the row number).
+        The id of every row: the id column's text as written (stripped), or
+        the row number.
     X : ndarray of shape (n_rows, n_features)
         What the method clusters; for time series (n_rows, length[, channels]).
     options : dict
@@ -287,6 +403,9 @@ class Dataset:
         Columns left out of the default features, each with why (for
         example ``{"size": "1 of 150 cells are not numbers (first: '12 cm'
         at line 7)"}``); empty when features or a text column were named.
+    clustered_on : str
+        What :attr:`X` holds, for messages (e.g. "the columns a, b; read as
+        semicolon-separated with decimal commas").
 
     Examples
     --------
@@ -298,7 +417,8 @@ class Dataset:
     ('x', [['size', '1'], ['note', '<b>big</b>']])
     """
 
-    def __init__(self, path, table, ids, X, options, embedding, image_root, dropped_columns, fingerprint=None):
+    def __init__(self, path, table, ids, X, options, embedding, image_root, dropped_columns, fingerprint=None,
+                 clustered_on=""):
         self.path = path
         self.table = table
         self.ids = ids
@@ -308,6 +428,7 @@ class Dataset:
         self.embedding = embedding
         self.image_root = image_root
         self.dropped_columns = dropped_columns
+        self.clustered_on = clustered_on
         own = (options["id_column"], options["text_column"])  # shown on their own; an image also by its path
         shown = [c for c in table.columns if c not in own]
         self._shown = shown
@@ -316,6 +437,24 @@ class Dataset:
     @property
     def n_rows(self):
         return self.table.shape[0]
+
+    def check_rows_differ(self):
+        """Refuse data whose rows are all the same in what is clustered: no question can tell them apart.
+
+        Raises
+        ------
+        InvalidParameterError
+            Naming what was clustered (and how a CSV was read) and the
+            options that cluster on something else.
+        """
+        X = self.X.reshape(self.n_rows, -1)
+        if (X == X[:1]).all():
+            other = ("name other columns with --series-columns or --value" if self.options.get("series") is not None
+                     else "cluster on other columns with --features, on a text column with --text-column or on "
+                     "images with --image-column")
+            raise InvalidParameterError(
+                f"All {self.n_rows} rows of {self.path} are the same in what is clustered ({self.clustered_on}), so "
+                f"no question can tell them apart; {other} (columns are: {_listed(list(self.table.columns))}).")
 
     def image_path(self, row):
         """The checked path of row ``row``'s image.
@@ -409,13 +548,38 @@ def _check_columns(table, names, what):
         )
 
 
-def _ids(table, id_column):
+def _as_text(path, encoding, table, column):
+    """The cells of ``column`` as the file writes them, stripped ("" for an empty one): an id is text, where
+    pandas reads 1 and 1.0 as one number, 007 as 7 and NA as a missing value."""
+    values = table[column]
+    if all(isinstance(v, str) for v in values.tolist()):
+        return values.str.strip()
+    if encoding is None:  # Parquet: the values it stores
+        return pd.Series(["" if _blank(v) else str(v).strip() for v in values.tolist()], index=values.index)
+    position = list(table.columns).index(column)
+    cells = pd.read_csv(path, sep=_dialect(path, encoding)[0], encoding=encoding, usecols=[position], dtype=str,
+                        na_filter=False).iloc[:, 0]
+    return cells.str.strip().set_axis(values.index)
+
+
+def _ids(path, encoding, table, id_column, places):
+    """The row ids: the id column as text (a blank or repeated one refused at its line), else the row numbers."""
     if id_column is None:
         return pd.Series(np.arange(table.shape[0]), name="id")
-    ids = table[id_column].reset_index(drop=True)
-    dup = ids[ids.duplicated()]
-    if not dup.empty:
-        raise InvalidParameterError(f"The id column {id_column!r} is not unique: {dup.iat[0]!r} appears twice.")
+    ids = _as_text(path, encoding, table, id_column).reset_index(drop=True).rename(id_column)
+    blank = ids.eq("").to_numpy()
+    if blank.any():
+        r = int(blank.argmax())
+        raise InvalidParameterError(
+            f"The id column {id_column!r} of {path} is empty at {places([r])[r]}; give every row an id, or leave "
+            "out --id-column to number the rows from 0.")
+    twice = ids.duplicated(keep=False).to_numpy()
+    if twice.any():
+        rows = np.flatnonzero(twice & ids.eq(ids.iat[int(twice.argmax())]).to_numpy())[:2].tolist()
+        where = places(rows)
+        raise InvalidParameterError(
+            f"The id column {id_column!r} is not unique: {ids.iat[rows[0]]!r} appears twice ({where[rows[0]]} and "
+            f"{where[rows[1]]}); give every row its own id, or leave out --id-column to number the rows from 0.")
     return ids
 
 
@@ -430,14 +594,16 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
         folder of images: one row per image file (``file``, ``size``),
         clustered on the images (see :func:`linkwise.images.image_files`).
     id_column : str, optional
-        A column of unique row ids (default: the row number).
+        A column of unique row ids, read as text (``1`` and ``1.0`` are two
+        ids; default: the row number).
     text_column : str, optional
         A column of text to embed (see :func:`embed_text`).
     image_column : str, optional
         A column of image paths, relative to ``image_root``.
     features : list of str, optional
-        Numeric columns to cluster on (``"first:last"`` names the columns
-        from first to last, e.g. ``"emb_0:emb_511"``); the image column
+        Numeric columns, or Parquet columns of number lists, to cluster on
+        (``"first:last"`` names the columns from first to last, e.g.
+        ``"emb_0:emb_511"``); the image column
         among them clusters on the images (:func:`linkwise.images.image_features`).
         Default: every numeric column except the id column, else the image
         column; none when a text column is given.
@@ -463,8 +629,10 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
     InvalidParameterError
         With one line naming the file and the fix: a missing, empty,
         binary or undecodable file, a Parquet file that is not Parquet, a
-        bad column name, a non-numeric feature column, a missing value
-        (at its line in a CSV, counting the header as line 1).
+        CSV with more fields on its lines than names in its header, a bad
+        column name, a non-numeric feature column, a missing value or a
+        blank or repeated id (at its line in a CSV, counting the header as
+        line 1).
 
     Returns
     -------
@@ -503,18 +671,30 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
     features = features and _names(table, ",".join(features), "feature column")  # ranges widened
 
     root = Path(image_root).resolve() if image_root is not None else path.parent
+    fingerprint = _fingerprint(table)  # of every value as pandas reads it: the same as before ids were text
+
+    def places(rows):
+        return _places(path, read_as, rows)
+
+    series_id = series.get("id") if isinstance(series, dict) else None
+    if isinstance(series_id, str) and series_id in table.columns:  # the long format's series are named by text too
+        text = _as_text(path, read_as, table, series_id)
+        table[series_id] = text.where(text != "")  # a blank: refused as an empty cell
+    how = _read_as(path, read_as)
     if series is not None:
         from linkwise.session._series import load_series
 
-        info, ids, X = load_series(table, series, options, lambda rows: _places(path, read_as, rows),
+        info, ids, X = load_series(table, series, options, places,
                                    lambda column: _not_numeric(path, read_as, table, [column])[column])
-        ids = _ids(info, id_column) if ids is None else ids
-        return Dataset(path, info, ids, X, options, None, root, {}, _fingerprint(table))  # of every value
-    ids = _ids(table, id_column)
+        ids = _ids(path, read_as, table, id_column, places) if ids is None else ids
+        return Dataset(path, info, ids, X, options, None, root, {}, fingerprint, f"the time series{how}")
+    ids = _ids(path, read_as, table, id_column, places)
     dropped = {}
+    rest = [c for c in table.columns if c not in named]
+    lists = {c: m for c in rest if table[c].dtype == object and (m := _vectors(table[c])) is not None}
     if features is None and text_column is None:
-        rest = [c for c in table.columns if c not in named]
-        features = [c for c in rest if pd.api.types.is_numeric_dtype(table[c]) and table[c].notna().any()]
+        features = [c for c in rest if pd.api.types.is_numeric_dtype(table[c]) and table[c].notna().any()
+                    or c in lists]
         dropped = _not_numeric(path, read_as, table, [c for c in rest if c not in features])
         if not features and image_column is not None:  # a table of image paths: cluster on the images
             features = [image_column]
@@ -522,20 +702,21 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
     features = features and [c for c in features if c != image_column]
     blocks, embedding = [], None
     if features:
-        not_numeric = [c for c in features if not pd.api.types.is_numeric_dtype(table[c])]
+        not_numeric = [c for c in features if not pd.api.types.is_numeric_dtype(table[c]) and c not in lists]
         if not_numeric:
             why = _not_numeric(path, read_as, table, not_numeric[:1])[not_numeric[0]]
             raise InvalidParameterError(
                 f"The feature column {not_numeric[0]!r} is not numeric: {why}; name numeric columns with "
                 "--features or embed text with --text-column."
             )
-        numeric = table[features].to_numpy(dtype=np.float64)
+        numeric = np.column_stack([lists[c] if c in lists else table[c].to_numpy(np.float64) for c in features])
+        columns = [c for c in features for _ in range(lists[c].shape[1] if c in lists else 1)]
         bad = np.argwhere(~np.isfinite(numeric))
         if bad.size:
             r, c = bad[0]
             raise InvalidParameterError(
-                f"The feature column {features[c]!r} has a missing or infinite value at "
-                f"{_places(path, read_as, [r])[r]}; fill it in or leave the column out with --features."
+                f"The feature column {columns[c]!r} has a missing or infinite value at "
+                f"{places([r])[r]}; fill it in or leave the column out with --features."
             )
         blocks.append(_minmax(numeric) if scale == "minmax" else numeric)
     if text_column is not None:
@@ -544,10 +725,14 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
     if not blocks and not images:
         why = "".join(f"; {c}: {reason}" for c, reason in dropped.items())
         raise InvalidParameterError(
-            f"The data file {path} has no numeric feature columns{why}. Name them with --features, "
+            f"The data file {path} has no numeric feature columns{why}{how}. Name them with --features, "
             "embed a text column with --text-column or cluster on images with --image-column."
         )
-    data = Dataset(path, table.reset_index(drop=True), ids, None, options, embedding, root, dropped)
+    clustered = [f"the columns {_listed(features)}" if features else "",
+                 f"the text of column {text_column!r}" if text_column is not None else "",
+                 f"the images of column {image_column!r}" if images else ""]
+    data = Dataset(path, table.reset_index(drop=True), ids, None, options, embedding, root, dropped, fingerprint,
+                   " and ".join(filter(None, clustered)) + how)
     if images:
         from linkwise.session._images import image_block
 

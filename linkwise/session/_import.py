@@ -6,7 +6,7 @@ ids) or ``i, j, answer`` (row numbers, the first data row being 0). An answer is
 same/different, true/false, yes/no, 1/0, must-link/cannot-link (or ml/cl); anything else is refused, a blank too.
 Other columns are ignored (``kind`` and ``annotator`` of :func:`constraints_frame` among them). A *labels file*
 holds ``id, cluster``: rows with the same cluster belong together, rows of two clusters apart; a blank cluster
-leaves its row out. A session stores them once, at its start, as one action of 'imported' statements, so the
+(or NA, n/a, nan, null, None) leaves its row out. Ids are text, read as written (``1`` and ``1.0`` are two ids). A session stores them once, at its start, as one action of 'imported' statements, so the
 method never asks what they settle and a resumed session keeps them.
 """
 
@@ -21,7 +21,7 @@ from linkwise._validation import InvalidParameterError
 from linkwise.constraints import ConstraintStore
 from linkwise.exceptions import InconsistentConstraintError
 from linkwise.graph import check_pair, pair_key
-from linkwise.session._data import _places, _read_table
+from linkwise.session._data import _blank, _places, _read_table
 from linkwise.session._store import ANSWER_WORDS
 
 __all__ = ["ANSWERS", "constraints_frame", "read_known"]
@@ -29,6 +29,7 @@ __all__ = ["ANSWERS", "constraints_frame", "read_known"]
 ANSWERS = {**dict.fromkeys(("same", "true", "yes", "1", "must-link", "must_link", "ml"), True),
            **dict.fromkeys(("different", "false", "no", "0", "cannot-link", "cannot_link", "cl"), False)}
 _ACCEPTED = "same or different (or true/false, yes/no, 1/0, must-link/cannot-link)"
+_MISSING = ("na", "n/a", "nan", "null", "none", "<na>", "#n/a")  # a blank answer or cluster, as spreadsheets write it
 
 
 class _File:
@@ -38,7 +39,7 @@ class _File:
         self.option, self.path = option, Path(path)
         if not self.path.is_file():
             raise InvalidParameterError(f"The {option} file {self.path} does not exist.")
-        self.table, self.encoding = _read_table(self.path, data.options.get("encoding"), f"{option} file")
+        self.table, self.encoding = _read_table(self.path, data.options.get("encoding"), f"{option} file", text=True)
         self.table.columns = [str(c).strip().lower() for c in self.table.columns]
 
     def need(self, *columns, alternative=""):
@@ -48,11 +49,10 @@ class _File:
                                         f"needs {', '.join(columns)}{alternative} (it has: "
                                         f"{', '.join(self.table.columns)}).")
 
-    def cells(self, column):
-        """The column's cells as stripped text, None for a blank one."""
-        text = [None if v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v)) else str(v).strip()
-                for v in self.table[column].tolist()]
-        return [t or None for t in text]
+    def cells(self, column, missing=_MISSING):
+        """The column's cells as stripped text, None for a blank one (or one of ``missing``, in any case)."""
+        text = ["" if _blank(v) else str(v).strip() for v in self.table[column].tolist()]
+        return [None if not t or t.lower() in missing else t for t in text]
 
     def lines(self, records):
         """Where the file's data records are, as an editor shows them (line N of a CSV, row N of Parquet)."""
@@ -66,7 +66,7 @@ class _File:
 
     def rows_of(self, column, data, by_id=True):
         """The data rows the column names (ids, or row numbers from 0); refuses blank and unknown ones."""
-        cells = self.cells(column)
+        cells = self.cells(column, missing=())  # an id is as written: "NA" may be one
         blank = [k for k, c in enumerate(cells) if c is None]
         if blank:
             self.fail(blank, f"no {column}", "Fill it in or remove the row.")
@@ -109,7 +109,6 @@ def _read_constraints(path, data):
     ends = [file.rows_of(column, data, by_id=a == "id_a") for column in (a, b)]
     words = file.cells("answer")
     answers = [None if w is None else ANSWERS.get(w.lower()) for w in words]
-    # blanks first: one makes pandas read a column of 1/0 as 1.0/0.0
     for bad, problem in (([k for k, w in enumerate(words) if w is None], lambda k: "no answer"),
                          ([k for k, x in enumerate(answers) if x is None],
                           lambda k: f"the answer {words[k]!r} is not one linkwise reads")):

@@ -45,14 +45,16 @@ from linkwise._validation import InvalidParameterError
 __all__ = ["DISAGREEMENT", "check_name", "check_team", "cohen_kappa", "agreement", "overlap_drawn", "plan", "wanted"]
 
 DISAGREEMENT = ("third", "repair")
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")  # not '-x' (read as an option) nor '.x' (a hidden file)
+_RESERVED = ("open", "all")  # the --annotators value of an open team; the agreement table's row of everyone
 
 
 def check_name(name, argument="annotators"):
     """``name`` if it is a valid annotator's name (shown on pages, kept in files)."""
-    if not isinstance(name, str) or not _NAME.fullmatch(name) or name == "open":
-        raise InvalidParameterError(f"The '{argument}' argument takes names of letters, digits, '_', '.', '-' (at "
-                                    f"most 40 characters, not 'open'), e.g. alice,bob; got {name!r}.")
+    if not isinstance(name, str) or not _NAME.fullmatch(name) or name in _RESERVED:
+        raise InvalidParameterError(f"The '{argument}' argument takes names of 1 to 40 letters, digits, '_', '.' "
+                                    "and '-' that start with a letter or digit (not 'open' or 'all'), e.g. alice,bob; "
+                                    f"got {name!r}.")
     return name
 
 
