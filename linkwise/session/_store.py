@@ -83,7 +83,7 @@ class Refused(RuntimeError):
 
 class Answer(NamedTuple):
     """One stored statement. ``answer`` is True (same), False (different) or None (don't know, or a cluster's
-    feedback); ``annotator`` None is the session's one person; ``kind`` one of :data:`KINDS`; ``members`` the
+    feedback); ``annotator`` None is the session's one person; ``kind`` one of ``KINDS``; ``members`` the
     rows of a 'pure'/'complete' cluster (else None); ``action`` the ``seq`` of the first row stored with it."""
 
     seq: int

@@ -1,0 +1,162 @@
+"""Sphinx configuration of linkwise's documentation (`make docs` builds it into docs/_build/html).
+
+The build runs offline and strict: `sphinx-build -W --keep-going -n` turns every warning, every unresolved reference
+and every gallery example that raises into a failure. No inventory is fetched, so references to NumPy, SciPy,
+scikit-learn or the standard library are not links: `nitpick_ignore_regex` names those external types, and only them.
+"""
+
+import importlib
+import os
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+# document the linkwise of this checkout, whichever one the environment has installed
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+import linkwise  # noqa: E402
+from sphinx.util.nodes import make_refnode  # noqa: E402
+
+project = "linkwise"
+author = "linkwise developers"
+copyright = "linkwise developers, BSD-3-Clause"
+version = release = linkwise.__version__
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "numpydoc",
+    "sphinx_gallery.gen_gallery",
+]
+
+templates_path = ["_templates"]
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "auto_examples/*.ipynb", "auto_examples/*.py",
+                    "auto_examples/*.zip", "auto_examples/*.json", "auto_examples/*.md5",
+                    "auto_examples/*.codeobj.json", "sg_execution_times.rst"]
+root_doc = "index"
+default_role = "literal"  # `x` in prose is code, never a silent cross-reference
+
+# autosummary writes one page per public object into generated/ (git-ignored)
+autosummary_generate = True
+autosummary_imported_members = False
+autodoc_default_options = {"members": False}
+autodoc_typehints = "none"  # the numpydoc Parameters sections say the types
+add_module_names = False
+
+# numpydoc renders the sections; the class template lists methods itself (numpydoc's own member tables would link
+# every inherited scikit-learn helper)
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+numpydoc_attributes_as_param_list = True
+
+# offline: no intersphinx. These are the external names linkwise's docstrings mention; a reference to anything of
+# linkwise's own that does not resolve still fails the build.
+nitpicky = True
+nitpick_ignore_regex = [
+    (r"py:.*", r"(numpy|np|scipy|sklearn|joblib|pandas|pd|dask|distributed|starlette|uvicorn|aeon|skimage|click|rich|"
+               r"matplotlib|sqlite3|pathlib|os|collections|typing|dataclasses|enum|threading|concurrent)(\..*)?"),
+    (r"py:.*", r"(int|float|bool|str|bytes|list|tuple|dict|set|frozenset|object|callable|None|type|"
+               r"ValueError|TypeError|RuntimeError|KeyError|OSError|Exception|Warning|UserWarning|"
+               r"Path|Generator|Iterator|Iterable|Sequence|Mapping|Callable|Any)"),
+]
+
+sphinx_gallery_conf = {
+    "examples_dirs": str(ROOT / "examples"),
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_",
+    "ignore_pattern": r"__init__\.py",
+    # "Examples using X" on each API page
+    "doc_module": ("linkwise",),
+    "backreferences_dir": "generated/backreferences",
+    "within_subsection_order": "FileNameSortKey",
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "matplotlib_animations": False,
+    "image_scrapers": ("matplotlib",),
+    "reset_modules": ("matplotlib",),
+    "show_memory": False,
+    "plot_gallery": "True",
+    # an example that raises fails the build (also without -W)
+    "abort_on_example_error": False,
+    "only_warn_on_example_error": False,
+}
+
+html_theme = "pydata_sphinx_theme"
+html_title = f"linkwise {version}"
+html_static_path = []
+html_theme_options = {
+    "navbar_end": ["navbar-icon-links"],
+    "show_toc_level": 2,
+    "navigation_with_keys": False,
+    "secondary_sidebar_items": ["page-toc", "sourcelink"],
+}
+html_show_sourcelink = False
+html_copy_source = False
+
+
+def _skip_scikit_learn_members(app, what, name, obj, skip, options):
+    """Leave out what estimators inherit from scikit-learn (get_params, set_fit_request...): its pages document it."""
+    owner = getattr(obj, "__module__", None) or getattr(getattr(obj, "fget", None), "__module__", None) or ""
+    return True if owner.split(".")[0] == "sklearn" else None
+
+
+def _locate(path):
+    """The Python object a dotted name denotes, or None."""
+    parts = path.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for attr in parts[cut:]:
+                obj = getattr(obj, attr)
+        except AttributeError:
+            return None
+        return obj
+    return None
+
+
+def _resolve_aliases(app, env, node, contnode):
+    """Resolve a reference to a public object by another of its public names.
+
+    A class lives in its sub-package and at the top level (``linkwise.cobra.COBRAS`` is ``linkwise.COBRAS``) and is
+    documented once, so ``:class:`COBRAS``` inside ``linkwise.cobra`` names the page of ``linkwise.COBRAS``. Only
+    names that are the very same object as a documented one resolve; anything else still fails the build.
+    """
+    if node.get("refdomain") != "py":
+        return None
+    domain = env.get_domain("py")
+    if not hasattr(env, "_linkwise_documented"):
+        env._linkwise_documented = {}
+        for name, entry in list(domain.objects.items()):
+            obj = _locate(name) if name.startswith("linkwise") else None
+            if obj is not None and not isinstance(obj, (int, float, str, bytes, tuple, frozenset, type(None))):
+                env._linkwise_documented.setdefault(id(obj), (name, entry))
+    target = node["reftarget"].lstrip("~.")
+    module, klass = node.get("py:module"), node.get("py:class")
+    candidates = [f"{module}.{klass}.{target}" if module and klass else None,
+                  f"{module}.{target}" if module else None, target, f"linkwise.{target}"]
+    # names in a docstring are relative to the public package of the class it belongs to
+    owner = _locate(f"{module}.{klass}") if module and klass else None
+    if isinstance(owner, type):
+        candidates.append(f"{owner.__module__.split('._')[0]}.{target}")
+    for candidate in filter(None, candidates):
+        obj = _locate(candidate) if candidate.startswith("linkwise") else None
+        if obj is not None and id(obj) in env._linkwise_documented:
+            name, entry = env._linkwise_documented[id(obj)]
+            return make_refnode(app.builder, node["refdoc"], entry.docname, entry.node_id, contnode, name)
+    return None
+
+
+def _forget_aliases(app, env, docnames):
+    env.__dict__.pop("_linkwise_documented", None)
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_scikit_learn_members)
+    app.connect("missing-reference", _resolve_aliases)
+    app.connect("env-before-read-docs", _forget_aliases)
