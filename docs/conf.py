@@ -78,7 +78,10 @@ sphinx_gallery_conf = {
     "image_scrapers": ("matplotlib",),
     "reset_modules": ("matplotlib",),
     "show_memory": False,
+    "write_computation_times": False,  # its page loads DataTables from a CDN
     "plot_gallery": "True",
+    # every build runs every example, so one that a change of linkwise broke cannot hide behind its cached output
+    "run_stale_examples": True,
     # an example that raises fails the build (also without -W)
     "abort_on_example_error": False,
     "only_warn_on_example_error": False,
