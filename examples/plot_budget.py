@@ -9,8 +9,8 @@ clusterings, summed); :class:`~linkwise.ActiveSession` shows it as ``stability_`
 
 Below, COBRAS runs for 150 questions on three shipped datasets. The solid line is the ARI to the classes (what a
 person cannot see), the dotted line how much the last 50 answers moved the clustering (``drift``, what linkwise
-sees, right-hand axis) against the 0.05 threshold, and the grey band where the monitor says "stable". It is a signal, not a guarantee: a clustering can hold for tens of answers
-and still improve later.
+sees, right-hand axis) against the 0.05 threshold, and the grey band where the monitor says "stable". It is a
+signal, not a guarantee: a clustering can hold for tens of answers and still improve later.
 """
 
 import matplotlib.pyplot as plt

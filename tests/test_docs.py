@@ -76,8 +76,8 @@ def _minimal_site(tmp_path, index, example):
 
 def test_the_minimal_site_builds(tmp_path):
     # the two checks below fail for their own reason, not because a minimal site cannot build at all
-    result = _build(_minimal_site(tmp_path, ":func:`linkwise.metrics.ari`, :ref:`sphx_glr_auto_examples_plot_example.py`.",
-                                  "import linkwise as lw\n\nprint(lw.datasets.names()[:3])"))
+    page = ":func:`linkwise.metrics.ari`, :ref:`sphx_glr_auto_examples_plot_example.py`."
+    result = _build(_minimal_site(tmp_path, page, "import linkwise as lw\n\nprint(lw.datasets.names()[:3])"))
     assert result.returncode == 0, result.stderr[-3000:]
 
 
