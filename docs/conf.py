@@ -95,7 +95,8 @@ def _skip_scikit_learn_members(app, what, name, obj, skip, options):
 
 def _drop_type_docstrings(app, what, name, obj, options, lines):
     """A constant's page says what it is (api.rst), not what a tuple or a str is."""
-    if what == "data" and lines and "\n".join(lines).strip() == (type(obj).__doc__ or "").strip():
+    if what == "data" and [line.strip() for line in lines if line.strip()] == [
+            line.strip() for line in (type(obj).__doc__ or "").splitlines() if line.strip()]:
         lines.clear()
 
 
@@ -154,6 +155,6 @@ def _forget_aliases(app, env, docnames):
 
 def setup(app):
     app.connect("autodoc-skip-member", _skip_scikit_learn_members)
-    app.connect("autodoc-process-docstring", _drop_type_docstrings)
+    app.connect("autodoc-process-docstring", _drop_type_docstrings, priority=100)  # before numpydoc rewrites it
     app.connect("missing-reference", _resolve_aliases)
     app.connect("env-before-read-docs", _forget_aliases)
