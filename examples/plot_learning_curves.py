@@ -47,5 +47,6 @@ ax.legend(loc="lower right")
 fig.tight_layout()
 
 # %%
-# Auto starts from the unsupervised clustering the first answers favour, so it is good early; COBRAS builds its
-# clustering from the answers alone and catches up as they accumulate. Neither was told that wine has three classes.
+# Auto starts from the unsupervised clustering the first answers favour, so it is good from the first questions;
+# COBRAS builds its clustering from the answers alone, from one cluster holding everything, and climbs as they
+# accumulate. Neither was told that wine has three classes; K-means was.
