@@ -126,13 +126,12 @@ def _resolve_aliases(app, env, node, contnode):
     """
     if node.get("refdomain") != "py":
         return None
-    domain = env.get_domain("py")
-    if not hasattr(env, "_linkwise_documented"):
-        env._linkwise_documented = {}
-        for name, entry in list(domain.objects.items()):
+    if not hasattr(app, "linkwise_documented"):  # every object documented, by identity (references resolve last)
+        app.linkwise_documented = {}
+        for name, entry in env.get_domain("py").objects.items():
             obj = _locate(name) if name.startswith("linkwise") else None
             if obj is not None and not isinstance(obj, (int, float, str, bytes, tuple, frozenset, type(None))):
-                env._linkwise_documented.setdefault(id(obj), (name, entry))
+                app.linkwise_documented.setdefault(id(obj), (name, entry))
     target = node["reftarget"].lstrip("~.")
     module, klass = node.get("py:module"), node.get("py:class")
     candidates = [f"{module}.{klass}.{target}" if module and klass else None,
@@ -143,18 +142,13 @@ def _resolve_aliases(app, env, node, contnode):
         candidates.append(f"{owner.__module__.split('._')[0]}.{target}")
     for candidate in filter(None, candidates):
         obj = _locate(candidate) if candidate.startswith("linkwise") else None
-        if obj is not None and id(obj) in env._linkwise_documented:
-            name, entry = env._linkwise_documented[id(obj)]
+        if obj is not None and id(obj) in app.linkwise_documented:
+            name, entry = app.linkwise_documented[id(obj)]
             return make_refnode(app.builder, node["refdoc"], entry.docname, entry.node_id, contnode, name)
     return None
-
-
-def _forget_aliases(app, env, docnames):
-    env.__dict__.pop("_linkwise_documented", None)
 
 
 def setup(app):
     app.connect("autodoc-skip-member", _skip_scikit_learn_members)
     app.connect("autodoc-process-docstring", _drop_type_docstrings, priority=100)  # before numpydoc rewrites it
     app.connect("missing-reference", _resolve_aliases)
-    app.connect("env-before-read-docs", _forget_aliases)
