@@ -353,7 +353,7 @@ class HumanSession(ClusterFeedback, TeamDesk):
             together; or None), ``done``, ``n_answered``, ``n_clusters``,
             ``can_undo``, ``method``, ``embedding``, ``data``, ``n_rows``,
             ``stability`` (the fields of :attr:`ActiveSession.stability_ <linkwise.ActiveSession>`),
-            ``notice`` (:attr:`SessionStore.notice`: the session file was
+            ``notice`` (``SessionStore.notice``: the session file was
             deleted or moved and the session went on in a recovery file; else
             None); in a team's session ``team`` (who, the team, the
             agreement), and ``n_answered`` counts everyone's answers.

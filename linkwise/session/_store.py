@@ -353,7 +353,7 @@ class SessionStore:
         """Close, and delete the file if this opening created it (a start that failed leaves nothing behind).
 
         Only what this opening made goes: a new file is refused where a journal of another file lies
-        (:func:`_check_new`), so its journal, if any, is its own."""
+        (``_check_new``), so its journal, if any, is its own."""
         self.close()
         if self.created:
             for suffix in ("", "-journal"):
