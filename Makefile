@@ -6,13 +6,14 @@ PY := $(VENV)/bin/python
 # release of a dependency never changes what `make test` runs; `make lock` refreshes it, `make test-latest` runs the
 # suite against the newest releases in a separate venv. The project is (re)installed only when pyproject.toml or the
 # lock is newer than the stamp; each target installs the extras it needs: the demo is a benchmark run ([bench]), the
-# tests exercise every extra but [text] ([dev]).
+# tests exercise every extra but [text] ([dev]), the documentation needs [docs] (which [dev] includes).
 LOCK := requirements/dev.lock
 STAMP_DEMO := $(VENV)/.installed-demo
 STAMP_DEV := $(VENV)/.installed-dev
+STAMP_DOCS := $(VENV)/.installed-docs
 VENV_LATEST := .venv-latest
 
-.PHONY: demo test test-latest lock bench browser clean
+.PHONY: demo test test-latest lock bench docs browser clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +24,11 @@ $(STAMP_DEMO): pyproject.toml $(LOCK) | $(PY)
 
 $(STAMP_DEV): pyproject.toml $(LOCK) | $(PY)
 	$(PY) -m pip install --quiet -c $(LOCK) -e '.[dev]'
-	touch $@ $(STAMP_DEMO)
+	touch $@ $(STAMP_DEMO) $(STAMP_DOCS)
+
+$(STAMP_DOCS): pyproject.toml $(LOCK) | $(PY)
+	$(PY) -m pip install --quiet -c $(LOCK) -e '.[docs]'
+	touch $@
 
 demo: $(STAMP_DEMO)
 	$(VENV)/bin/linkwise demo
@@ -54,5 +59,12 @@ lock: $(STAMP_DEV)
 bench: $(STAMP_DEV)
 	$(PY) benchmarks/run.py
 
+# The site, offline, into docs/_build/html: every warning and unresolved reference is an error, and the gallery's
+# examples run (one that raises fails the build). -E reads every page afresh,
+# so a warning is never hidden by a page that did not change since the last build.
+docs: $(STAMP_DOCS)
+	$(PY) -m sphinx -E -W --keep-going -n -b html -d docs/_build/doctrees docs docs/_build/html
+	@echo "Documentation: docs/_build/html/index.html"
+
 clean:
-	rm -rf $(VENV) $(VENV_LATEST) .pytest_cache .hypothesis
+	rm -rf $(VENV) $(VENV_LATEST) .pytest_cache .hypothesis docs/_build docs/generated docs/auto_examples

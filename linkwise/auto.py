@@ -197,7 +197,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-    labels_history_ : ndarray of shape (n_queries_, n_samples)
+    labels_history_ : ndarray of shape (``n_queries_``, n_samples)
         The clustering after each question.
     candidates_ : Candidates
         The generated clusterings.

@@ -50,7 +50,7 @@ class ConstraintStore:
         What to do with a constraint that contradicts the closure of earlier
         ones: ``False`` raises :class:`~linkwise.InconsistentConstraintError`
         (the store is unchanged), ``True`` stores it, lists it in
-        :attr:`conflicts`, and leaves the closure as it was.
+        ``conflicts``, and leaves the closure as it was.
 
     Attributes
     ----------
@@ -182,7 +182,7 @@ class ConstraintStore:
 
         Returns True if the constraint added knowledge (the pair's relation
         was unknown), False if it was already implied or, in tolerant mode,
-        contradicted the closure (it is then listed in :attr:`conflicts`).
+        contradicted the closure (it is then listed in ``conflicts``).
         In strict mode a contradiction raises
         :class:`~linkwise.InconsistentConstraintError`, leaving the store
         unchanged.

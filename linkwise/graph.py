@@ -119,7 +119,7 @@ _SMALL = 1000
 
 
 def components(pairs, n):
-    """Connected components of the edges ``pairs`` between nodes ``0 .. n - 1``.
+    """Connected components of the edges ``pairs`` between nodes ``0, ..., n - 1``.
 
     Returns ``(n_components, labels)``, components numbered in order of
     their smallest node.
@@ -170,7 +170,7 @@ def _neighbours(pairs):
 
 
 def breadth_first(pairs, n, source=None, until=None):
-    """Breadth-first search from ``source`` over the edges ``pairs`` between nodes ``0 .. n - 1``.
+    """Breadth-first search from ``source`` over the edges ``pairs`` between nodes ``0, ..., n - 1``.
 
     Neighbours are visited in pair order (ties go to earlier pairs). With
     ``source`` None, every component is searched from its smallest node, all
@@ -236,7 +236,7 @@ def shortest_path(pairs, n, source, target):
 
 
 def relabel(labels, *, return_order=False):
-    """Labels renumbered ``0 .. k - 1`` in order of first appearance: equal partitions give equal arrays.
+    """Labels renumbered ``0, ..., k - 1`` in order of first appearance: equal partitions give equal arrays.
 
     With ``return_order``, also the original labels in their new order
     (``order[c]`` is the label renumbered ``c``).

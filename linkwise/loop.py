@@ -73,7 +73,7 @@ class QueryContext:
     X : ndarray of shape (n_samples, n_features)
         The validated data (float64), divided by a power of two when its
         magnitude would overflow or underflow squared distances
-        (:func:`~linkwise._validation.magnitude_scale`).
+        (``magnitude_scale`` in ``linkwise._validation``).
     queryable, queryable_mask : ndarray of int, ndarray of bool
         Sorted rows that may appear in a question, and the same as a mask.
     constraints : ConstraintStore
@@ -333,7 +333,7 @@ class ActiveSession:
             The pair is half of an item moved to another cluster: a must-link
             to a row of its new cluster and a cannot-link to a row of its old
             one, informed one after the other (methods that use cluster
-            feedback move the item at once, :mod:`linkwise.cobra._feedback`).
+            feedback move the item at once, ``linkwise.cobra._feedback``).
 
         Raises
         ------
@@ -446,7 +446,7 @@ class ActiveSession:
         est.constraints_, est.query_log_, est.n_queries_ = ctx.constraints, list(self.query_log), ctx.n_queries
 
     def finish(self):
-        """Stop asking and return the fitted :attr:`estimator_` (``labels_``, ``constraints_``, ``query_log_``,
+        """Stop asking and return the fitted ``estimator_`` (``labels_``, ``constraints_``, ``query_log_``,
         ``n_queries_``, and ``labels_history_`` for anytime methods)."""
         est = self.estimator_
         est.labels_ = est._current_labels(self._ctx)

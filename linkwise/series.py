@@ -2,7 +2,7 @@
 
 A set of series is an array of shape ``(n_series, length)`` or ``(n_series,
 length, channels)``. The COBRA family clusters them with ``metric="dtw"`` or
-``metric="kshape"`` (see :mod:`linkwise.cobra._metric`) from the matrix
+``metric="kshape"`` (see :class:`~linkwise.cobra.SeriesMetric`) from the matrix
 :func:`series_distances` computes once, and caches on disk if asked. DTW comes
 from aeon (``pip install 'linkwise[timeseries]'``).
 """

@@ -78,7 +78,7 @@ class MethodSpec:
     series: bool = False
 
     def kind(self):
-        """How the harness runs this method: ``"own"``, ``"nested"`` or a :func:`method_kind`."""
+        """How the harness runs this method: ``"own"``, ``"nested"`` or a ``method_kind``."""
         if self.own_questions:
             return "own"
         kind = method_kind(self.make(2, 1, 0))

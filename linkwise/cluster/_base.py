@@ -139,7 +139,7 @@ _SHARED_DOC = {
     "{scale}": """scale_ : float
         The power of two ``X`` was divided by to fit: 1.0 unless its
         magnitude would overflow or underflow squared distances (see
-        :class:`~linkwise.cluster._base.KMeansFamily`).""",
+        ``linkwise.cluster._base.KMeansFamily``).""",
 }
 
 

@@ -52,7 +52,7 @@ class PairGraph:
         return np.where(self.is_ml, ~same, same)
 
     def schedule(self, n_clusters, rng):
-        """A random visiting order for ICM passes, as a :class:`Schedule`."""
+        """A random visiting order for ICM passes, as a ``Schedule``."""
         return Schedule(self, self._batches(rng), n_clusters)
 
     def _batches(self, rng):

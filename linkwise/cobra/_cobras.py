@@ -42,7 +42,7 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
         super-instance of its own and nothing can be merged.
     metric : {"euclidean", "dtw", "kshape"}, default="euclidean"
         For time series, ``X`` of shape ``(n_series, length[, channels])``:
-        COBRAS-TS super-instances (:mod:`linkwise.cobra._metric`).
+        COBRAS-TS super-instances (:class:`~linkwise.cobra.SeriesMetric`).
     window : float in [0, 1], default=0.1
         DTW's Sakoe-Chiba band, as a fraction of the series length.
     cache : str or Path, optional
@@ -64,9 +64,9 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
     query_log_ : list of (int, int, bool or None)
         Questions in the order asked.
     n_queries_ : int
-    labels_history_ : ndarray of shape (n_queries_, n_samples)
+    labels_history_ : ndarray of shape (``n_queries_``, n_samples)
         The clustering after each question (a learning curve). Above 2**24
-        entries, a :class:`~linkwise.cobra._superinstances.LabelsHistory`
+        entries, a ``LabelsHistory``
         indexed the same way, rebuilt from a few integers per question.
 
     Notes
@@ -97,7 +97,7 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
     moved item leaves its super-instance as one of its own, in the cluster it
     was moved to. The clustering reported shows feedback at once; the step
     under way (a split, a merging phase) starts again with it
-    (:mod:`linkwise.cobra._feedback`).
+    (``linkwise.cobra._feedback``).
 
     *Scale.* Every split is one k-means++ start. Above 4,096 rows K-means is
     fitted (and the split level found) on a seeded sample, half of it

@@ -5,7 +5,7 @@ When a new answer makes the belief of :class:`AnswerGraph` inconsistent,
 labellings changing few answers, found by branching over the edges of one
 inconsistent cycle at a time, depth-limited and node-capped, past the cap the
 approximate rule of a tolerant store with a logged warning),
-:meth:`Explanations.question` picks the pair whose answer tells them apart
+``Explanations.question`` picks the pair whose answer tells them apart
 best, and :meth:`AnswerGraph.adopt` makes the most probable one the belief.
 
 References
@@ -40,7 +40,7 @@ class ExplanationSearch:
     """The search for explanations of :class:`~linkwise.cobra.AnswerGraph` (its base class)."""
 
     def explain(self):
-        """The most probable consistent labellings near the current belief, as :class:`Explanations`.
+        """The most probable consistent labellings near the current belief, as ``Explanations``.
 
         Just the belief when it is consistent; else every consistent labelling
         changing at most ``max_depth`` believed answers and contradicting at
@@ -109,7 +109,7 @@ class ExplanationSearch:
         together (one weak answer, or the cannot-links between two
         clusters). The worlds weighed are the belief and, for each decision,
         the belief with it reversed; the question is the pair whose answer
-        says most about which holds (:meth:`Explanations.question`), so one
+        says most about which holds (``Explanations.question``), so one
         question covers as many doubtful decisions as it can.
 
         Parameters

@@ -108,7 +108,7 @@ def make_estimator(params):
     Parameters
     ----------
     params : dict
-        One entry of :attr:`Candidates.params` (e.g. ``COBS().best_``).
+        One entry of ``Candidates.params`` (e.g. ``COBS().best_``).
 
     Examples
     --------

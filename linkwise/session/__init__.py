@@ -9,7 +9,7 @@ resumed, undone and exported; :func:`read_known` reads answers a person brings (
 127.0.0.1, :func:`run_terminal` as a terminal prompt. The command line verbs
 are ``linkwise cluster`` and ``linkwise export``. Needs the ``session`` extra
 (``pip install 'linkwise[session]'``); without it, importing this package
-raises :class:`~linkwise._extras.MissingExtraError` naming it.
+raises an ``ImportError`` naming it.
 """
 
 import importlib

@@ -108,7 +108,7 @@ class HumanSession(ClusterFeedback, TeamDesk):
         the same ones (or ones implying the same). Ignored read-only.
     annotators : list of str or "open", optional
         Serve the session to a team: each named annotator gets a question of
-        their own (:mod:`linkwise.session._team`); "open": people
+        their own (``linkwise.session._team``); "open": people
         :meth:`join` with a name. Stored in the file; None keeps the stored
         team (or the one person of a session without).
     overlap : float, default=0.0
@@ -355,8 +355,8 @@ class HumanSession(ClusterFeedback, TeamDesk):
             imply, and whether the current clustering puts the pair
             together; or None), ``done``, ``n_answered``, ``n_clusters``,
             ``can_undo``, ``method``, ``embedding``, ``data``, ``n_rows``,
-            ``stability`` (the fields of :attr:`ActiveSession.stability_`),
-            ``notice`` (:attr:`SessionStore.notice`: the session file was
+            ``stability`` (the fields of :attr:`ActiveSession.stability_ <linkwise.ActiveSession>`),
+            ``notice`` (``SessionStore.notice``: the session file was
             deleted or moved and the session went on in a recovery file; else
             None); in a team's session ``team`` (who, the team, the
             agreement), and ``n_answered`` counts everyone's answers.

@@ -463,7 +463,7 @@ class Dataset:
         ------
         UnsafePathError
             No image column, an absolute path, a ``..`` step, a path that
-            resolves (through links too) outside :attr:`image_root`, a file
+            resolves (through links too) outside ``image_root``, a file
             type other than PNG/JPEG/GIF/WebP/BMP (by name and by content),
             a missing file, a folder, or any error reading it (too long a
             name, no permission): the page shows the reason as text.
@@ -521,7 +521,7 @@ class Dataset:
 
     @cached_property
     def projection(self):
-        """A 2-D PCA projection of :attr:`X`, scaled to [0, 1] (for the page's scatter plot)."""
+        """A 2-D PCA projection of ``X``, scaled to [0, 1] (for the page's scatter plot)."""
         from sklearn.decomposition import PCA
 
         X = self.X.reshape(self.n_rows, -1)  # a time series: its steps (and channels) as features
@@ -533,7 +533,7 @@ class Dataset:
 
     @cached_property
     def charts(self):
-        """Time series as drawn (:func:`~linkwise.session._series.chart_lines`); None for other data."""
+        """Time series as drawn (``chart_lines`` in ``linkwise.session._series``); None for other data."""
         from linkwise.session._series import chart_lines
 
         return None if self.options.get("series") is None else chart_lines(self.X)
@@ -615,9 +615,9 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
     encoding : str, optional
         The text encoding of a CSV, e.g. ``"latin-1"``. Default: UTF-8, or
         UTF-16 / UTF-32 when the file starts with their byte-order mark.
-        Kept in :attr:`Dataset.options` (None: detected).
+        Kept in ``Dataset.options`` (None: detected).
     series : dict, optional
-        Time series instead of features (see :mod:`linkwise.session._series`):
+        Time series instead of features (see ``linkwise.session._series``):
         ``{"columns": ["t0:t127", ...]}`` (wide: one series per row, one
         column range or comma list per channel) or ``{"id": "id", "time":
         "t", "value": ["v", ...]}`` (long: one row per time step; ``time``

@@ -83,7 +83,7 @@ class Refused(RuntimeError):
 
 class Answer(NamedTuple):
     """One stored statement. ``answer`` is True (same), False (different) or None (don't know, or a cluster's
-    feedback); ``annotator`` None is the session's one person; ``kind`` one of :data:`KINDS`; ``members`` the
+    feedback); ``annotator`` None is the session's one person; ``kind`` one of ``KINDS``; ``members`` the
     rows of a 'pure'/'complete' cluster (else None); ``action`` the ``seq`` of the first row stored with it."""
 
     seq: int
@@ -353,7 +353,7 @@ class SessionStore:
         """Close, and delete the file if this opening created it (a start that failed leaves nothing behind).
 
         Only what this opening made goes: a new file is refused where a journal of another file lies
-        (:func:`_check_new`), so its journal, if any, is its own."""
+        (``_check_new``), so its journal, if any, is its own."""
         self.close()
         if self.created:
             for suffix in ("", "-journal"):
