@@ -1,6 +1,10 @@
-"""scikit-learn's estimator checks for every constrained clusterer, with no constraints."""
+"""scikit-learn's estimator checks for every constrained clusterer, with no constraints; linkwise's shapes,
+kinds of data and pair arguments, with constraints."""
 
+import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from linkwise.estimator_checks import SHAPES, constrained_estimator_checks
 
 from linkwise.bayes import BayesianClustering
 from linkwise.cluster import COPKMeans, ConstrainedKMeans, MKMeans, MPCKMeans, PCKMeans, SeededKMeans
@@ -52,3 +56,31 @@ def _expected_failures(estimator):
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+# the full grid of shapes where a fit takes milliseconds; for the slowest a cover of it (as for the active ones)
+_COVER = ((2, 65), (3, 500), (5, 1), (12, 64), (63, 65), (64, 63), (65, 2), (200, 2))
+_CONSTRAINED = [
+    (PCKMeans(n_clusters=3), SHAPES),
+    (MPCKMeans(n_clusters=3), SHAPES),
+    (COPKMeans(n_clusters=3), SHAPES),
+    (MKMeans(n_clusters=3), _COVER),  # a metric of d x d entries learnt on 500 features
+    (SeededKMeans(n_clusters=3), SHAPES),
+    (ConstrainedKMeans(n_clusters=3), SHAPES),
+    (COBS(grid=_TINY_GRID), _COVER),
+    (BayesianClustering(n_clusters=3, n_particles=4, n_mcmc_steps=1), _COVER),
+]
+# the paper's grid (931 clusterings a fit: shapes only), on the small collections where K up to 10 and k up to
+# 20 cannot hold
+_DEFAULT_GRID = (COBS(), [(n, d) for n in (2, 3, 5, 12) for d in (2, 65)])
+
+
+@pytest.mark.parametrize(
+    "estimator, check",
+    [(est, check) for est, shapes in _CONSTRAINED for check in constrained_estimator_checks(est, shapes=shapes)]
+    + [(est, check) for est, shapes in [_DEFAULT_GRID] for check in constrained_estimator_checks(est, shapes=shapes)
+       if check.__name__ == "check_shapes"],
+    ids=lambda v: type(v).__name__ if hasattr(v, "get_params") else v.__name__,
+)
+def test_constrained_estimator_takes_every_shape_and_kind_of_data(estimator, check):
+    check()
