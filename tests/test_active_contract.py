@@ -60,7 +60,7 @@ def _shape_cases():
         yield lw.ActiveClustering(lw.PCKMeans(3), strategy), shapes, DATA_CHECKS
     # the paper's grid (931 clusterings a fit: shapes only), on the small collections where K up to 10 and k up
     # to 20 cannot hold
-    yield lw.ActiveCOBS(), [(n, d) for n in (2, 3, 5, 12) for d in (2, 65)], ("check_shapes",)
+    yield lw.ActiveCOBS(), ((2, 65), (3, 1), (5, 2), (12, 65)), ("check_shapes",)
 
 
 @pytest.mark.parametrize(
