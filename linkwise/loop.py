@@ -277,7 +277,8 @@ class ActiveSession:
         Parameters
         ----------
         pair : tuple of int
-            The pair returned by :meth:`ask` (either order).
+            The pair returned by :meth:`ask` (either order): two ints or NumPy
+            integers (a float, a bool or a string is refused, not rounded).
         answer : bool or None
             True (same cluster), False (different clusters) or None (don't
             know: stored as no constraint, and never asked again).
