@@ -13,7 +13,7 @@ from sklearn.utils.validation import validate_data
 from linkwise.exceptions import InvalidParameterError
 
 __all__ = ["check_scalar", "check_option", "check_n_clusters", "check_index_set", "check_y_ignored", "check_data",
-           "check_finite", "magnitude_scale", "owner_name"]
+           "check_finite", "magnitude_scale", "owner_name", "holds_bool"]
 
 
 def owner_name(owner):
@@ -80,6 +80,21 @@ def check_n_clusters(n_clusters, n_samples, owner):
                                     f"samples, got n_clusters={n_clusters} for n_samples={n_samples}.")
 
 
+def holds_bool(values, arr):
+    """Whether ``values``, read by NumPy as the integer array ``arr``, held a bool (``[True, 2]`` reads as
+    ``[1, 2]``: a row index taken from a bool is a mistake, not row 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> holds_bool([True, 2], np.asarray([True, 2])), holds_bool([1, 2], np.asarray([1, 2]))
+    (True, False)
+    """
+    if isinstance(values, np.ndarray) or arr.dtype.kind not in "iu":
+        return False  # an integer array holds no bool; another dtype is refused as such
+    return any(isinstance(v, (bool, np.bool_)) for v in np.asarray(values, dtype=object).ravel().tolist())
+
+
 def check_index_set(indices, n_samples, name, owner, *, allow_empty=False):
     """Validate a set of row indices (or a boolean mask) and return sorted unique indices.
 
@@ -97,6 +112,9 @@ def check_index_set(indices, n_samples, name, owner, *, allow_empty=False):
     elif arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
         raise InvalidParameterError(f"{the} must be a 1-D array of integer row indices or a boolean mask, got shape "
                                     f"{arr.shape} and dtype {arr.dtype}.")
+    elif holds_bool(indices, arr):
+        raise InvalidParameterError(f"{the} must hold integer row indices (or be a boolean mask of every row), got "
+                                    "bools among them.")
     arr = np.unique(arr.astype(np.intp))
     if arr.size and (arr[0] < 0 or arr[-1] >= n_samples):
         wrong = arr[0] if arr[0] < 0 else arr[-1]

@@ -47,9 +47,10 @@ def _grid(data, n_clusters):
     n = data.shape[0]  # small data: only what it can hold (K and kNN below n)
     ks = sorted(k for k in set(range(2, 11)) | ({n_clusters} if n_clusters else set()) if k < n) or [1]
     median = float(np.median(pdist(data[:_PRIOR_ROWS]))) or 1.0
+    identical = bool((data == data[0]).all())  # no distance to spread DBSCAN's eps over; any eps finds one cluster
     return {
         "kmeans": {"n_clusters": ks, "n_seeds": 5},
-        "dbscan": {"eps": 20, "min_samples": [2, 3, 5, 8, 12, 20]},
+        "dbscan": {"eps": [1.0] if identical else 20, "min_samples": [2, 3, 5, 8, 12, 20]},
         "spectral": {
             "n_clusters": ks,
             "n_neighbors": [k for k in (5, 10, 20) if k < n],

@@ -13,8 +13,11 @@ approach to identifying informative constraints for semi-supervised
 clustering. European Conference on Machine Learning (ECML), 2007, LNAI 4701.
 """
 
+import warnings
+
 import numpy as np
 from sklearn.cluster import KMeans
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_array, check_random_state
 
 from linkwise._validation import InvalidParameterError, check_scalar
@@ -153,10 +156,14 @@ def ensemble_labels(X, n_clusters, n_estimators=100, sample_fraction=0.8, random
                                    include_low=False)
     size = max(n_clusters, int(round(sample_fraction * n)))
     codes = np.empty((n, n_estimators), dtype=np.int32)
-    for t in range(n_estimators):
-        rows = rng.choice(n, size, replace=False)
-        km = KMeans(n_clusters, init="random", n_init=1, random_state=rng.randint(np.iinfo(np.int32).max))
-        codes[:, t] = km.fit(X[rows]).predict(X)  # nearest centroid for every row, sampled or not
+    with warnings.catch_warnings():
+        # a sample of fewer distinct points than n_clusters has fewer clusters: a fact of the data that the
+        # coassociation records, not one warning per member (a hundred on duplicated rows)
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for t in range(n_estimators):
+            rows = rng.choice(n, size, replace=False)
+            km = KMeans(n_clusters, init="random", n_init=1, random_state=rng.randint(np.iinfo(np.int32).max))
+            codes[:, t] = km.fit(X[rows]).predict(X)  # nearest centroid for every row, sampled or not
     return codes
 
 

@@ -3,11 +3,17 @@
 Like scikit-learn's :func:`~sklearn.utils.estimator_checks.check_estimator`
 for ordinary estimators, :func:`check_active_estimator` runs an
 :class:`~linkwise.ActiveEstimator` through what the question loop
-(:mod:`linkwise.loop`) promises whatever the method; the test suite runs it
-on every active estimator in linkwise.
+(:mod:`linkwise.loop`) promises whatever the method, and
+:func:`check_constrained_estimator` a constrained clusterer
+(``fit(X, ml=, cl=)``) through the shapes and kinds of data it must take;
+the test suite runs them on every estimator in linkwise.
 """
 
+import inspect
 import pickle
+import re
+import warnings
+from itertools import product
 
 import numpy as np
 from sklearn.base import clone
@@ -16,10 +22,21 @@ from sklearn.datasets import make_blobs
 from linkwise.loop import ActiveEstimator, ActiveSession
 from linkwise.oracle import LabelOracle
 
-__all__ = ["active_estimator_checks", "check_active_estimator"]
+__all__ = ["N_ROWS", "N_FEATURES", "SHAPES", "active_estimator_checks", "check_active_estimator",
+           "constrained_estimator_checks", "check_constrained_estimator"]
+
+# The shapes every estimator must fit or refuse in one line: tiny collections, and feature counts on
+# either side of 64 (where projections start, e.g. Auto's fallback) up to embeddings.
+N_ROWS = (2, 3, 5, 12, 63, 64, 65, 200)
+N_FEATURES = (1, 2, 63, 64, 65, 500)
+SHAPES = tuple(product(N_ROWS, N_FEATURES))
+# The budget of each run on the shapes (they test the data's shape, not the questions).
+_SHAPE_BUDGET = 3
+# More warnings than this in one fit is a storm (one per row or per question, say).
+_MAX_WARNINGS = 2
 
 
-def active_estimator_checks(estimator, X=None, y=None, *, max_queries=6):
+def active_estimator_checks(estimator, X=None, y=None, *, max_queries=6, shapes=SHAPES):
     """Yield the contract checks for ``estimator``, one callable each.
 
     Parameters
@@ -34,6 +51,10 @@ def active_estimator_checks(estimator, X=None, y=None, *, max_queries=6):
         True labels of ``X``, which the oracles answer from.
     max_queries : int, default=6
         Budget of each run (small keeps the checks fast).
+    shapes : sequence of (int, int), default=SHAPES
+        The ``(n_samples, n_features)`` of the data ``check_shapes`` fits
+        (every pair of :data:`N_ROWS` and :data:`N_FEATURES` by default;
+        fewer for a slow estimator).
 
     Yields
     ------
@@ -56,15 +77,19 @@ def active_estimator_checks(estimator, X=None, y=None, *, max_queries=6):
     if X is None:
         X, y = make_blobs(n_samples=30, centers=3, n_features=2, cluster_std=0.5, random_state=0)
     X, y = np.asarray(X, dtype=float), np.asarray(y)
-    for check in _CHECKS:
+    yield from _runs(_CHECKS, _Case(estimator, X, y, max_queries, shapes))
+
+
+def _runs(checks, case):
+    for check in checks:
         def run(check=check):
-            check(_Case(estimator, X, y, max_queries))
+            check(case)
 
         run.__name__ = run.__qualname__ = check.__name__[1:]
         yield run
 
 
-def check_active_estimator(estimator, X=None, y=None, *, max_queries=6):
+def check_active_estimator(estimator, X=None, y=None, *, max_queries=6, shapes=SHAPES):
     """Check that ``estimator`` keeps the contract of an active estimator.
 
     Each check fits clones of ``estimator`` (``random_state=0``, a small
@@ -90,11 +115,13 @@ def check_active_estimator(estimator, X=None, y=None, *, max_queries=6):
       the run;
     - **parameters**: ``get_params`` lists the constructor's parameters,
       ``set_params`` and :func:`~sklearn.base.clone` give them back, and a
-      fitted estimator pickles.
+      fitted estimator pickles;
+    - **shapes** and **kinds of data**: see :func:`check_constrained_estimator`
+      (each run with a budget of 3: labels cover every row, at most 3 questions).
 
     Parameters
     ----------
-    estimator, X, y, max_queries
+    estimator, X, y, max_queries, shapes
         As for :func:`active_estimator_checks`.
 
     Raises
@@ -113,16 +140,85 @@ def check_active_estimator(estimator, X=None, y=None, *, max_queries=6):
     >>> from linkwise.estimator_checks import check_active_estimator
     >>> check_active_estimator(lw.COBRAS())
     """
-    for check in active_estimator_checks(estimator, X, y, max_queries=max_queries):
+    for check in active_estimator_checks(estimator, X, y, max_queries=max_queries, shapes=shapes):
+        check()
+
+
+def constrained_estimator_checks(estimator, *, shapes=SHAPES):
+    """Yield the checks of :func:`check_constrained_estimator` for ``estimator``, one callable each.
+
+    Parameters
+    ----------
+    estimator : estimator
+        An unfitted constrained clusterer: ``fit(X, ml=, cl=)``, or
+        ``fit(X, y)`` with ``y`` partial labels (-1: unlabelled) as for
+        :class:`~linkwise.SeededKMeans`; it sets ``labels_``. Never modified:
+        every check fits clones (``random_state=0`` where it has one).
+    shapes : sequence of (int, int), default=SHAPES
+        As for :func:`active_estimator_checks`.
+
+    Yields
+    ------
+    check : callable
+        Takes no argument; raises ``AssertionError`` naming the estimator
+        and the broken promise.
+
+    Examples
+    --------
+    >>> import linkwise as lw
+    >>> from linkwise.estimator_checks import constrained_estimator_checks
+    >>> [check.__name__ for check in constrained_estimator_checks(lw.PCKMeans(n_clusters=3))]
+    ['check_shapes', 'check_data_kinds', 'check_pair_arguments']
+    """
+    if not callable(getattr(estimator, "fit", None)) or not hasattr(estimator, "get_params"):
+        raise TypeError(f"check_constrained_estimator needs an estimator, got {type(estimator).__name__}.")
+    yield from _runs(_DATA_CHECKS + [_check_pair_arguments], _Case(estimator, None, None, _SHAPE_BUDGET, shapes))
+
+
+def check_constrained_estimator(estimator, *, shapes=SHAPES):
+    """Check that a constrained clusterer takes every shape and kind of data, or refuses it in one line.
+
+    - **shapes**: on every ``(n_samples, n_features)`` of ``shapes`` (from 2
+      rows to 200, from 1 feature to 500), with a must-link and a
+      cannot-link (or two seeds), ``fit`` either works (``labels_`` an
+      integer label for every row, at most two warnings) or raises a
+      ``ValueError`` in one line naming a parameter of the estimator and the
+      number of rows or features it cannot take (``n_clusters=3`` on 2 rows);
+      on 200 rows it works;
+    - **kinds of data**: constant columns, duplicate rows, float32, a
+      pandas DataFrame and a read-only array are fitted (every row the same
+      point may be refused as above);
+    - **pair arguments**: a pair of ``ml`` / ``cl`` holding a float with a
+      fractional part, a bool or a string is refused naming the argument;
+      NumPy integers are taken.
+
+    Parameters
+    ----------
+    estimator, shapes
+        As for :func:`constrained_estimator_checks`.
+
+    Raises
+    ------
+    AssertionError
+        The first broken promise, naming the estimator and the check.
+
+    Examples
+    --------
+    >>> import linkwise as lw
+    >>> from linkwise.estimator_checks import check_constrained_estimator
+    >>> check_constrained_estimator(lw.PCKMeans(n_clusters=3), shapes=[(2, 1), (12, 65), (200, 2)])
+    """
+    for check in constrained_estimator_checks(estimator, shapes=shapes):
         check()
 
 
 class _Case:
     """The estimator under test with its data, and the runs the checks share."""
 
-    def __init__(self, estimator, X, y, max_queries):
+    def __init__(self, estimator, X, y, max_queries, shapes=SHAPES):
         self.estimator, self.X, self.y, self.max_queries = estimator, X, y, max_queries
-        self.name = type(estimator).__name__
+        self.name, self.shapes = type(estimator).__name__, tuple(shapes)
+        self.active = isinstance(estimator, ActiveEstimator)
 
     def make(self, **params):
         return clone(self.estimator).set_params(**{"random_state": 0, "max_queries": self.max_queries, **params})
@@ -292,3 +388,107 @@ def _check_params(case):
 
 
 _CHECKS = [check for name, check in list(globals().items()) if name.startswith("_check_")]  # in the order above
+
+
+# -- shapes and kinds of data, for active estimators and constrained clusterers alike ------------------------
+def _shape_data(n, d):
+    """``n`` rows of ``d`` features in three groups (row i in group i % 3), seeded by the shape."""
+    y = np.arange(n) % 3
+    return np.random.RandomState(1000 * n + d).normal(size=(n, d)) + 3.0 * y[:, None], y
+
+
+def _fit_any(case, X, y):
+    """Fit a clone of the estimator on ``X`` (true groups ``y``): with an oracle and a budget of 3 if it is
+    active, else with a must-link and a cannot-link (or seeds); the fitted clone."""
+    est = clone(case.estimator)
+    if "random_state" in est.get_params(deep=False):
+        est.set_params(random_state=0)
+    if case.active:
+        return est.set_params(max_queries=_SHAPE_BUDGET).fit(X, LabelOracle(y))
+    n = len(y)
+    if "ml" in inspect.signature(est.fit).parameters:
+        return est.fit(X, ml=[(0, 3)] if n > 3 else None, cl=[(0, 1)])
+    seeds = np.full(n, -1)
+    seeds[:2] = (0, 1)  # two seeds in two clusters
+    return est.fit(X, seeds)
+
+
+def _names(estimator):
+    """The estimator's parameter names, nested ones by their own name (``n_clusters`` of a clusterer)."""
+    return {key.rsplit("__", 1)[-1] for key in estimator.get_params(deep=True)}
+
+
+def _fits_or_refuses(case, X, y, what, *, may_refuse=True, sized=True):
+    """Fit on ``X``: it works (labels for every row, the budget kept, no storm of warnings) or, if
+    ``may_refuse``, raises one ValueError line naming a parameter and, if ``sized``, the data's size (else
+    a parameter or X)."""
+    n, d = np.shape(X)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            est = _fit_any(case, X, y)
+    except ValueError as error:  # InvalidParameterError included
+        message = str(error).strip()
+        case.expect(may_refuse, f"refused {what}: {message}")
+        case.expect("\n" not in message, f"refused {what} in several lines: {message!r}")
+        names = _names(case.estimator) | (set() if sized else {"X"})
+        named = any(re.search(rf"\b{re.escape(name)}\b", message) for name in names)
+        if sized:
+            named = named and re.search(rf"\b({n}|{d})\b", message)
+        needed = f"a parameter and the {n} rows or {d} features it cannot take" if sized else "a parameter or X"
+        case.expect(named, f"refused {what} without naming {needed}: {message}")
+        return
+    labels = np.asarray(est.labels_)
+    case.expect(labels.shape == (n,), f"labels_ of shape {labels.shape} for {what}.")
+    case.expect(np.issubdtype(labels.dtype, np.integer), f"labels_ of dtype {labels.dtype} for {what}.")
+    if case.active:
+        case.expect(est.n_queries_ == len(est.query_log_) <= _SHAPE_BUDGET,
+                    f"asked {len(est.query_log_)} questions with max_queries={_SHAPE_BUDGET} on {what}.")
+    storm = sorted({f"{w.category.__name__}: {w.message}" for w in caught})
+    case.expect(len(caught) <= _MAX_WARNINGS, f"{len(caught)} warnings fitting {what}: {storm[:3]}")
+
+
+def _check_shapes(case):
+    for n, d in case.shapes:  # the most rows of the grid are no reason to refuse: a method refusing all fails
+        _fits_or_refuses(case, *_shape_data(n, d), f"{n} rows x {d} features", may_refuse=n < N_ROWS[-1])
+
+
+def _check_data_kinds(case):
+    X, y = _shape_data(30, 4)
+    X[:, 1], X[:, 3] = 0.0, 7.5
+    kinds = {"constant columns": (X, y), "duplicate rows": (np.repeat(X[:10], 3, axis=0), np.repeat(y[:10], 3)),
+             "float32 data": (X.astype(np.float32), y)}
+    try:
+        import pandas as pd
+    except ImportError:  # no DataFrame to give it then
+        pass
+    else:
+        kinds["a pandas DataFrame"] = (pd.DataFrame(X, columns=[f"f{k}" for k in range(X.shape[1])]), y)
+    frozen = X.copy()
+    frozen.setflags(write=False)
+    kinds["a read-only array"] = (frozen, y)
+    for what, (data, labels) in kinds.items():
+        _fits_or_refuses(case, data, labels, what, may_refuse=False)
+    _fits_or_refuses(case, np.ones((30, 4)), y, "30 identical rows", sized=False)
+
+
+_DATA_CHECKS = [_check_shapes, _check_data_kinds]
+
+
+def _check_pair_arguments(case):
+    if "ml" not in inspect.signature(case.estimator.fit).parameters:
+        return
+    X, _ = _shape_data(30, 2)
+    for bad in ([(0.5, 3)], [(True, 3)], [("0", "3")], [(2, 99.4)]):
+        for name in ("ml", "cl"):
+            try:
+                clone(case.estimator).fit(X, **{name: bad})
+            except ValueError as error:
+                case.expect(f"'{name}'" in str(error), f"the error on {name}={bad} does not name '{name}': {error}")
+            else:
+                case.fail(f"took {name}={bad} (not integer row indices).")
+    est = clone(case.estimator).fit(X, ml=np.array([[0, 3]], dtype=np.int32), cl=[(np.int64(0), np.uint8(1))])
+    case.expect(np.shape(est.labels_) == (30,), "NumPy integer pairs gave no labels_ for every row.")
+
+
+_CHECKS += _DATA_CHECKS

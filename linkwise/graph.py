@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from linkwise._validation import check_data, check_y_ignored, owner_name
+from linkwise._validation import check_data, check_y_ignored, holds_bool, owner_name
 from linkwise.exceptions import InvalidParameterError
 
 __all__ = ["pair_key", "check_pair", "check_pairs", "check_constraints", "check_fit_input", "components",
@@ -72,9 +72,12 @@ def check_pairs(pairs, n_samples, name, owner):
             f"{where} must be a sequence of (i, j) index pairs of shape (n_pairs, 2), got shape {arr.shape}."
         )
     if arr.dtype.kind not in "iu":
-        integral = arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))
-        if not integral:
-            raise InvalidParameterError(f"{where} must hold integer row indices, got dtype {arr.dtype}.")
+        fractional = ~np.isfinite(arr) | (arr != np.round(arr)) if arr.dtype.kind == "f" else np.ones(arr.shape, bool)
+        if fractional.any():
+            raise InvalidParameterError(f"{where} must hold integer row indices, got {arr[fractional][:1].tolist()[0]!r} "
+                                        f"(dtype {arr.dtype}).")
+    elif holds_bool(pairs, arr):
+        raise InvalidParameterError(f"{where} must hold integer row indices, got bools among them.")
     arr = arr.astype(np.intp)
     bad = np.flatnonzero((arr < 0).any(axis=1) | (arr >= n_samples).any(axis=1))
     if bad.size:

@@ -25,6 +25,8 @@ is told the relations stated outside the questions: ``inform(i, j, answer)``,
 and ``inform_group(rows, outside)`` for a mark (:meth:`ActiveSession.mark`).
 """
 
+import functools
+import threading
 from itertools import repeat
 from typing import NamedTuple
 
@@ -108,6 +110,22 @@ class QueryContext:
         self.labels = np.zeros(self.n_samples, dtype=np.intp)
 
 
+def _locked(method):
+    """``method`` run holding the session's lock: one call at a time drives the generator (it cannot be resumed
+    from two threads at once)."""
+
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return run
+
+
+def _is_row(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 class ActiveSession:
     """Drive an active estimator one question at a time, for a person.
 
@@ -143,6 +161,11 @@ class ActiveSession:
     be pickled or copied; :meth:`replay` of its answers in a new session
     (same data and parameters, a fixed ``random_state``) resumes it.
 
+    Several threads may share a session (two people answering): each call
+    runs alone, so an answer to a question that another thread answered
+    first is refused (the pending question has changed) and the session
+    goes on.
+
     Examples
     --------
     >>> import linkwise as lw
@@ -176,6 +199,7 @@ class ActiveSession:
 
     def _start(self, estimator, X, queryable):
         owner = f"{type(estimator).__name__}.fit"
+        self._lock = threading.RLock()  # reentrant: replay tells, inform may answer the pending question
         estimator._validate_params()
         # the loop owns the budget, so it alone checks it
         max_queries = check_scalar(getattr(estimator, "max_queries", None), "max_queries", estimator, kind="int", low=0,
@@ -240,29 +264,35 @@ class ActiveSession:
             self._recheck = recheck
             return
 
+    @_locked
     def ask(self):
         """The pair the method wants answered next (the same until :meth:`tell`), or None when the budget is
         spent or the method has nothing left to ask."""
         return self._pending
 
+    @_locked
     def tell(self, pair, answer):
         """Answer the pending question.
 
         Parameters
         ----------
         pair : tuple of int
-            The pair returned by :meth:`ask` (either order).
+            The pair returned by :meth:`ask` (either order): two ints or NumPy
+            integers (a float, a bool or a string is refused, not rounded).
         answer : bool or None
             True (same cluster), False (different clusters) or None (don't
             know: stored as no constraint, and never asked again).
         """
+        try:
+            rows = tuple(pair) if len(pair) == 2 and all(map(_is_row, pair)) else None
+        except TypeError:  # no sequence
+            rows = None
+        if rows is None:
+            raise InvalidParameterError(f"The 'pair' argument of ActiveSession.tell must be two int row indices (i, j), "
+                                        f"got {pair!r}.")
         if self._pending is None:
             raise RuntimeError("No question is pending: ask() returned None, so the session is done.")
-        try:
-            same = pair_key(*pair) == pair_key(*self._pending)
-        except (TypeError, ValueError):
-            same = False
-        if not same:
+        if pair_key(*rows) != pair_key(*self._pending):
             raise InvalidParameterError(f"The 'pair' argument of ActiveSession.tell must be the pending question "
                                         f"{self._pending}, got {pair!r}.")
         if answer is not None and not isinstance(answer, (bool, np.bool_)):
@@ -295,6 +325,7 @@ class ActiveSession:
                 self._history.append(self.estimator_._snapshot(ctx))
         self._observe()
 
+    @_locked
     def replay(self, answers):
         """Feed stored answers, as long as the method asks pairs they cover.
 
@@ -315,6 +346,7 @@ class ActiveSession:
             n += 1
         return n
 
+    @_locked
     def inform(self, i, j, answer, *, move=False):
         """Add a relation the person stated outside the pending question.
 
@@ -355,6 +387,7 @@ class ActiveSession:
             ctx.moved.add(len(ctx.informed))
         self._stated([(i, j, bool(answer))])
 
+    @_locked
     def mark(self, rows, complete=False):
         """Feedback on a whole cluster: its ``rows`` belong together; ``complete``: and nothing else does.
 
@@ -409,11 +442,13 @@ class ActiveSession:
 
     # -- results ------------------------------------------------------------
     @property
+    @_locked
     def labels_(self):
         """The current clustering of every row."""
         return self.estimator_._current_labels(self._ctx)
 
     @property
+    @_locked
     def stability_(self):
         """How long the clustering has held: a :class:`~linkwise.Stability` (its ``message`` says when to stop)."""
         if self._monitor is None:
@@ -445,6 +480,7 @@ class ActiveSession:
         est, ctx = self.estimator_, self._ctx
         est.constraints_, est.query_log_, est.n_queries_ = ctx.constraints, list(self.query_log), ctx.n_queries
 
+    @_locked
     def finish(self):
         """Stop asking and return the fitted ``estimator_`` (``labels_``, ``constraints_``, ``query_log_``,
         ``n_queries_``, and ``labels_history_`` for anytime methods)."""

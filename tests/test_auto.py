@@ -267,6 +267,17 @@ def test_the_fallback_sees_at_most_64_principal_components():
     assert session._ctx.design.shape == (300, 65)  # projected before the first question, not at the first fallback
 
 
+@pytest.mark.parametrize("n_rows", [2, 5, 40])
+def test_the_fallback_projects_few_rows_on_as_many_components(n_rows):
+    # fewer rows than 64 span fewer components: a 64-component projection of them was a crash
+    from linkwise.bayes import design_matrix
+
+    X = np.random.RandomState(n_rows).normal(size=(n_rows, 500))
+    design = design_matrix(X, 64)
+    assert design.shape == (n_rows, n_rows + 1) and np.isfinite(design).all()
+    assert design_matrix(np.tile(X, (3, 1)), 64, np.arange(n_rows)).shape == (3 * n_rows, n_rows + 1)
+
+
 @pytest.mark.parametrize("args, name", [
     (dict(rows=np.arange(4)), "'rows'"),  # pair (0, 7) outside the model's rows
     (dict(n_clusters=0), "'n_clusters'"),

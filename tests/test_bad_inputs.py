@@ -340,6 +340,21 @@ ESTIMATOR_CASES = [
 ]
 
 
+# -- row indices that are not integers: refused naming the argument, never truncated (99.4 is no row 99) -------
+ESTIMATOR_CASES += [
+    ("session-tell-pair-of-floats", lambda X, y: _asked(X, y).tell((99.4, 115.4), True), "'pair'"),
+    ("session-tell-pair-of-bools", lambda X, y: _asked(X, y).tell((True, False), True), "'pair'"),
+    ("session-tell-pair-of-strings", lambda X, y: _asked(X, y).tell(("1", "2"), True), "'pair'"),
+    ("session-inform-float-row", lambda X, y: _asked(X, y).inform(99.4, 3, True), "'i'"),
+    ("session-mark-bool-among-rows", lambda X, y: _asked(X, y).mark([True, 3, 4]), "'rows'"),
+    ("pckmeans-ml-fractional-rows", lambda X, y: lw.PCKMeans(n_clusters=3).fit(X, ml=[(99.4, 115.4)]), "'ml'"),
+    ("copkmeans-cl-bool-row", lambda X, y: lw.COPKMeans(n_clusters=3).fit(X, cl=[(True, 3)]), "'cl'"),
+    ("cobs-ml-string-rows", lambda X, y: lw.COBS().fit(X, ml=[("0", "3")]), "'ml'"),
+    ("bayes-cl-fractional-row", lambda X, y: lw.BayesianClustering(n_clusters=3).fit(X, cl=[(0, 2.5)]), "'cl'"),
+]
+# -- end of the row-index rows ------------------------------------------------------------------------------
+
+
 def _contradict():
     store = lw.ConstraintStore(5)
     store.add(0, 1, True)

@@ -1,6 +1,16 @@
-"""scikit-learn's estimator checks for every constrained clusterer, with no constraints."""
+"""scikit-learn's estimator checks for every constrained clusterer, with no constraints; linkwise's shapes,
+kinds of data and pair arguments, with constraints."""
 
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.cluster import KMeans
+from sklearn.decomposition import PCA
 from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from linkwise.estimator_checks import SHAPES, constrained_estimator_checks
 
 from linkwise.bayes import BayesianClustering
 from linkwise.cluster import COPKMeans, ConstrainedKMeans, MKMeans, MPCKMeans, PCKMeans, SeededKMeans
@@ -52,3 +62,59 @@ def _expected_failures(estimator):
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+# the full grid of shapes where a fit takes milliseconds; for the slowest a cover of it (as for the active ones)
+_COVER = ((2, 65), (3, 500), (5, 1), (12, 64), (63, 65), (64, 63), (65, 2), (200, 2))
+_CONSTRAINED = [
+    (PCKMeans(n_clusters=3), SHAPES),
+    (MPCKMeans(n_clusters=3), SHAPES),
+    (COPKMeans(n_clusters=3), SHAPES),
+    (MKMeans(n_clusters=3), _COVER),  # a metric of d x d entries learnt on 500 features
+    (SeededKMeans(n_clusters=3), SHAPES),
+    (ConstrainedKMeans(n_clusters=3), SHAPES),
+    (COBS(grid=_TINY_GRID), _COVER),
+    (BayesianClustering(n_clusters=3, n_particles=4, n_mcmc_steps=1), _COVER),
+]
+# the paper's grid (931 clusterings a fit: shapes only), on the small collections where K up to 10 and k up to
+# 20 cannot hold
+_DEFAULT_GRID = (COBS(), ((2, 65), (3, 1), (5, 2), (12, 65)))
+
+
+@pytest.mark.parametrize(
+    "estimator, check",
+    [(est, check) for est, shapes in _CONSTRAINED for check in constrained_estimator_checks(est, shapes=shapes)]
+    + [(est, check) for est, shapes in [_DEFAULT_GRID] for check in constrained_estimator_checks(est, shapes=shapes)
+       if check.__name__ == "check_shapes"],
+    ids=lambda v: type(v).__name__ if hasattr(v, "get_params") else v.__name__,
+)
+def test_constrained_estimator_takes_every_shape_and_kind_of_data(estimator, check):
+    check()
+
+
+class _Projects(ClusterMixin, BaseEstimator):
+    """K-means on 64 principal components above 64 features, pairs read with int(): the mistakes the checks catch."""
+
+    def __init__(self, n_clusters=2, warn=False):
+        self.n_clusters, self.warn = n_clusters, warn
+
+    def fit(self, X, y=None, *, ml=None, cl=None):
+        X = np.asarray(X, dtype=float)
+        self.pairs_ = [(int(i), int(j)) for i, j in [*(ml or []), *(cl or [])]]  # 0.5 read as row 0
+        for _ in range(len(X) if self.warn else 0):
+            warnings.warn("one warning a row", UserWarning, stacklevel=2)
+        Z = PCA(64).fit_transform(X) if X.shape[1] > 64 else X
+        self.labels_ = KMeans(self.n_clusters, n_init=1, random_state=0).fit_predict(Z)
+        return self
+
+
+@pytest.mark.parametrize("estimator, shapes, check, broken", [
+    (_Projects(), [(200, 2), (12, 65)], "check_shapes", "refused 12 rows x 65 features without naming a parameter"),
+    (_Projects(), [(200, 2)], "check_pair_arguments", r"took ml=\[\(0.5, 3\)\]"),
+    (_Projects(warn=True), [(200, 2)], "check_shapes", "200 warnings fitting 200 rows x 2 features"),
+    (_Projects(n_clusters=250), [(200, 2)], "check_shapes", "refused 200 rows x 2 features"),
+])
+def test_a_broken_clusterer_fails_naming_itself_and_the_shape(estimator, shapes, check, broken):
+    checks = {c.__name__: c for c in constrained_estimator_checks(estimator, shapes=shapes)}
+    with pytest.raises(AssertionError, match=f"^_Projects: {broken}"):
+        checks[check]()

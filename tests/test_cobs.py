@@ -341,6 +341,19 @@ def test_bad_parameters_are_named(blobs, kwargs, match):
         lw.COBS(**kwargs).fit(blobs[0])
 
 
+@pytest.mark.parametrize("n_rows", [3, 8])
+def test_the_paper_grid_leaves_out_what_few_rows_cannot_hold(n_rows):
+    # K up to 10 and k up to 20 need 21 rows: fewer keep the values below their number (a given grid is refused)
+    X, y = make_blobs(n_samples=n_rows, centers=2, random_state=n_rows)
+    est = lw.COBS(random_state=0).fit(X, ml=[(0, 1)])
+    params = est.candidates_.params
+    assert {p["algorithm"] for p in params} == {"kmeans", "dbscan", "spectral"}
+    assert max(p.get("n_clusters", 0) for p in params) == max(p.get("n_neighbors", 0) for p in params) == n_rows - 1
+    assert len(params) < 931 and est.labels_.shape == (n_rows,)
+    with pytest.raises(InvalidParameterError, match="no kmeans clustering for X of 2 rows"):
+        lw.COBS().fit(X[:2])
+
+
 def test_bad_data_and_constraints_are_named(blobs):
     X = blobs[0]
     with pytest.raises(ValueError, match="'ml' argument of COBS.fit"):

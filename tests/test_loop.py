@@ -1,6 +1,8 @@
 import copy
 import itertools
 import pickle
+import sys
+import threading
 
 import numpy as np
 import pytest
@@ -297,3 +299,92 @@ def test_a_tolerant_knowledge_takes_informed_answers(blobs):
     session.inform(0, 1, bool(y[0] == y[1]))
     assert session._ctx.knowledge.graph.n_answers == 1
     assert session._ctx.knowledge.store.relation(0, 1) == bool(y[0] == y[1])
+
+
+# -- one session, several threads (two people answering the same session) ------------------------------------
+def _answer_from_threads(session, y, n_threads):
+    """Answer ``session`` from ``n_threads`` threads at once, a third kind reading its labels meanwhile; the
+    errors other than a question answered first by another thread."""
+    errors, stop = [], threading.Event()
+
+    def answerer():
+        try:
+            while (pair := session.ask()) is not None:
+                try:
+                    session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+                except ValueError as error:  # another thread answered this question first
+                    assert "pending question" in str(error), error
+                except RuntimeError as error:  # ... and it was the last one
+                    assert "No question is pending" in str(error), error
+        except Exception as error:  # noqa: BLE001 - reported by the test
+            errors.append(error)
+
+    def reader():
+        try:
+            while not stop.is_set():
+                assert session.labels_.shape == y.shape and session.stability_.n_answers <= session.n_queries
+        except Exception as error:  # noqa: BLE001
+            errors.append(error)
+
+    threads = [threading.Thread(target=answerer) for _ in range(n_threads)] + [threading.Thread(target=reader)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible: the races show within a short run
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads[:-1]:
+            thread.join()
+    finally:
+        stop.set()
+        threads[-1].join()
+        sys.setswitchinterval(interval)
+    return errors
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("method", [lw.COBRAS(max_queries=40), lw.NoiseRobustCOBRAS(max_queries=40),
+                                    lw.ActiveClustering(lw.PCKMeans(n_clusters=3), lw.active.MinMax(), max_queries=15)],
+                         ids=lambda m: type(m).__name__)
+def test_threads_sharing_a_session_get_the_answers_of_one(method, seed):
+    X, y = make_blobs(n_samples=120, centers=4, cluster_std=1.5, random_state=seed)
+    method = method.set_params(random_state=seed)
+    session = lw.ActiveSession(method, X)
+    errors = _answer_from_threads(session, y, n_threads=3)
+    assert not errors, errors
+    assert session.error is None and session.done
+    alone = method.fit(X, lw.LabelOracle(y))  # one thread: the same questions, each asked and answered once
+    assert session.query_log == alone.query_log_
+    np.testing.assert_array_equal(session.finish().labels_, alone.labels_)
+
+
+# -- row indices that are no integers: refused, never rounded ------------------------------------------------
+@pytest.mark.parametrize("bad", [(99.4, 115.4), (True, 3), ("1", "2"), (1.0, 2.0), (1,), (1, 2, 3), 5, None])
+def test_tell_refuses_a_pair_of_non_integers_naming_pair(blobs, bad):
+    X, y = blobs
+    session = lw.ActiveSession(ClosestPairsFirst(), X)
+    pending = session.ask()
+    with pytest.raises(ValueError, match=r"^The 'pair' argument of ActiveSession.tell must be two int row indices"):
+        session.tell(bad, True)
+    assert session.ask() == pending and session.n_queries == 0 and len(session.constraints) == 0
+    session.tell(tuple(np.array(pending[::-1], dtype=np.int32)), True)  # NumPy integers are rows
+    assert session.query_log == [(*pending, True)]
+
+
+@pytest.mark.parametrize("i, j, name", [(99.4, 3, "'i'"), (3, 15.0, "'j'"), (True, 3, "'i'"), (3, "4", "'j'")])
+def test_inform_refuses_non_integer_rows_naming_them(blobs, i, j, name):
+    session = lw.ActiveSession(ClosestPairsFirst(), blobs[0])
+    with pytest.raises(ValueError, match=name):
+        session.inform(i, j, True)
+    assert session.informed == [] and len(session.constraints) == 0
+    session.inform(np.int64(3), np.uint16(4), True)
+    assert session.informed == [(3, 4, True)]
+
+
+@pytest.mark.parametrize("rows", [[0.5, 3], [True, 3, 4], ["0", "3"], [2.0, 3.0]])
+def test_mark_refuses_non_integer_rows_naming_rows(blobs, rows):
+    session = lw.ActiveSession(ClosestPairsFirst(), blobs[0])
+    with pytest.raises(ValueError, match="'rows'"):
+        session.mark(rows)
+    assert session.informed == [] and len(session.constraints) == 0
+    session.mark(np.array([3, 0, 4], dtype=np.int16))
+    assert session.informed == [(0, 3, True), (0, 4, True)]

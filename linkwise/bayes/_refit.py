@@ -29,11 +29,14 @@ def design_matrix(X, max_dims=None, fit_rows=None):
     With more than ``max_dims`` features, their ``max_dims`` principal
     components (fitted on ``fit_rows``), standardised, stand for them: a fit
     costs d x K (d = 768, K = 10: 0.6 s on 1,000 rows; at 64 components 50 ms).
+    Fewer rows than ``max_dims`` span fewer components: as many as there are
+    rows, then.
     """
     check_scalar(max_dims, "max_dims", "design_matrix", kind="int", low=1, none_ok=True, role="argument")
     Z = _BayesianModelMixin._scaler().fit_transform(X)
     if max_dims is not None and Z.shape[1] > max_dims:
-        pca = PCA(max_dims, svd_solver="randomized", random_state=0).fit(Z if fit_rows is None else Z[fit_rows])
+        fit = Z if fit_rows is None else Z[fit_rows]
+        pca = PCA(min(max_dims, fit.shape[0]), svd_solver="randomized", random_state=0).fit(fit)
         Z = StandardScaler().fit_transform(pca.transform(Z))  # not whiten: a component of no variance stays finite
     return np.hstack([Z, np.ones((X.shape[0], 1))])
 

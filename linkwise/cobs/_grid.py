@@ -16,6 +16,10 @@ is the grid of Van Craenendonck & Blockeel (2017), Table 2: 931 clusterings.
   ``exp(-d^2 / (2 sigma^2))`` for each ``sigma``: 9 x (19 + 20) = 351.
   Either list may be empty (``"sigma": []``: kNN graphs only, sparing the
   O(n^3) time and O(n^2) memory of each dense Gaussian affinity).
+
+On data of 20 rows or fewer, the default values of K and k that the rows
+cannot hold are left out (the paper's grid is for larger data); values given
+in ``grid`` are refused instead.
 """
 
 import json
@@ -105,6 +109,7 @@ class GridSpec:
                 check_option(key, f"grid[{family!r}]", owner, _KEYS[family])
         defaults = paper_grid()
         self.families = [f for f in FAMILIES if f in algorithms]  # canonical order
+        self._given = {f: set(grid.get(f, {})) for f in self.families}  # values not from the paper's grid
         self.values = {f: self._checked(f, {**defaults[f], **grid.get(f, {})}, owner) for f in self.families}
 
     @staticmethod
@@ -124,13 +129,20 @@ class GridSpec:
         return out
 
     def check_against(self, n_samples, owner):
-        """Refuse parameter values that the data cannot support."""
+        """Leave out the default values that the data cannot support; refuse given ones."""
         for family in self.families:
             for key in ("n_clusters", "n_neighbors"):
                 values = self.values[family].get(key)
                 if values and values[-1] >= n_samples:
-                    raise InvalidParameterError(f"The grid of {owner} asks for {key}={values[-1]} ({family}) but X has "
-                                                f"only {n_samples} rows; use values < {n_samples}.")
+                    if key in self._given[family]:
+                        raise InvalidParameterError(f"The grid of {owner} asks for {key}={values[-1]} ({family}) but X "
+                                                    f"has only {n_samples} rows; use values < {n_samples}.")
+                    self.values[family][key] = [v for v in values if v < n_samples]
+            left = self.values[family]
+            if not left.get("n_clusters", [1]) or (family == "spectral" and not (left["n_neighbors"] or left["sigma"])):
+                raise InvalidParameterError(f"The grid of {owner} has no {family} clustering for X of {n_samples} rows "
+                                            "(n_clusters and n_neighbors must be below the number of rows); give X "
+                                            "more rows.")
 
     def key(self):
         """Canonical JSON of the grid (for the cache key)."""
