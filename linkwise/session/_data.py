@@ -404,7 +404,7 @@ class Dataset:
         example ``{"size": "1 of 150 cells are not numbers (first: '12 cm'
         at line 7)"}``); empty when features or a text column were named.
     clustered_on : str
-        What :attr:`X` holds, for messages (e.g. "the columns a, b; read as
+        What ``X`` holds, for messages (e.g. "the columns a, b; read as
         semicolon-separated with decimal commas").
 
     Examples
