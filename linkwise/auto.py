@@ -86,6 +86,14 @@ def _large_clusters(labels):
     return ids, inverse, big[counts[big] >= max(2, _SEED_SHARE * labels.size)]
 
 
+def _step(generator, value):
+    """The next item of a question generator sent ``value``, or None when it is done."""
+    try:
+        return generator.send(value)
+    except StopIteration:
+        return None
+
+
 def _mostly_singletons(labels):
     """Whether more than half the rows are alone in their cluster."""
     counts = np.unique(labels, return_inverse=True, return_counts=True)
@@ -291,6 +299,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
             ("logistic",) if self.metric == "euclidean" else ())
         self._record = PrequentialRecord(names)
         cobras, pending = None, None  # COBRAS's generator and the item it yielded last (not yet asked)
+        self._own_same = np.zeros(2)  # answers "same" to COBRAS's questions, and their number
         while True:
             self._score(ctx)
             self._refit(ctx)
@@ -303,25 +312,23 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
                     self._cobras = COBRAS(metric=self.metric, window=self.window, cache=self.cache)
                     cobras = self._cobras._questions(ctx, seeds=_seeds(ctx.X, self._cand_full(self._best())))
                 if pending is None:
-                    pending = next(cobras, None)
+                    pending = _step(cobras, None)
                 if pending is None:  # COBRAS has nothing left to ask
                     if (pair := self._committee_question(ctx)) is None:
                         return
                 elif isinstance(pending, Checkpoint):
-                    pending = cobras.send((yield pending))
+                    pending = _step(cobras, (yield pending))
                     continue
             asked = pair is None
             i, j = pending if asked else pair
-            predictions = self._predict(ctx, i, j)
+            predictions = self._predict(ctx, i, j, asked)
             n_log = len(ctx.log)
             answer = yield (i, j)
             if asked:
-                try:
-                    pending = cobras.send(answer)
-                except StopIteration:
-                    pending = None
+                pending = _step(cobras, answer)
             if len(ctx.log) > n_log and ctx.log[n_log][2] is not None:  # charged, not known already: evidence
                 self._record.observe(predictions, ctx.log[n_log][2])
+                self._own_same += asked * np.array([ctx.log[n_log][2], 1])
 
     def _score(self, ctx):
         """Score the candidates on the answers given since the last call (``ctx.log``).
@@ -371,8 +378,11 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         w = np.exp(self.log_posterior_ - self.log_posterior_.max())
         return (w @ (self._cand[:, a] == self._cand[:, b])) / w.sum()
 
-    def _predict(self, ctx, i, j):
-        """Each expert's probability that ``i`` and ``j`` are answered "same", before the answer."""
+    def _predict(self, ctx, i, j, asked):
+        """Each expert's probability that ``i`` and ``j`` are answered "same", before the answer.
+
+        COBRAS has no verdict on a pair it asks (two of its clusters it has not yet decided to merge): it predicts
+        the share of "same" among the answers to its questions so far (Laplace's estimate)."""
         record, a, b = self._record, self._to_gen[i], self._to_gen[j]
         best = self._cand[self._best()]
         predictions = {}
@@ -386,6 +396,8 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         ):
             if name in record.log_evidence:
                 predictions[name] = record.verdict(name, labels[x] == labels[y])
+        if asked:
+            predictions["cobras"] = (self._own_same[0] + 1.0) / (self._own_same[1] + 2.0)
         return predictions
 
     def _refit(self, ctx):
