@@ -98,7 +98,8 @@ class PrequentialRecord:
                 self._judged[name] += 1
         self._verdicts.clear()
         self.n_answers += 1
-        share = 1.0 / (self.n_answers + 1)
+        import os
+        share = 1.0 / (self.n_answers + 1) if os.environ.get("LW_SW", "1") == "1" else 0.0
         log_w = np.array(list(self.log_weight.values()))
         w = np.exp(log_w - log_w.max())
         w = (1 - share) * w / w.sum() + share / w.size

@@ -5,6 +5,7 @@ refines with COBRAS, and reports whichever clustering the answers support
 best, a linear model fitted to them when no clustering does (see :class:`Auto`).
 """
 
+import os
 import numpy as np
 from scipy.spatial.distance import cdist, pdist, squareform
 from sklearn.metrics import silhouette_score
@@ -279,6 +280,11 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
             self.noise_probability, "noise_probability", self, kind="float", low=0.0, high=0.5, include_high=False
         )
 
+    @property
+    def evidence_(self):
+        """Log evidence of each expert: the sum of the log probabilities it gave to the answers before them."""
+        return dict(self._record.log_evidence)
+
     def _tolerant_constraints(self):
         return True  # answers are counted, so a contradiction (a wrong answer) is no reason to stop
 
@@ -304,7 +310,11 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
             self._score(ctx)
             self._refit(ctx)
             pair = None
-            if self._leader(ctx)[0] in ("candidate", "kmeans") and not ctx.informed:  # the committee chooses
+            V = os.environ.get("LW_V")
+            if V == "4":
+                if cobras is None and not ctx.informed and not self._old_rejected():
+                    pair = self._committee_question(ctx)
+            elif not ctx.informed and (V != "3" and self._leader(ctx)[0] in ("candidate", "kmeans") or V == "3"):
                 pair = self._committee_question(ctx)  # None: the candidates agree on every pair sampled
             if pair is None:
                 if cobras is None:  # COBRAS starts from the candidate stood by (its large clusters), knowing every answer
@@ -368,10 +378,18 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
             doubt = np.minimum(doubt, 1 - doubt)
             doubt[~unasked] = -1.0
             k = int(np.argmax(doubt))
-            if doubt[k] >= self.noise:
+            if doubt[k] >= (0.05 if os.environ.get("LW_V") == "4" else self.noise):
                 unasked[k] = False
                 return int(rows[a[k]]), int(rows[b[k]])
         return None
+
+    def _old_rejected(self):
+        if not self._answers:
+            return False
+        labels = self._cand_full(self._best())
+        pairs = np.asarray(self._pairs)
+        wrong = np.count_nonzero((labels[pairs[:, 0]] == labels[pairs[:, 1]]) != np.asarray(self._answers))
+        return wrong > max(3, 0.25 * len(self._answers))
 
     def _vote(self, a, b):
         """The posterior-weighted share of candidates that put generation rows ``a`` and ``b`` together."""
