@@ -5,7 +5,6 @@ refines with COBRAS, and reports whichever clustering the answers support
 best, a linear model fitted to them when no clustering does (see :class:`Auto`).
 """
 
-import os
 import numpy as np
 from scipy.spatial.distance import cdist, pdist, squareform
 from sklearn.metrics import silhouette_score
@@ -14,8 +13,7 @@ from linkwise._validation import InvalidParameterError, check_scalar
 from linkwise.bayes import design_matrix, refit_labels
 from linkwise.cobra import COBRAS, RepairAttributes, SeriesMetric
 from linkwise.cobs import FAMILIES, agreement_matrix, candidates_for, check_common, draw_pairs, nearest_rows
-from linkwise._experts import PrequentialRecord
-from linkwise.loop import ActiveEstimator, Checkpoint
+from linkwise.loop import ActiveEstimator
 
 __all__ = ["Auto"]
 
@@ -28,10 +26,15 @@ _MAX_SEEDS = 20
 # Each committee question is the most doubted pair of a fresh random pool of this many pairs. Measured
 # (benchmarks/results/auto.md): 100 did better than 50, 150, 200 and 1,000 pairs on the tuning datasets.
 _POOL = 100
+# The committee agrees on a pair when fewer than this share of its (posterior) weight disagrees.
+_AGREED = 0.05
 # Prior weight of the silhouette, in units of (log-odds of a right answer) per unit of silhouette.
 _PRIOR_WEIGHT = 5.0
 # Prior weight of having the given number of clusters, in the same units.
 _K_WEIGHT = 0.5
+# The best candidate is rejected when it contradicts more than this many answers and this share of them.
+_REJECT_MIN = 3
+_REJECT_SHARE = 0.25
 # The fallback's logistic model sees at most this many principal components of the features (its fit time grows
 # with their number: text or image embeddings of hundreds would make a person wait). Public: the benchmark uses it.
 FALLBACK_DIMS = 64
@@ -85,20 +88,6 @@ def _large_clusters(labels):
     ids, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
     big = np.argsort(-counts, kind="stable")[:_MAX_SEEDS]
     return ids, inverse, big[counts[big] >= max(2, _SEED_SHARE * labels.size)]
-
-
-def _step(generator, value):
-    """The next item of a question generator sent ``value``, or None when it is done."""
-    try:
-        return generator.send(value)
-    except StopIteration:
-        return None
-
-
-def _mostly_singletons(labels):
-    """Whether more than half the rows are alone in their cluster."""
-    counts = np.unique(labels, return_inverse=True, return_counts=True)
-    return np.count_nonzero(counts[2][counts[1]] == 1) > labels.size / 2
 
 
 def _seeds(X, labels):
@@ -280,17 +269,13 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
             self.noise_probability, "noise_probability", self, kind="float", low=0.0, high=0.5, include_high=False
         )
 
-    @property
-    def evidence_(self):
-        """Log evidence of each expert: the sum of the log probabilities it gave to the answers before them."""
-        return dict(self._record.log_evidence)
-
     def _tolerant_constraints(self):
         return True  # answers are counted, so a contradiction (a wrong answer) is no reason to stop
 
     def _focus(self):
-        """What the belief checks: nothing before COBRAS runs and some answer is known wrong (every answer is
-        recorded from the first; a clean run asks no check question)."""
+        """What the belief checks: nothing until COBRAS runs and some answer is known wrong. Every answer is recorded
+        from the first, and a contradiction is repaired whenever it comes; but with no answer contradicted, a check
+        question could only confirm what every answer agrees with."""
         none = np.empty(0, dtype=np.intp)
         if self._cobras is None or not getattr(self._belief, "graph", None) or not self._belief.graph.contradicted:
             return none, none
@@ -299,46 +284,13 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
     # -- the question generator ---------------------------------------------------
     def _questions(self, ctx):
         self._pairs, self._answers, self._n_seen, self._revision = [], [], 0, 0
-        self._cobras, self.switched_at_, self._pool, self._logistic = None, None, None, None
-        self._generate(ctx)
-        names = ("cobras", "candidate") + (("kmeans",) if self._guard is not None else ()) + (
-            ("logistic",) if self.metric == "euclidean" else ())
-        self._record = PrequentialRecord(names)
-        cobras, pending = None, None  # COBRAS's generator and the item it yielded last (not yet asked)
-        self._own_same = np.zeros(2)  # answers "same" to COBRAS's questions, and their number
-        while True:
-            self._score(ctx)
-            self._refit(ctx)
-            pair = None
-            V = os.environ.get("LW_V")
-            if V == "4":
-                if cobras is None and not ctx.informed and not self._old_rejected():
-                    pair = self._committee_question(ctx)
-            elif not ctx.informed and (V != "3" and self._leader(ctx)[0] in ("candidate", "kmeans") or V == "3"):
-                pair = self._committee_question(ctx)  # None: the candidates agree on every pair sampled
-            if pair is None:
-                if cobras is None:  # COBRAS starts from the candidate stood by (its large clusters), knowing every answer
-                    self.switched_at_ = ctx.n_queries
-                    self._cobras = COBRAS(metric=self.metric, window=self.window, cache=self.cache)
-                    cobras = self._cobras._questions(ctx, seeds=_seeds(ctx.X, self._cand_full(self._best())))
-                if pending is None:
-                    pending = _step(cobras, None)
-                if pending is None:  # COBRAS has nothing left to ask
-                    if (pair := self._committee_question(ctx)) is None:
-                        return
-                elif isinstance(pending, Checkpoint):
-                    pending = _step(cobras, (yield pending))
-                    continue
-            asked = pair is None
-            i, j = pending if asked else pair
-            predictions = self._predict(ctx, i, j, asked)
-            n_log = len(ctx.log)
-            answer = yield (i, j)
-            if asked:
-                pending = _step(cobras, answer)
-            if len(ctx.log) > n_log and ctx.log[n_log][2] is not None:  # charged, not known already: evidence
-                self._record.observe(predictions, ctx.log[n_log][2])
-                self._own_same += asked * np.array([ctx.log[n_log][2], 1])
+        self._cobras, self.switched_at_ = None, None
+        self._refitted = None  # the fallback's last fit: ((answers, revision), labels)
+        yield from self._select(ctx)
+        self.switched_at_ = ctx.n_queries
+        # COBRAS starts from the chosen candidate (its merging phase checks the large clusters), draws from ctx.rng
+        self._cobras = COBRAS(metric=self.metric, window=self.window, cache=self.cache)
+        yield from self._cobras._questions(ctx, seeds=_seeds(ctx.X, self._cand_full(self._best())))
 
     def _score(self, ctx):
         """Score the candidates on the answers given since the last call (``ctx.log``).
@@ -359,78 +311,36 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
                 self.log_posterior_ += np.where(agree, self._log_right, self._log_wrong)
         self._n_seen = len(ctx.log)
 
-    def _committee_question(self, ctx):
-        """The pair of the sampled pool whose answer the posterior-weighted candidates doubt most, or None when fewer
-        than ``noise`` of the weight dissents on every pair of it and of a fresh pool: an answer against the
-        majority would then as likely be a wrong answer as evidence."""
+    def _select(self, ctx):
+        """Committee questions while selection among the candidates is informative (a generator)."""
+        self._generate(ctx)
         rows = self._gen_rows
         queryable = np.flatnonzero(ctx.queryable_mask[rows])  # positions within the generation rows
         n_code = int(queryable.max()) + 1 if queryable.size else 1
-        for fresh in (False, True):
-            if fresh or self._pool is None or not self._pool[2].any():
-                codes = draw_pairs(ctx.rng, queryable, n_code, _POOL, self._seen)
-                if not codes.size:
-                    return None
-                self._seen.update(codes.tolist())
-                self._pool = (codes // n_code, codes % n_code, np.ones(codes.size, dtype=bool))
-            a, b, unasked = self._pool
-            doubt = self._vote(a, b)
-            doubt = np.minimum(doubt, 1 - doubt)
-            doubt[~unasked] = -1.0
-            k = int(np.argmax(doubt))
-            if doubt[k] >= (0.05 if os.environ.get("LW_V") == "4" else self.noise):
+        seen = set()
+        while (pool := draw_pairs(ctx.rng, queryable, n_code, _POOL, seen)).size:
+            seen.update(pool.tolist())
+            a, b = pool // n_code, pool % n_code
+            together = (self._cand[:, a] == self._cand[:, b]).astype(float)
+            unasked = np.ones(pool.size, dtype=bool)
+            while unasked.any():
+                w = np.exp(self.log_posterior_ - self.log_posterior_.max())
+                p = (w @ together) / w.sum()
+                doubt = np.minimum(p, 1 - p)
+                doubt[~unasked] = -1.0
+                k = int(np.argmax(doubt))
+                if doubt[k] < _AGREED or self._rejected() or ctx.informed:
+                    return  # the committee agrees, the answers reject it, or feedback came (COBRAS uses it): refine
                 unasked[k] = False
-                return int(rows[a[k]]), int(rows[b[k]])
-        return None
+                yield int(rows[a[k]]), int(rows[b[k]])
+                self._score(ctx)
 
-    def _old_rejected(self):
+    def _rejected(self):
+        """Whether the best candidate contradicts more answers than noise explains."""
         if not self._answers:
             return False
-        labels = self._cand_full(self._best())
-        pairs = np.asarray(self._pairs)
-        wrong = np.count_nonzero((labels[pairs[:, 0]] == labels[pairs[:, 1]]) != np.asarray(self._answers))
-        return wrong > max(3, 0.25 * len(self._answers))
-
-    def _vote(self, a, b):
-        """The posterior-weighted share of candidates that put generation rows ``a`` and ``b`` together."""
-        w = np.exp(self.log_posterior_ - self.log_posterior_.max())
-        return (w @ (self._cand[:, a] == self._cand[:, b])) / w.sum()
-
-    def _predict(self, ctx, i, j, asked):
-        """Each expert's probability that ``i`` and ``j`` are answered "same", before the answer.
-
-        COBRAS has no verdict on a pair it asks (two of its clusters it has not yet decided to merge): it predicts
-        the share of "same" among the answers to its questions so far (Laplace's estimate)."""
-        record, a, b = self._record, self._to_gen[i], self._to_gen[j]
-        best = self._cand[self._best()]
-        predictions = {}
-        for name, labels, x, y in (
-            ("candidate", best, a, b),
-            ("cobras", best if self._cobras is None else self._cobras._current_labels(ctx), *(
-                (a, b) if self._cobras is None else (i, j))),
-            ("kmeans", None if self._guard is None else self._cand[self._guard], a, b),
-            ("logistic", best if self._logistic is None else self._logistic[1], *(
-                (a, b) if self._logistic is None else (i, j))),
-        ):
-            if name in record.log_evidence:
-                predictions[name] = record.verdict(name, labels[x] == labels[y])
-        if asked:
-            predictions["cobras"] = (self._own_same[0] + 1.0) / (self._own_same[1] + 2.0)
-        return predictions
-
-    def _refit(self, ctx):
-        """Refit the logistic model (Pei et al.) to the answers as believed when their number reaches a power of 2:
-        between refits it predicts with its last fit, so its record stays prequential."""
-        if "logistic" not in self._record.log_evidence or not self._answers:
-            return
-        size = 1 << (len(self._answers).bit_length() - 1)
-        if self._logistic is not None and self._logistic[0] == (size, self._revision):
-            return
-        best = self._cand_full(self._best())
-        k = self.n_clusters or int(np.clip(_large_clusters(best)[2].size, 2, 10))
-        pairs, answers = self._pairs[:size], self._answers[:size]
-        rows = np.union1d(self._gen_rows, np.ravel(pairs))
-        self._logistic = ((size, self._revision), refit_labels(self._inputs(ctx), rows, pairs, answers, best[rows], k))
+        best = self._best()
+        return self._violations(self._cand_full(best)) > max(_REJECT_MIN, _REJECT_SHARE * len(self._answers))
 
     def _generate(self, ctx):
         owner = type(self).__name__
@@ -461,8 +371,6 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
             guard = _best_kmeans(data, cands, k)
             self._consensus[guard] = (self._prior + self._consensus).max() - self._prior[guard] + bonus
         self.log_posterior_ = self._prior.copy()
-        self._guard = None if k is None else guard
-        self._seen = set()  # pairs sampled by the committee (coded by draw_pairs)
         ctx.labels = self._cand_full(self._best())
         if space is None and ctx.X.shape[1] > FALLBACK_DIMS:  # the projection is upfront work, not a wait later
             self._inputs(ctx)
@@ -474,30 +382,54 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
     def _cand_full(self, c):
         return self._cand[c][self._to_gen]
 
+    def _violations(self, labels):
+        if not self._pairs:
+            return 0
+        pairs = np.asarray(self._pairs)
+        same = labels[pairs[:, 0]] == labels[pairs[:, 1]]
+        return int(np.count_nonzero(same != np.asarray(self._answers)))
+
     # -- what is reported -----------------------------------------------------------
     def _current_labels(self, ctx):
         self._score(ctx)
-        if self._cobras is not None and ctx.informed:  # COBRAS honours the feedback
-            return self._cobras._current_labels(ctx)
-        return self._leader(ctx)[1]
+        best = self._cand_full(self._best()).astype(np.intp)
+        report, wrong = best, self._violations(best)
+        if self._cobras is not None:
+            refined = self._cobras._current_labels(ctx)
+            if ctx.informed:  # COBRAS honours the feedback
+                return refined
+            refined_wrong = self._violations(refined)
+            if refined_wrong < wrong:  # COBRAS's refinement explains the answers better than the candidate
+                return refined
+            if refined_wrong == wrong:
+                report = refined
+        return self._clustered(ctx, self._fallback(ctx, report, wrong, best))
 
-    def _leader(self, ctx):
-        """``(name, labels)`` of the expert with the most evidence among those that leave at most half the rows
-        alone (all of them if none does). On equal evidence: COBRAS (it refines the candidate), the candidate,
-        K-means with the given K, the logistic model."""
-        clusterings = {
-            "cobras": None if self._cobras is None else lambda: self._cobras._current_labels(ctx),
-            "candidate": lambda: self._cand_full(self._best()).astype(np.intp),
-            "kmeans": None if self._guard is None else lambda: self._cand_full(self._guard).astype(np.intp),
-            "logistic": None if self._logistic is None else lambda: self._logistic[1],
-        }
-        order = [name for name, labels in clusterings.items() if labels is not None]
-        order.sort(key=lambda name: -self._record.log_evidence[name])  # stable: ties keep the order above
-        for name in order:
-            labels = clusterings[name]()
-            if not _mostly_singletons(labels):
-                return name, labels
-        return order[0], clusterings[order[0]]()
+    def _clustered(self, ctx, labels):
+        """``labels``, or when more than half the rows are alone in a cluster (a density clustering's noise, which
+        tells the person nothing), the same with every small cluster joined to the nearest large one (as COBRAS's
+        seeds are made), unless that contradicts more answers."""
+        _, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
+        if np.count_nonzero(counts[inverse] == 1) <= labels.size / 2:
+            return labels
+        joined = _seeds(ctx.X, labels)
+        if joined is None or self._violations(joined) > self._violations(labels):
+            return labels
+        return joined
+
+    def _fallback(self, ctx, report, wrong, best):
+        """``report`` (which contradicts ``wrong`` answers, as many as the candidate ``best``), or the logistic
+        model fitted to the answers when it contradicts fewer and ``report`` a quarter of them, at least 3."""
+        if self.metric != "euclidean" or wrong < max(_REJECT_MIN, _REJECT_SHARE * len(self._answers)):
+            return report
+        key = (len(self._answers), self._revision)
+        if self._refitted is None or self._refitted[0] != key:
+            k = self.n_clusters or int(np.clip(_large_clusters(best)[2].size, 2, 10))
+            rows = np.union1d(self._gen_rows, np.ravel(self._pairs))
+            labels = refit_labels(self._inputs(ctx), rows, self._pairs, self._answers, best[rows], k)
+            self._refitted = (key, labels)
+        labels = self._refitted[1]
+        return labels if self._violations(labels) < wrong else report
 
     def _inputs(self, ctx):
         """The fallback's model inputs, made once per fit and kept on ``ctx`` (not with the fitted estimator)."""
