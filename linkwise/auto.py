@@ -278,14 +278,9 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
     def _tolerant_constraints(self):
         return True  # answers are counted, so a contradiction (a wrong answer) is no reason to stop
 
-    def _focus(self):
-        """What the belief checks: nothing until COBRAS runs and some answer is known wrong. Every answer is recorded
-        from the first, and a contradiction is repaired whenever it comes; but with no answer contradicted, a check
-        question could only confirm what every answer agrees with."""
+    def _focus(self):  # every answer is recorded from the first; checks start once COBRAS runs
         none = np.empty(0, dtype=np.intp)
-        if self._cobras is None or not getattr(self._belief, "graph", None) or not self._belief.graph.contradicted:
-            return none, none
-        return self._cobras._focus()
+        return (none, none) if self._cobras is None else self._cobras._focus()
 
     # -- the question generator ---------------------------------------------------
     def _questions(self, ctx):
