@@ -154,6 +154,12 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
        candidate's largest clusters (K = ``n_clusters``, else the candidate's
        clusters holding 2 % of the rows), and reported if it contradicts
        fewer. It only changes what is reported, never the questions.
+    5. *No clustering of mostly singletons*: one that leaves more than half
+       the rows alone (a density clustering's noise agrees with most answers,
+       as most pairs are in different clusters) is replaced by the clustering
+       of fewer singletons that contradicts the fewest answers: COBRAS's (when
+       it runs), the logistic model's (when fitted), or the same with its
+       small clusters joined to the nearest large one. Again only the report.
 
     Every answer goes to a belief (:class:`~linkwise.cobra.NoisyAnswers`)
     from the first question. Selection checks none (a clean run selects
