@@ -168,7 +168,7 @@ def main():
     args = parser.parse_args()
     args.raw = args.raw or f"/tmp/linkwise-stability-raw{'-quick' if args.quick else ''}.csv.gz"
     out = Path(args.out) if args.out else results_path("stability.md", args.quick)
-    names = sorted(n for n in lw.datasets.names() if n not in lw.datasets.SERIES)
+    names = lw.datasets.names(collection="literature")
     if args.quick:
         names, args.seeds, args.questions = names[:8], 1, 120
     if args.datasets:

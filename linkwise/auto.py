@@ -91,6 +91,12 @@ def _large_clusters(labels):
     return ids, inverse, big[counts[big] >= max(2, _SEED_SHARE * labels.size)]
 
 
+def _mostly_singletons(labels):
+    """Whether more than half the rows are alone in their cluster."""
+    _, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
+    return np.count_nonzero(counts[inverse] == 1) > labels.size / 2
+
+
 def _seeds(X, labels):
     """``labels`` with only the clusters holding enough rows; the other rows join the nearest of those."""
     ids, inverse, big = _large_clusters(labels)
@@ -149,6 +155,12 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
        candidate's largest clusters (K = ``n_clusters``, else the candidate's
        clusters holding 2 % of the rows), and reported if it contradicts
        fewer. It only changes what is reported, never the questions.
+    5. *No clustering of mostly singletons*: one that leaves more than half
+       the rows alone (a density clustering's noise agrees with most answers,
+       as most pairs are in different clusters) is replaced by the clustering
+       of fewer singletons that contradicts the fewest answers: COBRAS's (when
+       it runs), the logistic model's (when fitted), or the same with its
+       small clusters joined to the nearest large one. Again only the report.
 
     Every answer goes to a belief (:class:`~linkwise.cobra.NoisyAnswers`)
     from the first question. Selection checks none (a clean run selects
@@ -399,7 +411,22 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
                 return refined
             if refined_wrong == wrong:
                 report = refined
-        return self._fallback(ctx, report, wrong, best)
+        return self._clustered(ctx, self._fallback(ctx, report, wrong, best))
+
+    def _clustered(self, ctx, labels):
+        """``labels``, unless more than half the rows are alone in a cluster (a density clustering's noise): then
+        the clustering of fewer singletons that contradicts the fewest answers among COBRAS's, the logistic model's
+        (if fitted) and ``labels`` with every small cluster joined to the nearest large one (as COBRAS's seeds
+        are made). Such singletons agree with most answers only because most pairs are in different clusters."""
+        if not _mostly_singletons(labels):
+            return labels
+        others = [_seeds(ctx.X, labels)]
+        if self._cobras is not None:
+            others.append(self._cobras._current_labels(ctx))
+        if self._refitted is not None:
+            others.append(self._refitted[1])
+        others = [other for other in others if other is not None and not _mostly_singletons(other)]
+        return min(others, key=self._violations) if others else labels
 
     def _fallback(self, ctx, report, wrong, best):
         """``report`` (which contradicts ``wrong`` answers, as many as the candidate ``best``), or the logistic

