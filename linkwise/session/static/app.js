@@ -196,9 +196,9 @@ function stripCard(strip, clusters) {
   return card;
 }
 
-function repCard(item, cluster, clusters, className) {
+function repCard(item, cluster, clusters, className, nFields) {
   // a member of ``cluster``: its tile, draggable onto another strip, with a list of the clusters to move it to
-  const card = itemTile(item);
+  const card = itemTile(item, nFields);
   if (className) card.classList.add(className);
   card.draggable = true;
   card.addEventListener("dragstart", (event) => event.dataTransfer.setData("text/plain", item.row + ":" + cluster));
@@ -324,7 +324,7 @@ function renderMembers(view) {
   const grid = $("members-grid");
   // text reads best as lines; images and series as a grid of small multiples
   grid.classList.toggle("lines", view.items.length > 0 && view.items.every((it) => it.text !== null && !it.image && !it.series));
-  grid.replaceChildren(...view.items.map((item) => repCard(item, view.cluster, listed)));
+  grid.replaceChildren(...view.items.map((item) => repCard(item, view.cluster, listed, null, FIELDS_SHOWN)));
   addToggles(grid);
   $("members").dataset.revision = view.revision;
   $("members").dataset.page = view.page;

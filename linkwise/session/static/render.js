@@ -105,7 +105,7 @@ function itemImage(item) {
   return img;
 }
 
-function itemTile(item) {
+function itemTile(item, nFields = REP_FIELDS) {
   // an item small (a cluster's strip, a page of its members): id, then its series, image, text or first columns
   const tile = el("div", "rep");
   tile.dataset.row = item.row;
@@ -116,7 +116,7 @@ function itemTile(item) {
   } else if (item.text !== null) {
     tile.append(clamped("p", "text", item.text));
   } else if (!item.series) {
-    tile.append(clamped("p", "fields", item.fields.slice(0, REP_FIELDS).map(([k, v]) => k + ": " + v).join("\n")));
+    tile.append(clamped("p", "fields", item.fields.slice(0, nFields).map(([k, v]) => k + ": " + v).join("\n")));
   }
   return tile;
 }
