@@ -2,6 +2,7 @@
 needs: in the session (HumanSession.members, .mark) and over HTTP against a live server."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import linkwise as lw
@@ -194,3 +195,28 @@ def test_a_refused_mark_names_its_two_items_with_their_clusters(iris_data, live)
     named = refused.json()["items"]
     assert {it["row"] for it in named} == {i, j} and all(it["id"] in refused.json()["error"] for it in named)
     assert all(it["cluster"] == together[0] for it in named) and len(session.store.answers()) == 1
+
+
+def test_every_item_the_cluster_routes_send_has_its_image_address(live, tmp_path):
+    """Strips (typical and least typical), member pages and a confirmation's items: each image is served."""
+    from linkwise.session import load_data
+    from tests.e2e.helpers import PNG
+
+    (tmp_path / "img").mkdir()
+    rng = np.random.RandomState(0)
+    frame = pd.DataFrame({"x": rng.rand(40), "y": rng.rand(40), "picture": [f"img/{k}.png" for k in range(40)]})
+    for k in range(40):
+        (tmp_path / "img" / f"{k}.png").write_bytes(PNG)
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    server, session = live(load_data(tmp_path / "d.csv", image_column="picture"))
+    client = server.client()
+    view = client.get("/api/clusters").json()
+    (strip,) = view["strips"]
+    asked = client.post("/api/mark", json={"position": view["position"], "cluster": strip["cluster"],
+                                           "mark": "pure"}).json()
+    page = client.get(f"/api/cluster/{strip['cluster']}/members", params={"size": 40}).json()
+    items = strip["items"] + strip["doubtful"] + page["items"] + asked["items"]
+    assert len(strip["doubtful"]) == 3 and len(page["items"]) == 40 and len(asked["items"]) == CONFIRM_SEEN
+    for item in items:
+        assert item["image"] == f"/item/{item['row']}/image"
+        assert client.get(item["image"]).content == PNG

@@ -317,7 +317,8 @@ def create_app(session, labels_path, token=None, tokens=None):
 
     def clusters_view():
         view = session.clusters()
-        view["strips"] = [{**strip, "items": [shown(it) for it in strip["items"]]} for strip in view["strips"]]
+        view["strips"] = [{**strip, "items": [shown(it) for it in strip["items"]],
+                           "doubtful": [shown(it) for it in strip["doubtful"]]} for strip in view["strips"]]
         return view
 
     def do_mark(who, position, cluster, word, confirmed):

@@ -73,11 +73,11 @@ def main():
             page.locator(".strip button.mark-pure").first.click()  # the largest cluster: confirmed once shown
             page.click("#named button.confirm-mark")
             page.wait_for_selector(f'body:not([data-clusters="{old}"])', state="attached")
-            page.wait_for_timeout(300)  # the images
+            page.wait_for_load_state("networkidle")  # the images
             page.locator(".clusters").screenshot(path=out / "session-clusters.png")
             page.locator(".strip button.view-atypical").first.click()
             page.wait_for_selector('#members[data-page="0"]')
-            page.wait_for_timeout(300)  # the images
+            page.wait_for_load_state("networkidle")
             page.locator("#members").screenshot(path=out / "session-cluster-view.png")
         finally:
             server.stop()

@@ -17,13 +17,13 @@ def start(tmp_path, iris_file):
                   "--param", "random_state=0")
 
 
-def press(page, key):
+def press(page, key):  # noqa: F811
     old = position(page)
     page.keyboard.press(key)
     wait_moved(page, old)
 
 
-def rows(page, selector):
+def rows(page, selector):  # noqa: F811
     return [int(r) for r in page.locator(selector).evaluate_all("(tiles) => tiles.map((t) => t.dataset.row)")]
 
 
