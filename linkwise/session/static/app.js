@@ -82,10 +82,8 @@ function renderConflict(conflict) {
     // two answers on one pair: the person keeps one, the other is corrected
     const wrong = samePair ? conflict.answers[1 - k].seq : a.seq;
     button.textContent = samePair ? "Keep “" + a.answer + "”" : "This one is wrong";
-    const kept = samePair ? conflict.answers[1 - k] : a;
     button.addEventListener("click", () => post("/api/resolve", {conflict: conflict.id, wrong: wrong},
-      () => "Resolved: " + kept.ids[0] + " and " + kept.ids[1] + " “" + kept.answer + "” " +
-        (samePair ? "kept" : "was wrong")));
+      () => "Resolved: " + a.ids[0] + " and " + a.ids[1] + " “" + a.answer + "” " + (samePair ? "kept" : "was wrong")));
     li.append(what, when, button);
     list.append(li);
   });
