@@ -220,3 +220,24 @@ def test_every_item_the_cluster_routes_send_has_its_image_address(live, tmp_path
     for item in items:
         assert item["image"] == f"/item/{item['row']}/image"
         assert client.get(item["image"]).content == PNG
+
+
+def test_search_reads_a_text_column_and_each_column_on_its_own(tmp_path):
+    from linkwise.session import load_data
+
+    words = ["apple pie", "Apple tart", "pear crumble", "plum cake", "APPLE juice", "cherry pie"] * 5
+    frame = pd.DataFrame({"name": [f"dish-{k}" for k in range(30)], "note": words,
+                          "score": np.random.RandomState(1).rand(30).round(3)})
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    data = load_data(tmp_path / "d.csv", id_column="name", text_column="note")
+    session = HumanSession(tmp_path / "s.db", data, lw.COBRAS(random_state=0))
+    try:
+        assert session.members(0)["columns"] == ["id", "note", "score"]
+        found = session.members(0, size=200, q="apple", column="note")["items"]
+        assert sorted(it["row"] for it in found) == [k for k in range(30) if "apple" in words[k].lower()]
+        assert {it["text"] for it in found} == {"apple pie", "Apple tart", "APPLE juice"}
+        by_id = session.members(0, size=200, q="dish-1", column="id")["items"]
+        assert sorted(it["id"] for it in by_id) == sorted(f"dish-{k}" for k in range(30) if f"{k}".startswith("1"))
+        assert session.members(0, q="apple", column="score")["n_matching"] == 0
+    finally:
+        session.close()

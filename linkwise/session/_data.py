@@ -442,7 +442,7 @@ class Dataset:
     def search_columns(self):
         """The columns :meth:`matches` searches: ``id``, the text column (if any), then the fields of :meth:`item`."""
         text = self.options["text_column"]
-        return ["id", *([] if text is None else [str(text)]), *map(str, self._shown)]
+        return list(dict.fromkeys(["id", *([] if text is None else [str(text)]), *map(str, self._shown)]))
 
     def matches(self, rows, text, column=None):
         """Which of ``rows`` hold ``text`` (ignoring case) in ``column`` (one of :attr:`search_columns`), or in
