@@ -50,7 +50,7 @@ def test_a_mark_is_stored_with_its_kind_replayed_and_undone(session, iris_data, 
     cluster = next(c for c in range(session.labels().max() + 1)
                    if not np.isin(components[members(session, c)], components[session.labels() != c]).any())
     rows = members(session, cluster)
-    state = session.mark(before["position"], cluster)
+    state = session.mark(before["position"], cluster, confirmed=True)
     assert state["n_answered"] == before["n_answered"] and state["position"] != before["position"]
     stored = session.store.answers()[-1]
     assert (stored.kind, stored.members) == ("pure", tuple(rows.tolist()))
@@ -58,7 +58,8 @@ def test_a_mark_is_stored_with_its_kind_replayed_and_undone(session, iris_data, 
     assert marked[int(session.labels()[rows[0]])] == "pure"
     with pytest.raises(Refused, match="already marked pure"):
         session.mark(session.position, int(session.labels()[rows[0]]))
-    state = session.mark(session.position, int(session.labels()[rows[0]]), complete=True)  # pure -> complete
+    # pure -> complete
+    state = session.mark(session.position, int(session.labels()[rows[0]]), complete=True, confirmed=True)
     assert session.store.answers()[-1].kind == "complete"
     assert state["conflict"] is None
     assert session._session.constraints.relation(int(rows[0]), int(np.setdiff1d(np.arange(data.n_rows), rows)[0])) is False
@@ -108,10 +109,10 @@ def test_a_move_lands_the_item_in_its_target_and_is_one_undoable_action(session,
 def test_a_stale_position_is_refused_and_changes_nothing(session):
     old = session.position
     cluster = session.clusters()["strips"][0]["cluster"]
-    session.mark(old, cluster)
+    session.mark(old, cluster, confirmed=True)
     n = len(session.store.answers())
     with pytest.raises(Refused, match="already been answered"):
-        session.mark(old, cluster, complete=True)
+        session.mark(old, cluster, complete=True, confirmed=True)
     with pytest.raises(Refused, match="already been answered"):
         session.move(old, 0, 1)
     assert len(session.store.answers()) == n
@@ -120,7 +121,7 @@ def test_a_stale_position_is_refused_and_changes_nothing(session):
 def test_a_move_that_contradicts_a_mark_opens_the_contradiction_and_can_be_withdrawn(session):
     strips = session.clusters()["strips"]
     source = strips[0]
-    session.mark(session.position, source["cluster"])
+    session.mark(session.position, source["cluster"], confirmed=True)
     row = source["items"][0]["row"]
     state = session.move(session.position, row, strips[1]["cluster"])
     conflict = state["conflict"]
@@ -175,7 +176,8 @@ def test_the_routes_show_mark_and_move_and_refuse_bad_or_stale_requests(iris_dat
     assert view["position"] == session.position and all(it["image"] is None for s in view["strips"] for it in s["items"])
     first, second = view["strips"][:2]
     position = view["position"]
-    reply = client.post("/api/mark", json={"position": position, "cluster": first["cluster"], "mark": "pure"})
+    reply = client.post("/api/mark", json={"position": position, "cluster": first["cluster"], "mark": "pure",
+                                           "confirmed": True})
     assert reply.status_code == 200 and session.store.answers()[-1].kind == "pure"
     state = reply.json()["state"]
     assert len(state["labels"]) == data.n_rows  # a full state, as the page renders it
@@ -197,7 +199,7 @@ def test_the_routes_show_mark_and_move_and_refuse_bad_or_stale_requests(iris_dat
 
 def test_an_item_moved_into_a_marked_cluster_keeps_it_marked(session):
     strips = session.clusters()["strips"]
-    session.mark(session.position, strips[0]["cluster"])
+    session.mark(session.position, strips[0]["cluster"], confirmed=True)
     anchor, relation = strips[0]["items"][0]["row"], session._session.constraints.relation
     row = next(it["row"] for s in strips[1:] for it in s["items"] if relation(anchor, it["row"]) is None)
     assert session.move(session.position, row, strips[0]["cluster"])["conflict"] is None
@@ -215,8 +217,9 @@ def test_the_terminal_lists_the_clusters_marks_one_and_moves_an_item(session, tm
     strips = session.clusters(limit=9, per=8)["strips"]
     largest = tuple(members(session, strips[0]["cluster"]).tolist())
     out = StringIO()
-    # c 1 p: mark the largest pure; c 2 m a 3: move the second's first item to the third; c x: back; q
-    keys = iter(["c", "1", "p", "c", "2", "m", "a", "3", "c", "x", "q"])
+    # c 1 p y: mark the largest pure (confirmed once its least typical members are shown); c 2 m a 3: move the
+    # second's first item to the third; c x: back; q
+    keys = iter(["c", "1", "p", "y", "c", "2", "m", "a", "3", "c", "x", "q"])
     run_terminal(session, tmp_path / "labels.csv", console=Console(file=out, width=120), getchar=lambda: next(keys))
     mark, must, cannot = session.store.answers()[-3:]
     assert (mark.kind, mark.members, must.kind, must.answer, cannot.kind) == ("pure", largest, "move", True, "move")
@@ -225,6 +228,8 @@ def test_the_terminal_lists_the_clusters_marks_one_and_moves_an_item(session, tm
     assert session.state()["conflict"] is None and labels[row] == labels[partner]
     assert partner in members(session, labels[strips[2]["items"][0]["row"]])
     text = out.getvalue()
+    doubtful = session.members(int(session.labels()[largest[0]]), size=12, sort="atypical")["items"]
+    assert "least typical members" in text and all(it["id"] in text for it in doubtful)
     assert "[c] clusters" in text and f"[1] cluster {strips[0]['cluster'] + 1} · {strips[0]['size']} items" in text
     assert "marked pure" in text and f"Move {strips[1]['items'][0]['id']} to which cluster?" in text
 
@@ -240,6 +245,6 @@ def test_a_mark_the_answers_contradict_is_refused_naming_two_items(session, comp
         rows, named = [i, j], [ids[i], ids[j]]
     n = len(session.store.answers())
     with pytest.raises(Refused, match="not (one group|complete) by your answers") as refused:
-        session.mark(session.position, rows, complete=complete)
+        session.mark(session.position, rows, complete=complete, confirmed=True)
     assert all(name in str(refused.value) for name in named) and len(session.store.answers()) == n
     assert (session.labels() == labels).all()

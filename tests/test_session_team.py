@@ -431,7 +431,7 @@ def test_a_team_member_gives_cluster_feedback_with_their_ticket(iris_data, tmp_p
     held = {who: session.state(who)["question"]["pair"] for who in TEAM}
     for strip in session.clusters()["strips"]:  # the first cluster the answers do not part
         try:
-            session.mark(session.state("bob")["position"], strip["cluster"], annotator="bob")
+            session.mark(session.state("bob")["position"], strip["cluster"], annotator="bob", confirmed=True)
             break
         except Refused as refused:
             assert "not one group by your answers" in str(refused)

@@ -16,10 +16,11 @@ import importlib
 
 from linkwise.session._controller import HumanSession, Refused
 from linkwise.session._data import Dataset, UnsafePathError, embed_text, load_data
+from linkwise.session._feedback import NeedsConfirmation
 from linkwise.session._import import constraints_frame, read_known
 from linkwise.session._store import Answer, SessionFileError, SessionStore, SessionWriteError
 
-__all__ = ["Answer", "Dataset", "HumanSession", "Refused", "SessionFileError", "SessionStore", "SessionWriteError",
+__all__ = ["Answer", "Dataset", "HumanSession", "NeedsConfirmation", "Refused", "SessionFileError", "SessionStore", "SessionWriteError",
            "UnsafePathError", "constraints_frame", "create_app", "embed_text", "load_data", "read_known", "run_terminal",
            "serve"]
 

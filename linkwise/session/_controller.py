@@ -164,6 +164,7 @@ class HumanSession(ClusterFeedback, TeamDesk):
         self.data = data
         self.store = SessionStore(path, create=not read_only, exclusive=not read_only, read_only=read_only)
         self._read_only, self._trusted, self._lock, self._changes = read_only, trusted_method, threading.RLock(), 0
+        self._seen = set()  # rows shown as members of a cluster: what a mark on a large cluster needs (_feedback)
         # a fresh prefix per process: a page that polled an earlier server never mistakes a new state for its own
         self._boot = secrets.token_hex(4)
         # a team's: annotator -> the pair handed to them, the speculative questions, who answered what (per revision)
@@ -456,6 +457,7 @@ class HumanSession(ClusterFeedback, TeamDesk):
 
         The removed answer is kept in the file's ``retracted`` table. In a
         team's session it is ``annotator``'s own last answer, handed back to them.
+        Returns the new :meth:`state` with ``undone``: what was removed, in words.
         """
         if self.team is not None:
             self._check_annotator(annotator, "undo")
@@ -465,11 +467,22 @@ class HumanSession(ClusterFeedback, TeamDesk):
             last = self._used[-1:] if self.team is None else mine[-1:]
             if self._conflict is None and not last:
                 raise Refused("There is no answer to undo.")
-            self.store.undo((last[0] if self._conflict is None else self._conflict[0]).seq)
+            row = last[0] if self._conflict is None else self._conflict[0]
+            self.store.undo(row.seq)
             if self._conflict is None and self.team is not None:
                 self._desk[annotator] = (last[0].i, last[0].j)
             self._rebuild()
-            return self.state(annotator)
+            return {**self.state(annotator), "undone": self._described(row)}
+
+    def _described(self, row):
+        """A stored action in a few words ("a and b same group", "12 items marked pure", "a moved")."""
+        ids = self.data.ids
+        if row.members is not None:
+            return f"{len(row.members)} items marked {'pure and complete' if row.kind == 'complete' else 'pure'}"
+        if row.kind == "move":
+            return f"{ids.iat[row.i]} moved"
+        words = {True: "same group", False: "different groups", None: "don't know"}
+        return f"{ids.iat[row.i]} and {ids.iat[row.j]} {words[row.answer]}"
 
     def resolve(self, conflict_id, wrong_seq):
         """Settle a contradiction: the answer ``wrong_seq`` was wrong.

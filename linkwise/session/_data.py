@@ -438,6 +438,27 @@ class Dataset:
     def n_rows(self):
         return self.table.shape[0]
 
+    @property
+    def search_columns(self):
+        """The columns :meth:`matches` searches: ``id``, the text column (if any), then the fields of :meth:`item`."""
+        text = self.options["text_column"]
+        return list(dict.fromkeys(["id", *([] if text is None else [str(text)]), *map(str, self._shown)]))
+
+    def matches(self, rows, text, column=None):
+        """Which of ``rows`` hold ``text`` (ignoring case) in ``column`` (one of :attr:`search_columns`), or in
+        any of them when ``column`` is None: a boolean array as long as ``rows``."""
+        rows = np.asarray(rows, dtype=np.intp)
+        text, found = text.casefold(), np.zeros(len(rows), dtype=bool)
+        for name in [column] if column is not None else self.search_columns:
+            if name == "id":
+                cells = self.ids.iloc[rows]
+            elif name == self.options["text_column"]:
+                cells = self.table[name].iloc[rows].fillna("").astype(str)
+            else:
+                cells = self._cells[self._shown[[str(c) for c in self._shown].index(name)]].iloc[rows]
+            found |= cells.astype(str).str.casefold().str.contains(text, regex=False).to_numpy()
+        return found
+
     def check_rows_differ(self):
         """Refuse data whose rows are all the same in what is clustered: no question can tell them apart.
 

@@ -6,6 +6,14 @@ action here is stored in the session file as one action (one undo removes it) an
 :meth:`ActiveSession.mark` / :meth:`ActiveSession.inform`; a move the earlier answers contradict opens the session's
 contradiction flow (where it can be withdrawn), a mark they contradict is refused naming two items. The clustering
 a session reports honours this feedback even where its method does not (:func:`honour`).
+
+A member is *atypical* by its distance to its cluster's centre (the mean of its members) in the feature space the
+method clusters (``Dataset.X``: the scaled columns, the text embedding, or a time series' values): a strip shows
+the members nearest the centre and those farthest from it, and :meth:`ClusterFeedback.members` lists every member
+either way. "Pure" judged from a few typical members locks in whatever else is there, so a mark on a cluster of more
+than ``CONFIRM_SIZE`` members whose ``CONFIRM_SEEN`` least typical members were not all shown to the person (in a
+strip or a page of members, since the session opened) is refused with :class:`NeedsConfirmation`, naming them,
+until confirmed.
 """
 
 from itertools import groupby
@@ -16,9 +24,18 @@ from linkwise._validation import InvalidParameterError, check_index_set
 from linkwise.graph import relabel
 from linkwise.session._store import Refused
 
-__all__ = ["ClusterFeedback", "honour"]
+__all__ = ["ClusterFeedback", "NeedsConfirmation", "honour", "CONFIRM_SIZE", "CONFIRM_SEEN"]
 
-_SAMPLE = 4096  # members a cluster's centre and representatives are computed from, on large clusters
+_SAMPLE = 4096  # members a cluster's centre is computed from, on large clusters
+CONFIRM_SIZE = 12  # a mark on a larger cluster needs ...
+CONFIRM_SEEN = 12  # ... its this many least typical members shown to the person, or a confirmation
+SORTS = ("typical", "atypical")
+MAX_PAGE_SIZE = 200
+
+
+class NeedsConfirmation(Refused):
+    """A mark on a large cluster whose least typical members the person has not seen: ``rows`` names them; the
+    mark is stored when repeated with ``confirmed=True``."""
 
 
 def honour(labels, rows):
@@ -69,12 +86,18 @@ class ClusterFeedback:
         return self.data.X[rows].reshape(len(rows), -1)
 
     def _central(self, members):
-        """``members`` (or an even sample of a large cluster) nearest its centre first; ties by row."""
+        """``members`` nearest their centre first (the centre of an even sample of a large cluster); ties by row."""
+        sample = members
         if len(members) > _SAMPLE:
-            members = members[np.linspace(0, len(members) - 1, _SAMPLE).astype(np.intp)]
+            sample = members[np.linspace(0, len(members) - 1, _SAMPLE).astype(np.intp)]
         X = self._features(members)
-        distance = ((X - X.mean(axis=0)) ** 2).sum(axis=1)
+        distance = ((X - self._features(sample).mean(axis=0)) ** 2).sum(axis=1)
         return members[np.lexsort((members, distance))]
+
+    def _shown(self, rows):
+        """The items of ``rows``, noted as seen by the person (see :meth:`_check_seen`)."""
+        self._seen.update(int(r) for r in rows)
+        return [self.data.item(r) for r in rows]
 
     def _status(self, members, marks, components):
         """'pure' when the statements join all ``members`` (one must-link component) and a mark is among them,
@@ -95,23 +118,27 @@ class ClusterFeedback:
         order = np.argsort(labels, kind="stable")
         return np.split(order, np.cumsum(np.bincount(labels))[:-1])
 
-    def clusters(self, limit=30, per=4):
-        """The current clusters, largest first, as strips: size, a few representative items, feedback given.
+    def clusters(self, limit=30, per=3, doubtful=3):
+        """The current clusters, largest first, as strips: size, typical and atypical items, feedback given.
 
         Parameters
         ----------
         limit : int, default=30
             Strips returned (the rest are counted in ``n_more``).
-        per : int, default=4
-            Representatives per strip: the members nearest the cluster's
-            centre in feature space.
+        per : int, default=3
+            Typical members per strip: those nearest the cluster's centre
+            in feature space.
+        doubtful : int, default=3
+            Atypical members per strip: those farthest from the centre
+            (none shown twice; 0: none).
 
         Returns
         -------
         clusters : dict
             ``position`` and ``revision`` (as :meth:`state`), ``strips``
             (each ``cluster`` number, ``size``, ``mark``: None, 'pure' or
-            'complete', ``items`` as ``data.item`` gives them), ``n_more``
+            'complete', ``items`` as ``data.item`` gives them, nearest the
+            centre first, and ``doubtful``, farthest first), ``n_more``
             and ``n_rows_more`` (clusters and items not shown).
 
         Examples
@@ -124,27 +151,112 @@ class ClusterFeedback:
         >>> session = HumanSession(os.path.join(folder, "s.db"), load_data(os.path.join(folder, "iris.csv")),
         ...                        lw.COBRAS(random_state=0))
         >>> strips = session.clusters()["strips"]
-        >>> [s["size"] for s in strips], strips[0]["mark"], len(strips[0]["items"])
-        ([147], None, 4)
+        >>> [s["size"] for s in strips], strips[0]["mark"], len(strips[0]["items"]), len(strips[0]["doubtful"])
+        ([147], None, 3, 3)
 
-        Feedback: the one cluster is pure (stored as such, one action for undo).
+        Feedback: the one cluster is pure (stored as such, one action for undo). It is large, and only 3 of its
+        least typical members were shown: the mark asks to be confirmed, naming them.
 
-        >>> _ = session.mark(session.position, strips[0]["cluster"])
+        >>> session.mark(session.position, strips[0]["cluster"])  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        linkwise.session._feedback.NeedsConfirmation: Cluster 1 has 147 items, ...
+        >>> _ = session.mark(session.position, strips[0]["cluster"], confirmed=True)
         >>> session.clusters()["strips"][0]["mark"], session.store.answers()[-1].kind
         ('pure', 'pure')
         >>> session.close()
         """
-        for name, value in (("limit", limit), ("per", per)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise InvalidParameterError(f"The {name!r} argument of HumanSession.clusters must be a positive "
-                                            f"int, got {value!r}.")
+        for name, value, least in (("limit", limit, 1), ("per", per, 1), ("doubtful", doubtful, 0)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < least:
+                raise InvalidParameterError(f"The {name!r} argument of HumanSession.clusters must be a "
+                                            f"{'positive' if least else 'non-negative'} int, got {value!r}.")
         with self._lock:
             groups, marks = self._groups(), self._marks()
             order = sorted(range(len(groups)), key=lambda c: (-len(groups[c]), c))
-            strips = [{"cluster": c, "size": len(groups[c]), "mark": self._status(groups[c], *marks),
-                       "items": [self.data.item(r) for r in self._central(groups[c])[:per]]} for c in order[:limit]]
+            strips = []
+            for c in order[:limit]:
+                ranked = self._central(groups[c])
+                far = ranked[per:][::-1][:doubtful]
+                strips.append({"cluster": c, "size": len(groups[c]), "mark": self._status(groups[c], *marks),
+                               "items": self._shown(ranked[:per]), "doubtful": self._shown(far)})
             return {"position": self.position, "revision": self.revision, "strips": strips,
                     "n_more": max(len(groups) - limit, 0), "n_rows_more": int(sum(len(groups[c]) for c in order[limit:]))}
+
+    def members(self, cluster, page=0, size=24, q=None, column=None, sort="typical"):
+        """One page of a cluster's members: every member can be seen, searched, and its least typical ones first.
+
+        Parameters
+        ----------
+        cluster : int
+            A cluster number (as :meth:`clusters` gives it).
+        page : int, default=0
+            The page, from 0.
+        size : int, default=24
+            Members per page, from 1 to 200.
+        q : str, optional
+            Keep the members holding this text (ignoring case) in ``column``,
+            or in any column.
+        column : str, optional
+            One of ``columns`` (the reply lists them): where ``q`` looks.
+        sort : {"typical", "atypical"}, default="typical"
+            Nearest the cluster's centre first, or farthest first (see the
+            module's notes); ties by row.
+
+        Returns
+        -------
+        members : dict
+            ``cluster``, ``size`` (its members), ``n_matching`` (those ``q``
+            keeps), ``page``, ``n_pages``, ``page_size``, ``sort``, ``q``,
+            ``column``, ``columns``, ``revision``, ``mark`` (as a strip's) and
+            ``items`` (as ``data.item`` gives them).
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import pandas as pd, linkwise as lw
+        >>> from linkwise.session import HumanSession, load_data
+        >>> folder = tempfile.mkdtemp()
+        >>> pd.DataFrame(lw.datasets.load("iris")[0]).to_csv(os.path.join(folder, "iris.csv"), index=False)
+        >>> session = HumanSession(os.path.join(folder, "s.db"), load_data(os.path.join(folder, "iris.csv")),
+        ...                        lw.COBRAS(random_state=0))
+        >>> view = session.members(0, size=10, sort="atypical")
+        >>> view["size"], view["n_pages"], len(view["items"])
+        (147, 15, 10)
+        >>> session.members(0, q="5.1", column="0")["n_matching"]
+        9
+        >>> session.close()
+        """
+        columns = self.data.search_columns
+        checks = (("page", page, 0, None), ("size", size, 1, MAX_PAGE_SIZE))
+        for name, value, least, most in checks:
+            if (not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < least
+                    or (most is not None and value > most)):
+                span = f"from {least} to {most}" if most else f"of at least {least}"
+                raise InvalidParameterError(f"The {name!r} argument of HumanSession.members must be an int {span}, "
+                                            f"got {value!r}.")
+        if sort not in SORTS:
+            raise InvalidParameterError(f"The 'sort' argument of HumanSession.members must be one of "
+                                        f"{', '.join(SORTS)}, got {sort!r}.")
+        if q is not None and not isinstance(q, str):
+            raise InvalidParameterError(f"The 'q' argument of HumanSession.members must be text, got {q!r}.")
+        if column is not None and column not in columns:
+            raise InvalidParameterError(f"The 'column' argument of HumanSession.members must be one of "
+                                        f"{', '.join(columns)}, got {column!r}.")
+        with self._lock:
+            groups = self._groups()
+            rows = self._central(self._cluster(groups, cluster, "cluster", "members"))
+            if sort == "atypical":
+                rows = rows[::-1]
+            if q:
+                rows = rows[self.data.matches(rows, q, column)]
+            n_pages = max(-(-len(rows) // size), 1)
+            if page >= n_pages:
+                raise InvalidParameterError(f"The 'page' argument of HumanSession.members must be from 0 to "
+                                            f"{n_pages - 1} (the matching members fill {n_pages}), got {page!r}.")
+            return {"cluster": int(cluster), "size": len(groups[cluster]), "n_matching": len(rows), "page": int(page),
+                    "n_pages": n_pages, "page_size": int(size), "sort": sort, "q": q, "column": column,
+                    "columns": columns, "revision": self.revision,
+                    "mark": self._status(groups[cluster], *self._marks()),
+                    "items": self._shown(rows[page * size:(page + 1) * size])}
 
     def _open_for_feedback(self, position, annotator):
         self._expect(position, annotator)
@@ -157,7 +269,7 @@ class ClusterFeedback:
                                         f"from 0 to {len(groups) - 1} (see clusters()), got {cluster!r}.")
         return groups[cluster]
 
-    def mark(self, position, cluster, complete=False, annotator=None):
+    def mark(self, position, cluster, complete=False, annotator=None, confirmed=False):
         """Say that a cluster is pure (its members all belong together), and with ``complete`` that nothing
         else belongs with them.
 
@@ -173,6 +285,9 @@ class ClusterFeedback:
         complete : bool, default=False
         annotator : str, optional
             Who gave the feedback (a team's member; stored with it).
+        confirmed : bool, default=False
+            The person confirmed the mark after seeing the least typical
+            members a :class:`NeedsConfirmation` named.
 
         Returns
         -------
@@ -183,16 +298,22 @@ class ClusterFeedback:
         ------
         Refused
             A stale position, an open contradiction, feedback already given,
-            or feedback the earlier answers contradict (two items named;
-            nothing is stored).
+            or feedback the earlier answers contradict (two items named in
+            the message and its ``rows``; nothing is stored).
+        NeedsConfirmation
+            A cluster of more than ``CONFIRM_SIZE`` members whose
+            ``CONFIRM_SEEN`` least typical members were not all shown (in
+            :meth:`clusters` or :meth:`members`): its ``rows`` name them,
+            farthest first; nothing is stored.
 
         Examples
         --------
         See :meth:`clusters`.
         """
-        if not isinstance(complete, (bool, np.bool_)):
-            raise InvalidParameterError(f"The 'complete' argument of HumanSession.mark must be True or False, "
-                                        f"got {complete!r}.")
+        for name, value in (("complete", complete), ("confirmed", confirmed)):
+            if not isinstance(value, (bool, np.bool_)):
+                raise InvalidParameterError(f"The {name!r} argument of HumanSession.mark must be True or False, "
+                                            f"got {value!r}.")
         with self._lock:
             self._open_for_feedback(position, annotator)
             if isinstance(cluster, (int, np.integer)):
@@ -203,6 +324,8 @@ class ClusterFeedback:
             if status == "complete" or (status == "pure" and not complete):
                 raise Refused(f"Those items are already marked {'pure and complete' if status == 'complete' else 'pure'}.")
             self._check_mark(members, complete)
+            if not confirmed:
+                self._check_seen(members)
             return self._applied([self.store.add_mark(members, bool(complete), annotator=annotator)], annotator)
 
     def _check_mark(self, members, complete):
@@ -211,12 +334,25 @@ class ClusterFeedback:
         conflict = self._session.constraints.group_conflict(members, complete)
         if conflict is None:
             return
-        (a, b), together = self.data.ids.to_numpy()[list(conflict[:2])], conflict[2]
+        rows, together = list(conflict[:2]), conflict[2]
+        a, b = self.data.ids.to_numpy()[rows]
         if together:
             raise Refused(f"These items are not one group by your answers: {a} and {b} belong to different groups. "
-                          "Move one of them out first, or undo that answer.")
+                          "Move one of them out first, or undo that answer.", rows)
         raise Refused(f"These items are not complete by your answers: {b}, not among them, belongs with {a}. Move it "
-                      "in first, or mark them pure only.")
+                      "in first, or mark them pure only.", rows)
+
+    def _check_seen(self, members):
+        """Refuse an unconfirmed mark on a large cluster whose least typical members were not all shown."""
+        if len(members) <= CONFIRM_SIZE:
+            return
+        doubtful = self._central(members)[::-1][:CONFIRM_SEEN]
+        if self._seen.issuperset(doubtful.tolist()):
+            return
+        cluster = int(self.labels()[members[0]])
+        raise NeedsConfirmation(
+            f"Cluster {cluster + 1} has {len(members)} items, more than you have seen: look at its {len(doubtful)} "
+            "least typical members, then confirm that all of them belong together.", doubtful)
 
     def move(self, position, row, to, annotator=None):
         """Move item ``row`` to cluster ``to``: it belongs there, not with its current cluster.

@@ -78,7 +78,12 @@ class SessionWriteError(OSError):
 
 
 class Refused(RuntimeError):
-    """An action that no longer fits the session's state (a stale question, an open contradiction)."""
+    """An action that no longer fits the session's state (a stale question, an open contradiction); ``rows``:
+    the items the message names (row numbers), for a client to show."""
+
+    def __init__(self, message, rows=()):
+        super().__init__(message)
+        self.rows = [int(r) for r in rows]
 
 
 class Answer(NamedTuple):

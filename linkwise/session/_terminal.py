@@ -26,6 +26,7 @@ import numpy as np
 
 from linkwise._extras import requires
 from linkwise.session._controller import Refused
+from linkwise.session._feedback import NeedsConfirmation
 from linkwise.session._store import SessionWriteError
 from linkwise.session._series import cluster_sample
 
@@ -39,6 +40,7 @@ __all__ = ["run_terminal"]
 _KEYS = {"s": True, "d": False, "?": None}
 _MENU = 9  # clusters the "c" key lists: one digit each
 _LETTERS = "abcdefgh"  # a listed cluster's items
+_DOUBTFUL = 3  # of them, the least typical (the last letters)
 _BLOCKS = "▁▂▃▄▅▆▇█"
 _QUIT = {"", "q", "\x04"}  # end of input, q, Ctrl+D
 _CELL = 60  # characters of a value shown in the table
@@ -301,7 +303,7 @@ def _item_line(item):
 
 def _cluster_feedback(session, console, getchar):
     """The "c" key: list the largest clusters, take one feedback on one of them (any unexpected key: back)."""
-    view = session.clusters(limit=_MENU, per=len(_LETTERS))
+    view = session.clusters(limit=_MENU, per=len(_LETTERS) - _DOUBTFUL, doubtful=_DOUBTFUL)
     strips = view["strips"]
     _say(console, ("Clusters", "bold"), f" (the {len(strips)} largest)" if view["n_more"] else "")
     for k, strip in enumerate(strips, 1):
@@ -313,18 +315,28 @@ def _cluster_feedback(session, console, getchar):
     if not (key.isdigit() and 1 <= int(key) <= len(strips)):
         return
     strip = strips[int(key) - 1]
-    for letter, item in zip(_LETTERS, strip["items"]):
-        _say(console, f"  ({letter}) ", _item_line(item))
+    shown = strip["items"] + strip["doubtful"]
+    for letter, item in zip(_LETTERS, shown):
+        doubt = ("  least typical", "dim") if item in strip["doubtful"] else ""
+        _say(console, f"  ({letter}) ", _item_line(item), doubt)
     _say(console, "[p] pure  [c] pure and complete  [m] move an item  any other key: back")
     key = _read_key(getchar)
     if key in ("p", "c"):
-        session.mark(view["position"], strip["cluster"], complete=key == "c")
+        try:
+            session.mark(view["position"], strip["cluster"], complete=key == "c")
+        except NeedsConfirmation as exc:  # a large cluster: its least typical members first, then y/n
+            _say(console, str(exc))
+            for row in exc.rows:
+                _say(console, "    ", _item_line(session.data.item(row)))
+            _say(console, "Mark it anyway? [y] yes  any other key: no")
+            if _read_key(getchar) == "y":
+                session.mark(view["position"], strip["cluster"], complete=key == "c", confirmed=True)
         return
     if key != "m":
         return
     _say(console, "Which item? Press its letter.")
     key = _read_key(getchar)
-    items = dict(zip(_LETTERS, strip["items"]))
+    items = dict(zip(_LETTERS, shown))
     if key not in items:
         return
     _say(console, f"Move {items[key]['id']} to which cluster? Press its number.")

@@ -30,6 +30,7 @@ from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.session._controller import Refused
 from linkwise.session._data import IMAGE_TYPES, UnsafePathError
+from linkwise.session._feedback import NeedsConfirmation
 from linkwise.session._series import cluster_sample
 from linkwise.session._store import SessionWriteError
 
@@ -59,7 +60,10 @@ _HEADERS = [
     (b"cross-origin-resource-policy", b"same-origin"),  # no other site may embed the items' images
 ]
 _MAX_BODY = 256 * 1024  # the page's requests are a few hundred bytes
-_JSON_TYPES = {str: "string", int: "whole number"}
+_JSON_TYPES = {str: "string", int: "whole number", bool: "true or false"}
+# /api/cluster/{cluster}/members: its query parameters, each given at most once (see HumanSession.members)
+_MEMBER_PARAMS = ("page", "size", "q", "column", "sort")
+_MAX_QUERY = 200  # characters of a search
 _NO_TOKEN = ("This linkwise session needs its access token: open the address that `linkwise cluster` "
              "printed (it ends with ?token=...).")
 
@@ -151,20 +155,48 @@ async def _read_json(request):
     return payload
 
 
-def _fields(payload, **kinds):
-    """The values of the fields ``kinds`` names (each of the given type), and no other field."""
+def _fields(payload, optional=None, **kinds):
+    """The values of the fields ``kinds`` names (each of the given type), and no other field; ``optional``: the
+    value of each field that may be left out."""
     unknown = sorted(set(payload) - set(kinds))
     if unknown:
         raise _BadRequest(f"Unknown field {unknown[0]!r}; this request takes {', '.join(kinds) or 'no fields'}.")
     values = []
     for name, kind in kinds.items():
+        if name not in payload and name in (optional or {}):
+            values.append(optional[name])
+            continue
         if name not in payload:
             raise _BadRequest(f"The request lacks the field {name!r}.")
         value = payload[name]
-        if not isinstance(value, kind) or isinstance(value, bool):  # JSON true is not an answer number
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):  # true is not a number
             raise _BadRequest(f"The field {name!r} must be a {_JSON_TYPES[kind]}, got {type(value).__name__}.")
         values.append(value)
     return values
+
+
+def _member_params(query):
+    """The arguments of ``HumanSession.members`` from a query string, each checked to be given once and well
+    formed (the session checks their values)."""
+    unknown = sorted(set(query) - set(_MEMBER_PARAMS))
+    if unknown:
+        raise _BadRequest(f"Unknown parameter {unknown[0]!r}; this request takes {', '.join(_MEMBER_PARAMS)}.")
+    params = {}
+    for name in _MEMBER_PARAMS:
+        values = query.getlist(name)
+        if len(values) > 1:
+            raise _BadRequest(f"The parameter {name!r} is given {len(values)} times; give it once.")
+        if not values or (name in ("q", "column") and values[0] == ""):
+            continue
+        value = values[0]
+        if name in ("page", "size"):
+            if not re.fullmatch(r"[0-9]{1,9}", value):
+                raise _BadRequest(f"The parameter {name!r} must be a whole number, got {value[:40]!r}.")
+            value = int(value)
+        elif name == "q" and len(value) > _MAX_QUERY:
+            raise _BadRequest(f"The parameter 'q' must be at most {_MAX_QUERY} characters, got {len(value)}.")
+        params[name] = value
+    return params
 
 
 def create_app(session, labels_path, token=None, tokens=None):
@@ -241,12 +273,12 @@ def create_app(session, labels_path, token=None, tokens=None):
         name = request.cookies.get(f"linkwise-name-{request.scope['server'][1]}")
         return name if name in session.team["annotators"] else None
 
-    def action(run, annotator=False, **kinds):
+    def action(run, annotator=False, optional=None, **kinds):
         """An endpoint taking the JSON fields ``kinds`` to ``run`` (after the request's annotator, if asked)."""
         async def endpoint(request):
             who = annotator_of(request)
             try:
-                values = _fields(await _read_json(request), **kinds)
+                values = _fields(await _read_json(request), optional, **kinds)
                 result = await run_in_threadpool(run, *([who] if annotator else []), *values)
                 after = None if session.team is None else BackgroundTask(session.prepare)  # once replied
                 if session.team is not None and not annotator and "state" in result:  # a member sees their own
@@ -262,7 +294,12 @@ def create_app(session, labels_path, token=None, tokens=None):
         a failed write: the same question, to answer again)."""
         if isinstance(exc, (Refused, SessionWriteError)):
             status = 409 if isinstance(exc, Refused) else 503
-            return JSONResponse({"error": str(exc), "state": await run_in_threadpool(full_state, None, who)}, status)
+            reply = {"error": str(exc), "state": await run_in_threadpool(full_state, None, who)}
+            if getattr(exc, "rows", None):  # the items the refusal names, with their clusters: the page shows them
+                labels = session.labels()
+                reply["items"] = [{**shown(data.item(r)), "cluster": int(labels[r])} for r in exc.rows]
+                reply["confirm"] = isinstance(exc, NeedsConfirmation)
+            return JSONResponse(reply, status)
         if isinstance(exc, OSError):  # "finish" and the labels file's folder is gone: the page says so
             return JSONResponse({"error": f"Could not write the labels: {exc}"}, 500)
         return JSONResponse({"error": str(exc)}, getattr(exc, "status", 400))
@@ -280,13 +317,18 @@ def create_app(session, labels_path, token=None, tokens=None):
 
     def clusters_view():
         view = session.clusters()
-        view["strips"] = [{**strip, "items": [shown(it) for it in strip["items"]]} for strip in view["strips"]]
+        view["strips"] = [{**strip, "items": [shown(it) for it in strip["items"]],
+                           "doubtful": [shown(it) for it in strip["doubtful"]]} for strip in view["strips"]]
         return view
 
-    def do_mark(who, position, cluster, word):
+    def do_mark(who, position, cluster, word, confirmed):
         if word not in _MARKS:
             raise InvalidParameterError(f"'mark' must be one of {', '.join(_MARKS)}, got {word!r}.")
-        return {"state": full_state(session.mark(position, cluster, _MARKS[word], who))}
+        return {"state": full_state(session.mark(position, cluster, _MARKS[word], who, confirmed))}
+
+    def members_view(cluster, params):
+        view = session.members(cluster, **params)
+        return {**view, "items": [shown(it) for it in view["items"]]}
 
     def do_move(who, position, row, to):
         return {"state": full_state(session.move(position, row, to, who))}
@@ -316,6 +358,14 @@ def create_app(session, labels_path, token=None, tokens=None):
 
     async def clusters(request):
         return JSONResponse(await run_in_threadpool(clusters_view))
+
+    async def members(request):
+        """One page of a cluster's members (``HumanSession.members``), its parameters from the query string."""
+        try:
+            params = _member_params(request.query_params)
+            return JSONResponse(await run_in_threadpool(members_view, request.path_params["cluster"], params))
+        except InvalidParameterError as exc:
+            return JSONResponse({"error": str(exc)}, 400)
 
     async def points(request):
         xy = projection[sample].round(4)
@@ -347,7 +397,9 @@ def create_app(session, labels_path, token=None, tokens=None):
         Route("/api/finish", action(do_finish), methods=["POST"]),
         Route("/api/join", join, methods=["POST"]),
         Route("/api/clusters", clusters),
-        Route("/api/mark", action(do_mark, True, position=str, cluster=int, mark=str), methods=["POST"]),
+        Route("/api/cluster/{cluster:int}/members", members),
+        Route("/api/mark", action(do_mark, True, {"confirmed": False}, position=str, cluster=int, mark=str,
+                                  confirmed=bool), methods=["POST"]),
         Route("/api/move", action(do_move, True, position=str, row=int, to=int), methods=["POST"]),
         Route("/labels.csv", labels_csv),
         Route("/item/{row:int}/image", image),

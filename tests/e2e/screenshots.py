@@ -4,7 +4,8 @@
 
 Writes ``session-web.png`` (a wide light window: hand-written digits shown as
 images, after a few answers), ``session-clusters.png`` (that page's cluster
-strips, the largest marked pure), ``session-narrow.png`` (a phone-width window,
+strips, the largest marked pure), ``session-cluster-view.png`` (the largest cluster's members, least typical
+first), ``session-narrow.png`` (a phone-width window,
 iris as a table) and ``session-conflict.png`` (two answers that disagree).
 """
 
@@ -69,9 +70,15 @@ def main():
             page.screenshot(path=out / "session-web.png")
             page.wait_for_selector("body[data-clusters]", state="attached")
             old = page.get_attribute("body", "data-clusters")
-            page.locator(".strip button.mark-pure").first.click()  # the largest cluster
+            page.locator(".strip button.mark-pure").first.click()  # the largest cluster: confirmed once shown
+            page.click("#named button.confirm-mark")
             page.wait_for_selector(f'body:not([data-clusters="{old}"])', state="attached")
+            page.wait_for_load_state("networkidle")  # the images
             page.locator(".clusters").screenshot(path=out / "session-clusters.png")
+            page.locator(".strip button.view-atypical").first.click()
+            page.wait_for_selector('#members[data-page="0"]')
+            page.wait_for_load_state("networkidle")
+            page.locator("#members").screenshot(path=out / "session-cluster-view.png")
         finally:
             server.stop()
 
@@ -101,7 +108,8 @@ def main():
         finally:
             server.stop()
         browser.close()
-    for name in ("session-web.png", "session-clusters.png", "session-narrow.png", "session-conflict.png"):
+    for name in ("session-web.png", "session-clusters.png", "session-cluster-view.png", "session-narrow.png",
+                 "session-conflict.png"):
         print(out / name)
 
 

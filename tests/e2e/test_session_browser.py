@@ -181,6 +181,7 @@ def test_a_contradiction_is_shown_and_the_person_keeps_one_answer(page, tmp_path
         page.wait_for_selector("#message >> text=Resolve the contradiction first")
         page.click("#conflict-answers button >> text=Keep “same”")
         page.wait_for_selector("#ask:not([hidden])")
+        assert page.text_content("#message.done") == "Resolved: flower-0 and flower-1 “same” kept"
         assert shown_rows(page) == [2, 3]
         stored = sqlite3.connect(tmp_path / "s.db").execute("SELECT answer FROM answers ORDER BY seq").fetchall()
         assert stored == [(1,), (1,)]

@@ -58,7 +58,7 @@ def settle(pages, clicked, saved):
     for who, old in clicked.items():
         page = pages[who]
         page.wait_for_selector(f'body[data-position]:not([data-position="{old}"])', state="attached")
-        saved[who] += page.locator("#message").is_hidden()
+        saved[who] += page.locator("#message:not(.done)").is_hidden()  # no refusal: hidden, or saying it saved
 
 
 def open_pages(pages, links):

@@ -1,17 +1,9 @@
 // The page of a linkwise human session. The server holds the state; this script
-// shows it and sends the person's answers. Item text is only ever set with
-// textContent, never as markup.
+// shows it and sends the person's answers. Items are drawn by render.js (loaded first);
+// item text is only ever set with textContent, never as markup.
 "use strict";
 
-// 20 colours (d3's category20, dark ones first) times 4 shapes: 80 clusters before a marker repeats
-const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-                 "#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94",
-                 "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5"];
-const SHAPES = ["circle", "square", "triangle", "diamond"];
-const FIELDS_SHOWN = 10;
-const SVG = "http://www.w3.org/2000/svg";
 const DROPPED_SHOWN = 5;
-const REP_FIELDS = 3;  // columns shown of a cluster's representative when it has no image, series or text
 const MARK_WORDS = {pure: "pure", complete: "pure and complete"};
 const KIND_WORDS = {pure: "marked pure", complete: "marked pure and complete", move: "moved", imported: "imported"};
 let state = null;
@@ -19,103 +11,22 @@ let points = null;
 let busy = false;
 let stripsFor = null;  // the revision the cluster strips show
 let loadingStrips = false;
+let listed = [];  // the cluster numbers the strips show: where an item can be moved
+const MEMBERS_PAGE = 24;
+// the member view: which cluster, page, search and order it shows (null: closed), and what it shows now
+let membersQuery = null;
+let membersFor = null;
+let loadingMembers = false;
+let searchTimer = null;
 
 const $ = (id) => document.getElementById(id);
 
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  return node;
-}
-
-function showMessage(text) {
+function showMessage(text, done) {
+  // a refusal, or with ``done`` the short confirmation of what an action did
   const box = $("message");
   box.textContent = text || "";
   box.hidden = !text;
-}
-
-function marker(label) {
-  return {colour: PALETTE[label % PALETTE.length], shape: SHAPES[Math.floor(label / PALETTE.length) % SHAPES.length]};
-}
-
-function clamped(tag, className, text) {
-  // a long cell shows its first lines; "show more" (added by addToggles once laid out) opens it
-  return el(tag, (className ? className + " " : "") + "clamp", text);
-}
-
-function addToggles(root) {
-  for (const box of root.querySelectorAll(".clamp:not([data-checked])")) {
-    if (!box.clientHeight) continue;  // not laid out (a closed "more columns"): checked when opened
-    box.dataset.checked = "";
-    if (box.scrollHeight <= box.clientHeight + 1) continue;
-    const more = el("button", "more", "show more");
-    more.type = "button";
-    more.addEventListener("click", () => {
-      more.textContent = box.classList.toggle("open") ? "show less" : "show more";
-    });
-    box.after(more);
-  }
-}
-
-function itemCard(item, letter, other) {
-  const card = el("article", "item");
-  const head = el("header");
-  head.append(el("span", "letter", letter), el("span", "item-id", item.id));
-  card.append(head);
-  if (item.series) card.append(seriesChart(item.series, item.context || [], item.id));
-  if (item.image) {
-    const img = el("img");
-    img.src = item.image;
-    img.alt = "image of item " + item.id;
-    img.addEventListener("load", () => img.classList.toggle("pixels", img.naturalWidth < 64));  // e.g. 8x8 digits
-    card.append(img);
-  } else if (item.image_error) {
-    card.append(el("p", "refused", item.image_error));
-  }
-  if (item.text !== null) card.append(clamped("p", "text", item.text));
-  const rows = item.fields.map(([name, value], k) => {
-    const tr = el("tr", other.fields[k][1] === value ? null : "differs");
-    const td = el("td");
-    td.append(clamped("div", null, value));
-    tr.append(el("th", null, name), td);
-    return tr;
-  });
-  if (rows.length) {
-    const table = el("table");
-    table.append(...rows.slice(0, FIELDS_SHOWN));
-    card.append(table);
-  }
-  if (rows.length > FIELDS_SHOWN) {
-    // wide tables: the rest of the columns one click away
-    const more = el("details");
-    const rest = el("table");
-    rest.append(...rows.slice(FIELDS_SHOWN));
-    more.append(el("summary", null, (rows.length - FIELDS_SHOWN) + " more columns"), rest);
-    more.addEventListener("toggle", () => addToggles(more));
-    card.append(more);
-  }
-  return card;
-}
-
-function seriesChart(series, context, id) {
-  // the item's channels over a few members of its current cluster, faint; values in [0, 1] on one scale for all
-  const svg = document.createElementNS(SVG, "svg");
-  svg.setAttribute("viewBox", "0 0 300 100");
-  svg.setAttribute("preserveAspectRatio", "none");
-  svg.setAttribute("class", "chart");
-  svg.setAttribute("aria-label", "series " + id + " over " + context.length + " members of its current cluster");
-  const line = (points, className, colour) => {
-    const path = document.createElementNS(SVG, "path");
-    const step = 300 / Math.max(points.length - 1, 1);
-    path.setAttribute("d", points.map((v, k) => (k ? "L" : "M") + (k * step).toFixed(1) + "," + (97 - 94 * v).toFixed(1)).join(""));
-    path.setAttribute("class", className);
-    if (colour) path.setAttribute("stroke", colour);
-    svg.append(path);
-  };
-  for (const member of context) member.forEach((points) => line(points, "context"));
-  series.forEach((points, c) => line(points, "line", PALETTE[c % PALETTE.length]));
-  return svg;
+  box.classList.toggle("done", !!done);
 }
 
 function fillPair(container, items) {
@@ -171,7 +82,8 @@ function renderConflict(conflict) {
     // two answers on one pair: the person keeps one, the other is corrected
     const wrong = samePair ? conflict.answers[1 - k].seq : a.seq;
     button.textContent = samePair ? "Keep “" + a.answer + "”" : "This one is wrong";
-    button.addEventListener("click", () => post("/api/resolve", {conflict: conflict.id, wrong: wrong}));
+    button.addEventListener("click", () => post("/api/resolve", {conflict: conflict.id, wrong: wrong},
+      () => "Resolved: " + a.ids[0] + " and " + a.ids[1] + " “" + a.answer + "” " + (samePair ? "kept" : "was wrong")));
     li.append(what, when, button);
     list.append(li);
   });
@@ -205,6 +117,7 @@ function render(next) {
   $("strips").disabled = !!state.conflict;  // the server refuses feedback until the contradiction is resolved
   drawScatter();
   loadClusters();
+  loadMembers();
 }
 
 async function loadClusters() {
@@ -212,7 +125,8 @@ async function loadClusters() {
   loadingStrips = true;
   let view = null;
   try {
-    view = await (await fetch("/api/clusters")).json();
+    const response = await fetch("/api/clusters");
+    if (response.ok) view = await response.json();  // else the next poll asks again
   } catch (err) {
     // the server is gone; the next click reports it
   } finally {
@@ -229,8 +143,8 @@ function clusterName(c) {
 }
 
 function renderClusters(view) {
-  const others = view.strips.map((s) => s.cluster);
-  $("strips").replaceChildren(...view.strips.map((strip) => stripCard(strip, others)));
+  listed = view.strips.map((s) => s.cluster);
+  $("strips").replaceChildren(...view.strips.map((strip) => stripCard(strip, listed)));
   const more = $("strips-more");
   more.hidden = !view.n_more;
   more.textContent = view.n_more ? view.n_more + " smaller clusters (" + view.n_rows_more + " items) not shown." : "";
@@ -241,6 +155,7 @@ function renderClusters(view) {
 function stripCard(strip, clusters) {
   const card = el("article", "strip");
   card.dataset.cluster = strip.cluster;
+  card.dataset.size = strip.size;
   const head = el("header");
   const swatch = el("span", "swatch");
   swatch.style.background = marker(strip.cluster).colour;  // CSSOM, allowed by the page's CSP
@@ -253,9 +168,19 @@ function stripCard(strip, clusters) {
   complete.disabled = strip.mark === "complete";
   pure.addEventListener("click", () => mark(strip.cluster, "pure"));
   complete.addEventListener("click", () => mark(strip.cluster, "complete"));
-  head.append(pure, complete);
+  const all = el("button", "view-all", "All " + strip.size + " items");
+  const odd = el("button", "view-atypical", "Least typical first");
+  all.type = odd.type = "button";
+  all.addEventListener("click", () => openMembers(strip.cluster, "typical"));
+  odd.addEventListener("click", () => openMembers(strip.cluster, "atypical"));
+  head.append(pure, complete, all, odd);
   const reps = el("div", "reps");
   reps.append(...strip.items.map((item) => repCard(item, strip.cluster, clusters)));
+  if (strip.doubtful.length) {
+    // the members farthest from the centre: "pure" is not judged from the easy cases only
+    reps.append(el("span", "doubt-label", "least typical:"));
+    reps.append(...strip.doubtful.map((item) => repCard(item, strip.cluster, clusters, "doubtful")));
+  }
   card.append(head, reps);
   // an item dragged onto another strip moves there
   card.addEventListener("dragover", (event) => {
@@ -269,24 +194,12 @@ function stripCard(strip, clusters) {
   return card;
 }
 
-function repCard(item, cluster, clusters) {
-  const card = el("div", "rep");
+function repCard(item, cluster, clusters, className, nFields) {
+  // a member of ``cluster``: its tile, draggable onto another strip, with a list of the clusters to move it to
+  const card = itemTile(item, nFields);
+  if (className) card.classList.add(className);
   card.draggable = true;
-  card.dataset.row = item.row;
   card.addEventListener("dragstart", (event) => event.dataTransfer.setData("text/plain", item.row + ":" + cluster));
-  card.append(el("span", "item-id", item.id));
-  if (item.series) card.append(seriesChart(item.series, [], item.id));
-  if (item.image) {
-    const img = el("img");
-    img.src = item.image;
-    img.alt = "image of item " + item.id;
-    img.addEventListener("load", () => img.classList.toggle("pixels", img.naturalWidth < 64));
-    card.append(img);
-  } else if (item.text !== null) {
-    card.append(clamped("p", "text", item.text));
-  } else if (!item.series) {
-    card.append(clamped("p", "fields", item.fields.slice(0, REP_FIELDS).map(([k, v]) => k + ": " + v).join("\n")));
-  }
   const to = el("select", "move-to");
   to.setAttribute("aria-label", "Move " + item.id + " to another cluster");
   to.append(el("option", null, "Move to…"));
@@ -304,12 +217,115 @@ function repCard(item, cluster, clusters) {
   return card;
 }
 
-function mark(cluster, word) {
-  if (state) post("/api/mark", {position: state.position, cluster: cluster, mark: word});
+function mark(cluster, word, confirmed) {
+  if (!state) return;
+  const payload = {position: state.position, cluster: cluster, mark: word};
+  if (confirmed) payload.confirmed = true;
+  post("/api/mark", payload, () => "Marked: " + clusterName(cluster) + " " + MARK_WORDS[word]);
 }
 
 function move(row, cluster) {
-  if (state) post("/api/move", {position: state.position, row: row, to: cluster});
+  if (!state) return;
+  const tile = document.querySelector('.rep[data-row="' + row + '"] .item-id');
+  post("/api/move", {position: state.position, row: row, to: cluster},
+    () => "Moved: " + (tile ? tile.textContent : "item") + " to " + clusterName(cluster));
+}
+
+function renderNamed(reply, payload) {
+  // the items a refusal names: a mark the answers contradict (move one), or a large cluster's least typical
+  // members before "pure" is confirmed
+  const box = $("named");
+  box.replaceChildren(el("p", null, reply.error));
+  const tiles = el("div", "reps");
+  tiles.append(...reply.items.map((item) => repCard(item, item.cluster, listed)));
+  box.append(tiles);
+  if (reply.confirm) {
+    const yes = el("button", "confirm-mark", "Yes, mark " + clusterName(payload.cluster) + " " + MARK_WORDS[payload.mark]);
+    const no = el("button", "cancel-mark", "Cancel");
+    yes.type = no.type = "button";
+    yes.addEventListener("click", () => mark(payload.cluster, payload.mark, true));
+    no.addEventListener("click", () => { box.hidden = true; showMessage(""); });
+    box.append(yes, no);
+  }
+  box.dataset.confirm = reply.confirm ? "yes" : "no";
+  box.hidden = false;
+  addToggles(box);
+  box.scrollIntoView({block: "nearest"});
+}
+
+function openMembers(cluster, sort) {
+  membersQuery = {cluster: cluster, page: 0, q: "", column: "", sort: sort};
+  $("members-q").value = "";
+  $("members-sort").value = sort;
+  membersFor = null;
+  $("members").hidden = false;
+  loadMembers();
+  $("members").scrollIntoView({block: "start"});
+}
+
+function changeMembers(change) {
+  if (!membersQuery) return;
+  Object.assign(membersQuery, change);
+  loadMembers();
+}
+
+async function loadMembers() {
+  // the member view follows every change of state (a move, a mark, an undo) and of its own query
+  if (!membersQuery || !state || loadingMembers) return;
+  const asked = JSON.stringify(membersQuery);
+  if (membersFor === state.revision + asked) return;
+  loadingMembers = true;
+  let reply = null;
+  let ok = false;
+  try {
+    const q = membersQuery;
+    const query = new URLSearchParams({page: q.page, size: MEMBERS_PAGE, q: q.q, column: q.column, sort: q.sort});
+    const response = await fetch("/api/cluster/" + q.cluster + "/members?" + query);
+    ok = response.ok;
+    reply = await response.json();
+  } catch (err) {
+    // the server is gone; the next click reports it
+  } finally {
+    loadingMembers = false;
+  }
+  if (!reply) return;
+  if (!ok) {
+    // e.g. the cluster is gone (an undo, a move): the view closes and says why
+    membersQuery = null;
+    $("members").hidden = true;
+    showMessage(reply.error);
+    return;
+  }
+  membersFor = reply.revision + asked;
+  renderMembers(reply);
+  if (state.revision !== reply.revision || JSON.stringify(membersQuery) !== asked) loadMembers();
+}
+
+function renderMembers(view) {
+  $("members-title").textContent = clusterName(view.cluster) + " · " + view.size + " items" +
+    (view.mark ? " · " + MARK_WORDS[view.mark] : "");
+  const column = $("members-column");
+  if (column.options.length !== view.columns.length + 1) {
+    column.replaceChildren(el("option", null, "any column"));
+    column.options[0].value = "";
+    for (const name of view.columns) {
+      const option = el("option", null, name);
+      option.value = name;
+      column.append(option);
+    }
+  }
+  column.value = view.column || "";
+  $("members-page").textContent = "Page " + (view.page + 1) + " of " + view.n_pages + " · " + view.n_matching +
+    (view.q ? " matching" : " members") + (view.sort === "atypical" ? ", least typical first" : ", most typical first");
+  $("members-prev").disabled = view.page === 0;
+  $("members-next").disabled = view.page + 1 >= view.n_pages;
+  const grid = $("members-grid");
+  // text reads best as lines; images and series as a grid of small multiples
+  grid.classList.toggle("lines", view.items.length > 0 && view.items.every((it) => it.text !== null && !it.image && !it.series));
+  grid.replaceChildren(...view.items.map((item) => repCard(item, view.cluster, listed, null, FIELDS_SHOWN)));
+  addToggles(grid);
+  $("members").dataset.revision = view.revision;
+  $("members").dataset.page = view.page;
 }
 
 function drawScatter() {
@@ -372,7 +388,8 @@ function markerPath(ctx, shape, x, y, r) {
   }
 }
 
-async function post(url, payload) {
+async function post(url, payload, confirmation) {
+  // ``confirmation(reply)``: the short text saying what a successful action did
   if (busy) return;
   busy = true;
   try {
@@ -388,7 +405,9 @@ async function post(url, payload) {
     } catch (err) {  // a plain-text refusal (e.g. the server restarted with a new access token)
       reply = {error: text || response.statusText};
     }
-    showMessage(response.ok ? "" : reply.error);
+    showMessage(response.ok ? (confirmation ? confirmation(reply) : "") : reply.error, response.ok);
+    $("named").hidden = true;
+    if (reply.items) renderNamed(reply, payload);
     if (reply.state) render(reply.state);
     return response.ok ? reply : null;
   } catch (err) {
@@ -401,11 +420,15 @@ async function post(url, payload) {
 
 function answer(word) {
   // during a contradiction the server refuses, and its message says what to do
-  if (state && !state.done) post("/api/answer", {position: state.position, answer: word});
+  if (!state || state.done) return;
+  const asked = state.question;
+  const words = {same: "same group", different: "different groups", unknown: "don't know"};
+  post("/api/answer", {position: state.position, answer: word},
+    () => asked ? "Answered: " + asked.items[0].id + " and " + asked.items[1].id + " " + words[word] : "Answered");
 }
 
 function undo() {
-  if (state && state.can_undo) post("/api/undo", {position: state.position});
+  if (state && state.can_undo) post("/api/undo", {position: state.position}, (reply) => "Undone: " + reply.state.undone);
 }
 
 async function finish() {
@@ -429,6 +452,8 @@ async function poll() {
     const response = await fetch("/api/state?revision=" + encodeURIComponent(state.revision));
     const reply = await response.json();
     if (!reply.unchanged && !busy) render(reply);
+    loadClusters();  // a strip or member view that failed to load is asked again
+    loadMembers();
   } catch (err) {
     // the server is gone; the next click reports it
   }
@@ -457,6 +482,18 @@ document.addEventListener("DOMContentLoaded", async () => {
     post("/api/join", {name: $("join-name").value.trim()});
   });
   window.addEventListener("resize", drawScatter);
+  $("members-close").addEventListener("click", () => {
+    membersQuery = null;
+    $("members").hidden = true;
+  });
+  $("members-prev").addEventListener("click", () => changeMembers({page: membersQuery.page - 1}));
+  $("members-next").addEventListener("click", () => changeMembers({page: membersQuery.page + 1}));
+  $("members-sort").addEventListener("change", () => changeMembers({page: 0, sort: $("members-sort").value}));
+  $("members-column").addEventListener("change", () => changeMembers({page: 0, column: $("members-column").value}));
+  $("members-q").addEventListener("input", () => {
+    clearTimeout(searchTimer);  // one request once the person pauses typing
+    searchTimer = setTimeout(() => changeMembers({page: 0, q: $("members-q").value}), 250);
+  });
   points = await (await fetch("/api/points")).json();
   render(await (await fetch("/api/state")).json());
   setInterval(poll, 1500);
