@@ -149,7 +149,8 @@ class SessionWidget(anywidget.AnyWidget):
     def close(self):
         """Close the widget and its session file (which can then be opened elsewhere: the web page, ...)."""
         super().close()
-        self.session.close()
+        if "session" in self.__dict__:  # not when __init__ refused its arguments: the caller's session stays open
+            self.session.close()
 
 
 def widget(session, y=None):
