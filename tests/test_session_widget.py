@@ -35,7 +35,7 @@ def answer_truly(w, y, n):
     for _ in range(n):
         state = w.state
         pair = state["question"]["pair"]
-        send(w, action="answer", position=state["position"], answer=truth_answer(y, pair))
+        send(w, action="answer", position=state["position"], answer=bool(y[pair[0]] == y[pair[1]]))
         assert w.message == ""
         asked.append(tuple(sorted(pair)))
     return asked
@@ -80,7 +80,7 @@ def test_undo_and_a_cluster_mark_go_to_the_file(tmp_path, iris):
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT count(*) FROM retracted WHERE reason = 'undone'").fetchone() == (1,)
     strip = w.clusters["strips"][-1]
-    send(w, action="mark", position=w.state["position"], cluster=strip["cluster"], mark="pure")
+    send(w, action="mark", position=w.state["position"], cluster=strip["cluster"], complete=False)
     assert w.message == "" and stored(path)[-1][3] == "pure"
     marked = {s["cluster"]: s["mark"] for s in w.clusters["strips"]}
     assert "pure" in marked.values()
@@ -95,15 +95,17 @@ def test_bad_or_stale_messages_store_nothing_and_say_why(tmp_path, iris):
     assert w.curve == []  # no labels known: no learning curve
     for content, reason in [({"action": "delete"}, "must name an action"),
                             ({"action": "answer", "position": state["position"]}, "takes the fields position, answer"),
-                            ({"action": "answer", "position": state["position"], "answer": "maybe"}, "must be one of"),
-                            ({"action": "mark", "position": state["position"], "cluster": True, "mark": "pure"},
-                             "'cluster' of 'mark' must be a int"),
+                            ({"action": "answer", "position": state["position"], "answer": "same"},
+                             "'answer' of 'answer' must be true, false or null, got 'same'"),
+                            ({"action": "answer", "position": state["position"], "answer": 1}, "true, false or null"),
+                            ({"action": "mark", "position": state["position"], "cluster": True, "complete": False},
+                             "'cluster' of 'mark' must be a whole number, got True"),
                             ({"action": "undo", "position": state["position"]}, "no answer to undo"),
-                            ({"action": "answer", "position": "0.1-2", "answer": "same"}, "already been answered")]:
+                            ({"action": "answer", "position": "0.1-2", "answer": True}, "already been answered")]:
         send(w, **content)
         assert reason in w.message
         assert stored(path) == [] and w.state["position"] == state["position"]
-    send(w, action="answer", position=state["position"], answer="unknown")
+    send(w, action="answer", position=state["position"], answer=None)
     assert w.message == "" and stored(path)[0][2] is None
     w.close()
 

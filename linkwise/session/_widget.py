@@ -16,23 +16,24 @@ import numpy as np
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.metrics import ari
-from linkwise.session._controller import HumanSession
+from linkwise.session._feedback import ClusterFeedback
 from linkwise.session._data import IMAGE_TYPES, UnsafePathError
 from linkwise.session._series import cluster_sample
 from linkwise.session._store import Refused, SessionWriteError
-from linkwise.session._web import _ANSWERS, _MARKS
 
-with requires("notebook", "linkwise.session widgets"):
+with requires("notebook", "linkwise.widget"):
     import anywidget
     import traitlets
 
 __all__ = ["SessionWidget", "widget"]
 
 _STATIC = Path(__file__).parent / "static"
-# message -> its fields and their types (JSON numbers arrive as int; a bool is refused where an int is meant)
-_ACTIONS = {"answer": {"position": str, "answer": str}, "undo": {"position": str},
-            "mark": {"position": str, "cluster": int, "mark": str}, "move": {"position": str, "row": int, "to": int},
+# message -> its fields and their types: an answer is true, false or null (don't know), as HumanSession.answer takes
+# it; JSON numbers arrive as int, and a bool is refused where an int is meant
+_ACTIONS = {"answer": {"position": str, "answer": (bool, type(None))}, "undo": {"position": str},
+            "mark": {"position": str, "cluster": int, "complete": bool}, "move": {"position": str, "row": int, "to": int},
             "resolve": {"conflict": int, "wrong": int}}
+_TYPE_WORDS = {str: "a string", int: "a whole number", bool: "true or false", (bool, type(None)): "true, false or null"}
 
 
 def _fields(content):
@@ -43,21 +44,23 @@ def _fields(content):
     if set(content) != {"action", *kinds}:
         raise InvalidParameterError(f"The action {content['action']!r} takes the fields {', '.join(kinds)}.")
     for name, kind in kinds.items():
-        if not isinstance(content[name], kind) or isinstance(content[name], bool):
-            raise InvalidParameterError(f"The field {name!r} of {content['action']!r} must be a {kind.__name__}.")
+        if not isinstance(content[name], kind) or (kind is int and isinstance(content[name], bool)):
+            raise InvalidParameterError(f"The field {name!r} of {content['action']!r} must be {_TYPE_WORDS[kind]}, "
+                                        f"got {content[name]!r}.")
     return content["action"], [content[name] for name in kinds]
 
 
 class SessionWidget(anywidget.AnyWidget):
     """A notebook view of a :class:`HumanSession`: answer with buttons or keys, undo, mark clusters.
 
-    Build it with :meth:`HumanSession.widget` or :func:`linkwise.widget`. Keys (with the widget focused): S same,
+    Build it with :meth:`~linkwise.session.HumanSession.widget` or :func:`linkwise.widget`. Keys (with the widget focused): S same,
     D different, K or ? don't know, U undo.
 
     Parameters
     ----------
     session : HumanSession
-        A session opened for writing (the widget answers in it).
+        A session opened for writing (the widget answers in it). Closing
+        the widget closes it.
     y : array-like of shape (n_rows,), optional
         The true labels, when known (teaching, a demo): the widget draws the
         ARI of the session's clustering after each answer.
@@ -66,9 +69,9 @@ class SessionWidget(anywidget.AnyWidget):
     ----------
     session : HumanSession
     state : dict
-        :meth:`HumanSession.state`, its items with their images inline.
+        :meth:`~linkwise.session.HumanSession.state`, its items with their images inline.
     clusters : dict
-        :meth:`HumanSession.clusters`, likewise.
+        :meth:`~linkwise.session.HumanSession.clusters`, likewise.
     curve : list of [int, float]
         ``[n_answered, ARI]`` since the widget was made (empty without ``y``).
     message : str
@@ -83,7 +86,8 @@ class SessionWidget(anywidget.AnyWidget):
     message = traitlets.Unicode("").tag(sync=True)
 
     def __init__(self, session, y=None):
-        if not isinstance(session, HumanSession) or session._read_only:
+        # HumanSession's base: _controller imports this module (HumanSession.widget), not the reverse
+        if not isinstance(session, ClusterFeedback) or session._read_only:
             raise InvalidParameterError("The 'session' argument of SessionWidget must be a HumanSession opened for "
                                         "writing (not read_only).")
         if y is not None:
@@ -133,18 +137,8 @@ class SessionWidget(anywidget.AnyWidget):
             self.send({"done": True})  # the front end takes the next action
 
     def _act(self, action, *values):
-        session = self.session
-        if action == "answer":
-            position, word = values
-            if word not in _ANSWERS:
-                raise InvalidParameterError(f"'answer' must be one of {', '.join(_ANSWERS)}, got {word!r}.")
-            return session.answer(position, _ANSWERS[word])
-        if action == "mark":
-            position, cluster, word = values
-            if word not in _MARKS:
-                raise InvalidParameterError(f"'mark' must be one of {', '.join(_MARKS)}, got {word!r}.")
-            return session.mark(position, cluster, _MARKS[word])
-        return getattr(session, action)(*values)  # undo, move, resolve take the message's values as they are
+        """Run an action on the session (each takes the message's values in order); returns the new state."""
+        return getattr(self.session, action)(*values)
 
     def close(self):
         """Close the widget and its session file (which can then be opened elsewhere: the web page, ...)."""

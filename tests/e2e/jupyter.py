@@ -134,15 +134,15 @@ def _screenshot(out):
         lab = JupyterLab(root)
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 1000})
+            page = browser.new_page(viewport={"width": 1200, "height": 1060})
             open_notebook(page, lab, "clusters.ipynb")
-            widget = page.locator(".linkwise-widget")
             for k in range(12):
                 i, j = (int(t) for t in page.locator(".linkwise-widget .pair .item-id").all_text_contents())
                 page.click(".linkwise-widget button." + ("same" if y[i] == y[j] else "different"))
                 page.wait_for_selector(f".linkwise-widget[data-answered='{k + 1}']")
             page.mouse.move(0, 0)
-            widget.scroll_into_view_if_needed()
+            page.click("li[data-id='filebrowser']")  # the file browser folded away: the notebook's full width
+            page.locator(".jp-Cell").first.scroll_into_view_if_needed()
             page.screenshot(path=str(Path(out) / "notebook-widget.png"))
         finally:
             browser.close()

@@ -11,7 +11,7 @@ const REP_FIELDS = 3;
 const SVG = "http://www.w3.org/2000/svg";
 const MARK_WORDS = {pure: "pure", complete: "pure and complete"};
 const KIND_WORDS = {pure: "marked pure", complete: "marked pure and complete", move: "moved", imported: "imported"};
-const KEYS = {s: "same", d: "different", k: "unknown", "?": "unknown"};
+const KEYS = {s: true, d: false, k: null, "?": null};  // the answers: same, different, don't know
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -161,9 +161,9 @@ function stripCard(strip, clusters, state, send) {
   swatch.style.background = PALETTE[strip.cluster % PALETTE.length];
   head.append(swatch, el("strong", null, clusterName(strip.cluster)), el("span", "size", strip.size + " items"));
   if (strip.mark) head.append(el("span", "badge " + strip.mark, MARK_WORDS[strip.mark]));
-  const mark = (word) => send({action: "mark", position: state.position, cluster: strip.cluster, mark: word});
-  const pure = button("mark-pure", "Pure", null, () => mark("pure"));
-  const complete = button("mark-complete", "Pure and complete", null, () => mark("complete"));
+  const mark = (complete) => send({action: "mark", position: state.position, cluster: strip.cluster, complete: complete});
+  const pure = button("mark-pure", "Pure", null, () => mark(false));
+  const complete = button("mark-complete", "Pure and complete", null, () => mark(true));
   pure.disabled = !!strip.mark || !!state.conflict;
   complete.disabled = strip.mark === "complete" || !!state.conflict;
   head.append(pure, complete);
@@ -212,9 +212,9 @@ function render({model, el: host}) {
     b.disabled = !model.get("state").can_undo;
     return b;
   };
-  const answer = (word) => {
+  const answer = (same) => {
     const state = model.get("state");
-    if (state.question) send({action: "answer", position: state.position, answer: word});
+    if (state.question) send({action: "answer", position: state.position, answer: same});
   };
 
   function draw() {
@@ -242,9 +242,9 @@ function render({model, el: host}) {
       stage.append(el("h3", "prompt", "Question " + state.question.number + ": do A and B belong to the same group?"),
                    pair(state.question.items));
       const answers = el("div", "answers");
-      answers.append(button("same", "Same group", "S", () => answer("same")),
-                     button("different", "Different groups", "D", () => answer("different")),
-                     button("unknown", "Don't know", "K", () => answer("unknown")), undoButton("Undo"));
+      answers.append(button("same", "Same group", "S", () => answer(true)),
+                     button("different", "Different groups", "D", () => answer(false)),
+                     button("unknown", "Don't know", "K", () => answer(null)), undoButton("Undo"));
       stage.append(answers);
     } else if (state.conflict) {
       stage.append(conflictPanel(state.conflict, send, undoButton));
@@ -275,7 +275,7 @@ function render({model, el: host}) {
   root.addEventListener("keydown", (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey || event.target.closest("select, input, textarea")) return;
     const key = event.key.toLowerCase();
-    if (KEYS[key]) answer(KEYS[key]);
+    if (key in KEYS) answer(KEYS[key]);
     else if (key === "u") undo();
     else return;
     event.preventDefault();
