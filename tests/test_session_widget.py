@@ -165,7 +165,7 @@ def test_open_session_refuses_bad_data_in_one_line(tmp_path, bad, match):
     assert not (tmp_path / "s.db").exists()
 
 
-def test_the_widget_refuses_a_read_only_session_or_wrong_labels(tmp_path, iris):
+def test_the_widget_refuses_a_read_only_or_team_session_and_wrong_labels(tmp_path, iris):
     X, y = iris
     path = tmp_path / "s.db"
     open_session(path, X, lw.COBRAS(random_state=0)).close()
@@ -177,4 +177,9 @@ def test_the_widget_refuses_a_read_only_session_or_wrong_labels(tmp_path, iris):
     session = open_session(path)
     with pytest.raises(InvalidParameterError, match="one label per row"):
         session.widget(y=y[:-1])
+    assert session.state()["n_answered"] == 0  # a refused widget leaves the session open
     session.close()
+    team = open_session(path, annotators=["alice", "bob"])
+    with pytest.raises(InvalidParameterError, match="team's session is answered in its web pages"):
+        team.widget()
+    team.close()

@@ -90,6 +90,9 @@ class SessionWidget(anywidget.AnyWidget):
         if not isinstance(session, ClusterFeedback) or session._read_only:
             raise InvalidParameterError("The 'session' argument of SessionWidget must be a HumanSession opened for "
                                         "writing (not read_only).")
+        if session.team is not None:
+            raise InvalidParameterError("A team's session is answered in its web pages, one link per annotator "
+                                        "(linkwise cluster --annotators); open it without a team for the widget.")
         if y is not None:
             y = np.asarray(y)
             if y.ndim != 1 or len(y) != session.data.n_rows:
