@@ -5,6 +5,7 @@ file, read back with sqlite3; the same file then resumes in a :class:`HumanSessi
 widget again. The browser half (a real JupyterLab) is tests/e2e/test_notebook_widget.py.
 """
 
+import base64
 import sqlite3
 
 import numpy as np
@@ -16,7 +17,10 @@ pytest.importorskip("anywidget", reason="the notebook extra (anywidget) is not i
 import linkwise as lw  # noqa: E402
 from linkwise.exceptions import InvalidParameterError  # noqa: E402
 from linkwise.session import HumanSession, SessionWidget, load_data, open_session  # noqa: E402
-from tests.e2e.helpers import LiveServer, truth_answer  # noqa: E402
+from tests.e2e.helpers import PNG, LiveServer, iris_csv, truth_answer  # noqa: E402
+
+
+INLINE_PNG = "data:image/png;base64," + base64.b64encode(PNG).decode()
 
 
 def send(w, **content):
@@ -183,3 +187,25 @@ def test_the_widget_refuses_a_read_only_or_team_session_and_wrong_labels(tmp_pat
     with pytest.raises(InvalidParameterError, match="team's session is answered in its web pages"):
         team.widget()
     team.close()
+
+
+def test_images_travel_inline_and_a_missing_one_says_why(tmp_path):
+    (tmp_path / "img").mkdir()
+    files = [f"img/{k}.png" for k in range(147)]
+    for name in files:
+        (tmp_path / name).write_bytes(PNG)
+    path, y = iris_csv(tmp_path, {"photo": files})
+    w = open_session(tmp_path / "s.db", path, lw.COBRAS(random_state=0), id_column="name",
+                     image_column="photo").widget()
+    gone = w.state["question"]["pair"][0]
+    (tmp_path / files[gone]).unlink()  # removed while the session runs
+    send(w, action="answer", position="0.stale", answer=True)  # refused: the view is refreshed
+    assert "already been answered" in w.message
+    items = [it for s in w.clusters["strips"] for it in s["items"]] + w.state["question"]["items"]
+    assert gone in {item["row"] for item in items} and len(items) > 2
+    for item in items:
+        if item["row"] == gone:
+            assert item["image"] is None and "not found" in item["image_error"]
+        else:
+            assert item["image"] == INLINE_PNG and item["image_error"] is None
+    w.close()

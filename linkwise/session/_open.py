@@ -68,8 +68,8 @@ def _write_beside(frame, target, options):
     return kept
 
 
-def open_session(path, data=None, estimator=None, *, id_column=None, text_column=None, features=None, scale="minmax",
-                 **kwargs):
+def open_session(path, data=None, estimator=None, *, id_column=None, text_column=None, image_column=None, features=None,
+                 scale="minmax", **kwargs):
     """Start or resume a human session on the session file ``path``, from Python data.
 
     Parameters
@@ -86,8 +86,9 @@ def open_session(path, data=None, estimator=None, *, id_column=None, text_column
         with the data file it names.
     estimator : ActiveEstimator, optional
         As :class:`HumanSession` takes it (default for a new session: COBRAS).
-    id_column, text_column, features, scale
-        As :func:`load_data` takes them (for an existing session, None keeps
+    id_column, text_column, image_column, features, scale
+        As :func:`load_data` takes them (image paths are relative to the
+        data file's folder) (for an existing session, None keeps
         the stored options).
     **kwargs
         Passed to :class:`HumanSession` (``known``, ``annotators``, ...).
@@ -115,7 +116,7 @@ def open_session(path, data=None, estimator=None, *, id_column=None, text_column
     """
     path = Path(path)
     stored = read_meta(path) if path.exists() else {}
-    chosen = {"id_column": id_column, "text_column": text_column, "features": features}
+    chosen = {"id_column": id_column, "text_column": text_column, "image_column": image_column, "features": features}
     options = {**{k: stored.get("data_options", {}).get(k) if v is None else v for k, v in chosen.items()},
                "scale": stored.get("data_options", {}).get("scale", scale)}
     if data is None:

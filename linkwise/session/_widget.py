@@ -53,8 +53,8 @@ def _fields(content):
 class SessionWidget(anywidget.AnyWidget):
     """A notebook view of a :class:`HumanSession`: answer with buttons or keys, undo, mark clusters.
 
-    Build it with :meth:`~linkwise.session.HumanSession.widget` or :func:`linkwise.widget`. Keys (with the widget focused): S same,
-    D different, K or ? don't know, U undo.
+    Build it with :meth:`~linkwise.session.HumanSession.widget` or :func:`linkwise.widget`. Keys (with the widget
+    focused): S same, D different, K or ? don't know, U undo.
 
     Parameters
     ----------
@@ -103,8 +103,9 @@ class SessionWidget(anywidget.AnyWidget):
         self.on_msg(self._on_message)
         self._refresh(session.state())
 
-    def _item(self, item):
-        """An item as the front end shows it: its image inline, a time series with members of its cluster."""
+    def _item(self, item, context=False):
+        """An item as the front end shows it: its image inline; with ``context``, a time series with a few members
+        of its cluster (drawn faintly behind it, as on the page)."""
         image = None
         if item["image"]:
             try:
@@ -113,35 +114,33 @@ class SessionWidget(anywidget.AnyWidget):
             except (UnsafePathError, OSError) as exc:  # changed since it was checked: shown as the reason
                 item = {**item, "image_error": str(exc)}
         charts = self.session.data.charts
-        context = None if charts is None else charts[cluster_sample(self.session.labels(), item["row"])]
-        return {**item, "image": image, "context": None if context is None else context.transpose(0, 2, 1).tolist()}
+        if context and charts is not None:
+            item = {**item, "context": charts[cluster_sample(self.session.labels(), item["row"])].transpose(0, 2, 1)
+                    .tolist()}
+        return {**item, "image": image}
 
-    def _refresh(self, state):
+    def _refresh(self, state, message=""):
+        """Sync the session's ``state`` (and its clusters, the curve, ``message``) to the front end, as one update."""
         for part in ("question", "conflict"):
             if state[part] is not None:
-                state[part] = {**state[part], "items": [self._item(it) for it in state[part]["items"]]}
+                state[part] = {**state[part], "items": [self._item(it, True) for it in state[part]["items"]]}
         view = self.session.clusters()
         view["strips"] = [{**strip, "items": [self._item(it) for it in strip["items"]]} for strip in view["strips"]]
-        if self._y is not None:
-            n = state["n_answered"]
-            self.curve = [p for p in self.curve if p[0] < n] + [[n, round(float(ari(self._y, self.session.labels())), 4)]]
         with self.hold_sync():
-            self.state, self.clusters = state, view
+            if self._y is not None:  # a point per number of answers: an undo drops the later ones
+                n, score = state["n_answered"], round(float(ari(self._y, self.session.labels())), 4)
+                self.curve = [p for p in self.curve if p[0] < n] + [[n, score]]
+            self.state, self.clusters, self.message = state, view, message
 
     def _on_message(self, _, content, buffers):
         try:
             action, values = _fields(content)
-            self.message = ""
-            self._refresh(self._act(action, *values))
+            # answer, undo, mark, move, resolve: the session's methods, taking the message's values in order
+            self._refresh(getattr(self.session, action)(*values))
         except (Refused, SessionWriteError, InvalidParameterError) as exc:
-            self.message = str(exc)
-            self._refresh(self.session.state())  # a stale view catches up with the session
+            self._refresh(self.session.state(), str(exc))  # a stale view catches up with the session
         finally:
             self.send({"done": True})  # the front end takes the next action
-
-    def _act(self, action, *values):
-        """Run an action on the session (each takes the message's values in order); returns the new state."""
-        return getattr(self.session, action)(*values)
 
     def close(self):
         """Close the widget and its session file (which can then be opened elsewhere: the web page, ...)."""
