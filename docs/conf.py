@@ -54,7 +54,8 @@ numpydoc_attributes_as_param_list = True
 # and only those, are let through; a reference to anything of linkwise's own that does not resolve fails the build.
 nitpicky = True
 nitpick_ignore_regex = [
-    (r"py:.*", r"(numpy|scipy|sklearn|pandas|joblib|dask|distributed|aeon|skimage|matplotlib|starlette|uvicorn)\..+"),
+    (r"py:.*", r"(numpy|scipy|sklearn|pandas|joblib|dask|distributed|aeon|skimage|matplotlib|starlette|uvicorn|"
+               r"anywidget|ipywidgets|traitlets)\..+"),
 ]
 
 sphinx_gallery_conf = {
@@ -87,10 +88,15 @@ html_show_sourcelink = False
 html_copy_source = False
 
 
+# whose inherited members a class page leaves out: scikit-learn's (get_params, set_fit_request...) and the notebook
+# widget's base classes' (ipywidgets' Widget API, traitlets): their own pages document them
+_FOREIGN = {"sklearn", "ipywidgets", "traitlets", "anywidget", "comm"}
+
+
 def _skip_scikit_learn_members(app, what, name, obj, skip, options):
-    """Leave out what estimators inherit from scikit-learn (get_params, set_fit_request...): its pages document it."""
+    """Leave out what linkwise's classes inherit from the libraries of ``_FOREIGN``."""
     owner = getattr(obj, "__module__", None) or getattr(getattr(obj, "fget", None), "__module__", None) or ""
-    return True if owner.split(".")[0] == "sklearn" else None
+    return True if owner.split(".")[0] in _FOREIGN else None
 
 
 def _drop_type_docstrings(app, what, name, obj, options, lines):

@@ -35,6 +35,7 @@ _OBJECTS = {
         "cobs": "COBS ActiveCOBS",
         "bayes": "BayesianActiveClustering BayesianClustering",
         "stability": "StabilityMonitor Stability",
+        "session": "widget",
     }.items()
     for name in names.split()
 }

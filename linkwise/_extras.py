@@ -2,8 +2,8 @@
 
 ``pip install linkwise`` gives the library (NumPy, SciPy, scikit-learn,
 joblib, and click for the ``linkwise`` command); the web page, the terminal
-prompt, the benchmark harness, the Dask backend, time series and images are extras. Every import of
-an optional package sits inside :func:`requires`, so a missing one is a single
+prompt, the notebook widget, the benchmark harness, the Dask backend, time series and images are extras.
+Every import of an optional package sits inside :func:`requires`, so a missing one is a single
 line naming the extra to install, not a traceback from deep inside linkwise.
 """
 
@@ -16,6 +16,7 @@ EXTRAS = {
     "dask": ("dask", "distributed"),
     "timeseries": ("aeon",),
     "images": ("skimage",),
+    "notebook": ("anywidget", "traitlets"),
 }
 
 

@@ -94,6 +94,12 @@ CASES = {
         "from linkwise._extras import requires\nwith requires('images', 'linkwise.images'): import skimage":
             _message("linkwise.images", "images", "skimage"),
         "cli demo": "Error: " + _message("linkwise demo", "bench", "pandas"),
+        "import linkwise as lw; lw.widget": _message("linkwise.session", "session", "pandas"),
+    },
+    ("anywidget",): {
+        "import linkwise as lw; lw.widget": _message("linkwise.widget", "notebook", "anywidget"),
+        "from linkwise.session import HumanSession; HumanSession.widget(None)":
+            _message("linkwise.widget", "notebook", "anywidget"),
     },
     ("starlette", "dask", "distributed", "matplotlib"): {
         "from linkwise.session import serve": _message("linkwise.session", "session", "starlette"),

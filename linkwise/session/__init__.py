@@ -6,7 +6,8 @@ displayable rows; :class:`HumanSession` drives an
 file before the next question is shown, so a session survives crashes, can be
 resumed, undone and exported; :func:`read_known` reads answers a person brings (constraints, partial labels) and
 :func:`constraints_frame` writes a session's answers back in that format. :func:`serve` shows it as a web page on
-127.0.0.1, :func:`run_terminal` as a terminal prompt. The command line verbs
+127.0.0.1, :func:`run_terminal` as a terminal prompt, :func:`widget` in a notebook (the ``notebook`` extra);
+:func:`open_session` starts or resumes one from an array or a DataFrame. The command line verbs
 are ``linkwise cluster`` and ``linkwise export``. Needs the ``session`` extra
 (``pip install 'linkwise[session]'``); without it, importing this package
 raises an ``ImportError`` naming it.
@@ -18,14 +19,16 @@ from linkwise.session._controller import HumanSession, Refused
 from linkwise.session._data import Dataset, UnsafePathError, embed_text, load_data
 from linkwise.session._feedback import NeedsConfirmation
 from linkwise.session._import import constraints_frame, read_known
+from linkwise.session._open import open_session
 from linkwise.session._store import Answer, SessionFileError, SessionStore, SessionWriteError
 
-__all__ = ["Answer", "Dataset", "HumanSession", "NeedsConfirmation", "Refused", "SessionFileError", "SessionStore", "SessionWriteError",
-           "UnsafePathError", "constraints_frame", "create_app", "embed_text", "load_data", "read_known", "run_terminal",
-           "serve"]
+__all__ = ["Answer", "Dataset", "HumanSession", "NeedsConfirmation", "Refused", "SessionFileError", "SessionStore",
+           "SessionWidget", "SessionWriteError", "UnsafePathError", "constraints_frame", "create_app", "embed_text",
+           "load_data", "open_session", "read_known", "run_terminal", "serve", "widget"]
 
-# the web server and the terminal prompt are imported only when used
-_LAZY = {"create_app": "_web", "serve": "_web", "run_terminal": "_terminal"}
+# the web server, the terminal prompt and the notebook widget are imported only when used
+_LAZY = {"create_app": "_web", "serve": "_web", "run_terminal": "_terminal", "SessionWidget": "_widget",
+         "widget": "_widget"}
 
 
 def __getattr__(name):

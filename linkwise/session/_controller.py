@@ -537,6 +537,12 @@ class HumanSession(ClusterFeedback, TeamDesk):
             self.labels_frame().to_csv(path, index=False)
             return int(self.labels().max()) + 1
 
+    def widget(self, y=None):
+        """This session in a notebook (needs the ``notebook`` extra): see :func:`linkwise.widget`."""
+        from linkwise.session._widget import SessionWidget
+
+        return SessionWidget(self, y)
+
     def close(self):
         """Close the session file."""
         self.store.close()

@@ -1,0 +1,179 @@
+"""A human session inside a notebook (JupyterLab, Notebook 7, VS Code): an anywidget over :class:`HumanSession`.
+
+The widget shows what the web page shows, from the same controller: the question pair (or the contradiction), the
+clusters with their members and marks, and, when the true labels are given, the ARI after each answer as a line
+chart. The front end (``static/widget.js``, plain JavaScript, no build step) sends actions as custom messages; each is
+one call of the session, which writes the session file before the synced state changes, so the same file resumes
+in ``linkwise cluster`` and back. Items' images travel inside the state as ``data:`` URLs (no server to fetch them
+from), read through :meth:`Dataset.image_path`'s checks.
+"""
+
+import base64
+from pathlib import Path
+
+import numpy as np
+
+from linkwise._extras import requires
+from linkwise._validation import InvalidParameterError
+from linkwise.metrics import ari
+from linkwise.session._feedback import ClusterFeedback
+from linkwise.session._data import IMAGE_TYPES, UnsafePathError
+from linkwise.session._series import cluster_sample
+from linkwise.session._store import Refused, SessionWriteError
+
+with requires("notebook", "linkwise.widget"):
+    import anywidget
+    import traitlets
+
+__all__ = ["SessionWidget", "widget"]
+
+_STATIC = Path(__file__).parent / "static"
+# message -> its fields and their types: an answer is true, false or null (don't know), as HumanSession.answer takes
+# it; JSON numbers arrive as int, and a bool is refused where an int is meant
+_ACTIONS = {"answer": {"position": str, "answer": (bool, type(None))}, "undo": {"position": str},
+            "mark": {"position": str, "cluster": int, "complete": bool}, "move": {"position": str, "row": int, "to": int},
+            "resolve": {"conflict": int, "wrong": int}}
+_TYPE_WORDS = {str: "a string", int: "a whole number", bool: "true or false", (bool, type(None)): "true, false or null"}
+
+
+def _fields(content):
+    """The action a front end sent and its values, checked (an InvalidParameterError names what is wrong)."""
+    if not isinstance(content, dict) or content.get("action") not in _ACTIONS:
+        raise InvalidParameterError(f"A widget message must name an action among {', '.join(_ACTIONS)}.")
+    kinds = _ACTIONS[content["action"]]
+    if set(content) != {"action", *kinds}:
+        raise InvalidParameterError(f"The action {content['action']!r} takes the fields {', '.join(kinds)}.")
+    for name, kind in kinds.items():
+        if not isinstance(content[name], kind) or (kind is int and isinstance(content[name], bool)):
+            raise InvalidParameterError(f"The field {name!r} of {content['action']!r} must be {_TYPE_WORDS[kind]}, "
+                                        f"got {content[name]!r}.")
+    return content["action"], [content[name] for name in kinds]
+
+
+class SessionWidget(anywidget.AnyWidget):
+    """A notebook view of a :class:`HumanSession`: answer with buttons or keys, undo, mark clusters.
+
+    Build it with :meth:`~linkwise.session.HumanSession.widget` or :func:`linkwise.widget`. Keys (with the widget
+    focused): S same, D different, K or ? don't know, U undo.
+
+    Parameters
+    ----------
+    session : HumanSession
+        A session opened for writing (the widget answers in it). Closing
+        the widget closes it.
+    y : array-like of shape (n_rows,), optional
+        The true labels, when known (teaching, a demo): the widget draws the
+        ARI of the session's clustering after each answer.
+
+    Attributes
+    ----------
+    session : HumanSession
+    state : dict
+        :meth:`~linkwise.session.HumanSession.state`, its items with their images inline.
+    clusters : dict
+        :meth:`~linkwise.session.HumanSession.clusters`, likewise.
+    curve : list of [int, float]
+        ``[n_answered, ARI]`` since the widget was made (empty without ``y``).
+    message : str
+        Why the last action was refused ("" when it was not).
+    """
+
+    _esm = _STATIC / "widget.js"
+    _css = _STATIC / "widget.css"
+    state = traitlets.Dict().tag(sync=True)
+    clusters = traitlets.Dict().tag(sync=True)
+    curve = traitlets.List().tag(sync=True)
+    message = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(self, session, y=None):
+        # HumanSession's base: _controller imports this module (HumanSession.widget), not the reverse
+        if not isinstance(session, ClusterFeedback) or session._read_only:
+            raise InvalidParameterError("The 'session' argument of SessionWidget must be a HumanSession opened for "
+                                        "writing (not read_only).")
+        if session.team is not None:
+            raise InvalidParameterError("A team's session is answered in its web pages, one link per annotator "
+                                        "(linkwise cluster --annotators); open it without a team for the widget.")
+        if y is not None:
+            y = np.asarray(y)
+            if y.ndim != 1 or len(y) != session.data.n_rows:
+                raise InvalidParameterError(f"The 'y' argument of SessionWidget must hold one label per row "
+                                            f"({session.data.n_rows}), got shape {y.shape}.")
+        super().__init__()
+        self.session, self._y = session, y
+        self.on_msg(self._on_message)
+        self._refresh(session.state())
+
+    def _item(self, item, context=False):
+        """An item as the front end shows it: its image inline; with ``context``, a time series with a few members
+        of its cluster (drawn faintly behind it, as on the page)."""
+        image = None
+        if item["image"]:
+            try:
+                path = self.session.data.image_path(item["row"])
+                image = f"data:{IMAGE_TYPES[path.suffix.lower()]};base64,{base64.b64encode(path.read_bytes()).decode()}"
+            except (UnsafePathError, OSError) as exc:  # changed since it was checked: shown as the reason
+                item = {**item, "image_error": str(exc)}
+        charts = self.session.data.charts
+        if context and charts is not None:
+            item = {**item, "context": charts[cluster_sample(self.session.labels(), item["row"])].transpose(0, 2, 1)
+                    .tolist()}
+        return {**item, "image": image}
+
+    def _refresh(self, state, message=""):
+        """Sync the session's ``state`` (and its clusters, the curve, ``message``) to the front end, as one update."""
+        for part in ("question", "conflict"):
+            if state[part] is not None:
+                state[part] = {**state[part], "items": [self._item(it, True) for it in state[part]["items"]]}
+        view = self.session.clusters()
+        view["strips"] = [{**strip, "items": [self._item(it) for it in strip["items"]]} for strip in view["strips"]]
+        with self.hold_sync():
+            if self._y is not None:  # a point per number of answers: an undo drops the later ones
+                n, score = state["n_answered"], round(float(ari(self._y, self.session.labels())), 4)
+                self.curve = [p for p in self.curve if p[0] < n] + [[n, score]]
+            self.state, self.clusters, self.message = state, view, message
+
+    def _on_message(self, _, content, buffers):
+        try:
+            action, values = _fields(content)
+            # answer, undo, mark, move, resolve: the session's methods, taking the message's values in order
+            self._refresh(getattr(self.session, action)(*values))
+        except (Refused, SessionWriteError, InvalidParameterError) as exc:
+            self._refresh(self.session.state(), str(exc))  # a stale view catches up with the session
+        finally:
+            self.send({"done": True})  # the front end takes the next action
+
+    def close(self):
+        """Close the widget and its session file (which can then be opened elsewhere: the web page, ...)."""
+        super().close()
+        if "session" in self.__dict__:  # not when __init__ refused its arguments: the caller's session stays open
+            self.session.close()
+
+
+def widget(session, y=None):
+    """Show a human session in a notebook: the question, the clusters, and the ARI when ``y`` is known.
+
+    Parameters
+    ----------
+    session : HumanSession
+        Opened for writing; e.g. from :func:`~linkwise.session.open_session`.
+    y : array-like of shape (n_rows,), optional
+        The true labels, for a live learning curve (ARI after each answer).
+
+    Returns
+    -------
+    SessionWidget
+        Display it (the last expression of a cell). Answers are written to
+        the session file as they are given.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import linkwise as lw
+    >>> X, y = lw.datasets.load("iris")
+    >>> session = lw.session.open_session(os.path.join(tempfile.mkdtemp(), "iris.db"), X, lw.COBRAS(random_state=0))
+    >>> w = lw.widget(session, y=y)
+    >>> w.state["n_answered"], w.curve
+    (0, [[0, 0.0]])
+    >>> w.close()
+    """
+    return SessionWidget(session, y)

@@ -1,0 +1,305 @@
+// The notebook widget of a linkwise human session (anywidget; plain JavaScript, no build step).
+// Python holds the session: this module renders the synced `state`, `clusters` and `curve` and sends
+// actions as messages. The item cards, series charts and cluster strips follow the web page's app.js
+// (copied, trimmed: no scatter plot, no drag and drop); item text is only ever set with textContent.
+
+const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                 "#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94",
+                 "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5"];
+const FIELDS_SHOWN = 10;
+const REP_FIELDS = 3;
+const SVG = "http://www.w3.org/2000/svg";
+const MARK_WORDS = {pure: "pure", complete: "pure and complete"};
+const KIND_WORDS = {pure: "marked pure", complete: "marked pure and complete", move: "moved", imported: "imported"};
+const KEYS = {s: true, d: false, k: null, "?": null};  // the answers: same, different, don't know
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+function svgNode(tag, attributes) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  return node;
+}
+
+function button(className, label, key, onClick) {
+  const b = el("button", className);
+  b.type = "button";
+  if (key) b.append(el("kbd", null, key));
+  b.append(document.createTextNode(label));
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+function seriesChart(series, context, id) {
+  const svg = svgNode("svg", {viewBox: "0 0 300 100", preserveAspectRatio: "none", class: "chart",
+                              "aria-label": "series " + id});
+  const line = (points, className, colour) => {
+    const step = 300 / Math.max(points.length - 1, 1);
+    const d = points.map((v, k) => (k ? "L" : "M") + (k * step).toFixed(1) + "," + (97 - 94 * v).toFixed(1)).join("");
+    const path = svgNode("path", {d: d, class: className});
+    if (colour) path.setAttribute("stroke", colour);
+    svg.append(path);
+  };
+  for (const member of context || []) member.forEach((points) => line(points, "context"));
+  series.forEach((points, c) => line(points, "line", PALETTE[c % PALETTE.length]));
+  return svg;
+}
+
+function picture(item) {
+  const img = el("img");
+  img.src = item.image;  // a data: URL the kernel read through the data's image checks
+  img.alt = "image of item " + item.id;
+  img.addEventListener("load", () => img.classList.toggle("pixels", img.naturalWidth < 64));
+  return img;
+}
+
+function itemCard(item, letter, other) {
+  const card = el("article", "item");
+  const head = el("header");
+  head.append(el("span", "letter", letter), el("span", "item-id", item.id));
+  card.append(head);
+  if (item.series) card.append(seriesChart(item.series, item.context, item.id));
+  if (item.image) card.append(picture(item));
+  else if (item.image_error) card.append(el("p", "refused", item.image_error));
+  if (item.text !== null) card.append(el("p", "text", item.text));
+  const rows = item.fields.map(([name, value], k) => {
+    const tr = el("tr", other.fields[k][1] === value ? null : "differs");
+    tr.append(el("th", null, name), el("td", null, value));
+    return tr;
+  });
+  if (rows.length) {
+    const table = el("table");
+    table.append(...rows.slice(0, FIELDS_SHOWN));
+    card.append(table);
+  }
+  if (rows.length > FIELDS_SHOWN) {
+    const more = el("details");
+    const rest = el("table");
+    rest.append(...rows.slice(FIELDS_SHOWN));
+    more.append(el("summary", null, (rows.length - FIELDS_SHOWN) + " more columns"), rest);
+    card.append(more);
+  }
+  return card;
+}
+
+function pair(items) {
+  const box = el("div", "pair");
+  box.append(itemCard(items[0], "A", items[1]), itemCard(items[1], "B", items[0]));
+  return box;
+}
+
+function clock(iso) {
+  const t = new Date(iso);
+  return isNaN(t) ? iso : t.toLocaleString();
+}
+
+function conflictPanel(conflict, send, undoButton) {
+  const panel = el("div", "conflict");
+  const newest = conflict.answers[conflict.answers.length - 1];
+  const samePair = conflict.answers.length === 2;
+  panel.append(el("h3", null, "Your answers disagree"), el("p", null,
+    "Your earlier answers imply “" + conflict.believed + "” for A and B; your latest answer says “" +
+    newest.answer + "”. The clustering now puts them " +
+    (conflict.clustering === "same" ? "in the same group. " : "in different groups. ") +
+    (samePair ? "Which answer is right?" : "Which of these answers is wrong?")), pair(conflict.items));
+  const list = el("ol", "conflict-answers");
+  conflict.answers.forEach((a, k) => {
+    const li = el("li");
+    const how = KIND_WORDS[a.kind] ? " (" + KIND_WORDS[a.kind] + ")" : "";
+    const wrong = samePair ? conflict.answers[1 - k].seq : a.seq;
+    li.append(el("span", "what", a.ids[0] + " and " + a.ids[1] + ": " + a.answer + how),
+              el("span", "when", (a.new ? "just now, " : "") + (a.by ? a.by + ", " : "") + clock(a.answered_at)),
+              button("resolve", samePair ? "Keep “" + a.answer + "”" : "This one is wrong", null,
+                     () => send({action: "resolve", conflict: conflict.id, wrong: wrong})));
+    list.append(li);
+  });
+  const answers = el("div", "answers");
+  answers.append(undoButton("Undo the latest answer"));
+  panel.append(list, answers);
+  return panel;
+}
+
+function curveChart(curve) {
+  // ARI after each answer: x the answers (0..last), y from min(0, lowest ARI) to 1
+  const [w, h, left, bottom] = [320, 120, 34, 18];
+  const last = Math.max(curve[curve.length - 1][0], 1);
+  const low = Math.min(0, ...curve.map((p) => p[1]));
+  const x = (n) => left + (w - left - 8) * n / last;
+  const y = (v) => 6 + (h - bottom - 6) * (1 - (v - low) / (1 - low));
+  const svg = svgNode("svg", {viewBox: "0 0 " + w + " " + h, class: "curve", role: "img",
+                              "aria-label": "ARI after each answer"});
+  for (const v of [low, 1]) {
+    svg.append(svgNode("line", {x1: left, x2: w - 8, y1: y(v), y2: y(v), class: "grid"}));
+    const label = svgNode("text", {x: left - 4, y: y(v) + 4, "text-anchor": "end"});
+    label.textContent = v.toFixed(1);
+    svg.append(label);
+  }
+  const axis = svgNode("text", {x: w - 8, y: h - 3, "text-anchor": "end"});
+  axis.textContent = last + " answers";
+  svg.append(axis, svgNode("polyline", {points: curve.map(([n, v]) => x(n).toFixed(1) + "," + y(v).toFixed(1)).join(" "),
+                                        class: "ari"}));
+  for (const [n, v] of curve.slice(-1)) svg.append(svgNode("circle", {cx: x(n), cy: y(v), r: 3, class: "ari"}));
+  const box = el("figure", "learning");
+  box.append(svg, el("figcaption", null, "ARI against the known labels: " + curve[curve.length - 1][1].toFixed(3)));
+  return box;
+}
+
+function clusterName(c) {
+  return "Cluster " + (c + 1);
+}
+
+function stripCard(strip, clusters, state, send) {
+  const card = el("article", "strip");
+  card.dataset.cluster = strip.cluster;
+  const head = el("header");
+  const swatch = el("span", "swatch");
+  swatch.style.background = PALETTE[strip.cluster % PALETTE.length];
+  head.append(swatch, el("strong", null, clusterName(strip.cluster)), el("span", "size", strip.size + " items"));
+  if (strip.mark) head.append(el("span", "badge " + strip.mark, MARK_WORDS[strip.mark]));
+  const mark = (complete) => send({action: "mark", position: state.position, cluster: strip.cluster, complete: complete});
+  const pure = button("mark-pure", "Pure", null, () => mark(false));
+  const complete = button("mark-complete", "Pure and complete", null, () => mark(true));
+  pure.disabled = !!strip.mark || !!state.conflict;
+  complete.disabled = strip.mark === "complete" || !!state.conflict;
+  head.append(pure, complete);
+  const reps = el("div", "reps");
+  for (const item of strip.items) {
+    const rep = el("div", "rep");
+    rep.dataset.row = item.row;
+    rep.append(el("span", "item-id", item.id));
+    if (item.series) rep.append(seriesChart(item.series, [], item.id));
+    if (item.image) rep.append(picture(item));
+    else if (item.text !== null) rep.append(el("p", "text", item.text));
+    else if (!item.series) rep.append(el("p", "fields", item.fields.slice(0, REP_FIELDS).map(([k, v]) => k + ": " + v).join("\n")));
+    const to = el("select", "move-to");
+    to.setAttribute("aria-label", "Move " + item.id + " to another cluster");
+    to.disabled = !!state.conflict;
+    to.append(new Option("Move to…", ""));
+    for (const c of clusters) if (c !== strip.cluster) to.append(new Option(clusterName(c), String(c)));
+    to.addEventListener("change", () => {
+      if (to.value !== "") send({action: "move", position: state.position, row: item.row, to: Number(to.value)});
+    });
+    rep.append(to);
+    reps.append(rep);
+  }
+  card.append(head, reps);
+  return card;
+}
+
+function render({model, el: host}) {
+  const root = el("div", "linkwise-widget");
+  root.tabIndex = 0;  // keys answer while the widget has the focus
+  root.setAttribute("data-lm-suppress-shortcuts", "true");  // JupyterLab leaves S, D, K, U to the widget
+  host.append(root);
+  let waiting = false;  // one action at a time: the next waits for the state it produces
+  const send = (message) => {
+    if (waiting) return;
+    waiting = true;
+    root.classList.add("waiting");
+    model.send(message);
+  };
+  const undo = () => {
+    const state = model.get("state");
+    if (state.can_undo) send({action: "undo", position: state.position});
+  };
+  const undoButton = (label) => {
+    const b = button("undo", label, "U", undo);
+    b.disabled = !model.get("state").can_undo;
+    return b;
+  };
+  const answer = (same) => {
+    const state = model.get("state");
+    if (state.question) send({action: "answer", position: state.position, answer: same});
+  };
+
+  function draw() {
+    const state = model.get("state");
+    const view = model.get("clusters");
+    const curve = model.get("curve");
+    waiting = false;
+    root.classList.remove("waiting");
+    root.dataset.position = state.position;
+    root.dataset.answered = state.n_answered;
+    const head = el("header");
+    const stats = el("div", "stats");
+    stats.append(el("span", null, state.n_answered + " answered"), el("span", null, state.n_clusters + " clusters"),
+                 el("span", "stability", state.stability.message));
+    const about = [state.data + " (" + state.n_rows + " items)", state.method];
+    if (state.embedding) about.push("text: " + state.embedding);
+    head.append(el("span", "brand", "linkwise"), el("span", "about", about.join(" · ")), stats);
+    const parts = [head];
+    for (const text of [model.get("message"), state.notice]) {
+      if (text) parts.push(el("p", "message", text));
+    }
+    const main = el("div", "main");
+    const stage = el("section", "stage");
+    if (state.question) {
+      stage.append(el("h3", "prompt", "Question " + state.question.number + ": do A and B belong to the same group?"),
+                   pair(state.question.items));
+      const answers = el("div", "answers");
+      answers.append(button("same", "Same group", "S", () => answer(true)),
+                     button("different", "Different groups", "D", () => answer(false)),
+                     button("unknown", "Don't know", "K", () => answer(null)), undoButton("Undo"));
+      stage.append(answers);
+    } else if (state.conflict) {
+      stage.append(conflictPanel(state.conflict, send, undoButton));
+    } else if (state.done) {
+      const answers = el("div", "answers");
+      answers.append(undoButton("Undo"));
+      stage.append(el("h3", null, "No more questions"), el("p", null,
+        "The method has what it needs (or its question budget is spent). The clustering is " +
+        "session.labels_frame(); undo an answer to change it."), answers);
+    }
+    main.append(stage);
+    if (curve.length) main.append(curveChart(curve));
+    parts.push(main);
+    if (view.strips) {
+      const section = el("section", "clusters");
+      section.append(el("h3", null, "Clusters"));
+      const others = view.strips.map((s) => s.cluster);
+      const strips = el("div", "strips");
+      strips.append(...view.strips.map((strip) => stripCard(strip, others, state, send)));
+      section.append(strips);
+      if (view.n_more) section.append(el("p", "note", view.n_more + " smaller clusters (" + view.n_rows_more +
+                                                   " items) not shown."));
+      parts.push(section);
+    }
+    root.replaceChildren(...parts);
+  }
+
+  root.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey || event.target.closest("select, input, textarea")) return;
+    const key = event.key.toLowerCase();
+    if (key in KEYS) answer(KEYS[key]);
+    else if (key === "u") undo();
+    else return;
+    event.preventDefault();
+    event.stopPropagation();  // not also a notebook command (D D deletes a cell)
+  });
+  const ready = (message) => {
+    if (message && message.done) {
+      waiting = false;
+      root.classList.remove("waiting");
+    }
+  };
+  model.on("msg:custom", ready);
+  model.on("change:state", draw);
+  model.on("change:clusters", draw);
+  model.on("change:curve", draw);
+  model.on("change:message", draw);
+  draw();
+  return () => {
+    model.off("msg:custom", ready);
+    model.off("change:state", draw);
+    model.off("change:clusters", draw);
+    model.off("change:curve", draw);
+    model.off("change:message", draw);
+  };
+}
+
+export default {render};
