@@ -16,6 +16,7 @@ EXTRAS = {
     "dask": ("dask", "distributed"),
     "timeseries": ("aeon",),
     "images": ("skimage",),
+    "models": ("skops",),
 }
 
 
