@@ -33,12 +33,14 @@ from sklearn.utils.validation import check_is_fitted
 
 import linkwise
 from linkwise._extras import requires
+from linkwise.loop import ActiveEstimator
 
 __all__ = ["save", "load", "TRUSTED", "FORMAT"]
 
 # The layout of a saved model; a file of a later format is refused, one of this or an earlier one is read.
 FORMAT = 1
-# The private attributes a loaded estimator needs: predict's rule, the shape of series, COBRA's super-instances.
+# The private attributes an active estimator keeps (the others are the question loop's working state): predict's
+# rule, the shape of series, the super-instances of the COBRA family.
 _KEEP = frozenset({"_predictor", "_series_shape", "_tree"})
 # The linkwise types a .skops file may hold (estimators, their nested parts, what their fitted attributes hold).
 TRUSTED = tuple(
@@ -49,7 +51,8 @@ TRUSTED = tuple(
     bayes._estimators._ColumnMagnitude active._meta.ActiveClustering active._random.Random
     active._explore.ExploreConsolidate active._explore.MinMax active._npu.NPU active._committee.Committee
     cluster._seeded.SeededKMeans cluster._seeded.ConstrainedKMeans cluster._copkmeans.COPKMeans
-    cluster._pckmeans.PCKMeans cluster._mkmeans.MKMeans cluster._mpckmeans.MPCKMeans constraints.ConstraintStore
+    cluster._pckmeans.PCKMeans cluster._mkmeans.MKMeans cluster._mpckmeans.MPCKMeans cluster._mpckmeans._Metrics
+    constraints.ConstraintStore
     constraints.Constraint prediction.NearestPoints prediction.LogisticAssignment""".split()
 )
 
@@ -73,7 +76,8 @@ def save(estimator, path):
         raise TypeError(f"The 'estimator' argument of save must be a fitted linkwise estimator with predict, got "
                         f"{type(estimator).__name__}.")
     model = estimator.__new__(type(estimator))
-    model.__dict__.update({k: v for k, v in vars(estimator).items() if not k.startswith("_") or k in _KEEP})
+    active = isinstance(estimator, ActiveEstimator)  # the others keep no question loop: all their state is model
+    model.__dict__.update({k: v for k, v in vars(estimator).items() if not (active and k.startswith("_")) or k in _KEEP})
     payload = {"linkwise_version": linkwise.__version__, "format": FORMAT, "estimator": model}
     if _skops(path):
         with requires("models", "a .skops model file"):

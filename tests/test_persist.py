@@ -12,7 +12,8 @@ from tests.reference import checked_classes, fast_instance
 
 pytest.importorskip("skops")
 
-CLUSTERERS = [lw.COPKMeans(3), lw.PCKMeans(3), lw.MKMeans(3)]  # the pairwise k-means family (fit with ml / cl)
+CLUSTERERS = [lw.SeededKMeans(3), lw.ConstrainedKMeans(3), lw.COPKMeans(3), lw.PCKMeans(3), lw.MKMeans(3),
+              lw.MPCKMeans(3)]
 
 
 def _data(seed):
@@ -24,6 +25,8 @@ def _data(seed):
 def _fitted(estimator, X, y, seed):
     if isinstance(estimator, lw.loop.ActiveEstimator):
         return estimator.set_params(max_queries=8, random_state=seed).fit(X, lw.LabelOracle(y))
+    if isinstance(estimator, (lw.SeededKMeans, lw.ConstrainedKMeans)):  # seeded by partial labels
+        return estimator.set_params(random_state=seed).fit(X, np.where(np.arange(len(y)) < 9, y, -1))
     return estimator.set_params(random_state=seed).fit(X, ml=[(0, 1)], cl=[(0, 2)])
 
 
@@ -108,3 +111,15 @@ def test_load_refuses_a_later_format_and_foreign_files(tmp_path):
     with pytest.raises(ValueError, match="does not trust"):
         lw.persist.load(foreign)
     assert all(name.startswith("linkwise.") for name in TRUSTED)
+
+
+@pytest.mark.parametrize("estimator", CLUSTERERS[2:], ids=lambda e: type(e).__name__)
+def test_pairwise_kmeans_fit_predict_and_predict(estimator):
+    X, y = _data(3)
+    labels = estimator.set_params(random_state=0).fit_predict(X, ml=[(0, 1)], cl=[(0, 2)])
+    np.testing.assert_array_equal(labels, estimator.labels_)
+    centres = estimator.cluster_centers_
+    X_new = X[:10] + 0.1
+    nearest = np.argmin(((X_new[:, None] - centres[None]) ** 2).sum(axis=2), axis=1)
+    if not isinstance(estimator, lw.MPCKMeans):  # MPCKMeans measures by its learned metric
+        np.testing.assert_array_equal(estimator.predict(X_new), nearest)
