@@ -448,11 +448,21 @@ class ActiveSession:
         est, ctx = self.estimator_, self._ctx
         est.constraints_, est.query_log_, est.n_queries_ = ctx.constraints, list(self.query_log), ctx.n_queries
 
-    def finish(self):
+    def finish(self, *, labels=None):
         """Stop asking and return the fitted :attr:`estimator_` (``labels_``, ``constraints_``, ``query_log_``,
-        ``n_queries_``, and ``labels_history_`` for anytime methods)."""
-        est = self.estimator_
-        est.labels_ = est._current_labels(self._ctx)
+        ``n_queries_``, and ``labels_history_`` for anytime methods).
+
+        Parameters
+        ----------
+        labels : array-like of int of shape (n_samples,), optional
+            The clustering to report instead of the method's (a person's
+            cluster feedback applied to it); ``predict`` follows it.
+        """
+        est, n = self.estimator_, self._ctx.n_samples
+        if labels is not None and (np.shape(labels) != (n,) or not np.issubdtype(np.asarray(labels).dtype, np.integer)):
+            raise InvalidParameterError(f"The 'labels' argument of ActiveSession.finish must be {n} integer labels, one "
+                                        f"per row, got shape {np.shape(labels)}.")
+        est.labels_ = est._current_labels(self._ctx) if labels is None else np.array(labels, dtype=np.intp)
         est._predictor = est._make_predictor(self._ctx)
         for gen in filter(None, (self._review, self._gen)):
             gen.close()

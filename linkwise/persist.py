@@ -33,6 +33,7 @@ from sklearn.utils.validation import check_is_fitted
 
 import linkwise
 from linkwise._extras import requires
+from linkwise._validation import InvalidParameterError
 from linkwise.loop import ActiveEstimator
 
 __all__ = ["save", "load", "TRUSTED", "FORMAT"]
@@ -61,7 +62,7 @@ def _skops(path):
     return Path(path).suffix == ".skops"
 
 
-def save(estimator, path):
+def save(estimator, path, *, metadata=None):
     """Write a fitted ``estimator`` (with ``labels_`` and ``predict``) to ``path``.
 
     Parameters
@@ -70,6 +71,9 @@ def save(estimator, path):
         A fitted linkwise estimator, e.g. ``HumanSession.model()`` of a session.
     path : str or Path
         ``*.skops``: skops's safe format (the ``models`` extra); else joblib.
+    metadata : dict, optional
+        Plain values (str, numbers, lists, dicts, arrays) kept beside the
+        estimator, e.g. how a session's table becomes ``X``.
     """
     check_is_fitted(estimator, "labels_")
     if not callable(getattr(estimator, "predict", None)) or not type(estimator).__module__.startswith("linkwise."):
@@ -78,7 +82,8 @@ def save(estimator, path):
     model = estimator.__new__(type(estimator))
     active = isinstance(estimator, ActiveEstimator)  # the others keep no question loop: all their state is model
     model.__dict__.update({k: v for k, v in vars(estimator).items() if not (active and k.startswith("_")) or k in _KEEP})
-    payload = {"linkwise_version": linkwise.__version__, "format": FORMAT, "estimator": model}
+    payload = {"linkwise_version": linkwise.__version__, "format": FORMAT, "estimator": model,
+               "metadata": dict(metadata or {})}
     if _skops(path):
         with requires("models", "a .skops model file"):
             import skops.io as sio
@@ -87,7 +92,7 @@ def save(estimator, path):
         joblib.dump(payload, path)
 
 
-def load(path):
+def load(path, *, metadata=False):
     """Read a model written by :func:`save` and return the estimator.
 
     Parameters
@@ -95,33 +100,35 @@ def load(path):
     path : str or Path
         A ``.skops`` file (read safely: only :data:`TRUSTED` linkwise types)
         or a joblib file (pickle: from a trusted source only).
+    metadata : bool, default=False
+        Return ``(estimator, metadata)``: the dict given to :func:`save` too.
 
     Raises
     ------
-    ValueError
-        The file is not a linkwise model, holds a type linkwise does not
+    InvalidParameterError
+        A ValueError: the file is not a linkwise model, holds a type linkwise does not
         trust, or was written in a later model format.
     """
     if not Path(path).is_file():
-        raise ValueError(f"The model file {path} does not exist.")
+        raise InvalidParameterError(f"The model file {path} does not exist.")
     if _skops(path):
         with requires("models", "a .skops model file"):
             import skops.io as sio
         try:
             untrusted = sio.get_untrusted_types(file=path)
         except Exception as error:
-            raise ValueError(f"The model file {path} is not a skops file ({error}).") from None
+            raise InvalidParameterError(f"The model file {path} is not a skops file ({error}).") from None
         unknown = [t for t in untrusted if t not in TRUSTED]
         if unknown:
-            raise ValueError(f"The model file {path} holds types linkwise does not trust ({', '.join(unknown)}); it "
+            raise InvalidParameterError(f"The model file {path} holds types linkwise does not trust ({', '.join(unknown)}); it "
                              "was not written by linkwise.persist.save, so it is not loaded.")
         payload = sio.load(path, trusted=untrusted)
     else:
         payload = joblib.load(path)
     if not isinstance(payload, dict) or "format" not in payload or "estimator" not in payload:
-        raise ValueError(f"The file {path} is not a linkwise model (write one with linkwise.persist.save).")
+        raise InvalidParameterError(f"The file {path} is not a linkwise model (write one with linkwise.persist.save).")
     if payload["format"] > FORMAT:
-        raise ValueError(f"The model file {path} was written by linkwise {payload.get('linkwise_version')} in model "
+        raise InvalidParameterError(f"The model file {path} was written by linkwise {payload.get('linkwise_version')} in model "
                          f"format {payload['format']}; this linkwise ({linkwise.__version__}) reads format {FORMAT} "
                          "and earlier: upgrade linkwise.")
-    return payload["estimator"]
+    return (payload["estimator"], payload.get("metadata", {})) if metadata else payload["estimator"]
