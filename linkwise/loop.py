@@ -75,6 +75,8 @@ class QueryContext:
         The validated data (float64), divided by a power of two when its
         magnitude would overflow or underflow squared distances
         (:func:`~linkwise._validation.magnitude_scale`).
+    scale : float
+        That power of two (1.0 for most data); ``predict`` divides new items by it.
     queryable, queryable_mask : ndarray of int, ndarray of bool
         Sorted rows that may appear in a question, and the same as a mask.
     constraints : ConstraintStore

@@ -61,12 +61,15 @@ def test_super_instance_representatives_predict_their_cluster(seed):
         np.testing.assert_array_equal(est.predict(X_new), est.labels_[nearest])
 
 
+@pytest.mark.filterwarnings("ignore:X does not have valid feature names")  # plain arrays below: asserted once
 def test_predict_checks_new_data():
     X, y = _data(0)
     frame = pd.DataFrame(X, columns=["a", "b", "c"])
     est = lw.COBRAS(max_queries=5, random_state=0).fit(frame, lw.LabelOracle(y))
     assert list(est.feature_names_in_) == ["a", "b", "c"] and est.n_features_in_ == 3
-    np.testing.assert_array_equal(est.predict(frame.iloc[:5]), est.predict(frame.to_numpy()[:5]))
+    with pytest.warns(UserWarning, match="fitted with feature names"):
+        plain = est.predict(frame.to_numpy()[:5])
+    np.testing.assert_array_equal(est.predict(frame.iloc[:5]), plain)
     with pytest.raises(ValueError, match="X has 2 features, but COBRAS is expecting 3"):
         est.predict(X[:, :2])
     with pytest.raises(ValueError, match="feature names"):
@@ -123,3 +126,15 @@ def test_pairwise_kmeans_fit_predict_and_predict(estimator):
     nearest = np.argmin(((X_new[:, None] - centres[None]) ** 2).sum(axis=2), axis=1)
     if not isinstance(estimator, lw.MPCKMeans):  # MPCKMeans measures by its learned metric
         np.testing.assert_array_equal(estimator.predict(X_new), nearest)
+
+
+def test_finish_reports_given_labels_and_refuses_bad_ones():
+    X, y = _data(4)
+    session = lw.ActiveSession(lw.COBRAS(max_queries=6, random_state=0), X)
+    with pytest.raises(lw.exceptions.InvalidParameterError, match="'labels' argument of ActiveSession.finish"):
+        session.finish(labels=np.zeros(3, dtype=int))
+    given = np.arange(len(X)) % 2  # e.g. a person's feedback: predict follows it
+    est = session.finish(labels=given)
+    np.testing.assert_array_equal(est.labels_, given)
+    reps = est.representatives_
+    np.testing.assert_array_equal(est.predict(X[reps]), given[reps])

@@ -204,7 +204,7 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
             W_map = self._refit(particles, ctx, W_map)
 
     def _make_predictor(self, ctx):
-        """The logistic model's most probable cluster at ``W_map_`` (labels_ is that, but on rows the answers tie)."""
+        """The logistic model's most probable cluster at ``W_map_``: ``labels_`` on every row no answer involves."""
         answered = np.array([(i, j) for i, j, _ in ctx.log], dtype=np.intp).reshape(-1, 2)
         return LogisticAssignment(self._scaler().fit(ctx.X), self.W_map_, np.unique(self.labels_), self.fit_intercept,
                                   np.setdiff1d(np.arange(ctx.n_samples), answered), scale=ctx.scale)
