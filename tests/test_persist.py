@@ -92,6 +92,9 @@ def test_series_predict_under_dtw_and_kshape():
         est = lw.COBRAS(metric=metric, max_queries=20, random_state=0).fit(X, lw.LabelOracle(y))
         labels = est.predict(X_new)
         assert lw.metrics.ari([0, 1, 2], labels) == 1.0
+        auto = lw.Auto(metric=metric, max_queries=20, random_state=0).fit(X, lw.LabelOracle(y))
+        nearest = np.argmin(lw.series.cross_distances(X_new, X, metric), axis=1)  # the nearest fitted series
+        np.testing.assert_array_equal(auto.predict(X_new), auto.labels_[nearest])
         with pytest.raises(ValueError, match="resample"):
             est.predict(X_new[:, :20])
 
