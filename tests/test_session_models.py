@@ -1,6 +1,8 @@
 """A finished session's method saved (`linkwise export --model`, HumanSession.model) and new rows assigned
 (`linkwise predict`)."""
 
+import io
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -65,3 +67,25 @@ def test_predict_refuses_a_table_without_the_columns(tmp_path, iris_file):
     foreign.write_bytes(b"not a zip")
     bad = run("predict", foreign, data_path)
     assert bad.exit_code == 1 and "not a skops file" in bad.output
+
+
+def test_series_session_model_predicts_new_series(tmp_path):
+    pytest.importorskip("aeon")
+    from tests.test_session_series import shapes, wide_csv
+
+    X, y = shapes(n=16)
+    options = {"columns": ["t0:t39"]}
+    data = load_data(wide_csv(tmp_path, X, y), id_column="name", series=options)
+    session = HumanSession(tmp_path / "s.db", data, lw.COBRAS(metric="dtw", random_state=0))
+    answer_from(session, y, 10)
+    session.close()
+    model = tmp_path / "m.skops"
+    assert run("export", tmp_path / "s.db", "-o", tmp_path / "l.csv", "--model", model).exit_code == 0
+    X_new, y_new = shapes(n=6, seed=1)
+    (tmp_path / "new").mkdir()
+    done = run("predict", model, wide_csv(tmp_path / "new", X_new, y_new))
+    assert done.exit_code == 0, done.output
+    predicted = pd.read_csv(io.StringIO(done.output))
+    fitted = lw.persist.load(model)
+    np.testing.assert_array_equal(predicted["cluster"].to_numpy(), fitted.predict(X_new))
+    assert predicted["id"].tolist() == [f"s{k}" for k in range(6)]
