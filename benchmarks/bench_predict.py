@@ -69,7 +69,7 @@ def table(rows, datasets):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="iris and wine, one repeat; writes to results/quick/")
-    parser.add_argument("--repeats", type=int, default=1, help="repeats of the 5 folds (default 1)")
+    parser.add_argument("--repeats", type=int, default=3, help="repeats of the 5 folds (default 3)")
     parser.add_argument("--n-jobs", type=int, default=2)
     args = parser.parse_args()
     datasets, repeats = (DATASETS[:2], 1) if args.quick else (DATASETS, args.repeats)
