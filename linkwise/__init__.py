@@ -40,7 +40,7 @@ _OBJECTS = {
     for name in names.split()
 }
 _SUBMODULES = set("""active bayes bench cluster cobra cobs constraints datasets ensemble exceptions graph images loop
-    metrics oracle series session stability""".split())
+    metrics oracle persist prediction series session stability""".split())
 
 __all__ = sorted(_OBJECTS) + sorted(_SUBMODULES)
 

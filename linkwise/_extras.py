@@ -17,6 +17,7 @@ EXTRAS = {
     "timeseries": ("aeon",),
     "images": ("skimage",),
     "notebook": ("anywidget", "traitlets"),
+    "models": ("skops",),
 }
 
 

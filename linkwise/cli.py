@@ -19,7 +19,7 @@ from linkwise._extras import MissingExtraError
 # verb -> "module:attribute" of a click command
 _COMMANDS = {"bench": "linkwise.bench.command:bench", "cluster": "linkwise.session.command:cluster",
              "datasets": "linkwise.cli:datasets", "demo": "linkwise.bench.command:demo",
-             "export": "linkwise.session.command:export"}
+             "export": "linkwise.session.command:export", "predict": "linkwise.session.models:predict"}
 
 
 def _input_errors():

@@ -387,6 +387,31 @@ def _check_params(case):
     case.expect(np.array_equal(again.labels_, fitted.labels_), "a pickled fitted estimator lost its labels_.")
 
 
+def _check_predict(case):
+    est = case.fit()
+    rows = est._predictor.rows  # fitted rows where the rule is exact (representatives, kept rows, unasked rows)
+    exact = est.predict(case.X[rows])
+    case.expect(np.array_equal(exact, est.labels_[rows]), "predict on the rows its rule keeps (e.g. the "
+                "representatives) does not give their labels_.")
+    rng = np.random.RandomState(0)
+    X_new = case.X[rng.randint(len(case.X), size=7)] + rng.normal(scale=0.1, size=(7, case.X.shape[1]))
+    labels = est.predict(X_new)
+    case.expect(labels.shape == (7,) and np.issubdtype(labels.dtype, np.integer),
+                f"predict on 7 new rows returned shape {labels.shape} and dtype {labels.dtype}.")
+    case.expect(np.isin(labels, est.labels_).all(), "predict returned a label that labels_ does not hold.")
+    case.expect(np.array_equal(labels, est.predict(X_new)), "predict gave other labels when called again.")
+    case.expect(np.array_equal(case.fit().predict(X_new), labels), "the same random_state predicted other labels.")
+    try:
+        est.predict(case.X[:, :-1] if case.X.shape[1] > 1 else np.hstack([case.X, case.X]))
+    except ValueError as error:
+        case.expect("X" in str(error) and str(case.X.shape[1]) in str(error),
+                    f"the error on new rows with another number of features names neither X nor the count: {error}")
+    else:
+        case.fail("predict accepted rows with another number of features than fit.")
+    case.expect(np.array_equal(case.make().fit_predict(case.X, LabelOracle(case.y)), est.labels_),
+                "fit_predict did not return the labels_ of fit.")
+
+
 _CHECKS = [check for name, check in list(globals().items()) if name.startswith("_check_")]  # in the order above
 
 

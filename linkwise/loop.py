@@ -37,6 +37,7 @@ from sklearn.utils import check_random_state
 from linkwise._validation import InvalidParameterError, check_data, check_index_set, check_scalar, magnitude_scale
 from linkwise.constraints import ConstraintStore
 from linkwise.graph import check_pair, pair_key
+from linkwise.prediction import NearestPoints, check_new_data, fitted_rows
 from linkwise.stability import StabilityMonitor
 
 __all__ = ["ActiveEstimator", "ActiveSession", "Checkpoint", "Mark", "QueryContext", "Recheck"]
@@ -76,6 +77,8 @@ class QueryContext:
         The validated data (float64), divided by a power of two when its
         magnitude would overflow or underflow squared distances
         (``magnitude_scale`` in ``linkwise._validation``).
+    scale : float
+        That power of two (1.0 for most data); ``predict`` divides new items by it.
     queryable, queryable_mask : ndarray of int, ndarray of bool
         Sorted rows that may appear in a question, and the same as a mask.
     constraints : ConstraintStore
@@ -204,13 +207,15 @@ class ActiveSession:
         # the loop owns the budget, so it alone checks it
         max_queries = check_scalar(getattr(estimator, "max_queries", None), "max_queries", estimator, kind="int", low=0,
                                    none_ok=True)
-        X = check_data(estimator._as_table(X), estimator, ensure_min_samples=2)
+        # validate_data records n_features_in_ (and feature_names_in_), which predict checks
+        X = check_data(estimator._as_table(X), estimator, validate=True, ensure_min_samples=2)
         X = X / scale if (scale := magnitude_scale(X)) != 1.0 else X
         n = X.shape[0]
         queryable = np.arange(n) if queryable is None else check_index_set(queryable, n, "queryable", owner)
         store = ConstraintStore(n, tolerant=estimator._tolerant_constraints())
         self.estimator_ = estimator
         ctx = self._ctx = QueryContext(X, queryable, store, check_random_state(estimator.random_state), max_queries)
+        ctx.scale = scale
         ctx.knowledge = estimator._knowledge(ctx)
         self.query_log, self.error, self._history, self._dont_know, self._pending = ctx.log, None, [], set(), None
         self._recheck, self._monitor = False, None
@@ -481,11 +486,22 @@ class ActiveSession:
         est.constraints_, est.query_log_, est.n_queries_ = ctx.constraints, list(self.query_log), ctx.n_queries
 
     @_locked
-    def finish(self):
-        """Stop asking and return the fitted ``estimator_`` (``labels_``, ``constraints_``, ``query_log_``,
-        ``n_queries_``, and ``labels_history_`` for anytime methods)."""
-        est = self.estimator_
-        est.labels_ = est._current_labels(self._ctx)
+    def finish(self, *, labels=None):
+        """Stop asking and return the fitted :attr:`estimator_` (``labels_``, ``constraints_``, ``query_log_``,
+        ``n_queries_``, and ``labels_history_`` for anytime methods).
+
+        Parameters
+        ----------
+        labels : array-like of int of shape (n_samples,), optional
+            The clustering to report instead of the method's (a person's
+            cluster feedback applied to it); ``predict`` follows it.
+        """
+        est, n = self.estimator_, self._ctx.n_samples
+        if labels is not None and (np.shape(labels) != (n,) or not np.issubdtype(np.asarray(labels).dtype, np.integer)):
+            raise InvalidParameterError(f"The 'labels' argument of ActiveSession.finish must be {n} integer labels, one "
+                                        f"per row, got shape {np.shape(labels)}.")
+        est.labels_ = est._current_labels(self._ctx) if labels is None else np.array(labels, dtype=np.intp)
+        est._predictor = est._make_predictor(self._ctx)
         for gen in filter(None, (self._review, self._gen)):
             gen.close()
         self._gen = self._review = self._pending = None
@@ -534,6 +550,14 @@ class ActiveEstimator(BaseEstimator):
         """Turn the snapshots into ``labels_history_`` (default: ``(n_queries, n_samples)`` int32)."""
         return np.stack(snapshots) if snapshots else np.empty((0, self.labels_.shape[0]), dtype=np.int32)
 
+    def _make_predictor(self, ctx):
+        """The rule ``predict`` applies, fitted on the final clustering (``labels_`` is set): by default the label
+        of the nearest fitted row (:mod:`linkwise.prediction`), under the method's series metric if it has one."""
+        rows = fitted_rows(ctx.n_samples)
+        return NearestPoints(ctx.X[rows], self.labels_[rows], rows, metric=getattr(self, "metric", "euclidean"),
+                             window=getattr(self, "window", 0.1), series_shape=getattr(self, "_series_shape", None),
+                             scale=ctx.scale)
+
     def _questions(self, ctx):
         raise NotImplementedError(f"{type(self).__name__} must implement _questions(ctx)")
 
@@ -575,3 +599,20 @@ class ActiveEstimator(BaseEstimator):
     def fit_predict(self, X, oracle, queryable=None):
         """Fit and return ``labels_``."""
         return self.fit(X, oracle, queryable).labels_
+
+    def predict(self, X):
+        """The cluster of each new item, by the method's rule (:mod:`linkwise.prediction`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_new, n_features)
+            New items with the features of the fitted data (series of its
+            length and channels for a series metric); they carry no answers.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_new,)
+            Values of ``labels_``.
+        """
+        X = check_new_data(self, X)  # first: it refuses an unfitted estimator
+        return self._predictor.predict(X)

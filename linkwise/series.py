@@ -17,7 +17,7 @@ import numpy as np
 from linkwise._extras import requires
 from linkwise._validation import check_finite, check_option, check_scalar
 
-__all__ = ["check_series", "series_distances", "resample", "METRICS"]
+__all__ = ["check_series", "series_distances", "cross_distances", "resample", "METRICS"]
 
 METRICS = ("euclidean", "dtw", "kshape")
 _SHAPE = "shape (n_series, length) or (n_series, length, channels)"
@@ -111,6 +111,32 @@ def series_distances(X, metric, *, window=0.1, cache=None, progress=None):
             np.save(f, D)
         os.replace(tmp, path)
     return D
+
+
+def cross_distances(A, B, metric, *, window=0.1):
+    """The ``(len(A), len(B))`` DTW or shape-based distances from the series of ``A`` to those of ``B``.
+
+    The distances of :func:`series_distances`, between two sets (new series
+    and the representatives of a fitted clustering).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.linspace(0, 2 * np.pi, 40)
+    >>> D = cross_distances([np.sin(t + 0.2)], [np.sin(t), np.sign(np.sin(t))], "kshape")
+    >>> D.shape, int(np.argmin(D))
+    ((1, 2), 0)
+    """
+    check_option(metric, "metric", "cross_distances", METRICS[1:], role="argument")
+    A, B = check_series(A), check_series(B)
+    if metric == "kshape":
+        sbd, other = SBD(A), SBD(B)
+        rows = max(1, _SBD_BLOCK // (len(B) * sbd.nfft * A.shape[2]))
+        return np.vstack([sbd(slice(s, s + rows), other=other) for s in range(0, len(A), rows)])
+    with requires("timeseries", "metric='dtw'"):
+        from aeon.distances import dtw_pairwise_distance
+    TA, TB = (np.ascontiguousarray(S.transpose(0, 2, 1)) for S in (A, B))  # aeon's (n, channels, length)
+    return np.sqrt(dtw_pairwise_distance(TA, TB, window=window))
 
 
 def _symmetric(n, block, rows, progress):

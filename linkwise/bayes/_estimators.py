@@ -14,6 +14,7 @@ from linkwise.bayes._sampler import ParticleFilter
 from linkwise.bayes._selection import candidate_pool, first_acyclic, pair_scores
 from linkwise.graph import check_fit_input, relabel
 from linkwise.loop import ActiveEstimator
+from linkwise.prediction import LogisticAssignment
 
 __all__ = ["BayesianActiveClustering", "BayesianClustering"]
 
@@ -201,6 +202,12 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
                 continue
             particles.add(a, b, answer, p_must)
             W_map = self._refit(particles, ctx, W_map)
+
+    def _make_predictor(self, ctx):
+        """The logistic model's most probable cluster at ``W_map_``: ``labels_`` on every row no answer involves."""
+        answered = np.array([(i, j) for i, j, _ in ctx.log], dtype=np.intp).reshape(-1, 2)
+        return LogisticAssignment(self._scaler().fit(ctx.X), self.W_map_, np.unique(self.labels_), self.fit_intercept,
+                                  np.setdiff1d(np.arange(ctx.n_samples), answered), scale=ctx.scale)
 
     def _refit(self, particles, ctx, W_map):
         """MAP from the best particle or the previous MAP; keeps ``ctx.labels`` current."""

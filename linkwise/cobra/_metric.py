@@ -54,6 +54,7 @@ class SeriesMetric:
     def _as_table(self, X):
         """3-D series flattened to ``(n, length * channels)`` for the loop's checks, their shape kept."""
         if self.metric == "euclidean" and np.ndim(X) != 3:
+            self._series_shape = None  # predict reads tables
             return X
         series = check_series(X)
         self._series_shape = series.shape[1:]

@@ -24,6 +24,7 @@ from threadpoolctl import ThreadpoolController
 from linkwise.cobra._feedback import Feedback
 from linkwise.graph import relabel
 from linkwise.loop import ActiveEstimator, Checkpoint
+from linkwise.prediction import NearestPoints
 
 __all__ = ["SuperInstanceTree", "SuperInstanceClustering", "LabelsHistory", "group", "bisect", "kmeans",
            "make_parts", "predict", "representative", "sample_positions"]
@@ -338,6 +339,12 @@ class SuperInstanceClustering(ActiveEstimator):
         check_is_fitted(self, "labels_")
         leaves, _ = self._tree._leaves_by_first_point()
         return np.asarray(self._tree.rep, dtype=np.intp)[leaves]
+
+    def _make_predictor(self, ctx):
+        """A new item joins the super-instance of the nearest representative (under the method's metric)."""
+        reps = self.representatives_
+        return NearestPoints(ctx.X[reps], self.labels_[reps], reps, metric=self.metric, window=self.window,
+                             series_shape=getattr(self, "_series_shape", None), scale=ctx.scale)
 
     def _start_tree(self, ctx):
         """A new :class:`SuperInstanceTree` of every row in ``self._tree``, and the run's :class:`Feedback`."""

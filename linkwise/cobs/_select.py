@@ -8,6 +8,7 @@ from linkwise._validation import check_scalar
 from linkwise.cobs._generate import apply_noise, candidates_for, check_common, make_estimator
 from linkwise.cobs._grid import FAMILIES
 from linkwise.graph import check_fit_input
+from linkwise.prediction import NearestPoints, check_new_data, fitted_rows
 
 # the weights of the committee that breaks ties: Active COBS's, with its default update factor
 _UPDATE_FACTOR = 2.0
@@ -183,4 +184,20 @@ class COBS(ClusterMixin, BaseEstimator):
         self.labels_ = cands.labels[self.best_index_].copy()
         if rows is not None:
             self.labels_ = refit(X, self.best_, self.dbscan_noise)
+        kept = fitted_rows(n)
+        self._predictor = NearestPoints(X[kept], self.labels_[kept], kept)
         return self
+
+    def predict(self, X):
+        """The cluster of each new item: the label of its nearest fitted row (:mod:`linkwise.prediction`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_new, n_features)
+
+        Returns
+        -------
+        labels : ndarray of shape (n_new,)
+        """
+        X = check_new_data(self, X)
+        return self._predictor.predict(X)

@@ -507,6 +507,19 @@ class HumanSession(ClusterFeedback, TeamDesk):
             return self.state()
 
     # -- results --------------------------------------------------------------
+    def model(self):
+        """The method fitted on the answers applied so far, to assign new items.
+
+        Its ``labels_`` are the clustering shown (:meth:`labels`, cluster
+        feedback honoured) and ``predict`` follows them
+        (:mod:`linkwise.prediction`); save it with :func:`linkwise.persist.save`.
+        The session goes on (its answers are replayed afresh).
+        """
+        with self._lock:
+            fitted = self._session.finish(labels=self.labels())
+            self._rebuild()
+            return fitted
+
     def labels_frame(self):
         """The current clustering as a DataFrame with columns ``id`` and ``cluster``."""
         return pd.DataFrame({"id": self.data.ids.to_numpy(), "cluster": self.labels()})

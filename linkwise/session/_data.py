@@ -40,7 +40,7 @@ with requires("session", "linkwise.session"):
 
 from linkwise.session._series import _listed, _names
 
-__all__ = ["Dataset", "load_data", "embed_text", "UnsafePathError", "IMAGE_TYPES"]
+__all__ = ["Dataset", "load_data", "embed_text", "UnsafePathError", "IMAGE_TYPES", "minmax_scaling", "apply_scaling"]
 
 _IMAGE_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"BM")  # WebP: RIFF....WEBP
 _TFIDF_DIMS = 64
@@ -334,13 +334,24 @@ def _tfidf_svd(texts, random_state):
     return normalize(X), how
 
 
-def _minmax(X):
+def minmax_scaling(X):
+    """The min-max scaling of the columns of ``X``: ``(exponent, low, span)`` for :func:`apply_scaling`."""
     # divide each column by a power of two first (exact) so that high - low cannot overflow near ±1e308
     _, exponent = np.frexp(np.abs(X).max(axis=0))
     X = np.ldexp(X, -exponent)
     low = X.min(axis=0)
     span = X.max(axis=0) - low
-    return (X - low) / np.where(span > 0, span, 1.0)
+    return exponent, low, np.where(span > 0, span, 1.0)
+
+
+def apply_scaling(X, scaling):
+    """``X`` scaled as the rows :func:`minmax_scaling` was computed on (new rows may fall outside [0, 1])."""
+    exponent, low, span = scaling
+    return (np.ldexp(X, -exponent) - low) / span
+
+
+def _minmax(X):
+    return apply_scaling(X, minmax_scaling(X))
 
 
 def _plain(value):
@@ -406,6 +417,11 @@ class Dataset:
     clustered_on : str
         What ``X`` holds, for messages (e.g. "the columns a, b; read as
         semicolon-separated with decimal commas").
+    feature_columns : list of str or None
+        The numeric columns ``X`` begins with (None for time series).
+    scaling : tuple of ndarray or None
+        Their min-max scaling (:func:`minmax_scaling`), None unscaled: new
+        rows are scaled the same way (``linkwise predict``).
 
     Examples
     --------
@@ -708,7 +724,9 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
         info, ids, X = load_series(table, series, options, places,
                                    lambda column: _not_numeric(path, read_as, table, [column])[column])
         ids = _ids(path, read_as, table, id_column, places) if ids is None else ids
-        return Dataset(path, info, ids, X, options, None, root, {}, fingerprint, f"the time series{how}")
+        data = Dataset(path, info, ids, X, options, None, root, {}, fingerprint, f"the time series{how}")
+        data.feature_columns = data.scaling = None
+        return data
     ids = _ids(path, read_as, table, id_column, places)
     dropped = {}
     rest = [c for c in table.columns if c not in named]
@@ -721,7 +739,7 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
             features = [image_column]
     images = image_column in (features or ())
     features = features and [c for c in features if c != image_column]
-    blocks, embedding = [], None
+    blocks, embedding, scaling = [], None, None
     if features:
         not_numeric = [c for c in features if not pd.api.types.is_numeric_dtype(table[c]) and c not in lists]
         if not_numeric:
@@ -739,7 +757,8 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
                 f"The feature column {columns[c]!r} has a missing or infinite value at "
                 f"{places([r])[r]}; fill it in or leave the column out with --features."
             )
-        blocks.append(_minmax(numeric) if scale == "minmax" else numeric)
+        scaling = minmax_scaling(numeric) if scale == "minmax" else None
+        blocks.append(numeric if scaling is None else apply_scaling(numeric, scaling))
     if text_column is not None:
         vectors, embedding = embed_text(table[text_column].fillna(""))
         blocks.append(vectors)
@@ -759,4 +778,5 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
 
         blocks.append(image_block(data))
     data.X = np.hstack(blocks)
+    data.feature_columns, data.scaling = list(features or []), scaling
     return data

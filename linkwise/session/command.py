@@ -261,9 +261,12 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
 @click.option("--constraints", type=click.Path(dir_okay=False, allow_dash=True),
               help="Also write the answers as constraints (id_a,id_b,answer same/different, with their kind and "
                    "annotator), the format `linkwise cluster --constraints` reads.")
+@click.option("--model", type=click.Path(dir_okay=False),
+              help="Also save the session's fitted method, to assign new rows with `linkwise predict` (.skops: "
+                   "skops's safe format; else joblib).")
 @click.option("--method", help="The session's method, when the file names one outside linkwise (module:Class): "
               "linkwise imports a method named in a file only if you name it too.")
-def export(session_file, data, out, answers, agreement, constraints, method):
+def export(session_file, data, out, answers, agreement, constraints, model, method):
     """Write the clustering of a session file as CSV (id, cluster).
 
     The session file is only read, even while its session is running.
@@ -275,7 +278,7 @@ def export(session_file, data, out, answers, agreement, constraints, method):
         raise click.ClickException(f"{session_file} holds no session yet.")
     data = data or Path(meta["data_path"])
     for path, option in ((out, "--out"), (answers, "--answers"), (agreement, "--agreement"),
-                         (constraints, "--constraints")):
+                         (constraints, "--constraints"), (model, "--model")):
         if path not in (None, "-"):
             _check_output(path, option, {"session file": session_file, "data file": data})
     dataset = _load_data(data, meta, **dict.fromkeys(_DATA_OPTIONS))
@@ -291,5 +294,10 @@ def export(session_file, data, out, answers, agreement, constraints, method):
             elif path:
                 frame.to_csv(path, index=False)
                 click.echo(f"Wrote {len(frame)} rows to {path}", err=True)
+        if model:
+            from linkwise.session.models import save_model
+
+            save_model(session, model)
+            click.echo(f"Saved the model to {model}", err=True)
     finally:
         session.close()
