@@ -1,13 +1,12 @@
 """Active COBS: ask the pairs on which a weighted committee of candidate clusterings disagrees most."""
 
 import numpy as np
-from sklearn.neighbors import NearestNeighbors
 
 from linkwise._validation import check_scalar
 from linkwise.cobra import RepairAttributes
-from linkwise.cobs._generate import candidates_for, check_common
+from linkwise.cobs._generate import candidates_for, check_common, neighbours
 from linkwise.cobs._grid import FAMILIES
-from linkwise.cobs._select import agreement_matrix, best_candidate, refit, sample_rows, satisfied
+from linkwise.cobs._select import agreement_matrix, best_candidate, committee_weights, refit, sample_rows, satisfied
 from linkwise.loop import ActiveEstimator
 
 __all__ = ["ActiveCOBS"]
@@ -17,8 +16,8 @@ _ENUMERATE_PAIRS = 1_000_000
 
 
 def nearest_rows(X, rows):
-    """For every row of ``X``, the position in ``rows`` of its nearest row (a row of ``rows``: its own)."""
-    to_row = NearestNeighbors(n_neighbors=1).fit(X[rows]).kneighbors(X, return_distance=False)[:, 0]
+    """For every row of ``X``, the position in ``rows`` of its nearest row (a row of ``rows``: its own; ties: the first)."""
+    to_row = neighbours(X[rows], 1, X)[1][:, 0]
     to_row[rows] = np.arange(rows.size)
     return to_row
 
@@ -172,10 +171,9 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
         cands = candidates_for(data, spec, self.dbscan_noise, self.n_jobs, self.cache, ctx.rng, owner)
         global_row = np.arange(ctx.n_samples) if rows is None else rows
         self.candidates_, self.sample_indices_, self._refits = cands, rows, {}
-        self._agreement, log_w = agreement_matrix(cands.labels), np.zeros(len(cands))
+        self._agreement, net = agreement_matrix(cands.labels), np.zeros(len(cands), dtype=np.intp)
         self.scores_ = np.zeros(len(cands), dtype=np.intp)
-        self._select(ctx, log_w, to_row)
-        step = np.log(self.update_factor)
+        self._select(ctx, net, to_row)
         n_code = int(queryable.max()) + 1 if queryable.size else 1
         seen, answered = set(), []
         while (pool := draw_pairs(ctx.rng, queryable, n_code, self.sample_size, seen)).size:
@@ -185,7 +183,7 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
             sign = np.where(cands.labels[:, a] == cands.labels[:, b], 1.0, -1.0)
             unasked = np.ones(pool.size, dtype=bool)
             while unasked.any():
-                agreement = np.abs(self.weights_ @ sign)
+                agreement = np.abs(_vote(net, self.update_factor, sign))
                 agreement[~unasked] = np.inf
                 k = int(np.argmin(agreement))
                 unasked[k] = False
@@ -194,26 +192,26 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
                 if answer is not None:
                     answered.append((a[k], b[k]))
                 if ctx.revision != revision:  # an earlier answer is now believed wrong: score them all again
-                    log_w = self._rescore(ctx, answered, global_row, step)
+                    net = self._rescore(ctx, answered, global_row)
                 elif answer is not None:
                     right = (sign[:, k] > 0) == answer
-                    log_w += np.where(right, step, -step)
+                    net += np.where(right, 1, -1)
                     self.scores_ += right
                 else:
                     continue
-                self._select(ctx, log_w, to_row)
+                self._select(ctx, net, to_row)
 
-    def _rescore(self, ctx, answered, global_row, step):
-        """Scores and log-weights from every answered pair (sample positions) as now believed."""
+    def _rescore(self, ctx, answered, global_row):
+        """Scores and right-minus-wrong counts from every answered pair (sample positions) as now believed."""
         believed = [ctx.knowledge.store.relation(int(global_row[i]), int(global_row[j])) for i, j in answered]
         ml, cl = (np.array([p for p, b in zip(answered, believed) if b is kind], dtype=np.intp).reshape(-1, 2)
                   for kind in (True, False))
         self.scores_ = satisfied(self.candidates_.labels, ml, cl)
-        return step * (2 * self.scores_ - len(ml) - len(cl))
+        return 2 * self.scores_ - len(ml) - len(cl)
 
-    def _select(self, ctx, log_w, to_row):
-        self.weights_ = np.exp(log_w - log_w.max())  # in log space: m ** k overflows after ~1000 answers
-        self.best_index_ = best_candidate(self.scores_, self.weights_, self._agreement)
+    def _select(self, ctx, net, to_row):
+        self.weights_ = committee_weights(net, self.update_factor)
+        self.best_index_ = best_candidate(self.scores_, self.weights_, self._agreement, self.candidates_.labels)
         self.best_ = dict(self.candidates_.params[self.best_index_])
         labels = self.candidates_.labels[self.best_index_]
         ctx.labels = labels if to_row is None else labels[to_row]
@@ -228,6 +226,24 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
         if self.best_index_ not in self._refits:
             self._refits[self.best_index_] = refit(ctx.X, self.best_, self.dbscan_noise)
         return self._refits[self.best_index_].copy()
+
+
+def _vote(net, update_factor, sign):
+    """Weighted vote ``sum(weights * sign)`` of the committee on each pair, the same in every process.
+
+    A matrix product sums in an order that hangs on the BLAS kernel, the
+    threads and the memory alignment, and pairs whose votes are equal would
+    then come out unequal in the last bit (and argmin pick one or the other).
+    The weights take few values, ``m ** (net - max)``: the signs are summed
+    exactly per value, then the values are added in a fixed order.
+    """
+    levels, level = np.unique(net, return_inverse=True)
+    counts = np.zeros((levels.size, sign.shape[1]), dtype=np.int64)
+    np.add.at(counts, level, sign.astype(np.int64))
+    vote = np.zeros(sign.shape[1])
+    for weight, row in zip(committee_weights(levels, update_factor), counts):
+        vote += weight * row
+    return vote
 
 
 def _answered(belief, ctx):

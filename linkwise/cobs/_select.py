@@ -1,5 +1,7 @@
 """COBS: pick, among many unsupervised clusterings, the one that satisfies the most constraints."""
 
+import math
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
@@ -11,8 +13,10 @@ from linkwise.graph import check_fit_input
 
 # the weights of the committee that breaks ties: Active COBS's, with its default update factor
 _UPDATE_FACTOR = 2.0
+# a cluster holding fewer than this share of the rows is tiny (ties pass over clusterings of mostly tiny clusters)
+_TINY = 0.02
 
-__all__ = ["COBS", "satisfied", "agreement_matrix", "committee_weights", "best_candidate", "sample_rows", "refit"]
+__all__ = ["COBS", "satisfied", "agreement_matrix", "committee_weights", "best_candidate", "mostly_tiny", "sample_rows", "refit"]
 
 
 def satisfied(labels, ml, cl):
@@ -25,37 +29,71 @@ _PROFILE_PAIRS = 10_000  # row pairs candidates are compared on, drawn with a fi
 
 
 def agreement_matrix(labels):
-    """How much every two clusterings (rows of ``labels``) agree, as a float32 square matrix.
+    """How much every two clusterings (rows of ``labels``) agree, as a float64 square matrix.
 
     The correlation of their co-memberships (together 1, apart 0) on a fixed
-    sample of row pairs, a chance-corrected agreement akin to the ARI: 3.5 MB
-    and 0.3 CPU seconds for 931 candidates, whatever the number of rows."""
+    sample of row pairs, a chance-corrected agreement akin to the ARI: 7 MB
+    and 0.3 CPU seconds for 931 candidates, whatever the number of rows. It
+    is computed from counts of pairs (exact whatever the summation order),
+    so that it is the same in every process and for every order of the
+    candidates."""
     n = labels.shape[1]
     a, b = np.random.RandomState(0).randint(n, size=(2, _PROFILE_PAIRS))
     keep = a != b
-    profile = (labels[:, a[keep]] == labels[:, b[keep]]).astype(np.float32)
-    profile -= profile.mean(axis=1, keepdims=True)
-    norm = np.linalg.norm(profile, axis=1, keepdims=True)
-    profile = np.divide(profile, norm, out=np.zeros_like(profile), where=norm > 0)
-    return profile @ profile.T
+    together = (labels[:, a[keep]] == labels[:, b[keep]]).astype(np.float32)
+    both = (together @ together.T).astype(np.float64)  # whole numbers < 2 ** 24: exact in float32
+    ones, m = together.sum(axis=1, dtype=np.float64), float(keep.sum())
+    spread = m * ones - ones**2  # m ** 2 times the variance of each co-membership profile
+    scale = np.sqrt(np.outer(spread, spread))
+    return np.divide(m * both - np.outer(ones, ones), scale, out=np.zeros_like(scale), where=scale > 0)
 
 
-def committee_weights(scores, update_factor):
-    """Active COBS's weights ``m ** (right - wrong)`` for answers all asked, scaled to a largest of 1."""
-    return np.exp(2.0 * np.log(update_factor) * (scores - scores.max()))
+def committee_weights(net, update_factor):
+    """Active COBS's weights ``m ** net``, ``net`` = answers right - answers wrong, scaled to a largest of 1.
+
+    A power of a float, not ``exp(net * log(m))``: with m = 2 the weights
+    are exact, and equal nets always give equal weights."""
+    net = np.asarray(net)
+    return np.power(float(update_factor), (net - net.max()).astype(np.float64))
 
 
-def best_candidate(scores, weights, agreement):
+def mostly_tiny(labels):
+    """Whether most clusters of each clustering (row of ``labels``) hold fewer than ``_TINY`` of the rows."""
+    n_rows = labels.shape[1]
+    out = np.empty(labels.shape[0], dtype=bool)
+    for c, lab in enumerate(labels):
+        sizes = np.unique(lab, return_counts=True)[1]
+        out[c] = 2 * (sizes < _TINY * n_rows).sum() > sizes.size
+    return out
+
+
+def best_candidate(scores, weights, agreement, labels):
     """Index of the most satisfying clustering; ties go to the one that agrees most with the committee.
 
     Few constraints leave many candidates tied. Fewer clusters would pick
-    degenerate partitions (a large cluster beside tiny ones), which agree with
-    few others. Against fewer clusters, the silhouette, size entropy and
-    balance (benchmarks/results/cobs.md, section 5) this gave Active COBS the
-    best mean test-fold ARI (.512 against .483 for fewer clusters at 10
-    questions) and COBS the second best, .003 below the O(n^2) silhouette."""
+    degenerate partitions (a large cluster beside tiny ones); the committee's
+    consensus prefers what many candidates resemble, which the grid's many
+    near copies of one DBSCAN partition (two clusters and singletons of
+    noise) can make a degenerate one. So tied clusterings whose clusters are
+    mostly tiny (:func:`mostly_tiny`) are passed over unless all are, and the
+    consensus decides among the others (benchmarks/results/cobs.md, section
+    5). The consensus is an exactly rounded sum, and equal consensus goes to
+    the same partition whichever index it has: the choice does not depend
+    on the order of the candidates nor on the BLAS."""
     top = np.flatnonzero(scores == scores.max())
-    return int(top[np.argmax(agreement[top] @ weights)])
+    fine = top[~mostly_tiny(labels[top])]
+    top = fine if fine.size else top
+    consensus = np.array([math.fsum(row) for row in agreement[top] * weights])
+    tied = top[consensus == consensus.max()]
+    return int(min(tied, key=lambda c: _canonical(labels[c])))
+
+
+def _canonical(labels):
+    """The partition as bytes, clusters numbered in order of first appearance: equal for equal partitions."""
+    first = np.unique(labels, return_index=True)[1]
+    rank = np.empty(first.size, dtype=np.int32)
+    rank[np.argsort(first)] = np.arange(first.size, dtype=np.int32)
+    return rank[np.searchsorted(np.unique(labels), labels)].tobytes()
 
 
 def sample_rows(n_samples, preferred, size, rng):
@@ -177,8 +215,8 @@ class COBS(ClusterMixin, BaseEstimator):
         self.candidates_ = cands = candidates_for(data, spec, self.dbscan_noise, self.n_jobs, self.cache, rng, owner)
         self.sample_indices_ = rows
         self.scores_ = satisfied(cands.labels, ml, cl)
-        weights = committee_weights(self.scores_, _UPDATE_FACTOR)
-        self.best_index_ = best_candidate(self.scores_, weights, agreement_matrix(cands.labels))
+        weights = committee_weights(2 * self.scores_ - len(ml) - len(cl), _UPDATE_FACTOR)
+        self.best_index_ = best_candidate(self.scores_, weights, agreement_matrix(cands.labels), cands.labels)
         self.best_ = dict(cands.params[self.best_index_])
         self.labels_ = cands.labels[self.best_index_].copy()
         if rows is not None:
