@@ -237,6 +237,23 @@ def test_generation_is_deterministic_and_seeded(blobs, cands):
     assert [p["random_state"] for p in other.params] != [p["random_state"] for p in cands.params[:9]]
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_neighbours_break_distance_ties_by_index_like_brute_force(seed):
+    # rows on a small integer grid: most distances are tied, many at the k-th place
+    rng = np.random.RandomState(seed)
+    X = rng.randint(0, 3, size=(260, 4)).astype(float) / 2
+    Q = rng.randint(0, 3, size=(40, 4)).astype(float) / 2
+    for data, query in ((X, None), (X, Q), (X[:30], X)):
+        query_rows = data if query is None else query
+        d = np.sqrt(((query_rows[:, None, :] - data[None]) ** 2).sum(axis=2))
+        everyone = np.broadcast_to(np.arange(len(data)), d.shape)
+        for k in (1, 5, 20):
+            order = np.lexsort((everyone, d), axis=1)[:, :k]
+            dist, ind = _generate.neighbours(data, k, query)
+            np.testing.assert_array_equal(ind, order)
+            np.testing.assert_array_equal(dist, np.take_along_axis(d, order, axis=1))
+
+
 def test_parallel_generation_equals_serial(blobs, cands):
     par = generate(blobs[0], grid=SMALL, random_state=0, n_jobs=2)
     np.testing.assert_array_equal(par.labels, cands.labels)

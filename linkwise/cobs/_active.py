@@ -6,7 +6,8 @@ from linkwise._validation import check_scalar
 from linkwise.cobra import RepairAttributes
 from linkwise.cobs._generate import candidates_for, check_common, neighbours
 from linkwise.cobs._grid import FAMILIES
-from linkwise.cobs._select import agreement_matrix, best_candidate, committee_weights, refit, sample_rows, satisfied
+from linkwise.cobs._select import (agreement_matrix, best_candidate, committee_weights, degenerate, sample_rows,
+                                  satisfied)
 from linkwise.loop import ActiveEstimator
 
 __all__ = ["ActiveCOBS"]
@@ -76,12 +77,15 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
         paper's choice: 200).
     max_queries : int, optional
         The question budget (None: until no unseen pair is left).
-    max_samples : int, default=20000
-        With more rows than this, candidates are generated on a sample of
-        this many rows (queryable rows first) and questions are about sampled
-        rows. Every row gets the label of its nearest sampled row after each
-        question (``labels_history_``); ``labels_`` fits the finally chosen
-        configuration on all rows.
+    max_samples : int, default=1000
+        With more rows than this, candidates are generated on a random
+        sample of this many rows (queryable rows first, as many as fit) and
+        questions are about sampled rows; every other row takes the label of
+        its nearest sampled row (``labels_`` and ``labels_history_``). The
+        generation's time grows faster than the rows (about 8 CPU seconds at
+        1,000 rows, 23 at 2,000, minutes at 4,000: benchmarks/results/cobs.md,
+        section 6, with the accuracy this costs). ``max_samples=20000``, the
+        former default, generates on every row up to 20,000.
     noise_probability : float in [0, 0.5), default=0.0
         Prior guess of the share of wrong answers. 0: every answer is
         trusted. Above 0: the answers are those of a belief
@@ -138,7 +142,7 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
     _anytime = True
 
     def __init__(self, *, algorithms=FAMILIES, grid=None, dbscan_noise="singletons", update_factor=2.0,
-                 sample_size=200, max_queries=None, max_samples=20_000, n_jobs=None, cache=None,
+                 sample_size=200, max_queries=None, max_samples=1000, n_jobs=None, cache=None,
                  noise_probability=0.0, random_state=None):
         self.algorithms, self.grid, self.dbscan_noise = algorithms, grid, dbscan_noise
         self.update_factor, self.sample_size, self.max_queries = update_factor, sample_size, max_queries
@@ -170,8 +174,9 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
         data = ctx.X if rows is None else ctx.X[rows]
         cands = candidates_for(data, spec, self.dbscan_noise, self.n_jobs, self.cache, ctx.rng, owner)
         global_row = np.arange(ctx.n_samples) if rows is None else rows
-        self.candidates_, self.sample_indices_, self._refits = cands, rows, {}
+        self.candidates_, self.sample_indices_ = cands, rows
         self._agreement, net = agreement_matrix(cands.labels), np.zeros(len(cands), dtype=np.intp)
+        self._degenerate = degenerate(cands.labels)
         self.scores_ = np.zeros(len(cands), dtype=np.intp)
         self._select(ctx, net, to_row)
         n_code = int(queryable.max()) + 1 if queryable.size else 1
@@ -211,21 +216,10 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
 
     def _select(self, ctx, net, to_row):
         self.weights_ = committee_weights(net, self.update_factor)
-        self.best_index_ = best_candidate(self.scores_, self.weights_, self._agreement, self.candidates_.labels)
+        self.best_index_ = best_candidate(self.scores_, self.weights_, self._agreement, self.candidates_.labels, self._degenerate)
         self.best_ = dict(self.candidates_.params[self.best_index_])
         labels = self.candidates_.labels[self.best_index_]
         ctx.labels = labels if to_row is None else labels[to_row]
-
-    def _snapshot(self, ctx):
-        return np.array(ctx.labels, dtype=np.int32)
-
-    def _current_labels(self, ctx):
-        if self.sample_indices_ is None:
-            return np.array(ctx.labels, dtype=np.int32)
-        # large data: fit the chosen configuration on every row, once per choice
-        if self.best_index_ not in self._refits:
-            self._refits[self.best_index_] = refit(ctx.X, self.best_, self.dbscan_noise)
-        return self._refits[self.best_index_].copy()
 
 
 def _vote(net, update_factor, sign):

@@ -1,7 +1,5 @@
 """COBS: pick, among many unsupervised clusterings, the one that satisfies the most constraints."""
 
-import math
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
@@ -13,10 +11,10 @@ from linkwise.graph import check_fit_input
 
 # the weights of the committee that breaks ties: Active COBS's, with its default update factor
 _UPDATE_FACTOR = 2.0
-# a cluster holding fewer than this share of the rows is tiny (ties pass over clusterings of mostly tiny clusters)
+# a cluster holding fewer than this share of the rows is tiny (ties pass over degenerate clusterings)
 _TINY = 0.02
 
-__all__ = ["COBS", "satisfied", "agreement_matrix", "committee_weights", "best_candidate", "mostly_tiny", "sample_rows", "refit"]
+__all__ = ["COBS", "satisfied", "agreement_matrix", "committee_weights", "best_candidate", "degenerate", "sample_rows", "refit"]
 
 
 def satisfied(labels, ml, cl):
@@ -57,43 +55,56 @@ def committee_weights(net, update_factor):
     return np.power(float(update_factor), (net - net.max()).astype(np.float64))
 
 
-def mostly_tiny(labels):
-    """Whether most clusters of each clustering (row of ``labels``) hold fewer than ``_TINY`` of the rows."""
-    n_rows = labels.shape[1]
-    out = np.empty(labels.shape[0], dtype=bool)
-    for c, lab in enumerate(labels):
-        sizes = np.unique(lab, return_counts=True)[1]
-        out[c] = 2 * (sizes < _TINY * n_rows).sum() > sizes.size
-    return out
+def degenerate(labels):
+    """Whether each clustering (row of ``labels``) is degenerate: fewer than two clusters of at least ``_TINY`` of
+    the rows, or more clusters below that size than above it (one or two clusters beside singletons of noise)."""
+    n_cand, n = labels.shape
+    shift = labels.astype(np.int64) - labels.min(axis=1, keepdims=True)
+    codes, sizes = np.unique(shift + np.arange(n_cand)[:, None] * (int(shift.max()) + 1), return_counts=True)
+    owner = codes // (int(shift.max()) + 1)
+    tiny = np.bincount(owner, weights=sizes < _TINY * n, minlength=n_cand)
+    sound = np.bincount(owner, minlength=n_cand) - tiny
+    return (sound < 2) | (tiny > sound)
 
 
-def best_candidate(scores, weights, agreement, labels):
-    """Index of the most satisfying clustering; ties go to the one that agrees most with the committee.
+# agreement in [-1, 1] as whole numbers of 2 ** -40: sums of up to 2 ** 22 of them are exact in int64
+_FIXED = 2.0**40
+
+
+def best_candidate(scores, weights, agreement, labels, flagged=None):
+    """Index of the most satisfying clustering; ties go to the sound one that agrees most with the committee.
 
     Few constraints leave many candidates tied. Fewer clusters would pick
-    degenerate partitions (a large cluster beside tiny ones); the committee's
-    consensus prefers what many candidates resemble, which the grid's many
-    near copies of one DBSCAN partition (two clusters and singletons of
-    noise) can make a degenerate one. So tied clusterings whose clusters are
-    mostly tiny (:func:`mostly_tiny`) are passed over unless all are, and the
-    consensus decides among the others (benchmarks/results/cobs.md, section
-    5). The consensus is an exactly rounded sum, and equal consensus goes to
-    the same partition whichever index it has: the choice does not depend
-    on the order of the candidates nor on the BLAS."""
+    degenerate partitions (a large cluster beside tiny ones). The
+    committee's consensus prefers what many candidates resemble, and the
+    grid holds many near copies of some degenerate partitions (DBSCAN's two
+    clusters and singletons of noise at neighbouring eps and minPts): the
+    consensus is taken among the tied that are not :func:`degenerate`
+    (``flagged``, computed if None), all of them if every one is
+    (benchmarks/results/cobs.md, section 5). The consensus is summed
+    exactly, and equal consensus goes to the partition first in a fixed
+    order of partitions, so that the choice does not depend on the order of
+    the candidates nor on the BLAS."""
     top = np.flatnonzero(scores == scores.max())
-    fine = top[~mostly_tiny(labels[top])]
-    top = fine if fine.size else top
-    consensus = np.array([math.fsum(row) for row in agreement[top] * weights])
+    flagged = degenerate(labels[top]) if flagged is None else flagged[top]
+    top = top if flagged.all() else top[~flagged]
+    levels, level = np.unique(weights, return_inverse=True)  # Active COBS's weights take few values
+    order = np.argsort(level, kind="stable")
+    starts = np.r_[0, np.flatnonzero(np.diff(level[order])) + 1]
+    fixed = np.rint(agreement[np.ix_(top, order)] * _FIXED).astype(np.int64)
+    consensus = np.zeros(top.size)
+    for weight, total in zip(levels[level[order][starts]], np.add.reduceat(fixed, starts, axis=1).T):
+        consensus += weight * total
     tied = top[consensus == consensus.max()]
     return int(min(tied, key=lambda c: _canonical(labels[c])))
 
 
 def _canonical(labels):
     """The partition as bytes, clusters numbered in order of first appearance: equal for equal partitions."""
-    first = np.unique(labels, return_index=True)[1]
-    rank = np.empty(first.size, dtype=np.int32)
-    rank[np.argsort(first)] = np.arange(first.size, dtype=np.int32)
-    return rank[np.searchsorted(np.unique(labels), labels)].tobytes()
+    values, first = np.unique(labels, return_index=True)
+    rank = np.empty(values.size, dtype=np.int32)
+    rank[np.argsort(first)] = np.arange(values.size, dtype=np.int32)
+    return rank[np.searchsorted(values, labels)].tobytes()
 
 
 def sample_rows(n_samples, preferred, size, rng):
@@ -118,8 +129,11 @@ class COBS(ClusterMixin, BaseEstimator):
     candidate that satisfies the largest number of the given must-link and
     cannot-link constraints. Ties (common with few constraints) go to the
     candidate that agrees most with the others, weighted as Active COBS
-    weighs its committee (``2 ** (right - wrong)``): a consensus choice that,
-    unlike fewer clusters, does not favour degenerate partitions. The
+    weighs its committee (``2 ** (right - wrong)``), among the tied ones that
+    are not degenerate (fewer than two clusters of at least 2 % of the rows,
+    or more clusters below that size than above it, as one or two clusters
+    beside singletons of DBSCAN noise); the choice does not depend on the
+    order of the candidates. The
     constraints choose the algorithm and its parameters (K included); they are
     not used inside any algorithm, and contradicting (noisy) constraints are
     simply counted.
