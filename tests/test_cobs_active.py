@@ -8,7 +8,7 @@ import linkwise as lw
 from linkwise._validation import InvalidParameterError
 from linkwise.cobs import _generate, generate
 from linkwise.cobs import agreement_matrix, draw_pairs
-from linkwise.cobs._select import best_candidate, committee_weights, degenerate, satisfied
+from linkwise.cobs._select import TieBreak, committee_weights, degenerate, satisfied
 
 GRID = {
     "kmeans": {"n_clusters": [2, 3, 4], "n_seeds": 3},
@@ -71,7 +71,7 @@ def test_ties_go_to_the_same_sound_partition_whatever_the_candidate_order(name, 
     # clusters and singletons of noise, of which the grid holds many near copies (they won the consensus)
     X, y = lw.datasets.load(name, scale=scale)
     labels = generate(X, random_state=0).labels
-    agreement = agreement_matrix(labels)
+    ties = TieBreak(labels)
     rng = np.random.RandomState(0)
     n_tied, mixed = [], 0
     for seed in range(8):
@@ -81,7 +81,7 @@ def test_ties_go_to_the_same_sound_partition_whatever_the_candidate_order(name, 
         ml, cl = pairs[same], pairs[~same]
         scores = satisfied(labels, ml, cl)
         weights = committee_weights(2 * scores - len(pairs), 2.0)
-        best = best_candidate(scores, weights, agreement, labels)
+        best = ties.best(scores, weights)
         top = np.flatnonzero(scores == scores.max())
         n_tied.append(top.size)
         flagged = degenerate(labels[top])
@@ -91,7 +91,7 @@ def test_ties_go_to_the_same_sound_partition_whatever_the_candidate_order(name, 
             mixed += flagged.any()
         for _ in range(3):  # the candidates in another order: the same partition
             p = rng.permutation(len(labels))
-            again = best_candidate(scores[p], weights[p], agreement[np.ix_(p, p)], labels[p])
+            again = TieBreak(labels[p]).best(scores[p], weights[p])
             assert same_partition(labels[p][again], labels[best])
     assert max(n_tied) > 10 and mixed > 0  # tested on real ties, degenerate candidates among them
 
@@ -108,15 +108,14 @@ def test_many_near_copies_of_a_degenerate_partition_do_not_win_a_tie():
         crowd.append(lab)
     sound = np.repeat([0, 1, 2], [40, 30, 30])
     labels = np.stack(crowd + [sound, sound[::-1], np.r_[sound[1:], 0]])
-    agreement = agreement_matrix(labels)
     scores, weights = np.zeros(len(labels)), np.ones(len(labels))
-    assert np.argmax(agreement @ weights) < 12  # the crowd has the consensus
+    assert np.argmax(agreement_matrix(labels) @ weights) < 12  # the crowd has the consensus
     for seed in range(5):
         p = np.random.RandomState(seed).permutation(len(labels))
-        best = best_candidate(scores[p], weights[p], agreement[np.ix_(p, p)], labels[p])
+        best = TieBreak(labels[p]).best(scores[p], weights[p])
         assert p[best] >= 12 and not is_degenerate(labels[p][best])
     # all tied candidates mostly tiny: one of them is still chosen (the best the constraints allow)
-    assert best_candidate(scores[:12], weights[:12], agreement[:12, :12], labels[:12]) < 12
+    assert TieBreak(labels[:12]).best(scores[:12], weights[:12]) < 12
 
 
 def test_active_cobs_on_standardised_iris_does_not_end_on_a_degenerate_partition():

@@ -6,8 +6,7 @@ from linkwise._validation import check_scalar
 from linkwise.cobra import RepairAttributes
 from linkwise.cobs._generate import candidates_for, check_common, neighbours
 from linkwise.cobs._grid import FAMILIES
-from linkwise.cobs._select import (agreement_matrix, best_candidate, committee_weights, degenerate, sample_rows,
-                                  satisfied)
+from linkwise.cobs._select import _NEAR, TieBreak, committee_weights, exact_dot, sample_rows, satisfied
 from linkwise.loop import ActiveEstimator
 
 __all__ = ["ActiveCOBS"]
@@ -175,8 +174,7 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
         cands = candidates_for(data, spec, self.dbscan_noise, self.n_jobs, self.cache, ctx.rng, owner)
         global_row = np.arange(ctx.n_samples) if rows is None else rows
         self.candidates_, self.sample_indices_ = cands, rows
-        self._agreement, net = agreement_matrix(cands.labels), np.zeros(len(cands), dtype=np.intp)
-        self._degenerate = degenerate(cands.labels)
+        self._ties, net = TieBreak(cands.labels), np.zeros(len(cands), dtype=np.intp)
         self.scores_ = np.zeros(len(cands), dtype=np.intp)
         self._select(ctx, net, to_row)
         n_code = int(queryable.max()) + 1 if queryable.size else 1
@@ -188,9 +186,14 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
             sign = np.where(cands.labels[:, a] == cands.labels[:, b], 1.0, -1.0)
             unasked = np.ones(pool.size, dtype=bool)
             while unasked.any():
-                agreement = np.abs(_vote(net, self.update_factor, sign))
+                agreement = np.abs(self.weights_ @ sign)
                 agreement[~unasked] = np.inf
-                k = int(np.argmin(agreement))
+                # the product's rounding hangs on the BLAS and the threads: the pairs within rounding of the least
+                # agreement are compared exactly, and the first of the exactly least is asked
+                near = np.flatnonzero(agreement <= agreement.min() + _NEAR * self.weights_.sum())
+                if near.size > 1:
+                    near = near[[np.argmin(np.abs(exact_dot(sign[:, near].T, self.weights_)))]]
+                k = int(near[0])
                 unasked[k] = False
                 revision = ctx.revision
                 answer = yield int(global_row[a[k]]), int(global_row[b[k]])
@@ -216,28 +219,10 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
 
     def _select(self, ctx, net, to_row):
         self.weights_ = committee_weights(net, self.update_factor)
-        self.best_index_ = best_candidate(self.scores_, self.weights_, self._agreement, self.candidates_.labels, self._degenerate)
+        self.best_index_ = self._ties.best(self.scores_, self.weights_)
         self.best_ = dict(self.candidates_.params[self.best_index_])
         labels = self.candidates_.labels[self.best_index_]
         ctx.labels = labels if to_row is None else labels[to_row]
-
-
-def _vote(net, update_factor, sign):
-    """Weighted vote ``sum(weights * sign)`` of the committee on each pair, the same in every process.
-
-    A matrix product sums in an order that hangs on the BLAS kernel, the
-    threads and the memory alignment, and pairs whose votes are equal would
-    then come out unequal in the last bit (and argmin pick one or the other).
-    The weights take few values, ``m ** (net - max)``: the signs are summed
-    exactly per value, then the values are added in a fixed order.
-    """
-    levels, level = np.unique(net, return_inverse=True)
-    counts = np.zeros((levels.size, sign.shape[1]), dtype=np.int64)
-    np.add.at(counts, level, sign.astype(np.int64))
-    vote = np.zeros(sign.shape[1])
-    for weight, row in zip(committee_weights(levels, update_factor), counts):
-        vote += weight * row
-    return vote
 
 
 def _answered(belief, ctx):

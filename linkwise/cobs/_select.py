@@ -1,5 +1,7 @@
 """COBS: pick, among many unsupervised clusterings, the one that satisfies the most constraints."""
 
+import hashlib
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
@@ -14,7 +16,7 @@ _UPDATE_FACTOR = 2.0
 # a cluster holding fewer than this share of the rows is tiny (ties pass over degenerate clusterings)
 _TINY = 0.02
 
-__all__ = ["COBS", "satisfied", "agreement_matrix", "committee_weights", "best_candidate", "degenerate", "sample_rows", "refit"]
+__all__ = ["COBS", "satisfied", "agreement_matrix", "committee_weights", "TieBreak", "degenerate", "exact_dot", "sample_rows", "refit"]
 
 
 def satisfied(labels, ml, cl):
@@ -67,36 +69,70 @@ def degenerate(labels):
     return (sound < 2) | (tiny > sound)
 
 
-# agreement in [-1, 1] as whole numbers of 2 ** -40: sums of up to 2 ** 22 of them are exact in int64
-_FIXED = 2.0**40
+# agreement in [-1, 1] as whole numbers of 2 ** -36: any sum of up to 2 ** 17 of them is exact in float64
+_FIXED = 2.0**36
+# a float matrix-vector product is off by far less than this share of the sum of its weights
+_NEAR = 1e-6
 
 
-def best_candidate(scores, weights, agreement, labels, flagged=None):
-    """Index of the most satisfying clustering; ties go to the sound one that agrees most with the committee.
+def exact_dot(values, weights):
+    """``values @ weights`` for whole-number ``values`` (sums below 2 ** 53), the same in every process and order.
+
+    A matrix product sums in an order that hangs on the BLAS kernel, the
+    number of threads and the memory alignment, so equal results can come
+    out unequal in the last bit. Here the values are summed exactly for
+    each distinct weight (a product with a 0/1 matrix, exact in any order),
+    then those sums weighted and added in the order of the weights. Active
+    COBS's weights ``m ** (right - wrong)`` take few distinct values."""
+    levels, level = np.unique(weights, return_inverse=True)
+    sums = values @ (level[:, None] == np.arange(levels.size)).astype(np.float64)
+    out = np.zeros(values.shape[0])
+    for weight, total in zip(levels, sums.T):
+        out += weight * total
+    return out
+
+
+class TieBreak:
+    """The choice among the most satisfying candidates of one candidate set (what it needs is computed once).
 
     Few constraints leave many candidates tied. Fewer clusters would pick
-    degenerate partitions (a large cluster beside tiny ones). The
-    committee's consensus prefers what many candidates resemble, and the
-    grid holds many near copies of some degenerate partitions (DBSCAN's two
-    clusters and singletons of noise at neighbouring eps and minPts): the
-    consensus is taken among the tied that are not :func:`degenerate`
-    (``flagged``, computed if None), all of them if every one is
-    (benchmarks/results/cobs.md, section 5). The consensus is summed
-    exactly, and equal consensus goes to the partition first in a fixed
-    order of partitions, so that the choice does not depend on the order of
-    the candidates nor on the BLAS."""
-    top = np.flatnonzero(scores == scores.max())
-    flagged = degenerate(labels[top]) if flagged is None else flagged[top]
-    top = top if flagged.all() else top[~flagged]
-    levels, level = np.unique(weights, return_inverse=True)  # Active COBS's weights take few values
-    order = np.argsort(level, kind="stable")
-    starts = np.r_[0, np.flatnonzero(np.diff(level[order])) + 1]
-    fixed = np.rint(agreement[np.ix_(top, order)] * _FIXED).astype(np.int64)
-    consensus = np.zeros(top.size)
-    for weight, total in zip(levels[level[order][starts]], np.add.reduceat(fixed, starts, axis=1).T):
-        consensus += weight * total
-    tied = top[consensus == consensus.max()]
-    return int(min(tied, key=lambda c: _canonical(labels[c])))
+    degenerate partitions (a large cluster beside tiny ones). Ties go to the
+    candidate whose co-memberships agree most with the committee's
+    (:func:`agreement_matrix`, weighted as Active COBS weighs its
+    committee). That consensus prefers what many candidates resemble, and
+    the grid holds many near copies of some degenerate partitions (DBSCAN's
+    one or two clusters and singletons of noise at neighbouring eps and
+    minPts): it is taken among the tied candidates that are not
+    :func:`degenerate`, among all of them if every one is
+    (benchmarks/results/cobs.md, section 5). The consensus is summed exactly
+    and equal consensus goes to the partition first in a fixed order of
+    partitions, so the chosen clustering depends neither on the order of
+    the candidates nor on the BLAS.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n_candidates, n_samples)
+    """
+
+    def __init__(self, labels):
+        self.agreement = agreement_matrix(labels)
+        self._fixed = np.rint(self.agreement * _FIXED)
+        self.flagged = degenerate(labels)
+        keys = [hashlib.blake2b(_canonical(lab), digest_size=16).digest() for lab in labels]
+        rank = {key: r for r, key in enumerate(sorted(set(keys)))}
+        self._rank = np.array([rank[key] for key in keys])  # equal partitions, equal rank
+
+    def best(self, scores, weights):
+        """Index of the chosen candidate, given each one's ``scores`` (constraints satisfied) and committee ``weights``."""
+        top = np.flatnonzero(scores == scores.max())
+        sound = top[~self.flagged[top]]
+        top = sound if sound.size else top
+        consensus = self.agreement[top] @ weights
+        near = top[consensus >= consensus.max() - _NEAR * np.abs(weights).sum()]
+        # copies of one partition agree alike: each partition is computed once, the first copy standing for it
+        first = np.unique(self._rank[near], return_index=True)[1]
+        exact = exact_dot(self._fixed[near[first]], weights) if first.size > 1 else np.zeros(1)
+        return int(near[first][np.argmax(exact)])  # ranks ascend: ties go to the first partition
 
 
 def _canonical(labels):
@@ -230,7 +266,7 @@ class COBS(ClusterMixin, BaseEstimator):
         self.sample_indices_ = rows
         self.scores_ = satisfied(cands.labels, ml, cl)
         weights = committee_weights(2 * self.scores_ - len(ml) - len(cl), _UPDATE_FACTOR)
-        self.best_index_ = best_candidate(self.scores_, weights, agreement_matrix(cands.labels), cands.labels)
+        self.best_index_ = TieBreak(cands.labels).best(self.scores_, weights)
         self.best_ = dict(cands.params[self.best_index_])
         self.labels_ = cands.labels[self.best_index_].copy()
         if rows is not None:
