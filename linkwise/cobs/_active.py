@@ -81,8 +81,8 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
         sample of this many rows (queryable rows first, as many as fit) and
         questions are about sampled rows; every other row takes the label of
         its nearest sampled row (``labels_`` and ``labels_history_``). The
-        generation's time grows faster than the rows (about 8 CPU seconds at
-        1,000 rows, 23 at 2,000, minutes at 4,000: benchmarks/results/cobs.md,
+        generation's time grows faster than the rows (about 9 CPU seconds at
+        1,000 rows, 38 at 2,086, 303 at 4,096: benchmarks/results/cobs.md,
         section 6, with the accuracy this costs). ``max_samples=20000``, the
         former default, generates on every row up to 20,000.
     noise_probability : float in [0, 0.5), default=0.0
