@@ -17,7 +17,7 @@ from linkwise.cobs import Candidates, generate, make_estimator, paper_grid
 from linkwise.cobs import _generate
 from linkwise.cobs._generate import _canonical, _plan, _spectral_embedding, _spectral_task
 from linkwise.cobs._grid import GridSpec
-from linkwise.cobs._select import agreement_matrix, best_candidate, committee_weights
+from linkwise.cobs._select import TieBreak, committee_weights
 
 # the scikit-learn reference fits on small kNN graphs warn about disconnected graphs
 pytestmark = pytest.mark.filterwarnings("ignore:Graph is not fully connected:UserWarning")
@@ -171,11 +171,11 @@ def test_ties_go_to_the_committees_consensus_not_to_degenerate_partitions(blobs,
     variants = [good, np.r_[good[:-1], 0], np.r_[1, good[1:]]]
     degenerate = np.r_[np.zeros(28, dtype=int), 1, 2]
     labels = np.stack([degenerate, *variants])
-    best = best_candidate(np.zeros(4), np.ones(4), agreement_matrix(labels))
+    best = TieBreak(labels).best(np.zeros(4), np.ones(4))
     assert best in (1, 2, 3)
-    # a candidate one answer short still counts in the committee, with a quarter of the weight
-    weights = committee_weights(np.array([3, 3, 2, 2]), 2.0)
-    np.testing.assert_allclose(weights, [1, 1, 0.25, 0.25])
+    # a candidate one answer short (net 1 right - wrong below) counts in the committee with a quarter of the weight
+    weights = committee_weights(np.array([3, 3, 1, 1]), 2.0)
+    np.testing.assert_array_equal(weights, [1, 1, 0.25, 0.25])
 
 
 def test_cobs_finds_the_classes_of_wine():
@@ -235,6 +235,23 @@ def test_generation_is_deterministic_and_seeded(blobs, cands):
     assert again.params == cands.params
     other = generate(blobs[0], grid=SMALL, random_state=1, algorithms=["kmeans"])
     assert [p["random_state"] for p in other.params] != [p["random_state"] for p in cands.params[:9]]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_neighbours_break_distance_ties_by_index_like_brute_force(seed):
+    # rows on a small integer grid: most distances are tied, many at the k-th place
+    rng = np.random.RandomState(seed)
+    X = rng.randint(0, 3, size=(260, 4)).astype(float) / 2
+    Q = rng.randint(0, 3, size=(40, 4)).astype(float) / 2
+    for data, query in ((X, None), (X, Q), (X[:30], X)):
+        query_rows = data if query is None else query
+        d = np.sqrt(((query_rows[:, None, :] - data[None]) ** 2).sum(axis=2))
+        everyone = np.broadcast_to(np.arange(len(data)), d.shape)
+        for k in (1, 5, 20):
+            order = np.lexsort((everyone, d), axis=1)[:, :k]
+            dist, ind = _generate.neighbours(data, k, query)
+            np.testing.assert_array_equal(ind, order)
+            np.testing.assert_array_equal(dist, np.take_along_axis(d, order, axis=1))
 
 
 def test_parallel_generation_equals_serial(blobs, cands):

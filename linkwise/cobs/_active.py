@@ -1,13 +1,12 @@
 """Active COBS: ask the pairs on which a weighted committee of candidate clusterings disagrees most."""
 
 import numpy as np
-from sklearn.neighbors import NearestNeighbors
 
 from linkwise._validation import check_scalar
 from linkwise.cobra import RepairAttributes
-from linkwise.cobs._generate import candidates_for, check_common
+from linkwise.cobs._generate import candidates_for, check_common, neighbours
 from linkwise.cobs._grid import FAMILIES
-from linkwise.cobs._select import agreement_matrix, best_candidate, refit, sample_rows, satisfied
+from linkwise.cobs._select import _NEAR, TieBreak, committee_weights, exact_dot, sample_rows, satisfied
 from linkwise.loop import ActiveEstimator
 
 __all__ = ["ActiveCOBS"]
@@ -17,8 +16,8 @@ _ENUMERATE_PAIRS = 1_000_000
 
 
 def nearest_rows(X, rows):
-    """For every row of ``X``, the position in ``rows`` of its nearest row (a row of ``rows``: its own)."""
-    to_row = NearestNeighbors(n_neighbors=1).fit(X[rows]).kneighbors(X, return_distance=False)[:, 0]
+    """For every row of ``X``, the position in ``rows`` of its nearest row (a row of ``rows``: its own; ties: the first)."""
+    to_row = neighbours(X[rows], 1, X)[1][:, 0]
     to_row[rows] = np.arange(rows.size)
     return to_row
 
@@ -77,12 +76,15 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
         paper's choice: 200).
     max_queries : int, optional
         The question budget (None: until no unseen pair is left).
-    max_samples : int, default=20000
-        With more rows than this, candidates are generated on a sample of
-        this many rows (queryable rows first) and questions are about sampled
-        rows. Every row gets the label of its nearest sampled row after each
-        question (``labels_history_``); ``labels_`` fits the finally chosen
-        configuration on all rows.
+    max_samples : int, default=1000
+        With more rows than this, candidates are generated on a random
+        sample of this many rows (queryable rows first, as many as fit) and
+        questions are about sampled rows; every other row takes the label of
+        its nearest sampled row (``labels_`` and ``labels_history_``). The
+        generation's time grows faster than the rows (about 9 CPU seconds at
+        1,000 rows, 38 at 2,086, 303 at 4,096: benchmarks/results/cobs.md,
+        section 6, with the accuracy this costs). ``max_samples=20000``, the
+        former default, generates on every row up to 20,000.
     noise_probability : float in [0, 0.5), default=0.0
         Prior guess of the share of wrong answers. 0: every answer is
         trusted. Above 0: the answers are those of a belief
@@ -139,7 +141,7 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
     _anytime = True
 
     def __init__(self, *, algorithms=FAMILIES, grid=None, dbscan_noise="singletons", update_factor=2.0,
-                 sample_size=200, max_queries=None, max_samples=20_000, n_jobs=None, cache=None,
+                 sample_size=200, max_queries=None, max_samples=1000, n_jobs=None, cache=None,
                  noise_probability=0.0, random_state=None):
         self.algorithms, self.grid, self.dbscan_noise = algorithms, grid, dbscan_noise
         self.update_factor, self.sample_size, self.max_queries = update_factor, sample_size, max_queries
@@ -171,11 +173,10 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
         data = ctx.X if rows is None else ctx.X[rows]
         cands = candidates_for(data, spec, self.dbscan_noise, self.n_jobs, self.cache, ctx.rng, owner)
         global_row = np.arange(ctx.n_samples) if rows is None else rows
-        self.candidates_, self.sample_indices_, self._refits = cands, rows, {}
-        self._agreement, log_w = agreement_matrix(cands.labels), np.zeros(len(cands))
+        self.candidates_, self.sample_indices_ = cands, rows
+        self._ties, net = TieBreak(cands.labels), np.zeros(len(cands), dtype=np.intp)
         self.scores_ = np.zeros(len(cands), dtype=np.intp)
-        self._select(ctx, log_w, to_row)
-        step = np.log(self.update_factor)
+        self._select(ctx, net, to_row)
         n_code = int(queryable.max()) + 1 if queryable.size else 1
         seen, answered = set(), []
         while (pool := draw_pairs(ctx.rng, queryable, n_code, self.sample_size, seen)).size:
@@ -187,47 +188,41 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
             while unasked.any():
                 agreement = np.abs(self.weights_ @ sign)
                 agreement[~unasked] = np.inf
-                k = int(np.argmin(agreement))
+                # the product's rounding hangs on the BLAS and the threads: the pairs within rounding of the least
+                # agreement are compared exactly, and the first of the exactly least is asked
+                near = np.flatnonzero(agreement <= agreement.min() + _NEAR * self.weights_.sum())
+                if near.size > 1:
+                    near = near[[np.argmin(np.abs(exact_dot(sign[:, near].T, self.weights_)))]]
+                k = int(near[0])
                 unasked[k] = False
                 revision = ctx.revision
                 answer = yield int(global_row[a[k]]), int(global_row[b[k]])
                 if answer is not None:
                     answered.append((a[k], b[k]))
                 if ctx.revision != revision:  # an earlier answer is now believed wrong: score them all again
-                    log_w = self._rescore(ctx, answered, global_row, step)
+                    net = self._rescore(ctx, answered, global_row)
                 elif answer is not None:
                     right = (sign[:, k] > 0) == answer
-                    log_w += np.where(right, step, -step)
+                    net += np.where(right, 1, -1)
                     self.scores_ += right
                 else:
                     continue
-                self._select(ctx, log_w, to_row)
+                self._select(ctx, net, to_row)
 
-    def _rescore(self, ctx, answered, global_row, step):
-        """Scores and log-weights from every answered pair (sample positions) as now believed."""
+    def _rescore(self, ctx, answered, global_row):
+        """Scores and right-minus-wrong counts from every answered pair (sample positions) as now believed."""
         believed = [ctx.knowledge.store.relation(int(global_row[i]), int(global_row[j])) for i, j in answered]
         ml, cl = (np.array([p for p, b in zip(answered, believed) if b is kind], dtype=np.intp).reshape(-1, 2)
                   for kind in (True, False))
         self.scores_ = satisfied(self.candidates_.labels, ml, cl)
-        return step * (2 * self.scores_ - len(ml) - len(cl))
+        return 2 * self.scores_ - len(ml) - len(cl)
 
-    def _select(self, ctx, log_w, to_row):
-        self.weights_ = np.exp(log_w - log_w.max())  # in log space: m ** k overflows after ~1000 answers
-        self.best_index_ = best_candidate(self.scores_, self.weights_, self._agreement)
+    def _select(self, ctx, net, to_row):
+        self.weights_ = committee_weights(net, self.update_factor)
+        self.best_index_ = self._ties.best(self.scores_, self.weights_)
         self.best_ = dict(self.candidates_.params[self.best_index_])
         labels = self.candidates_.labels[self.best_index_]
         ctx.labels = labels if to_row is None else labels[to_row]
-
-    def _snapshot(self, ctx):
-        return np.array(ctx.labels, dtype=np.int32)
-
-    def _current_labels(self, ctx):
-        if self.sample_indices_ is None:
-            return np.array(ctx.labels, dtype=np.int32)
-        # large data: fit the chosen configuration on every row, once per choice
-        if self.best_index_ not in self._refits:
-            self._refits[self.best_index_] = refit(ctx.X, self.best_, self.dbscan_noise)
-        return self._refits[self.best_index_].copy()
 
 
 def _answered(belief, ctx):

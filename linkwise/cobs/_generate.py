@@ -48,7 +48,7 @@ from linkwise.exceptions import InvalidParameterError
 
 __all__ = ["Candidates", "generate", "make_estimator"]
 
-CACHE_VERSION = "linkwise-cobs-2"
+CACHE_VERSION = "linkwise-cobs-3"  # 3: kNN ties go to the lower index
 
 
 class Candidates:
@@ -285,12 +285,53 @@ def _dbscan_task(X, knn_dist, knn_ind, min_samples, eps_values):
 # -- orchestration ----------------------------------------------------------------
 
 
-def _neighbours(X, k):
-    """The k nearest rows of each row (itself included) and their exact Euclidean distances."""
-    ind = NearestNeighbors(n_neighbors=k).fit(X).kneighbors(X, return_distance=False)
-    # recomputed directly so they compare with eps exactly as pdist's distances do
-    dist = np.sqrt(((X[:, None, :] - X[ind]) ** 2).sum(axis=2))
-    order = np.argsort(dist, axis=1, kind="stable")
+def _exact(Q, X, ind):
+    """Euclidean distances from each row of ``Q`` to the rows ``ind`` of ``X``, element by element (no BLAS)."""
+    out = np.empty(ind.shape)
+    step = max(1, _CHUNK // (ind.shape[1] * X.shape[1]))  # bounded memory: a chunk of rows x candidates x d
+    for start in range(0, len(Q), step):
+        part = slice(start, start + step)
+        out[part] = np.sqrt(((Q[part, None, :] - X[ind[part]]) ** 2).sum(axis=2))
+    return out
+
+
+_CHUNK = 2**23
+# sklearn's squared distances (|x|^2 + |y|^2 - 2 x.y) are off by far less than this times the squared norms
+_ROUNDING = 1e-10
+
+
+def neighbours(X, k, Q=None):
+    """The ``k`` rows of ``X`` nearest to each row of ``Q`` (default ``X``), and their distances, nearest first.
+
+    Ties go to the lower index, so that the answer does not hang on the
+    order in which a search visits the rows, the number of threads or the
+    BLAS kernel (sklearn's rounded distances order equidistant rows
+    differently from one process to another): sklearn's search proposes
+    twice as many rows, their exact distances order them, and a query whose
+    k-th distance is not clearly below the farthest proposed one (an
+    equidistant row may have been left out) is answered by exact brute force.
+
+    Returns
+    -------
+    dist, ind : ndarray of shape (n_queries, k)
+    """
+    X = np.asarray(X, dtype=np.float64)
+    Q = X if Q is None else np.asarray(Q, dtype=np.float64)
+    n = X.shape[0]
+    m = min(n, 2 * k)
+    ind = NearestNeighbors(n_neighbors=m).fit(X).kneighbors(Q, return_distance=False)
+    dist = _exact(Q, X, ind)
+    if m < n:
+        slack = 4 * _ROUNDING * ((X**2).sum(axis=1).max() + (Q**2).sum(axis=1))
+        kth, far = np.sort(dist, axis=1)[:, [k - 1, m - 1]].T
+        unsure = np.flatnonzero(kth**2 + slack >= far**2)
+        if unsure.size:
+            everyone = np.broadcast_to(np.arange(n), (unsure.size, n))
+            full = _exact(Q[unsure], X, everyone)
+            order = np.lexsort((everyone, full), axis=1)[:, :m]
+            ind[unsure] = np.take_along_axis(everyone, order, axis=1)
+            dist[unsure] = np.take_along_axis(full, order, axis=1)
+    order = np.lexsort((ind, dist), axis=1)[:, :k]
     return np.take_along_axis(dist, order, axis=1), np.take_along_axis(ind, order, axis=1)
 
 
@@ -309,7 +350,7 @@ def _plan(X, spec, kmeans_seeds, spectral_seed, owner):
     values = spec.values
     ks = [values["dbscan"]["min_samples"][-1]] if "dbscan" in values else []
     k = max(ks + values.get("spectral", {}).get("n_neighbors", [])[-1:], default=0)  # neighbours the grid needs
-    knn_dist, knn_ind = _neighbours(X, min(k, X.shape[0])) if k else (None, None)
+    knn_dist, knn_ind = neighbours(X, min(k, X.shape[0])) if k else (None, None)
     plan = []  # (cost rank, params of each row, delayed call)
     if "kmeans" in values:
         for n_clusters in values["kmeans"]["n_clusters"]:

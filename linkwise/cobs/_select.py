@@ -1,5 +1,7 @@
 """COBS: pick, among many unsupervised clusterings, the one that satisfies the most constraints."""
 
+import hashlib
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
@@ -12,8 +14,10 @@ from linkwise.prediction import NearestPoints, check_new_data, fitted_rows
 
 # the weights of the committee that breaks ties: Active COBS's, with its default update factor
 _UPDATE_FACTOR = 2.0
+# a cluster holding fewer than this share of the rows is tiny (ties pass over degenerate clusterings)
+_TINY = 0.02
 
-__all__ = ["COBS", "satisfied", "agreement_matrix", "committee_weights", "best_candidate", "sample_rows", "refit"]
+__all__ = ["COBS", "satisfied", "agreement_matrix", "committee_weights", "TieBreak", "degenerate", "exact_dot", "sample_rows", "refit"]
 
 
 def satisfied(labels, ml, cl):
@@ -26,37 +30,118 @@ _PROFILE_PAIRS = 10_000  # row pairs candidates are compared on, drawn with a fi
 
 
 def agreement_matrix(labels):
-    """How much every two clusterings (rows of ``labels``) agree, as a float32 square matrix.
+    """How much every two clusterings (rows of ``labels``) agree, as a float64 square matrix.
 
     The correlation of their co-memberships (together 1, apart 0) on a fixed
-    sample of row pairs, a chance-corrected agreement akin to the ARI: 3.5 MB
-    and 0.3 CPU seconds for 931 candidates, whatever the number of rows."""
+    sample of row pairs, a chance-corrected agreement akin to the ARI: 7 MB
+    and 0.3 CPU seconds for 931 candidates, whatever the number of rows. It
+    is computed from counts of pairs (exact whatever the summation order),
+    so that it is the same in every process and for every order of the
+    candidates."""
     n = labels.shape[1]
     a, b = np.random.RandomState(0).randint(n, size=(2, _PROFILE_PAIRS))
     keep = a != b
-    profile = (labels[:, a[keep]] == labels[:, b[keep]]).astype(np.float32)
-    profile -= profile.mean(axis=1, keepdims=True)
-    norm = np.linalg.norm(profile, axis=1, keepdims=True)
-    profile = np.divide(profile, norm, out=np.zeros_like(profile), where=norm > 0)
-    return profile @ profile.T
+    together = (labels[:, a[keep]] == labels[:, b[keep]]).astype(np.float32)
+    both = (together @ together.T).astype(np.float64)  # whole numbers < 2 ** 24: exact in float32
+    ones, m = together.sum(axis=1, dtype=np.float64), float(keep.sum())
+    spread = m * ones - ones**2  # m ** 2 times the variance of each co-membership profile
+    scale = np.sqrt(np.outer(spread, spread))
+    return np.divide(m * both - np.outer(ones, ones), scale, out=np.zeros_like(scale), where=scale > 0)
 
 
-def committee_weights(scores, update_factor):
-    """Active COBS's weights ``m ** (right - wrong)`` for answers all asked, scaled to a largest of 1."""
-    return np.exp(2.0 * np.log(update_factor) * (scores - scores.max()))
+def committee_weights(net, update_factor):
+    """Active COBS's weights ``m ** net``, ``net`` = answers right - answers wrong, scaled to a largest of 1.
+
+    A power of a float, not ``exp(net * log(m))``: with m = 2 the weights
+    are exact, and equal nets always give equal weights."""
+    net = np.asarray(net)
+    return np.power(float(update_factor), (net - net.max()).astype(np.float64))
 
 
-def best_candidate(scores, weights, agreement):
-    """Index of the most satisfying clustering; ties go to the one that agrees most with the committee.
+def degenerate(labels):
+    """Whether each clustering (row of ``labels``) is degenerate: fewer than two clusters of at least ``_TINY`` of
+    the rows, or more clusters below that size than above it (one or two clusters beside singletons of noise)."""
+    n_cand, n = labels.shape
+    shift = labels.astype(np.int64) - labels.min(axis=1, keepdims=True)
+    codes, sizes = np.unique(shift + np.arange(n_cand)[:, None] * (int(shift.max()) + 1), return_counts=True)
+    owner = codes // (int(shift.max()) + 1)
+    tiny = np.bincount(owner, weights=sizes < _TINY * n, minlength=n_cand)
+    sound = np.bincount(owner, minlength=n_cand) - tiny
+    return (sound < 2) | (tiny > sound)
+
+
+# agreement in [-1, 1] as whole numbers of 2 ** -36: any sum of up to 2 ** 17 of them is exact in float64
+_FIXED = 2.0**36
+# a float matrix-vector product is off by far less than this share of the sum of its weights
+_NEAR = 1e-6
+
+
+def exact_dot(values, weights):
+    """``values @ weights`` for whole-number ``values`` (sums below 2 ** 53), the same in every process and order.
+
+    A matrix product sums in an order that hangs on the BLAS kernel, the
+    number of threads and the memory alignment, so equal results can come
+    out unequal in the last bit. Here the values are summed exactly for
+    each distinct weight (a product with a 0/1 matrix, exact in any order),
+    then those sums weighted and added in the order of the weights. Active
+    COBS's weights ``m ** (right - wrong)`` take few distinct values."""
+    levels, level = np.unique(weights, return_inverse=True)
+    sums = values @ (level[:, None] == np.arange(levels.size)).astype(np.float64)
+    out = np.zeros(values.shape[0])
+    for weight, total in zip(levels, sums.T):
+        out += weight * total
+    return out
+
+
+class TieBreak:
+    """The choice among the most satisfying candidates of one candidate set (what it needs is computed once).
 
     Few constraints leave many candidates tied. Fewer clusters would pick
-    degenerate partitions (a large cluster beside tiny ones), which agree with
-    few others. Against fewer clusters, the silhouette, size entropy and
-    balance (benchmarks/results/cobs.md, section 5) this gave Active COBS the
-    best mean test-fold ARI (.512 against .483 for fewer clusters at 10
-    questions) and COBS the second best, .003 below the O(n^2) silhouette."""
-    top = np.flatnonzero(scores == scores.max())
-    return int(top[np.argmax(agreement[top] @ weights)])
+    degenerate partitions (a large cluster beside tiny ones). Ties go to the
+    candidate whose co-memberships agree most with the committee's
+    (:func:`agreement_matrix`, weighted as Active COBS weighs its
+    committee). That consensus prefers what many candidates resemble, and
+    the grid holds many near copies of some degenerate partitions (DBSCAN's
+    one or two clusters and singletons of noise at neighbouring eps and
+    minPts): it is taken among the tied candidates that are not
+    :func:`degenerate`, among all of them if every one is
+    (benchmarks/results/cobs.md, section 5). The consensus is summed exactly
+    and equal consensus goes to the partition first in a fixed order of
+    partitions, so the chosen clustering depends neither on the order of
+    the candidates nor on the BLAS.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n_candidates, n_samples)
+    """
+
+    def __init__(self, labels):
+        self.agreement = agreement_matrix(labels)
+        self._fixed = np.rint(self.agreement * _FIXED)
+        self.flagged = degenerate(labels)
+        keys = [hashlib.blake2b(_canonical(lab), digest_size=16).digest() for lab in labels]
+        rank = {key: r for r, key in enumerate(sorted(set(keys)))}
+        self._rank = np.array([rank[key] for key in keys])  # equal partitions, equal rank
+
+    def best(self, scores, weights):
+        """Index of the chosen candidate, given each one's ``scores`` (constraints satisfied) and committee ``weights``."""
+        top = np.flatnonzero(scores == scores.max())
+        sound = top[~self.flagged[top]]
+        top = sound if sound.size else top
+        consensus = self.agreement[top] @ weights
+        near = top[consensus >= consensus.max() - _NEAR * np.abs(weights).sum()]
+        # copies of one partition agree alike: each partition is computed once, the first copy standing for it
+        first = np.unique(self._rank[near], return_index=True)[1]
+        exact = exact_dot(self._fixed[near[first]], weights) if first.size > 1 else np.zeros(1)
+        return int(near[first][np.argmax(exact)])  # ranks ascend: ties go to the first partition
+
+
+def _canonical(labels):
+    """The partition as bytes, clusters numbered in order of first appearance: equal for equal partitions."""
+    values, first = np.unique(labels, return_index=True)
+    rank = np.empty(values.size, dtype=np.int32)
+    rank[np.argsort(first)] = np.arange(values.size, dtype=np.int32)
+    return rank[np.searchsorted(values, labels)].tobytes()
 
 
 def sample_rows(n_samples, preferred, size, rng):
@@ -81,8 +166,11 @@ class COBS(ClusterMixin, BaseEstimator):
     candidate that satisfies the largest number of the given must-link and
     cannot-link constraints. Ties (common with few constraints) go to the
     candidate that agrees most with the others, weighted as Active COBS
-    weighs its committee (``2 ** (right - wrong)``): a consensus choice that,
-    unlike fewer clusters, does not favour degenerate partitions. The
+    weighs its committee (``2 ** (right - wrong)``), among the tied ones that
+    are not degenerate (fewer than two clusters of at least 2 % of the rows,
+    or more clusters below that size than above it, as one or two clusters
+    beside singletons of DBSCAN noise); the choice does not depend on the
+    order of the candidates. The
     constraints choose the algorithm and its parameters (K included); they are
     not used inside any algorithm, and contradicting (noisy) constraints are
     simply counted.
@@ -178,8 +266,8 @@ class COBS(ClusterMixin, BaseEstimator):
         self.candidates_ = cands = candidates_for(data, spec, self.dbscan_noise, self.n_jobs, self.cache, rng, owner)
         self.sample_indices_ = rows
         self.scores_ = satisfied(cands.labels, ml, cl)
-        weights = committee_weights(self.scores_, _UPDATE_FACTOR)
-        self.best_index_ = best_candidate(self.scores_, weights, agreement_matrix(cands.labels))
+        weights = committee_weights(2 * self.scores_ - len(ml) - len(cl), _UPDATE_FACTOR)
+        self.best_index_ = TieBreak(cands.labels).best(self.scores_, weights)
         self.best_ = dict(cands.params[self.best_index_])
         self.labels_ = cands.labels[self.best_index_].copy()
         if rows is not None:
