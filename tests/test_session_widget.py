@@ -83,9 +83,16 @@ def test_undo_and_a_cluster_mark_go_to_the_file(tmp_path, iris):
     assert w.state["n_answered"] == 3 and len(stored(path)) == 3 and [n for n, _ in w.curve] == [0, 1, 2, 3]
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT count(*) FROM retracted WHERE reason = 'undone'").fetchone() == (1,)
-    strip = w.clusters["strips"][-1]
-    send(w, action="mark", position=w.state["position"], cluster=strip["cluster"], complete=False)
-    assert w.message == "" and stored(path)[-1][3] == "pure"
+    strip = max(w.clusters["strips"], key=lambda s: s["size"])
+    assert len(strip["doubtful"]) == 3 and all(it["row"] not in {i["row"] for i in strip["items"]}
+                                               for it in strip["doubtful"])  # the least typical members are shown
+    send(w, action="mark", position=w.state["position"], cluster=strip["cluster"], complete=False, confirmed=False)
+    # a large cluster whose least typical members were not all seen: the widget shows them and asks to confirm
+    assert "confirm" in w.message and len(stored(path)) == 3
+    assert w.refused["mark"] == {"position": w.state["position"], "cluster": strip["cluster"], "complete": False}
+    assert {it["cluster"] for it in w.refused["items"]} == {strip["cluster"]} and len(w.refused["items"]) > 3
+    send(w, action="mark", **w.refused["mark"], confirmed=True)
+    assert w.message == "" and w.refused == {} and stored(path)[-1][3] == "pure"
     marked = {s["cluster"]: s["mark"] for s in w.clusters["strips"]}
     assert "pure" in marked.values()
     w.close()
@@ -102,7 +109,8 @@ def test_bad_or_stale_messages_store_nothing_and_say_why(tmp_path, iris):
                             ({"action": "answer", "position": state["position"], "answer": "same"},
                              "'answer' of 'answer' must be true, false or null, got 'same'"),
                             ({"action": "answer", "position": state["position"], "answer": 1}, "true, false or null"),
-                            ({"action": "mark", "position": state["position"], "cluster": True, "complete": False},
+                            ({"action": "mark", "position": state["position"], "cluster": True, "complete": False,
+                              "confirmed": False},
                              "'cluster' of 'mark' must be a whole number, got True"),
                             ({"action": "undo", "position": state["position"]}, "no answer to undo"),
                             ({"action": "answer", "position": "0.1-2", "answer": True}, "already been answered")]:

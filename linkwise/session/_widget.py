@@ -16,7 +16,7 @@ import numpy as np
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.metrics import ari
-from linkwise.session._feedback import ClusterFeedback
+from linkwise.session._feedback import ClusterFeedback, NeedsConfirmation
 from linkwise.session._data import IMAGE_TYPES, UnsafePathError
 from linkwise.session._series import cluster_sample
 from linkwise.session._store import Refused, SessionWriteError
@@ -31,7 +31,8 @@ _STATIC = Path(__file__).parent / "static"
 # message -> its fields and their types: an answer is true, false or null (don't know), as HumanSession.answer takes
 # it; JSON numbers arrive as int, and a bool is refused where an int is meant
 _ACTIONS = {"answer": {"position": str, "answer": (bool, type(None))}, "undo": {"position": str},
-            "mark": {"position": str, "cluster": int, "complete": bool}, "move": {"position": str, "row": int, "to": int},
+            "mark": {"position": str, "cluster": int, "complete": bool, "confirmed": bool},
+            "move": {"position": str, "row": int, "to": int},
             "resolve": {"conflict": int, "wrong": int}}
 _TYPE_WORDS = {str: "a string", int: "a whole number", bool: "true or false", (bool, type(None)): "true, false or null"}
 
@@ -76,6 +77,10 @@ class SessionWidget(anywidget.AnyWidget):
         ``[n_answered, ARI]`` since the widget was made (empty without ``y``).
     message : str
         Why the last action was refused ("" when it was not).
+    refused : dict
+        The items that refusal names (``items``, each with its ``cluster``), as the page shows them; for a mark on a
+        large cluster whose least typical members were not all seen, also the ``mark`` to send again with
+        ``confirmed`` true ({} when nothing is named).
     """
 
     _esm = _STATIC / "widget.js"
@@ -84,6 +89,7 @@ class SessionWidget(anywidget.AnyWidget):
     clusters = traitlets.Dict().tag(sync=True)
     curve = traitlets.List().tag(sync=True)
     message = traitlets.Unicode("").tag(sync=True)
+    refused = traitlets.Dict().tag(sync=True)
 
     def __init__(self, session, y=None):
         # HumanSession's base: _controller imports this module (HumanSession.widget), not the reverse
@@ -119,26 +125,42 @@ class SessionWidget(anywidget.AnyWidget):
                     .tolist()}
         return {**item, "image": image}
 
-    def _refresh(self, state, message=""):
-        """Sync the session's ``state`` (and its clusters, the curve, ``message``) to the front end, as one update."""
+    def _refresh(self, state, message="", refused=None):
+        """Sync the session's ``state`` (and its clusters, the curve, ``message``, the ``refused`` action's items)
+        to the front end, as one update."""
         for part in ("question", "conflict"):
             if state[part] is not None:
                 state[part] = {**state[part], "items": [self._item(it, True) for it in state[part]["items"]]}
         view = self.session.clusters()
-        view["strips"] = [{**strip, "items": [self._item(it) for it in strip["items"]]} for strip in view["strips"]]
+        view["strips"] = [{**strip, "items": [self._item(it) for it in strip["items"]],
+                           "doubtful": [self._item(it) for it in strip["doubtful"]]} for strip in view["strips"]]
         with self.hold_sync():
             if self._y is not None:  # a point per number of answers: an undo drops the later ones
                 n, score = state["n_answered"], round(float(ari(self._y, self.session.labels())), 4)
                 self.curve = [p for p in self.curve if p[0] < n] + [[n, score]]
-            self.state, self.clusters, self.message = state, view, message
+            self.state, self.clusters, self.message, self.refused = state, view, message, refused or {}
+
+    def _refusal(self, exc, action, values):
+        """What the front end shows of a refusal naming items (as the page does): those items with their clusters,
+        and for a mark that asks to be confirmed, the mark to send again with ``confirmed``."""
+        if not exc.rows:
+            return None
+        labels = self.session.labels()
+        items = [{**self._item(self.session.data.item(r)), "cluster": int(labels[r])} for r in exc.rows]
+        mark = dict(zip(("position", "cluster", "complete"), values)) if isinstance(exc, NeedsConfirmation) else None
+        return {"items": items, "mark": mark and {**mark, "position": self.session.state()["position"]}}
 
     def _on_message(self, _, content, buffers):
         try:
             action, values = _fields(content)
-            # answer, undo, mark, move, resolve: the session's methods, taking the message's values in order
-            self._refresh(getattr(self.session, action)(*values))
-        except (Refused, SessionWriteError, InvalidParameterError) as exc:
-            self._refresh(self.session.state(), str(exc))  # a stale view catches up with the session
+            # answer, undo, mark, move, resolve: the session's methods, taking the message's values in order (but a
+            # mark's confirmation, which HumanSession.mark takes after the annotator a widget never names)
+            method = getattr(self.session, action)
+            self._refresh(method(*values[:3], confirmed=values[3]) if action == "mark" else method(*values))
+        except Refused as exc:  # a stale view catches up with the session, and sees the items a refusal names
+            self._refresh(self.session.state(), str(exc), self._refusal(exc, action, values))
+        except (SessionWriteError, InvalidParameterError) as exc:
+            self._refresh(self.session.state(), str(exc))
         finally:
             self.send({"done": True})  # the front end takes the next action
 

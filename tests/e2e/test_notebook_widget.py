@@ -70,12 +70,23 @@ def test_five_answers_given_in_jupyterlab_are_in_the_session_file(tmp_path):
                 assert widget.locator(".curve polyline.ari").get_attribute("points").count(",") == 6
                 assert widget.locator(".strip").count() >= 2
                 assert not widget.locator(".message").count()
+                # each strip shows least typical members too; "Pure" on a large cluster first shows its least
+                # typical members and is stored only once confirmed
+                largest = widget.locator(".strip").first
+                assert largest.locator(".rep.doubtful").count() == 3
+                largest.locator("button.mark-pure").click()
+                widget.locator(".refusal button.confirm-mark").wait_for(timeout=30_000)
+                assert widget.locator(".refusal .rep").count() > 3 and "confirm" in widget.locator(".message").inner_text()
+                widget.locator(".refusal button.confirm-mark").click()
+                page.wait_for_selector(".linkwise-widget .strip .badge.pure", timeout=30_000)
+                assert not widget.locator(".refusal").count()
             finally:
                 browser.close()
         with sqlite3.connect(f"file:{tmp_path / 'iris.db'}?mode=ro", uri=True) as db:
             rows = db.execute("SELECT i, j, answer, kind FROM answers ORDER BY seq").fetchall()
-        assert [(i, j, bool(a)) for i, j, a, _ in rows] == clicked
-        assert {kind for *_, kind in rows} == {"question"}
+        questions = [row for row in rows if row[3] == "question"]
+        assert [(i, j, bool(a)) for i, j, a, _ in questions] == clicked
+        assert [kind for *_, kind in rows[len(questions):]] and {kind for *_, kind in rows[len(questions):]} == {"pure"}
     finally:
         lab.stop()
     log = lab.log()

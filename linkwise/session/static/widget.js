@@ -161,15 +161,18 @@ function stripCard(strip, clusters, state, send) {
   swatch.style.background = PALETTE[strip.cluster % PALETTE.length];
   head.append(swatch, el("strong", null, clusterName(strip.cluster)), el("span", "size", strip.size + " items"));
   if (strip.mark) head.append(el("span", "badge " + strip.mark, MARK_WORDS[strip.mark]));
-  const mark = (complete) => send({action: "mark", position: state.position, cluster: strip.cluster, complete: complete});
+  const mark = (complete) => send({action: "mark", position: state.position, cluster: strip.cluster, complete: complete,
+                                   confirmed: false});
   const pure = button("mark-pure", "Pure", null, () => mark(false));
   const complete = button("mark-complete", "Pure and complete", null, () => mark(true));
   pure.disabled = !!strip.mark || !!state.conflict;
   complete.disabled = strip.mark === "complete" || !!state.conflict;
   head.append(pure, complete);
   const reps = el("div", "reps");
-  for (const item of strip.items) {
-    const rep = el("div", "rep");
+  // the members nearest the centre, then the least typical ones: "Pure" is not judged from the easy cases only
+  for (const [item, doubtful] of [...strip.items.map((it) => [it, false]), ...strip.doubtful.map((it) => [it, true])]) {
+    const rep = el("div", doubtful ? "rep doubtful" : "rep");
+    if (doubtful) rep.append(el("span", "badge", "least typical"));
     rep.dataset.row = item.row;
     rep.append(el("span", "item-id", item.id));
     if (item.series) rep.append(seriesChart(item.series, [], item.id));
@@ -189,6 +192,27 @@ function stripCard(strip, clusters, state, send) {
   }
   card.append(head, reps);
   return card;
+}
+
+function refusedPanel(refused, state, send) {
+  // the items a refusal names, with their clusters; a mark on a large cluster asks to be confirmed here
+  const panel = el("section", "refusal");
+  const reps = el("div", "reps");
+  for (const item of refused.items) {
+    const rep = el("div", "rep");
+    rep.append(el("span", "item-id", item.id), el("span", "size", clusterName(item.cluster)));
+    if (item.image) rep.append(picture(item));
+    else if (item.text !== null) rep.append(el("p", "text", item.text));
+    else if (!item.series) rep.append(el("p", "fields", item.fields.slice(0, REP_FIELDS).map(([k, v]) => k + ": " + v).join("\n")));
+    reps.append(rep);
+  }
+  panel.append(reps);
+  if (refused.mark) {
+    const words = refused.mark.complete ? "pure and complete" : "pure";
+    panel.append(button("confirm-mark", "Yes, mark " + clusterName(refused.mark.cluster) + " " + words, null,
+                        () => send({action: "mark", ...refused.mark, confirmed: true})));
+  }
+  return panel;
 }
 
 function render({model, el: host}) {
@@ -236,6 +260,8 @@ function render({model, el: host}) {
     for (const text of [model.get("message"), state.notice]) {
       if (text) parts.push(el("p", "message", text));
     }
+    const refused = model.get("refused");
+    if (refused.items) parts.push(refusedPanel(refused, state, send));
     const main = el("div", "main");
     const stage = el("section", "stage");
     if (state.question) {
@@ -292,6 +318,7 @@ function render({model, el: host}) {
   model.on("change:clusters", draw);
   model.on("change:curve", draw);
   model.on("change:message", draw);
+  model.on("change:refused", draw);
   draw();
   return () => {
     model.off("msg:custom", ready);
@@ -299,6 +326,7 @@ function render({model, el: host}) {
     model.off("change:clusters", draw);
     model.off("change:curve", draw);
     model.off("change:message", draw);
+    model.off("change:refused", draw);
   };
 }
 
