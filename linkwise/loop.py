@@ -487,7 +487,7 @@ class ActiveSession:
 
     @_locked
     def finish(self, *, labels=None):
-        """Stop asking and return the fitted :attr:`estimator_` (``labels_``, ``constraints_``, ``query_log_``,
+        """Stop asking and return the fitted ``estimator_`` (``labels_``, ``constraints_``, ``query_log_``,
         ``n_queries_``, and ``labels_history_`` for anytime methods).
 
         Parameters

@@ -56,7 +56,7 @@ class NearestPoints:
         ``(length, channels)`` of the series under a series metric.
     scale : float, default=1.0
         The power of two the fitted data were divided by
-        (:func:`~linkwise._validation.magnitude_scale`).
+        (``magnitude_scale`` in ``linkwise._validation``).
     """
 
     def __init__(self, points, labels, rows, *, metric="euclidean", window=0.1, series_shape=None, scale=1.0):

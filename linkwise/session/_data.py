@@ -345,7 +345,7 @@ def minmax_scaling(X):
 
 
 def apply_scaling(X, scaling):
-    """``X`` scaled as the rows :func:`minmax_scaling` was computed on (new rows may fall outside [0, 1])."""
+    """``X`` scaled as the rows ``minmax_scaling`` was computed on (new rows may fall outside [0, 1])."""
     exponent, low, span = scaling
     return (np.ldexp(X, -exponent) - low) / span
 
@@ -420,7 +420,7 @@ class Dataset:
     feature_columns : list of str or None
         The numeric columns ``X`` begins with (None for time series).
     scaling : tuple of ndarray or None
-        Their min-max scaling (:func:`minmax_scaling`), None unscaled: new
+        Their min-max scaling (``minmax_scaling``), None unscaled: new
         rows are scaled the same way (``linkwise predict``).
 
     Examples
