@@ -83,7 +83,8 @@ class SessionWidget(anywidget.AnyWidget):
         ``confirmed`` true ({} when nothing is named).
     """
 
-    _esm = _STATIC / "widget.js"
+    # one module: the page's item rendering (render.js, a plain script of functions), then the widget's own code
+    _esm = (_STATIC / "render.js").read_text(encoding="utf-8") + (_STATIC / "widget.js").read_text(encoding="utf-8")
     _css = _STATIC / "widget.css"
     state = traitlets.Dict().tag(sync=True)
     clusters = traitlets.Dict().tag(sync=True)

@@ -1,24 +1,12 @@
 // The notebook widget of a linkwise human session (anywidget; plain JavaScript, no build step).
 // Python holds the session: this module renders the synced `state`, `clusters` and `curve` and sends
-// actions as messages. The item cards, series charts and cluster strips follow the web page's app.js
-// (copied, trimmed: no scatter plot, no drag and drop); item text is only ever set with textContent.
+// actions as messages. It is loaded after the page's render.js (one module, see _widget.py), whose item
+// cards, tiles and series charts it uses (no scatter plot, no drag and drop); item text is only ever set
+// with textContent.
 
-const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-                 "#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94",
-                 "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5"];
-const FIELDS_SHOWN = 10;
-const REP_FIELDS = 3;
-const SVG = "http://www.w3.org/2000/svg";
 const MARK_WORDS = {pure: "pure", complete: "pure and complete"};
 const KIND_WORDS = {pure: "marked pure", complete: "marked pure and complete", move: "moved", imported: "imported"};
 const KEYS = {s: true, d: false, k: null, "?": null};  // the answers: same, different, don't know
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  return node;
-}
 
 function svgNode(tag, attributes) {
   const node = document.createElementNS(SVG, tag);
@@ -33,58 +21,6 @@ function button(className, label, key, onClick) {
   b.append(document.createTextNode(label));
   b.addEventListener("click", onClick);
   return b;
-}
-
-function seriesChart(series, context, id) {
-  const svg = svgNode("svg", {viewBox: "0 0 300 100", preserveAspectRatio: "none", class: "chart",
-                              "aria-label": "series " + id});
-  const line = (points, className, colour) => {
-    const step = 300 / Math.max(points.length - 1, 1);
-    const d = points.map((v, k) => (k ? "L" : "M") + (k * step).toFixed(1) + "," + (97 - 94 * v).toFixed(1)).join("");
-    const path = svgNode("path", {d: d, class: className});
-    if (colour) path.setAttribute("stroke", colour);
-    svg.append(path);
-  };
-  for (const member of context || []) member.forEach((points) => line(points, "context"));
-  series.forEach((points, c) => line(points, "line", PALETTE[c % PALETTE.length]));
-  return svg;
-}
-
-function picture(item) {
-  const img = el("img");
-  img.src = item.image;  // a data: URL the kernel read through the data's image checks
-  img.alt = "image of item " + item.id;
-  img.addEventListener("load", () => img.classList.toggle("pixels", img.naturalWidth < 64));
-  return img;
-}
-
-function itemCard(item, letter, other) {
-  const card = el("article", "item");
-  const head = el("header");
-  head.append(el("span", "letter", letter), el("span", "item-id", item.id));
-  card.append(head);
-  if (item.series) card.append(seriesChart(item.series, item.context, item.id));
-  if (item.image) card.append(picture(item));
-  else if (item.image_error) card.append(el("p", "refused", item.image_error));
-  if (item.text !== null) card.append(el("p", "text", item.text));
-  const rows = item.fields.map(([name, value], k) => {
-    const tr = el("tr", other.fields[k][1] === value ? null : "differs");
-    tr.append(el("th", null, name), el("td", null, value));
-    return tr;
-  });
-  if (rows.length) {
-    const table = el("table");
-    table.append(...rows.slice(0, FIELDS_SHOWN));
-    card.append(table);
-  }
-  if (rows.length > FIELDS_SHOWN) {
-    const more = el("details");
-    const rest = el("table");
-    rest.append(...rows.slice(FIELDS_SHOWN));
-    more.append(el("summary", null, (rows.length - FIELDS_SHOWN) + " more columns"), rest);
-    card.append(more);
-  }
-  return card;
 }
 
 function pair(items) {
@@ -171,14 +107,11 @@ function stripCard(strip, clusters, state, send) {
   const reps = el("div", "reps");
   // the members nearest the centre, then the least typical ones: "Pure" is not judged from the easy cases only
   for (const [item, doubtful] of [...strip.items.map((it) => [it, false]), ...strip.doubtful.map((it) => [it, true])]) {
-    const rep = el("div", doubtful ? "rep doubtful" : "rep");
-    if (doubtful) rep.append(el("span", "badge", "least typical"));
-    rep.dataset.row = item.row;
-    rep.append(el("span", "item-id", item.id));
-    if (item.series) rep.append(seriesChart(item.series, [], item.id));
-    if (item.image) rep.append(picture(item));
-    else if (item.text !== null) rep.append(el("p", "text", item.text));
-    else if (!item.series) rep.append(el("p", "fields", item.fields.slice(0, REP_FIELDS).map(([k, v]) => k + ": " + v).join("\n")));
+    const rep = itemTile(item);
+    if (doubtful) {
+      rep.classList.add("doubtful");
+      rep.prepend(el("span", "badge", "least typical"));
+    }
     const to = el("select", "move-to");
     to.setAttribute("aria-label", "Move " + item.id + " to another cluster");
     to.disabled = !!state.conflict;
@@ -199,11 +132,8 @@ function refusedPanel(refused, state, send) {
   const panel = el("section", "refusal");
   const reps = el("div", "reps");
   for (const item of refused.items) {
-    const rep = el("div", "rep");
-    rep.append(el("span", "item-id", item.id), el("span", "size", clusterName(item.cluster)));
-    if (item.image) rep.append(picture(item));
-    else if (item.text !== null) rep.append(el("p", "text", item.text));
-    else if (!item.series) rep.append(el("p", "fields", item.fields.slice(0, REP_FIELDS).map(([k, v]) => k + ": " + v).join("\n")));
+    const rep = itemTile(item);
+    rep.append(el("span", "size", clusterName(item.cluster)));
     reps.append(rep);
   }
   panel.append(reps);
