@@ -34,6 +34,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_random_state
 
+from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError, check_data, check_index_set, check_scalar, magnitude_scale
 from linkwise.constraints import ConstraintStore
 from linkwise.graph import check_pair, pair_key
@@ -125,6 +126,26 @@ def _locked(method):
     return run
 
 
+def _frame_dataset(X, options, scale):
+    """``X`` to cluster and its Dataset: a DataFrame with loading options or a column that is not numeric is loaded
+    as a data file is (Dataset, its X); any other ``X`` is clustered as it is (None, ``X``; a polars DataFrame as
+    pandas, so that validation records its column names)."""
+    given = [name for name, value in options.items() if value is not None]
+    library = type(X).__module__.partition(".")[0]
+    if library not in ("pandas", "polars") or not hasattr(X, "columns"):
+        if given:
+            raise InvalidParameterError(f"The {given[0]!r} argument of ActiveSession names columns of a DataFrame, "
+                                        f"but X is a {type(X).__name__}; give X as a pandas or polars DataFrame.")
+        return None, X
+    with requires("session", "ActiveSession on a DataFrame"):
+        from linkwise.session import load_frame
+        X = X.to_pandas() if library == "polars" else X
+    if not given and all(getattr(t, "kind", "O") in "biuf" for t in X.dtypes):
+        return None, X
+    data = load_frame(X, **options, scale=scale)
+    return data, data.X
+
+
 def _is_row(value):
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
@@ -146,9 +167,19 @@ class ActiveSession:
     stability : bool, default=True
         Keep :attr:`stability_` up to date (one comparison of clusterings on
         at most 2,000 rows per answer); False for a session no person reads.
+    id_column, text_column, image_column, features, series, image_root, scale
+        For ``X`` a pandas or polars DataFrame: load it as ``linkwise
+        cluster`` loads a data file (:func:`linkwise.session.load_frame`:
+        text embedded, images to features, ids as text; needs the
+        ``session`` extra). A DataFrame with a column that is not numeric is
+        loaded so without them too; a numeric one without them is clustered
+        as it is (``feature_names_in_`` records its columns).
 
     Attributes
     ----------
+    data_ : Dataset or None
+        The loaded DataFrame (its ``X`` is what is clustered, ``ids`` and
+        ``item(row)`` show a row); None when ``X`` was clustered as given.
     estimator_ : ActiveEstimator
         The clone being fitted; after :meth:`finish` it carries ``labels_``,
         ``constraints_``, ``query_log_``, ``n_queries_``.
@@ -184,10 +215,14 @@ class ActiveSession:
     5
     """
 
-    def __init__(self, estimator, X, queryable=None, *, stability=True):
+    def __init__(self, estimator, X, queryable=None, *, stability=True, id_column=None, text_column=None,
+                 image_column=None, features=None, series=None, image_root=None, scale="minmax"):
         if not isinstance(estimator, ActiveEstimator):
             raise InvalidParameterError("The 'estimator' argument of ActiveSession must be an active estimator "
                                         f"(COBRAS, COBRA, ActiveClustering, ...), got {type(estimator).__name__}.")
+        options = {"id_column": id_column, "text_column": text_column, "image_column": image_column,
+                   "features": features, "series": series, "image_root": image_root}
+        self.data_, X = _frame_dataset(X, options, scale)
         self._start(clone(estimator), X, queryable)
         if stability:  # a person's session only: fit skips the per-answer comparison
             self._monitor = StabilityMonitor()
@@ -197,6 +232,7 @@ class ActiveSession:
     def _fitting(cls, estimator, X, queryable):
         """A session that fits ``estimator`` itself (what ``fit`` uses)."""
         session = cls.__new__(cls)
+        session.data_ = None
         session._start(estimator, X, queryable)
         return session
 

@@ -16,7 +16,7 @@ raises an ``ImportError`` naming it.
 import importlib
 
 from linkwise.session._controller import HumanSession, Refused
-from linkwise.session._data import Dataset, UnsafePathError, embed_text, load_data
+from linkwise.session._data import Dataset, UnsafePathError, embed_text, load_data, load_frame
 from linkwise.session._feedback import NeedsConfirmation
 from linkwise.session._import import constraints_frame, read_known
 from linkwise.session._open import open_session
@@ -24,7 +24,7 @@ from linkwise.session._store import Answer, SessionFileError, SessionStore, Sess
 
 __all__ = ["Answer", "Dataset", "HumanSession", "NeedsConfirmation", "Refused", "SessionFileError", "SessionStore",
            "SessionWidget", "SessionWriteError", "UnsafePathError", "constraints_frame", "create_app", "embed_text",
-           "load_data", "open_session", "read_known", "run_terminal", "serve", "widget"]
+           "load_data", "load_frame", "open_session", "read_known", "run_terminal", "serve", "widget"]
 
 # the web server, the terminal prompt and the notebook widget are imported only when used
 _LAZY = {"create_app": "_web", "serve": "_web", "run_terminal": "_terminal", "SessionWidget": "_widget",

@@ -599,7 +599,7 @@ def _as_text(path, encoding, table, column):
     return cells.str.strip().set_axis(values.index)
 
 
-def _ids(path, encoding, table, id_column, places):
+def _ids(path, encoding, table, id_column, places, source):
     """The row ids: the id column as text (a blank or repeated one refused at its line), else the row numbers."""
     if id_column is None:
         return pd.Series(np.arange(table.shape[0]), name="id")
@@ -608,7 +608,7 @@ def _ids(path, encoding, table, id_column, places):
     if blank.any():
         r = int(blank.argmax())
         raise InvalidParameterError(
-            f"The id column {id_column!r} of {path} is empty at {places([r])[r]}; give every row an id, or leave "
+            f"The id column {id_column!r} of the {source} is empty at {places([r])[r]}; give every row an id, or leave "
             "out --id-column to number the rows from 0.")
     twice = ids.duplicated(keep=False).to_numpy()
     if twice.any():
@@ -696,9 +696,63 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
         image_root = image_root or path
     else:
         table, read_as = _read_table(path, encoding)
+    root = Path(image_root).resolve() if image_root is not None else path.parent
+    return _load_table(table, path, read_as, f"data file {path}", root, id_column=id_column, text_column=text_column,
+                       image_column=image_column, features=features, scale=scale, encoding=encoding, series=series)
+
+
+def load_frame(frame, *, id_column=None, text_column=None, image_column=None, features=None, image_root=None,
+               scale="minmax", series=None):
+    """Load a pandas DataFrame (or a polars one) as :func:`load_data` loads a data file.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or polars.DataFrame
+        The rows; its columns are named by their text.
+    id_column, text_column, image_column, features, scale, series
+        As :func:`load_data` takes them.
+    image_root : str or Path, optional
+        Folder that image paths must lie under (default: the working directory).
+
+    Returns
+    -------
+    Dataset
+        Its ``path`` is None.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"name": ["x", "y", "z"], "note": ["a red fox", "a red hen", "blue sky"]})
+    >>> data = load_frame(frame, id_column="name", text_column="note")
+    >>> data.X.shape[0], data.item(2)["id"]
+    (3, 'z')
+    """
+    check_option(scale, "scale", "load_frame", ("minmax", "none"), role="argument")
+    table = as_pandas(frame)
+    if not isinstance(table, pd.DataFrame):
+        raise InvalidParameterError(f"The 'frame' argument of load_frame must be a pandas or polars DataFrame, got "
+                                    f"{type(frame).__name__}.")
+    table = table.reset_index(drop=True)  # a copy, numbered from 0 as a file's rows are
+    root = Path(image_root if image_root is not None else Path.cwd()).resolve()
+    return _load_table(table, None, None, "DataFrame", root, id_column=id_column, text_column=text_column,
+                       image_column=image_column, features=features, scale=scale, encoding=None, series=series)
+
+
+def as_pandas(data):
+    """``data`` as pandas when it is a polars DataFrame (``to_pandas``); anything else as it is."""
+    return data.to_pandas() if type(data).__module__.partition(".")[0] == "polars" else data
+
+
+def _load_table(table, path, read_as, source, root, *, id_column, text_column, image_column, features, scale,
+                encoding, series):
+    """The Dataset of ``table`` as read from ``path`` (None for a DataFrame) with ``read_as`` (its CSV encoding,
+    None for Parquet or a DataFrame); ``source`` names it in messages, ``root`` is the folder of its images."""
     table.columns = [str(c) for c in table.columns]
+    if table.columns.duplicated().any():
+        raise InvalidParameterError(f"The {source} has two columns named "
+                                    f"{table.columns[table.columns.duplicated()][0]!r}; give every column its own name.")
     if table.shape[0] < 2:
-        raise InvalidParameterError(f"The data file {path} has {table.shape[0]} rows; a session needs at least 2.")
+        raise InvalidParameterError(f"The {source} has {table.shape[0]} rows; a session needs at least 2.")
     named = [c for c in (id_column, text_column, image_column) if c is not None]
     _check_columns(table, named, "column")
     if features is not None:
@@ -707,7 +761,6 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
                "features": features, "scale": scale, "encoding": encoding, "series": series}
     features = features and _names(table, ",".join(features), "feature column")  # ranges widened
 
-    root = Path(image_root).resolve() if image_root is not None else path.parent
     fingerprint = _fingerprint(table)  # of every value as pandas reads it: the same as before ids were text
 
     def places(rows):
@@ -723,11 +776,11 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
 
         info, ids, X = load_series(table, series, options, places,
                                    lambda column: _not_numeric(path, read_as, table, [column])[column])
-        ids = _ids(path, read_as, table, id_column, places) if ids is None else ids
+        ids = _ids(path, read_as, table, id_column, places, source) if ids is None else ids
         data = Dataset(path, info, ids, X, options, None, root, {}, fingerprint, f"the time series{how}")
         data.feature_columns = data.scaling = None
         return data
-    ids = _ids(path, read_as, table, id_column, places)
+    ids = _ids(path, read_as, table, id_column, places, source)
     dropped = {}
     rest = [c for c in table.columns if c not in named]
     lists = {c: m for c in rest if table[c].dtype == object and (m := _vectors(table[c])) is not None}
@@ -765,7 +818,7 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
     if not blocks and not images:
         why = "".join(f"; {c}: {reason}" for c, reason in dropped.items())
         raise InvalidParameterError(
-            f"The data file {path} has no numeric feature columns{why}{how}. Name them with --features, "
+            f"The {source} has no numeric feature columns{why}{how}. Name them with --features, "
             "embed a text column with --text-column or cluster on images with --image-column."
         )
     clustered = [f"the columns {_listed(features)}" if features else "",

@@ -15,7 +15,7 @@ import numpy as np
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.session._controller import HumanSession, read_meta
-from linkwise.session._data import load_data
+from linkwise.session._data import as_pandas, load_data
 
 with requires("session", "linkwise.session"):
     import pandas as pd
@@ -25,6 +25,7 @@ __all__ = ["open_session"]
 
 def _frame(data):
     """``data`` as a table with text column names, and the column holding a DataFrame's own index (else None)."""
+    data = as_pandas(data)
     if isinstance(data, pd.DataFrame):
         frame = data.copy()
         index = None
@@ -80,7 +81,7 @@ def open_session(path, data=None, estimator=None, *, id_column=None, text_column
         The rows to cluster. An array or a DataFrame is written once as
         Parquet beside the session file (``s.db`` -> ``s.parquet``), so that
         ``linkwise cluster s.parquet --session s.db`` resumes the same
-        session in the web page; a DataFrame's own index (when it is not
+        session in the web page (a polars DataFrame as pandas); a DataFrame's own index (when it is not
         0..n-1) becomes its id column. A path is a data file as
         :func:`load_data` reads it. None: resume the session in ``path``
         with the data file it names.
