@@ -163,3 +163,17 @@ def test_a_column_transformer_embeds_text_before_cobras(seed):
     assert list(pipe.feature_names_in_) == ["name", "note", "score"]
     shuffled = np.random.RandomState(seed).permutation(len(frame))
     assert np.array_equal(pipe.predict(frame.iloc[shuffled]), labels[shuffled])
+
+
+def test_a_polars_frame_without_the_session_extra_names_it():
+    pytest.importorskip("polars", reason="polars is not installed")
+    from tests.test_extras import run
+
+    out = run("""
+    import polars as pl, linkwise as lw
+    try:
+        lw.ActiveSession(lw.COBRAS(), pl.DataFrame({"a": [1.0, 2.0, 3.0], "b": ["x", "y", "z"]}))
+    except ImportError as exc:
+        print(exc)
+    """, blocked=("pandas",))
+    assert out == "linkwise.session needs the 'session' extra (pandas is not installed): pip install 'linkwise[session]'\n"
