@@ -126,7 +126,7 @@ def _locked(method):
     return run
 
 
-def _frame_dataset(X, options, scale):
+def _frame_dataset(X, options):
     """``X`` to cluster and its Dataset: a DataFrame with loading options or a column that is not numeric is loaded
     as a data file is (Dataset, its X); any other ``X`` is clustered as it is (None, ``X``; a polars DataFrame as
     pandas, so that validation records its column names)."""
@@ -142,7 +142,7 @@ def _frame_dataset(X, options, scale):
         X = X.to_pandas() if library == "polars" else X
     if not given and all(getattr(t, "kind", "O") in "biuf" for t in X.dtypes):
         return None, X
-    data = load_frame(X, **options, scale=scale)
+    data = load_frame(X, **{name: value for name, value in options.items() if value is not None})
     return data, data.X
 
 
@@ -171,9 +171,10 @@ class ActiveSession:
         For ``X`` a pandas or polars DataFrame: load it as ``linkwise
         cluster`` loads a data file (:func:`linkwise.session.load_frame`:
         text embedded, images to features, ids as text; needs the
-        ``session`` extra). A DataFrame with a column that is not numeric is
-        loaded so without them too; a numeric one without them is clustered
-        as it is (``feature_names_in_`` records its columns).
+        ``session`` extra; ``scale`` defaults to ``"minmax"`` there). A
+        DataFrame with a column that is not numeric is loaded so without them
+        too; a numeric one without them is clustered as it is
+        (``feature_names_in_`` records its columns).
 
     Attributes
     ----------
@@ -216,13 +217,13 @@ class ActiveSession:
     """
 
     def __init__(self, estimator, X, queryable=None, *, stability=True, id_column=None, text_column=None,
-                 image_column=None, features=None, series=None, image_root=None, scale="minmax"):
+                 image_column=None, features=None, series=None, image_root=None, scale=None):
         if not isinstance(estimator, ActiveEstimator):
             raise InvalidParameterError("The 'estimator' argument of ActiveSession must be an active estimator "
                                         f"(COBRAS, COBRA, ActiveClustering, ...), got {type(estimator).__name__}.")
         options = {"id_column": id_column, "text_column": text_column, "image_column": image_column,
-                   "features": features, "series": series, "image_root": image_root}
-        self.data_, X = _frame_dataset(X, options, scale)
+                   "features": features, "series": series, "image_root": image_root, "scale": scale}
+        self.data_, X = _frame_dataset(X, options)
         self._start(clone(estimator), X, queryable)
         if stability:  # a person's session only: fit skips the per-answer comparison
             self._monitor = StabilityMonitor()

@@ -57,6 +57,10 @@ def test_a_frame_with_text_columns_needs_no_options_and_a_numeric_one_keeps_its_
     numeric = lw.ActiveSession(lw.COBRAS(max_queries=3, random_state=0), frame[["score", "size"]])
     assert numeric.data_ is None and list(numeric.estimator_.feature_names_in_) == ["score", "size"]
     assert np.array_equal(numeric._ctx.X, frame[["score", "size"]].to_numpy())  # as given: unscaled
+    unscaled = lw.ActiveSession(lw.COBRAS(max_queries=3, random_state=0), frame[["score", "size"]], scale="none")
+    assert np.array_equal(unscaled.data_.X, numeric._ctx.X) and unscaled.data_.feature_columns == ["score", "size"]
+    with pytest.raises(InvalidParameterError, match="'scale' argument of load_frame"):
+        lw.ActiveSession(lw.COBRAS(), frame, scale="zscore")
 
 
 def test_a_frame_with_image_paths(tmp_path):
@@ -144,6 +148,7 @@ def test_active_estimators_in_a_pipeline(make):
     alone = make().fit(StandardScaler().fit_transform(X), lw.LabelOracle(y))
     assert np.array_equal(pipe[-1].labels_, alone.labels_) and pipe[-1].n_queries_ <= 10
     assert list(pipe.feature_names_in_) == ["sl", "sw", "pl", "pw"]
+    assert np.array_equal(make_pipeline(StandardScaler(), make()).fit_predict(frame, lw.LabelOracle(y)), alone.labels_)
     rows = np.random.RandomState(0).permutation(len(X))[:20]
     assert np.array_equal(pipe.predict(frame.iloc[rows]), alone.labels_[rows])
     named = make_pipeline(StandardScaler().set_output(transform="pandas"), make()).fit(frame, lw.LabelOracle(y))
