@@ -49,6 +49,7 @@ TRUSTED = tuple(
     for name in """auto.Auto cobra._cobra.COBRA cobra._cobras.COBRAS cobra._robust.NoiseRobustCOBRAS
     cobra._superinstances.SuperInstanceTree cobra._superinstances.LabelsHistory cobs._select.COBS
     cobs._active.ActiveCOBS cobs._generate.Candidates bayes._estimators.BayesianActiveClustering
+    bayes._estimators.BayesianClustering
     bayes._estimators._ColumnMagnitude active._meta.ActiveClustering active._random.Random
     active._explore.ExploreConsolidate active._explore.MinMax active._npu.NPU active._committee.Committee
     cluster._seeded.SeededKMeans cluster._seeded.ConstrainedKMeans cluster._copkmeans.COPKMeans

@@ -30,7 +30,8 @@ def _fitted(estimator, X, y, seed):
     return estimator.set_params(random_state=seed).fit(X, ml=[(0, 1)], cl=[(0, 2)])
 
 
-ESTIMATORS = [fast_instance(cls) for cls in checked_classes() if not cls.__name__.startswith("_")] + [lw.COBS(random_state=0)] + CLUSTERERS
+ESTIMATORS = ([fast_instance(cls) for cls in checked_classes() if not cls.__name__.startswith("_")]
+              + [lw.COBS(random_state=0), lw.BayesianClustering(3, n_particles=50)] + CLUSTERERS)
 
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: type(e).__name__)
