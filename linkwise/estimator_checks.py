@@ -168,11 +168,12 @@ def constrained_estimator_checks(estimator, *, shapes=SHAPES):
     >>> import linkwise as lw
     >>> from linkwise.estimator_checks import constrained_estimator_checks
     >>> [check.__name__ for check in constrained_estimator_checks(lw.PCKMeans(n_clusters=3))]
-    ['check_shapes', 'check_data_kinds', 'check_pair_arguments']
+    ['check_shapes', 'check_data_kinds', 'check_pair_arguments', 'check_constrained_predict']
     """
     if not callable(getattr(estimator, "fit", None)) or not hasattr(estimator, "get_params"):
         raise TypeError(f"check_constrained_estimator needs an estimator, got {type(estimator).__name__}.")
-    yield from _runs(_DATA_CHECKS + [_check_pair_arguments], _Case(estimator, None, None, _SHAPE_BUDGET, shapes))
+    yield from _runs(_DATA_CHECKS + [_check_pair_arguments, _check_constrained_predict],
+                     _Case(estimator, None, None, _SHAPE_BUDGET, shapes))
 
 
 def check_constrained_estimator(estimator, *, shapes=SHAPES):
@@ -190,7 +191,10 @@ def check_constrained_estimator(estimator, *, shapes=SHAPES):
       point may be refused as above);
     - **pair arguments**: a pair of ``ml`` / ``cl`` holding a float with a
       fractional part, a bool or a string is refused naming the argument;
-      NumPy integers are taken.
+      NumPy integers are taken;
+    - **predict**: new rows get integer labels among ``labels_``, the same
+      for the same data, constraints and seed, and rows of another number of
+      features are refused naming ``X`` and the count.
 
     Parameters
     ----------
@@ -514,6 +518,28 @@ def _check_pair_arguments(case):
                 case.fail(f"took {name}={bad} (not integer row indices).")
     est = clone(case.estimator).fit(X, ml=np.array([[0, 3]], dtype=np.int32), cl=[(np.int64(0), np.uint8(1))])
     case.expect(np.shape(est.labels_) == (30,), "NumPy integer pairs gave no labels_ for every row.")
+
+
+def _check_constrained_predict(case):
+    X, y = _shape_data(60, 3)
+    est = _fit_any(case, X, y)
+    if not callable(getattr(est, "predict", None)):
+        case.fail("has no predict(X) assigning new rows to the clusters found.")
+    rng = np.random.RandomState(0)
+    X_new = X[rng.randint(len(X), size=7)] + rng.normal(scale=0.1, size=(7, X.shape[1]))
+    labels = est.predict(X_new)
+    case.expect(labels.shape == (7,) and np.issubdtype(labels.dtype, np.integer),
+                f"predict on 7 new rows returned shape {labels.shape} and dtype {labels.dtype}.")
+    case.expect(np.isin(labels, est.labels_).all(), "predict returned a label that labels_ does not hold.")
+    case.expect(np.array_equal(_fit_any(case, X, y).predict(X_new), labels),
+                "the same data, constraints and random_state predicted other labels.")
+    try:
+        est.predict(X[:, :-1])
+    except ValueError as error:
+        case.expect("X" in str(error) and "3" in str(error),
+                    f"the error on new rows with another number of features names neither X nor the count: {error}")
+    else:
+        case.fail("predict accepted rows with another number of features than fit.")
 
 
 _CHECKS += _DATA_CHECKS
