@@ -113,10 +113,11 @@ class ClusterFeedback:
         return marks, self._session.constraints.component_labels() if marks else None
 
     def _groups(self):
-        """The current clusters' members, by cluster number."""
-        labels = self.labels()
-        order = np.argsort(labels, kind="stable")
-        return np.split(order, np.cumsum(np.bincount(labels))[:-1])
+        """The current clusters' members (row numbers in order), by stable cluster number (see ``numbers``)."""
+        numbers = self.numbers()
+        order = np.argsort(numbers, kind="stable")
+        values, starts = np.unique(numbers[order], return_index=True)
+        return dict(zip(values.tolist(), np.split(order, starts[1:])))
 
     def clusters(self, limit=30, per=3, doubtful=3):
         """The current clusters, largest first, as strips: size, typical and atypical items, feedback given.
@@ -171,7 +172,7 @@ class ClusterFeedback:
                                             f"{'positive' if least else 'non-negative'} int, got {value!r}.")
         with self._lock:
             groups, marks = self._groups(), self._marks()
-            order = sorted(range(len(groups)), key=lambda c: (-len(groups[c]), c))
+            order = sorted(groups, key=lambda c: (-len(groups[c]), c))
             strips = []
             for c in order[:limit]:
                 ranked = self._central(groups[c])
@@ -264,10 +265,10 @@ class ClusterFeedback:
             raise Refused("Resolve the contradiction first: say which answer was wrong.")
 
     def _cluster(self, groups, cluster, argument, owner):
-        if not isinstance(cluster, (int, np.integer)) or isinstance(cluster, bool) or not 0 <= cluster < len(groups):
+        if not isinstance(cluster, (int, np.integer)) or isinstance(cluster, bool) or int(cluster) not in groups:
             raise InvalidParameterError(f"The {argument!r} argument of HumanSession.{owner} must be a cluster number "
-                                        f"from 0 to {len(groups) - 1} (see clusters()), got {cluster!r}.")
-        return groups[cluster]
+                                        f"(one that clusters() shows now), got {cluster!r}.")
+        return groups[int(cluster)]
 
     def mark(self, position, cluster, complete=False, annotator=None, confirmed=False):
         """Say that a cluster is pure (its members all belong together), and with ``complete`` that nothing
@@ -349,9 +350,9 @@ class ClusterFeedback:
         doubtful = self._central(members)[::-1][:CONFIRM_SEEN]
         if self._seen.issuperset(doubtful.tolist()):
             return
-        cluster = int(self.labels()[members[0]])
+        cluster = int(self.numbers()[members[0]])
         raise NeedsConfirmation(
-            f"Cluster {cluster + 1} has {len(members)} items, more than you have seen: look at its {len(doubtful)} "
+            f"Cluster {cluster} has {len(members)} items, more than you have seen: look at its {len(doubtful)} "
             "least typical members, then confirm that all of them belong together.", doubtful)
 
     def move(self, position, row, to, annotator=None):
@@ -395,7 +396,7 @@ class ClusterFeedback:
             if row in target:
                 raise InvalidParameterError(f"The 'to' argument of HumanSession.move names cluster {to}, where item "
                                             f"{self.data.item(row)['id']} already is; name another cluster.")
-            source = groups[self.labels()[row]]
+            source = groups[int(self.numbers()[row])]
             relation = self._session.constraints.relation
             statements = [(row, self._partner(target, row, relation, False), True)]
             others = source[source != row]

@@ -262,7 +262,7 @@ def create_app(session, labels_path, token=None, tokens=None):
         for part in ("question", "conflict"):
             if state[part] is not None:
                 state[part] = {**state[part], "items": [decorate(it) for it in state[part]["items"]]}
-        state["labels"] = session.labels()[sample].tolist()
+        state["labels"] = session.numbers()[sample].tolist()
         state["dropped_columns"] = dropped
         return state
 
@@ -296,7 +296,7 @@ def create_app(session, labels_path, token=None, tokens=None):
             status = 409 if isinstance(exc, Refused) else 503
             reply = {"error": str(exc), "state": await run_in_threadpool(full_state, None, who)}
             if getattr(exc, "rows", None):  # the items the refusal names, with their clusters: the page shows them
-                labels = session.labels()
+                labels = session.numbers()
                 reply["items"] = [{**shown(data.item(r)), "cluster": int(labels[r])} for r in exc.rows]
                 reply["confirm"] = isinstance(exc, NeedsConfirmation)
             return JSONResponse(reply, status)

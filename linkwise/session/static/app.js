@@ -139,7 +139,7 @@ async function loadClusters() {
 }
 
 function clusterName(c) {
-  return "Cluster " + (c + 1);
+  return "Cluster " + c;
 }
 
 function renderClusters(view) {

@@ -86,7 +86,7 @@ function curveChart(curve) {
 }
 
 function clusterName(c) {
-  return "Cluster " + (c + 1);
+  return "Cluster " + c;
 }
 
 function stripCard(strip, clusters, state, send) {
