@@ -31,6 +31,7 @@ from linkwise.session._feedback import ClusterFeedback, honour
 from linkwise.session._import import _store_known
 from linkwise.session._methods import build_estimator, encode_params, method_spec
 from linkwise.session._numbers import carry_numbers
+from linkwise.session._review import AnswerReview
 from linkwise.session._store import ANSWER_WORDS, Answer, Refused, SessionFileError, SessionStore
 from linkwise.session._team import check_team, plan
 from linkwise.stability import StabilityMonitor
@@ -59,6 +60,9 @@ def _check_meta(meta, path):
             raise damaged(f"its meta has no {key!r}")
         if not isinstance(meta[key], kind):
             raise damaged(f"its meta {key!r} is {meta[key]!r}, not a {kind.__name__}")
+    names = meta.get("names", {})  # the clusters' names (HumanSession.name): number -> text
+    if not isinstance(names, dict) or not all(k.isdigit() and isinstance(v, str) for k, v in names.items()):
+        raise damaged(f"its meta 'names' is {names!r:.80}")
     for key, value in meta["data_options"].items():
         if key not in _OPTION_TYPES or not isinstance(value, _OPTION_TYPES[key]):
             raise damaged(f"its data option {key!r} is {value!r}")
@@ -74,7 +78,7 @@ def read_meta(path):
         return _check_meta(store.meta, path) if store.meta else {}
 
 
-class HumanSession(ClusterFeedback, TeamDesk):
+class HumanSession(ClusterFeedback, AnswerReview, TeamDesk):
     """A resumable session in which a person answers an active method's questions.
 
     Parameters
@@ -540,9 +544,11 @@ class HumanSession(ClusterFeedback, TeamDesk):
             return fitted
 
     def labels_frame(self):
-        """The current clustering as a DataFrame with columns ``id`` and ``cluster`` (its stable number, see
-        :meth:`numbers`)."""
-        return pd.DataFrame({"id": self.data.ids.to_numpy(), "cluster": self.numbers()})
+        """The current clustering as a DataFrame with columns ``id``, ``cluster`` (its stable number, see
+        :meth:`numbers`) and ``name`` (see :meth:`name`; empty for a cluster without)."""
+        numbers, names = self.numbers(), self.names()
+        return pd.DataFrame({"id": self.data.ids.to_numpy(), "cluster": numbers,
+                             "name": [names.get(c, "") for c in numbers.tolist()]})
 
     def answers_frame(self):
         """Every statement ever stored (live, undone or corrected) with the two ids (a cluster's feedback: its
@@ -567,8 +573,7 @@ class HumanSession(ClusterFeedback, TeamDesk):
             return [(i, j, a, row) for ((i, j), a), row in self._source.items() if a is not None and row.seq != held]
 
     def write_labels(self, path):
-        """Write the current clustering as CSV (``id``, ``cluster`` by :meth:`numbers`); returns the number of
-        clusters."""
+        """Write the current clustering as CSV (:meth:`labels_frame`); returns the number of clusters."""
         with self._lock:
             self.labels_frame().to_csv(path, index=False)
             return int(self.labels().max()) + 1

@@ -309,7 +309,8 @@ def _cluster_feedback(session, console, getchar):
     listed = {s["cluster"]: s for s in strips}  # the key is the cluster's own number, as on the page
     for strip in strips:
         mark = f" · marked {strip['mark'].replace('complete', 'pure and complete')}" if strip["mark"] else ""
-        _say(console, f"  [{strip['cluster']}] cluster {strip['cluster']} · {strip['size']} items{mark} · ",
+        name = f" {strip['name']}" if strip["name"] else ""
+        _say(console, f"  [{strip['cluster']}] cluster {strip['cluster']}{name} · {strip['size']} items{mark} · ",
              _item_line(strip["items"][0]))
     _say(console, "Type a cluster's number and Enter, any other key to go back.")
     strip = listed.get(_read_number(getchar))

@@ -326,6 +326,9 @@ def create_app(session, labels_path, token=None, tokens=None):
             raise InvalidParameterError(f"'mark' must be one of {', '.join(_MARKS)}, got {word!r}.")
         return {"state": full_state(session.mark(position, cluster, _MARKS[word], who, confirmed))}
 
+    def do_name(cluster, text):
+        return {"state": full_state(session.name(cluster, text))}
+
     def members_view(cluster, params):
         view = session.members(cluster, **params)
         return {**view, "items": [shown(it) for it in view["items"]]}
@@ -401,6 +404,7 @@ def create_app(session, labels_path, token=None, tokens=None):
         Route("/api/mark", action(do_mark, True, {"confirmed": False}, position=str, cluster=int, mark=str,
                                   confirmed=bool), methods=["POST"]),
         Route("/api/move", action(do_move, True, position=str, row=int, to=int), methods=["POST"]),
+        Route("/api/name", action(do_name, cluster=int, name=str), methods=["POST"]),
         Route("/labels.csv", labels_csv),
         Route("/item/{row:int}/image", image),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

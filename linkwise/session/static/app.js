@@ -159,7 +159,8 @@ function stripCard(strip, clusters) {
   const head = el("header");
   const swatch = el("span", "swatch");
   swatch.style.background = marker(strip.cluster).colour;  // CSSOM, allowed by the page's CSP
-  head.append(swatch, el("h3", null, clusterName(strip.cluster)), el("span", "size", strip.size + " items"));
+  head.append(swatch, el("h3", null, clusterName(strip.cluster) + (strip.name ? " · " + strip.name : "")),
+    el("span", "size", strip.size + " items"));
   if (strip.mark) head.append(el("span", "badge " + strip.mark, MARK_WORDS[strip.mark]));
   const pure = el("button", "mark-pure", "Pure");
   const complete = el("button", "mark-complete", "Pure and complete");
@@ -173,7 +174,17 @@ function stripCard(strip, clusters) {
   all.type = odd.type = "button";
   all.addEventListener("click", () => openMembers(strip.cluster, "typical"));
   odd.addEventListener("click", () => openMembers(strip.cluster, "atypical"));
-  head.append(pure, complete, all, odd);
+  // a name kept with the cluster's number (Enter or leaving the field saves it; empty removes it)
+  const name = el("input", "cluster-name");
+  name.type = "text";
+  name.maxLength = 60;
+  name.placeholder = "Name it";
+  name.value = strip.name || "";
+  name.setAttribute("aria-label", "Name of " + clusterName(strip.cluster));
+  name.addEventListener("change", () => post("/api/name", {cluster: strip.cluster, name: name.value},
+    () => (name.value.trim() ? "Named: " + clusterName(strip.cluster) + " " + name.value.trim()
+      : "Name removed: " + clusterName(strip.cluster))).then(loadClusters));
+  head.append(name, pure, complete, all, odd);
   const reps = el("div", "reps");
   reps.append(...strip.items.map((item) => repCard(item, strip.cluster, clusters)));
   if (strip.doubtful.length) {
