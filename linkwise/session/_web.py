@@ -175,14 +175,14 @@ def _fields(payload, optional=None, **kinds):
     return values
 
 
-def _member_params(query):
-    """The arguments of ``HumanSession.members`` from a query string, each checked to be given once and well
-    formed (the session checks their values)."""
-    unknown = sorted(set(query) - set(_MEMBER_PARAMS))
+def _member_params(query, names=_MEMBER_PARAMS):
+    """The arguments ``names`` (of ``HumanSession.members``, or of ``review``) from a query string, each checked
+    to be given once and well formed (the session checks their values)."""
+    unknown = sorted(set(query) - set(names))
     if unknown:
-        raise _BadRequest(f"Unknown parameter {unknown[0]!r}; this request takes {', '.join(_MEMBER_PARAMS)}.")
+        raise _BadRequest(f"Unknown parameter {unknown[0]!r}; this request takes {', '.join(names)}.")
     params = {}
-    for name in _MEMBER_PARAMS:
+    for name in names:
         values = query.getlist(name)
         if len(values) > 1:
             raise _BadRequest(f"The parameter {name!r} is given {len(values)} times; give it once.")
@@ -326,6 +326,17 @@ def create_app(session, labels_path, token=None, tokens=None):
             raise InvalidParameterError(f"'mark' must be one of {', '.join(_MARKS)}, got {word!r}.")
         return {"state": full_state(session.mark(position, cluster, _MARKS[word], who, confirmed))}
 
+    def review_view(params):
+        return session.review(**params)
+
+    def do_change(seq, word):
+        if word not in _ANSWERS:
+            raise InvalidParameterError(f"'answer' must be one of {', '.join(_ANSWERS)}, got {word!r:.80}.")
+        return {"state": full_state(session.change(seq, _ANSWERS[word]))}
+
+    def do_withdraw(seq):
+        return {"state": full_state(session.withdraw(seq))}
+
     def do_name(cluster, text):
         return {"state": full_state(session.name(cluster, text))}
 
@@ -370,6 +381,14 @@ def create_app(session, labels_path, token=None, tokens=None):
         except InvalidParameterError as exc:
             return JSONResponse({"error": str(exc)}, 400)
 
+    async def answers(request):
+        """One page of the stored answers for review (``HumanSession.review``), from the query string."""
+        try:
+            params = _member_params(request.query_params, ("page", "size", "q"))
+            return JSONResponse(await run_in_threadpool(review_view, params))
+        except InvalidParameterError as exc:
+            return JSONResponse({"error": str(exc)}, 400)
+
     async def points(request):
         xy = projection[sample].round(4)
         return JSONResponse({"x": xy[:, 0].tolist(), "y": xy[:, 1].tolist()})
@@ -405,6 +424,9 @@ def create_app(session, labels_path, token=None, tokens=None):
                                   confirmed=bool), methods=["POST"]),
         Route("/api/move", action(do_move, True, position=str, row=int, to=int), methods=["POST"]),
         Route("/api/name", action(do_name, cluster=int, name=str), methods=["POST"]),
+        Route("/api/answers", answers),
+        Route("/api/answers/change", action(do_change, seq=int, answer=str), methods=["POST"]),
+        Route("/api/answers/withdraw", action(do_withdraw, seq=int), methods=["POST"]),
         Route("/labels.csv", labels_csv),
         Route("/item/{row:int}/image", image),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
