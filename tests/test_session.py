@@ -182,9 +182,9 @@ def test_budget_end_and_exports(iris_data, tmp_path):
         session.answer(state["position"], True)
     k = session.write_labels(tmp_path / "labels.csv")
     labels = pd.read_csv(tmp_path / "labels.csv")
-    assert list(labels.columns) == ["id", "cluster"] and labels["id"].tolist() == data.ids.tolist()
+    assert list(labels.columns) == ["id", "cluster", "name"] and labels["id"].tolist() == data.ids.tolist()
     assert labels["cluster"].nunique() == k == state["n_clusters"]
-    assert labels["cluster"].iloc[0] == 0  # clusters numbered by first appearance
+    assert (labels["cluster"].to_numpy() == session.numbers()).all() and labels["cluster"].min() >= 1  # stable numbers
     session.undo(state["position"])
     answers = session.answers_frame()
     assert answers["status"].tolist() == ["live", "live", "undone"]

@@ -11,7 +11,7 @@ import linkwise as lw
 from linkwise.cli import main
 from linkwise.session import HumanSession, load_data
 from linkwise.session._controller import read_meta
-from tests.e2e.helpers import answer_from
+from tests.e2e.helpers import answer_from, truth_answer
 
 
 def run(*args, input=None):
@@ -46,7 +46,7 @@ def test_export_writes_labels_and_every_answer(tmp_path, iris_file):
     data_path, y = iris_file
     data = load_data(data_path, id_column="name")
     session = HumanSession(tmp_path / "s.db", data, lw.COBRAS(random_state=0))
-    answer_from(session, y, 4)
+    asked = answer_from(session, y, 4)
     session.undo(session.state()["position"])
     expected = session.labels_frame()
     session.close()
@@ -57,11 +57,20 @@ def test_export_writes_labels_and_every_answer(tmp_path, iris_file):
 
     out = run("export", tmp_path / "s.db", "-o", tmp_path / "labels.csv", "--answers", tmp_path / "answers.csv")
     assert out.exit_code == 0, out.output
-    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "labels.csv"), expected)
+    assert (tmp_path / "labels.csv").read_text() == expected.to_csv(index=False)
     answers = pd.read_csv(tmp_path / "answers.csv")
     assert list(answers.columns) == ["seq", "id_a", "id_b", "answer", "answered_at", "annotator", "kind", "members",
                                      "action", "status", "retracted_at"]
     assert answers["status"].tolist() == ["live", "live", "live", "undone"]
+
+    # a mark is written as a mark: its kind, no answer
+    session = HumanSession(tmp_path / "s.db", data)
+    session.mark(session.position, session.clusters()["strips"][0]["cluster"], confirmed=True)
+    session.close()
+    out = run("export", tmp_path / "s.db", "-o", tmp_path / "labels.csv", "--answers", tmp_path / "answers.csv")
+    answers = pd.read_csv(tmp_path / "answers.csv", keep_default_na=False)
+    assert answers["kind"].tolist() == ["question"] * 4 + ["pure"]
+    assert answers["answer"].tolist()[:4] == [truth_answer(y, pair) for pair in asked] and answers["answer"].iat[4] == ""
 
     # the data moved: --data points to it; other data is refused
     moved = tmp_path / "moved.csv"
@@ -171,7 +180,7 @@ def test_a_method_outside_linkwise_is_imported_only_when_named_again(tmp_path, i
     refused = run("export", session_file)
     assert refused.exit_code == 1 and "not one of linkwise's" in refused.output
     exported = run("export", session_file, "--method", spec)
-    assert exported.exit_code == 0 and exported.output.startswith("id,cluster\n"), exported.output
+    assert exported.exit_code == 0 and exported.output.startswith("id,cluster,name\n"), exported.output
 
 
 def test_unknown_parameter_is_one_line(tmp_path, iris_file):

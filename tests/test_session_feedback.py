@@ -20,7 +20,7 @@ def session(iris_data, tmp_path):
 
 
 def members(session, cluster):
-    return np.flatnonzero(session.labels() == cluster)
+    return np.flatnonzero(session.numbers() == cluster)
 
 
 def test_clusters_are_strips_largest_first_with_central_representatives(session):
@@ -47,24 +47,25 @@ def test_a_mark_is_stored_with_its_kind_replayed_and_undone(session, iris_data, 
     before = session.state()
     # a cluster no earlier "same" answer links outside (COBRAS may show one mid-merge), so "complete" holds
     components = session._session.constraints.component_labels()
-    cluster = next(c for c in range(session.labels().max() + 1)
-                   if not np.isin(components[members(session, c)], components[session.labels() != c]).any())
+    cluster = next(c for c in np.unique(session.numbers()).tolist()
+                   if not np.isin(components[members(session, c)], components[session.numbers() != c]).any())
     rows = members(session, cluster)
     state = session.mark(before["position"], cluster, confirmed=True)
     assert state["n_answered"] == before["n_answered"] and state["position"] != before["position"]
     stored = session.store.answers()[-1]
     assert (stored.kind, stored.members) == ("pure", tuple(rows.tolist()))
     marked = {s["cluster"]: s["mark"] for s in session.clusters()["strips"]}
-    assert marked[int(session.labels()[rows[0]])] == "pure"
+    assert marked[int(session.numbers()[rows[0]])] == "pure"
     with pytest.raises(Refused, match="already marked pure"):
-        session.mark(session.position, int(session.labels()[rows[0]]))
+        session.mark(session.position, int(session.numbers()[rows[0]]))
     # pure -> complete
-    state = session.mark(session.position, int(session.labels()[rows[0]]), complete=True, confirmed=True)
+    state = session.mark(session.position, int(session.numbers()[rows[0]]), complete=True, confirmed=True)
     assert session.store.answers()[-1].kind == "complete"
     assert state["conflict"] is None
     assert session._session.constraints.relation(int(rows[0]), int(np.setdiff1d(np.arange(data.n_rows), rows)[0])) is False
     frame = session.answers_frame()
     assert frame["kind"].tolist()[-2:] == ["pure", "complete"]
+    assert frame["answer"].iloc[-2:].isna().all()  # a mark is no same/different answer: its kind says what it is
     assert frame["members"].iloc[-1] == str(data.ids.to_numpy()[rows].tolist()).replace("'", '"')
     view, labels = session.clusters(), session.labels()
     session.close()
@@ -87,7 +88,7 @@ def test_a_move_lands_the_item_in_its_target_and_is_one_undoable_action(session,
     source, target = strips[0], strips[1]
     row = source["items"][0]["row"]
     state = session.move(before["position"], row, target["cluster"])
-    labels = session.labels()
+    labels = session.numbers()
     moved = members(session, labels[row])
     assert state["n_answered"] == before["n_answered"]
     rows = session.store.answers()[-2:]
@@ -100,7 +101,7 @@ def test_a_move_lands_the_item_in_its_target_and_is_one_undoable_action(session,
     session.close()
 
     again = HumanSession(tmp_path / "s.db", iris_data[0])
-    assert (again.labels() == labels).all() and again.position == state["position"]
+    assert (again.numbers() == labels).all() and again.position == state["position"]
     again.undo(again.position)  # the whole move
     assert again.position == before["position"] and [r["kind"] for r in again.store.retracted()] == ["move", "move"]
     again.close()
@@ -141,7 +142,7 @@ def test_a_move_that_contradicts_a_mark_opens_the_contradiction_and_can_be_withd
     (lambda s, p: s.mark(p, 0, complete="yes"), "'complete' argument of HumanSession.mark must be True or False"),
     (lambda s, p: s.move(p, -1, 0), "'row' argument of HumanSession.move must be a row number from 0 to 146"),
     (lambda s, p: s.move(p, 0, -1), "'to' argument of HumanSession.move must be a cluster number"),
-    (lambda s, p: s.move(p, 0, int(s.labels()[0])), "already is; name another cluster"),
+    (lambda s, p: s.move(p, 0, int(s.numbers()[0])), "already is; name another cluster"),
     (lambda s, p: s.clusters(limit=0), "'limit' argument of HumanSession.clusters must be a positive int"),
 ])
 def test_bad_input_is_refused_naming_the_argument(session, call, match):
@@ -203,7 +204,7 @@ def test_an_item_moved_into_a_marked_cluster_keeps_it_marked(session):
     anchor, relation = strips[0]["items"][0]["row"], session._session.constraints.relation
     row = next(it["row"] for s in strips[1:] for it in s["items"] if relation(anchor, it["row"]) is None)
     assert session.move(session.position, row, strips[0]["cluster"])["conflict"] is None
-    (strip,) = [s for s in session.clusters()["strips"] if row in np.flatnonzero(session.labels() == s["cluster"])]
+    (strip,) = [s for s in session.clusters()["strips"] if row in np.flatnonzero(session.numbers() == s["cluster"])]
     assert strip["mark"] == "pure" and strip["size"] == strips[0]["size"] + 1
 
 
@@ -217,20 +218,21 @@ def test_the_terminal_lists_the_clusters_marks_one_and_moves_an_item(session, tm
     strips = session.clusters(limit=9, per=8)["strips"]
     largest = tuple(members(session, strips[0]["cluster"]).tolist())
     out = StringIO()
-    # c 1 p y: mark the largest pure (confirmed once its least typical members are shown); c 2 m a 3: move the
-    # second's first item to the third; c x: back; q
-    keys = iter(["c", "1", "p", "y", "c", "2", "m", "a", "3", "c", "x", "q"])
+    # a cluster is picked by its own number and Enter: mark the largest pure (confirmed once its least typical
+    # members are shown); move the second's first item to the third; c x: back; q
+    first, second, third = (str(s["cluster"]) for s in strips[:3])
+    keys = iter(["c", *first, "\r", "p", "y", "c", *second, "\r", "m", "a", *third, "\r", "c", "x", "q"])
     run_terminal(session, tmp_path / "labels.csv", console=Console(file=out, width=120), getchar=lambda: next(keys))
     mark, must, cannot = session.store.answers()[-3:]
     assert (mark.kind, mark.members, must.kind, must.answer, cannot.kind) == ("pure", largest, "move", True, "move")
-    row, labels = strips[1]["items"][0]["row"], session.labels()
+    row, labels = strips[1]["items"][0]["row"], session.numbers()
     (partner,) = {must.i, must.j} - {row}
     assert session.state()["conflict"] is None and labels[row] == labels[partner]
     assert partner in members(session, labels[strips[2]["items"][0]["row"]])
     text = out.getvalue()
-    doubtful = session.members(int(session.labels()[largest[0]]), size=12, sort="atypical")["items"]
+    doubtful = session.members(int(session.numbers()[largest[0]]), size=12, sort="atypical")["items"]
     assert "least typical members" in text and all(it["id"] in text for it in doubtful)
-    assert "[c] clusters" in text and f"[1] cluster {strips[0]['cluster'] + 1} · {strips[0]['size']} items" in text
+    assert "[c] clusters" in text and f"[{first}] cluster {first} · {strips[0]['size']} items" in text
     assert "marked pure" in text and f"Move {strips[1]['items'][0]['id']} to which cluster?" in text
 
 

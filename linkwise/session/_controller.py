@@ -30,6 +30,8 @@ from linkwise.session._desk import TeamDesk, state_row
 from linkwise.session._feedback import ClusterFeedback, honour
 from linkwise.session._import import _store_known
 from linkwise.session._methods import build_estimator, encode_params, method_spec
+from linkwise.session._numbers import carry_numbers
+from linkwise.session._review import AnswerReview
 from linkwise.session._store import ANSWER_WORDS, Answer, Refused, SessionFileError, SessionStore
 from linkwise.session._team import check_team, plan
 from linkwise.stability import StabilityMonitor
@@ -58,6 +60,9 @@ def _check_meta(meta, path):
             raise damaged(f"its meta has no {key!r}")
         if not isinstance(meta[key], kind):
             raise damaged(f"its meta {key!r} is {meta[key]!r}, not a {kind.__name__}")
+    names = meta.get("names", {})  # the clusters' names (HumanSession.name): number -> text
+    if not isinstance(names, dict) or not all(k.isdigit() and isinstance(v, str) for k, v in names.items()):
+        raise damaged(f"its meta 'names' is {names!r:.80}")
     for key, value in meta["data_options"].items():
         if key not in _OPTION_TYPES or not isinstance(value, _OPTION_TYPES[key]):
             raise damaged(f"its data option {key!r} is {value!r}")
@@ -73,7 +78,7 @@ def read_meta(path):
         return _check_meta(store.meta, path) if store.meta else {}
 
 
-class HumanSession(ClusterFeedback, TeamDesk):
+class HumanSession(ClusterFeedback, AnswerReview, TeamDesk):
     """A resumable session in which a person answers an active method's questions.
 
     Parameters
@@ -259,7 +264,11 @@ class HumanSession(ClusterFeedback, TeamDesk):
         self._used = []  # the stored rows applied in the current run, in order
         self._source = {}  # (pair, must-link) -> the stored row that stated it, for explaining a contradiction
         self._conflict = self._labels = None
+        # the clustering last numbered (its labels, the numbers per row) and the next fresh number: numbered after
+        # every stored row, so the numbers follow from the file alone (the export shows the page's; see numbers)
+        self._numbered, self._fresh = (None, None), 1
         self._stability.update(self.labels(), answered=False)  # the clustering before any answer
+        self.numbers()
         self._unsure = set()  # pairs answered "don't know" before the method asked them
         self._rows = self.store.answers()  # and team answers since: what hand-outs and agreement read
         self._skip, self._later = plan(self._rows, self._disagreement) if self.team else (set(), set())
@@ -288,6 +297,7 @@ class HumanSession(ClusterFeedback, TeamDesk):
             self._source.update({(pair_key(i, j), a): row for i, j, a in stated})
             self._labels = None
             self._stability.update(self.labels(), answered=row.kind == "question")
+            self.numbers()
             # a second annotator's other answer: a tolerant method weighs both (repair), nobody is asked
             if len(constraints.conflicts) == before or row.seq in self._later:
                 return
@@ -324,6 +334,19 @@ class HumanSession(ClusterFeedback, TeamDesk):
             if self._labels is None:
                 self._labels = honour(self._session.labels_, self._feedback_rows())
             return self._labels
+
+    def numbers(self):
+        """The current cluster of every row by its stable number (1..): a cluster keeps its number while it
+        exists (matched by overlap after every stored statement, see ``linkwise.session._numbers``) and a new one
+        gets a number never used before. Replayed from the file, the numbers are the same when the session is
+        opened again or exported, and an undo gives back the numbers before the undone answer. The page, the
+        terminal and :meth:`labels_frame` show these numbers; :meth:`labels` numbers the same partition 0..k-1."""
+        with self._lock:
+            labels, (seen, numbers) = self.labels(), self._numbered
+            if seen is not labels:
+                numbers, self._fresh = carry_numbers(labels, numbers, self._fresh)
+                self._numbered = (labels, numbers)
+            return numbers
 
     def _conflict_state(self):
         row, (i, j), believed, chain = self._conflict
@@ -521,19 +544,24 @@ class HumanSession(ClusterFeedback, TeamDesk):
             return fitted
 
     def labels_frame(self):
-        """The current clustering as a DataFrame with columns ``id`` and ``cluster``."""
-        return pd.DataFrame({"id": self.data.ids.to_numpy(), "cluster": self.labels()})
+        """The current clustering as a DataFrame with columns ``id``, ``cluster`` (its stable number, see
+        :meth:`numbers`) and ``name`` (see :meth:`name`; empty for a cluster without)."""
+        numbers, names = self.numbers(), self.names()
+        return pd.DataFrame({"id": self.data.ids.to_numpy(), "cluster": numbers,
+                             "name": [names.get(c, "") for c in numbers.tolist()]})
 
     def answers_frame(self):
         """Every statement ever stored (live, undone or corrected) with the two ids (a cluster's feedback: its
-        first row's, and every member's id in ``members``), who gave it, its kind and times."""
+        first row's, and every member's id in ``members``), who gave it, its kind ('question', 'imported',
+        'pure', 'complete', 'move') and times; ``answer`` is same / different / don't know, empty for a mark."""
         ids = self.data.ids.to_numpy()
         live = [{**a._asdict(), "status": "live", "retracted_at": None} for a in self.store.answers()]
         gone = [{**r, "status": r["reason"]} for r in self.store.retracted()]
         frame = pd.DataFrame(live + gone, columns=[*Answer._fields, "status", "retracted_at"])
         frame.insert(1, "id_a", ids[frame["i"].to_numpy(dtype=np.intp)])
         frame.insert(2, "id_b", ids[frame["j"].to_numpy(dtype=np.intp)])
-        frame["answer"] = frame["answer"].map(ANSWER_WORDS)
+        # a mark (feedback on a cluster) is no same/different answer: its answer is left empty, its kind says it
+        frame["answer"] = [None if m is not None else ANSWER_WORDS[a] for a, m in zip(frame["answer"], frame["members"])]
         frame["members"] = [None if m is None else json.dumps(ids[list(m)].tolist()) for m in frame["members"]]
         return frame.drop(columns=["i", "j"]).sort_values(["seq", "answered_at"], kind="stable")
 
@@ -545,7 +573,7 @@ class HumanSession(ClusterFeedback, TeamDesk):
             return [(i, j, a, row) for ((i, j), a), row in self._source.items() if a is not None and row.seq != held]
 
     def write_labels(self, path):
-        """Write the current clustering as CSV (``id``, ``cluster``); returns the number of clusters."""
+        """Write the current clustering as CSV (:meth:`labels_frame`); returns the number of clusters."""
         with self._lock:
             self.labels_frame().to_csv(path, index=False)
             return int(self.labels().max()) + 1

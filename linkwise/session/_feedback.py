@@ -27,6 +27,7 @@ from linkwise.session._store import Refused
 __all__ = ["ClusterFeedback", "NeedsConfirmation", "honour", "CONFIRM_SIZE", "CONFIRM_SEEN"]
 
 _SAMPLE = 4096  # members a cluster's centre is computed from, on large clusters
+NAME_LENGTH = 60  # characters of a cluster's name
 CONFIRM_SIZE = 12  # a mark on a larger cluster needs ...
 CONFIRM_SEEN = 12  # ... its this many least typical members shown to the person, or a confirmation
 SORTS = ("typical", "atypical")
@@ -113,10 +114,11 @@ class ClusterFeedback:
         return marks, self._session.constraints.component_labels() if marks else None
 
     def _groups(self):
-        """The current clusters' members, by cluster number."""
-        labels = self.labels()
-        order = np.argsort(labels, kind="stable")
-        return np.split(order, np.cumsum(np.bincount(labels))[:-1])
+        """The current clusters' members (row numbers in order), by stable cluster number (see ``numbers``)."""
+        numbers = self.numbers()
+        order = np.argsort(numbers, kind="stable")
+        values, starts = np.unique(numbers[order], return_index=True)
+        return dict(zip(values.tolist(), np.split(order, starts[1:])))
 
     def clusters(self, limit=30, per=3, doubtful=3):
         """The current clusters, largest first, as strips: size, typical and atypical items, feedback given.
@@ -170,13 +172,14 @@ class ClusterFeedback:
                 raise InvalidParameterError(f"The {name!r} argument of HumanSession.clusters must be a "
                                             f"{'positive' if least else 'non-negative'} int, got {value!r}.")
         with self._lock:
-            groups, marks = self._groups(), self._marks()
-            order = sorted(range(len(groups)), key=lambda c: (-len(groups[c]), c))
+            groups, marks, names = self._groups(), self._marks(), self.names()
+            order = sorted(groups, key=lambda c: (-len(groups[c]), c))
             strips = []
             for c in order[:limit]:
                 ranked = self._central(groups[c])
                 far = ranked[per:][::-1][:doubtful]
-                strips.append({"cluster": c, "size": len(groups[c]), "mark": self._status(groups[c], *marks),
+                strips.append({"cluster": c, "name": names.get(c), "size": len(groups[c]),
+                               "mark": self._status(groups[c], *marks),
                                "items": self._shown(ranked[:per]), "doubtful": self._shown(far)})
             return {"position": self.position, "revision": self.revision, "strips": strips,
                     "n_more": max(len(groups) - limit, 0), "n_rows_more": int(sum(len(groups[c]) for c in order[limit:]))}
@@ -252,11 +255,48 @@ class ClusterFeedback:
             if page >= n_pages:
                 raise InvalidParameterError(f"The 'page' argument of HumanSession.members must be from 0 to "
                                             f"{n_pages - 1} (the matching members fill {n_pages}), got {page!r}.")
-            return {"cluster": int(cluster), "size": len(groups[cluster]), "n_matching": len(rows), "page": int(page),
+            return {"cluster": int(cluster), "name": self.names().get(int(cluster)), "size": len(groups[cluster]), "n_matching": len(rows), "page": int(page),
                     "n_pages": n_pages, "page_size": int(size), "sort": sort, "q": q, "column": column,
                     "columns": columns, "revision": self.revision,
                     "mark": self._status(groups[cluster], *self._marks()),
                     "items": self._shown(rows[page * size:(page + 1) * size])}
+
+    def names(self):
+        """The names people gave clusters, by cluster number (see :meth:`name`)."""
+        return {int(c): text for c, text in self.store.meta.get("names", {}).items()}
+
+    def name(self, cluster, text):
+        """Name a cluster ("Garden"): the name stays with its number (see ``numbers``) while the cluster exists.
+
+        Stored in the session file (its meta ``names``: a file without it has no names, and older linkwise ignores
+        it, so the file format is unchanged); shown on the page, in the terminal and written by
+        :meth:`labels_frame`. Naming changes no answer and is not undone with them.
+
+        Parameters
+        ----------
+        cluster : int
+            A cluster number (as :meth:`clusters` gives it).
+        text : str
+            The name, at most ``NAME_LENGTH`` (60) printable characters; "" removes it.
+
+        Returns
+        -------
+        state : dict
+            The new :meth:`state`.
+        """
+        if not isinstance(text, str) or len(text.strip()) > NAME_LENGTH or not text.isprintable():
+            raise InvalidParameterError(f"The 'text' argument of HumanSession.name must be text of at most "
+                                        f"{NAME_LENGTH} printable characters (\"\" removes the name), got {text!r:.80}.")
+        with self._lock:
+            if self._read_only:
+                raise Refused("This session was opened read-only; nothing can be changed in it.")
+            self._cluster(self._groups(), cluster, "cluster", "name")
+            names = {str(c): t for c, t in self.names().items() if c != int(cluster)}
+            if text.strip():
+                names[str(int(cluster))] = text.strip()
+            self.store.write_meta({**self.store.meta, "names": names})
+            self._changes += 1  # clients that poll show it
+            return self.state()
 
     def _open_for_feedback(self, position, annotator):
         self._expect(position, annotator)
@@ -264,10 +304,10 @@ class ClusterFeedback:
             raise Refused("Resolve the contradiction first: say which answer was wrong.")
 
     def _cluster(self, groups, cluster, argument, owner):
-        if not isinstance(cluster, (int, np.integer)) or isinstance(cluster, bool) or not 0 <= cluster < len(groups):
+        if not isinstance(cluster, (int, np.integer)) or isinstance(cluster, bool) or int(cluster) not in groups:
             raise InvalidParameterError(f"The {argument!r} argument of HumanSession.{owner} must be a cluster number "
-                                        f"from 0 to {len(groups) - 1} (see clusters()), got {cluster!r}.")
-        return groups[cluster]
+                                        f"(one that clusters() shows now), got {cluster!r}.")
+        return groups[int(cluster)]
 
     def mark(self, position, cluster, complete=False, annotator=None, confirmed=False):
         """Say that a cluster is pure (its members all belong together), and with ``complete`` that nothing
@@ -349,9 +389,9 @@ class ClusterFeedback:
         doubtful = self._central(members)[::-1][:CONFIRM_SEEN]
         if self._seen.issuperset(doubtful.tolist()):
             return
-        cluster = int(self.labels()[members[0]])
+        cluster = int(self.numbers()[members[0]])
         raise NeedsConfirmation(
-            f"Cluster {cluster + 1} has {len(members)} items, more than you have seen: look at its {len(doubtful)} "
+            f"Cluster {cluster} has {len(members)} items, more than you have seen: look at its {len(doubtful)} "
             "least typical members, then confirm that all of them belong together.", doubtful)
 
     def move(self, position, row, to, annotator=None):
@@ -395,7 +435,7 @@ class ClusterFeedback:
             if row in target:
                 raise InvalidParameterError(f"The 'to' argument of HumanSession.move names cluster {to}, where item "
                                             f"{self.data.item(row)['id']} already is; name another cluster.")
-            source = groups[self.labels()[row]]
+            source = groups[int(self.numbers()[row])]
             relation = self._session.constraints.relation
             statements = [(row, self._partner(target, row, relation, False), True)]
             others = source[source != row]

@@ -324,12 +324,12 @@ class SessionStore:
                              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [(*row, _now(), reason) for row in rows])
         return rows
 
-    def undo(self, seq):
-        """Remove answer ``seq`` and the rest of its action (kept in the ``retracted`` table)."""
+    def undo(self, seq, reason="undone"):
+        """Remove answer ``seq`` and the rest of its action (kept in the ``retracted`` table with ``reason``)."""
         with self._write():
             seqs = [s for (s,) in self._read("SELECT seq FROM answers WHERE coalesce(action, seq) = (SELECT "
                                              "coalesce(action, seq) FROM answers WHERE seq = ?)", (seq,))] or [seq]
-            self._retract(seqs, "undone")
+            self._retract(seqs, reason)
             self._db.executemany("DELETE FROM answers WHERE seq = ?", [(s,) for s in seqs])
 
     def correct(self, seq):
@@ -340,6 +340,16 @@ class SessionStore:
                 raise ValueError(f"answer #{seq} is 'don't know' or a cluster's feedback; only a same/different answer "
                                  "can be corrected")
             self._db.execute("UPDATE answers SET answer = ?, answered_at = ? WHERE seq = ?", (1 - row[3], _now(), seq))
+
+    def change(self, seq, answer):
+        """Set pair answer ``seq`` to ``answer`` (True, False, None: don't know); the original stays in
+        ``retracted`` (reason 'changed')."""
+        with self._write():
+            (row,) = self._retract([seq], "changed")
+            if row[6] not in ("question", "imported"):
+                raise ValueError(f"answer #{seq} is a cluster's feedback or a move; only a pair's answer can change")
+            self._db.execute("UPDATE answers SET answer = ?, answered_at = ? WHERE seq = ?",
+                             (None if answer is None else int(answer), _now(), seq))
 
     def retracted(self):
         """Undone and corrected statements as dicts (as stored, and when and why they were retracted)."""

@@ -38,7 +38,7 @@ with requires("session", "linkwise.session"):
 __all__ = ["run_terminal"]
 
 _KEYS = {"s": True, "d": False, "?": None}
-_MENU = 9  # clusters the "c" key lists: one digit each
+_MENU = 9  # clusters the "c" key lists
 _LETTERS = "abcdefgh"  # a listed cluster's items
 _DOUBTFUL = 3  # of them, the least typical (the last letters)
 _BLOCKS = "▁▂▃▄▅▆▇█"
@@ -306,15 +306,16 @@ def _cluster_feedback(session, console, getchar):
     view = session.clusters(limit=_MENU, per=len(_LETTERS) - _DOUBTFUL, doubtful=_DOUBTFUL)
     strips = view["strips"]
     _say(console, ("Clusters", "bold"), f" (the {len(strips)} largest)" if view["n_more"] else "")
-    for k, strip in enumerate(strips, 1):
+    listed = {s["cluster"]: s for s in strips}  # the key is the cluster's own number, as on the page
+    for strip in strips:
         mark = f" · marked {strip['mark'].replace('complete', 'pure and complete')}" if strip["mark"] else ""
-        _say(console, f"  [{k}] cluster {strip['cluster'] + 1} · {strip['size']} items{mark} · ",
+        name = f" {strip['name']}" if strip["name"] else ""
+        _say(console, f"  [{strip['cluster']}] cluster {strip['cluster']}{name} · {strip['size']} items{mark} · ",
              _item_line(strip["items"][0]))
-    _say(console, "Press a cluster's number, any other key to go back.")
-    key = _read_key(getchar)
-    if not (key.isdigit() and 1 <= int(key) <= len(strips)):
+    _say(console, "Type a cluster's number and Enter, any other key to go back.")
+    strip = listed.get(_read_number(getchar))
+    if strip is None:
         return
-    strip = strips[int(key) - 1]
     shown = strip["items"] + strip["doubtful"]
     for letter, item in zip(_LETTERS, shown):
         doubt = ("  least typical", "dim") if item in strip["doubtful"] else ""
@@ -339,10 +340,10 @@ def _cluster_feedback(session, console, getchar):
     items = dict(zip(_LETTERS, shown))
     if key not in items:
         return
-    _say(console, f"Move {items[key]['id']} to which cluster? Press its number.")
-    to = _read_key(getchar)
-    if to.isdigit() and 1 <= int(to) <= len(strips) and strips[int(to) - 1] is not strip:
-        session.move(view["position"], items[key]["row"], strips[int(to) - 1]["cluster"])
+    _say(console, f"Move {items[key]['id']} to which cluster? Type its number and Enter.")
+    to = listed.get(_read_number(getchar))
+    if to is not None and to is not strip:
+        session.move(view["position"], items[key]["row"], to["cluster"])
 
 
 def _show(console, state, session):
@@ -367,6 +368,14 @@ def _show(console, state, session):
         _say(console, "[s] same  [d] different  [?] don't know  [u] undo  [c] clusters  [q] quit")
     else:
         _say(console, "No more questions. [u] undo  [c] clusters  [q] quit and save the labels")
+
+
+def _read_number(getchar):
+    """Digits typed up to Enter, as an int; None when another key comes first (or none before Enter)."""
+    digits = ""
+    while (key := _read_key(getchar)).isdigit():
+        digits += key
+    return int(digits) if digits and key in ("\r", "\n") else None
 
 
 def _read_key(getchar):

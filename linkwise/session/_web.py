@@ -175,14 +175,14 @@ def _fields(payload, optional=None, **kinds):
     return values
 
 
-def _member_params(query):
-    """The arguments of ``HumanSession.members`` from a query string, each checked to be given once and well
-    formed (the session checks their values)."""
-    unknown = sorted(set(query) - set(_MEMBER_PARAMS))
+def _member_params(query, names=_MEMBER_PARAMS):
+    """The arguments ``names`` (of ``HumanSession.members``, or of ``review``) from a query string, each checked
+    to be given once and well formed (the session checks their values)."""
+    unknown = sorted(set(query) - set(names))
     if unknown:
-        raise _BadRequest(f"Unknown parameter {unknown[0]!r}; this request takes {', '.join(_MEMBER_PARAMS)}.")
+        raise _BadRequest(f"Unknown parameter {unknown[0]!r}; this request takes {', '.join(names)}.")
     params = {}
-    for name in _MEMBER_PARAMS:
+    for name in names:
         values = query.getlist(name)
         if len(values) > 1:
             raise _BadRequest(f"The parameter {name!r} is given {len(values)} times; give it once.")
@@ -262,7 +262,7 @@ def create_app(session, labels_path, token=None, tokens=None):
         for part in ("question", "conflict"):
             if state[part] is not None:
                 state[part] = {**state[part], "items": [decorate(it) for it in state[part]["items"]]}
-        state["labels"] = session.labels()[sample].tolist()
+        state["labels"] = session.numbers()[sample].tolist()
         state["dropped_columns"] = dropped
         return state
 
@@ -296,7 +296,7 @@ def create_app(session, labels_path, token=None, tokens=None):
             status = 409 if isinstance(exc, Refused) else 503
             reply = {"error": str(exc), "state": await run_in_threadpool(full_state, None, who)}
             if getattr(exc, "rows", None):  # the items the refusal names, with their clusters: the page shows them
-                labels = session.labels()
+                labels = session.numbers()
                 reply["items"] = [{**shown(data.item(r)), "cluster": int(labels[r])} for r in exc.rows]
                 reply["confirm"] = isinstance(exc, NeedsConfirmation)
             return JSONResponse(reply, status)
@@ -325,6 +325,20 @@ def create_app(session, labels_path, token=None, tokens=None):
         if word not in _MARKS:
             raise InvalidParameterError(f"'mark' must be one of {', '.join(_MARKS)}, got {word!r}.")
         return {"state": full_state(session.mark(position, cluster, _MARKS[word], who, confirmed))}
+
+    def review_view(params):
+        return session.review(**params)
+
+    def do_change(seq, word):
+        if word not in _ANSWERS:
+            raise InvalidParameterError(f"'answer' must be one of {', '.join(_ANSWERS)}, got {word!r:.80}.")
+        return {"state": full_state(session.change(seq, _ANSWERS[word]))}
+
+    def do_withdraw(seq):
+        return {"state": full_state(session.withdraw(seq))}
+
+    def do_name(cluster, text):
+        return {"state": full_state(session.name(cluster, text))}
 
     def members_view(cluster, params):
         view = session.members(cluster, **params)
@@ -367,6 +381,14 @@ def create_app(session, labels_path, token=None, tokens=None):
         except InvalidParameterError as exc:
             return JSONResponse({"error": str(exc)}, 400)
 
+    async def answers(request):
+        """One page of the stored answers for review (``HumanSession.review``), from the query string."""
+        try:
+            params = _member_params(request.query_params, ("page", "size", "q"))
+            return JSONResponse(await run_in_threadpool(review_view, params))
+        except InvalidParameterError as exc:
+            return JSONResponse({"error": str(exc)}, 400)
+
     async def points(request):
         xy = projection[sample].round(4)
         return JSONResponse({"x": xy[:, 0].tolist(), "y": xy[:, 1].tolist()})
@@ -401,6 +423,10 @@ def create_app(session, labels_path, token=None, tokens=None):
         Route("/api/mark", action(do_mark, True, {"confirmed": False}, position=str, cluster=int, mark=str,
                                   confirmed=bool), methods=["POST"]),
         Route("/api/move", action(do_move, True, position=str, row=int, to=int), methods=["POST"]),
+        Route("/api/name", action(do_name, cluster=int, name=str), methods=["POST"]),
+        Route("/api/answers", answers),
+        Route("/api/answers/change", action(do_change, seq=int, answer=str), methods=["POST"]),
+        Route("/api/answers/withdraw", action(do_withdraw, seq=int), methods=["POST"]),
         Route("/labels.csv", labels_csv),
         Route("/item/{row:int}/image", image),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

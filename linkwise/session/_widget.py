@@ -146,7 +146,7 @@ class SessionWidget(anywidget.AnyWidget):
         and for a mark that asks to be confirmed, the mark to send again with ``confirmed``."""
         if not exc.rows:
             return None
-        labels = self.session.labels()
+        labels = self.session.numbers()
         items = [{**self._item(self.session.data.item(r)), "cluster": int(labels[r])} for r in exc.rows]
         mark = dict(zip(("position", "cluster", "complete"), values)) if isinstance(exc, NeedsConfirmation) else None
         return {"items": items, "mark": mark and {**mark, "position": self.session.state()["position"]}}

@@ -5,7 +5,7 @@
 Writes ``session-web.png`` (a wide light window: hand-written digits shown as
 images, after a few answers), ``session-clusters.png`` (that page's cluster
 strips, the largest marked pure), ``session-cluster-view.png`` (the largest cluster's members, least typical
-first), ``session-narrow.png`` (a phone-width window,
+first), ``session-review.png`` (the answer list, one answer withdrawn and one changed), ``session-narrow.png`` (a phone-width window,
 iris as a table) and ``session-conflict.png`` (two answers that disagree).
 """
 
@@ -79,6 +79,14 @@ def main():
             page.wait_for_selector('#members[data-page="0"]')
             page.wait_for_load_state("networkidle")
             page.locator("#members").screenshot(path=out / "session-cluster-view.png")
+            # the answer list, one answer changed (the list follows the file's revision)
+            rows = page.locator("#review-list tr")
+            rows.nth(rows.count() - 3).locator("button.withdraw").click()
+            page.wait_for_selector('#message:has-text("Withdrawn")')
+            page.locator("#review-list tr").nth(2).locator("button.change-unknown").click()
+            page.wait_for_selector('#message:has-text("Changed")')
+            page.wait_for_timeout(300)
+            page.locator("#review").screenshot(path=out / "session-review.png")
         finally:
             server.stop()
 
@@ -108,7 +116,8 @@ def main():
         finally:
             server.stop()
         browser.close()
-    for name in ("session-web.png", "session-clusters.png", "session-cluster-view.png", "session-narrow.png",
+    for name in ("session-web.png", "session-clusters.png", "session-cluster-view.png", "session-review.png",
+                 "session-narrow.png",
                  "session-conflict.png"):
         print(out / name)
 

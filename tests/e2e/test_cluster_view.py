@@ -55,7 +55,7 @@ def test_a_clusters_members_page_search_and_least_typical_first(page, tmp_path, 
         page.locator(f'.strip[data-cluster="{largest}"] button.view-all').click()
         page.wait_for_selector('#members[data-page="0"]')
         assert rows(page, "#members-grid .rep") == [it["row"] for it in members(server, largest, size=24)["items"]]
-        assert page.text_content("#members-title").startswith(f"Cluster {largest + 1} · {size} items")
+        assert page.text_content("#members-title").startswith(f"Cluster {largest} · {size} items")
         page.click("#members-next")
         page.wait_for_selector('#members[data-page="1"]')
         assert rows(page, "#members-grid .rep") == [it["row"] for it in members(server, largest, page=1,
@@ -105,7 +105,7 @@ def test_pure_on_a_large_cluster_asks_first_and_undo_shows_the_unmarked_clusteri
         page.wait_for_selector(".strip .badge.pure")
         strips_shown(page, server)
         assert kinds(tmp_path / "s.db")[-1] == "pure" and page.is_hidden("#named")
-        assert page.text_content("#message.done") == f"Marked: Cluster {large + 1} pure"
+        assert page.text_content("#message.done") == f"Marked: Cluster {large} pure"
         size = int(page.get_attribute(f'.strip[data-cluster="{large}"]', "data-size"))
 
         # undo: the page shows the clustering before the mark, without a reload
@@ -174,6 +174,6 @@ def test_the_member_view_follows_a_move_made_in_it(page, tmp_path, iris_file):  
         page.wait_for_selector(f'#members[data-revision="{revision}"]', state="attached")
         now = int(labels(server)[[r for r in rows(page, "#members-grid .rep")][0]])
         assert moved not in rows(page, "#members-grid .rep")
-        assert page.text_content("#members-title").startswith(f"Cluster {now + 1} · {size - 1} items")
+        assert page.text_content("#members-title").startswith(f"Cluster {now} · {size - 1} items")
     finally:
         server.stop()

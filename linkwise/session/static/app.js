@@ -18,6 +18,10 @@ let membersQuery = null;
 let membersFor = null;
 let loadingMembers = false;
 let searchTimer = null;
+const REVIEW_PAGE = 20;
+let reviewQuery = {page: 0, q: ""};
+let reviewFor = null;  // the revision and query the answer list shows
+let loadingReview = false;
 
 const $ = (id) => document.getElementById(id);
 
@@ -118,6 +122,7 @@ function render(next) {
   drawScatter();
   loadClusters();
   loadMembers();
+  loadReview();
 }
 
 async function loadClusters() {
@@ -139,7 +144,7 @@ async function loadClusters() {
 }
 
 function clusterName(c) {
-  return "Cluster " + (c + 1);
+  return "Cluster " + c;
 }
 
 function renderClusters(view) {
@@ -159,7 +164,8 @@ function stripCard(strip, clusters) {
   const head = el("header");
   const swatch = el("span", "swatch");
   swatch.style.background = marker(strip.cluster).colour;  // CSSOM, allowed by the page's CSP
-  head.append(swatch, el("h3", null, clusterName(strip.cluster)), el("span", "size", strip.size + " items"));
+  head.append(swatch, el("h3", null, clusterName(strip.cluster) + (strip.name ? " · " + strip.name : "")),
+    el("span", "size", strip.size + " items"));
   if (strip.mark) head.append(el("span", "badge " + strip.mark, MARK_WORDS[strip.mark]));
   const pure = el("button", "mark-pure", "Pure");
   const complete = el("button", "mark-complete", "Pure and complete");
@@ -173,7 +179,17 @@ function stripCard(strip, clusters) {
   all.type = odd.type = "button";
   all.addEventListener("click", () => openMembers(strip.cluster, "typical"));
   odd.addEventListener("click", () => openMembers(strip.cluster, "atypical"));
-  head.append(pure, complete, all, odd);
+  // a name kept with the cluster's number (Enter or leaving the field saves it; empty removes it)
+  const name = el("input", "cluster-name");
+  name.type = "text";
+  name.maxLength = 60;
+  name.placeholder = "Name it";
+  name.value = strip.name || "";
+  name.setAttribute("aria-label", "Name of " + clusterName(strip.cluster));
+  name.addEventListener("change", () => post("/api/name", {cluster: strip.cluster, name: name.value},
+    () => (name.value.trim() ? "Named: " + clusterName(strip.cluster) + " " + name.value.trim()
+      : "Name removed: " + clusterName(strip.cluster))).then(loadClusters));
+  head.append(name, pure, complete, all, odd);
   const reps = el("div", "reps");
   reps.append(...strip.items.map((item) => repCard(item, strip.cluster, clusters)));
   if (strip.doubtful.length) {
@@ -388,6 +404,75 @@ function markerPath(ctx, shape, x, y, r) {
   }
 }
 
+async function loadReview() {
+  // the answer list follows every change of state and of its own query
+  if (!state || loadingReview) return;
+  const asked = JSON.stringify(reviewQuery);
+  if (reviewFor === state.revision + asked) return;
+  loadingReview = true;
+  let reply = null;
+  let ok = false;
+  try {
+    const query = new URLSearchParams({page: reviewQuery.page, size: REVIEW_PAGE, q: reviewQuery.q});
+    const response = await fetch("/api/answers?" + query);
+    ok = response.ok;
+    reply = await response.json();
+  } catch (err) {
+    // the server is gone; the next click reports it
+  } finally {
+    loadingReview = false;
+  }
+  if (!reply) return;
+  if (!ok) {  // a page past the end (answers withdrawn elsewhere): back to the first
+    if (reviewQuery.page) {
+      reviewQuery.page = 0;
+      loadReview();
+    }
+    return;
+  }
+  reviewFor = reply.revision + asked;
+  renderReview(reply);
+  if (state.revision !== reply.revision || JSON.stringify(reviewQuery) !== asked) loadReview();
+}
+
+function renderReview(view) {
+  const words = {same: "Same", different: "Different", unknown: "Don't know"};
+  const rows = view.answers.map((a) => {
+    const tr = el("tr");
+    tr.dataset.seq = a.seq;
+    const what = a.answer === null ? KIND_WORDS[a.kind] + " (" + a.n_members + " items)"
+      : a.answer + (a.kind === "question" ? "" : " · " + KIND_WORDS[a.kind]);
+    const items = a.n_members ? a.ids[0] + " and " + (a.n_members - 1) + " more" : a.ids[0] + " — " + a.ids[1];
+    tr.append(el("td", null, a.seq), el("td", null, items), el("td", "answer", what), el("td", null, a.by || ""),
+      el("td", null, a.answered_at.replace("T", " ").slice(0, 19)));
+    const actions = el("td", "actions");
+    if (a.can_change) {
+      for (const [word, label] of Object.entries(words)) {
+        if (a.kind === "imported" && word === "unknown") continue;
+        const button = el("button", "change-" + word, label);
+        button.type = "button";
+        button.disabled = a.answer === (word === "unknown" ? "don't know" : word);
+        button.addEventListener("click", () => post("/api/answers/change", {seq: a.seq, answer: word},
+          (reply) => "Changed: " + reply.state.changed));
+        actions.append(button);
+      }
+    }
+    const withdraw = el("button", "withdraw", "Withdraw");
+    withdraw.type = "button";
+    withdraw.addEventListener("click", () => post("/api/answers/withdraw", {seq: a.seq},
+      (reply) => "Withdrawn: " + reply.state.withdrawn));
+    actions.append(withdraw);
+    tr.append(actions);
+    return tr;
+  });
+  $("review-list").replaceChildren(...rows);
+  $("review-page").textContent = "Page " + (view.page + 1) + " of " + view.n_pages + " · " + view.n_matching +
+    (view.q ? " matching" : " answers");
+  $("review-prev").disabled = view.page === 0;
+  $("review-next").disabled = view.page + 1 >= view.n_pages;
+  $("review").dataset.revision = view.revision;
+}
+
 async function post(url, payload, confirmation) {
   // ``confirmation(reply)``: the short text saying what a successful action did
   if (busy) return;
@@ -454,6 +539,7 @@ async function poll() {
     if (!reply.unchanged && !busy) render(reply);
     loadClusters();  // a strip or member view that failed to load is asked again
     loadMembers();
+    loadReview();
   } catch (err) {
     // the server is gone; the next click reports it
   }
@@ -493,6 +579,12 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("members-q").addEventListener("input", () => {
     clearTimeout(searchTimer);  // one request once the person pauses typing
     searchTimer = setTimeout(() => changeMembers({page: 0, q: $("members-q").value}), 250);
+  });
+  $("review-prev").addEventListener("click", () => { reviewQuery.page -= 1; loadReview(); });
+  $("review-next").addEventListener("click", () => { reviewQuery.page += 1; loadReview(); });
+  $("review-q").addEventListener("input", () => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(() => { reviewQuery = {page: 0, q: $("review-q").value}; loadReview(); }, 250);
   });
   points = await (await fetch("/api/points")).json();
   render(await (await fetch("/api/state")).json());

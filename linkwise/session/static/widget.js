@@ -86,7 +86,7 @@ function curveChart(curve) {
 }
 
 function clusterName(c) {
-  return "Cluster " + (c + 1);
+  return "Cluster " + c;
 }
 
 function stripCard(strip, clusters, state, send) {
@@ -95,7 +95,7 @@ function stripCard(strip, clusters, state, send) {
   const head = el("header");
   const swatch = el("span", "swatch");
   swatch.style.background = PALETTE[strip.cluster % PALETTE.length];
-  head.append(swatch, el("strong", null, clusterName(strip.cluster)), el("span", "size", strip.size + " items"));
+  head.append(swatch, el("strong", null, clusterName(strip.cluster) + (strip.name ? " · " + strip.name : "")), el("span", "size", strip.size + " items"));
   if (strip.mark) head.append(el("span", "badge " + strip.mark, MARK_WORDS[strip.mark]));
   const mark = (complete) => send({action: "mark", position: state.position, cluster: strip.cluster, complete: complete,
                                    confirmed: false});

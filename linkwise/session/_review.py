@@ -1,0 +1,126 @@
+"""Reviewing the stored answers of a human session: every one listed (both items, who, when, what kind), searchable,
+and any one changed or withdrawn, not only the latest (undo). A change or withdrawal keeps the original in the
+session file's ``retracted`` table (reason 'changed' or 'withdrawn') and the session replays the file, so the
+clustering follows as if the answer had been given that way.
+"""
+
+import numpy as np
+
+from linkwise._validation import InvalidParameterError
+from linkwise.session._store import ANSWER_WORDS, Refused
+
+__all__ = ["AnswerReview"]
+
+_MAX_PAGE = 200  # answers per page
+_MARKS = ("pure", "complete")
+
+
+class AnswerReview:
+    """:class:`HumanSession`'s review of its stored answers (a mixin: it uses the session's lock, store and replay)."""
+
+    def review(self, page=0, size=50, q=None):
+        """One page of every stored statement in effect, newest first: what a review screen lists.
+
+        Parameters
+        ----------
+        page : int, default=0
+        size : int, default=50
+            Statements per page (1 to 200).
+        q : str, optional
+            Keep the statements with this text (any case) in an item's id, the annotator, the answer (same,
+            different, don't know) or the kind.
+
+        Returns
+        -------
+        review : dict
+            ``answers`` (each ``seq``, ``kind`` — question, imported, pure, complete, move —, ``rows`` and
+            ``ids`` of its two items, ``answer``: same / different / don't know, None for a mark, ``n_members``
+            of a mark, ``by``, ``answered_at``, ``can_change``), ``n_matching``, ``page``, ``n_pages``,
+            ``page_size``, ``q``, ``revision``.
+        """
+        for name, value, least in (("page", page, 0), ("size", size, 1)):
+            if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < least:
+                raise InvalidParameterError(f"The {name!r} argument of HumanSession.review must be an int of at "
+                                            f"least {least}, got {value!r}.")
+        if size > _MAX_PAGE:
+            raise InvalidParameterError(f"The 'size' argument of HumanSession.review must be an int from 1 to "
+                                        f"{_MAX_PAGE}, got {size!r}.")
+        if q is not None and not isinstance(q, str):
+            raise InvalidParameterError(f"The 'q' argument of HumanSession.review must be text, got {q!r:.80}.")
+        ids = self.data.ids
+        with self._lock:
+            listed = [self._reviewed(row, ids) for row in reversed(self.store.answers())]
+            if q:
+                needle = q.casefold()
+                listed = [a for a in listed if any(needle in str(v).casefold()
+                                                   for v in (*a["ids"], a["by"], a["answer"], a["kind"]))]
+            n_pages = max(-(-len(listed) // size), 1)
+            if page >= n_pages:
+                raise InvalidParameterError(f"The 'page' argument of HumanSession.review must be from 0 to "
+                                            f"{n_pages - 1} (the matching answers fill {n_pages}), got {page!r}.")
+            return {"answers": listed[page * size:(page + 1) * size], "n_matching": len(listed), "page": int(page),
+                    "n_pages": n_pages, "page_size": int(size), "q": q, "revision": self.revision}
+
+    @staticmethod
+    def _reviewed(row, ids):
+        mark = row.kind in _MARKS
+        return {"seq": row.seq, "kind": row.kind, "rows": [row.i, row.j],
+                "ids": [str(ids.iat[row.i]), str(ids.iat[row.j])],
+                "answer": None if mark else ANSWER_WORDS[row.answer],
+                "n_members": len(row.members) if mark else None, "by": row.annotator,
+                "answered_at": row.answered_at, "can_change": row.kind in ("question", "imported")}
+
+    def _stored(self, seq, owner):
+        """The stored statement ``seq`` in effect (refused when read-only or when it is gone)."""
+        if not isinstance(seq, (int, np.integer)) or isinstance(seq, bool):
+            raise InvalidParameterError(f"The 'seq' argument of HumanSession.{owner} must be an answer's number "
+                                        f"(review()'s seq), got {seq!r:.80}.")
+        if self._read_only:
+            raise Refused("This session was opened read-only; nothing can be changed in it.")
+        row = next((r for r in self.store.answers() if r.seq == seq), None)
+        if row is None:
+            raise Refused(f"Answer #{seq} is no longer in effect (changed, withdrawn or undone, perhaps in another "
+                          "window); the answers are shown again.")
+        return row
+
+    def change(self, seq, answer):
+        """Change the stored answer ``seq`` (a question's or an imported pair's) to ``answer``, then replay.
+
+        Parameters
+        ----------
+        seq : int
+            The answer's number (``review()``'s ``seq``).
+        answer : bool or None
+            True (same group), False (different groups), None (don't know; not for an imported pair).
+
+        Returns
+        -------
+        state : dict
+            The new :meth:`state`, with ``changed``: what changed, in words.
+        """
+        if answer is not None and not isinstance(answer, (bool, np.bool_)):
+            raise InvalidParameterError(f"The 'answer' argument of HumanSession.change must be True, False or "
+                                        f"None, got {answer!r:.80}.")
+        with self._lock:
+            row = self._stored(seq, "change")
+            if row.kind not in ("question", "imported"):
+                raise Refused(f"Answer #{seq} is feedback on a cluster ({row.kind}): withdraw it instead.")
+            if answer is None and row.kind == "imported":
+                raise Refused(f"Answer #{seq} is an imported pair: it can be same or different, or withdrawn.")
+            if row.answer == (None if answer is None else bool(answer)):
+                raise Refused(f"Answer #{seq} is already {ANSWER_WORDS[row.answer]!r}.")
+            self.store.change(seq, None if answer is None else bool(answer))
+            before = self._described(row)
+            self._rebuild()
+            return {**self.state(), "changed": f"{before} -> {ANSWER_WORDS[answer]}"}
+
+    def withdraw(self, seq):
+        """Withdraw the stored statement ``seq`` and the rest of its action (a move's two pairs), then replay.
+
+        Returns the new :meth:`state` with ``withdrawn``: what was removed, in words.
+        """
+        with self._lock:
+            row = self._stored(seq, "withdraw")
+            self.store.undo(seq, "withdrawn")
+            self._rebuild()
+            return {**self.state(), "withdrawn": self._described(row)}

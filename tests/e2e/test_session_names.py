@@ -1,0 +1,44 @@
+"""Naming a cluster on the session page, in real headless Chromium against a real server and session file."""
+
+import pytest
+
+from tests.e2e.helpers import Server
+from tests.e2e.test_cluster_feedback import labels, strips_shown
+from tests.e2e.test_session_browser import browser, open_page, page, position, wait_moved  # noqa: F401
+
+pytestmark = pytest.mark.browser
+
+
+def test_rename_a_strip_then_answer_and_reload_keeps_the_name(page, tmp_path, iris_file):  # noqa: F811
+    data_path, _ = iris_file
+    server = Server(data_path, "--id-column", "name", "--session", tmp_path / "s.db", "--method", "cobras",
+                    "--param", "random_state=0")
+    try:
+        open_page(page, server)
+        for _ in range(4):
+            old = position(page)
+            page.keyboard.press("k")  # don't know: the clusters stay the method's
+            wait_moved(page, old)
+        order = strips_shown(page, server)
+        strip = page.locator(f'.strip[data-cluster="{order[0]}"]')
+        field = strip.locator("input.cluster-name")
+        field.fill("Garden")
+        field.press("Enter")
+        page.wait_for_selector(f'.strip[data-cluster="{order[0]}"] h3:has-text("Garden")')
+        assert page.locator(".strip h3", has_text="Garden").count() == 1
+        assert f"Cluster {order[0]} Garden" in page.text_content("#message")
+        assert (labels(server) == order[0]).sum() == int(strip.get_attribute("data-size"))
+        page.reload()
+        page.wait_for_selector("body[data-position]", state="attached")
+        strips_shown(page, server)
+        named = page.locator(f'.strip[data-cluster="{order[0]}"]')
+        assert "Garden" in named.locator("h3").text_content()
+        assert named.locator("input.cluster-name").input_value() == "Garden"
+        # removed: the field emptied
+        field = named.locator("input.cluster-name")
+        field.fill("")
+        field.press("Enter")
+        page.wait_for_selector(f'.strip[data-cluster="{order[0]}"] h3:not(:has-text("Garden"))')
+        assert "Garden" not in server.client.get("/labels.csv").text
+    finally:
+        server.stop()
