@@ -221,10 +221,10 @@ class ClusterFeedback:
         >>> pd.DataFrame(lw.datasets.load("iris")[0]).to_csv(os.path.join(folder, "iris.csv"), index=False)
         >>> session = HumanSession(os.path.join(folder, "s.db"), load_data(os.path.join(folder, "iris.csv")),
         ...                        lw.COBRAS(random_state=0))
-        >>> view = session.members(0, size=10, sort="atypical")
+        >>> view = session.members(1, size=10, sort="atypical")
         >>> view["size"], view["n_pages"], len(view["items"])
         (147, 15, 10)
-        >>> session.members(0, q="5.1", column="0")["n_matching"]
+        >>> session.members(1, q="5.1", column="0")["n_matching"]
         9
         >>> session.close()
         """
