@@ -243,20 +243,14 @@ function render({model, el: host}) {
       root.classList.remove("waiting");
     }
   };
+  // every synced trait redraws; the same list is let go when the view is removed
+  const traits = ["state", "clusters", "curve", "message", "refused"].map((name) => "change:" + name);
   model.on("msg:custom", ready);
-  model.on("change:state", draw);
-  model.on("change:clusters", draw);
-  model.on("change:curve", draw);
-  model.on("change:message", draw);
-  model.on("change:refused", draw);
+  for (const event of traits) model.on(event, draw);
   draw();
   return () => {
     model.off("msg:custom", ready);
-    model.off("change:state", draw);
-    model.off("change:clusters", draw);
-    model.off("change:curve", draw);
-    model.off("change:message", draw);
-    model.off("change:refused", draw);
+    for (const event of traits) model.off(event, draw);
   };
 }
 
