@@ -156,3 +156,18 @@ def test_benchmark_demo_never_replaces_another_benchmark(tmp_path, found):
     assert result.exit_code == 1 and "did not write" in result.output and "Traceback" not in result.output
     assert (tmp_path / found).read_text() == "somebody's benchmark\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == [found]
+
+
+@pytest.mark.slow
+def test_the_readme_quotes_the_demo_as_it_prints(demo_output):
+    readme = _flat((Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8"))
+    quoted = re.search(r"after 100 answers ([\d,]+) of 1,797 digits are in the group of their own digit \(ARI "
+                       r"([\d.]+)\), against ([\d,]+) for K-means told that there are 10 digits \(ARI ([\d.]+)\); "
+                       r"after 10, 25 and 50 answers it is level with K-means \(ARI ([\d.]+)\)", readme)
+    assert quoted, "the README no longer quotes the demo's digits"
+    right, auto, km_right, km, early = quoted.groups()
+    text = _flat(demo_output)
+    assert f"After 100 answers linkwise put {right} of 1,797 digits" in text and f"ARI {auto};" in text
+    assert f"asking nothing, {km_right} of 1,797 digits" in text and f"ARI {km}." in text
+    rows = re.findall(r"^ +(10|25|50) +([01]\.\d{3}) +\d+ +[\d,]+ of 1,797 digits", demo_output, flags=re.M)
+    assert [ari for _, ari in rows] == [early] * 3
