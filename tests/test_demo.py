@@ -171,3 +171,17 @@ def test_the_readme_quotes_the_demo_as_it_prints(demo_output):
     assert f"asking nothing, {km_right} of 1,797 digits" in text and f"ARI {km}." in text
     rows = re.findall(r"^ +(10|25|50) +([01]\.\d{3}) +\d+ +[\d,]+ of 1,797 digits", demo_output, flags=re.M)
     assert [ari for _, ari in rows] == [early] * 3
+
+
+def test_the_benchmark_progress_estimates_from_the_pace_after_start_up(monkeypatch, capsys):
+    from linkwise.bench import _runner
+
+    clock = iter([0.0, 100.0, *np.arange(101.0, 140.0)])  # start; 100 s of start-up to the first cell; 1 s a cell
+    monkeypatch.setattr(_runner.time, "monotonic", lambda: next(clock))
+    with _runner._Progress(True, 20, 0) as progress:
+        for cell in range(20):
+            progress.advance(f"cell {cell}")
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "cells 1/20, 100 s elapsed, ETA after the next cell"
+    # after the start-up the pace is 1 s a cell: the estimate is the cells left, not 100 s each
+    assert lines[10] == "cells 11/20, 110 s elapsed, ETA 9 s" and lines[-1] == "cells 20/20, 119 s elapsed, ETA 0 s"

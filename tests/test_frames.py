@@ -137,6 +137,27 @@ def test_fit_on_a_frame_with_text_points_to_the_loader_in_one_line(seed, make):
         make().fit(nullable, *fit_args)
 
 
+def test_a_human_session_points_from_a_frame_or_array_to_open_session(tmp_path):
+    from linkwise.session import HumanSession
+
+    frame, y = notes(3)
+    for raw in (frame, frame[["score"]].to_numpy(), load_frame(frame, id_column="name", text_column="note")):
+        with pytest.raises(InvalidParameterError) as refused:
+            HumanSession(tmp_path / "s.db", raw)
+        assert "\n" not in str(refused.value) and "open_session(path, data) takes an array or a DataFrame" in str(
+            refused.value)
+        assert not (tmp_path / "s.db").exists()  # refused before the session file is made
+    # what the message says: the frame loaded as the command line loads it, then written beside the session file
+    session = open_session(tmp_path / "b.db", frame, lw.COBRAS(random_state=3), id_column="name", text_column="note")
+    assert np.allclose(session.data.X, load_frame(frame, id_column="name", text_column="note").X)
+    i, j = session.state()["question"]["pair"]
+    session.answer(session.position, bool(y[i] == y[j]))
+    session.close()
+    resumed = open_session(tmp_path / "b.db")  # from the file written beside it
+    assert resumed.state()["n_answered"] == 1
+    resumed.close()
+
+
 def test_polars_frames():
     pl = pytest.importorskip("polars", reason="polars is not installed")
     frame, y = notes(1)

@@ -38,8 +38,8 @@ def run_demo(out="linkwise-demo", *, datasets=DEMO_DATASETS, methods=DEMO_METHOD
 
     Each method's clustering is scored (ARI) on held-out folds after 0, 25, 50
     and 100 questions answered from the true labels; COBRA asks as many
-    questions as it needs and the others are also run at that number. About a
-    minute on two cores (the Bayesian method and NPU take most of it).
+    questions as it needs and the others are also run at that number (what
+    ``linkwise demo --benchmark`` runs).
 
     Parameters
     ----------
