@@ -16,7 +16,7 @@ from linkwise.bench import DEMO_METHODS, registry, report, run, run_demo
 from linkwise.bench._demo import TOUR_DATA, tour
 from linkwise.bench._results import PROTOCOL_KEYS, read_config
 
-__all__ = ["bench", "demo", "print_summary", "print_tour"]
+__all__ = ["bench", "demo", "print_summary"]
 
 
 def _split(value, cast=str):
@@ -162,13 +162,17 @@ def _ms(seconds):
     return f"{1000 * seconds:.{0 if seconds >= 0.01 else 1}f} ms"
 
 
-def print_tour(result, echo=click.echo):
-    """Print one dataset of ``linkwise demo`` (a :class:`linkwise.bench._demo.Tour`) in plain words."""
+def _fill(text):
+    """``text`` wrapped to the terminal, at most 100 columns wide (easier to read)."""
+    return textwrap.fill(text, min(shutil.get_terminal_size((100, 24)).columns, 100))
+
+
+def _print_tour(result, echo=click.echo):
+    """Print one dataset of ``linkwise demo`` (a ``Tour``) in plain words."""
     n, items, kind = result.n_items, result.items, result.kind
-    width = min(shutil.get_terminal_size((100, 24)).columns, 100)
 
     def say(text):
-        echo(textwrap.fill(text, width))
+        echo(_fill(text))
 
     def placed(score):
         return f"{score.items_right:,} of {n:,} {items} ({_percent(score.items_right / n)})"
@@ -192,20 +196,19 @@ def print_tour(result, echo=click.echo):
 
 
 def _tour(datasets, echo=click.echo):
-    width = min(shutil.get_terminal_size((100, 24)).columns, 100)
-    echo(textwrap.fill("linkwise groups items by asking a person, one pair at a time, \"do these two belong "
-                       "together?\", and regroups them after every answer. Here a simulated person answers from the "
-                       "true groups, so that the result can be scored. The method is Auto, linkwise's default: "
-                       "nobody tells it how many groups there are.", width))
+    """``linkwise demo``: what linkwise did on each of ``datasets``, what ARI means, and where to go next."""
+    echo(_fill("linkwise groups items by asking a person, one pair at a time, \"do these two belong together?\", "
+               "and regroups them after every answer. Here a simulated person answers from the true groups, so that "
+               "the result can be scored. The method is Auto, linkwise's default: nobody tells it how many groups "
+               "there are."))
     for name in datasets:
         echo("")
-        print_tour(tour(name), echo)
+        _print_tour(tour(name), echo)
     echo("")
-    echo(textwrap.fill("ARI (adjusted Rand index) scores a grouping against the true one pair by pair, discounting "
-                       "the pairs a random grouping gets right: 1 is the true grouping exactly, 0 no better than "
-                       "chance, so ARI 0.9 is 90% of the way from chance to every pair right. An item is \"in the "
-                       "group of its own kind\" when its group is matched to its kind, each group found matched to "
-                       "one kind so as to place the most items.", width))
+    echo(_fill("ARI (adjusted Rand index) scores a grouping against the true one pair by pair, discounting the pairs "
+               "a random grouping gets right: 1 is the true grouping exactly, 0 no better than chance, so ARI 0.9 is "
+               "90% of the way from chance to every pair right. An item is \"in the group of its own kind\" when its "
+               "group is matched to its kind, each group found matched to one kind so as to place the most items."))
     echo("\nNow answer the questions yourself, with the digits shown as images in a web page:")
     echo(f"  {_linkwise_command()} cluster --demo digits")
     if missing := [extra for extra in ("session", "images") if not installed(extra)]:
@@ -222,9 +225,6 @@ def _linkwise_command():
     return min(str(script), os.path.relpath(script), key=len)
 
 
-_BENCHMARK_OPTIONS = ("out", "datasets", "methods", "budgets", "folds", "n_jobs")
-
-
 @click.command()
 @click.option("--benchmark", is_flag=True,
               help="Instead: compare the main methods with the benchmark's protocol (test folds) and write a report.")
@@ -236,8 +236,7 @@ _BENCHMARK_OPTIONS = ("out", "datasets", "methods", "budgets", "folds", "n_jobs"
 @click.option("--budgets", help="With --benchmark: comma-separated numbers of questions [default: 0,25,50,100].")
 @click.option("--folds", type=int, help="With --benchmark: cross-validation folds [default: 5].")
 @click.option("--n-jobs", type=int, help="With --benchmark: parallel workers (-1: all cores) [default: -1].")
-@click.pass_context
-def demo(ctx, benchmark, **options):
+def demo(benchmark, **options):
     """What linkwise does, in plain words: it groups 1,797 handwritten digits and 147 iris flowers by asking a
     simulated person up to 100 questions, and says how good the groups are.
 
