@@ -170,7 +170,10 @@ def check_numeric_columns(X, owner):
     for name in X.columns:
         column = X[name]
         # pandas' nullable dtypes (Int64 with NA) are numbers, and their NA is refused later as NaN
-        if str(getattr(column.dtype, "kind", "")) in tuple("biufc") or (values := np.asarray(column)).dtype.kind in "biufc":
+        if str(getattr(column.dtype, "kind", "")) in tuple("biufc"):
+            continue
+        values = np.asarray(column)
+        if values.dtype.kind in "biufc":
             continue
         for row, value in enumerate(values):
             try:

@@ -179,16 +179,16 @@ def _print_tour(result, echo=click.echo):
 
     say(f"{result.name.capitalize()}: {n:,} {result.description}, in {result.n_kinds} true groups.")
     n_asked, last = result.curve[-1]
-    say(f"After {n_asked} answers linkwise put {placed(last)} in the group of their own {kind}, with ARI {last.ari:.3f}; "
-        f"K-means, told that there are {result.n_kinds} groups and asking nothing, {placed(result.kmeans)}, ARI "
+    say(f"After {n_asked} answers linkwise put {placed(last)} in the group of their own {kind}, with ARI "
+        f"{last.ari:.3f}; K-means, told that there are {result.n_kinds} groups and asking nothing, {placed(result.kmeans)}, ARI "
         f"{result.kmeans.ari:.3f}. The grouping after each number of answers:")
     echo(f"  {'answers':>7}  {'ARI':>5}  {'groups':>6}  {items} in the group of their own {kind}")
     for n_answers, score in result.curve:
         echo(f"  {n_answers:>7}  {score.ari:5.3f}  {score.n_groups:>6}  {placed(score)}")
     say(f"What ARI {last.ari:.3f} means here: of the {last.n_pairs:,} pairs of {items}, {_percent(last.pairs_right)} "
         f"are right (together in both groupings, or apart in both); a random grouping with the same group sizes gets "
-        f"{_percent(last.pairs_by_chance)} right, and ARI is the share of the way from there to every pair right: "
-        f"({_percent(last.pairs_right)} - {_percent(last.pairs_by_chance)}) / (100% - "
+        f"{_percent(last.pairs_by_chance)} right on average, and ARI is the share of the way from there to every "
+        f"pair right: ({_percent(last.pairs_right)} - {_percent(last.pairs_by_chance)}) / (100% - "
         f"{_percent(last.pairs_by_chance)}) = {last.ari:.3f}.")
     if len(waits := result.seconds_per_answer):
         say(f"Measured on this machine: {result.seconds_to_start:.1f} s to the first question, then each next question "
