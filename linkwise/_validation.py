@@ -13,7 +13,7 @@ from sklearn.utils.validation import validate_data
 from linkwise.exceptions import InvalidParameterError
 
 __all__ = ["check_scalar", "check_option", "check_n_clusters", "check_index_set", "check_y_ignored", "check_data",
-           "check_finite", "magnitude_scale", "owner_name", "holds_bool"]
+           "check_numeric_columns", "check_finite", "magnitude_scale", "owner_name", "holds_bool"]
 
 
 def owner_name(owner):
@@ -144,11 +144,46 @@ def check_y_ignored(y, owner):
 
 def check_data(X, owner, *, validate=False, **kwargs):
     """``X`` as float64 through ``check_array`` (or ``validate_data`` on the estimator ``owner`` if ``validate``,
-    to record or check ``n_features_in_``) with ``kwargs``, NaN and infinity refused by :func:`check_finite`."""
+    to record or check ``n_features_in_``) with ``kwargs``, NaN and infinity refused by :func:`check_finite`, a
+    DataFrame's column that is not numbers by :func:`check_numeric_columns`."""
+    check_numeric_columns(X, owner)
     if validate:
         return check_finite(validate_data(owner, X, dtype=np.float64, ensure_all_finite=False, **kwargs), owner)
     kwargs.update(input_name="X", estimator=owner_name(owner))
     return check_finite(check_array(X, dtype=np.float64, ensure_all_finite=False, **kwargs), owner)
+
+
+def check_numeric_columns(X, owner):
+    """Refuse a DataFrame column that is not numbers in one line that points to the loader of text, images and
+    series (NumPy's "could not convert string to float" names neither the column nor what to do).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> check_numeric_columns(pd.DataFrame({"size": [1.0, 2.0], "note": ["red fox", "blue sky"]}), "COBRAS")
+    Traceback (most recent call last):
+    ...
+    linkwise.exceptions.InvalidParameterError: Column 'note' of the X given to COBRAS is not numbers ('red fox' at row 0, counting from 0); estimators cluster numbers: load text, image or series columns as linkwise cluster does with linkwise.session.load_frame(X, text_column=...) and use its .X, or give the DataFrame to ActiveSession, which loads it so.
+    """
+    if type(X).__module__.partition(".")[0] not in ("pandas", "polars") or not hasattr(X, "columns"):
+        return
+    for name in X.columns:
+        column = X[name]
+        # pandas' nullable dtypes (Int64 with NA) are numbers, and their NA is refused later as NaN
+        if str(getattr(column.dtype, "kind", "")) in tuple("biufc"):
+            continue
+        values = np.asarray(column)
+        if values.dtype.kind in "biufc":
+            continue
+        for row, value in enumerate(values):
+            try:
+                float(value)
+            except (TypeError, ValueError):
+                raise InvalidParameterError(
+                    f"Column {name!r} of the X given to {owner_name(owner)} is not numbers ({value!r} at row {row}, "
+                    "counting from 0); estimators cluster numbers: load text, image or series columns as linkwise "
+                    "cluster does with linkwise.session.load_frame(X, text_column=...) and use its .X, or give the "
+                    "DataFrame to ActiveSession, which loads it so.") from None
 
 
 def check_finite(X, owner, name="X"):

@@ -26,6 +26,7 @@ from linkwise._validation import InvalidParameterError
 from linkwise.exceptions import InconsistentConstraintError
 from linkwise.graph import pair_key
 from linkwise.loop import ActiveEstimator, ActiveSession
+from linkwise.session._data import Dataset
 from linkwise.session._desk import TeamDesk, state_row
 from linkwise.session._feedback import ClusterFeedback, honour
 from linkwise.session._import import _store_known
@@ -166,6 +167,12 @@ class HumanSession(ClusterFeedback, AnswerReview, TeamDesk):
 
     def __init__(self, path, data, estimator=None, *, read_only=False, trusted_method=None, known=None,
                  annotators=None, overlap=0.0, disagreement="third"):
+        # before the session file is made: wrong data leaves no file behind; a session resumes from its data file
+        if not isinstance(data, Dataset) or data.path is None:
+            got = "a Dataset of no file (load_frame)" if isinstance(data, Dataset) else f"a {type(data).__name__}"
+            raise InvalidParameterError(f"The 'data' argument of HumanSession must be a Dataset read from a file "
+                                        f"(load_data), got {got}; open_session(path, data) takes an array or a "
+                                        "DataFrame and writes it beside the session file.")
         self.data = data
         self.store = SessionStore(path, create=not read_only, exclusive=not read_only, read_only=read_only)
         self._read_only, self._trusted, self._lock, self._changes = read_only, trusted_method, threading.RLock(), 0
