@@ -169,7 +169,9 @@ class _Collect(ActiveEstimator):
         self.strategy, self.n_clusters, self.clusterer = strategy, n_clusters, clusterer
         self.max_queries, self.random_state = max_queries, random_state
 
-    _parameter_constraints = {}  # the arguments of collect, checked there
+    # the arguments of collect, checked there
+    _parameter_constraints = dict.fromkeys(("strategy", "n_clusters", "clusterer", "max_queries", "random_state"),
+                                           "no_validation")
 
     def _check_params_vs_input(self, X):
         check_n_clusters(self.n_clusters, X.shape[0], f"{type(self.strategy).__name__}.collect")
