@@ -63,8 +63,12 @@ def _bad_values(constraints):
             yield f"outside-{k}", generate_invalid_param_val(constraint)
         except NotImplementedError:  # no value of the type falls outside (a type, None, a random state)
             pass
-    if "boolean" not in constraints and any(isinstance(c, SklearnInterval) for c in constraints):
-        yield "bool", True  # a number is wanted: True is a mistake, not 1
+    made = [make_constraint(c) for c in constraints]
+    if any(isinstance(c, SklearnInterval) for c in made):  # a number is wanted
+        if "boolean" not in constraints:
+            yield "bool", True  # a mistake, not 1
+        yield from ((label, v) for label, v in (("fraction", 2.5), ("nan", np.nan))
+                    if not any(c.is_satisfied_by(v) for c in made))
 
 
 def _cases():
