@@ -18,14 +18,14 @@ import numbers
 
 import numpy as np
 from sklearn.utils import check_array
-from sklearn.utils._param_validation import HasMethods, Options, StrOptions, validate_parameter_constraints
+from sklearn.utils._param_validation import HasMethods, StrOptions, validate_parameter_constraints
 from sklearn.utils._param_validation import Interval as _SklearnInterval
 from sklearn.utils._param_validation import InvalidParameterError as _SklearnInvalidParameterError
 from sklearn.utils.validation import validate_data
 
 from linkwise.exceptions import InvalidParameterError
 
-__all__ = ["HasMethods", "Interval", "Options", "StrOptions", "validate_params", "check_params", "check_scalar",
+__all__ = ["HasMethods", "Interval", "StrOptions", "validate_params", "check_params", "check_scalar",
            "check_option", "check_n_clusters", "check_index_set", "check_y_ignored", "check_data", "check_finite",
            "magnitude_scale", "owner_name", "holds_bool"]
 
