@@ -19,6 +19,7 @@ from sklearn.datasets import make_blobs
 from sklearn.utils._param_validation import InvalidParameterError as SklearnInvalidParameterError
 from sklearn.utils._param_validation import Interval as SklearnInterval
 from sklearn.utils._param_validation import generate_invalid_param_val, make_constraint
+from sklearn.utils.estimator_checks import check_param_validation
 
 import linkwise as lw
 from linkwise.exceptions import InvalidParameterError
@@ -96,6 +97,13 @@ def test_a_bad_parameter_is_refused_naming_it(estimator, name, value):
     message = str(caught.value)
     assert isinstance(caught.value, (SklearnInvalidParameterError, ValueError, TypeError))
     assert re.fullmatch(rf"The '{name}' parameter of {owner} must be .+\. Got .+ instead\.", message), message
+
+
+@pytest.mark.parametrize("cls", [cls for cls in PUBLIC if hasattr(cls, "fit") and not issubclass(cls, ActiveEstimator)],
+                         ids=lambda cls: cls.__name__)
+def test_scikit_learns_own_parameter_check_passes(cls):
+    # the constrained clusterers fit(X, y) as scikit-learn's check calls it: the tables are scikit-learn's own
+    check_param_validation(cls.__name__, fast_instance(cls))
 
 
 def test_every_public_estimator_is_generated():
