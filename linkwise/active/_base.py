@@ -72,8 +72,9 @@ class QueryStrategy(BaseEstimator):
             Every answer, with what follows from them.
         """
         owner = f"{type(self).__name__}.collect"
-        check_params({**ActiveEstimator._parameter_constraints, "n_clusters": [Interval(Integral, 1, None, closed="left")]},
-                     {"n_clusters": n_clusters, "max_queries": max_queries, "random_state": random_state}, owner)
+        arguments = {"n_clusters": n_clusters, "max_queries": max_queries, "random_state": random_state}
+        constraints = {**ActiveEstimator._parameter_constraints, "n_clusters": [Interval(Integral, 1, None, closed="left")]}
+        check_params(constraints, arguments, owner)
         clusterer = PCKMeans(n_clusters=n_clusters) if self._needs_clusterer else None
         run = _Collect(strategy=self, n_clusters=n_clusters, clusterer=clusterer, max_queries=max_queries,
                        random_state=random_state)
