@@ -1,19 +1,76 @@
 """Argument checks shared by every linkwise estimator.
 
-One message format everywhere, in the spirit of scikit-learn's parameter
-validation: ``The 'n_clusters' parameter of PCKMeans must be an int >= 1, got 0.``
+An estimator declares its constructor parameters once, in scikit-learn's
+``_parameter_constraints`` table (``{name: [constraint, ...]}``, a value
+meeting any one is valid: :class:`Interval`, ``StrOptions``, a type, None,
+``"random_state"``, ...), and :func:`validate_params` checks them at the start
+of ``fit`` (of the question loop for an active estimator). The message is
+scikit-learn's, raised as linkwise's
+:class:`~linkwise.exceptions.InvalidParameterError`: ``The 'n_clusters'
+parameter of PCKMeans must be an int in the range [1, inf). Got 0 instead.``
+What depends on the data (``n_clusters`` against the number of rows) is the
+estimator's ``_check_params_vs_input``, as in scikit-learn's ``KMeans``.
+Function arguments are checked by :func:`check_scalar` and its siblings, in
+the same spirit: ``The 'budget' argument of run must be an int >= 0, got -1.``
 """
 
 import numbers
 
 import numpy as np
 from sklearn.utils import check_array
+from sklearn.utils._param_validation import HasMethods, StrOptions, validate_parameter_constraints
+from sklearn.utils._param_validation import Interval as _SklearnInterval
+from sklearn.utils._param_validation import InvalidParameterError as _SklearnInvalidParameterError
 from sklearn.utils.validation import validate_data
 
 from linkwise.exceptions import InvalidParameterError
 
-__all__ = ["check_scalar", "check_option", "check_n_clusters", "check_index_set", "check_y_ignored", "check_data",
-           "check_numeric_columns", "check_finite", "magnitude_scale", "owner_name", "holds_bool"]
+__all__ = ["HasMethods", "Interval", "StrOptions", "validate_params", "check_params", "check_scalar",
+           "check_option", "check_n_clusters", "check_index_set", "check_y_ignored", "check_data", "check_numeric_columns", "check_finite",
+           "magnitude_scale", "owner_name", "holds_bool"]
+
+
+class Interval(_SklearnInterval):
+    """scikit-learn's ``Interval`` constraint that refuses bools: ``n_clusters=True`` is a mistake, not 1.
+
+    Examples
+    --------
+    >>> from numbers import Integral
+    >>> positive = Interval(Integral, 1, None, closed="left")
+    >>> positive.is_satisfied_by(3), positive.is_satisfied_by(True), str(positive)
+    (True, False, 'an int in the range [1, inf)')
+    """
+
+    def is_satisfied_by(self, val):
+        return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
+
+
+def check_params(constraints, params, owner):
+    """Check ``params`` (name -> value) against ``constraints`` (name -> list of scikit-learn constraints, a
+    value meeting one is valid; a name without an entry is not checked); raise InvalidParameterError on the
+    first value that meets none.
+
+    Examples
+    --------
+    >>> check_params({"n_jobs": [Interval(numbers.Integral, 1, None, closed="left"), None]}, {"n_jobs": 0}, "run")
+    Traceback (most recent call last):
+    ...
+    linkwise.exceptions.InvalidParameterError: The 'n_jobs' parameter of run must be an int in the range [1, inf) or None. Got 0 instead.
+    """
+    try:
+        validate_parameter_constraints(constraints, params, caller_name=owner_name(owner))
+    except _SklearnInvalidParameterError as error:  # scikit-learn's message, linkwise's class (a subclass)
+        raise InvalidParameterError(str(error)) from None
+
+
+def validate_params(estimator):
+    """Check the constructor parameters of ``estimator`` against its ``_parameter_constraints`` table.
+
+    What scikit-learn's ``BaseEstimator._validate_params`` does, raising
+    linkwise's InvalidParameterError: the one check of every linkwise
+    estimator's parameters, at the start of its ``fit``.
+    """
+    check_params(estimator._parameter_constraints, estimator.get_params(deep=False), estimator)
 
 
 def owner_name(owner):
@@ -74,7 +131,7 @@ def check_option(value, name, owner, options, *, role="parameter"):
 
 
 def check_n_clusters(n_clusters, n_samples, owner):
-    """Refuse more clusters than rows of the data."""
+    """Refuse more clusters than rows of the data (for an estimator's ``_check_params_vs_input``)."""
     if n_clusters > n_samples:
         raise InvalidParameterError(f"The 'n_clusters' parameter of {owner_name(owner)} must be at most the number of "
                                     f"samples, got n_clusters={n_clusters} for n_samples={n_samples}.")
