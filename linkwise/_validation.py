@@ -26,8 +26,8 @@ from sklearn.utils.validation import validate_data
 from linkwise.exceptions import InvalidParameterError
 
 __all__ = ["HasMethods", "Interval", "StrOptions", "validate_params", "check_params", "check_scalar",
-           "check_option", "check_n_clusters", "check_index_set", "check_y_ignored", "check_data", "check_numeric_columns", "check_finite",
-           "magnitude_scale", "owner_name", "holds_bool"]
+           "check_option", "check_n_clusters", "check_index_set", "check_y_ignored", "check_data",
+           "check_numeric_columns", "check_finite", "magnitude_scale", "owner_name", "holds_bool"]
 
 
 class Interval(_SklearnInterval):
