@@ -159,9 +159,9 @@ def zip_of(*names):
 
 BROKEN = [  # (file name, content, message)
     ("latin.csv", ROWS.encode("latin-1"),
-     r"latin\.csv is not UTF-8 text \(bytes e9 on line 2\); pass its encoding, e\.g\. --encoding latin-1"),
+     r"latin\.csv is not UTF-8 text \(bytes e9 on line 2\); pass its encoding, e\.g\. encoding='latin-1'"),
     ("latin.csv.gz", gzip.compress(ROWS.encode("latin-1"), mtime=0), r"latin\.csv\.gz is not UTF-8 text \(bytes e9 on line 2\)"),
-    ("bom-less-utf16.csv", ROWS.encode("utf-16-le"), "looks like UTF-16 text without a byte-order mark; pass --encoding utf-16-le"),
+    ("bom-less-utf16.csv", ROWS.encode("utf-16-le"), "looks like UTF-16 text without a byte-order mark; pass encoding='utf-16-le'"),
     ("image.csv", PNG * 20, r"image\.csv is not a text table \(it holds binary data\)"),
     ("zero.csv", b"", r"zero\.csv is empty"),
     ("cut.csv.gz", gzip.compress(ROWS.encode(), mtime=0)[:30], r"cut\.csv\.gz could not be read: Compressed file ended"),
@@ -196,7 +196,7 @@ def test_encodings_are_detected_from_a_byte_order_mark_or_given(tmp_path):
     with pytest.raises(InvalidParameterError, match=r"is not ascii text \(bytes e9 on line 2\)"):
         load_data(tmp_path / "t.csv", encoding="ascii")
     (tmp_path / "t.csv").write_bytes(ROWS.encode("utf-16"))
-    with pytest.raises(InvalidParameterError, match="starts with a UTF-16 byte-order mark; pass --encoding utf-16 "):
+    with pytest.raises(InvalidParameterError, match="starts with a UTF-16 byte-order mark; pass encoding='utf-16' "):
         load_data(tmp_path / "t.csv", encoding="latin-1")
 
 
