@@ -103,7 +103,7 @@ def test_partial_labels_become_a_star_per_cluster_and_cannot_links_between(tmp_p
                                      (100, 102, True), (0, 50, False), (0, 100, False), (50, 100, False),
                                      (60, 61, True)])
     with opened(tmp_path / "iris.linkwise.db", load_data(data_path, id_column="name")) as session:
-        store = session._session.constraints
+        store = session._replay.session.constraints
         assert all(store.relation(a, b) == (y[a] == y[b]) for a in rows for b in rows if a != b)
         assert store.relation(7, 0) is None
 
@@ -146,7 +146,7 @@ def test_export_then_import_round_trips(tmp_path, iris_file):
                   "--constraints", tmp_path / "c.csv")
     assert started.exit_code == 0, started.output
     with opened(tmp_path / "t.db", data, read_only=True) as copy:
-        store = copy._session.constraints
+        store = copy._replay.session.constraints
         assert all(store.relation(i, j) is a for i, j, a in expected)  # every answer known again
         again = constraints_frame(copy)
     assert set(again["kind"]) == {"imported"}

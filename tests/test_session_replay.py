@@ -18,7 +18,7 @@ def test_every_kind_is_replayed_in_order_and_resumes_identically(iris_data, tmp_
     mark = session.store.add_mark(setosa, complete=True, annotator="ann")
     state = session._applied([*imported, mark])
     assert state["n_answered"] == 3  # statements outside the questions are not questions
-    assert session._session.constraints.relation(int(setosa[-1]), 100) is False
+    assert session._replay.session.constraints.relation(int(setosa[-1]), 100) is False
     labels = session.labels()
     assert len(set(labels[setosa])) == 1
     more = answer_from(session, y, 5)
