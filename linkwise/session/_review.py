@@ -87,7 +87,7 @@ class AnswerReview:
                 raise InvalidParameterError(f"The 'page' argument of HumanSession.review must be from 0 to "
                                             f"{n_pages - 1} (the matching answers fill {n_pages}), got {page!r}.")
             return {"answers": listed[page * size:(page + 1) * size], "n_matching": len(listed), "page": int(page),
-                    "n_pages": n_pages, "page_size": int(size), "q": q, "revision": self.revision}
+                    "n_pages": n_pages, "page_size": int(size), "q": q, "revision": self._replay.revision}
 
     @staticmethod
     def _reviewed(row, ids):

@@ -93,9 +93,8 @@ class SessionWidget(anywidget.AnyWidget):
     refused = traitlets.Dict().tag(sync=True)
 
     def __init__(self, session, y=None):
-        from linkwise.session._controller import HumanSession  # which imports this module only when called
-
-        if not isinstance(session, HumanSession) or session.read_only:
+        # a HumanSession (not imported here: _controller imports this module for HumanSession.widget)
+        if getattr(session, "read_only", True) is not False or not hasattr(session, "clusters"):
             raise InvalidParameterError("The 'session' argument of SessionWidget must be a HumanSession opened for "
                                         "writing (not read_only).")
         if session.team is not None:
