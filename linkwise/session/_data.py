@@ -32,7 +32,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 import numpy as np
 
 from linkwise._extras import requires
-from linkwise._validation import InvalidParameterError, check_option
+from linkwise._validation import InvalidParameterError, apply_scaling, check_option, minmax, minmax_scaling
 from linkwise.images import IMAGE_TYPES
 
 with requires("session", "linkwise.session"):
@@ -40,7 +40,7 @@ with requires("session", "linkwise.session"):
 
 from linkwise.session._series import _listed, _names
 
-__all__ = ["Dataset", "load_data", "embed_text", "UnsafePathError", "IMAGE_TYPES", "minmax_scaling", "apply_scaling"]
+__all__ = ["Dataset", "load_data", "embed_text", "UnsafePathError", "IMAGE_TYPES"]
 
 _IMAGE_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"BM")  # WebP: RIFF....WEBP
 _TFIDF_DIMS = 64
@@ -334,26 +334,6 @@ def _tfidf_svd(texts, random_state):
     return normalize(X), how
 
 
-def minmax_scaling(X):
-    """The min-max scaling of the columns of ``X``: ``(exponent, low, span)`` for :func:`apply_scaling`."""
-    # divide each column by a power of two first (exact) so that high - low cannot overflow near ±1e308
-    _, exponent = np.frexp(np.abs(X).max(axis=0))
-    X = np.ldexp(X, -exponent)
-    low = X.min(axis=0)
-    span = X.max(axis=0) - low
-    return exponent, low, np.where(span > 0, span, 1.0)
-
-
-def apply_scaling(X, scaling):
-    """``X`` scaled as the rows ``minmax_scaling`` was computed on (new rows may fall outside [0, 1])."""
-    exponent, low, span = scaling
-    return (np.ldexp(X, -exponent) - low) / span
-
-
-def _minmax(X):
-    return apply_scaling(X, minmax_scaling(X))
-
-
 def _plain(value):
     """A cell of a Parquet nested column (arrays, lists, records) as plain Python values, whose repr is complete."""
     if isinstance(value, dict):
@@ -566,7 +546,7 @@ class Dataset:
             P = PCA(n_components=2, random_state=0).fit_transform(X)
         else:
             P = np.column_stack([X[:, 0], np.zeros(self.n_rows)])
-        return _minmax(P)
+        return minmax(P)
 
     @cached_property
     def charts(self):
