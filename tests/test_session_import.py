@@ -132,7 +132,7 @@ def test_export_then_import_round_trips(tmp_path, iris_file):
         state = session.state()
         session.answer(state["position"], None)  # "don't know": no constraint, not exported
         setosa = np.flatnonzero(y == 0)[:5]
-        session._applied([session.store.add_mark(setosa, complete=False)])
+        session._applied([session.store.record_mark(setosa, complete=False)])
         expected = {(int(i), int(j), a) for i, j, a, _ in session.statements()}
     out = run("export", tmp_path / "s.db", "-o", tmp_path / "labels.csv", "--constraints", tmp_path / "c.csv")
     assert out.exit_code == 0, out.output
@@ -266,7 +266,7 @@ def test_an_open_contradiction_is_not_exported(tmp_path, iris_data, tolerant):
     with opened(tmp_path / "s.db", data, method, known=[(5, 6, True)]) as session:
         for answer in (True, True):
             session.answer(session.state()["position"], answer)
-        moved = session.store.add_many([(0, 2, False)], kind="move")  # contradicts 0~1~2
+        moved = session.store.record_many([(0, 2, False)], kind="move")  # contradicts 0~1~2
         assert session._applied(moved)["conflict"] is not None
         frame = constraints_frame(session)
     assert frame[["id_a", "id_b", "answer", "kind"]].values.tolist() == [

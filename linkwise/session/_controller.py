@@ -424,7 +424,7 @@ class HumanSession:
             pair = self._replay.session.ask()
             if pair is None:
                 raise Refused("There is no question left; finish to save the labels.")
-            return self._applied([self.store.add(pair[0], pair[1], answer, annotator=annotator)], annotator)
+            return self._applied([self.store.record(pair[0], pair[1], answer, annotator=annotator)], annotator)
 
     def _applied(self, rows, annotator=None):
         """Apply statements just stored (committed before anything else happens); returns the new state (as
@@ -449,7 +449,7 @@ class HumanSession:
             if replay.conflict is None and not last:
                 raise Refused("There is no answer to undo.")
             row = last[0] if replay.conflict is None else replay.conflict[0]
-            self.store.undo(row.seq)
+            self.store.retract(row.seq)
             if replay.conflict is None and self.team is not None:
                 self._desk.hand_back(annotator, last[0])
             replay.rebuild()
@@ -474,7 +474,7 @@ class HumanSession:
             if wrong.members is None and wrong.kind != "move":
                 self.store.correct(wrong_seq)
             else:  # feedback on a cluster (or a move) cannot be flipped: it is withdrawn
-                self.store.undo(wrong_seq)
+                self.store.retract(wrong_seq)
             self._replay.rebuild()
             return self.state()
 

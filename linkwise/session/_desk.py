@@ -154,7 +154,7 @@ class TeamDesk:
         pair = self.held.get(who)
         if pair is None:
             raise Refused("There is no question for you now: the others' answers are awaited.")
-        row = self._store.add(pair[0], pair[1], answer, annotator=who)  # a failed write leaves the question theirs
+        row = self._store.record(pair[0], pair[1], answer, annotator=who)  # a failed write leaves the question theirs
         del self.held[who]
         replay = self._replay
         replay.rows.append(row)

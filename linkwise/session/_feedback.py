@@ -380,7 +380,7 @@ class ClusterFeedback:
             self._check_mark(members, complete)
             if not confirmed:
                 self._check_seen(members)
-            return self._commit([self._store.add_mark(members, bool(complete), annotator=annotator)], annotator)
+            return self._commit([self._store.record_mark(members, bool(complete), annotator=annotator)], annotator)
 
     def _check_mark(self, members, complete):
         """Refuse feedback the earlier statements contradict, naming two items (none of it is stored): a mark
@@ -455,7 +455,7 @@ class ClusterFeedback:
             others = source[source != row]
             if len(others):
                 statements.append((row, self._partner(others, row, relation, True), False))
-            return self._commit(self._store.add_many(statements, kind="move", annotator=annotator), annotator)
+            return self._commit(self._store.record_many(statements, kind="move", annotator=annotator), annotator)
 
     def _partner(self, members, row, relation, avoid):
         """The member nearest the centre whose relation to ``row`` is not known to be ``avoid`` (else the

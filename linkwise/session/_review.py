@@ -149,6 +149,6 @@ class AnswerReview:
         """
         with self._lock:
             row = self._stored(seq, "withdraw")
-            self._store.undo(seq, "withdrawn")
+            self._store.retract(seq, "withdrawn")
             self._replay.rebuild()
             return {**self._state(), "withdrawn": described(row, self._data.ids)}
