@@ -46,7 +46,8 @@ def _names(table, text, what):
 def _numeric(table, columns, what, why):
     bad = [c for c in columns if not pd.api.types.is_numeric_dtype(table[c])]
     if bad:
-        raise InvalidParameterError(f"{what}: the column {bad[0]!r} is not numeric: {why(bad[0])}; name columns of numbers.")
+        raise InvalidParameterError(f"{what}: the column {bad[0]!r} is not numeric: {why(bad[0])}; name columns of "
+                                    "numbers.")
     return table[columns].to_numpy(np.float64)
 
 
@@ -73,7 +74,8 @@ def _times(table, column, place):
 
 def _long(table, spec, place, why):
     sid, time, values = spec["id"], spec.get("time"), list(spec["value"])
-    for what, names in (("series['id']", [sid]), ("series['time']", [time] if time else []), ("series['value']", values)):
+    named = (("series['id']", [sid]), ("series['time']", [time] if time else []), ("series['value']", values))
+    for what, names in named:
         for name in names:
             _names(table, name, what)
     raw = _numeric(table, values, "series['value']", why)
@@ -130,8 +132,8 @@ def load_series(table, spec, options, place, why):
         raise InvalidParameterError(f"The 'series' argument of load_data must be {{'columns': [spec, ...]}} or "
                                     f"{{'id': ..., 'time': ..., 'value': [...]}}, got {spec!r}.")
     if options["features"] is not None or options["text_column"] is not None:
-        raise InvalidParameterError("Time series are clustered on their values: leave out the 'features' argument and the "
-                                    "'text_column' argument.")
+        raise InvalidParameterError("Time series are clustered on their values: leave out the 'features' argument "
+                                    "and the 'text_column' argument.")
     if not wide and options["id_column"] is not None:
         raise InvalidParameterError("In the long format series['id'] names the series; leave out the 'id_column' "
                                     "argument.")

@@ -175,7 +175,7 @@ def _fields(payload, optional=None, **kinds):
     return values
 
 
-def _member_params(query, names=_MEMBER_PARAMS):
+def _query_params(query, names=_MEMBER_PARAMS):
     """The arguments ``names`` (of ``HumanSession.members``, or of ``review``) from a query string, each checked
     to be given once and well formed (the session checks their values)."""
     unknown = sorted(set(query) - set(names))
@@ -246,12 +246,15 @@ class _Page:
 
     def _decorated(self, item):
         row = item["row"]
-        return {**self.shown(item), "point": self.data.projection[row].round(4).tolist(), "context": self._context(row)}
+        point = self.data.projection[row].round(4).tolist()
+        return {**self.shown(item), "point": point, "context": self._context(row)}
 
     def _context(self, row):
         """A few other members of a time series' cluster, drawn faintly behind it (channels of points each)."""
         charts = self.data.charts
-        return None if charts is None else charts[cluster_sample(self.session.labels(), row)].transpose(0, 2, 1).tolist()
+        if charts is None:
+            return None
+        return charts[cluster_sample(self.session.labels(), row)].transpose(0, 2, 1).tolist()
 
     def full_state(self, state=None, who=None):
         """The session's state (``who``'s) as the page draws it."""
@@ -262,6 +265,10 @@ class _Page:
         state["labels"] = self.session.numbers()[self.sample].tolist()
         state["dropped_columns"] = self.data.dropped_columns  # columns load_data left out, and why
         return state
+
+    def _reply(self, state):
+        """The reply to an action: the session's new ``state``, as the page draws it."""
+        return {"state": self.full_state(state)}
 
     def _annotator(self, request):
         """Who the request answers for: its token's annotator, or in an open team the name it joined with."""
@@ -302,7 +309,7 @@ class _Page:
     async def _view(self, request, run, names):
         """The reply to a GET of one page of a list, its parameters ``names`` from the query string."""
         try:
-            params = _member_params(request.query_params, names)
+            params = _query_params(request.query_params, names)
             return JSONResponse(await run_in_threadpool(run, params))
         except InvalidParameterError as exc:
             return JSONResponse({"error": str(exc)}, 400)
@@ -324,17 +331,17 @@ class _Page:
         def run(who, position, word):
             if word not in _ANSWERS:
                 raise InvalidParameterError(f"'answer' must be one of {', '.join(_ANSWERS)}, got {word!r}.")
-            return {"state": self.full_state(self.session.answer(position, _ANSWERS[word], who))}
+            return self._reply(self.session.answer(position, _ANSWERS[word], who))
 
         return await self._act(request, run, True, position=str, answer=str)
 
     async def undo(self, request):
-        return await self._act(request, lambda who, position: {"state": self.full_state(
-            self.session.undo(position, who))}, True, position=str)
+        return await self._act(request, lambda who, position: self._reply(self.session.undo(position, who)), True,
+                               position=str)
 
     async def resolve(self, request):
-        return await self._act(request, lambda conflict, wrong: {"state": self.full_state(
-            self.session.resolve(conflict, wrong))}, conflict=int, wrong=int)
+        return await self._act(request, lambda conflict, wrong: self._reply(self.session.resolve(conflict, wrong)),
+                               conflict=int, wrong=int)
 
     async def finish(self, request):
         def run():
@@ -376,18 +383,20 @@ class _Page:
         def run(who, position, cluster, word, confirmed):
             if word not in _MARKS:
                 raise InvalidParameterError(f"'mark' must be one of {', '.join(_MARKS)}, got {word!r}.")
-            return {"state": self.full_state(self.session.mark(position, cluster, _MARKS[word], who, confirmed))}
+            return self._reply(self.session.mark(position, cluster, _MARKS[word], who, confirmed))
 
         return await self._act(request, run, True, {"confirmed": False}, position=str, cluster=int, mark=str,
                                confirmed=bool)
 
     async def move(self, request):
-        return await self._act(request, lambda who, position, row, to: {"state": self.full_state(
-            self.session.move(position, row, to, who))}, True, position=str, row=int, to=int)
+        def run(who, position, row, to):
+            return self._reply(self.session.move(position, row, to, who))
+
+        return await self._act(request, run, True, position=str, row=int, to=int)
 
     async def name(self, request):
-        return await self._act(request, lambda cluster, text: {"state": self.full_state(
-            self.session.name(cluster, text))}, cluster=int, name=str)
+        return await self._act(request, lambda cluster, text: self._reply(self.session.name(cluster, text)),
+                               cluster=int, name=str)
 
     async def answers(self, request):
         """One page of the stored answers for review (``HumanSession.review``), from the query string."""
@@ -397,12 +406,12 @@ class _Page:
         def run(seq, word):
             if word not in _ANSWERS:
                 raise InvalidParameterError(f"'answer' must be one of {', '.join(_ANSWERS)}, got {word!r:.80}.")
-            return {"state": self.full_state(self.session.change(seq, _ANSWERS[word]))}
+            return self._reply(self.session.change(seq, _ANSWERS[word]))
 
         return await self._act(request, run, seq=int, answer=str)
 
     async def withdraw(self, request):
-        return await self._act(request, lambda seq: {"state": self.full_state(self.session.withdraw(seq))}, seq=int)
+        return await self._act(request, lambda seq: self._reply(self.session.withdraw(seq)), seq=int)
 
     async def labels_csv(self, request):
         frame = await run_in_threadpool(self.session.labels_frame)
