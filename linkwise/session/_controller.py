@@ -215,7 +215,7 @@ class HumanSession:
                 self.store.write_meta({**self.store.meta, "team": team})  # a resumed session's team may change
             self._replay = Replay(self.store, data, self.estimator)
             self._desk = TeamDesk(team or stored, self._replay, self.store, self._lock, read_only)
-            self._feedback = ClusterFeedback(data, self.store, self._lock, self._replay, read_only, self._open,
+            self._feedback = ClusterFeedback(data, self.store, self._lock, self._replay, read_only, self._guard,
                                              self._applied, self.state)
             self._review = AnswerReview(data, self.store, self._lock, self._replay, read_only, self.state)
             self._replay.rebuild()
@@ -378,7 +378,7 @@ class HumanSession:
             raise Refused("That question has already been answered (perhaps in another window); "
                           "the current question is shown now.")
 
-    def _open(self, position, annotator=None):
+    def _guard(self, position, annotator=None):
         """Refuse an action as :meth:`_expect` does, and while a contradiction is open."""
         self._expect(position, annotator)
         if self._replay.conflict is not None:
@@ -417,7 +417,7 @@ class HumanSession:
                                         f"got {answer!r}.")
         self._desk.check_annotator(annotator, "answer")
         with self._lock:
-            self._open(position, annotator)
+            self._guard(position, annotator)
             if self.team is not None:
                 self._desk.answer(annotator, answer)
                 return self.state(annotator)
