@@ -27,7 +27,8 @@ from linkwise.exceptions import InvalidParameterError
 
 __all__ = ["HasMethods", "Interval", "StrOptions", "validate_params", "check_params", "check_scalar",
            "check_option", "check_n_clusters", "check_index_set", "check_y_ignored", "check_data",
-           "check_numeric_columns", "check_finite", "magnitude_scale", "owner_name", "holds_bool"]
+           "check_numeric_columns", "check_finite", "magnitude_scale", "minmax_scaling", "apply_scaling", "minmax",
+           "owner_name", "holds_bool"]
 
 
 class Interval(_SklearnInterval):
@@ -267,6 +268,41 @@ def check_finite(X, owner, name="X"):
 
 # squared distances of data within [2**-100, 2**100] in magnitude stay far from float64's overflow and underflow
 _MAGNITUDE_EXPONENT = 100
+
+
+def minmax_scaling(X, axis=0):
+    """The min-max scaling of ``X`` along ``axis`` (default: of each column), for :func:`apply_scaling`.
+
+    Returns ``(exponent, low, span)``: each column is divided by a power of two first (exact), so that values near
+    ±1e308 scale without overflow; a constant column has span 1. With ``axis=0`` each part has one value per
+    column, else the dimensions of ``X`` (``axis`` of length 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> minmax(np.array([[1.0, 5.0], [3.0, 5.0], [2.0, 5.0]])).tolist()
+    [[0.0, 0.0], [1.0, 0.0], [0.5, 0.0]]
+    >>> big = np.finfo(np.float64).max
+    >>> minmax(np.array([[big], [-big]])).ravel().tolist()
+    [1.0, 0.0]
+    """
+    _, exponent = np.frexp(np.abs(X).max(axis=axis, keepdims=True))
+    X = np.ldexp(X, -exponent)
+    low = X.min(axis=axis, keepdims=True)
+    span = X.max(axis=axis, keepdims=True) - low
+    scaling = exponent, low, np.where(span > 0, span, 1.0)
+    return tuple(part.squeeze(0) for part in scaling) if axis == 0 else scaling
+
+
+def apply_scaling(X, scaling):
+    """``X`` scaled as the data :func:`minmax_scaling` was computed on (new rows may fall outside [0, 1])."""
+    exponent, low, span = scaling
+    return (np.ldexp(X, -exponent) - low) / span
+
+
+def minmax(X, axis=0):
+    """``X`` min-max scaled to [0, 1] along ``axis`` (see :func:`minmax_scaling`)."""
+    return apply_scaling(X, minmax_scaling(X, axis))
 
 
 def magnitude_scale(X):

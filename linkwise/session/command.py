@@ -1,11 +1,14 @@
 """``linkwise cluster`` and ``linkwise export``: thin shells over :class:`HumanSession`.
 
-Library errors reach the person as one line through the funnel of :mod:`linkwise.cli`.
+Library errors reach the person as one line through the funnel of :mod:`linkwise.cli`; those about the data name
+the arguments of :func:`~linkwise.session.load_data`, which :func:`_flag_advice` turns into the flags that set them.
 """
 
 import codecs
 import json
 import os
+import re
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -14,6 +17,13 @@ __all__ = ["cluster", "export"]
 
 _DATA_SUFFIXES = {".csv", ".tsv", ".txt", ".gz", ".bz2", ".xz", ".zst", ".zip", ".parquet", ".pq"}
 _DATA_OPTIONS = ("id_column", "text_column", "image_column", "features", "encoding", "series")  # stored in the session file
+# load_data's arguments as its messages name them -> the flag of `linkwise cluster` that sets each
+_FLAGS = {"id_column": "--id-column", "text_column": "--text-column", "image_column": "--image-column",
+          "features": "--features", "encoding": "--encoding", "image_root": "--image-root",
+          "series['columns']": "--series-columns", "series['id']": "--series-id", "series['time']": "--time",
+          "series['value']": "--value"}
+# "the 'features' argument", "encoding='latin-1'", "series['columns']"
+_MENTION = re.compile(r"(?:the )?'(\w+)' argument|\b(\w+)='([^']*)'|(series\['\w+'\])")
 
 
 def _stem(path):
@@ -62,6 +72,31 @@ def _check_output(path, option, kept):
         raise click.BadParameter(f"the folder of {path} does not exist.", param_hint=option)
 
 
+def _as_flags(message):
+    """``message`` with each argument of load_data it names written as the flag that sets it."""
+    def flag(match):
+        argument = match[1] or match[2] or match[4]
+        if argument not in _FLAGS:
+            return match[0]
+        return _FLAGS[argument] + (f" {match[3]}" if match[2] else "")
+
+    return _MENTION.sub(flag, message)
+
+
+@contextmanager
+def _flag_advice():
+    """Errors about the data (from load_data, or a session refusing it), their advice given as flags."""
+    from linkwise._validation import InvalidParameterError
+
+    try:
+        yield
+    except InvalidParameterError as exc:
+        advice = _as_flags(str(exc))
+        if advice == str(exc):
+            raise
+        raise click.ClickException(advice) from None
+
+
 def _load_data(path, stored, image_root=None, **given):
     """The session's data with the options given, else those stored in the session file (``stored``: its meta)."""
     from linkwise.session._data import load_data
@@ -69,7 +104,8 @@ def _load_data(path, stored, image_root=None, **given):
     options = stored.get("data_options", {})
     chosen = {k: options.get(k) if v is None else v for k, v in given.items()}
     root = image_root if image_root is not None else stored.get("image_root")
-    return load_data(path, image_root=root, scale=options.get("scale", "minmax"), **chosen)
+    with _flag_advice():
+        return load_data(path, image_root=root, scale=options.get("scale", "minmax"), **chosen)
 
 
 def _series_option(columns, series_id, time, value):
@@ -230,8 +266,9 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
         from linkwise.session._import import read_known
 
         known = read_known(dataset, constraints, labels)  # before the session: a bad file stores nothing
-    session = HumanSession(session_file, dataset, estimator, trusted_method=method, known=known,
-                           **_team_options(stored.get("team"), annotators, overlap, disagreement, ui))
+    with _flag_advice():  # a new session refuses rows that are all the same in what is clustered
+        session = HumanSession(session_file, dataset, estimator, trusted_method=method, known=known,
+                               **_team_options(stored.get("team"), annotators, overlap, disagreement, ui))
     try:
         imported = sum(a.kind == "imported" for a in session.store.answers())
         click.echo(f"Session file: {session_file} ({session.state()['n_answered']} answers so far"
