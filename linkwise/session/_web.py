@@ -349,7 +349,16 @@ def create_app(session, labels_path, token=None, tokens=None):
 
     def do_finish():
         k = session.write_labels(labels_path)
-        return {"path": str(labels_path), "n_clusters": k, "n_rows": n, "state": full_state()}
+        return {"path": str(labels_path), "n_clusters": k, "n_rows": n, "state": full_state(),
+                "stops": session.team is None and app.state.stop is not None}
+
+    async def finish(request):
+        """Write the labels; then a one-person session's server stops, once the reply is sent (a team's server
+        goes on for the others)."""
+        reply = await action(do_finish)(request)
+        if reply.status_code == 200 and session.team is None and app.state.stop is not None:
+            reply.background = BackgroundTask(app.state.stop)
+        return reply
 
     async def index(request):
         return FileResponse(STATIC / "index.html", media_type="text/html")
@@ -416,7 +425,7 @@ def create_app(session, labels_path, token=None, tokens=None):
         Route("/api/answer", action(do_answer, True, position=str, answer=str), methods=["POST"]),
         Route("/api/undo", action(do_undo, True, position=str), methods=["POST"]),
         Route("/api/resolve", action(do_resolve, conflict=int, wrong=int), methods=["POST"]),
-        Route("/api/finish", action(do_finish), methods=["POST"]),
+        Route("/api/finish", finish, methods=["POST"]),
         Route("/api/join", join, methods=["POST"]),
         Route("/api/clusters", clusters),
         Route("/api/cluster/{cluster:int}/members", members),
@@ -441,11 +450,12 @@ def create_app(session, labels_path, token=None, tokens=None):
                   Middleware(_Guard, tokens=by_token)]
     app = Starlette(routes=routes, middleware=middleware)
     app.state.token, app.state.tokens = (token, None) if tokens is None else (None, tokens)
+    app.state.stop = None  # serve's: stops the server after Finish
     return app
 
 
 def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
-    """Serve the session's page on 127.0.0.1 until interrupted (Ctrl+C).
+    """Serve the session's page on 127.0.0.1 until Finish (a one-person session) or Ctrl+C.
 
     Parameters
     ----------
@@ -470,7 +480,7 @@ def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
     >>> from linkwise.session import HumanSession, load_data, serve
     >>> session = HumanSession("iris.db", load_data("iris.csv"))  # doctest: +SKIP
     >>> serve(session, "iris.labels.csv")  # doctest: +SKIP
-    linkwise session at http://127.0.0.1:50713/?token=...  (Ctrl+C to stop; answers are saved as you go)
+    linkwise session at http://127.0.0.1:50713/?token=...  (Finish or Ctrl+C to stop; answers are saved as you go)
     """
     with requires("session", "serve"):
         import uvicorn
@@ -493,7 +503,8 @@ def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
     if app.state.tokens is None:
         url = f"{origin}/?token={app.state.token}"
         team = "for an open team (each person opens it and gives a name) " if session.team else ""
-        echo(f"linkwise session {team}at {url}  (Ctrl+C to stop; answers are saved as you go)")
+        stop = "Ctrl+C" if session.team else "Finish or Ctrl+C"  # a team's Finish leaves the others answering
+        echo(f"linkwise session {team}at {url}  ({stop} to stop; answers are saved as you go)")
         if open_browser:
             opener = _open_browser(url)
     else:  # each link is one annotator's: sent to them, not opened here
@@ -501,6 +512,7 @@ def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
         for who, token in app.state.tokens.items():
             echo(f"  {who}: {origin}/?token={token}")
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    app.state.stop = lambda: setattr(server, "should_exit", True)
     try:
         server.run(sockets=[sock])
     finally:

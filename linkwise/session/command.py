@@ -194,6 +194,7 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
     from linkwise.session._controller import HumanSession, read_meta
     from linkwise.methods import PARAMS
     from linkwise.session._methods import build_estimator, encode_params, make_method, resolve_method, same_method
+    from linkwise.session._summary import labels_line, summary
 
     if (data is None) == (demo is None):
         raise click.UsageError("Give either DATA (a CSV, Parquet file or folder of images) or --demo digits.")
@@ -208,10 +209,16 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
     _check_output(out, "--out", {"data file": data, "session file": session_file})
     params = _parse_params(params)
     stored = read_meta(session_file) if session_file.exists() else {}  # refuses any file that is not a session
+    features = None if features is None else [c.strip() for c in features.split(",") if c.strip()]
+    series = _series_option(series_columns, series_id, time_column, value)
+    detected = ""  # said once the session starts, not before an error about another option
+    if not stored and data.is_file() and image_column is None and series is None:  # a new session: see _detect
+        from linkwise.session._detect import detect_options
+
+        found = detect_options(data, encoding, id_column=id_column, text_column=text_column, features=features)
+        id_column, text_column, detected = id_column or found.id_column, text_column or found.text_column, found.line
     dataset = _load_data(data, stored, image_root, id_column=id_column, text_column=text_column,
-                         image_column=image_column, encoding=encoding,
-                         series=_series_option(series_columns, series_id, time_column, value),
-                         features=None if features is None else [c.strip() for c in features.split(",") if c.strip()])
+                         image_column=image_column, encoding=encoding, series=series, features=features)
     if dataset.options["series"] is not None and (metric or not stored):  # resumed: the stored metric
         _add_metric(params, metric, None if stored and not method else resolve_method(method or "auto"), session_file,
                     dataset.X)
@@ -233,17 +240,25 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
     session = HumanSession(session_file, dataset, estimator, trusted_method=method, known=known,
                            **_team_options(stored.get("team"), annotators, overlap, disagreement, ui))
     try:
+        if detected:
+            click.echo(detected)
         imported = sum(a.kind == "imported" for a in session.store.answers())
         click.echo(f"Session file: {session_file} ({session.state()['n_answered']} answers so far"
                    + (f", {imported} imported pairs)" if imported else ")"))
         if ui == "terminal":
             from linkwise.session._terminal import run_terminal
 
-            run_terminal(session, out)
+            run_terminal(session, out)  # writes the labels when the person quits (q or Ctrl+C)
         else:
             from linkwise.session._web import serve
 
-            serve(session, out, port=port, open_browser=not no_browser, echo=click.echo)
+            try:
+                serve(session, out, port=port, open_browser=not no_browser, echo=click.echo)
+            except KeyboardInterrupt:  # uvicorn stops gracefully, then raises Ctrl+C again
+                pass
+            click.echo(labels_line(session.data.n_rows, session.write_labels(out), out))
+        for line in summary(session):
+            click.echo(line)
     finally:
         session.close()
 

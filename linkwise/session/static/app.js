@@ -524,9 +524,16 @@ async function finish() {
     document.createTextNode("Saved the clustering of " + reply.n_rows + " items (" + reply.n_clusters +
       " clusters) to " + reply.path + ". "),
   );
-  const link = el("a", null, "Download it");
-  link.href = "/labels.csv";
-  box.append(link, document.createTextNode(". You may close this page, or keep answering."));
+  if (reply.stops) {  // one person's session: the server stops once this reply is sent
+    box.append("The linkwise server has stopped, and this page with it; your answers are kept in the session " +
+      "file. Run the same command again to resume.");
+    document.body.dataset.stopped = "yes";
+  } else {
+    const link = el("a", null, "Download it");
+    link.href = "/labels.csv";
+    box.append(link, ". The server keeps running (Ctrl+C in its terminal stops it): you may close this page, " +
+      "or keep answering.");
+  }
   box.hidden = false;
 }
 
