@@ -30,6 +30,7 @@ from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.session._controller import Refused
 from linkwise.session._data import IMAGE_TYPES, UnsafePathError
+from linkwise.session._export import FORMATS, MEDIA_TYPES, TABLES, format_table, session_table
 from linkwise.session._feedback import NeedsConfirmation
 from linkwise.session._series import cluster_sample
 from linkwise.session._store import SessionWriteError
@@ -407,6 +408,17 @@ def create_app(session, labels_path, token=None, tokens=None):
         return Response(frame.to_csv(index=False), media_type="text/csv",
                         headers={"content-disposition": _attachment(labels_path.name)})
 
+    async def download(request):
+        """A table of the session as a file: ``/download/answers.jsonl`` (the tables and formats of ``_export``)."""
+        table, _, fmt = request.path_params["name"].partition(".")
+        if table not in TABLES or fmt not in FORMATS:
+            return PlainTextResponse(f"No such file; the page offers {', '.join(TABLES)} as {', '.join(FORMATS)}.",
+                                     404)
+        text = await run_in_threadpool(lambda: format_table(session_table(session, table), fmt))
+        stem = labels_path.name.removesuffix(".csv").removesuffix(".labels")
+        return Response(text, media_type=MEDIA_TYPES[fmt],
+                        headers={"content-disposition": _attachment(f"{stem}.{table}.{fmt}")})
+
     async def image(request):
         row = request.path_params["row"]
         if not 0 <= row < n:
@@ -437,6 +449,7 @@ def create_app(session, labels_path, token=None, tokens=None):
         Route("/api/answers/change", action(do_change, seq=int, answer=str), methods=["POST"]),
         Route("/api/answers/withdraw", action(do_withdraw, seq=int), methods=["POST"]),
         Route("/labels.csv", labels_csv),
+        Route("/download/{name}", download),
         Route("/item/{row:int}/image", image),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

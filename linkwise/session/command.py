@@ -281,8 +281,11 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
                    "skops's safe format; else joblib).")
 @click.option("--method", help="The session's method, when the file names one outside linkwise (module:Class): "
               "linkwise imports a method named in a file only if you name it too.")
-def export(session_file, data, out, answers, agreement, constraints, model, method):
-    """Write the clustering of a session file as CSV (id, cluster).
+@click.option("--format", "fmt", type=click.Choice(["csv", "json", "jsonl"]),
+              help="Format of every table written: CSV, JSON (an array of records) or JSON Lines (a record per line). "
+                   "Default: each file's suffix (.json, .jsonl), else CSV.")
+def export(session_file, data, out, answers, agreement, constraints, model, method, fmt):
+    """Write the clustering of a session file (id, cluster, name) as CSV, JSON or JSON Lines.
 
     The session file is only read, even while its session is running.
     """
@@ -299,15 +302,18 @@ def export(session_file, data, out, answers, agreement, constraints, model, meth
     dataset = _load_data(data, meta, **dict.fromkeys(_DATA_OPTIONS))
     session = HumanSession(session_file, dataset, read_only=True, trusted_method=method)
     try:
-        from linkwise.session._import import constraints_frame
+        from linkwise.session._export import export_format, format_table, session_table
 
-        for path, frame in ((out, session.labels_frame()), (answers, answers and session.answers_frame()),
-                            (agreement, agreement and session.agreement_frame()),
-                            (constraints, constraints and constraints_frame(session))):
+        for path, table in ((out, "labels"), (answers, "answers"), (agreement, "agreement"),
+                            (constraints, "constraints")):
+            if not path:
+                continue
+            frame = session_table(session, table)
+            text = format_table(frame, export_format(path, fmt))
             if path == "-":
-                click.echo(frame.to_csv(index=False), nl=False)
-            elif path:
-                frame.to_csv(path, index=False)
+                click.echo(text, nl=False)
+            else:
+                Path(path).write_text(text, encoding="utf-8")
                 click.echo(f"Wrote {len(frame)} rows to {path}", err=True)
         if model:
             from linkwise.session.models import save_model
