@@ -153,7 +153,7 @@ def describe(data, method):
         ``details``: the id and text columns' reasons, the embedding, the features and the method.
     """
     options = data.options
-    name = "items" if data.path is None else f"{data.path.name} · {data.n_rows} items"
+    name = f"{data.n_rows} items" if data.path is None else f"{data.path.name} · {data.n_rows} items"
     parts = [f"{name} named by {options['id_column']}" if options["id_column"] else name]
     if options["text_column"] is not None:
         parts.append(f"grouped by the words of {options['text_column']}")

@@ -30,6 +30,7 @@ from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.session._controller import Refused
 from linkwise.session._data import IMAGE_TYPES, UnsafePathError
+from linkwise.session._detect import describe
 from linkwise.session._export import FORMATS, MEDIA_TYPES, TABLES, format_table, session_table
 from linkwise.session._feedback import NeedsConfirmation
 from linkwise.session._series import cluster_sample
@@ -244,6 +245,7 @@ def create_app(session, labels_path, token=None, tokens=None):
     projection = data.projection
     # columns load_data left out of the features, and why (shown on the page)
     dropped = data.dropped_columns
+    about = describe(data, type(session.estimator).__name__)  # the header's plain words, details on hover
 
     def shown(item):
         """The item with its image's address (served by row number)."""
@@ -265,6 +267,7 @@ def create_app(session, labels_path, token=None, tokens=None):
                 state[part] = {**state[part], "items": [decorate(it) for it in state[part]["items"]]}
         state["labels"] = session.numbers()[sample].tolist()
         state["dropped_columns"] = dropped
+        state["about"] = about
         return state
 
     def annotator_of(request):

@@ -98,9 +98,8 @@ function render(next) {
   $("n-answered").textContent = state.n_answered;
   $("n-clusters").textContent = state.n_clusters;
   $("stability").textContent = state.stability.message;
-  const about = [state.data + " (" + state.n_rows + " items)", state.method];
-  if (state.embedding) about.push("text: " + state.embedding);
-  $("about").textContent = about.join(" · ");
+  $("about").textContent = state.about.text;  // plain words; how the items are compared on hover
+  $("about").title = state.about.details;
   $("ask").hidden = !state.question;
   $("conflict").hidden = !state.conflict;
   $("done").hidden = !state.done;
@@ -558,7 +557,7 @@ document.addEventListener("keydown", (event) => {
   const key = event.key.toLowerCase();
   if (key === "s") answer("same");
   else if (key === "d") answer("different");
-  else if (key === "?" || key === "k") answer("unknown");
+  else if (key === "k") answer("unknown");  // "?" shows the shortcuts (keys.js)
   else if (key === "u") undo();
   else return;
   event.preventDefault();
