@@ -2,6 +2,7 @@
 what is saved, where, and the command that resumes it (which is run to check it)."""
 
 import shlex
+import signal
 
 import pandas as pd
 import pytest
@@ -50,3 +51,20 @@ def test_stopping_prints_what_is_saved_and_how_to_resume(tmp_path, iris_file, st
     assert f"3 answers are saved in {tmp_path / 's.db'}." in output
     assert "Traceback" not in output and "Aborted" not in output
     resumes(output, tmp_path, 3)
+
+
+def test_ctrl_c_in_the_terminal_prints_the_summary(tmp_path, iris_file):
+    from tests.e2e.test_session_terminal import Terminal
+
+    data_path, _ = iris_file
+    term = Terminal(data_path, "--session", tmp_path / "s.db", "--out", tmp_path / "labels.csv")
+    try:
+        term.question()
+        term.press("s")
+        term.question()
+        term.process.send_signal(signal.SIGINT)  # Ctrl+C (the child's session has no controlling terminal)
+        term.expect(r"Saved 147 labels in \d+ clusters to .*labels\.csv\.")
+        term.expect(r"1 answer is saved in .*s\.db\.\s+To resume: linkwise cluster .*iris\.csv --session .*s\.db")
+    finally:
+        term.close()
+    assert term.process.returncode == 0

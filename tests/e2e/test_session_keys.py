@@ -19,7 +19,7 @@ def kinds(path):
         return [kind for (kind,) in db.execute("SELECT kind FROM answers ORDER BY seq")]
 
 
-def selected(page):
+def selected(page):  # noqa: F811
     page.wait_for_selector(".strip.selected", state="attached")
     return int(page.get_attribute(".strip.selected", "data-cluster"))
 
