@@ -67,6 +67,15 @@ def test_cluster_with_no_options_detects_says_so_and_stores_it(tmp_path):
     meta = read_meta(tmp_path / "products.linkwise.db")
     assert meta["data_options"]["id_column"] == "sku" and meta["data_options"]["text_column"] == "description"
     assert "SKU-" in first.output  # the question shows the ids, not row numbers
+    # no answer yet: options given choose the columns anew (not merged with the stored ones)
+    numbers = run("cluster", path, "--ui", "terminal", "--features", "price,weight", input="q\n")
+    assert numbers.exit_code == 0, numbers.output
+    options = read_meta(tmp_path / "products.linkwise.db")["data_options"]
+    assert (options["id_column"], options["text_column"], options["features"]) == ("sku", None, ["price", "weight"])
+    answered = run("cluster", path, "--ui", "terminal", input="s\nq\n")
+    assert answered.exit_code == 0 and "(0 answers so far)" in answered.output, answered.output
+    kept = run("cluster", path, "--ui", "terminal", "--text-column", "description", input="q\n")
+    assert kept.exit_code == 1 and "other feature options" in kept.output
     # an explicit option overrides: no text detected beside --features
     again = run("cluster", path, "--ui", "terminal", "--session", tmp_path / "b.db", "--features", "price,weight",
                 input="q\n")

@@ -356,10 +356,12 @@ def create_app(session, labels_path, token=None, tokens=None):
         return {"path": str(labels_path), "n_clusters": k, "n_rows": n, "state": full_state(),
                 "stops": session.team is None and app.state.stop is not None}
 
+    finish_labels = action(do_finish)
+
     async def finish(request):
         """Write the labels; then a one-person session's server stops, once the reply is sent (a team's server
         goes on for the others)."""
-        reply = await action(do_finish)(request)
+        reply = await finish_labels(request)
         if reply.status_code == 200 and session.team is None and app.state.stop is not None:
             reply.background = BackgroundTask(app.state.stop)
         return reply

@@ -72,6 +72,14 @@ def _load_data(path, stored, image_root=None, **given):
     return load_data(path, image_root=root, scale=options.get("scale", "minmax"), **chosen)
 
 
+def _answered(session_file):
+    """Whether the session file holds an answer (or held one: an undone answer stays in it)."""
+    from linkwise.session._store import SessionStore
+
+    with SessionStore(session_file, read_only=True) as store:
+        return bool(store.answers() or store.retracted())
+
+
 def _series_option(columns, series_id, time, value):
     """The ``series`` argument of load_data from the command line (None: not given)."""
     if columns and (series_id or time or value):
@@ -211,8 +219,13 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
     stored = read_meta(session_file) if session_file.exists() else {}  # refuses any file that is not a session
     features = None if features is None else [c.strip() for c in features.split(",") if c.strip()]
     series = _series_option(series_columns, series_id, time_column, value)
+    chosen = any(v is not None for v in (id_column, text_column, image_column, features, series))
+    fresh = not stored or chosen and not _answered(session_file)  # nothing answered: the columns are chosen anew
+    if stored and fresh:
+        stored = {**stored, "data_options": {k: v for k, v in stored["data_options"].items()
+                                             if k in ("encoding", "scale")}}
     detected = ""  # said once the session starts, not before an error about another option
-    if not stored and data.is_file() and image_column is None and series is None:  # a new session: see _detect
+    if fresh and data.is_file() and image_column is None and series is None:  # see _detect
         from linkwise.session._detect import detect_options
 
         found = detect_options(data, encoding, id_column=id_column, text_column=text_column, features=features)
