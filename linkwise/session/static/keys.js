@@ -17,8 +17,11 @@ function selectedStrip() {
 
 function showSelection() {
   const strip = selectedStrip();
-  for (const s of strips()) s.classList.toggle("selected", s === strip);
-  if (strip) strip.setAttribute("aria-current", "true");
+  for (const s of strips()) {
+    s.classList.toggle("selected", s === strip);
+    if (s === strip) s.setAttribute("aria-current", "true");
+    else s.removeAttribute("aria-current");
+  }
 }
 
 function select(strip) {
