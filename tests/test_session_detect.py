@@ -10,7 +10,7 @@ import linkwise as lw
 from linkwise.cli import main
 from linkwise.session import HumanSession, SessionFileError, load_data
 from linkwise.session._controller import read_meta
-from linkwise.session._detect import describe, detect_columns
+from linkwise.session._detect import describe, detect_columns, detect_options
 from tests.products import products_csv
 
 
@@ -111,3 +111,18 @@ def test_the_header_says_in_plain_words_what_is_clustered_and_keeps_details_for_
     assert about["text"] == "products.csv · 300 items named by sku · grouped by the words of description"
     assert "TF-IDF" not in about["text"] and "TF-IDF" in about["details"] and "COBRAS" in about["details"]
     assert "sku: 300 different short texts" in about["details"]
+
+
+@pytest.mark.parametrize("given, id_column, text_column, line", [
+    ({}, "sku", "description", "not used: price (numbers, left out beside the text"),
+    ({"text_column": "description"}, "sku", None, "Detected: ids from 'sku' (300 different short texts). Options"),
+    ({"features": ["price"]}, "sku", None, "Detected: ids from 'sku' (300 different short texts). Options"),
+    ({"id_column": "sku"}, None, "description", "Detected: clustering on the text of 'description'"),
+    ({"id_column": "sku", "text_column": "description"}, None, None, ""),
+])
+def test_only_what_no_option_names_is_detected_and_said(tmp_path, given, id_column, text_column, line):
+    path, _ = products_csv(tmp_path)
+    found = detect_options(path, None, **{"id_column": None, "text_column": None, "features": None, **given})
+    assert (found.id_column, found.text_column) == (id_column, text_column)
+    assert line in found.line and (found.line == "") == (line == "")
+    assert "'sku'" not in found.line or id_column == "sku"  # a column an option names is not said to be detected

@@ -129,12 +129,14 @@ def detect_options(path, encoding, *, id_column, text_column, features):
     Returns
     -------
     found : Detected
-        The columns detected (None where an option decides), with the reasons of the columns no option names.
+        The columns detected (None where an option decides) with their reasons, and those of the columns left
+        out when no option names what to cluster on (else the options say it).
     """
-    found = detect_columns(_read_table(path, encoding)[0], find_text=text_column is None and features is None)
-    named = {id_column, text_column, *(features or ())} - {None}
-    return Detected(found.id_column if id_column is None else None, found.text_column,
-                    {c: why for c, why in found.reasons.items() if c not in named})
+    chosen = text_column is not None or features is not None
+    found = detect_columns(_read_table(path, encoding)[0], find_text=not chosen)
+    id_found = found.id_column if id_column is None else None
+    reasons = {c: why for c, why in found.reasons.items() if not chosen and c != id_column or c == id_found}
+    return Detected(id_found, found.text_column, reasons)
 
 
 def describe(data, method):
