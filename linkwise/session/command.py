@@ -269,7 +269,10 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
                 serve(session, out, port=port, open_browser=not no_browser, echo=click.echo)
             except KeyboardInterrupt:  # uvicorn stops gracefully, then raises Ctrl+C again
                 pass
-            click.echo(labels_line(session.data.n_rows, session.write_labels(out), out))
+            try:  # the labels as the session ends (after Finish: the same again)
+                click.echo(labels_line(session.data.n_rows, session.write_labels(out), out))
+            except OSError as exc:  # e.g. its folder is gone: the answers are safe in the session file
+                click.echo(f"Could not write the labels to {out}: {exc.strerror or exc}.", err=True)
         for line in summary(session):
             click.echo(line)
     finally:

@@ -68,3 +68,20 @@ def test_ctrl_c_in_the_terminal_prints_the_summary(tmp_path, iris_file):
     finally:
         term.close()
     assert term.process.returncode == 0
+
+
+def test_labels_that_cannot_be_written_at_the_end_are_said_and_the_summary_follows(tmp_path, iris_file):
+    data_path, y = iris_file
+    folder = tmp_path / "out"
+    folder.mkdir()
+    server = Server(data_path, "--session", tmp_path / "s.db", "--out", folder / "labels.csv")
+    try:
+        answer(server, y, 1)
+        folder.rmdir()  # the labels' folder is gone when the session ends
+    finally:
+        server.stop()
+    output = "".join(server.output)
+    assert server.process.returncode == 0
+    assert f"Could not write the labels to {folder / 'labels.csv'}: Cannot save file into a non-existent directory" \
+        in output
+    assert "1 answer is saved in" in output and "To resume: " in output
