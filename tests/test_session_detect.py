@@ -126,3 +126,16 @@ def test_only_what_no_option_names_is_detected_and_said(tmp_path, given, id_colu
     assert (found.id_column, found.text_column) == (id_column, text_column)
     assert line in found.line and (found.line == "") == (line == "")
     assert "'sku'" not in found.line or id_column == "sku"  # a column an option names is not said to be detected
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_detected_columns_hold_the_grouping_the_numbers_miss(tmp_path, seed):
+    from sklearn.cluster import KMeans
+
+    path, category = products_csv(tmp_path, seed=seed)
+    found = detect_options(path, None, id_column=None, text_column=None, features=None)
+    detected = load_data(path, id_column=found.id_column, text_column=found.text_column)
+    numbers = load_data(path, id_column=found.id_column)  # what the first run clustered on
+    ari = [lw.metrics.ari(category, KMeans(4, n_init=10, random_state=0).fit_predict(d.X)) for d in (detected, numbers)]
+    assert ari[0] > 0.6 > 0.2 > ari[1]
+    assert detected.item(0)["id"].startswith("SKU-") and detected.item(0)["text"].endswith(".")
