@@ -114,7 +114,8 @@ class HumanSession:
         The session file (SQLite; created if missing).
     data : Dataset
         From :func:`~linkwise.session.load_data`. A session file refuses data
-        with another fingerprint or other feature options; a new session
+        with another fingerprint, and other feature options once it holds an
+        answer (before, they replace the stored ones); a new session
         refuses rows that are all the same in what is clustered.
     estimator : ActiveEstimator, optional
         The method for a new session (default: ``COBRAS()``); it is cloned.
@@ -278,9 +279,12 @@ class HumanSession:
         # an option a file does not mention (added to linkwise later) has its default, None
         changed = [f"{k}: {stored.get(k)!r} -> {given.get(k)!r}"
                    for k in sorted(set(stored) | set(given)) if stored.get(k) != given.get(k)]
-        if changed:
+        if changed and (self.store.answers() or self.store.retracted()):
             raise SessionFileError(f"The session {path} was made with other feature options ({'; '.join(changed)}). "
                                    "Leave those options out to use the stored ones, or start a new session file.")
+        if changed and not self._read_only:  # nothing answered yet: the person may still choose what to cluster on
+            self.data.check_rows_differ()
+            self.store.write_meta({**meta, "data_options": given, "text_embedding": self.data.embedding})
         if estimator is None:
             return build_estimator(meta["method"], meta["params"], self._trusted)
         estimator = self._adopt(estimator, meta["params"].get("random_state"))

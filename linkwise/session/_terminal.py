@@ -29,6 +29,7 @@ from linkwise.session._controller import Refused
 from linkwise.session._feedback import NeedsConfirmation
 from linkwise.session._store import SessionWriteError
 from linkwise.session._series import cluster_sample
+from linkwise.session._summary import labels_line
 
 with requires("session", "linkwise.session"):
     from rich.console import Console
@@ -291,7 +292,7 @@ def _ask(session, labels_path, console, getchar):
             _say(console, str(exc))
         shown = False
     k = session.write_labels(labels_path)
-    _say(console, f"Saved {state['n_rows']} labels in {k} clusters to {labels_path}.")
+    _say(console, labels_line(state["n_rows"], k, labels_path))
     return k
 
 

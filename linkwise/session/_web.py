@@ -30,6 +30,8 @@ from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.session._controller import Refused
 from linkwise.session._data import IMAGE_TYPES, UnsafePathError
+from linkwise.session._detect import describe
+from linkwise.session._export import FORMATS, MEDIA_TYPES, TABLES, format_table, session_table
 from linkwise.session._feedback import NeedsConfirmation
 from linkwise.session._series import cluster_sample
 from linkwise.session._store import SessionWriteError
@@ -208,6 +210,7 @@ class _Page:
 
     def __init__(self, session, labels_path):
         self.session, self.data, self.labels_path = session, session.data, Path(labels_path)
+        self.about = describe(self.data, type(session.estimator).__name__)  # the header's plain words, details on hover
         n = self.data.n_rows
         # a fixed sample keeps each answer's response small on large data
         self.sample = np.arange(n) if n <= _SCATTER_MAX else np.sort(np.random.RandomState(0).choice(n, _SCATTER_MAX,
@@ -234,6 +237,7 @@ class _Page:
             Route("/api/answers/change", self.change, methods=post),
             Route("/api/answers/withdraw", self.withdraw, methods=post),
             Route("/labels.csv", self.labels_csv),
+            Route("/download/{name}", self.download),
             Route("/item/{row:int}/image", self.image),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ]
@@ -264,6 +268,7 @@ class _Page:
                 state[part] = {**state[part], "items": [self._decorated(it) for it in state[part]["items"]]}
         state["labels"] = self.session.numbers()[self.sample].tolist()
         state["dropped_columns"] = self.data.dropped_columns  # columns load_data left out, and why
+        state["about"] = self.about
         return state
 
     def _reply(self, state):
@@ -344,12 +349,19 @@ class _Page:
                                conflict=int, wrong=int)
 
     async def finish(self, request):
+        """Write the labels; then a one-person session's server stops, once the reply is sent (a team's server
+        goes on for the others)."""
+        stop = request.app.state.stop if self.session.team is None else None
+
         def run():
             k = self.session.write_labels(self.labels_path)
             return {"path": str(self.labels_path), "n_clusters": k, "n_rows": self.data.n_rows,
-                    "state": self.full_state()}
+                    "state": self.full_state(), "stops": stop is not None}
 
-        return await self._act(request, run)
+        reply = await self._act(request, run)
+        if reply.status_code == 200 and stop is not None:
+            reply.background = BackgroundTask(stop)
+        return reply
 
     async def join(self, request):
         """An open team: the person's name, kept in a cookie so that their answers are theirs."""
@@ -418,6 +430,17 @@ class _Page:
         return Response(frame.to_csv(index=False), media_type="text/csv",
                         headers={"content-disposition": _attachment(self.labels_path.name)})
 
+    async def download(self, request):
+        """A table of the session as a file: ``/download/answers.jsonl`` (the tables and formats of ``_export``)."""
+        table, _, fmt = request.path_params["name"].partition(".")
+        if table not in TABLES or fmt not in FORMATS:
+            return PlainTextResponse(f"No such file; the page offers {', '.join(TABLES)} as {', '.join(FORMATS)}.",
+                                     404)
+        text = await run_in_threadpool(lambda: format_table(session_table(self.session, table), fmt))
+        stem = self.labels_path.name.removesuffix(".csv").removesuffix(".labels")
+        return Response(text, media_type=MEDIA_TYPES[fmt],
+                        headers={"content-disposition": _attachment(f"{stem}.{table}.{fmt}")})
+
     async def image(self, request):
         row = request.path_params["row"]
         if not 0 <= row < self.data.n_rows:
@@ -476,11 +499,12 @@ def create_app(session, labels_path, token=None, tokens=None):
                   Middleware(_Guard, tokens=by_token)]
     app = Starlette(routes=_Page(session, labels_path).routes(), middleware=middleware)
     app.state.token, app.state.tokens = (token, None) if tokens is None else (None, tokens)
+    app.state.stop = None  # serve's: stops the server after Finish
     return app
 
 
 def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
-    """Serve the session's page on 127.0.0.1 until interrupted (Ctrl+C).
+    """Serve the session's page on 127.0.0.1 until Finish (a one-person session) or Ctrl+C.
 
     Parameters
     ----------
@@ -505,7 +529,7 @@ def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
     >>> from linkwise.session import HumanSession, load_data, serve
     >>> session = HumanSession("iris.db", load_data("iris.csv"))  # doctest: +SKIP
     >>> serve(session, "iris.labels.csv")  # doctest: +SKIP
-    linkwise session at http://127.0.0.1:50713/?token=...  (Ctrl+C to stop; answers are saved as you go)
+    linkwise session at http://127.0.0.1:50713/?token=...  (Finish or Ctrl+C to stop; answers are saved as you go)
     """
     with requires("session", "serve"):
         import uvicorn
@@ -528,7 +552,8 @@ def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
     if app.state.tokens is None:
         url = f"{origin}/?token={app.state.token}"
         team = "for an open team (each person opens it and gives a name) " if session.team else ""
-        echo(f"linkwise session {team}at {url}  (Ctrl+C to stop; answers are saved as you go)")
+        stop = "Ctrl+C" if session.team else "Finish or Ctrl+C"  # a team's Finish leaves the others answering
+        echo(f"linkwise session {team}at {url}  ({stop} to stop; answers are saved as you go)")
         if open_browser:
             opener = _open_browser(url)
     else:  # each link is one annotator's: sent to them, not opened here
@@ -536,6 +561,7 @@ def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
         for who, token in app.state.tokens.items():
             echo(f"  {who}: {origin}/?token={token}")
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    app.state.stop = lambda: setattr(server, "should_exit", True)
     try:
         server.run(sockets=[sock])
     finally:

@@ -108,6 +108,14 @@ def _load_data(path, stored, image_root=None, **given):
         return load_data(path, image_root=root, scale=options.get("scale", "minmax"), **chosen)
 
 
+def _answered(session_file):
+    """Whether the session file holds an answer (or held one: an undone answer stays in it)."""
+    from linkwise.session._store import SessionStore
+
+    with SessionStore(session_file, read_only=True) as store:
+        return bool(store.answers() or store.retracted())
+
+
 def _series_option(columns, series_id, time, value):
     """The ``series`` argument of load_data from the command line (None: not given)."""
     if columns and (series_id or time or value):
@@ -230,6 +238,7 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
     from linkwise.session._controller import HumanSession, read_meta
     from linkwise.methods import PARAMS
     from linkwise.session._methods import build_estimator, encode_params, make_method, resolve_method, same_method
+    from linkwise.session._summary import labels_line, summary
 
     if (data is None) == (demo is None):
         raise click.UsageError("Give either DATA (a CSV, Parquet file or folder of images) or --demo digits.")
@@ -244,10 +253,21 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
     _check_output(out, "--out", {"data file": data, "session file": session_file})
     params = _parse_params(params)
     stored = read_meta(session_file) if session_file.exists() else {}  # refuses any file that is not a session
+    features = None if features is None else [c.strip() for c in features.split(",") if c.strip()]
+    series = _series_option(series_columns, series_id, time_column, value)
+    chosen = any(v is not None for v in (id_column, text_column, image_column, features, series))
+    fresh = not stored or chosen and not _answered(session_file)  # nothing answered: the columns are chosen anew
+    if stored and fresh:
+        stored = {**stored, "data_options": {k: v for k, v in stored["data_options"].items()
+                                             if k in ("encoding", "scale")}}
+    detected = ""  # said once the session starts, not before an error about another option
+    if fresh and data.is_file() and image_column is None and series is None:  # see _detect
+        from linkwise.session._detect import detect_options
+
+        found = detect_options(data, encoding, id_column=id_column, text_column=text_column, features=features)
+        id_column, text_column, detected = id_column or found.id_column, text_column or found.text_column, found.line
     dataset = _load_data(data, stored, image_root, id_column=id_column, text_column=text_column,
-                         image_column=image_column, encoding=encoding,
-                         series=_series_option(series_columns, series_id, time_column, value),
-                         features=None if features is None else [c.strip() for c in features.split(",") if c.strip()])
+                         image_column=image_column, encoding=encoding, series=series, features=features)
     if dataset.options["series"] is not None and (metric or not stored):  # resumed: the stored metric
         _add_metric(params, metric, None if stored and not method else resolve_method(method or "auto"), session_file,
                     dataset.X)
@@ -270,17 +290,28 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
         session = HumanSession(session_file, dataset, estimator, trusted_method=method, known=known,
                                **_team_options(stored.get("team"), annotators, overlap, disagreement, ui))
     try:
+        if detected:
+            click.echo(detected)
         imported = sum(a.kind == "imported" for a in session.store.answers())
         click.echo(f"Session file: {session_file} ({session.state()['n_answered']} answers so far"
                    + (f", {imported} imported pairs)" if imported else ")"))
         if ui == "terminal":
             from linkwise.session._terminal import run_terminal
 
-            run_terminal(session, out)
+            run_terminal(session, out)  # writes the labels when the person quits (q or Ctrl+C)
         else:
             from linkwise.session._web import serve
 
-            serve(session, out, port=port, open_browser=not no_browser, echo=click.echo)
+            try:
+                serve(session, out, port=port, open_browser=not no_browser, echo=click.echo)
+            except KeyboardInterrupt:  # uvicorn stops gracefully, then raises Ctrl+C again
+                pass
+            try:  # the labels as the session ends (after Finish: the same again)
+                click.echo(labels_line(session.data.n_rows, session.write_labels(out), out))
+            except OSError as exc:  # e.g. its folder is gone: the answers are safe in the session file
+                click.echo(f"Could not write the labels to {out}: {exc.strerror or exc}.", err=True)
+        for line in summary(session):
+            click.echo(line)
     finally:
         session.close()
 
@@ -303,8 +334,11 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
                    "skops's safe format; else joblib).")
 @click.option("--method", help="The session's method, when the file names one outside linkwise (module:Class): "
               "linkwise imports a method named in a file only if you name it too.")
-def export(session_file, data, out, answers, agreement, constraints, model, method):
-    """Write the clustering of a session file as CSV (id, cluster).
+@click.option("--format", "fmt", type=click.Choice(["csv", "json", "jsonl"]),
+              help="Format of every table written: CSV, JSON (an array of records) or JSON Lines (a record per line). "
+                   "Default: each file's suffix (.json, .jsonl), else CSV.")
+def export(session_file, data, out, answers, agreement, constraints, model, method, fmt):
+    """Write the clustering of a session file (id, cluster, name) as CSV, JSON or JSON Lines.
 
     The session file is only read, even while its session is running.
     """
@@ -321,15 +355,18 @@ def export(session_file, data, out, answers, agreement, constraints, model, meth
     dataset = _load_data(data, meta, **dict.fromkeys(_DATA_OPTIONS))
     session = HumanSession(session_file, dataset, read_only=True, trusted_method=method)
     try:
-        from linkwise.session._import import constraints_frame
+        from linkwise.session._export import export_format, format_table, session_table
 
-        for path, frame in ((out, session.labels_frame()), (answers, answers and session.answers_frame()),
-                            (agreement, agreement and session.agreement_frame()),
-                            (constraints, constraints and constraints_frame(session))):
+        for path, table in ((out, "labels"), (answers, "answers"), (agreement, "agreement"),
+                            (constraints, "constraints")):
+            if not path:
+                continue
+            frame = session_table(session, table)
+            text = format_table(frame, export_format(path, fmt))
             if path == "-":
-                click.echo(frame.to_csv(index=False), nl=False)
-            elif path:
-                frame.to_csv(path, index=False)
+                click.echo(text, nl=False)
+            else:
+                Path(path).write_text(text, encoding="utf-8")
                 click.echo(f"Wrote {len(frame)} rows to {path}", err=True)
         if model:
             from linkwise.session.models import save_model
