@@ -207,7 +207,8 @@ def test_the_terminal_shows_the_stability_message(iris_data, tmp_path):
     session = HumanSession(tmp_path / "s.db", data, lw.COBRAS(random_state=0))
     out, keys = StringIO(), iter("sq")
     run_terminal(session, tmp_path / "labels.csv", console=Console(file=out, width=200), getchar=lambda: next(keys))
-    assert "0 answered · 1 clusters · No answers yet." in out.getvalue()
-    assert f"1 answered · {session.state()['n_clusters']} clusters · {session.state()['stability']['message']}" in \
-        out.getvalue()
+    assert "0 of 100 answered · 1 clusters · No answers yet." in out.getvalue()
+    state = session.state()
+    assert (f"1 of 100 answered · {state['n_clusters']} clusters · {state['stability']['message']} · "
+            f"{state['outlook']}") in out.getvalue()
     session.close()

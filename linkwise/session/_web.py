@@ -347,6 +347,9 @@ def create_app(session, labels_path, token=None, tokens=None):
     def do_move(who, position, row, to):
         return {"state": full_state(session.move(position, row, to, who))}
 
+    def do_budget(who, budget):
+        return {"state": full_state(session.raise_budget(budget, who))}
+
     def do_finish():
         k = session.write_labels(labels_path)
         return {"path": str(labels_path), "n_clusters": k, "n_rows": n, "state": full_state()}
@@ -417,6 +420,7 @@ def create_app(session, labels_path, token=None, tokens=None):
         Route("/api/undo", action(do_undo, True, position=str), methods=["POST"]),
         Route("/api/resolve", action(do_resolve, conflict=int, wrong=int), methods=["POST"]),
         Route("/api/finish", action(do_finish), methods=["POST"]),
+        Route("/api/budget", action(do_budget, True, budget=int), methods=["POST"]),
         Route("/api/join", join, methods=["POST"]),
         Route("/api/clusters", clusters),
         Route("/api/cluster/{cluster:int}/members", members),

@@ -122,7 +122,7 @@ def test_keys_answer_undo_and_quit_then_resume(tmp_path, iris_file):
 
     term = Terminal(*args)  # resumes at question 7
     try:
-        term.expect("6 answered")
+        term.expect("6 of 100 answered")  # the default budget of a new session
         assert term.question()[0] == 7
         term.press("q")
         term.expect("Saved 147 labels")

@@ -98,6 +98,7 @@ function render(next) {
   $("n-answered").textContent = state.n_answered;
   $("n-clusters").textContent = state.n_clusters;
   $("stability").textContent = state.stability.message;
+  renderProgress(state);
   const about = [state.data + " (" + state.n_rows + " items)", state.method];
   if (state.embedding) about.push("text: " + state.embedding);
   $("about").textContent = about.join(" · ");
