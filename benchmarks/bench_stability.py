@@ -191,6 +191,9 @@ def report(frame, args):
         for split in ("tuning", "held-out"):
             family_rows.append(row(f"{family}: {name(pick)}, {split}", summary(each[each.split == split])))
     top = sorted(ok, key=lambda rule: -scores[rule]["saved"])[:12]
+    # how early a signal can come: per minimum window, its safest rule on the tuning half
+    safest = {w: max((r for r in grid if r[0] == w), key=lambda r: (scores[r]["ok"], scores[r]["saved"]))
+              for w in WINDOWS}
     per_dataset = per_run.groupby("dataset", sort=False).apply(
         lambda p: pd.Series({"split": p.split.iloc[0], "shown": p["first"].notna().mean(),
                              "first": p["first"].median(), "worst cost": p.cost.max()}), include_groups=False)
@@ -241,6 +244,13 @@ The twelve rules that save the most answers among those meeting the requirement 
 | rule | cost <= 0.02 | runs where shown | first shown (median) | answers saved |
 |---|---|---|---|---|
 {chr(10).join(f"| {name(r)} | {scores[r]['ok']:.2f} | {scores[r]['shown']:.2f} | {scores[r]['median first']:.0f} | {scores[r]['saved']:.2f} |" for r in top)}
+
+How early a signal can come: per minimum window (none is shown before it), the rule of the grid that stops
+safely most often on the tuning half:
+
+| window | that rule | cost <= 0.02, tuning | runs where shown | first shown (median) |
+|---|---|---|---|---|
+{chr(10).join(f"| {w} | {name(r)} | {scores[r]['ok']:.2f} | {scores[r]['shown']:.2f} | {scores[r]['median first']:.0f} |" for w, r in safest.items())}
 
 ## When the chosen rule first shows "you can stop" (runs per range of answers)
 

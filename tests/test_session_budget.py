@@ -92,3 +92,26 @@ def test_a_check_question_says_what_the_earlier_answers_imply(iris_data, tmp_pat
             session.answer(state["position"], bool(y[i] == y[j]))
         session.close()
     assert checks  # the method did check some answers
+
+
+@pytest.mark.parametrize("body, status, message", [({"budget": 12.5}, 400, "must be a"),
+                                                   ({"budget": "20"}, 400, "must be a"),
+                                                   ({"budget": True}, 400, "must be a"), ({}, 400, "lacks the field"),
+                                                   ({"budget": 4}, 400, "above the current budget (6)")])
+def test_the_budget_route_refuses_bad_values_with_a_reason(live, iris_data, body, status, message):
+    data, y = iris_data
+    server, session = live(data, lw.COBRAS(random_state=0, max_queries=6))
+    client = server.client()
+    response = client.post("/api/budget", json=body)
+    assert response.status_code == status and message in response.json()["error"]
+    assert session.budget == 6 and session.store.meta["params"]["max_queries"] == 6
+
+
+def test_the_budget_is_raised_over_http(live, iris_data):
+    data, y = iris_data
+    server, session = live(data, lw.COBRAS(random_state=0, max_queries=2))
+    client = server.client()
+    answer_from(session, y, 2)
+    assert client.get("/api/state").json()["done_reason"] == "budget"
+    state = client.post("/api/budget", json={"budget": 4}).json()["state"]
+    assert (state["budget"], state["n_asked"], state["done"]) == (4, 2, False) and state["question"]["number"] == 3
