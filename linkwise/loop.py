@@ -342,7 +342,6 @@ class ActiveSession:
                                         f"False (different clusters) or None (don't know), got {answer!r}.")
         (i, j), ctx = self._pending, self._ctx
         answer = None if answer is None else bool(answer)
-        question = (i, j, answer)
         if answer is None:
             self._dont_know.add(pair_key(i, j))
         else:
@@ -366,7 +365,7 @@ class ActiveSession:
         finally:
             if self.estimator_._anytime:
                 self._history.append(self.estimator_._snapshot(ctx))
-        self._observe(question=question)
+        self._observe()
 
     @_locked
     def replay(self, answers):
@@ -479,9 +478,9 @@ class ActiveSession:
                 self._advance(known)
         self._observe(answered=False)
 
-    def _observe(self, answered=True, question=None):
+    def _observe(self, answered=True):
         if self._monitor is not None:
-            self._monitor.update(self.labels_, answered, question)
+            self._monitor.update(self.labels_, answered)
 
     # -- results ------------------------------------------------------------
     @property

@@ -301,8 +301,7 @@ class HumanSession(ClusterFeedback, AnswerReview, TeamDesk):
             stated = [(row.i, row.j, row.answer)] if row.kind == "question" else session.informed[informed:]
             self._source.update({(pair_key(i, j), a): row for i, j, a in stated})
             self._labels = None
-            asked = row.kind == "question"
-            self._stability.update(self.labels(), asked, (row.i, row.j, row.answer) if asked else None)
+            self._stability.update(self.labels(), answered=row.kind == "question")
             self.numbers()
             # a second annotator's other answer: a tolerant method weighs both (repair), nobody is asked
             if len(constraints.conflicts) == before or row.seq in self._later:
