@@ -504,6 +504,14 @@ class ActiveSession:
         return self._ctx.n_queries
 
     @property
+    def checking(self):
+        """True when the pending question is a check of earlier answers: a method that allows for wrong answers
+        (Auto, NoiseRobustCOBRAS) asks a pair they already settle, to catch a wrong one (a recheck, or a pair
+        whose settling answer it no longer believes). No other question is ever one the answers settle."""
+        pending = self._pending
+        return pending is not None and (self._recheck or self._ctx.constraints.relation(*pending) is not None)
+
+    @property
     def constraints(self):
         """The session's :class:`~linkwise.ConstraintStore`."""
         return self._ctx.constraints

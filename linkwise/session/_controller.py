@@ -43,6 +43,7 @@ from sklearn.base import clone
 
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
+from linkwise.graph import pair_key
 from linkwise.loop import ActiveEstimator
 from linkwise.session._data import Dataset
 from linkwise.session._desk import TeamDesk
@@ -60,6 +61,7 @@ with requires("session", "linkwise.session"):
 __all__ = ["HumanSession", "Refused", "ANSWER_WORDS", "read_meta"]
 
 
+DEFAULT_BUDGET = 100  # questions of a new session whose method sets no max_queries; raised from the page or terminal
 _OPTIONAL_TEXT = (str, type(None))
 # what a session's meta must hold, by type: a damaged or hand-edited file is refused, not half-used
 _META_TYPES = {"data_path": str, "data_fingerprint": str, "data_options": dict, "image_root": str, "method": str,
@@ -260,6 +262,8 @@ class HumanSession:
         from linkwise.cobra import COBRAS
 
         estimator = self._adopt(COBRAS() if estimator is None else estimator, secrets.randbelow(2**31))
+        if "max_queries" in estimator.get_params() and estimator.max_queries is None:  # "N of M"; M can be raised
+            estimator.set_params(max_queries=DEFAULT_BUDGET)
         encode_params(estimator)  # refuse parameters the file cannot store, before anything is asked
         seed = estimator.random_state
         if not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
@@ -282,12 +286,14 @@ class HumanSession:
         if changed and (self.store.answers() or self.store.retracted()):
             raise SessionFileError(f"The session {path} was made with other feature options ({'; '.join(changed)}). "
                                    "Leave those options out to use the stored ones, or start a new session file.")
-        if changed and not self._read_only:  # nothing answered yet: the person may still choose what to cluster on
+        if changed and not self.read_only:  # nothing answered yet: the person may still choose what to cluster on
             self.data.check_rows_differ()
             self.store.write_meta({**meta, "data_options": given, "text_embedding": self.data.embedding})
         if estimator is None:
             return build_estimator(meta["method"], meta["params"], self._trusted)
         estimator = self._adopt(estimator, meta["params"].get("random_state"))
+        if "max_queries" in estimator.get_params():  # the budget is the session's (raise_budget), not the method's
+            estimator.set_params(max_queries=meta["params"].get("max_queries"))
         wanted = encode_params(estimator)
         if method_spec(estimator) != meta["method"]:
             differs = f"method {meta['method']!r}, not {method_spec(estimator)!r}"
@@ -345,6 +351,11 @@ class HumanSession:
             together; or None), ``done``, ``n_answered``, ``n_clusters``,
             ``can_undo``, ``method``, ``embedding``, ``data``, ``n_rows``,
             ``stability`` (the fields of :attr:`ActiveSession.stability_ <linkwise.ActiveSession>`),
+            ``budget`` (the method's ``max_queries``, None: no limit) and
+            ``n_asked`` (the method's questions answered so far, what the
+            budget counts), ``outlook`` (what more answers are expected to
+            change), ``done_reason`` ("budget" when the budget is spent,
+            "method" when the method has nothing left to ask, else None),
             ``notice`` (``SessionStore.notice``: the session file was
             deleted or moved and the session went on in a recovery file; else
             None); in a team's session ``team`` (who, the team, the
@@ -363,17 +374,71 @@ class HumanSession:
                 n, mine = sum(r.kind == "question" for r in replay.rows), desk.team_state(annotator)
                 can_undo = mine["n_mine"] > 0
             question = None if pair is None else {"pair": [int(pair[0]), int(pair[1])], "number": n + 1,
-                                                  "items": [self.data.item(pair[0]), self.data.item(pair[1])]}
+                                                  "items": [self.data.item(pair[0]), self.data.item(pair[1])],
+                                                  "check": self._check_reason(pair)}
+            budget, asked, done = self.budget, session.n_queries, conflict is None and pair is None and session.done
             return {
                 "position": position, "revision": self.revision, "question": question,
                 "conflict": None if conflict is None else replay.conflict_state(),
-                "done": conflict is None and pair is None and session.done, "n_answered": n,
+                "done": done, "n_answered": n, "budget": budget, "n_asked": asked,
+                "done_reason": None if not done else "budget" if budget is not None and asked >= budget else "method",
+                "outlook": replay.stability.estimate.outlook(None if budget is None else max(0, budget - asked)),
                 "n_clusters": int(self.labels().max()) + 1, "can_undo": can_undo or conflict is not None,
                 "method": type(self.estimator).__name__, "embedding": self.data.embedding,
                 "data": self.data.path.name, "n_rows": self.data.n_rows,
                 "stability": replay.stability.estimate._asdict(), "notice": self.store.notice,
                 **({} if team is None else {"team": mine}),
             }
+
+    def _check_reason(self, pair):
+        """Why a question the earlier answers settle is asked (one line for the person), or None for any other."""
+        session = self._replay.session
+        pending = session.ask()
+        if not session.checking or pending is None or pair_key(*pending) != pair_key(*pair):
+            return None
+        implied = session.constraints.relation(*pair)
+        if implied is None:  # settled by what the method believes of the answers, not by the answers as given
+            return "A check of your earlier answers: the method asks this pair to catch a wrong one."
+        return f"A check: your earlier answers imply {'same group' if implied else 'different groups'}."
+
+    @property
+    def budget(self):
+        """The most questions the method asks (its ``max_queries``; None: no limit). :meth:`raise_budget` raises it."""
+        return getattr(self.estimator, "max_queries", None)
+
+    def raise_budget(self, budget, annotator=None):
+        """Let the method ask up to ``budget`` questions in all; kept in the session file.
+
+        The budget is the session's: a new session whose method sets no ``max_queries`` gets
+        ``DEFAULT_BUDGET`` (100), and a resumed one keeps its stored budget whatever its method is given.
+
+        Parameters
+        ----------
+        budget : int
+            The new budget, more than the current one.
+        annotator : str, optional
+            Whose :meth:`state` to return (a team's session).
+
+        Returns
+        -------
+        state : dict
+            The new :meth:`state`: a session whose budget was spent asks again.
+        """
+        current = self.budget
+        if current is None:
+            raise Refused("This session has no question budget: the method asks until it has nothing left to ask.")
+        if isinstance(budget, bool) or not isinstance(budget, numbers.Integral) or budget <= current:
+            raise InvalidParameterError("The 'budget' argument of HumanSession.raise_budget must be a whole number of "
+                                        f"questions above the current budget ({current}), got {budget!r}.")
+        self._desk.check_annotator(annotator, "raise_budget")
+        with self._lock:
+            if self.read_only:
+                raise Refused("This session was opened read-only; nothing can be changed in it.")
+            estimator = clone(self.estimator).set_params(max_queries=int(budget))
+            self.store.write_meta({**self.store.meta, "params": encode_params(estimator)})
+            self.estimator = self._replay.estimator = estimator
+            self._replay.rebuild()  # the same answers replayed under the new budget
+            return self.state(annotator)
 
     # -- actions --------------------------------------------------------------
     def _expect(self, position, annotator=None):

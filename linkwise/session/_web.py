@@ -227,6 +227,7 @@ class _Page:
             Route("/api/undo", self.undo, methods=post),
             Route("/api/resolve", self.resolve, methods=post),
             Route("/api/finish", self.finish, methods=post),
+            Route("/api/budget", self.budget, methods=post),
             Route("/api/join", self.join, methods=post),
             Route("/api/clusters", self.clusters),
             Route("/api/cluster/{cluster:int}/members", self.members),
@@ -362,6 +363,10 @@ class _Page:
         if reply.status_code == 200 and stop is not None:
             reply.background = BackgroundTask(stop)
         return reply
+
+    async def budget(self, request):
+        return await self._act(request, lambda who, budget: self._reply(self.session.raise_budget(budget, who)), True,
+                               budget=int)
 
     async def join(self, request):
         """An open team: the person's name, kept in a cookie so that their answers are theirs."""

@@ -98,6 +98,7 @@ function render(next) {
   $("n-answered").textContent = state.n_answered;
   $("n-clusters").textContent = state.n_clusters;
   $("stability").textContent = state.stability.message;
+  renderProgress(state);
   $("about").textContent = state.about.text;  // plain words; how the items are compared on hover
   $("about").title = state.about.details;
   $("ask").hidden = !state.question;
