@@ -264,7 +264,8 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
     if fresh and data.is_file() and image_column is None and series is None:  # see _detect
         from linkwise.session._detect import detect_options
 
-        found = detect_options(data, encoding, id_column=id_column, text_column=text_column, features=features)
+        with _flag_advice():  # detection reads the file first: its errors name flags too
+            found = detect_options(data, encoding, id_column=id_column, text_column=text_column, features=features)
         id_column, text_column, detected = id_column or found.id_column, text_column or found.text_column, found.line
     dataset = _load_data(data, stored, image_root, id_column=id_column, text_column=text_column,
                          image_column=image_column, encoding=encoding, series=series, features=features)
