@@ -248,7 +248,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
     True
     """
 
-    _anytime = True
+    anytime = True
 
     def __init__(
         self,
@@ -282,15 +282,15 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
             self.noise_probability, "noise_probability", self, kind="float", low=0.0, high=0.5, include_high=False
         )
 
-    def _tolerant_constraints(self):
+    def tolerates_contradictions(self):
         return True  # answers are counted, so a contradiction (a wrong answer) is no reason to stop
 
-    def _focus(self):  # every answer is recorded from the first; checks start once COBRAS runs
+    def focus(self):  # every answer is recorded from the first; checks start once COBRAS runs
         none = np.empty(0, dtype=np.intp)
-        return (none, none) if self._cobras is None else self._cobras._focus()
+        return (none, none) if self._cobras is None else self._cobras.focus()
 
     # -- the question generator ---------------------------------------------------
-    def _questions(self, ctx):
+    def questions(self, ctx):
         self._pairs, self._answers, self._n_seen, self._revision = [], [], 0, 0
         self._cobras, self.switched_at_ = None, None
         self._refitted = None  # the fallback's last fit: ((answers, revision), labels)
@@ -298,7 +298,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         self.switched_at_ = ctx.n_queries
         # COBRAS starts from the chosen candidate (its merging phase checks the large clusters), draws from ctx.rng
         self._cobras = COBRAS(metric=self.metric, window=self.window, cache=self.cache)
-        yield from self._cobras._questions(ctx, seeds=_seeds(ctx.X, self._cand_full(self._best())))
+        yield from self._cobras.questions(ctx, seeds=_seeds(ctx.X, self._cand_full(self._best())))
 
     def _score(self, ctx):
         """Score the candidates on the answers given since the last call (``ctx.log``).
@@ -398,12 +398,12 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         return int(np.count_nonzero(same != np.asarray(self._answers)))
 
     # -- what is reported -----------------------------------------------------------
-    def _current_labels(self, ctx):
+    def current_labels(self, ctx):
         self._score(ctx)
         best = self._cand_full(self._best()).astype(np.intp)
         report, wrong = best, self._violations(best)
         if self._cobras is not None:
-            refined = self._cobras._current_labels(ctx)
+            refined = self._cobras.current_labels(ctx)
             if ctx.informed:  # COBRAS honours the feedback
                 return refined
             refined_wrong = self._violations(refined)
@@ -422,7 +422,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
             return labels
         others = [_seeds(ctx.X, labels)]
         if self._cobras is not None:
-            others.append(self._cobras._current_labels(ctx))
+            others.append(self._cobras.current_labels(ctx))
         if self._refitted is not None:
             others.append(self._refitted[1])
         others = [other for other in others if other is not None and not _mostly_singletons(other)]
@@ -443,7 +443,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         return labels if self._violations(labels) < wrong else report
 
     def _inputs(self, ctx):
-        """The fallback's model inputs, made once per fit and kept on ``ctx`` (not with the fitted estimator)."""
-        if getattr(ctx, "design", None) is None:
-            ctx.design = design_matrix(ctx.X, FALLBACK_DIMS, self._gen_rows)
-        return ctx.design
+        """The fallback's model inputs, made once per fit and kept in ``ctx.state`` (not with the fitted estimator)."""
+        if "design" not in ctx.state:
+            ctx.state["design"] = design_matrix(ctx.X, FALLBACK_DIMS, self._gen_rows)
+        return ctx.state["design"]

@@ -319,7 +319,7 @@ def _check_user_objects(case):
 
 def _check_labels_history(case):
     est = case.fit()
-    if not est._anytime:
+    if not est.anytime:
         return
     history = np.asarray(est.labels_history_)
     shape = (est.n_queries_, len(case.X))

@@ -46,8 +46,8 @@ class PlantedOracle:
 class Spy(NoiseRobustCOBRAS):
     """Counts the questions each contradiction costs."""
 
-    def _knowledge(self, ctx):
-        belief = super()._knowledge(ctx)
+    def knowledge(self, ctx):
+        belief = super().knowledge(ctx)
         repair, self.repair_costs = belief._repair, []
 
         def counted():
@@ -232,11 +232,11 @@ def test_bad_parameters_are_named(blobs, params, name):
 def test_the_noisy_answer_belief_plugs_into_another_method_cobra(iris):
     # the repair is the knowledge's, not COBRAS's: COBRA on NoisyAnswers finds and repairs wrong answers too
     class NoisyCOBRA(lw.COBRA):
-        def _tolerant_constraints(self):
+        def tolerates_contradictions(self):
             return True
 
-        def _knowledge(self, ctx):
-            self.belief = NoisyAnswers(ctx, 0.05, self._focus)
+        def knowledge(self, ctx):
+            self.belief = NoisyAnswers(ctx, 0.05, self.focus)
             return self.belief
 
     X, y = iris

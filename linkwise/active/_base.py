@@ -1,6 +1,6 @@
 """What every query strategy shares: the base class, ``collect``, and the neighbourhood look-up.
 
-A strategy is a question generator, ``_questions(ctx, n_clusters, fit_labels)``,
+A strategy is a question generator, ``questions(ctx, n_clusters, fit_labels)``,
 run by the shared loop (:mod:`linkwise.loop`) inside :class:`~linkwise.active.ActiveClustering`
 or alone through :meth:`QueryStrategy.collect`; ``fit_labels()`` is the clustering of
 the answers so far (iterative strategies such as NPU need it while they ask).
@@ -30,7 +30,7 @@ _CLOSURE_CLUSTERERS = (PCKMeans, MPCKMeans, MKMeans)
 class QueryStrategy(BaseEstimator):
     """Base class of the query strategies in :mod:`linkwise.active`.
 
-    Subclasses implement the generator ``_questions`` and may override
+    Subclasses implement the generator ``questions`` and may override
     ``_validate_params``; ``_needs_clusterer = True``: the strategy
     re-clusters while it asks.
     """
@@ -40,8 +40,8 @@ class QueryStrategy(BaseEstimator):
     def _validate_params(self):
         """Check constructor parameters; raise InvalidParameterError naming the bad one."""
 
-    def _questions(self, ctx, n_clusters, fit_labels):
-        raise NotImplementedError(f"{type(self).__name__} must implement _questions(ctx, n_clusters, fit_labels)")
+    def questions(self, ctx, n_clusters, fit_labels):
+        raise NotImplementedError(f"{type(self).__name__} must implement questions(ctx, n_clusters, fit_labels)")
 
     def collect(self, X, oracle, *, n_clusters, max_queries=None, queryable=None, random_state=None):
         """Ask ``oracle`` the questions this strategy picks and return the answers.
@@ -160,7 +160,7 @@ def run_strategy(strategy, ctx, n_clusters, fit_labels):
         raise InvalidParameterError(f"n_clusters={n_clusters} is larger than the number of rows of X "
                                     f"({ctx.n_samples}); ask for at most one cluster per row.")
     strategy._validate_params()
-    return strategy._questions(ctx, n_clusters, fit_labels)
+    return strategy.questions(ctx, n_clusters, fit_labels)
 
 
 class _Collect(ActiveEstimator):
@@ -174,7 +174,7 @@ class _Collect(ActiveEstimator):
         owner = f"{type(self.strategy).__name__}.collect"
         check_scalar(self.max_queries, "max_queries", owner, kind="int", low=0, none_ok=True, role="argument")
 
-    def _questions(self, ctx):
+    def questions(self, ctx):
         fit_labels = None if self.clusterer is None else ConstrainedFit(self.clusterer, ctx).labels
         yield from run_strategy(clone(self.strategy), ctx, self.n_clusters, fit_labels)
 

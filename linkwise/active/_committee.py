@@ -75,7 +75,7 @@ class Committee(QueryStrategy):
         kappa_ml = check_scalar(self.kappa_ml, "kappa_ml", self, kind="float", low=0.0, high=1.0)
         check_scalar(self.kappa_cl, "kappa_cl", self, kind="float", low=0.0, high=kappa_ml, include_high=False)
 
-    def _questions(self, ctx, n_clusters, fit_labels):
+    def questions(self, ctx, n_clusters, fit_labels):
         codes = ensemble_labels(ctx.X, n_clusters, self.n_estimators, self.sample_fraction, ctx.rng, owner=self)
         flat, n_codes = flat_codes(codes)
         clusters = _Clusters(flat, n_codes)

@@ -82,7 +82,7 @@ class NPU(QueryStrategy):
         check_scalar(self.batch_size, "batch_size", self, kind="int", low=1)
         check_scalar(self.renew, "renew", self, kind="float", low=0.0, high=1.0, include_low=False)
 
-    def _questions(self, ctx, n_clusters, fit_labels):
+    def questions(self, ctx, n_clusters, fit_labels):
         rng = ctx.rng
         open_ = ctx.queryable_mask.copy()  # queryable points not asked about yet
         first = int(rng.choice(ctx.queryable))

@@ -97,7 +97,7 @@ class COBRA(SeriesMetric, SuperInstanceClustering):
         super()._validate_params()
         check_scalar(self.n_super_instances, "n_super_instances", self, kind="int", low=1)
 
-    def _questions(self, ctx):
+    def questions(self, ctx):
         X, n, qmask = ctx.X, ctx.n_samples, ctx.queryable_mask
         k = self.n_super_instances
         if k > n:

@@ -130,7 +130,7 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
         self.metric, self.window, self.cache = metric, window, cache
         self.random_state = random_state
 
-    def _questions(self, ctx, seeds=None):
+    def questions(self, ctx, seeds=None):
         """The question generator; ``seeds`` (labels of every row, or None) are the first super-instances."""
         X, qmask = ctx.X, ctx.queryable_mask
         tree = self._start_tree(ctx)

@@ -24,17 +24,17 @@ class RepairAttributes:
 
     With ``noise_probability > 0`` its knowledge (see :mod:`linkwise.loop`)
     is :class:`NoisyAnswers` checking what ``focus()`` gives (by default
-    ``_focus``: the representatives and the cluster of each), with the
+    ``focus``: the representatives and the cluster of each), with the
     estimator's ``check_threshold`` and ``max_repair_questions`` if it has
     them; otherwise the answers as given. ``corrections_`` and
     ``n_extra_queries_`` report the repairs.
     """
 
-    def _knowledge(self, ctx, focus=None):
+    def knowledge(self, ctx, focus=None):
         self._belief = ctx.constraints
         if self.noise_probability > 0:
             options = {k: getattr(self, k) for k in ("check_threshold", "max_repair_questions") if hasattr(self, k)}
-            self._belief = NoisyAnswers(ctx, self.noise_probability, focus or self._focus, **options)
+            self._belief = NoisyAnswers(ctx, self.noise_probability, focus or self.focus, **options)
         return self._belief
 
     @property
@@ -148,7 +148,7 @@ class NoiseRobustCOBRAS(RepairAttributes, COBRAS):
         check_scalar(self.check_threshold, "check_threshold", self, kind="float", low=0.0, high=1.0, include_low=False)
         check_scalar(self.max_repair_questions, "max_repair_questions", self, kind="int", low=0)
 
-    def _tolerant_constraints(self):
+    def tolerates_contradictions(self):
         return self.noise_probability > 0  # else plain COBRAS on the answers as given
 
     @property

@@ -138,7 +138,7 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
     0.72
     """
 
-    _anytime = True
+    anytime = True
 
     def __init__(self, *, algorithms=FAMILIES, grid=None, dbscan_noise="singletons", update_factor=2.0,
                  sample_size=200, max_queries=None, max_samples=1000, n_jobs=None, cache=None,
@@ -156,13 +156,13 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
         check_scalar(self.noise_probability, "noise_probability", self, kind="float", low=0.0, high=0.5,
                      include_high=False)
 
-    def _tolerant_constraints(self):
+    def tolerates_contradictions(self):
         return True  # selection counts answers, so a contradiction is no reason to stop
 
-    def _knowledge(self, ctx):
-        return super()._knowledge(ctx, lambda: _answered(self._belief, ctx))
+    def knowledge(self, ctx):
+        return super().knowledge(ctx, lambda: _answered(self._belief, ctx))
 
-    def _questions(self, ctx):
+    def questions(self, ctx):
         owner = type(self).__name__
         spec = check_common(owner, (self.algorithms, self.grid), self.dbscan_noise, self.n_jobs, self.cache)
         rows, to_row, queryable = None, None, ctx.queryable
