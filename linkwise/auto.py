@@ -12,7 +12,8 @@ from sklearn.metrics import silhouette_score
 from linkwise._validation import InvalidParameterError, check_scalar
 from linkwise.bayes import design_matrix, refit_labels
 from linkwise.cobra import COBRAS, RepairAttributes, SeriesMetric
-from linkwise.cobs import FAMILIES, agreement_matrix, candidates_for, check_common, draw_pairs, nearest_rows
+from linkwise.cobs import FAMILIES, agreement_matrix, candidates_for, check_common, nearest_rows
+from linkwise.committee import committee_questions, sample_rows
 from linkwise.loop import ActiveEstimator
 
 __all__ = ["Auto"]
@@ -190,9 +191,10 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         (see :class:`~linkwise.NoiseRobustCOBRAS`); 0 trusts every answer:
         no repair, no check, COBRAS plain.
     max_samples : int, default=1000
-        Candidates are generated on at most this many rows (a random sample;
-        every other row takes the label of its nearest sampled row), which
-        bounds the work before the first question.
+        Candidates are generated on at most this many rows (the queryable
+        rows first, as many as fit, then random others; every other row takes
+        the label of its nearest sampled row), which bounds the work before
+        the first question.
     n_jobs : int, optional
         joblib parallelism of the candidate generation.
     metric : {"euclidean", "dtw", "kshape"}, default="euclidean"
@@ -322,26 +324,17 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
     def _select(self, ctx):
         """Committee questions while selection among the candidates is informative (a generator)."""
         self._generate(ctx)
-        rows = self._gen_rows
-        queryable = np.flatnonzero(ctx.queryable_mask[rows])  # positions within the generation rows
-        n_code = int(queryable.max()) + 1 if queryable.size else 1
-        seen = set()
-        while (pool := draw_pairs(ctx.rng, queryable, n_code, _POOL, seen)).size:
-            seen.update(pool.tolist())
-            a, b = pool // n_code, pool % n_code
-            together = (self._cand[:, a] == self._cand[:, b]).astype(float)
-            unasked = np.ones(pool.size, dtype=bool)
-            while unasked.any():
-                w = np.exp(self.log_posterior_ - self.log_posterior_.max())
-                p = (w @ together) / w.sum()
-                doubt = np.minimum(p, 1 - p)
-                doubt[~unasked] = -1.0
-                k = int(np.argmax(doubt))
-                if doubt[k] < _AGREED or self._rejected() or ctx.informed:
-                    return  # the committee agrees, the answers reject it, or feedback came (COBRAS uses it): refine
-                unasked[k] = False
-                yield int(rows[a[k]]), int(rows[b[k]])
-                self._score(ctx)
+
+        def choose(together, unasked):  # the weight rule: the posterior's
+            w = np.exp(self.log_posterior_ - self.log_posterior_.max())
+            p = (w @ together.astype(float)) / w.sum()
+            doubt = np.minimum(p, 1 - p)
+            doubt[~unasked] = -1.0
+            k = int(np.argmax(doubt))
+            # the committee agrees, the answers reject it, or feedback came (COBRAS uses it): refine
+            return None if doubt[k] < _AGREED or self._rejected() or ctx.informed else k
+
+        yield from committee_questions(ctx, self._cand, self._gen_rows, _POOL, choose, lambda *_: self._score(ctx))
 
     def _rejected(self):
         """Whether the best candidate contradicts more answers than noise explains."""
@@ -359,7 +352,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
                 f"got n_clusters={self.n_clusters} for n_samples={n}."
             )
         if n > self.max_samples:
-            rows = np.sort(ctx.rng.choice(n, self.max_samples, replace=False))
+            rows = sample_rows(n, ctx.queryable, self.max_samples, ctx.rng)  # every queryable row that fits
             to_gen = nearest_rows(ctx.X, rows) if space is None else np.argmin(space.D[:, rows], axis=1)
         else:
             rows, to_gen = np.arange(n), np.arange(n)
