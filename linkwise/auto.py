@@ -11,10 +11,11 @@ from sklearn.metrics import silhouette_score
 
 from linkwise._validation import InvalidParameterError, check_scalar
 from linkwise.bayes import design_matrix, refit_labels
-from linkwise.cobra import COBRAS, RepairAttributes, SeriesMetric
+from linkwise.cobra import COBRAS, SeriesMetric
 from linkwise.cobs import FAMILIES, agreement_matrix, candidates_for, check_common, nearest_rows
 from linkwise.committee import committee_questions, sample_rows
 from linkwise.loop import ActiveEstimator
+from linkwise.repair import RepairAttributes
 
 __all__ = ["Auto"]
 
@@ -163,7 +164,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
        it runs), the logistic model's (when fitted), or the same with its
        small clusters joined to the nearest large one. Again only the report.
 
-    Every answer goes to a belief (:class:`~linkwise.cobra.NoisyAnswers`)
+    Every answer goes to a belief (:class:`~linkwise.repair.NoisyAnswers`)
     from the first question. Selection checks none (a clean run selects
     question for question as with trusted answers); under COBRAS, doubtful
     decisions are checked and contradictions repaired, and whenever an

@@ -393,7 +393,7 @@ def _check_params(case):
 
 def _check_predict(case):
     est = case.fit()
-    rows = est._predictor.rows  # fitted rows where the rule is exact (representatives, kept rows, unasked rows)
+    rows = est.predictor_.rows  # fitted rows where the rule is exact (representatives, kept rows, unasked rows)
     exact = est.predict(case.X[rows])
     case.expect(np.array_equal(exact, est.labels_[rows]), "predict on the rows its rule keeps (e.g. the "
                 "representatives) does not give their labels_.")

@@ -11,7 +11,7 @@ never charged). ``fit`` drives the generator with an oracle,
 :class:`ActiveSession` lets a person drive it (``ask`` / ``tell``).
 
 *Knowledge* (``ctx.knowledge``, from the estimator's ``knowledge(ctx)``
-hook): the store of answers by default, :class:`~linkwise.cobra.NoisyAnswers`
+hook): the store of answers by default, :class:`~linkwise.repair.NoisyAnswers`
 for answers that may be wrong. Its ``store`` is the ConstraintStore of what
 it holds; its ``review(ctx, answered=None)`` is a generator the loop runs
 after each answer to the method's questions (``answered = (i, j, answer)``,
@@ -727,6 +727,12 @@ class ActiveEstimator(BaseEstimator):
         return NearestPoints(ctx.X[rows], self.labels_[rows], rows, metric=getattr(self, "metric", "euclidean"),
                              window=getattr(self, "window", 0.1), series_shape=getattr(self, "_series_shape", None),
                              scale=ctx.scale)
+
+    @property
+    def predictor_(self):
+        """The fitted rule ``predict`` applies (from :meth:`make_predictor`); its ``rows`` are the fitted rows
+        whose labels it keeps as they are."""
+        return self._predictor
 
     def fit(self, X, oracle, queryable=None):
         """Cluster ``X``, asking ``oracle`` about pairs within the budget.

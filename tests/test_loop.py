@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from sklearn.datasets import make_blobs
 
 import linkwise as lw
-from linkwise.cobra._answers import AnswerGraph
+from linkwise.repair import AnswerGraph
 from linkwise.loop import ActiveEstimator, Checkpoint, Recheck
 from tests.reference import ClosestPairsFirst
 

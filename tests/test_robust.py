@@ -7,11 +7,12 @@ import pytest
 from sklearn.datasets import make_blobs
 
 import linkwise as lw
-from linkwise.cobra import _robust as robust
-from linkwise.cobra import AnswerGraph
+from linkwise.repair import _belief as belief_module
+from linkwise.repair import AnswerGraph
 from linkwise._validation import InvalidParameterError
 from linkwise.active._base import ConstrainedFit
-from linkwise.cobra import Correction, NoiseRobustCOBRAS, NoisyAnswers
+from linkwise.cobra import NoiseRobustCOBRAS
+from linkwise.repair import Correction, NoisyAnswers
 
 
 @pytest.fixture(scope="module")
@@ -157,7 +158,7 @@ def test_checks_ask_only_decisive_pairs_until_an_answer_is_known_wrong(iris, mon
             calls.append((self.contradicted, len(decisions), decisive))
             return super().verification(decisions, candidates, X=X, decisive=decisive)
 
-    monkeypatch.setattr(robust, "AnswerGraph", Recorded)
+    monkeypatch.setattr(belief_module, "AnswerGraph", Recorded)
     X, y = iris
     NoiseRobustCOBRAS(max_queries=100, random_state=0).fit(X, lw.LabelOracle(y, noise=0.1, random_state=0))
     assert all(decisive == (not contradicted) for contradicted, _, decisive in calls)

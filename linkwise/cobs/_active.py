@@ -3,12 +3,12 @@
 import numpy as np
 
 from linkwise._validation import check_scalar
-from linkwise.cobra import RepairAttributes
-from linkwise.committee import committee_questions, sample_rows
 from linkwise.cobs._generate import candidates_for, check_common, neighbours
 from linkwise.cobs._grid import FAMILIES
 from linkwise.cobs._select import _NEAR, TieBreak, committee_weights, exact_dot, satisfied
+from linkwise.committee import committee_questions, sample_rows
 from linkwise.loop import ActiveEstimator
+from linkwise.repair import RepairAttributes
 
 __all__ = ["ActiveCOBS"]
 
@@ -59,7 +59,7 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
     noise_probability : float in [0, 0.5), default=0.0
         Prior guess of the share of wrong answers. 0: every answer is
         trusted. Above 0: the answers are those of a belief
-        (:class:`~linkwise.cobra.NoisyAnswers`, the wrong-answer repair of
+        (:class:`~linkwise.repair.NoisyAnswers`, the wrong-answer repair of
         :class:`~linkwise.NoiseRobustCOBRAS`): a must-link answer that
         nothing else confirms is checked with an extra question that closes a
         cycle with it, a contradiction is settled with a few more, and when
