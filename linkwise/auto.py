@@ -288,7 +288,9 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
     def tolerates_contradictions(self):
         return True  # answers are counted, so a contradiction (a wrong answer) is no reason to stop
 
-    def focus(self):  # every answer is recorded from the first; checks start once COBRAS runs
+    def focus(self):
+        """What the wrong-answer repair checks: COBRAS's representatives and their clusters once it runs (none
+        before: every answer is recorded from the first, but selection checks none)."""
         none = np.empty(0, dtype=np.intp)
         return (none, none) if self._cobras is None else self._cobras.focus()
 

@@ -690,7 +690,7 @@ class ActiveEstimator(BaseEstimator):
         Returns
         -------
         entry : object
-            By default :meth:`current_labels` as int32; override for a compact form on large data.
+            By default ``current_labels(ctx)`` as int32; override for a compact form on large data.
         """
         return self.current_labels(ctx).astype(np.int32)
 
@@ -700,7 +700,7 @@ class ActiveEstimator(BaseEstimator):
         Parameters
         ----------
         snapshots : list
-            What :meth:`snapshot` returned after each answer.
+            What ``snapshot(ctx)`` returned after each answer.
 
         Returns
         -------
@@ -730,7 +730,7 @@ class ActiveEstimator(BaseEstimator):
 
     @property
     def predictor_(self):
-        """The fitted rule ``predict`` applies (from :meth:`make_predictor`); its ``rows`` are the fitted rows
+        """The fitted rule ``predict`` applies (from ``make_predictor(ctx)``); its ``rows`` are the fitted rows
         whose labels it keeps as they are."""
         return self._predictor
 

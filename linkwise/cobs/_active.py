@@ -12,6 +12,7 @@ from linkwise.repair import RepairAttributes
 
 __all__ = ["ActiveCOBS"]
 
+
 def nearest_rows(X, rows):
     """For every row of ``X``, the position in ``rows`` of its nearest row (a row of ``rows``: its own; ties: the first)."""
     to_row = neighbours(X[rows], 1, X)[1][:, 0]

@@ -20,17 +20,28 @@ _SETTLED = 0.95
 
 
 class RepairAttributes:
-    """Wrong-answer repair for an active estimator with a ``noise_probability`` parameter.
+    """Wrong-answer repair for an active estimator with a ``noise_probability`` parameter (a mixin).
 
     With ``noise_probability > 0`` its knowledge (see :mod:`linkwise.loop`)
-    is :class:`NoisyAnswers` checking what ``focus()`` gives (by default
-    ``focus``: the representatives and the cluster of each), with the
-    estimator's ``check_threshold`` and ``max_repair_questions`` if it has
-    them; otherwise the answers as given. ``corrections_`` and
-    ``n_extra_queries_`` report the repairs.
+    is :class:`NoisyAnswers`, checking the representatives and clusters
+    that the estimator's ``focus()`` gives, with its ``check_threshold`` and
+    ``max_repair_questions`` if it has them; otherwise the answers as given.
+    ``corrections_`` and ``n_extra_queries_`` report the repairs.
     """
 
     def knowledge(self, ctx, focus=None):
+        """The belief the method relies on: :class:`~linkwise.repair.NoisyAnswers` with ``noise_probability > 0``, else the answers.
+
+        Parameters
+        ----------
+        ctx : QueryContext
+        focus : callable, optional
+            What the belief checks (see :class:`~linkwise.repair.NoisyAnswers`); by default the estimator's ``focus``.
+
+        Returns
+        -------
+        knowledge : NoisyAnswers or ConstraintStore
+        """
         self._belief = ctx.constraints
         if self.noise_probability > 0:
             options = {k: getattr(self, k) for k in ("check_threshold", "max_repair_questions") if hasattr(self, k)}
@@ -39,10 +50,12 @@ class RepairAttributes:
 
     @property
     def corrections_(self):
+        """Each answer believed wrong, as a :class:`~linkwise.repair.Correction` (empty when answers are trusted)."""
         return getattr(self._belief, "corrections", [])
 
     @property
     def n_extra_queries_(self):
+        """Questions asked to check or repair answers (part of ``n_queries_``)."""
         return getattr(self._belief, "n_extra_queries", 0)
 
 
