@@ -277,7 +277,7 @@ def test_the_fallback_sees_at_most_64_principal_components():
     np.testing.assert_array_equal(design[:, -1], 1.0)
     assert design_matrix(X[:, :10], 64).shape == (300, 11)  # fewer features: standardised, not projected
     session = lw.ActiveSession(lw.Auto(max_queries=3, random_state=0), X)
-    assert session._ctx.design.shape == (300, 65)  # projected before the first question, not at the first fallback
+    assert session._ctx.state["design"].shape == (300, 65)  # projected before the first question, not at the first fallback
 
 
 @pytest.mark.parametrize("n_rows", [2, 5, 40])
