@@ -130,6 +130,8 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
         self.metric, self.window, self.cache = metric, window, cache
         self.random_state = random_state
 
+    _parameter_constraints = {**SuperInstanceClustering._parameter_constraints, **SeriesMetric._parameter_constraints}
+
     def questions(self, ctx, seeds=None):
         """COBRAS's questions (see :meth:`linkwise.ActiveEstimator.questions`), from seed clusters if given.
 

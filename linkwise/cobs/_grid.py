@@ -85,20 +85,25 @@ class GridSpec:
 
     Data-dependent values (DBSCAN's eps range) and random seeds are resolved
     later, by :func:`linkwise.cobs.generate`.
+
+    Parameters
+    ----------
+    algorithms : sequence of str
+        The families to run, each of :data:`~linkwise.cobs.FAMILIES` at most once.
+    grid : dict or None
+        ``{family: {parameter: values}}``, replacing entries of the paper's
+        grid (:func:`~linkwise.cobs.paper_grid`); None: the paper's grid.
+    owner : str
+        The caller named in error messages.
     """
 
     def __init__(self, algorithms, grid, owner):
-        names = ", ".join(map(repr, FAMILIES))
-        if isinstance(algorithms, str) or not hasattr(algorithms, "__iter__"):
-            raise InvalidParameterError(f"The 'algorithms' parameter of {owner} must be a sequence of names from "
-                                        f"{names}, got {algorithms!r}.")
+        # the types of algorithms (a sequence) and grid (a dict or None) are checked by the estimator's table
         algorithms = [check_option(name, "algorithms", owner, FAMILIES) for name in algorithms]
         if not algorithms or len(set(algorithms)) != len(algorithms):
+            names = ", ".join(map(repr, FAMILIES))
             raise InvalidParameterError(f"The 'algorithms' parameter of {owner} must name each of {names} at most once "
                                         f"and at least one, got {algorithms!r}.")
-        if grid is not None and not isinstance(grid, dict):
-            raise InvalidParameterError(f"The 'grid' parameter of {owner} must be None (the paper's grid) or a dict "
-                                        f"{{family: {{parameter: values}}}}, got {type(grid).__name__}.")
         grid = {} if grid is None else grid
         for family, values in grid.items():
             check_option(family, "grid", owner, FAMILIES)
