@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from linkwise.cobra import AnswerGraph, Correction
+from linkwise.repair import AnswerGraph, Correction
 from linkwise._validation import InvalidParameterError
 from linkwise.constraints import ConstraintStore
 
@@ -163,7 +163,7 @@ def test_reasked_pair_counts_answers_and_follows_the_majority():
 def test_cap_falls_back_to_an_approximate_repair_with_a_warning(caplog):
     g = planted_cycle()
     g.max_nodes = 1
-    with caplog.at_level(logging.WARNING, logger="linkwise.cobra._explain"):
+    with caplog.at_level(logging.WARNING, logger="linkwise.repair._explain"):
         ex = g.explain()
     assert not ex.exact
     assert "max_nodes=1" in caplog.text
