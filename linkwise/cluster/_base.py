@@ -209,10 +209,12 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            New data, with the features seen in ``fit``.
 
         Returns
         -------
-        labels : ndarray of shape (n_samples,)
+        ndarray of shape (n_samples,)
+            Index of each point's cluster.
         """
         check_is_fitted(self)
         X = check_data(X, self, validate=True, reset=False)
@@ -234,6 +236,7 @@ class PairwiseKMeans(KMeansFamily):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
         y : None
             Ignored, as by scikit-learn's clusterers.
         ml, cl : array-like of shape (n_pairs, 2), optional
@@ -244,6 +247,7 @@ class PairwiseKMeans(KMeansFamily):
         Returns
         -------
         self
+            The fitted estimator.
         """
         check_y_ignored(y, self)
         X, rng = self._start(X)

@@ -39,10 +39,12 @@ class RepairAttributes:
 
     @property
     def corrections_(self):
+        """Each answer believed wrong, as a :class:`~linkwise.cobra.Correction`; empty without repair."""
         return getattr(self._belief, "corrections", [])
 
     @property
     def n_extra_queries_(self):
+        """Questions asked to check or repair answers (part of ``n_queries_``); 0 without repair."""
         return getattr(self._belief, "n_extra_queries", 0)
 
 
@@ -73,15 +75,21 @@ class NoiseRobustCOBRAS(RepairAttributes, COBRAS):
     max_repair_questions : int, default=4
         Most extra questions asked to settle one contradiction (a cycle of
         ``L`` answers needs about ``log2(L)`` when they are answered right).
-    metric, window, cache
-        Time series distance, as for :class:`~linkwise.COBRAS`.
+    metric : {"euclidean", "dtw", "kshape"}, default="euclidean"
+        For time series, as for :class:`~linkwise.COBRAS`.
+    window : float in [0, 1], default=0.1
+        DTW's Sakoe-Chiba band, as a fraction of the series length.
+    cache : str or Path, optional
+        Folder keeping the series distance matrix for the next fit.
     random_state : int, RandomState instance or None, default=None
         Seeds every K-means split and the choice of half while descending.
 
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
+        The clustering.
     super_instances_ : ndarray of shape (n_samples,)
+        Each point's super-instance.
     constraints_ : ConstraintStore
         Every answer as given, in a tolerant store (its ``conflicts`` lists
         the answers that contradicted earlier ones).
@@ -153,6 +161,7 @@ class NoiseRobustCOBRAS(RepairAttributes, COBRAS):
 
     @property
     def believed_constraints_(self):
+        """The repaired answers, a :class:`~linkwise.ConstraintStore`: what the clustering is built on."""
         return self._belief.store
 
 
@@ -164,10 +173,13 @@ class NoisyAnswers:
     ctx : QueryContext
         The run's data (distances inform the prior) and answers as given.
     noise_probability : float in (0, 0.5)
+        Prior guess of the share of wrong answers.
     focus : callable
         ``focus()`` gives the method's representatives (what its checks are
         about) and the cluster of each.
-    check_threshold, max_repair_questions
+    check_threshold : float in (0, 1], default=0.02
+        As in :class:`~linkwise.NoiseRobustCOBRAS`.
+    max_repair_questions : int, default=4
         As in :class:`~linkwise.NoiseRobustCOBRAS`.
 
     Attributes
@@ -204,10 +216,38 @@ class NoisyAnswers:
 
     @property
     def store(self):
+        """The belief's :class:`~linkwise.ConstraintStore`: the answers as repaired so far."""
         return self.graph.store
 
     def review(self, ctx, answered=None):
-        """Record an answer and check it, or check the clustering at a checkpoint (a generator; see loop)."""
+        """Record an answer and check it, or check the clustering at a checkpoint.
+
+        A generator the loop drives (see :mod:`linkwise.loop`): a
+        contradiction left by :meth:`inform` is repaired first; then the
+        answer is recorded (and a contradiction it makes repaired), and a
+        merge resting on it alone is checked at once if doubtful enough. At a
+        checkpoint, the doubtful decisions of the finished clustering are
+        checked instead.
+
+        Parameters
+        ----------
+        ctx : QueryContext
+            The run's context.
+        answered : tuple of (int, int, bool), default=None
+            The answer just given, as ``(i, j, answer)``; None at a
+            checkpoint.
+
+        Returns
+        -------
+        bool
+            Whether the belief changed.
+
+        Yields
+        ------
+        tuple of (int, int) or Recheck
+            Each extra question: a :class:`~linkwise.loop.Recheck` for a pair
+            whose relation is known already. The loop sends its answer back.
+        """
         repaired = False
         if self._unsettled:
             self._unsettled = False
@@ -225,13 +265,34 @@ class NoisyAnswers:
         return repaired
 
     def inform(self, i, j, answer):
-        """Record a relation stated outside the questions (see :meth:`linkwise.ActiveSession.inform`); one that
-        contradicts the belief is settled at the next review, as a contradicting answer is."""
+        """Record a relation stated outside the questions (see :meth:`linkwise.ActiveSession.inform`).
+
+        One that contradicts the belief is settled at the next review, as a
+        contradicting answer is.
+
+        Parameters
+        ----------
+        i, j : int
+            The pair.
+        answer : bool
+            True for a must-link, False for a cannot-link.
+        """
         self._unsettled |= self.graph.add(i, j, answer)
 
     def inform_group(self, rows, outside):
-        """Record the relations a mark states (see :meth:`linkwise.ActiveSession.mark`): must-links ``rows[0]`` ->
-        ``rows[1:]``, cannot-links ``rows[0]`` -> ``outside``, as :meth:`inform` of each would."""
+        """Record the relations a mark states (see :meth:`linkwise.ActiveSession.mark`).
+
+        As :meth:`inform` of each of them would: must-links ``rows[0]`` ->
+        ``rows[1:]``, then cannot-links ``rows[0]`` -> ``outside``.
+
+        Parameters
+        ----------
+        rows : ndarray of int
+            The marked group, sorted.
+        outside : ndarray of int
+            The rows a complete mark cannot-links to the group (empty for a
+            pure one), sorted.
+        """
         self._unsettled |= self.graph.add_group(rows, outside)
 
     def _ask(self, pair):
