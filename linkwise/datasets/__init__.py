@@ -232,7 +232,7 @@ def load(name, scale=None, data_dir=None):
     --------
     >>> X, y = load("iris", scale="minmax")
     >>> X.shape, float(X.min()), float(X.max()), sorted(set(y.tolist()))
-    ((150, 4), 0.0, 1.0, [0, 1, 2])
+    ((147, 4), 0.0, 1.0, [0, 1, 2])
     """
     check_option(scale, "scale", "load", (None, "minmax", "standard"), role="argument")
     X, y = _load(name, data_dir)
