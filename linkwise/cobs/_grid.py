@@ -43,7 +43,7 @@ def paper_grid():
 
     Returns
     -------
-    grid : dict
+    dict
         ``{family: {parameter: values}}``; pass a modified copy as ``grid=``
         to :func:`generate`, :class:`COBS` or :class:`ActiveCOBS` (families
         or parameters left out keep these values).
