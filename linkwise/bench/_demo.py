@@ -32,12 +32,25 @@ def run_demo(out="linkwise-demo", *, datasets=DEMO_DATASETS, methods=DEMO_METHOD
     out : str or Path, default="linkwise-demo"
         Where the report goes; files of an earlier demo there are replaced.
         A directory holding another benchmark's results or report is refused.
-    datasets, methods, budgets, folds, repeats, n_jobs, progress
+    datasets : sequence of str, default=("wine",)
+        As for :func:`linkwise.bench.run`.
+    methods : sequence of str, default=DEMO_METHODS
+        The main methods, as registry names.
+    budgets : sequence of int, default=(0, 25, 50, 100)
+        As for :func:`linkwise.bench.run`.
+    folds : int, default=5
+        As for :func:`linkwise.bench.run`.
+    repeats : int, default=1
+        As for :func:`linkwise.bench.run`.
+    n_jobs : int, default=-1
+        As for :func:`linkwise.bench.run`; by default every core.
+    progress : bool, default=False
         As for :func:`linkwise.bench.run`.
 
     Returns
     -------
     Report
+        As :func:`linkwise.bench.run` returns it.
 
     Examples
     --------

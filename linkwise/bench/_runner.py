@@ -326,7 +326,7 @@ def run(datasets=None, methods=None, budgets=(0, 10, 25, 50, 100), *, folds=5, r
 
     Returns
     -------
-    report : Report
+    Report
         Tables and file paths (see :func:`linkwise.bench.report`); ``report.errors``
         lists cells that failed (they are retried by a resumed run).
 
