@@ -104,6 +104,14 @@ def load(path, *, metadata=False):
     metadata : bool, default=False
         Return ``(estimator, metadata)``: the dict given to :func:`save` too.
 
+    Returns
+    -------
+    estimator : estimator instance
+        The fitted estimator saved.
+    metadata : dict
+        Only with ``metadata=True``: the dict given to :func:`save` (empty
+        if none was).
+
     Raises
     ------
     InvalidParameterError

@@ -54,6 +54,7 @@ class QueryStrategy(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
         oracle : Oracle
             Anything with ``query(i, j) -> True | False | None``.
         n_clusters : int
@@ -67,7 +68,7 @@ class QueryStrategy(BaseEstimator):
 
         Returns
         -------
-        constraints : ConstraintStore
+        ConstraintStore
             Every answer, with what follows from them.
         """
         owner = f"{type(self).__name__}.collect"

@@ -49,10 +49,14 @@ class COBRA(SeriesMetric, SuperInstanceClustering):
         Optional budget; without it COBRA asks until nothing can be merged.
         When the budget runs out, the clustering of the merges so far is
         returned.
-    metric, window, cache
+    metric : {"euclidean", "dtw", "kshape"}, default="euclidean"
         Time series distance, as for :class:`~linkwise.COBRAS` (``"dtw"``:
         spectral clustering into super-instances, represented by medoids;
         ``"kshape"``: k-Shape).
+    window : float in [0, 1], default=0.1
+        DTW's Sakoe-Chiba band, as a fraction of the series length.
+    cache : str or Path, optional
+        Folder keeping the series distance matrix for the next fit.
     random_state : int, RandomState instance or None, default=None
         Seeds K-means.
 
