@@ -101,6 +101,13 @@ def candidate_cache():
     str
         ``linkwise-bench-candidates`` in the temporary directory: hash-keyed
         files written atomically, shared by every worker and run.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from linkwise.bench import candidate_cache
+    >>> os.path.dirname(candidate_cache()) == tempfile.gettempdir()
+    True
     """
     return os.path.join(tempfile.gettempdir(), "linkwise-bench-candidates")
 
