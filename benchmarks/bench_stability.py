@@ -41,6 +41,7 @@ from sklearn.datasets import make_blobs  # noqa: E402
 
 import linkwise as lw  # noqa: E402
 from linkwise.bench import candidate_cache  # noqa: E402
+
 from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
 LOOKAHEAD, RISE, MAX_FALSE = 50, 0.05, 0.10

@@ -65,7 +65,7 @@ def test_fold_oracle_refuses_test_rows():
 def test_questions_touch_exactly_the_training_rows():
     """The chain asks about every queryable row; the oracle raises if one is a test row."""
     X, y = lw.datasets.load("iris")
-    for fold, (train, test) in enumerate(fold_split(y, 5, repeat=0, seed=3)):
+    for fold, (train, _test) in enumerate(fold_split(y, 5, repeat=0, seed=3)):
         task = make_task(CHAIN, "budget", "iris", (1000,), fold=fold, seed=3)
         result = run_cell(task)
         assert result["error"] is None, result["error"]

@@ -41,7 +41,7 @@ def test_ranks_friedman_and_holm_match_their_definitions():
     np.testing.assert_allclose(others["z"], (others["rank"] - ranks[control]) / se)
     # Holm step-down, written out as a loop
     running = 0.0
-    for i, (method, row) in enumerate(others.iterrows()):
+    for i, (_method, row) in enumerate(others.iterrows()):
         running = max(running, min(1.0, (k - 1 - i) * row["p"]))
         assert row["p_holm"] == pytest.approx(running)
         assert row["significant"] == (running < 0.05)

@@ -7,7 +7,7 @@ from sklearn.datasets import load_breast_cancer, make_blobs
 from sklearn.metrics import adjusted_rand_score
 
 import linkwise as lw
-from linkwise.cluster import COPKMeans, ConstrainedKMeans, MKMeans, MPCKMeans, PCKMeans, SeededKMeans
+from linkwise.cluster import ConstrainedKMeans, COPKMeans, MKMeans, MPCKMeans, PCKMeans, SeededKMeans
 from linkwise.cluster._colouring import colour
 from linkwise.cluster._graph import PairGraph
 from linkwise.exceptions import InconsistentConstraintError

@@ -10,11 +10,10 @@ from sklearn.cluster import KMeans
 from sklearn.decomposition import PCA
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from linkwise.estimator_checks import SHAPES, constrained_estimator_checks
-
 from linkwise.bayes import BayesianClustering
-from linkwise.cluster import COPKMeans, ConstrainedKMeans, MKMeans, MPCKMeans, PCKMeans, SeededKMeans
+from linkwise.cluster import ConstrainedKMeans, COPKMeans, MKMeans, MPCKMeans, PCKMeans, SeededKMeans
 from linkwise.cobs import COBS
+from linkwise.estimator_checks import SHAPES, constrained_estimator_checks
 
 # COBS's paper grid is 931 clusterings; a few of each family, with K and k small
 # enough for the checks' smallest data, keep its checks quick

@@ -138,7 +138,7 @@ def test_two_points():
 
 def test_super_instances_need_a_fit():
     with pytest.raises(lw.exceptions.NotFittedError):
-        lw.COBRAS().super_instances_
+        _ = lw.COBRAS().super_instances_
 
 
 @pytest.mark.parametrize(

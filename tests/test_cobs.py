@@ -12,12 +12,11 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.neighbors import NearestNeighbors
 
 import linkwise as lw
-from linkwise.exceptions import InvalidParameterError
-from linkwise.cobs import Candidates, generate, make_estimator, paper_grid
-from linkwise.cobs import _generate
+from linkwise.cobs import Candidates, _generate, generate, make_estimator, paper_grid
 from linkwise.cobs._generate import _canonical, _plan, _spectral_embedding, _spectral_task
 from linkwise.cobs._grid import GridSpec
 from linkwise.cobs._select import TieBreak, committee_weights
+from linkwise.exceptions import InvalidParameterError
 
 # the scikit-learn reference fits on small kNN graphs warn about disconnected graphs
 pytestmark = pytest.mark.filterwarnings("ignore:Graph is not fully connected:UserWarning")

@@ -6,8 +6,7 @@ from sklearn.preprocessing import StandardScaler
 
 import linkwise as lw
 from linkwise._validation import InvalidParameterError
-from linkwise.cobs import _generate, generate
-from linkwise.cobs import agreement_matrix, draw_pairs
+from linkwise.cobs import _generate, agreement_matrix, draw_pairs, generate
 from linkwise.cobs._select import TieBreak, committee_weights, degenerate, satisfied
 
 GRID = {

@@ -302,22 +302,24 @@ def test_a_tolerant_knowledge_takes_informed_answers(blobs):
 
 
 # -- one session, several threads (two people answering the same session) ------------------------------------
+def _answer_all(session, y, errors):
+    """One answering thread: answer until no question is left; errors other than losing a race go to ``errors``."""
+    try:
+        while (pair := session.ask()) is not None:
+            try:
+                session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+            except ValueError as error:  # another thread answered this question first
+                assert "pending question" in str(error), error
+            except RuntimeError as error:  # ... and it was the last one
+                assert "No question is pending" in str(error), error
+    except Exception as error:  # noqa: BLE001 - reported by the test
+        errors.append(error)
+
+
 def _answer_from_threads(session, y, n_threads):
     """Answer ``session`` from ``n_threads`` threads at once, a third kind reading its labels meanwhile; the
     errors other than a question answered first by another thread."""
     errors, stop = [], threading.Event()
-
-    def answerer():
-        try:
-            while (pair := session.ask()) is not None:
-                try:
-                    session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
-                except ValueError as error:  # another thread answered this question first
-                    assert "pending question" in str(error), error
-                except RuntimeError as error:  # ... and it was the last one
-                    assert "No question is pending" in str(error), error
-        except Exception as error:  # noqa: BLE001 - reported by the test
-            errors.append(error)
 
     def reader():
         try:
@@ -326,7 +328,8 @@ def _answer_from_threads(session, y, n_threads):
         except Exception as error:  # noqa: BLE001
             errors.append(error)
 
-    threads = [threading.Thread(target=answerer) for _ in range(n_threads)] + [threading.Thread(target=reader)]
+    threads = [threading.Thread(target=_answer_all, args=(session, y, errors)) for _ in range(n_threads)]
+    threads.append(threading.Thread(target=reader))
     interval = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)  # switch threads as often as possible: the races show within a short run
     try:

@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from linkwise.cobra import AnswerGraph, Correction
 from linkwise._validation import InvalidParameterError
+from linkwise.cobra import AnswerGraph, Correction
 from linkwise.constraints import ConstraintStore
 
 # two groups of three points: {0, 1, 2} and {3, 4, 5}

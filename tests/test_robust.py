@@ -7,11 +7,10 @@ import pytest
 from sklearn.datasets import make_blobs
 
 import linkwise as lw
-from linkwise.cobra import _robust as robust
-from linkwise.cobra import AnswerGraph
 from linkwise._validation import InvalidParameterError
 from linkwise.active._base import ConstrainedFit
-from linkwise.cobra import Correction, NoiseRobustCOBRAS, NoisyAnswers
+from linkwise.cobra import AnswerGraph, Correction, NoiseRobustCOBRAS, NoisyAnswers
+from linkwise.cobra import _robust as robust
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import linkwise as lw
-from linkwise.exceptions import InvalidParameterError
 from linkwise import series
+from linkwise.exceptions import InvalidParameterError
 from linkwise.series import check_series, series_distances
 
 aeon_distances = pytest.importorskip("aeon.distances")

@@ -13,8 +13,14 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from linkwise._validation import check_data, check_n_clusters, check_scalar, check_y_ignored, magnitude_scale
-from linkwise._validation import owner_name
+from linkwise._validation import (
+    check_data,
+    check_n_clusters,
+    check_scalar,
+    check_y_ignored,
+    magnitude_scale,
+    owner_name,
+)
 from linkwise.graph import check_constraints
 
 
@@ -100,7 +106,7 @@ def lloyd(assign, update, centers, max_iter, tol):
     None when ``assign`` returns None (no feasible assignment: the run is abandoned).
     """
     labels = None
-    for n_iter in range(1, max_iter + 1):
+    for n_iter in range(1, max_iter + 1):  # noqa: B007 - the count is returned after the loop
         new_labels = assign(centers)
         if new_labels is None:
             return None

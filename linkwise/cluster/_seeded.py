@@ -5,10 +5,17 @@ import numbers
 import numpy as np
 
 from linkwise._validation import owner_name
-from linkwise.cluster._base import (KMeansFamily, _Run, inertia, kmeans_plusplus, lloyd, mean_update, sq_distances,
-                                    update_centers)
+from linkwise.cluster._base import (
+    KMeansFamily,
+    _Run,
+    inertia,
+    kmeans_plusplus,
+    lloyd,
+    mean_update,
+    sq_distances,
+    update_centers,
+)
 from linkwise.exceptions import InvalidParameterError
-
 
 _PARAMETERS = """{n_clusters}
     n_init : int, default=1

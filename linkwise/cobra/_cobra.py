@@ -3,10 +3,9 @@
 import numpy as np
 from scipy.spatial.distance import pdist, squareform
 
-from linkwise.cobra._metric import SeriesMetric
-from linkwise.cobra._superinstances import (SuperInstanceClustering, kmeans, make_parts, predict,
-                                            sample_positions)
 from linkwise._validation import InvalidParameterError, check_scalar
+from linkwise.cobra._metric import SeriesMetric
+from linkwise.cobra._superinstances import SuperInstanceClustering, kmeans, make_parts, predict, sample_positions
 
 __all__ = ["COBRA"]
 

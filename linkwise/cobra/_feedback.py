@@ -81,16 +81,16 @@ class Feedback:
         n_ids, shown = tree.n_ids, tree._label_per_id(tree.shown)
         view = shown.copy()
         stated = components([(i, j) for i, j, a in ctx.informed if a], ctx.n_samples)[1]
-        pos = self._n_informed
+        start = self._n_informed  # the first pair not applied yet
         for mark in ctx.marks[self._n_marks :]:
             mask = np.zeros(ctx.n_samples, dtype=bool)
             mask[mark.rows] = True
             self._masks.append(mask)
-            for pos in range(pos, mark.start):  # the pairs stated before the mark
+            for pos in range(start, mark.start):  # the pairs stated before the mark
                 view = self._pair(pos, view, stated)
             view = self._mark(mask, mark.complete, view)
-            pos = mark.stop
-        for pos in range(pos, len(ctx.informed)):
+            start = mark.stop
+        for pos in range(start, len(ctx.informed)):
             view = self._pair(pos, view, stated)
         marked = len(ctx.marks) > self._n_marks
         self._n_informed, self._n_marks = len(ctx.informed), len(ctx.marks)

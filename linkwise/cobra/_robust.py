@@ -7,9 +7,9 @@ any active estimator can use as its knowledge (see :mod:`linkwise.loop`).
 
 import numpy as np
 
-from linkwise.cobra._cobras import COBRAS
-from linkwise.cobra._answers import AnswerGraph
 from linkwise._validation import check_scalar
+from linkwise.cobra._answers import AnswerGraph
+from linkwise.cobra._cobras import COBRAS
 from linkwise.graph import pair_key
 from linkwise.loop import Recheck
 

@@ -30,10 +30,10 @@ from pathlib import Path
 import numpy as np
 from joblib import Parallel, delayed
 from scipy import sparse
+from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.linalg import eigh
 from scipy.sparse.csgraph import laplacian as csgraph_laplacian
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
-from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.spatial.distance import pdist
 from sklearn.cluster import DBSCAN, KMeans, SpectralClustering, k_means
 from sklearn.metrics.pairwise import rbf_kernel
