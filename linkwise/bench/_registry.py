@@ -84,8 +84,9 @@ class MethodSpec:
         -------
         str
             ``"own"`` for a method that chooses its own number of questions,
-            ``"nested"`` for a budget method whose runs nest, else what
-            :func:`method_kind` says of the estimator it makes.
+            ``"nested"`` for a budget method whose runs nest, else the kind
+            of the estimator it makes (``"anytime"``, ``"budget"``,
+            ``"constrained"`` or ``"baseline"``).
         """
         if self.own_questions:
             return "own"
