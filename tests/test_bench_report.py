@@ -66,6 +66,7 @@ def test_wins_and_losses_are_antisymmetric():
     assert wl.loc[("a", "b"), "wins"] == int((matrix["a"] > matrix["b"]).sum())
 
 
+@pytest.mark.slow
 def test_report_files_and_html(small_run):
     out, rep = small_run
     assert rep.errors == []
@@ -106,6 +107,7 @@ def test_report_command_rebuilds_the_same_tables(small_run, tmp_path):
     assert missing.exit_code != 0 and "holds no results.csv" in missing.output
 
 
+@pytest.mark.slow
 def test_bench_command_runs_lists_and_resumes(tmp_path, monkeypatch):
     monkeypatch.setitem(_REGISTRY, "first-rows", FIRST)  # this process only, undone after the test
     out = tmp_path / "cli"

@@ -118,6 +118,7 @@ def test_without_constraints_matches_kmeans(cls, blobs):
     assert adjusted_rand_score(theirs.labels_, ours.labels_) > 0.99
 
 
+@pytest.mark.slow
 def test_pckmeans_zero_constraints_on_iris_matches_kmeans_quality():
     X, y = lw.datasets.load("iris", scale="standard")
     ours = [PCKMeans(n_clusters=3, n_init=10, random_state=s).fit(X).inertia_ for s in range(3)]

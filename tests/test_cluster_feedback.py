@@ -135,6 +135,7 @@ def feedback_run(make, X, y, marks, read):
 
 @pytest.mark.parametrize("make", [lambda: lw.COBRAS(random_state=0), lambda: lw.Auto(random_state=0)],
                          ids=["COBRAS", "Auto"])
+@pytest.mark.slow
 def test_replay_with_marks_asks_the_same_questions(iris, make):
     X, y = iris
     marks = {5: (np.flatnonzero(y == 0), True), 12: (np.flatnonzero(y == 2)[:20], False)}
@@ -165,6 +166,7 @@ def actions_to(make, X, y, target, feedback):
 
 @pytest.mark.parametrize("make", [lambda: lw.COBRAS(random_state=0), lambda: lw.Auto(random_state=0)],
                          ids=["COBRAS", "Auto"])
+@pytest.mark.slow
 def test_feedback_reaches_the_same_ari_with_fewer_actions(iris, make):
     X, y = iris
     assert actions_to(make, X, y, 0.9, True) < actions_to(make, X, y, 0.9, False)

@@ -64,6 +64,7 @@ def test_budget_queryable_and_seed(ecoli):
     assert other.query_log_ != est.query_log_
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "seed"), [("ecoli", 0), ("wine", 1)])
 def test_answers_between_representatives_are_honoured(name, seed):
     """Run to the end: every answer between final representatives holds in labels_, and no

@@ -13,6 +13,7 @@ def test_demo_methods_are_registered_and_cover_the_main_families():
         assert name in DEMO_METHODS
 
 
+@pytest.mark.slow
 def test_demo_prints_the_curves_and_the_report_path(tmp_path):
     out = tmp_path / "demo"
     args = ["demo", "--out", str(out), "--budgets", "0,10", "--folds", "2", "--n-jobs", "1"]

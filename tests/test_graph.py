@@ -67,6 +67,7 @@ def reference_labels(pairs, n):
     return [numbers.setdefault(find(x), len(numbers)) for x in range(n)]
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(graphs())
 def test_components_match_union_find(graph):
@@ -78,6 +79,7 @@ def test_components_match_union_find(graph):
     assert labels[:n].tolist() == expected and n_big == n_components + _SMALL
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(graphs(), st.data())
 def test_breadth_first_matches_a_queue_search_in_pair_order(graph, data):
@@ -98,6 +100,7 @@ def test_breadth_first_matches_a_queue_search_in_pair_order(graph, data):
     assert order.tolist() == rooted[1:]
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(graphs(), st.data())
 def test_shortest_path_is_a_shortest_walk(graph, data):
@@ -123,6 +126,7 @@ def test_shortest_path_is_a_shortest_walk(graph, data):
     assert path == expected
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(-3, 5), max_size=20))
 def test_relabel_numbers_by_first_appearance(labels):
@@ -240,6 +244,7 @@ def session_explain(answers, i, j, must_link):
                 return _path(from_i, a)[::-1] + [c] + _path(from_j, b)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(graphs(max_nodes=8, max_pairs=12), st.data())
 def test_explain_is_the_sessions_former_search(graph, data):

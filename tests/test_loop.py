@@ -275,6 +275,7 @@ def test_a_mark_states_its_pairs_as_informing_them_one_by_one_would(blobs, metho
 @settings(max_examples=200, deadline=None)
 @given(st.integers(2, 9), st.lists(st.tuples(st.integers(0, 8), st.integers(0, 8), st.booleans()), max_size=12),
        st.sets(st.integers(0, 8), min_size=1), st.booleans())
+@pytest.mark.slow
 def test_a_noisy_belief_takes_a_mark_as_its_pairs_one_by_one(n, earlier, rows, complete):
     X = np.random.default_rng(n).normal(size=(n, 3))
     one_by_one, grouped = (AnswerGraph(n, 0.1, X=X) for _ in range(2))

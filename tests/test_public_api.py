@@ -24,6 +24,7 @@ def test_import_is_cheap():
     assert out.strip() == "[]"
 
 
+@pytest.mark.slow
 def test_invalid_parameter_error_is_public():
     """Parameter errors are caught by their public name, in a fresh process (no submodule imported yet)."""
     code = (

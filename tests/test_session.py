@@ -284,6 +284,7 @@ def test_cannot_link_contradiction_is_explained_through_the_cannot_link(tmp_path
     session.close()
 
 
+@pytest.mark.slow
 def test_noise_robust_cobras_contradictions_reach_the_person(iris_data, tmp_path):
     robust = pytest.importorskip("linkwise.cobra")
     data, y = iris_data
