@@ -42,8 +42,8 @@ browser:
 test: $(STAMP_DEV) browser
 	$(PY) -m pytest -n 2 -q
 
-# The edit-run loop: the tests/ modules without the ones marked slow (seconds each: real data, subprocesses, the
-# docs build) or browser, and without tests/e2e (the CLI, a terminal, JupyterLab end to end) nor the doctests.
+# The edit-run loop: the tests/ modules without the ones marked slow (half a second of CPU or more: real data,
+# subprocesses, the docs build) or browser, and without tests/e2e (the CLI, a terminal, JupyterLab end to end) nor the doctests.
 # Under a minute on two idle cores; `make test` still runs everything.
 test-fast: $(STAMP_DEV)
 	$(PY) -m pytest -n 2 -q -m "not slow and not browser" -o addopts=-ra tests --ignore=tests/e2e
