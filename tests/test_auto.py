@@ -41,6 +41,7 @@ def test_keeps_the_budget_and_never_asks_a_pair_twice(auto, blobs):
     assert known <= est._belief.n_extra_queries
 
 
+@pytest.mark.slow
 def test_questions_only_about_queryable_rows_labels_for_all(auto, blobs):
     X, y = blobs
     queryable = np.arange(0, 90, 3)

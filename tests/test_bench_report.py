@@ -92,6 +92,7 @@ def test_report_files_and_html(small_run):
     assert "![iris](curves/iris.png)" in md and "| dataset |" in md
 
 
+@pytest.mark.slow
 def test_report_command_rebuilds_the_same_tables(small_run, tmp_path):
     out, rep = small_run
     before = (out / "summary.csv").read_text()

@@ -87,6 +87,7 @@ _DEFAULT_GRID = (COBS(), ((2, 65), (3, 1), (5, 2), (12, 65)))
        if check.__name__ == "check_shapes"],
     ids=lambda v: type(v).__name__ if hasattr(v, "get_params") else v.__name__,
 )
+@pytest.mark.slow
 def test_constrained_estimator_takes_every_shape_and_kind_of_data(estimator, check):
     check()
 

@@ -140,6 +140,7 @@ def test_robust_beats_plain_cobras_under_noise(iris, noisy_iris_runs):
     assert np.mean(robust) > np.mean(plain) + 0.1
 
 
+@pytest.mark.slow
 def test_corrections_are_right_more_often_than_not(iris, noisy_iris_runs):
     _, y = iris
     right = total = 0

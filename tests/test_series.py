@@ -78,6 +78,7 @@ def test_bad_series_are_refused(X, match):
         lw.COBRAS(metric="dtw").fit(X, lw.LabelOracle(np.zeros(len(X), dtype=int)))
 
 
+@pytest.mark.slow
 def test_cache_file_is_reused(tmp_path, monkeypatch):
     X, _ = waves(0, n_per=4)
     calls = []

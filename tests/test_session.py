@@ -51,6 +51,7 @@ def active_methods():
     return [ClosestPairsFirst()] + [fast_instance(cls) for cls in checked_classes()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", active_methods(), ids=lambda m: type(m).__name__)
 def test_every_active_method_resumes_to_the_direct_run(tmp_path, method):
     X, y = lw.datasets.load("wine")
