@@ -105,19 +105,19 @@ def commit_times(folder, n):
         times = []
         for k in range(n):
             start = time.perf_counter()
-            store.add(k, k + 1, True)
+            store.record(k, k + 1, True)
             times.append(time.perf_counter() - start)
     return np.array(times) * 1000
 
 
-# the transaction of SessionStore.add, by journal: the answer in the .db at once (now), in the -wal (before),
+# the transaction of SessionStore.record, by journal: the answer in the .db at once (now), in the -wal (before),
 # in the -wal then checkpointed into the .db
 _JOURNALS = {"rollback journal": ("DELETE", False), "WAL": ("WAL", False), "WAL + checkpoint": ("WAL", True)}
 
 
 def durability_costs(folder, n):
-    """Milliseconds per stored answer: each journal of :data:`_JOURNALS` on the transaction SessionStore.add
-    commits (synchronous=FULL), and SessionStore.add itself; in turns, so that load on the machine hits all alike."""
+    """Milliseconds per stored answer: each journal of :data:`_JOURNALS` on the transaction SessionStore.record
+    commits (synchronous=FULL), and SessionStore.record itself; in turns, so that load on the machine hits all alike."""
     connections = {}
     for name, (mode, _) in _JOURNALS.items():
         path = Path(folder) / f"{mode}-{len(connections)}.db"
@@ -128,7 +128,7 @@ def durability_costs(folder, n):
         db.execute("PRAGMA synchronous=FULL")
         connections[name] = db
     store = SessionStore(Path(folder) / "store.db", exclusive=True)
-    times = {name: [] for name in (*_JOURNALS, "SessionStore.add")}
+    times = {name: [] for name in (*_JOURNALS, "SessionStore.record")}
     for k in range(n):
         for name, db in connections.items():
             start = time.perf_counter()
@@ -141,8 +141,8 @@ def durability_costs(folder, n):
                 db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
             times[name].append(time.perf_counter() - start)
         start = time.perf_counter()
-        store.add(k, k + 1, True)
-        times["SessionStore.add"].append(time.perf_counter() - start)
+        store.record(k, k + 1, True)
+        times["SessionStore.record"].append(time.perf_counter() - start)
     store.close()
     for db in connections.values():
         db.close()
@@ -287,20 +287,20 @@ DURABILITY = "## Session file: the cost of keeping every answer in the .db"
 def durability_section(n, quick):
     with tempfile.TemporaryDirectory() as folder:
         costs = durability_costs(folder, n)
-    now, before = np.median(costs["SessionStore.add"]), np.median(costs["WAL"])
-    header = ("commits", *(f"{name} ms" for name in costs), "SessionStore.add / WAL (medians)")
+    now, before = np.median(costs["SessionStore.record"]), np.median(costs["WAL"])
+    header = ("commits", *(f"{name} ms" for name in costs), "SessionStore.record / WAL (medians)")
     row = (n, *(summary(ms) for ms in costs.values()), f"{now / before:.1f}")
     print(" | ".join(map(str, row)), flush=True)
     return [
         "",
         DURABILITY,
         "",
-        "One answer stored and committed (`SessionStore.add`'s transaction, synchronous=FULL), times in ms as median / "
+        "One answer stored and committed (`SessionStore.record`'s transaction, synchronous=FULL), times in ms as median / "
         "p90 / max, the variants in turns in one run: rollback journal = what SessionStore does (the commit lands in "
         "the `.db` itself, so a copy of the `.db` alone holds every acknowledged answer); WAL = how linkwise stored "
         "answers before (each one in the `-wal` side file until a checkpoint: a copy of the `.db` alone lacked them); "
         "WAL + checkpoint = WAL with `wal_checkpoint(TRUNCATE)` after each commit, the other way to the same "
-        "guarantee; SessionStore.add = the real call (rollback journal, plus the check that the file is still at its "
+        "guarantee; SessionStore.record = the real call (rollback journal, plus the check that the file is still at its "
         f"path). {'quick' if quick else 'full'} mode, in the temporary folder's file system; 2-core machine shared "
         "with other jobs.",
         "",

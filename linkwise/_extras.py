@@ -7,6 +7,7 @@ Every import of an optional package sits inside :func:`requires`, so a missing o
 line naming the extra to install, not a traceback from deep inside linkwise.
 """
 
+import importlib.util
 from contextlib import contextmanager
 
 # extra -> the top-level modules it provides (pyproject.toml's optional-dependencies install them)
@@ -71,3 +72,14 @@ def requires(extra, feature):
         if top not in EXTRAS[extra]:
             raise
         raise MissingExtraError(extra, top, feature) from None
+
+
+def installed(extra):
+    """Whether every package of ``extra`` is installed (found, not imported: a hint costs no import).
+
+    Examples
+    --------
+    >>> installed("session") in (True, False)
+    True
+    """
+    return all(importlib.util.find_spec(module) is not None for module in EXTRAS[extra])

@@ -1,19 +1,77 @@
 """Argument checks shared by every linkwise estimator.
 
-One message format everywhere, in the spirit of scikit-learn's parameter
-validation: ``The 'n_clusters' parameter of PCKMeans must be an int >= 1, got 0.``
+An estimator declares its constructor parameters once, in scikit-learn's
+``_parameter_constraints`` table (``{name: [constraint, ...]}``, a value
+meeting any one is valid: :class:`Interval`, ``StrOptions``, a type, None,
+``"random_state"``, ...), and :func:`validate_params` checks them at the start
+of ``fit`` (of the question loop for an active estimator). The message is
+scikit-learn's, raised as linkwise's
+:class:`~linkwise.exceptions.InvalidParameterError`: ``The 'n_clusters'
+parameter of PCKMeans must be an int in the range [1, inf). Got 0 instead.``
+What depends on the data (``n_clusters`` against the number of rows) is the
+estimator's ``_check_params_vs_input``, as in scikit-learn's ``KMeans``.
+Function arguments are checked by :func:`check_scalar` and its siblings, in
+the same spirit: ``The 'budget' argument of run must be an int >= 0, got -1.``
 """
 
 import numbers
 
 import numpy as np
 from sklearn.utils import check_array
+from sklearn.utils._param_validation import HasMethods, StrOptions, validate_parameter_constraints
+from sklearn.utils._param_validation import Interval as _SklearnInterval
+from sklearn.utils._param_validation import InvalidParameterError as _SklearnInvalidParameterError
 from sklearn.utils.validation import validate_data
 
 from linkwise.exceptions import InvalidParameterError
 
-__all__ = ["check_scalar", "check_option", "check_n_clusters", "check_index_set", "check_y_ignored", "check_data",
-           "check_finite", "magnitude_scale", "owner_name", "holds_bool"]
+__all__ = ["HasMethods", "Interval", "StrOptions", "validate_params", "check_params", "check_scalar",
+           "check_option", "check_n_clusters", "check_index_set", "check_y_ignored", "check_data",
+           "check_numeric_columns", "check_finite", "magnitude_scale", "minmax_scaling", "apply_scaling", "minmax",
+           "owner_name", "holds_bool"]
+
+
+class Interval(_SklearnInterval):
+    """scikit-learn's ``Interval`` constraint that refuses bools: ``n_clusters=True`` is a mistake, not 1.
+
+    Examples
+    --------
+    >>> from numbers import Integral
+    >>> positive = Interval(Integral, 1, None, closed="left")
+    >>> positive.is_satisfied_by(3), positive.is_satisfied_by(True), str(positive)
+    (True, False, 'an int in the range [1, inf)')
+    """
+
+    def is_satisfied_by(self, val):
+        return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
+
+
+def check_params(constraints, params, owner):
+    """Check ``params`` (name -> value) against ``constraints`` (name -> list of scikit-learn constraints, a
+    value meeting one is valid; a name without an entry is not checked); raise InvalidParameterError on the
+    first value that meets none.
+
+    Examples
+    --------
+    >>> check_params({"n_jobs": [Interval(numbers.Integral, 1, None, closed="left"), None]}, {"n_jobs": 0}, "run")
+    Traceback (most recent call last):
+    ...
+    linkwise.exceptions.InvalidParameterError: The 'n_jobs' parameter of run must be an int in the range [1, inf) or None. Got 0 instead.
+    """
+    try:
+        validate_parameter_constraints(constraints, params, caller_name=owner_name(owner))
+    except _SklearnInvalidParameterError as error:  # scikit-learn's message, linkwise's class (a subclass)
+        raise InvalidParameterError(str(error)) from None
+
+
+def validate_params(estimator):
+    """Check the constructor parameters of ``estimator`` against its ``_parameter_constraints`` table.
+
+    What scikit-learn's ``BaseEstimator._validate_params`` does, raising
+    linkwise's InvalidParameterError: the one check of every linkwise
+    estimator's parameters, at the start of its ``fit``.
+    """
+    check_params(estimator._parameter_constraints, estimator.get_params(deep=False), estimator)
 
 
 def owner_name(owner):
@@ -74,7 +132,7 @@ def check_option(value, name, owner, options, *, role="parameter"):
 
 
 def check_n_clusters(n_clusters, n_samples, owner):
-    """Refuse more clusters than rows of the data."""
+    """Refuse more clusters than rows of the data (for an estimator's ``_check_params_vs_input``)."""
     if n_clusters > n_samples:
         raise InvalidParameterError(f"The 'n_clusters' parameter of {owner_name(owner)} must be at most the number of "
                                     f"samples, got n_clusters={n_clusters} for n_samples={n_samples}.")
@@ -144,11 +202,46 @@ def check_y_ignored(y, owner):
 
 def check_data(X, owner, *, validate=False, **kwargs):
     """``X`` as float64 through ``check_array`` (or ``validate_data`` on the estimator ``owner`` if ``validate``,
-    to record or check ``n_features_in_``) with ``kwargs``, NaN and infinity refused by :func:`check_finite`."""
+    to record or check ``n_features_in_``) with ``kwargs``, NaN and infinity refused by :func:`check_finite`, a
+    DataFrame's column that is not numbers by :func:`check_numeric_columns`."""
+    check_numeric_columns(X, owner)
     if validate:
         return check_finite(validate_data(owner, X, dtype=np.float64, ensure_all_finite=False, **kwargs), owner)
     kwargs.update(input_name="X", estimator=owner_name(owner))
     return check_finite(check_array(X, dtype=np.float64, ensure_all_finite=False, **kwargs), owner)
+
+
+def check_numeric_columns(X, owner):
+    """Refuse a DataFrame column that is not numbers in one line that points to the loader of text, images and
+    series (NumPy's "could not convert string to float" names neither the column nor what to do).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> check_numeric_columns(pd.DataFrame({"size": [1.0, 2.0], "note": ["red fox", "blue sky"]}), "COBRAS")
+    Traceback (most recent call last):
+    ...
+    linkwise.exceptions.InvalidParameterError: Column 'note' of the X given to COBRAS is not numbers ('red fox' at row 0, counting from 0); estimators cluster numbers: load text, image or series columns as linkwise cluster does with linkwise.session.load_frame(X, text_column=...) and use its .X, or give the DataFrame to ActiveSession, which loads it so.
+    """
+    if type(X).__module__.partition(".")[0] not in ("pandas", "polars") or not hasattr(X, "columns"):
+        return
+    for name in X.columns:
+        column = X[name]
+        # pandas' nullable dtypes (Int64 with NA) are numbers, and their NA is refused later as NaN
+        if str(getattr(column.dtype, "kind", "")) in tuple("biufc"):
+            continue
+        values = np.asarray(column)
+        if values.dtype.kind in "biufc":
+            continue
+        for row, value in enumerate(values):
+            try:
+                float(value)
+            except (TypeError, ValueError):
+                raise InvalidParameterError(
+                    f"Column {name!r} of the X given to {owner_name(owner)} is not numbers ({value!r} at row {row}, "
+                    "counting from 0); estimators cluster numbers: load text, image or series columns as linkwise "
+                    "cluster does with linkwise.session.load_frame(X, text_column=...) and use its .X, or give the "
+                    "DataFrame to ActiveSession, which loads it so.") from None
 
 
 def check_finite(X, owner, name="X"):
@@ -175,6 +268,41 @@ def check_finite(X, owner, name="X"):
 
 # squared distances of data within [2**-100, 2**100] in magnitude stay far from float64's overflow and underflow
 _MAGNITUDE_EXPONENT = 100
+
+
+def minmax_scaling(X, axis=0):
+    """The min-max scaling of ``X`` along ``axis`` (default: of each column), for :func:`apply_scaling`.
+
+    Returns ``(exponent, low, span)``: each column is divided by a power of two first (exact), so that values near
+    ±1e308 scale without overflow; a constant column has span 1. With ``axis=0`` each part has one value per
+    column, else the dimensions of ``X`` (``axis`` of length 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> minmax(np.array([[1.0, 5.0], [3.0, 5.0], [2.0, 5.0]])).tolist()
+    [[0.0, 0.0], [1.0, 0.0], [0.5, 0.0]]
+    >>> big = np.finfo(np.float64).max
+    >>> minmax(np.array([[big], [-big]])).ravel().tolist()
+    [1.0, 0.0]
+    """
+    _, exponent = np.frexp(np.abs(X).max(axis=axis, keepdims=True))
+    X = np.ldexp(X, -exponent)
+    low = X.min(axis=axis, keepdims=True)
+    span = X.max(axis=axis, keepdims=True) - low
+    scaling = exponent, low, np.where(span > 0, span, 1.0)
+    return tuple(part.squeeze(0) for part in scaling) if axis == 0 else scaling
+
+
+def apply_scaling(X, scaling):
+    """``X`` scaled as the data :func:`minmax_scaling` was computed on (new rows may fall outside [0, 1])."""
+    exponent, low, span = scaling
+    return (np.ldexp(X, -exponent) - low) / span
+
+
+def minmax(X, axis=0):
+    """``X`` min-max scaled to [0, 1] along ``axis`` (see :func:`minmax_scaling`)."""
+    return apply_scaling(X, minmax_scaling(X, axis))
 
 
 def magnitude_scale(X):

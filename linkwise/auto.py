@@ -5,14 +5,17 @@ refines with COBRAS, and reports whichever clustering the answers support
 best, a linear model fitted to them when no clustering does (see :class:`Auto`).
 """
 
+from numbers import Integral, Real
+
 import numpy as np
 from scipy.spatial.distance import cdist, pdist, squareform
 from sklearn.metrics import silhouette_score
 
-from linkwise._validation import InvalidParameterError, check_scalar
+from linkwise._validation import Interval, check_n_clusters
 from linkwise.bayes import design_matrix, refit_labels
 from linkwise.cobra import COBRAS, RepairAttributes, SeriesMetric
-from linkwise.cobs import FAMILIES, agreement_matrix, candidates_for, check_common, draw_pairs, nearest_rows
+from linkwise.cobs import CANDIDATE_CONSTRAINTS, FAMILIES, GridSpec, agreement_matrix, candidates_for, draw_pairs
+from linkwise.cobs import nearest_rows
 from linkwise.loop import ActiveEstimator
 
 __all__ = ["Auto"]
@@ -273,14 +276,20 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         self.metric, self.window, self.cache = metric, window, cache
         self.random_state = random_state
 
-    def _validate_params(self):
-        super()._validate_params()
-        check_scalar(self.n_clusters, "n_clusters", self, kind="int", low=1, none_ok=True)
-        check_scalar(self.noise, "noise", self, kind="float", low=0.0, high=0.5, include_low=False, include_high=False)
-        check_scalar(self.max_samples, "max_samples", self, kind="int", low=2)
-        check_scalar(
-            self.noise_probability, "noise_probability", self, kind="float", low=0.0, high=0.5, include_high=False
-        )
+    _parameter_constraints = {
+        **ActiveEstimator._parameter_constraints,
+        **SeriesMetric._parameter_constraints,
+        "n_clusters": [Interval(Integral, 1, None, closed="left"), None],
+        "noise": [Interval(Real, 0, 0.5, closed="neither")],
+        "noise_probability": [Interval(Real, 0, 0.5, closed="left")],
+        "max_samples": [Interval(Integral, 2, None, closed="left")],
+        "n_jobs": CANDIDATE_CONSTRAINTS["n_jobs"],
+    }
+
+    def _check_params_vs_input(self, X):
+        """No more clusters than rows."""
+        if self.n_clusters is not None:
+            check_n_clusters(self.n_clusters, X.shape[0], self)
 
     def _tolerant_constraints(self):
         return True  # answers are counted, so a contradiction (a wrong answer) is no reason to stop
@@ -353,11 +362,6 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
     def _generate(self, ctx):
         owner = type(self).__name__
         n, space = ctx.n_samples, self._series_space(ctx)
-        if self.n_clusters is not None and self.n_clusters > n:
-            raise InvalidParameterError(
-                f"The 'n_clusters' parameter of {owner} must be at most the number of samples, "
-                f"got n_clusters={self.n_clusters} for n_samples={n}."
-            )
         if n > self.max_samples:
             rows = np.sort(ctx.rng.choice(n, self.max_samples, replace=False))
             to_gen = nearest_rows(ctx.X, rows) if space is None else np.argmin(space.D[:, rows], axis=1)
@@ -365,7 +369,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
             rows, to_gen = np.arange(n), np.arange(n)
         data = ctx.X[rows] if space is None else space.embedding(rows)
         k = None if self.n_clusters is None else min(self.n_clusters, rows.size - 1)
-        spec = check_common(owner, (FAMILIES, _grid(data, k)), "singletons", self.n_jobs, self.cache)
+        spec = GridSpec(FAMILIES, _grid(data, k), owner)
         cands = candidates_for(data, spec, "singletons", self.n_jobs, self.cache, ctx.rng, owner)
         self.candidates_ = cands
         self._gen_rows, self._to_gen, self._cand = rows, to_gen, cands.labels

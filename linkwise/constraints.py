@@ -15,7 +15,7 @@ import numpy as np
 
 from linkwise._validation import InvalidParameterError, check_index_set, check_scalar
 from linkwise.exceptions import InconsistentConstraintError
-from linkwise.graph import check_constraints, check_pair, relabel, shortest_path
+from linkwise.graph import check_constraints, check_pair, find_root, relabel, shortest_path
 
 __all__ = ["ConstraintStore", "Constraint"]
 
@@ -143,11 +143,7 @@ class ConstraintStore:
             The component's root; two points are must-linked exactly when
             their roots are equal.
         """
-        parent = self._parent
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
+        return find_root(self._parent, i)
 
     def _union(self, ra, rb):
         """Join two roots (the larger component's root stays root); returns it."""

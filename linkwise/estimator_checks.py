@@ -116,8 +116,9 @@ def check_active_estimator(estimator, X=None, y=None, *, max_queries=6, shapes=S
     - **parameters**: ``get_params`` lists the constructor's parameters,
       ``set_params`` and :func:`~sklearn.base.clone` give them back, and a
       fitted estimator pickles;
-    - **shapes** and **kinds of data**: see :func:`check_constrained_estimator`
-      (each run with a budget of 3: labels cover every row, at most 3 questions).
+    - **shapes**, **kinds of data** and **features in**: see
+      :func:`check_constrained_estimator` (each run with a budget of 3: labels
+      cover every row, at most 3 questions).
 
     Parameters
     ----------
@@ -168,11 +169,11 @@ def constrained_estimator_checks(estimator, *, shapes=SHAPES):
     >>> import linkwise as lw
     >>> from linkwise.estimator_checks import constrained_estimator_checks
     >>> [check.__name__ for check in constrained_estimator_checks(lw.PCKMeans(n_clusters=3))]
-    ['check_shapes', 'check_data_kinds', 'check_pair_arguments', 'check_constrained_predict']
+    ['check_shapes', 'check_data_kinds', 'check_features_in', 'check_pair_arguments', 'check_constrained_predict']
     """
     if not callable(getattr(estimator, "fit", None)) or not hasattr(estimator, "get_params"):
         raise TypeError(f"check_constrained_estimator needs an estimator, got {type(estimator).__name__}.")
-    yield from _runs(_DATA_CHECKS + [_check_pair_arguments, _check_constrained_predict],
+    yield from _runs(_DATA_CHECKS + [_check_features_in, _check_pair_arguments, _check_constrained_predict],
                      _Case(estimator, None, None, _SHAPE_BUDGET, shapes))
 
 
@@ -189,6 +190,9 @@ def check_constrained_estimator(estimator, *, shapes=SHAPES):
     - **kinds of data**: constant columns, duplicate rows, float32, a
       pandas DataFrame and a read-only array are fitted (every row the same
       point may be refused as above);
+    - **features in**: ``fit`` records ``n_features_in_``, and
+      ``feature_names_in_`` (the column names) for a pandas DataFrame with
+      string column names only, as every scikit-learn estimator does;
     - **pair arguments**: a pair of ``ml`` / ``cl`` holding a float with a
       fractional part, a bool or a string is refused naming the argument;
       NumPy integers are taken;
@@ -504,6 +508,22 @@ def _check_data_kinds(case):
 _DATA_CHECKS = [_check_shapes, _check_data_kinds]
 
 
+def _check_features_in(case):
+    X, y = _shape_data(30, 4)
+    est = _fit_any(case, X, y)
+    case.expect(getattr(est, "n_features_in_", None) == 4, f"n_features_in_ is {getattr(est, 'n_features_in_', None)!r} "
+                "after fitting 4 features.")
+    case.expect(not hasattr(est, "feature_names_in_"), "set feature_names_in_ for an array, which has no column names.")
+    try:
+        import pandas as pd
+    except ImportError:  # no DataFrame to give it then
+        return
+    columns = ["height", "width", "depth", "weight"]
+    est = _fit_any(case, pd.DataFrame(X, columns=columns), y)
+    names = list(getattr(est, "feature_names_in_", []))
+    case.expect(names == columns, f"feature_names_in_ is {names} after fitting a DataFrame with columns {columns}.")
+
+
 def _check_pair_arguments(case):
     if "ml" not in inspect.signature(case.estimator.fit).parameters:
         return
@@ -542,4 +562,4 @@ def _check_constrained_predict(case):
         case.fail("predict accepted rows with another number of features than fit.")
 
 
-_CHECKS += _DATA_CHECKS
+_CHECKS += [*_DATA_CHECKS, _check_features_in]

@@ -3,15 +3,19 @@
 __all__ = ["InconsistentConstraintError", "InvalidParameterError", "NotFittedError"]
 
 from sklearn.exceptions import NotFittedError
+from sklearn.utils._param_validation import InvalidParameterError as _SklearnInvalidParameterError
 
 
-class InvalidParameterError(ValueError, TypeError):
+class InvalidParameterError(_SklearnInvalidParameterError):
     """A parameter or argument has the wrong type or value.
 
     Every linkwise estimator and function raises it for bad input, with a
-    message naming the argument and the fix. It subclasses both
-    ``ValueError`` and ``TypeError`` (as scikit-learn's own
-    ``InvalidParameterError`` does), so callers may catch either.
+    message naming the argument and the fix. It subclasses scikit-learn's
+    ``InvalidParameterError`` (in ``sklearn.utils._param_validation``), itself
+    a ``ValueError`` and a ``TypeError``: code catching any of the four
+    catches it. An estimator's constructor parameters are checked against its
+    ``_parameter_constraints`` table by scikit-learn's rules, and the error
+    raised is this class, with scikit-learn's message.
 
     Examples
     --------
@@ -20,7 +24,7 @@ class InvalidParameterError(ValueError, TypeError):
     ...     lw.PCKMeans(n_clusters=0).fit([[0.0], [1.0]])
     ... except lw.exceptions.InvalidParameterError as exc:
     ...     print(exc)
-    The 'n_clusters' parameter of PCKMeans must be an int >= 1, got 0.
+    The 'n_clusters' parameter of PCKMeans must be an int in the range [1, inf). Got 0 instead.
     """
 
 

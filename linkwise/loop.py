@@ -28,6 +28,7 @@ and ``inform_group(rows, outside)`` for a mark (:meth:`ActiveSession.mark`).
 import functools
 import threading
 from itertools import repeat
+from numbers import Integral
 from typing import NamedTuple
 
 import numpy as np
@@ -35,7 +36,8 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_random_state
 
 from linkwise._extras import requires
-from linkwise._validation import InvalidParameterError, check_data, check_index_set, check_scalar, magnitude_scale
+from linkwise._validation import InvalidParameterError, Interval, check_data, check_index_set, magnitude_scale
+from linkwise._validation import validate_params
 from linkwise.constraints import ConstraintStore
 from linkwise.graph import check_pair, pair_key
 from linkwise.prediction import NearestPoints, check_new_data, fitted_rows
@@ -240,12 +242,11 @@ class ActiveSession:
     def _start(self, estimator, X, queryable):
         owner = f"{type(estimator).__name__}.fit"
         self._lock = threading.RLock()  # reentrant: replay tells, inform may answer the pending question
-        estimator._validate_params()
-        # the loop owns the budget, so it alone checks it
-        max_queries = check_scalar(getattr(estimator, "max_queries", None), "max_queries", estimator, kind="int", low=0,
-                                   none_ok=True)
+        validate_params(estimator)
+        max_queries = getattr(estimator, "max_queries", None)
         # validate_data records n_features_in_ (and feature_names_in_), which predict checks
         X = check_data(estimator._as_table(X), estimator, validate=True, ensure_min_samples=2)
+        estimator._check_params_vs_input(X)
         X = X / scale if (scale := magnitude_scale(X)) != 1.0 else X
         n = X.shape[0]
         queryable = np.arange(n) if queryable is None else check_index_set(queryable, n, "queryable", owner)
@@ -503,6 +504,14 @@ class ActiveSession:
         return self._ctx.n_queries
 
     @property
+    def checking(self):
+        """True when the pending question is a check of earlier answers: a method that allows for wrong answers
+        (Auto, NoiseRobustCOBRAS) asks a pair they already settle, to catch a wrong one (a recheck, or a pair
+        whose settling answer it no longer believes). No other question is ever one the answers settle."""
+        pending = self._pending
+        return pending is not None and (self._recheck or self._ctx.constraints.relation(*pending) is not None)
+
+    @property
     def constraints(self):
         """The session's :class:`~linkwise.ConstraintStore`."""
         return self._ctx.constraints
@@ -559,9 +568,14 @@ class ActiveEstimator(BaseEstimator):
     """
 
     _anytime = False
+    # scikit-learn's table of the constructor parameters, checked before the first question; a subclass
+    # extends it with its own ({**ActiveEstimator._parameter_constraints, "n_clusters": [...]})
+    _parameter_constraints = {"max_queries": [Interval(Integral, 0, None, closed="left"), None],
+                              "random_state": ["random_state"]}
 
-    def _validate_params(self):
-        """Check constructor parameters; raise InvalidParameterError naming the bad one."""
+    def _check_params_vs_input(self, X):
+        """Check the parameters against the data ``X`` (validated, 2-D); raise InvalidParameterError naming
+        the parameter (``n_clusters`` above the number of rows, say)."""
 
     def _tolerant_constraints(self):
         """Whether contradicting answers are recorded (True) or refused (False)."""

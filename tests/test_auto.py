@@ -139,21 +139,6 @@ def test_wrong_answers_do_not_stop_it(auto, blobs):
     assert est.n_queries_ == 40
 
 
-@pytest.mark.parametrize(
-    "params, name",
-    [
-        ({"n_clusters": 0}, "n_clusters"),
-        ({"noise": 0.5}, "noise"),
-        ({"noise_probability": 0.5}, "noise_probability"),
-        ({"max_samples": 1}, "max_samples"),
-    ],
-)
-def test_bad_parameters_are_named(auto, blobs, params, name):
-    X, y = blobs
-    with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of Auto"):
-        auto(**params).fit(X, lw.LabelOracle(y))
-
-
 def test_n_clusters_larger_than_the_data_is_refused(auto, blobs):
     X, y = blobs
     with pytest.raises(InvalidParameterError, match="'n_clusters' parameter of Auto must be at most the number"):

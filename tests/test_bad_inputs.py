@@ -236,7 +236,7 @@ CASES = [
     ("bench-folds-beyond-a-class", lambda f: bench_args(f, "--folds", "1000"), "largest class of 'iris'"),
     ("bench-data-dir-missing", lambda f: bench_args(f, "--data-dir", Path(f) / "nodir"), "does not exist"),
     ("bench-method-unknown", lambda f: ["bench", "--methods", "nope", "--out", Path(f) / "o"], "unknown method"),
-    ("demo-over-a-benchmark", lambda f: write(f, "results.csv", "method\n") and ["demo", "--out", f],
+    ("demo-over-a-benchmark", lambda f: write(f, "results.csv", "method\n") and ["demo", "--benchmark", "--out", f],
      "did not write"),
 ]
 

@@ -39,59 +39,10 @@ def test_X_of_the_wrong_shape(cls):
 
 
 @pytest.mark.parametrize("cls", ALL)
-@pytest.mark.parametrize("value", [0, -1])
-def test_n_clusters_below_one(cls, value):
-    name = cls.__name__
-    expected = rf"The 'n_clusters' parameter of {name} must be an int >= 1, got {value}\."
-    with pytest.raises(InvalidParameterError, match=expected):
-        fit(cls(n_clusters=value), X)
-
-
-@pytest.mark.parametrize("cls", ALL)
-@pytest.mark.parametrize("value", [2.5, "3", None, True])
-def test_n_clusters_not_an_int(cls, value):
-    with pytest.raises(TypeError, match="'n_clusters' parameter .* must be an int"):
-        fit(cls(n_clusters=value), X)
-
-
-@pytest.mark.parametrize("cls", ALL)
 def test_more_clusters_than_points(cls):
     expected = r"'n_clusters' .* at most the number of samples, got n_clusters=21 for n_samples=20"
     with pytest.raises(ValueError, match=expected):
         fit(cls(n_clusters=21), X)
-
-
-@pytest.mark.parametrize("cls", ALL)
-@pytest.mark.parametrize(
-    ("param", "value", "pattern"),
-    [
-        ("n_init", 0, "'n_init' parameter .* int >= 1"),
-        ("max_iter", 0, "'max_iter' parameter .* int >= 1"),
-        ("tol", -1.0, "'tol' parameter .* float >= 0.0"),
-        ("tol", "small", "'tol' parameter .* float >= 0.0"),
-    ],
-)
-def test_common_parameters(cls, param, value, pattern):
-    with pytest.raises(InvalidParameterError, match=pattern):
-        fit(cls(n_clusters=2, **{param: value}), X)
-
-
-@pytest.mark.parametrize(
-    ("model", "pattern"),
-    [
-        (PCKMeans(w=-1.0), "'w' parameter of PCKMeans must be a float >= 0.0, got -1.0"),
-        (PCKMeans(w_bar=np.nan), "'w_bar' parameter of PCKMeans must be a float >= 0.0"),
-        (MPCKMeans(w="1"), "'w' parameter of MPCKMeans must be a float"),
-        (MPCKMeans(w_bar=-0.1), "'w_bar' parameter of MPCKMeans"),
-        (MPCKMeans(metric="euclidean"), "'metric' parameter of MPCKMeans must be one of 'diagonal', 'full'"),
-        (MPCKMeans(shared_metric="yes"), "'shared_metric' parameter of MPCKMeans must be a bool"),
-        (MKMeans(metric="mahalanobis"), "'metric' parameter of MKMeans must be one of 'diagonal', 'full'"),
-        (COPKMeans(on_infeasible="ignore"), "'on_infeasible' parameter of COPKMeans must be one of 'raise', 'relax'"),
-    ],
-)
-def test_method_parameters(model, pattern):
-    with pytest.raises(InvalidParameterError, match=pattern):
-        model.set_params(n_clusters=2).fit(X)
 
 
 @pytest.mark.parametrize("cls", PAIRWISE)

@@ -140,21 +140,6 @@ def test_single_queryable_point(iris):
     assert est.representatives_.tolist() == [42]
 
 
-@pytest.mark.parametrize(
-    ("params", "message"),
-    [
-        ({"n_super_instances": 0}, "The 'n_super_instances' parameter of COBRA must be an int >= 1, got 0."),
-        ({"n_super_instances": 2.0}, "The 'n_super_instances' parameter of COBRA must be an int >= 1, got 2.0."),
-        ({"max_queries": -3}, "The 'max_queries' parameter of COBRA must be an int >= 0 or None, got -3."),
-    ],
-)
-def test_bad_parameters(iris, params, message):
-    X, y = iris
-    with pytest.raises(ValueError) as info:
-        lw.COBRA(**params).fit(X, lw.LabelOracle(y))
-    assert str(info.value) == message
-
-
 def test_dont_know_moves_to_the_next_pair(iris):
     X, y = iris
     first = []

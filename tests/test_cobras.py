@@ -142,19 +142,6 @@ def test_super_instances_need_a_fit():
         _ = lw.COBRAS().super_instances_
 
 
-@pytest.mark.parametrize(
-    ("params", "message"),
-    [
-        ({"max_queries": -1}, "The 'max_queries' parameter of COBRAS must be an int >= 0 or None, got -1."),
-        ({"max_queries": 2.5}, "The 'max_queries' parameter of COBRAS must be an int >= 0 or None, got 2.5."),
-    ],
-)
-def test_bad_parameters(iris, params, message):
-    X, y = iris
-    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
-        lw.COBRAS(**params).fit(X, lw.LabelOracle(y))
-
-
 def test_bad_data_and_oracle(iris):
     X, y = iris
     with pytest.raises(ValueError, match="NaN"):

@@ -39,12 +39,13 @@ PENDING = {
     # linkwise/loop.py
     "linkwise.ActiveEstimator", "linkwise.ActiveEstimator.fit", "linkwise.ActiveEstimator.fit_predict",
     "linkwise.ActiveEstimator.predict", "linkwise.ActiveSession", "linkwise.ActiveSession.ask",
-    "linkwise.ActiveSession.finish", "linkwise.ActiveSession.mark", "linkwise.ActiveSession.replay",
-    "linkwise.loop.Mark", "linkwise.loop.QueryContext", "linkwise.loop.Recheck",
+    "linkwise.ActiveSession.checking", "linkwise.ActiveSession.finish", "linkwise.ActiveSession.mark",
+    "linkwise.ActiveSession.replay", "linkwise.loop.Mark", "linkwise.loop.QueryContext", "linkwise.loop.Recheck",
     # linkwise/session/_controller.py
     "linkwise.session.HumanSession.answer", "linkwise.session.HumanSession.answers_frame",
-    "linkwise.session.HumanSession.labels", "linkwise.session.HumanSession.labels_frame",
-    "linkwise.session.HumanSession.model", "linkwise.session.HumanSession.numbers",
+    "linkwise.session.HumanSession.join", "linkwise.session.HumanSession.labels",
+    "linkwise.session.HumanSession.labels_frame", "linkwise.session.HumanSession.model",
+    "linkwise.session.HumanSession.numbers", "linkwise.session.HumanSession.raise_budget",
     "linkwise.session.HumanSession.resolve", "linkwise.session.HumanSession.state",
     "linkwise.session.HumanSession.statements", "linkwise.session.HumanSession.undo",
     "linkwise.session.HumanSession.widget", "linkwise.session.HumanSession.write_labels",
@@ -53,8 +54,7 @@ PENDING = {
     "linkwise.session.Dataset.matches", "linkwise.session.Dataset.n_rows", "linkwise.session.embed_text",
     "linkwise.session.load_data", "linkwise.session.load_frame",
     # linkwise/session/_desk.py
-    "linkwise.session.HumanSession.agreement_frame", "linkwise.session.HumanSession.join",
-    "linkwise.session.HumanSession.prepare",
+    "linkwise.session.HumanSession.agreement_frame", "linkwise.session.HumanSession.prepare",
     # linkwise/session/_feedback.py
     "linkwise.session.HumanSession.clusters", "linkwise.session.HumanSession.mark",
     "linkwise.session.HumanSession.members", "linkwise.session.HumanSession.move", "linkwise.session.HumanSession.name",
@@ -67,11 +67,11 @@ PENDING = {
     "linkwise.session.HumanSession.change", "linkwise.session.HumanSession.review",
     "linkwise.session.HumanSession.withdraw",
     # linkwise/session/_store.py
-    "linkwise.session.Answer", "linkwise.session.Refused", "linkwise.session.SessionStore.add",
-    "linkwise.session.SessionStore.add_many", "linkwise.session.SessionStore.add_mark",
-    "linkwise.session.SessionStore.answers", "linkwise.session.SessionStore.change",
-    "linkwise.session.SessionStore.correct", "linkwise.session.SessionStore.discard",
-    "linkwise.session.SessionStore.retracted", "linkwise.session.SessionStore.undo",
+    "linkwise.session.Answer", "linkwise.session.Refused", "linkwise.session.SessionStore.answers",
+    "linkwise.session.SessionStore.change", "linkwise.session.SessionStore.correct",
+    "linkwise.session.SessionStore.discard", "linkwise.session.SessionStore.record",
+    "linkwise.session.SessionStore.record_many", "linkwise.session.SessionStore.record_mark",
+    "linkwise.session.SessionStore.retract", "linkwise.session.SessionStore.retracted",
     "linkwise.session.SessionStore.write_meta", "linkwise.session.SessionWriteError",
     # linkwise/session/_terminal.py
     "linkwise.session.run_terminal",

@@ -115,6 +115,50 @@ def test_bad_frames_and_options_are_refused_in_one_line():
         lw.ActiveSession(lw.COBRAS(), frame[["name", "note"]])
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("make", [lambda: lw.COBRAS(max_queries=5, random_state=0), lambda: lw.PCKMeans(n_clusters=2)])
+def test_fit_on_a_frame_with_text_points_to_the_loader_in_one_line(seed, make):
+    frame, y = notes(seed)
+    frame["size"] = np.arange(len(frame), dtype=float)
+    frame = frame[np.random.RandomState(seed).permutation(frame.columns)]  # the text column anywhere
+    first = next(c for c in frame.columns if c in ("name", "note"))
+    fit_args = (lw.LabelOracle(y),) if isinstance(make(), lw.ActiveEstimator) else ()
+    with pytest.raises(InvalidParameterError) as refused:
+        make().fit(frame, *fit_args)
+    message = str(refused.value)
+    assert "\n" not in message and f"Column {first!r} of the X given to" in message
+    assert f"{frame[first][0]!r} at row 0" in message and "linkwise.session.load_frame(X, text_column=...)" in message
+    # what the message says to do works, and a frame of numbers still fits as it is
+    loaded = load_frame(frame, id_column="name", text_column="note")
+    assert make().fit(loaded.X, *fit_args).labels_.shape == (len(frame),)
+    assert make().fit(frame[["score", "size"]], *fit_args).labels_.shape == (len(frame),)
+    nullable = frame[["size"]].astype("Int64")
+    nullable.iloc[3, 0] = pd.NA  # numbers with a gap: refused as NaN, not as text
+    with pytest.raises(InvalidParameterError, match="contains NaN"):
+        make().fit(nullable, *fit_args)
+
+
+def test_a_human_session_points_from_a_frame_or_array_to_open_session(tmp_path):
+    from linkwise.session import HumanSession
+
+    frame, y = notes(3)
+    for raw in (frame, frame[["score"]].to_numpy(), load_frame(frame, id_column="name", text_column="note")):
+        with pytest.raises(InvalidParameterError) as refused:
+            HumanSession(tmp_path / "s.db", raw)
+        assert "\n" not in str(refused.value) and "open_session(path, data) takes an array or a DataFrame" in str(
+            refused.value)
+        assert not (tmp_path / "s.db").exists()  # refused before the session file is made
+    # what the message says: the frame loaded as the command line loads it, then written beside the session file
+    session = open_session(tmp_path / "b.db", frame, lw.COBRAS(random_state=3), id_column="name", text_column="note")
+    assert np.allclose(session.data.X, load_frame(frame, id_column="name", text_column="note").X)
+    i, j = session.state()["question"]["pair"]
+    session.answer(session.position, bool(y[i] == y[j]))
+    session.close()
+    resumed = open_session(tmp_path / "b.db")  # from the file written beside it
+    assert resumed.state()["n_answered"] == 1
+    resumed.close()
+
+
 def test_polars_frames():
     pl = pytest.importorskip("polars", reason="polars is not installed")
     frame, y = notes(1)

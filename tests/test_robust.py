@@ -7,7 +7,6 @@ import pytest
 from sklearn.datasets import make_blobs
 
 import linkwise as lw
-from linkwise._validation import InvalidParameterError
 from linkwise.active._base import ConstrainedFit
 from linkwise.cobra import AnswerGraph, Correction, NoiseRobustCOBRAS, NoisyAnswers
 from linkwise.cobra import _robust as robust
@@ -214,23 +213,6 @@ def test_constrained_fit_of_active_clustering_leaves_contradicted_answers_out(bl
     )
     np.testing.assert_array_equal(labels, reference.labels_)
     assert (0, int(j)) not in map(tuple, store.cannot_link_pairs().tolist())
-
-
-@pytest.mark.parametrize(
-    "params, name",
-    [
-        ({"noise_probability": 0.5}, "noise_probability"),
-        ({"noise_probability": -0.1}, "noise_probability"),
-        ({"check_threshold": 0.0}, "check_threshold"),
-        ({"check_threshold": 1.5}, "check_threshold"),
-        ({"max_repair_questions": -1}, "max_repair_questions"),
-        ({"max_queries": -1}, "max_queries"),
-    ],
-)
-def test_bad_parameters_are_named(blobs, params, name):
-    X, y = blobs
-    with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of NoiseRobustCOBRAS"):
-        NoiseRobustCOBRAS(**params).fit(X, lw.LabelOracle(y))
 
 
 def test_the_noisy_answer_belief_plugs_into_another_method_cobra(iris):

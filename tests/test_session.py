@@ -136,8 +136,11 @@ def test_refuses_other_data_options_or_method(iris_data, tmp_path):
         HumanSession(path, load_data(changed, id_column="name"))
     with pytest.raises(SessionFileError, match=r"other feature options \(features: None -> \['petal_width'\]\)"):
         HumanSession(path, load_data(data.path, id_column="name", features=["petal_width"]))
-    with pytest.raises(SessionFileError, match=r"max_queries=20 \(asked: 50\)"):
-        HumanSession(path, data, lw.COBRAS(max_queries=50))
+    with pytest.raises(SessionFileError, match=r"window=0.1 \(asked: 0.2\)"):
+        HumanSession(path, data, lw.COBRAS(max_queries=20, window=0.2))
+    budgeted = HumanSession(path, data, lw.COBRAS(max_queries=50))  # the budget is the session's (raise_budget)
+    assert budgeted.budget == 20 and budgeted.state()["n_answered"] == 2
+    budgeted.close()
     with pytest.raises(SessionFileError, match="made with method 'cobras', not 'tests.reference:ClosestPairsFirst'"):
         HumanSession(path, data, ClosestPairsFirst())
     # the same method with random_state=None adopts the stored seed

@@ -32,9 +32,11 @@ def test_terminal_session_resumes_with_the_stored_options(tmp_path, iris_file):
     again = run("cluster", data_path, "--ui", "terminal", input="q")
     assert again.exit_code == 0, again.output
     assert "(2 answers so far)" in again.output and "flower-" in again.output
-    changed = run("cluster", data_path, "--ui", "terminal", "--param", "max_queries=10", input="q")
+    changed = run("cluster", data_path, "--ui", "terminal", "--param", "window=0.2", input="q")
     assert changed.exit_code == 1
-    assert "max_queries=30 (asked: 10)" in changed.output
+    assert "window=0.1 (asked: 0.2)" in changed.output
+    budget = run("cluster", data_path, "--ui", "terminal", "--param", "max_queries=10", input="q")
+    assert budget.exit_code == 0 and "2 of 30 answered" in budget.output  # the budget is the session's
     other = run("cluster", data_path, "--ui", "terminal", "--id-column", "species", input="q")
     assert other.exit_code == 1 and "'species' is not unique" in other.output
     frame = pd.read_csv(data_path)
@@ -201,7 +203,7 @@ def test_encoding_is_kept_in_the_session(tmp_path, iris_file):
     frame["name"] = [f"fleur-é{k}" for k in range(len(frame))]
     frame.to_csv(data_path, index=False, encoding="latin-1")
     undecodable = run("cluster", data_path, "--id-column", "name", "--ui", "terminal", input="q")
-    assert undecodable.exit_code == 1 and "--encoding" in undecodable.output
+    assert undecodable.exit_code == 1 and "pass its encoding, e.g. --encoding latin-1 " in undecodable.output
     assert "Traceback" not in undecodable.output and not list(tmp_path.glob("*.db"))
     first = run("cluster", data_path, "--id-column", "name", "--encoding", "latin-1", "--ui", "terminal",
                 input="s\nq\n")

@@ -159,9 +159,9 @@ def zip_of(*names):
 
 BROKEN = [  # (file name, content, message)
     ("latin.csv", ROWS.encode("latin-1"),
-     r"latin\.csv is not UTF-8 text \(bytes e9 on line 2\); pass its encoding, e\.g\. --encoding latin-1"),
+     r"latin\.csv is not UTF-8 text \(bytes e9 on line 2\); pass its encoding, e\.g\. encoding='latin-1'"),
     ("latin.csv.gz", gzip.compress(ROWS.encode("latin-1"), mtime=0), r"latin\.csv\.gz is not UTF-8 text \(bytes e9 on line 2\)"),
-    ("bom-less-utf16.csv", ROWS.encode("utf-16-le"), "looks like UTF-16 text without a byte-order mark; pass --encoding utf-16-le"),
+    ("bom-less-utf16.csv", ROWS.encode("utf-16-le"), "looks like UTF-16 text without a byte-order mark; pass encoding='utf-16-le'"),
     ("image.csv", PNG * 20, r"image\.csv is not a text table \(it holds binary data\)"),
     ("zero.csv", b"", r"zero\.csv is empty"),
     ("cut.csv.gz", gzip.compress(ROWS.encode(), mtime=0)[:30], r"cut\.csv\.gz could not be read: Compressed file ended"),
@@ -196,7 +196,7 @@ def test_encodings_are_detected_from_a_byte_order_mark_or_given(tmp_path):
     with pytest.raises(InvalidParameterError, match=r"is not ascii text \(bytes e9 on line 2\)"):
         load_data(tmp_path / "t.csv", encoding="ascii")
     (tmp_path / "t.csv").write_bytes(ROWS.encode("utf-16"))
-    with pytest.raises(InvalidParameterError, match="starts with a UTF-16 byte-order mark; pass --encoding utf-16 "):
+    with pytest.raises(InvalidParameterError, match="starts with a UTF-16 byte-order mark; pass encoding='utf-16' "):
         load_data(tmp_path / "t.csv", encoding="latin-1")
 
 
@@ -363,3 +363,34 @@ def test_a_parquet_column_of_equal_length_number_lists_is_clustered_on(tmp_path,
     frame.assign(emb=list(E)).to_parquet(tmp_path / "g.parquet")
     with pytest.raises(InvalidParameterError, match="'emb' has a missing or infinite value at row 6"):
         load_data(tmp_path / "g.parquet")
+
+
+# (file content, load_data's keyword arguments, the argument the message must name)
+ADVICE = [
+    (ROWS.encode("latin-1"), {}, "encoding='latin-1'"),
+    (ROWS.encode("utf-16"), {"encoding": "latin-1"}, "the 'encoding' argument"),
+    (b"name,kind\na,x\nb,y\n", {}, "the 'features' argument"),
+    (b"name,size\na,1\nb,x\nc,3\n", {"features": ["size"]}, "the 'text_column' argument"),
+    (b"name,size\na,1\nb,\nc,3\n", {"features": ["size"]}, "the 'features' argument"),
+    (b"name,size\na,1\na,2\n", {"id_column": "name"}, "the 'id_column' argument"),
+    (b"name,t0,t1\na,1,2\nb,3,4\n", {"series": {"columns": ["t0:t9"]}}, "series['columns']"),
+    (b"name,t0,t1\na,1,2\nb,3,4\n", {"series": {"columns": ["t0:t1"]}, "features": ["t0"]},
+     "the 'features' argument"),
+]
+
+
+@pytest.mark.parametrize("content, kwargs, argument", ADVICE)
+def test_refusals_name_the_argument_of_load_data_never_a_command_line_flag(tmp_path, content, kwargs, argument):
+    (tmp_path / "d.csv").write_bytes(content)
+    with pytest.raises(InvalidParameterError) as caught:
+        load_data(tmp_path / "d.csv", **kwargs)
+    assert argument in str(caught.value) and "--" not in str(caught.value), str(caught.value)
+
+
+def test_rows_alike_in_what_is_clustered_name_the_arguments_that_cluster_on_something_else(tmp_path):
+    (tmp_path / "d.csv").write_text("name,size\na,1\nb,1\nc,1\n")
+    with pytest.raises(InvalidParameterError) as caught:
+        load_data(tmp_path / "d.csv", id_column="name").check_rows_differ()
+    message = str(caught.value)
+    assert all(f"the '{a}' argument" in message for a in ("features", "text_column", "image_column"))
+    assert "--" not in message

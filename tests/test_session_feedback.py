@@ -46,7 +46,7 @@ def test_a_mark_is_stored_with_its_kind_replayed_and_undone(session, iris_data, 
     data, _ = iris_data
     before = session.state()
     # a cluster no earlier "same" answer links outside (COBRAS may show one mid-merge), so "complete" holds
-    components = session._session.constraints.component_labels()
+    components = session._replay.session.constraints.component_labels()
     cluster = next(c for c in np.unique(session.numbers()).tolist()
                    if not np.isin(components[members(session, c)], components[session.numbers() != c]).any())
     rows = members(session, cluster)
@@ -62,7 +62,7 @@ def test_a_mark_is_stored_with_its_kind_replayed_and_undone(session, iris_data, 
     state = session.mark(session.position, int(session.numbers()[rows[0]]), complete=True, confirmed=True)
     assert session.store.answers()[-1].kind == "complete"
     assert state["conflict"] is None
-    assert session._session.constraints.relation(int(rows[0]), int(np.setdiff1d(np.arange(data.n_rows), rows)[0])) is False
+    assert session._replay.session.constraints.relation(int(rows[0]), int(np.setdiff1d(np.arange(data.n_rows), rows)[0])) is False
     frame = session.answers_frame()
     assert frame["kind"].tolist()[-2:] == ["pure", "complete"]
     assert frame["answer"].iloc[-2:].isna().all()  # a mark is no same/different answer: its kind says what it is
@@ -201,7 +201,7 @@ def test_the_routes_show_mark_and_move_and_refuse_bad_or_stale_requests(iris_dat
 def test_an_item_moved_into_a_marked_cluster_keeps_it_marked(session):
     strips = session.clusters()["strips"]
     session.mark(session.position, strips[0]["cluster"], confirmed=True)
-    anchor, relation = strips[0]["items"][0]["row"], session._session.constraints.relation
+    anchor, relation = strips[0]["items"][0]["row"], session._replay.session.constraints.relation
     row = next(it["row"] for s in strips[1:] for it in s["items"] if relation(anchor, it["row"]) is None)
     assert session.move(session.position, row, strips[0]["cluster"])["conflict"] is None
     (strip,) = [s for s in session.clusters()["strips"] if row in np.flatnonzero(session.numbers() == s["cluster"])]
@@ -238,7 +238,7 @@ def test_the_terminal_lists_the_clusters_marks_one_and_moves_an_item(session, tm
 
 @pytest.mark.parametrize("complete", [False, True])
 def test_a_mark_the_answers_contradict_is_refused_naming_two_items(session, complete):
-    ids, constraints, labels = session.data.ids.to_numpy(), session._session.constraints, session.labels()
+    ids, constraints, labels = session.data.ids.to_numpy(), session._replay.session.constraints, session.labels()
     if complete:  # around one item of a pair answered "same": the other belongs with it
         i, j = constraints.must_link_pairs()[0]
         rows, named = [i], [ids[j], ids[i]]

@@ -105,7 +105,7 @@ def test_partial_labels_become_a_star_per_cluster_and_cannot_links_between(tmp_p
                                      (100, 102, True), (0, 50, False), (0, 100, False), (50, 100, False),
                                      (60, 61, True)])
     with opened(tmp_path / "iris.linkwise.db", load_data(data_path, id_column="name")) as session:
-        store = session._session.constraints
+        store = session._replay.session.constraints
         assert all(store.relation(a, b) == (y[a] == y[b]) for a in rows for b in rows if a != b)
         assert store.relation(7, 0) is None
 
@@ -135,7 +135,7 @@ def test_export_then_import_round_trips(tmp_path, iris_file):
         state = session.state()
         session.answer(state["position"], None)  # "don't know": no constraint, not exported
         setosa = np.flatnonzero(y == 0)[:5]
-        session._applied([session.store.add_mark(setosa, complete=False)])
+        session._applied([session.store.record_mark(setosa, complete=False)])
         expected = {(int(i), int(j), a) for i, j, a, _ in session.statements()}
     out = run("export", tmp_path / "s.db", "-o", tmp_path / "labels.csv", "--constraints", tmp_path / "c.csv")
     assert out.exit_code == 0, out.output
@@ -149,7 +149,7 @@ def test_export_then_import_round_trips(tmp_path, iris_file):
                   "--constraints", tmp_path / "c.csv")
     assert started.exit_code == 0, started.output
     with opened(tmp_path / "t.db", data, read_only=True) as copy:
-        store = copy._session.constraints
+        store = copy._replay.session.constraints
         assert all(store.relation(i, j) is a for i, j, a in expected)  # every answer known again
         again = constraints_frame(copy)
     assert set(again["kind"]) == {"imported"}
@@ -270,7 +270,7 @@ def test_an_open_contradiction_is_not_exported(tmp_path, iris_data, tolerant):
     with opened(tmp_path / "s.db", data, method, known=[(5, 6, True)]) as session:
         for answer in (True, True):
             session.answer(session.state()["position"], answer)
-        moved = session.store.add_many([(0, 2, False)], kind="move")  # contradicts 0~1~2
+        moved = session.store.record_many([(0, 2, False)], kind="move")  # contradicts 0~1~2
         assert session._applied(moved)["conflict"] is not None
         frame = constraints_frame(session)
     assert frame[["id_a", "id_b", "answer", "kind"]].values.tolist() == [

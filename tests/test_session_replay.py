@@ -14,11 +14,11 @@ def test_every_kind_is_replayed_in_order_and_resumes_identically(iris_data, tmp_
     session = HumanSession(path, data, lw.COBRAS(random_state=0))
     answer_from(session, y, 3)
     setosa = np.flatnonzero(y == 0)
-    imported = session.store.add_many([(0, 60, False), (60, 120, bool(y[60] == y[120]))], kind="imported")
-    mark = session.store.add_mark(setosa, complete=True, annotator="ann")
+    imported = session.store.record_many([(0, 60, False), (60, 120, bool(y[60] == y[120]))], kind="imported")
+    mark = session.store.record_mark(setosa, complete=True, annotator="ann")
     state = session._applied([*imported, mark])
     assert state["n_answered"] == 3  # statements outside the questions are not questions
-    assert session._session.constraints.relation(int(setosa[-1]), 100) is False
+    assert session._replay.session.constraints.relation(int(setosa[-1]), 100) is False
     labels = session.labels()
     assert len(set(labels[setosa])) == 1
     more = answer_from(session, y, 5)
@@ -45,7 +45,7 @@ def test_feedback_that_contradicts_an_answer_is_shown_and_can_be_withdrawn(iris_
             break
     # "pure" joins a pair answered different; "complete" around one of a pair answered same parts it
     before = session.state()
-    mark = session.store.add_mark([i] if stated else [i, j], complete=stated)
+    mark = session.store.record_mark([i] if stated else [i, j], complete=stated)
     conflict = session._applied([mark])["conflict"]
     assert conflict is not None and conflict["id"] == mark.seq
     assert {a["kind"] for a in conflict["answers"]} == {"question", mark.kind}
@@ -59,8 +59,8 @@ def test_feedback_that_contradicts_an_answer_is_shown_and_can_be_withdrawn(iris_
 def test_a_mark_contradicting_through_its_own_pairs_opens_a_contradiction(iris_data, tmp_path):
     data, y = iris_data
     session = HumanSession(tmp_path / "s.db", data, lw.COBRAS(random_state=0))
-    session.store.add_many([(3, 4, False)], kind="imported")  # 3 and 4 apart: a mark joining them cannot hold
-    mark = session.store.add_mark([2, 3, 4], complete=False)  # each of 2-3, 2-4 alone fits; together they join 3-4
+    session.store.record_many([(3, 4, False)], kind="imported")  # 3 and 4 apart: a mark joining them cannot hold
+    mark = session.store.record_mark([2, 3, 4], complete=False)  # each of 2-3, 2-4 alone fits; together they join 3-4
     session.close()
     session = HumanSession(tmp_path / "s.db", data)
     conflict = session.state()["conflict"]

@@ -73,15 +73,15 @@ def test_shorter_series_are_resampled_to_the_longest(tmp_path):
 
 
 @pytest.mark.parametrize("series, match", [
-    ({"columns": ["t0:t99"]}, "--series-columns: 't99' is not a column of the data; columns are: name, t0, t1"),
-    ({"columns": ["t5:t2"]}, "--series-columns 't5:t2' is an empty range: 't2' comes before 't5'"),
+    ({"columns": ["t0:t99"]}, "series\\['columns'\\]: 't99' is not a column of the data; columns are: name, t0, t1"),
+    ({"columns": ["t5:t2"]}, "series\\['columns'\\] 't5:t2' is an empty range: 't2' comes before 't5'"),
     ({"columns": ["t0:t3", "t4:t5"]}, "the channels have 4, 2 columns"),
     ({"columns": ["name,t0"]}, "the column 'name' is not numeric: text, not numbers \\('s0' at line 2\\)"),
     ({"columns": ["t0:t5"]}, "the column 't2' has a missing or infinite value at line 4 before its series ends"),
-    ({"id": "sid", "value": ["v"]}, "--series-id: 'sid' is not a column of the data"),
+    ({"id": "sid", "value": ["v"]}, "series\\['id'\\]: 'sid' is not a column of the data"),
     ({"columns": "t0"}, "'series' argument of load_data must be"),
 ])
-def test_bad_wide_tables_name_the_flag_and_the_fix(tmp_path, series, match):
+def test_bad_wide_tables_name_the_argument_and_the_fix(tmp_path, series, match):
     X, y = shapes(n=4, length=6)
     X[2, 2] = np.nan
     with pytest.raises(ValueError, match=match):
@@ -89,14 +89,14 @@ def test_bad_wide_tables_name_the_flag_and_the_fix(tmp_path, series, match):
 
 
 @pytest.mark.parametrize("change, series, match", [
-    ({"v": [1, "x", 3, 4]}, {"id": "sid", "value": ["v"]}, "--value: the column 'v' is not numeric: 1 of 4 cells"),
+    ({"v": [1, "x", 3, 4]}, {"id": "sid", "value": ["v"]}, "series\\['value'\\]: the column 'v' is not numeric: 1 of 4 cells"),
     ({"v": [1, None, 3, 4]}, {"id": "sid", "value": ["v"]}, "an empty or infinite cell at line 3"),
     ({"t": [0, 0, 0, 1]}, {"id": "sid", "time": "t", "value": ["v"]}, "series 'a' has two rows at time 0 \\(line 3\\)"),
     ({"t": ["x", 1, 0, 1]}, {"id": "sid", "time": "t", "value": ["v"]}, "'x' at line 2, not a number or an ISO date"),
     ({"sid": ["a"] * 4}, {"id": "sid", "value": ["v"]}, "holds 1 series; a session needs at least 2"),
     ({"sid": ["a", "a", " ", "b"]}, {"id": "sid", "value": ["v"]}, "an empty or infinite cell at line 4"),
 ])
-def test_bad_long_tables_name_the_flag_and_the_fix(tmp_path, change, series, match):
+def test_bad_long_tables_name_the_argument_and_the_fix(tmp_path, change, series, match):
     frame = pd.DataFrame({"sid": ["a", "a", "b", "b"], "t": [0, 1, 0, 1], "v": [1.0, 2, 3, 4]}).assign(**change)
     frame.to_csv(tmp_path / "long.csv", index=False)
     with pytest.raises(ValueError, match=match):
@@ -116,6 +116,9 @@ def test_command_line_mistakes_name_the_flag(tmp_path):
         (("--series-columns", "t0:t5", "--method", "cobs", "--metric", "dtw"), "--metric: ActiveCOBS takes no metric"),
         (("--series-columns", "t0:t2", "--series-columns", "t3:t5", "--method", "cobs"), "--method: ActiveCOBS takes"),
         (("--series-columns", "t0:t5", "--text-column", "kind"), "leave out --features and --text-column"),
+        (("--series-columns", "t0:t99"), "--series-columns: 't99' is not a column of the data"),
+        (("--series-id", "sid", "--value", "t0"), "--series-id: 'sid' is not a column of the data"),
+        (("--series-id", "name", "--value", "t0", "--id-column", "name"), "names the series; leave out --id-column."),
     ]:
         result = run("cluster", path, "--ui", "terminal", *args, input="q")
         assert result.exit_code != 0 and match in result.output, result.output

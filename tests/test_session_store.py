@@ -40,7 +40,7 @@ def test_answers_are_committed_before_add_returns(tmp_path):
     path = tmp_path / "s.db"
     store = SessionStore(path)
     store.write_meta({"method": "cobras", "params": {"max_queries": 5}})
-    row = store.add(7, 2, False)
+    row = store.record(7, 2, False)
     # a second connection (another process after a crash) sees the row at once, and so does a copy of the .db alone
     shutil.copyfile(path, tmp_path / "copy.db")
     for name in (path, tmp_path / "copy.db"):
@@ -59,8 +59,8 @@ def test_meta_and_answers_survive_reopening(tmp_path):
     with SessionStore(path) as store:
         assert store.is_new
         store.write_meta({"method": "cobras", "params": {"random_state": 3}, "data_options": {"features": ["a"]}})
-        store.add(0, 1, True)
-        store.add(1, 2, None)
+        store.record(0, 1, True)
+        store.record(1, 2, None)
     with SessionStore(path, create=False) as store:
         assert not store.is_new
         assert store.meta["params"] == {"random_state": 3}
@@ -70,19 +70,19 @@ def test_meta_and_answers_survive_reopening(tmp_path):
 
 def test_undo_and_correct_keep_the_original(tmp_path):
     with SessionStore(tmp_path / "s.db") as store:
-        first = store.add(0, 1, True)
-        second = store.add(2, 3, False)
-        store.undo(second.seq)
+        first = store.record(0, 1, True)
+        second = store.record(2, 3, False)
+        store.retract(second.seq)
         store.correct(first.seq)
         assert [(a.seq, a.answer) for a in store.answers()] == [(first.seq, False)]
         gone = store.retracted()
         assert [(r["seq"], r["answer"], r["reason"]) for r in gone] == [(2, False, "undone"), (1, True, "corrected")]
-        dont_know = store.add(4, 5, None)
+        dont_know = store.record(4, 5, None)
         with pytest.raises(ValueError, match="don't know"):
             store.correct(dont_know.seq)
         assert store.answers()[-1].answer is None  # the failed correction changed nothing
         with pytest.raises(KeyError):
-            store.undo(99)
+            store.retract(99)
 
 
 def test_refuses_files_that_are_not_sessions(tmp_path):
@@ -106,12 +106,12 @@ def test_refuses_files_that_are_not_sessions(tmp_path):
 def test_a_session_is_held_by_one_process_at_a_time(tmp_path):
     path = tmp_path / "s.db"
     first = SessionStore(path, exclusive=True)
-    first.add(0, 1, True)
+    first.record(0, 1, True)
     with pytest.raises(SessionFileError, match=rf"s\.db is open in another linkwise session \(process {os.getpid()}\)"):
         SessionStore(path, exclusive=True)
     with SessionStore(path, create=False) as reader:  # reading (export) is never blocked
         assert [a.answer for a in reader.answers()] == [True]
-    first.add(1, 2, False)  # the refused opening changed nothing for the holder
+    first.record(1, 2, False)  # the refused opening changed nothing for the holder
     first.close()
     with SessionStore(path, exclusive=True) as again:
         assert [(a.i, a.j, a.answer) for a in again.answers()] == [(0, 1, True), (1, 2, False)]
@@ -145,7 +145,7 @@ HOLD = """
 import sys, time
 from linkwise.session import SessionStore
 store = SessionStore(sys.argv[1], exclusive=True)
-store.add(3, 4, True)
+store.record(3, 4, True)
 print("ready", flush=True)
 time.sleep(60)
 """
@@ -210,8 +210,8 @@ def test_format1_files_are_read_as_they_are_and_migrated_when_opened_for_writing
     with SessionStore(path, exclusive=True) as store:
         assert store.meta["format"] == 2
         assert [(a.seq, a.i, a.j, a.answer) for a in store.answers()] == [(1, 0, 1, True), (2, 2, 5, False)]
-        new = store.add(7, 8, True, annotator="ann")
-        mark = store.add_mark([9, 3, 4], complete=True)  # i = j: allowed now that the old CHECK is gone
+        new = store.record(7, 8, True, annotator="ann")
+        mark = store.record_mark([9, 3, 4], complete=True)  # i = j: allowed now that the old CHECK is gone
         assert (new.seq, new.annotator, mark.seq, mark.kind, mark.members) == (4, "ann", 5, "complete", (3, 4, 9))
     with SessionStore(path) as store:  # reopened: format 2 now, nothing migrated twice
         assert store.meta["format"] == 2 and [a.seq for a in store.answers()] == [1, 2, 4, 5]
@@ -219,29 +219,29 @@ def test_format1_files_are_read_as_they_are_and_migrated_when_opened_for_writing
 
 def test_an_action_is_stored_and_undone_as_one(tmp_path):
     with SessionStore(tmp_path / "s.db") as store:
-        first = store.add(0, 1, True)
-        moved = store.add_many([(5, 2, True), (2, 7, False)], kind="move", annotator="bo")
+        first = store.record(0, 1, True)
+        moved = store.record_many([(5, 2, True), (2, 7, False)], kind="move", annotator="bo")
         assert [(a.i, a.j, a.kind, a.action, a.annotator) for a in moved] == [
             (2, 5, "move", moved[0].seq, "bo"), (2, 7, "move", moved[0].seq, "bo")]
-        store.undo(moved[1].seq)  # either row names the action
+        store.retract(moved[1].seq)  # either row names the action
         assert store.answers() == [first]
         assert [(r["i"], r["j"], r["kind"], r["reason"]) for r in store.retracted()] == [
             (2, 5, "move", "undone"), (2, 7, "move", "undone")]
         with pytest.raises(ValueError, match="kind"):
-            store.add_many([(0, 3, True)], kind="pure")
+            store.record_many([(0, 3, True)], kind="pure")
 
 
 def test_read_only_opening_never_writes(tmp_path):
     path = tmp_path / "s.db"
     with SessionStore(path) as store:
         store.write_meta({"method": "cobras"})
-        store.add(0, 1, True)
+        store.record(0, 1, True)
     before = digest(path)
     with SessionStore(path, read_only=True) as store:
         assert store.meta["method"] == "cobras" and not store.created
         assert [(a.i, a.j, a.answer) for a in store.answers()] == [(0, 1, True)]
         with pytest.raises(SessionWriteError, match="Not saved: .*readonly"):
-            store.add(1, 2, False)
+            store.record(1, 2, False)
     assert digest(path) == before and sorted(p.name for p in tmp_path.iterdir()) == ["s.db"]
     with pytest.raises(SessionFileError, match="No session file"):
         SessionStore(tmp_path / "missing.db", read_only=True)
@@ -252,7 +252,7 @@ def test_damaged_files_are_refused_with_the_reason(tmp_path):
     path = tmp_path / "s.db"
     with SessionStore(path) as store:
         store.write_meta({"method": "cobras"})
-        store.add(0, 1, True)
+        store.record(0, 1, True)
     db = sqlite3.connect(path)
     db.execute("UPDATE meta SET value = '{oops' WHERE key = 'method'")
     db.commit()
@@ -310,8 +310,8 @@ def crashed_session(path, how):
     """A session file with answers (0, 1) and (2, 3), then a process that crashed on it (see CRASH)."""
     with SessionStore(path) as store:
         store.write_meta({"method": "cobras"})
-        store.add(0, 1, True)
-        store.add(2, 3, False)
+        store.record(0, 1, True)
+        store.record(2, 3, False)
     subprocess.run([sys.executable, "-c", CRASH, str(path), how], check=True)
     side = Path(f"{path}-{'wal' if how == 'wal' else 'journal'}")
     assert side.stat().st_size > 0
@@ -347,7 +347,7 @@ def test_a_file_of_an_older_linkwise_with_answers_in_its_wal_keeps_them_in_the_d
         assert len(store.answers()) == 4
     assert (tmp_path / "s.db-wal").exists()
     with SessionStore(path, exclusive=True) as store:
-        store.add(9, 10, None)
+        store.record(9, 10, None)
         shutil.copyfile(path, tmp_path / "copy.db")
     assert not (tmp_path / "s.db-wal").exists()
     with SessionStore(tmp_path / "copy.db", read_only=True) as store:
@@ -364,5 +364,5 @@ def test_a_file_left_mid_commit_is_read_without_writing_it(tmp_path):
     assert {p: digest(p) for p in before} == before
     with SessionStore(path, exclusive=True) as store:  # opened for writing: rolled back in place
         assert [(a.i, a.j) for a in store.answers()] == [(0, 1), (2, 3)]
-        store.add(4, 5, True)
+        store.record(4, 5, True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.db"]

@@ -48,13 +48,13 @@ def test_each_annotator_has_a_question_of_their_own_and_answers_are_attributed(i
     session = team_session(tmp_path / "s.db", data)
     held = [tuple(session.state(who)["question"]["pair"]) for who in TEAM]
     assert len(set(held)) == 3  # nobody waits for another
-    assert held[0] == session._session.ask()  # the method's own question is with the first to come
+    assert held[0] == session._replay.session.ask()  # the method's own question is with the first to come
     assert [session.state(who)["question"]["pair"] for who in TEAM] == [list(p) for p in held]  # kept until answered
     rounds(session, y, 12)
     rows = session.store.answers()
     assert [r.annotator for r in rows[:3]] == TEAM and {r.kind for r in rows} == {"question"}
     assert len({(r.i, r.j) for r in rows}) == len(rows) == 36  # no pair answered twice
-    loop = session._session
+    loop = session._replay.session
     # the others' answers reached the method as knowledge, and it never asked a pair someone had answered
     asked = {tuple(sorted(q[:2])) for q in loop.query_log}
     assert not asked & {tuple(sorted(p[:2])) for p in loop.informed}
@@ -176,15 +176,15 @@ def test_a_tie_goes_to_a_third_annotator_and_the_majority_stands(iris_data, tmp_
     session = team_session(tmp_path / "s.db", data, overlap=1.0)
     pair = disagree_once(session, y, "alice", "bob")
     assert session.state("alice")["conflict"] is None
-    assert session._session.constraints.relation(*pair) is None  # until the tie is broken, the method waits
+    assert session._replay.session.constraints.relation(*pair) is None  # until the tie is broken, the method waits
     assert tuple(session.state("carol")["question"]["pair"]) == pair
     answer_as(session, "carol", y)
-    assert session._session.constraints.relation(*pair) == bool(y[pair[0]] == y[pair[1]])
+    assert session._replay.session.constraints.relation(*pair) == bool(y[pair[0]] == y[pair[1]])
     assert [r.annotator for r in session.store.answers()] == ["alice", "bob", "carol"]  # the minority's stays
     assert session.agreement_frame().set_index("annotator").loc["bob", "agreement"] == 0
     session.close()
     again = HumanSession(tmp_path / "s.db", data)  # the same after a restart
-    assert again._session.constraints.relation(*pair) == bool(y[pair[0]] == y[pair[1]])
+    assert again._replay.session.constraints.relation(*pair) == bool(y[pair[0]] == y[pair[1]])
     assert again.team["disagreement"] == "third" and again.state("bob")["conflict"] is None
     again.close()
 
@@ -196,7 +196,7 @@ def test_repair_gives_a_tolerant_method_both_answers_and_a_strict_one_the_contra
     pair = disagree_once(robust, y, "alice", "bob")
     state = robust.state("carol")
     assert state["conflict"] is None and state["question"] is not None  # nobody has to settle it
-    assert len(robust._session.constraints.conflicts) == 1  # both answers are the method's evidence
+    assert len(robust._replay.session.constraints.conflicts) == 1  # both answers are the method's evidence
     robust.close()
 
     strict = team_session(tmp_path / "s.db", data, overlap=1.0, disagreement="repair")
@@ -409,18 +409,18 @@ def test_a_contradicted_shadow_serves_the_reply_and_is_replayed_after_it(iris_da
     session = team_session(tmp_path / "s.db", data)
     for n in range(60):
         who = TEAM[n % 3]
-        before = session._shadow
+        before = session._desk.shadow
         answer_as(session, who, y)
-        if before is not None and session._shadow is before and before[0] != session._changes:
+        if before is not None and session._desk.shadow is before and before[0] != session._replay.changes:
             break  # an answer contradicted the shadow's prediction: the reply did not wait for a replay
     else:
         pytest.fail("no answer contradicted the shadow's predictions")
     assert session.state(who)["question"] is not None
     session.prepare()  # what the page's server does once it has replied
-    assert session._shadow is not before and session._shadow[0] == session._changes
-    fresh = session._shadow
+    assert session._desk.shadow is not before and session._desk.shadow[0] == session._replay.changes
+    fresh = session._desk.shadow
     session.prepare()  # nothing outdated: nothing replayed
-    assert session._shadow is fresh
+    assert session._desk.shadow is fresh
     session.close()
 
 
@@ -439,8 +439,8 @@ def test_a_team_member_gives_cluster_feedback_with_their_ticket(iris_data, tmp_p
     # the others keep their questions unless the feedback settled them; nobody is handed a known pair
     for who in TEAM:
         pair = session.state(who)["question"]["pair"]
-        assert session._session.constraints.relation(*pair) is None
-        assert pair == held[who] or session._session.constraints.relation(*held[who]) is not None
+        assert session._replay.session.constraints.relation(*pair) is None
+        assert pair == held[who] or session._replay.session.constraints.relation(*held[who]) is not None
     answer_as(session, "carol", y)
     assert session.store.answers()[-1].annotator == "carol"
     strips = session.clusters()["strips"]

@@ -1,4 +1,4 @@
-"""StabilityMonitor (when to stop, issue 17) and where it is shown: ActiveSession.stability_, HumanSession.state()."""
+"""StabilityMonitor (when to stop, issues 17 and 28) and where it is shown: ActiveSession.stability_, HumanSession.state()."""
 
 import json
 
@@ -12,18 +12,18 @@ from tests.e2e.helpers import answer_from
 
 
 def test_a_constant_clustering_becomes_stable_after_a_window_of_answers():
-    monitor = lw.StabilityMonitor(window=4)
+    monitor = lw.StabilityMonitor(window=4, share=0)
     monitor.update([0, 0, 1, 1, 2], answered=False)  # the clustering at the start
     for n in range(1, 6):
         estimate = monitor.update([3, 3, 1, 1, 0])  # the same partition, other names
         assert (estimate.n_answers, estimate.n_stable, estimate.n_changed, estimate.drift) == (n, n, 0, 0.0)
         assert estimate.stable == (n >= 4)
     assert estimate.window == 4 and estimate.change_rate == pytest.approx(1 / 6)
-    assert estimate.message == "The grouping has been stable for the last 5 answers."
+    assert estimate.message == "You can stop: the grouping has held for the last 5 answers."
 
 
 def test_a_changing_clustering_is_not_stable():
-    monitor = lw.StabilityMonitor(window=10)
+    monitor = lw.StabilityMonitor(window=10, share=0)
     rng = np.random.default_rng(0)
     for _ in range(12):
         estimate = monitor.update(rng.integers(0, 3, 50))
@@ -35,7 +35,7 @@ def test_a_changing_clustering_is_not_stable():
 
 def test_small_moves_are_no_change_but_add_up_to_drift():
     base = np.repeat(np.arange(4), 25)
-    monitor = lw.StabilityMonitor(window=5, max_drift=0.1, min_ari=0.9)
+    monitor = lw.StabilityMonitor(window=5, share=0, max_drift=0.1, min_ari=0.9)
     monitor.update(base, answered=False)
     moved = base.copy()
     for k in range(5):  # one row of 100 moves at each answer: no change, but together they move it
@@ -54,7 +54,7 @@ def test_large_data_is_compared_on_a_fixed_sample():
     base = np.zeros(n, dtype=int)
 
     def detected(max_rows):
-        monitor = lw.StabilityMonitor(window=1, max_rows=max_rows)  # drift: the last move
+        monitor = lw.StabilityMonitor(window=1, share=0, max_rows=max_rows)  # drift: the last move
         monitor.update(base, answered=False)
         found = 0
         for k in range(50):  # move a single row, then put it back
@@ -69,7 +69,7 @@ def test_large_data_is_compared_on_a_fixed_sample():
 
 
 def test_informed_knowledge_is_not_counted_as_an_answer_but_its_move_counts():
-    monitor = lw.StabilityMonitor(window=2)
+    monitor = lw.StabilityMonitor(window=2, share=0)
     for _ in range(3):
         monitor.update([0, 0, 1, 1])
     assert monitor.update([0, 0, 1, 1], answered=False) == monitor.estimate
@@ -78,7 +78,60 @@ def test_informed_knowledge_is_not_counted_as_an_answer_but_its_move_counts():
     assert estimate.drift == 1.0
 
 
+def test_a_clustering_right_from_the_start_may_stop_after_window_answers():
+    monitor = lw.StabilityMonitor()
+    monitor.update([0, 0, 1, 1], answered=False)
+    shown = [monitor.update([1, 1, 0, 0]).stable for _ in range(monitor.window + 5)]
+    assert shown.index(True) == monitor.window - 1 and all(shown[monitor.window - 1:])
+    assert monitor.estimate.message.startswith("You can stop")
+
+
+def test_the_window_grows_with_the_answers():
+    monitor = lw.StabilityMonitor(window=2, share=0.5, max_drift=0)
+    rng = np.random.default_rng(0)
+    monitor.update(rng.integers(0, 3, 60), answered=False)
+    still = rng.integers(0, 3, 60)
+    for labels in [*rng.integers(0, 3, (19, 60)), still]:  # 20 answers that change the clustering
+        monitor.update(labels)
+    shown = [monitor.update(still) for _ in range(25)]
+    # after k unchanged answers the estimate covers ceil((20 + k) / 2): stable from k = 20 on
+    assert [e.stable for e in shown] == [False] * 19 + [True] * 6
+    assert shown[19].window == 20 and shown[19].n_stable == 20 and shown[18].n_changed == 1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_stable_follows_its_definition_on_random_sessions(seed):
+    rng = np.random.default_rng(seed)
+    window, share, max_drift = int(rng.integers(1, 8)), float(rng.choice([0, 0.3, 0.5, 1])), float(rng.choice([0, 0.2]))
+    monitor, moves = lw.StabilityMonitor(window=window, share=share, max_drift=max_drift), []
+    labels = rng.integers(0, 3, 40)
+    monitor.update(labels, answered=False)
+    for n in range(1, 60):
+        before = labels
+        if rng.random() < 0.3:
+            labels = rng.integers(0, 3, 40)
+        estimate = monitor.update(labels)
+        moves.append(1 - lw.metrics.ari(before, labels))
+        covered = moves[-min(n, max(window, int(np.ceil(share * n - 1e-9)))):]
+        assert estimate.window == len(covered)
+        assert estimate.drift == pytest.approx(sum(covered), abs=1e-9)
+        assert estimate.stable == (n >= window and sum(covered) <= max_drift + 1e-9)
+
+
+def test_the_outlook_says_what_more_answers_may_change():
+    monitor = lw.StabilityMonitor(window=4, share=0)
+    assert monitor.update(np.zeros(30, dtype=int), answered=False).outlook(10) == ""
+    rng = np.random.default_rng(1)
+    for _ in range(4):
+        estimate = monitor.update(rng.integers(0, 4, 30))
+    rate = estimate.change_rate
+    assert estimate.outlook() == f"About 1 in {round(1 / rate)} answers still changes the grouping."
+    assert estimate.outlook(12) == (f"About 1 in {round(1 / rate)} answers still changes the grouping: about "
+                                    f"{round(rate * 12)} of the 12 left.")
+
+
 @pytest.mark.parametrize("kwargs, name", [({"window": 0}, "window"), ({"window": 2.5}, "window"),
+                                          ({"share": -0.1}, "share"), ({"share": 1.5}, "share"),
                                           ({"max_drift": -0.1}, "max_drift"), ({"max_drift": "0.1"}, "max_drift"),
                                           ({"min_ari": 0}, "min_ari"), ({"min_ari": 1.5}, "min_ari"),
                                           ({"max_rows": 1}, "max_rows")])
@@ -139,7 +192,8 @@ def test_the_terminal_shows_the_stability_message(iris_data, tmp_path):
     session = HumanSession(tmp_path / "s.db", data, lw.COBRAS(random_state=0))
     out, keys = StringIO(), iter("sq")
     run_terminal(session, tmp_path / "labels.csv", console=Console(file=out, width=200), getchar=lambda: next(keys))
-    assert "0 answered · 1 clusters · No answers yet." in out.getvalue()
-    assert f"1 answered · {session.state()['n_clusters']} clusters · {session.state()['stability']['message']}" in \
-        out.getvalue()
+    assert "0 of 100 answered · 1 clusters · No answers yet." in out.getvalue()
+    state = session.state()
+    assert (f"1 of 100 answered · {state['n_clusters']} clusters · {state['stability']['message']} · "
+            f"{state['outlook']}") in out.getvalue()
     session.close()

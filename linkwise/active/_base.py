@@ -8,11 +8,19 @@ the answers so far (iterative strategies such as NPU need it while they ask).
 
 import inspect
 import warnings
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
-from linkwise._validation import InvalidParameterError, check_scalar
+from linkwise._validation import (
+    Interval,
+    InvalidParameterError,
+    check_n_clusters,
+    check_params,
+    check_scalar,
+    validate_params,
+)
 from linkwise.cluster import MKMeans, MPCKMeans, PCKMeans
 from linkwise.loop import ActiveEstimator
 
@@ -30,15 +38,14 @@ _CLOSURE_CLUSTERERS = (PCKMeans, MPCKMeans, MKMeans)
 class QueryStrategy(BaseEstimator):
     """Base class of the query strategies in :mod:`linkwise.active`.
 
-    Subclasses implement the generator ``_questions`` and may override
-    ``_validate_params``; ``_needs_clusterer = True``: the strategy
+    Subclasses implement the generator ``_questions`` and declare their
+    parameters in ``_parameter_constraints`` (scikit-learn's table, checked
+    before the strategy runs); ``_needs_clusterer = True``: the strategy
     re-clusters while it asks.
     """
 
     _needs_clusterer = False
-
-    def _validate_params(self):
-        """Check constructor parameters; raise InvalidParameterError naming the bad one."""
+    _parameter_constraints = {}
 
     def _questions(self, ctx, n_clusters, fit_labels):
         raise NotImplementedError(f"{type(self).__name__} must implement _questions(ctx, n_clusters, fit_labels)")
@@ -72,7 +79,9 @@ class QueryStrategy(BaseEstimator):
             Every answer, with what follows from them.
         """
         owner = f"{type(self).__name__}.collect"
-        n_clusters = check_scalar(n_clusters, "n_clusters", owner, kind="int", low=1, role="argument")
+        arguments = {"n_clusters": n_clusters, "max_queries": max_queries, "random_state": random_state}
+        constraints = {**ActiveEstimator._parameter_constraints, "n_clusters": [Interval(Integral, 1, None, closed="left")]}
+        check_params(constraints, arguments, owner)
         clusterer = PCKMeans(n_clusters=n_clusters) if self._needs_clusterer else None
         run = _Collect(strategy=self, n_clusters=n_clusters, clusterer=clusterer, max_queries=max_queries,
                        random_state=random_state)
@@ -156,11 +165,8 @@ def _takes_pairs(fit):
 
 
 def run_strategy(strategy, ctx, n_clusters, fit_labels):
-    """Validate a strategy against the data and run its question generator."""
-    if n_clusters > ctx.n_samples:
-        raise InvalidParameterError(f"n_clusters={n_clusters} is larger than the number of rows of X "
-                                    f"({ctx.n_samples}); ask for at most one cluster per row.")
-    strategy._validate_params()
+    """Validate a strategy's parameters and run its question generator."""
+    validate_params(strategy)
     return strategy._questions(ctx, n_clusters, fit_labels)
 
 
@@ -171,9 +177,12 @@ class _Collect(ActiveEstimator):
         self.strategy, self.n_clusters, self.clusterer = strategy, n_clusters, clusterer
         self.max_queries, self.random_state = max_queries, random_state
 
-    def _validate_params(self):
-        owner = f"{type(self.strategy).__name__}.collect"
-        check_scalar(self.max_queries, "max_queries", owner, kind="int", low=0, none_ok=True, role="argument")
+    # the arguments of collect, checked there
+    _parameter_constraints = dict.fromkeys(("strategy", "n_clusters", "clusterer", "max_queries", "random_state"),
+                                           "no_validation")
+
+    def _check_params_vs_input(self, X):
+        check_n_clusters(self.n_clusters, X.shape[0], f"{type(self.strategy).__name__}.collect")
 
     def _questions(self, ctx):
         fit_labels = None if self.clusterer is None else ConstrainedFit(self.clusterer, ctx).labels

@@ -1,8 +1,10 @@
 """Committee: constraint selection by an ensemble of k-means clusterings."""
 
+from numbers import Integral, Real
+
 import numpy as np
 
-from linkwise._validation import check_scalar
+from linkwise._validation import Interval, InvalidParameterError
 from linkwise.active._base import NEW, QueryStrategy, argbest, ask_membership
 from linkwise.ensemble import agreement, ensemble_labels, flat_codes, imputed_neighbourhoods
 
@@ -69,13 +71,17 @@ class Committee(QueryStrategy):
         self.n_estimators, self.sample_fraction = n_estimators, sample_fraction
         self.kappa_ml, self.kappa_cl = kappa_ml, kappa_cl
 
-    def _validate_params(self):
-        check_scalar(self.n_estimators, "n_estimators", self, kind="int", low=1)
-        check_scalar(self.sample_fraction, "sample_fraction", self, kind="float", low=0.0, high=1.0, include_low=False)
-        kappa_ml = check_scalar(self.kappa_ml, "kappa_ml", self, kind="float", low=0.0, high=1.0)
-        check_scalar(self.kappa_cl, "kappa_cl", self, kind="float", low=0.0, high=kappa_ml, include_high=False)
+    _parameter_constraints = {
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "sample_fraction": [Interval(Real, 0, 1, closed="right")],
+        "kappa_ml": [Interval(Real, 0, 1, closed="both")],
+        "kappa_cl": [Interval(Real, 0, 1, closed="left")],
+    }
 
     def _questions(self, ctx, n_clusters, fit_labels):
+        if self.kappa_cl >= self.kappa_ml:  # a relation of two parameters, beyond what the table states
+            raise InvalidParameterError(f"The 'kappa_cl' parameter of Committee must be below kappa_ml="
+                                        f"{self.kappa_ml!r}, got {self.kappa_cl!r}.")
         codes = ensemble_labels(ctx.X, n_clusters, self.n_estimators, self.sample_fraction, ctx.rng, owner=self)
         flat, n_codes = flat_codes(codes)
         clusters = _Clusters(flat, n_codes)

@@ -6,11 +6,13 @@ skeleton). They differ in how they *consolidate*: Explore & Consolidate takes
 random points, Min-Max the point least similar to the skeleton.
 """
 
+from numbers import Real
+
 import numpy as np
 from scipy.spatial.distance import pdist
 from sklearn.utils import check_random_state
 
-from linkwise._validation import check_scalar
+from linkwise._validation import Interval
 from linkwise.active._base import NEW, QueryStrategy, argbest, ask_membership
 
 __all__ = ["ExploreConsolidate", "MinMax", "kernel_width"]
@@ -145,8 +147,7 @@ class MinMax(_FarthestFirst):
     def __init__(self, *, sigma=None):
         self.sigma = sigma
 
-    def _validate_params(self):
-        check_scalar(self.sigma, "sigma", self, kind="float", low=0.0, include_low=False, none_ok=True)
+    _parameter_constraints = {"sigma": [Interval(Real, 0, None, closed="neither"), None]}
 
     def _questions(self, ctx, n_clusters, fit_labels):
         self.sigma_ = kernel_width(ctx.X, ctx.rng) if self.sigma is None else float(self.sigma)

@@ -2,7 +2,7 @@
 
 from sklearn.base import clone
 
-from linkwise._validation import InvalidParameterError, check_option
+from linkwise._validation import HasMethods, StrOptions, check_n_clusters
 from linkwise.active._base import CONSTRAINT_FORMS, ConstrainedFit, QueryStrategy, check_clusterer, run_strategy
 from linkwise.loop import ActiveEstimator
 
@@ -97,13 +97,17 @@ class ActiveClustering(ActiveEstimator):
         self.clusterer, self.strategy, self.max_queries = clusterer, strategy, max_queries
         self.constraints, self.random_state = constraints, random_state
 
-    def _validate_params(self):
-        check_clusterer(self.clusterer, type(self).__name__)
-        if not isinstance(self.strategy, QueryStrategy):
-            raise InvalidParameterError("The 'strategy' parameter of ActiveClustering must be a query strategy from "
-                                        "linkwise.active (Random, ExploreConsolidate, MinMax, NPU, Committee), got "
-                                        f"{type(self.strategy).__name__}.")
-        check_option(self.constraints, "constraints", self, CONSTRAINT_FORMS)
+    _parameter_constraints = {
+        **ActiveEstimator._parameter_constraints,
+        "clusterer": [HasMethods(["fit", "get_params"])],  # check_clusterer reads the rest
+        "strategy": [QueryStrategy],
+        "constraints": [StrOptions(set(CONSTRAINT_FORMS))],
+    }
+
+    def _check_params_vs_input(self, X):
+        """The clusterer's n_clusters against the rows of ``X``."""
+        owner = type(self).__name__
+        check_n_clusters(check_clusterer(self.clusterer, owner), X.shape[0], f"{owner}'s clusterer")
 
     def _questions(self, ctx):
         n_clusters = check_clusterer(self.clusterer, type(self).__name__)

@@ -1,10 +1,12 @@
 """NPU: normalised point-based uncertainty, an iterative strategy that re-clusters as it asks."""
 
+from numbers import Integral, Real
+
 import numpy as np
 from sklearn import config_context
 from sklearn.tree import DecisionTreeClassifier
 
-from linkwise._validation import check_scalar
+from linkwise._validation import Interval
 from linkwise.active._base import NEW, QueryStrategy, argbest, ask_membership
 from linkwise.ensemble import agreement, flat_codes
 from linkwise.graph import relabel
@@ -77,10 +79,11 @@ class NPU(QueryStrategy):
     def __init__(self, *, n_trees=50, batch_size=1, renew=1.0):
         self.n_trees, self.batch_size, self.renew = n_trees, batch_size, renew
 
-    def _validate_params(self):
-        check_scalar(self.n_trees, "n_trees", self, kind="int", low=1)
-        check_scalar(self.batch_size, "batch_size", self, kind="int", low=1)
-        check_scalar(self.renew, "renew", self, kind="float", low=0.0, high=1.0, include_low=False)
+    _parameter_constraints = {
+        "n_trees": [Interval(Integral, 1, None, closed="left")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "renew": [Interval(Real, 0, 1, closed="right")],
+    }
 
     def _questions(self, ctx, n_clusters, fit_labels):
         rng = ctx.rng

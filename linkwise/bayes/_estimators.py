@@ -1,6 +1,7 @@
 """BayesianActiveClustering (Info / Uncertain / random pairs) and the passive BayesianClustering."""
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
@@ -9,7 +10,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from linkwise._validation import check_data, check_n_clusters, check_option, check_scalar
+from linkwise._validation import Interval, StrOptions, check_data, check_n_clusters, validate_params
 from linkwise.bayes._sampler import ParticleFilter
 from linkwise.bayes._selection import candidate_pool, first_acyclic, pair_scores
 from linkwise.graph import check_fit_input, relabel
@@ -44,19 +45,25 @@ class _ColumnMagnitude(TransformerMixin, BaseEstimator):
 class _BayesianModelMixin:
     """Parameters, their checks and the particle filter shared by both estimators."""
 
+    _parameter_constraints = {
+        "n_clusters": [Interval(Integral, 1, None, closed="left")],
+        "n_particles": [Interval(Integral, 1, None, closed="left"), None],
+        "lam": [Interval(Real, 0, None, closed="neither")],
+        "tau": [Interval(Real, 0, None, closed="left")],
+        "eps": [Interval(Real, 0, 0.5, closed="neither")],
+        "n_mcmc_steps": [Interval(Integral, 1, None, closed="left")],
+        "fit_intercept": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, n_clusters=2, *, n_particles=None, lam=10.0, tau=1.0, eps=0.05, n_mcmc_steps=5,
                  fit_intercept=True, random_state=None):
         self.n_clusters, self.n_particles, self.lam, self.tau, self.eps = n_clusters, n_particles, lam, tau, eps
         self.n_mcmc_steps, self.fit_intercept, self.random_state = n_mcmc_steps, fit_intercept, random_state
 
-    def _check_model_params(self):
-        check_scalar(self.n_clusters, "n_clusters", self, kind="int", low=1)
-        check_scalar(self.n_particles, "n_particles", self, kind="int", low=1, none_ok=True)
-        check_scalar(self.lam, "lam", self, kind="float", low=0.0, include_low=False)
-        check_scalar(self.tau, "tau", self, kind="float", low=0.0)
-        check_scalar(self.eps, "eps", self, kind="float", low=0.0, high=0.5, include_low=False, include_high=False)
-        check_scalar(self.n_mcmc_steps, "n_mcmc_steps", self, kind="int", low=1)
-        check_scalar(self.fit_intercept, "fit_intercept", self, kind="bool")
+    def _check_params_vs_input(self, X):
+        """The checks of the parameters against the data: no more clusters than rows."""
+        check_n_clusters(self.n_clusters, X.shape[0], self)
 
     @staticmethod
     def _scaler():
@@ -180,13 +187,14 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
                          fit_intercept=fit_intercept, random_state=random_state)
         self.criterion, self.candidate_pairs, self.max_queries = criterion, candidate_pairs, max_queries
 
-    def _validate_params(self):
-        self._check_model_params()
-        check_option(self.criterion, "criterion", self, ("info", "uncertain", "random"))
-        check_scalar(self.candidate_pairs, "candidate_pairs", self, kind="int", low=1)
+    _parameter_constraints = {
+        **_BayesianModelMixin._parameter_constraints,
+        **ActiveEstimator._parameter_constraints,
+        "criterion": [StrOptions({"info", "uncertain", "random"})],
+        "candidate_pairs": [Interval(Integral, 1, None, closed="left")],
+    }
 
     def _questions(self, ctx):
-        check_n_clusters(self.n_clusters, ctx.n_samples, self)
         particles = self._particle_filter(self._scaler().fit_transform(ctx.X), ctx.rng)
         self.n_cycle_pairs_dropped_ = np.zeros(0, dtype=np.intp)
         W_map = self._refit(particles, ctx, None)
@@ -317,9 +325,9 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
         self
             The fitted estimator.
         """
-        self._check_model_params()
+        validate_params(self)
         X, ml, cl = check_fit_input(self, X, y, ml, cl)
-        check_n_clusters(self.n_clusters, X.shape[0], self)
+        self._check_params_vs_input(X)
         rng = check_random_state(self.random_state)
         self.scaler_ = self._scaler().fit(X)
         particles = self._particle_filter(self.scaler_.transform(X), rng, min_ess=_PASSIVE_MIN_ESS)

@@ -1,12 +1,26 @@
-"""The demo: a short run of the harness on shipped data with the main methods (what ``linkwise demo`` runs)."""
+"""The demos: what linkwise does, in plain words (``linkwise demo``), and a short run of the harness on shipped data
+with the main methods (``linkwise demo --benchmark``)."""
 
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+from sklearn.cluster import KMeans
+from sklearn.metrics.cluster import contingency_matrix
+
 from linkwise._validation import InvalidParameterError
+from linkwise.auto import Auto
 from linkwise.bench._results import CONFIG, ERRORS, RESULTS
 from linkwise.bench._runner import run
+from linkwise.datasets import load
+from linkwise.loop import ActiveSession
+from linkwise.metrics import ari
+from linkwise.oracle import LabelOracle
 
-__all__ = ["DEMO_METHODS", "DEMO_DATASETS", "DEMO_BUDGETS", "run_demo"]
+__all__ = ["DEMO_METHODS", "DEMO_DATASETS", "DEMO_BUDGETS", "run_demo", "TOUR_BUDGETS", "Agreement", "Tour", "tour",
+           "agreement"]
 
 # the default (Auto), then one or two of every family
 DEMO_METHODS = ("auto", "kmeans", "copkmeans-random", "pckmeans-random", "mpckmeans-random", "pckmeans-minmax",
@@ -24,8 +38,8 @@ def run_demo(out="linkwise-demo", *, datasets=DEMO_DATASETS, methods=DEMO_METHOD
 
     Each method's clustering is scored (ARI) on held-out folds after 0, 25, 50
     and 100 questions answered from the true labels; COBRA asks as many
-    questions as it needs and the others are also run at that number. About a
-    minute on two cores (the Bayesian method and NPU take most of it).
+    questions as it needs and the others are also run at that number (what
+    ``linkwise demo --benchmark`` runs).
 
     Parameters
     ----------
@@ -71,3 +85,148 @@ def run_demo(out="linkwise-demo", *, datasets=DEMO_DATASETS, methods=DEMO_METHOD
     (out / _MARKER).write_text("Written by linkwise demo: the next demo with this out replaces its report.\n")
     return run(list(datasets), list(methods), budgets, folds=folds, repeats=repeats, out=out, n_jobs=n_jobs,
                progress=progress)
+
+
+# the plain-words demo: numbers of questions after which the clustering is scored, and the datasets it tells about
+TOUR_BUDGETS = (0, 10, 25, 50, 100)
+# name -> what its items are, and what their true groups are
+TOUR_DATA = {
+    "digits": ("handwritten digits, each scanned as 8×8 pixels (scikit-learn's digits)", "digits", "digit"),
+    "iris": ("iris flowers, each measured 4 times (length and width of petal and sepal)", "flowers", "species"),
+}
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """How a clustering agrees with the true groups, in the terms ``linkwise demo`` prints.
+
+    Attributes
+    ----------
+    ari : float
+        The adjusted Rand index: ``(pairs_right - pairs_by_chance) / (1 - pairs_by_chance)``.
+    n_pairs : int
+        Pairs of items.
+    pairs_right : float
+        Share of pairs that both groupings treat alike: together in both, or
+        apart in both (the Rand index).
+    pairs_by_chance : float
+        The share a random grouping with the same group sizes gets right on
+        average (what the adjustment takes away).
+    items_right : int
+        Items in the group of their kind, when each group found is matched to
+        one true group, the matching that places most items (a group matched
+        to none places none).
+    n_groups : int
+        Groups found.
+    """
+
+    ari: float
+    n_pairs: int
+    pairs_right: float
+    pairs_by_chance: float
+    items_right: int
+    n_groups: int
+
+
+def agreement(y_true, y_pred):
+    """The :class:`Agreement` of clustering ``y_pred`` with the true groups ``y_true``.
+
+    Examples
+    --------
+    >>> a = agreement([0, 0, 0, 1, 1, 1], [0, 0, 1, 1, 1, 1])
+    >>> a.n_pairs, round(a.pairs_right, 3), round(a.pairs_by_chance, 3), a.items_right, round(a.ari, 3)
+    (15, 0.667, 0.507, 5, 0.324)
+    """
+    table = contingency_matrix(y_true, y_pred)
+    n_pairs = int(table.sum()) * (int(table.sum()) - 1) // 2
+
+    def together(counts):  # pairs within the same group
+        return float((counts * (counts - 1) // 2).sum())
+
+    both, in_true, in_pred = together(table), together(table.sum(axis=1)), together(table.sum(axis=0))
+    pairs_right = (n_pairs - in_true - in_pred + 2 * both) / n_pairs
+    pairs_by_chance = (n_pairs - in_true - in_pred + 2 * in_true * in_pred / n_pairs) / n_pairs
+    rows, columns = linear_sum_assignment(table, maximize=True)
+    return Agreement(ari(y_true, y_pred), n_pairs, pairs_right, pairs_by_chance, int(table[rows, columns].sum()),
+                     table.shape[1])
+
+
+@dataclass(frozen=True)
+class Tour:
+    """One dataset of ``linkwise demo``: Auto answered by a simulated person, and K-means told the number of groups.
+
+    Attributes
+    ----------
+    name, description, items, kind : str
+        The dataset, what its items are (and their word, e.g. "digits"), and
+        what its true groups are (e.g. "digit").
+    n_items, n_kinds : int
+    curve : list of (int, Agreement)
+        The clustering after each number of answers in ``budgets``.
+    kmeans : Agreement
+        K-means with the true number of groups, no questions.
+    seconds_to_start : float
+        Measured: from the data to the first question.
+    seconds_per_answer : ndarray
+        Measured: from each answer to the next question.
+    """
+
+    name: str
+    description: str
+    items: str
+    kind: str
+    n_items: int
+    n_kinds: int
+    curve: list
+    kmeans: Agreement
+    seconds_to_start: float
+    seconds_per_answer: np.ndarray
+
+
+def tour(name, *, budgets=TOUR_BUDGETS, random_state=0):
+    """Cluster dataset ``name`` ("digits" or "iris") as ``linkwise demo`` tells it.
+
+    Auto, which is not told how many groups there are, asks up to
+    ``max(budgets)`` questions in an :class:`~linkwise.ActiveSession`; a
+    :class:`~linkwise.LabelOracle` answers them from the true labels, so the
+    clustering can be scored after each number of answers in ``budgets``.
+    K-means is given the true number of groups and no answers.
+
+    Returns
+    -------
+    Tour
+
+    Examples
+    --------
+    >>> result = tour("iris", budgets=[0, 5])
+    >>> [n for n, _ in result.curve], result.n_kinds, len(result.seconds_per_answer)
+    ([0, 5], 3, 5)
+    """
+    if name not in TOUR_DATA:
+        raise InvalidParameterError(f"The 'name' argument of tour must be one of {sorted(TOUR_DATA)}, got {name!r}.")
+    if name == "digits":  # scikit-learn ships them: ink from 0 to 16
+        from sklearn.datasets import load_digits
+
+        digits = load_digits()
+        X, y = digits.data / 16.0, digits.target
+    else:
+        X, y = load(name, scale="minmax")
+    budgets = sorted(set(budgets))
+    oracle, curve, waits = LabelOracle(y), [], []
+    start = time.perf_counter()
+    session = ActiveSession(Auto(max_queries=budgets[-1], random_state=random_state), X, stability=False)
+    seconds_to_start = time.perf_counter() - start
+    if budgets[0] == 0:
+        curve.append((0, agreement(y, session.labels_)))
+    while (pair := session.ask()) is not None:
+        start = time.perf_counter()
+        session.tell(pair, oracle.query(*pair))
+        waits.append(time.perf_counter() - start)
+        if session.n_queries in budgets:
+            curve.append((session.n_queries, agreement(y, session.labels_)))
+    if not curve or curve[-1][0] != session.n_queries:  # the method had nothing left to ask before the budget
+        curve.append((session.n_queries, agreement(y, session.labels_)))
+    n_kinds = len(np.unique(y))
+    kmeans = KMeans(n_clusters=n_kinds, n_init=10, random_state=random_state).fit(X).labels_
+    return Tour(name, *TOUR_DATA[name], len(y), n_kinds, curve, agreement(y, kmeans), seconds_to_start,
+                np.asarray(waits))

@@ -250,7 +250,7 @@ class _Progress:
             self._task = self._bar.add_task("", total=total, completed=done)
 
     def __enter__(self):
-        self._start, self._start_done, self._printed = time.monotonic(), self.done, -1
+        self._start, self._paced, self._printed = time.monotonic(), None, -1
         if self._bar is not None:
             self._bar.start()
         return self
@@ -265,15 +265,19 @@ class _Progress:
             self._bar.update(self._task, completed=done)
 
     def advance(self, description):
-        self.done += 1
+        self.done, now = self.done + 1, time.monotonic()
+        # the pace is measured from the first cell done: the start-up before it (worker processes, imports) is no
+        # cell's cost, and counted in made the first estimates several times too long
+        self._paced = self._paced or (now, self.done)
         if self._bar is not None:
             self._bar.update(self._task, advance=1, description=description)
         elif self.enabled and (step := 20 * self.done // max(self.total, 1)) > self._printed:
             self._printed = step
-            elapsed = time.monotonic() - self._start
-            rate = (self.done - self._start_done) / elapsed if elapsed > 0 else 0.0
-            eta = f"{(self.total - self.done) / rate:.0f} s" if rate > 0 else "?"
-            self.console.print(f"cells {self.done}/{self.total}, {elapsed:.0f} s elapsed, ETA {eta}", soft_wrap=True)
+            since, first = now - self._paced[0], self._paced[1]
+            eta = (f"ETA {(self.total - self.done) * since / (self.done - first):.0f} s" if self.done > first
+                   and since > 0 else "ETA after the next cell")
+            self.console.print(f"cells {self.done}/{self.total}, {now - self._start:.0f} s elapsed, {eta}",
+                               soft_wrap=True)
 
 
 def run(datasets=None, methods=None, budgets=(0, 10, 25, 50, 100), *, folds=5, repeats=1, seed=0, scale="minmax",

@@ -1,10 +1,19 @@
-"""``linkwise bench`` and ``linkwise demo``: the benchmark harness on the command line (over :mod:`linkwise.bench`)."""
+"""``linkwise bench`` and ``linkwise demo``: the benchmark harness on the command line (over :mod:`linkwise.bench`),
+and the plain-words demo."""
+
+import os
+import shutil
+import sysconfig
+import textwrap
+from pathlib import Path
 
 import click
+import numpy as np
 from click.core import ParameterSource
 
-from linkwise._extras import requires
+from linkwise._extras import installed, requires
 from linkwise.bench import DEMO_METHODS, registry, report, run, run_demo
+from linkwise.bench._demo import TOUR_DATA, tour
 from linkwise.bench._results import PROTOCOL_KEYS, read_config
 
 __all__ = ["bench", "demo", "print_summary"]
@@ -145,23 +154,114 @@ def report_command(directory, metric):
     print_summary(report(directory, metric=metric))
 
 
-@click.command()
-@click.option("--out", default="linkwise-demo", show_default=True, type=click.Path(file_okay=False),
-              help="Where the report goes (an earlier demo report there is replaced).")
-@click.option("--datasets", default="wine", show_default=True, help="Comma-separated shipped datasets.")
-@click.option("--methods", help="Comma-separated methods (default: the demo's main methods).")
-@click.option("--budgets", default="0,25,50,100", show_default=True, help="Comma-separated numbers of questions.")
-@click.option("--folds", default=5, show_default=True, type=int, help="Cross-validation folds.")
-@click.option("--n-jobs", default=-1, show_default=True, type=int, help="Parallel workers (-1: all cores).")
-def demo(out, datasets, methods, budgets, folds, n_jobs):
-    """Compare the main methods on shipped data with simulated answers, in about a minute.
+def _percent(share):
+    return f"{100 * share:.1f}%"  # no space: a wrapped line never splits it
 
-    The default method (Auto), K-means, the constrained k-means family with
-    random questions and with MinMax and NPU selection, COBRA, COBRAS, active
-    COBS and Bayesian active clustering answer up to 100 questions from the true labels; each
-    clustering is scored (ARI) on held-out folds.
-    Prints the learning curves and writes an HTML report with the plots.
+
+def _ms(seconds):
+    return f"{1000 * seconds:.{0 if seconds >= 0.01 else 1}f} ms"
+
+
+def _fill(text):
+    """``text`` wrapped to the terminal, at most 100 columns wide (easier to read)."""
+    return textwrap.fill(text, min(shutil.get_terminal_size((100, 24)).columns, 100))
+
+
+def _print_tour(result, echo=click.echo):
+    """Print one dataset of ``linkwise demo`` (a ``Tour``) in plain words."""
+    n, items, kind = result.n_items, result.items, result.kind
+
+    def say(text):
+        echo(_fill(text))
+
+    def placed(score):
+        return f"{score.items_right:,} of {n:,} {items} ({_percent(score.items_right / n)})"
+
+    say(f"{result.name.capitalize()}: {n:,} {result.description}, in {result.n_kinds} true groups.")
+    n_asked, last = result.curve[-1]
+    say(f"After {n_asked} answers linkwise put {placed(last)} in the group of their own {kind}, with ARI "
+        f"{last.ari:.3f}; K-means, told that there are {result.n_kinds} groups and asking nothing, {placed(result.kmeans)}, ARI "
+        f"{result.kmeans.ari:.3f}. The grouping after each number of answers:")
+    echo(f"  {'answers':>7}  {'ARI':>5}  {'groups':>6}  {items} in the group of their own {kind}")
+    for n_answers, score in result.curve:
+        echo(f"  {n_answers:>7}  {score.ari:5.3f}  {score.n_groups:>6}  {placed(score)}")
+    say(f"What ARI {last.ari:.3f} means here: of the {last.n_pairs:,} pairs of {items}, {_percent(last.pairs_right)} "
+        f"are right (together in both groupings, or apart in both); a random grouping with the same group sizes gets "
+        f"{_percent(last.pairs_by_chance)} right on average, and ARI is the share of the way from there to every "
+        f"pair right: ({_percent(last.pairs_right)} - {_percent(last.pairs_by_chance)}) / (100% - "
+        f"{_percent(last.pairs_by_chance)}) = {last.ari:.3f}.")
+    if len(waits := result.seconds_per_answer):
+        say(f"Measured on this machine: {result.seconds_to_start:.1f} s to the first question, then each next question "
+            f"{_ms(np.median(waits))} after the answer (median; at most {_ms(waits.max())}).")
+
+
+def _tour(datasets, echo=click.echo):
+    """``linkwise demo``: what linkwise did on each of ``datasets``, what ARI means, and where to go next."""
+    echo(_fill("linkwise groups items by asking a person, one pair at a time, \"do these two belong together?\", "
+               "and regroups them after every answer. Here a simulated person answers from the true groups, so that "
+               "the result can be scored. The method is Auto, linkwise's default: nobody tells it how many groups "
+               "there are."))
+    for name in datasets:
+        echo("")
+        _print_tour(tour(name), echo)
+    echo("")
+    echo(_fill("ARI (adjusted Rand index) scores a grouping against the true one pair by pair, discounting the pairs "
+               "a random grouping gets right: 1 is the true grouping exactly, 0 no better than chance, so ARI 0.9 is "
+               "90% of the way from chance to every pair right. An item is \"in the group of its own kind\" when its "
+               "group is matched to its kind, each group found matched to one kind so as to place the most items."))
+    echo("\nNow answer the questions yourself, with the digits shown as images in a web page:")
+    echo(f"  {_linkwise_command()} cluster --demo digits")
+    if missing := [extra for extra in ("session", "images") if not installed(extra)]:
+        echo(f"  (first: pip install 'linkwise[{','.join(missing)}]')")
+
+
+def _linkwise_command():
+    """How to type ``linkwise`` to run this installation: its name when that is on the PATH, else its path (a venv
+    not activated, as ``make demo`` runs it)."""
+    script = Path(sysconfig.get_path("scripts")) / "linkwise"
+    on_path = shutil.which("linkwise")
+    if not script.is_file() or (on_path is not None and Path(on_path).resolve() == script.resolve()):
+        return "linkwise"
+    return min(str(script), os.path.relpath(script), key=len)
+
+
+@click.command()
+@click.option("--benchmark", is_flag=True,
+              help="Instead: compare the main methods with the benchmark's protocol (test folds) and write a report.")
+@click.option("--out", type=click.Path(file_okay=False),
+              help="With --benchmark: where the report goes (an earlier demo report there is replaced) "
+                   "[default: linkwise-demo].")
+@click.option("--datasets", help="Comma-separated datasets [default: digits,iris; with --benchmark: wine].")
+@click.option("--methods", help="With --benchmark: comma-separated methods (default: the demo's main methods).")
+@click.option("--budgets", help="With --benchmark: comma-separated numbers of questions [default: 0,25,50,100].")
+@click.option("--folds", type=int, help="With --benchmark: cross-validation folds [default: 5].")
+@click.option("--n-jobs", type=int, help="With --benchmark: parallel workers (-1: all cores) [default: -1].")
+def demo(benchmark, **options):
+    """What linkwise does, told in plain words.
+
+    linkwise groups 1,797 handwritten digits and 147 iris flowers by asking a
+    simulated person up to 100 questions, and the demo says how good the
+    groups are, against K-means, and what ARI means.
+
+    With --benchmark: the default method (Auto), K-means, the constrained
+    k-means family with random questions and with MinMax and NPU selection,
+    COBRA, COBRAS, active COBS and Bayesian active clustering answer up to 100
+    questions from the true labels; each clustering is scored (ARI) on
+    held-out folds. Prints the learning curves and writes an HTML report with
+    the plots.
     """
+    given = {name: value for name, value in options.items() if value is not None}
+    if not benchmark:
+        if extra := sorted(set(given) - {"datasets"}):
+            raise click.UsageError(f"--{extra[0].replace('_', '-')} applies to the benchmark report: add --benchmark.")
+        datasets = _split(given.get("datasets")) or list(TOUR_DATA)
+        if unknown := sorted(set(datasets) - set(TOUR_DATA)):
+            raise click.BadParameter(f"{unknown[0]!r} is not one of {', '.join(TOUR_DATA)}.", param_hint="--datasets")
+        _tour(datasets)
+        return
+    given = {"out": "linkwise-demo", "datasets": "wine", "budgets": "0,25,50,100", "folds": 5, "n_jobs": -1} | given
     # bad input becomes one "Error:" line in the cli's funnel
-    print_summary(run_demo(out, datasets=_split(datasets), methods=_split(methods) or DEMO_METHODS,
-                           budgets=_split(budgets, int), folds=folds, n_jobs=n_jobs, progress=True))
+    print_summary(run_demo(given["out"], datasets=_split(given["datasets"]),
+                           methods=_split(given.get("methods")) or DEMO_METHODS,
+                           budgets=_split(given["budgets"], int), folds=given["folds"], n_jobs=given["n_jobs"],
+                           progress=True))

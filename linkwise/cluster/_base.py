@@ -5,6 +5,7 @@ set of centres chosen from the constraints), the Lloyd iteration skeleton, the
 choice of the best of ``n_init`` runs, and ``predict``.
 """
 
+from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
@@ -14,12 +15,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from linkwise._validation import (
+    Interval,
     check_data,
     check_n_clusters,
-    check_scalar,
     check_y_ignored,
     magnitude_scale,
     owner_name,
+    validate_params,
 )
 from linkwise.graph import check_constraints
 
@@ -152,8 +154,9 @@ _SHARED_DOC = {
 class KMeansFamily(ClusterMixin, BaseEstimator):
     """Base class: checks, best-of-``n_init`` and ``predict`` for the k-means family.
 
-    Subclasses write ``fit`` (``_start``, then ``_fit_runs``) and may override
-    ``_validate_extra()`` and ``_point_costs(X, centers)`` (used by ``predict``).
+    Subclasses write ``fit`` (``_start``, then ``_fit_runs``), add their
+    parameters to ``_parameter_constraints`` and may override
+    ``_point_costs(X, centers)`` (used by ``predict``).
     The keys of ``_SHARED_DOC`` in their docstrings become shared numpydoc entries.
 
     Data whose magnitude would overflow or underflow squared distances is
@@ -163,6 +166,13 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
     metrics and constraint weights refer to ``X / scale_``.
     """
 
+    _parameter_constraints = {
+        "n_clusters": [Interval(Integral, 1, None, closed="left")],
+        "n_init": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
     _doc_parts = {}  # more placeholders a subclass's docstring shares, filled in before those above
 
     def __init_subclass__(cls, **kwargs):
@@ -174,20 +184,17 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
         self.n_clusters, self.n_init, self.max_iter, self.tol = n_clusters, n_init, max_iter, tol
         self.random_state = random_state
 
-    def _validate_extra(self):
-        """Check the subclass's own parameters (none here)."""
-
     def _start(self, X):
         """Validate parameters and data; return ``(X / scale_, rng)`` (the one generator of this fit)."""
-        check_scalar(self.n_clusters, "n_clusters", self, kind="int", low=1)
-        check_scalar(self.n_init, "n_init", self, kind="int", low=1)
-        check_scalar(self.max_iter, "max_iter", self, kind="int", low=1)
-        check_scalar(self.tol, "tol", self, kind="float", low=0.0)
-        self._validate_extra()
+        validate_params(self)
         X = check_data(X, self, validate=True, ensure_min_samples=1)
-        check_n_clusters(self.n_clusters, X.shape[0], self)
+        self._check_params_vs_input(X)
         self.scale_ = magnitude_scale(X)
         return (X if self.scale_ == 1.0 else X / self.scale_), check_random_state(self.random_state)
+
+    def _check_params_vs_input(self, X):
+        """The checks of the parameters against the data: no more clusters than rows."""
+        check_n_clusters(self.n_clusters, X.shape[0], self)
 
     def _fit_runs(self, X, rng, run, *args):
         """Fit the best (lowest score) of ``n_init`` runs ``run(X, x_sq, tol, rng, *args)``; None if all failed."""

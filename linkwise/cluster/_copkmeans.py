@@ -3,7 +3,7 @@
 import numpy as np
 import scipy.sparse as sp
 
-from linkwise._validation import check_option
+from linkwise._validation import StrOptions
 from linkwise.cluster._base import (
     PairwiseKMeans,
     _Run,
@@ -103,8 +103,7 @@ class COPKMeans(PairwiseKMeans):
         super().__init__(n_clusters, n_init=n_init, max_iter=max_iter, tol=tol, random_state=random_state)
         self.on_infeasible = on_infeasible
 
-    def _validate_extra(self):
-        check_option(self.on_infeasible, "on_infeasible", self, ("raise", "relax"))
+    _parameter_constraints = {**PairwiseKMeans._parameter_constraints, "on_infeasible": [StrOptions({"raise", "relax"})]}
 
     def _fit(self, X, ml, cl, rng):
         n_groups, group = components(ml, X.shape[0])

@@ -4,7 +4,7 @@ import numpy as np
 from scipy.optimize import minimize
 from sklearn.cluster import KMeans
 
-from linkwise._validation import check_option
+from linkwise._validation import StrOptions
 from linkwise.cluster._base import PairwiseKMeans, _Run, sq_distances, update_centers
 
 # Directions no must-link pins down would grow without bound; the must-link
@@ -135,8 +135,7 @@ class MKMeans(PairwiseKMeans):
         super().__init__(n_clusters, n_init=n_init, max_iter=max_iter, tol=tol, random_state=random_state)
         self.metric = metric
 
-    def _validate_extra(self):
-        check_option(self.metric, "metric", self, ("diagonal", "full"))
+    _parameter_constraints = {**PairwiseKMeans._parameter_constraints, "metric": [StrOptions({"diagonal", "full"})]}
 
     def _fit(self, X, ml, cl, rng):
         L = learn_metric(X, ml, cl, full=self.metric == "full", rng=rng)

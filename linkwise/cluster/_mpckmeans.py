@@ -1,8 +1,10 @@
 """MPCKMeans: soft pairwise constraints plus learned metrics (Bilenko, Basu & Mooney 2004)."""
 
+from numbers import Real
+
 import numpy as np
 
-from linkwise._validation import check_option, check_scalar
+from linkwise._validation import Interval, StrOptions
 from linkwise.cluster._base import PairwiseKMeans, _Run, lloyd, update_centers
 from linkwise.cluster._graph import PairGraph, neighbourhood_centers
 
@@ -162,11 +164,13 @@ class MPCKMeans(PairwiseKMeans):
         super().__init__(n_clusters, n_init=n_init, max_iter=max_iter, tol=tol, random_state=random_state)
         self.metric, self.shared_metric, self.w, self.w_bar = metric, shared_metric, w, w_bar
 
-    def _validate_extra(self):
-        check_option(self.metric, "metric", self, ("diagonal", "full"))
-        check_scalar(self.shared_metric, "shared_metric", self, kind="bool")
-        check_scalar(self.w, "w", self, kind="float", low=0.0)
-        check_scalar(self.w_bar, "w_bar", self, kind="float", low=0.0)
+    _parameter_constraints = {
+        **PairwiseKMeans._parameter_constraints,
+        "metric": [StrOptions({"diagonal", "full"})],
+        "shared_metric": ["boolean"],
+        "w": [Interval(Real, 0, None, closed="left")],
+        "w_bar": [Interval(Real, 0, None, closed="left")],
+    }
 
     def _fit(self, X, ml, cl, rng):
         self._metric = self._fit_runs(X, rng, self._run, PairGraph(ml, cl)).state

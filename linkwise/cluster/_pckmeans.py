@@ -1,8 +1,10 @@
 """PCKMeans: k-means with soft pairwise constraints (Basu, Banerjee & Mooney 2004)."""
 
+from numbers import Real
+
 import numpy as np
 
-from linkwise._validation import check_scalar
+from linkwise._validation import Interval
 from linkwise.cluster._base import PairwiseKMeans, _Run, inertia, lloyd, mean_update, sq_distances
 from linkwise.cluster._graph import PairGraph, neighbourhood_centers
 
@@ -81,9 +83,11 @@ class PCKMeans(PairwiseKMeans):
         super().__init__(n_clusters, n_init=n_init, max_iter=max_iter, tol=tol, random_state=random_state)
         self.w, self.w_bar = w, w_bar
 
-    def _validate_extra(self):
-        check_scalar(self.w, "w", self, kind="float", low=0.0)
-        check_scalar(self.w_bar, "w_bar", self, kind="float", low=0.0)
+    _parameter_constraints = {
+        **PairwiseKMeans._parameter_constraints,
+        "w": [Interval(Real, 0, None, closed="left")],
+        "w_bar": [Interval(Real, 0, None, closed="left")],
+    }
 
     def _fit(self, X, ml, cl, rng):
         self._fit_runs(X, rng, self._run, PairGraph(ml, cl))

@@ -1,9 +1,11 @@
 """COBRA: merge K-means super-instances by asking about their medoids, closest first."""
 
+from numbers import Integral
+
 import numpy as np
 from scipy.spatial.distance import pdist, squareform
 
-from linkwise._validation import InvalidParameterError, check_scalar
+from linkwise._validation import Interval, InvalidParameterError
 from linkwise.cobra._metric import SeriesMetric
 from linkwise.cobra._superinstances import SuperInstanceClustering, kmeans, make_parts, predict, sample_positions
 
@@ -96,18 +98,23 @@ class COBRA(SeriesMetric, SuperInstanceClustering):
         self.metric, self.window, self.cache = metric, window, cache
         self.random_state = random_state
 
-    def _validate_params(self):
-        super()._validate_params()
-        check_scalar(self.n_super_instances, "n_super_instances", self, kind="int", low=1)
+    _parameter_constraints = {
+        **SuperInstanceClustering._parameter_constraints,
+        **SeriesMetric._parameter_constraints,
+        "n_super_instances": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def _check_params_vs_input(self, X):
+        """No more super-instances than rows."""
+        if self.n_super_instances > X.shape[0]:
+            raise InvalidParameterError(
+                f"The 'n_super_instances' parameter of COBRA must be at most the number of rows of X "
+                f"({X.shape[0]}), got {self.n_super_instances}; use fewer super-instances or more data."
+            )
 
     def _questions(self, ctx):
         X, n, qmask = ctx.X, ctx.n_samples, ctx.queryable_mask
         k = self.n_super_instances
-        if k > n:
-            raise InvalidParameterError(
-                f"The 'n_super_instances' parameter of COBRA must be at most the number of rows of X "
-                f"({n}), got {k}; use fewer super-instances or more data."
-            )
         tree = self._start_tree(ctx)
         space = self._space = self._series_space(ctx)
         if space is not None:

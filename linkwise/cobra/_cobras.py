@@ -130,6 +130,8 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
         self.metric, self.window, self.cache = metric, window, cache
         self.random_state = random_state
 
+    _parameter_constraints = {**SuperInstanceClustering._parameter_constraints, **SeriesMetric._parameter_constraints}
+
     def _questions(self, ctx, seeds=None):
         """The question generator; ``seeds`` (labels of every row, or None) are the first super-instances."""
         X, qmask = ctx.X, ctx.queryable_mask

@@ -17,13 +17,14 @@ under 0.2 s instead of seconds. The ``n x n`` distance matrix is computed once
 
 import os
 import warnings
+from numbers import Real
 
 import numpy as np
 from scipy.linalg import eigh
 from sklearn.cluster import SpectralClustering
 
 from linkwise._extras import requires
-from linkwise._validation import InvalidParameterError, check_option, check_scalar
+from linkwise._validation import Interval, StrOptions
 from linkwise.cobra._superinstances import make_parts
 from linkwise.series import METRICS, SBD, check_series, resample, series_distances, znormalise
 
@@ -43,13 +44,12 @@ _EMBED_DIMS = 16
 class SeriesMetric:
     """The ``metric``, ``window`` and ``cache`` parameters of COBRA and COBRAS (a mixin)."""
 
-    def _validate_params(self):
-        super()._validate_params()
-        check_option(self.metric, "metric", self, METRICS)
-        check_scalar(self.window, "window", self, kind="float", low=0, high=1)
-        if self.cache is not None and not isinstance(self.cache, (str, os.PathLike)):
-            raise InvalidParameterError(f"The 'cache' parameter of {type(self).__name__} must be a folder "
-                                        f"(str or Path) or None, got {self.cache!r}.")
+    # what the estimators using the mixin add to their table
+    _parameter_constraints = {
+        "metric": [StrOptions(set(METRICS))],
+        "window": [Interval(Real, 0, 1, closed="both")],
+        "cache": [str, os.PathLike, None],  # a folder
+    }
 
     def _as_table(self, X):
         """3-D series flattened to ``(n, length * channels)`` for the loop's checks, their shape kept."""

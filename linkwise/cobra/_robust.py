@@ -5,9 +5,11 @@ clusters for good. :class:`NoisyAnswers` is a belief about the answers that
 any active estimator can use as its knowledge (see :mod:`linkwise.loop`).
 """
 
+from numbers import Integral, Real
+
 import numpy as np
 
-from linkwise._validation import check_scalar
+from linkwise._validation import Interval
 from linkwise.cobra._answers import AnswerGraph
 from linkwise.cobra._cobras import COBRAS
 from linkwise.graph import pair_key
@@ -149,12 +151,12 @@ class NoiseRobustCOBRAS(RepairAttributes, COBRAS):
         self.check_threshold, self.max_repair_questions = check_threshold, max_repair_questions
         self.metric, self.window, self.cache = metric, window, cache
 
-    def _validate_params(self):
-        super()._validate_params()
-        check_scalar(self.noise_probability, "noise_probability", self, kind="float", low=0.0, high=0.5,
-                     include_high=False)
-        check_scalar(self.check_threshold, "check_threshold", self, kind="float", low=0.0, high=1.0, include_low=False)
-        check_scalar(self.max_repair_questions, "max_repair_questions", self, kind="int", low=0)
+    _parameter_constraints = {
+        **COBRAS._parameter_constraints,
+        "noise_probability": [Interval(Real, 0, 0.5, closed="left")],
+        "check_threshold": [Interval(Real, 0, 1, closed="right")],
+        "max_repair_questions": [Interval(Integral, 0, None, closed="left")],
+    }
 
     def _tolerant_constraints(self):
         return self.noise_probability > 0  # else plain COBRAS on the answers as given

@@ -13,10 +13,19 @@ selection. Machine Learning, 106(9-10), 1497-1521.
 """
 
 from linkwise.cobs._active import ActiveCOBS, draw_pairs, nearest_rows
-from linkwise.cobs._generate import CACHE_VERSION, Candidates, candidates_for, check_common, generate, make_estimator
-from linkwise.cobs._grid import FAMILIES, paper_grid
+from linkwise.cobs._generate import (
+            CACHE_VERSION,
+            CANDIDATE_CONSTRAINTS,
+            Candidates,
+            candidates_for,
+            generate,
+            make_estimator,
+)
+from linkwise.cobs._grid import FAMILIES, GridSpec, paper_grid
 from linkwise.cobs._select import COBS, agreement_matrix
 
 __all__ = ["COBS", "ActiveCOBS", "Candidates", "generate", "make_estimator", "paper_grid"]
-# helpers Auto and the benchmarks share with COBS (the candidate pool, its cache version, committee agreement)
-__all__ += ["CACHE_VERSION", "FAMILIES", "agreement_matrix", "candidates_for", "check_common", "draw_pairs", "nearest_rows"]
+# helpers Auto and the benchmarks share with COBS (the candidate pool, its grid, parameters and cache version,
+# committee agreement)
+__all__ += ["CACHE_VERSION", "CANDIDATE_CONSTRAINTS", "FAMILIES", "GridSpec", "agreement_matrix", "candidates_for",
+            "draw_pairs", "nearest_rows"]

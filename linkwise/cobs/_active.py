@@ -1,11 +1,13 @@
 """Active COBS: ask the pairs on which a weighted committee of candidate clusterings disagrees most."""
 
+from numbers import Integral, Real
+
 import numpy as np
 
-from linkwise._validation import check_scalar
+from linkwise._validation import Interval
 from linkwise.cobra import RepairAttributes
-from linkwise.cobs._generate import candidates_for, check_common, neighbours
-from linkwise.cobs._grid import FAMILIES
+from linkwise.cobs._generate import CANDIDATE_CONSTRAINTS, candidates_for, neighbours
+from linkwise.cobs._grid import FAMILIES, GridSpec
 from linkwise.cobs._select import _NEAR, TieBreak, committee_weights, exact_dot, sample_rows, satisfied
 from linkwise.loop import ActiveEstimator
 
@@ -148,13 +150,14 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
         self.max_samples, self.n_jobs, self.cache = max_samples, n_jobs, cache
         self.noise_probability, self.random_state = noise_probability, random_state
 
-    def _validate_params(self):
-        check_common(self, (self.algorithms, self.grid), self.dbscan_noise, self.n_jobs, self.cache)
-        check_scalar(self.update_factor, "update_factor", self, kind="float", low=1.0)
-        check_scalar(self.sample_size, "sample_size", self, kind="int", low=1)
-        check_scalar(self.max_samples, "max_samples", self, kind="int", low=2)
-        check_scalar(self.noise_probability, "noise_probability", self, kind="float", low=0.0, high=0.5,
-                     include_high=False)
+    _parameter_constraints = {
+        **ActiveEstimator._parameter_constraints,
+        **CANDIDATE_CONSTRAINTS,
+        "update_factor": [Interval(Real, 1, None, closed="left")],
+        "sample_size": [Interval(Integral, 1, None, closed="left")],
+        "max_samples": [Interval(Integral, 2, None, closed="left")],
+        "noise_probability": [Interval(Real, 0, 0.5, closed="left")],
+    }
 
     def _tolerant_constraints(self):
         return True  # selection counts answers, so a contradiction is no reason to stop
@@ -164,7 +167,7 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
 
     def _questions(self, ctx):
         owner = type(self).__name__
-        spec = check_common(owner, (self.algorithms, self.grid), self.dbscan_noise, self.n_jobs, self.cache)
+        spec = GridSpec(self.algorithms, self.grid, owner)
         rows, to_row, queryable = None, None, ctx.queryable
         if ctx.n_samples > self.max_samples:
             rows = sample_rows(ctx.n_samples, ctx.queryable, self.max_samples, ctx.rng)

@@ -25,6 +25,7 @@ import threading
 import warnings
 from collections import Counter, OrderedDict
 from contextlib import contextmanager
+from numbers import Integral
 from pathlib import Path
 
 import numpy as np
@@ -42,13 +43,22 @@ from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 
 from linkwise._extras import requires
-from linkwise._validation import check_data, check_option, check_scalar
+from linkwise._validation import Interval, StrOptions, check_data, check_params
 from linkwise.cobs._grid import FAMILIES, GridSpec
 from linkwise.exceptions import InvalidParameterError
 
 __all__ = ["Candidates", "generate", "make_estimator"]
 
 CACHE_VERSION = "linkwise-cobs-3"  # 3: kNN ties go to the lower index
+# The parameters of generate, COBS and ActiveCOBS that shape the candidates, as scikit-learn constraints (the
+# estimators' tables hold them); GridSpec reads the names of algorithms and the entries of grid further.
+CANDIDATE_CONSTRAINTS = {
+    "algorithms": ["array-like"],
+    "grid": [dict, None],
+    "dbscan_noise": [StrOptions({"singletons", "cluster"})],
+    "n_jobs": [Interval(Integral, None, -1, closed="right"), Interval(Integral, 1, None, closed="left"), None],
+    "cache": [str, os.PathLike, None],  # a folder
+}
 
 
 class Candidates:
@@ -456,43 +466,6 @@ def _save(path, labels, params):
         raise
 
 
-def check_common(owner, spec_args, dbscan_noise, n_jobs, cache):
-    """Check the arguments :func:`generate`, COBS and ActiveCOBS share.
-
-    Parameters
-    ----------
-    owner : str
-        The caller, named in error messages.
-    spec_args : tuple
-        ``(algorithms, grid)`` as given to the caller.
-    dbscan_noise : {"singletons", "cluster"}
-        How DBSCAN's noise points are turned into clusters.
-    n_jobs : int or None
-        The joblib parallelism; 0 is refused.
-    cache : str, path or None
-        Directory of the candidate cache.
-
-    Returns
-    -------
-    GridSpec
-        The checked grid.
-
-    Raises
-    ------
-    InvalidParameterError
-        If an argument is not one allowed.
-    """
-    spec = GridSpec(*spec_args, owner)
-    check_option(dbscan_noise, "dbscan_noise", owner, ("singletons", "cluster"))
-    if check_scalar(n_jobs, "n_jobs", owner, kind="int", none_ok=True) == 0:
-        raise InvalidParameterError(f"The 'n_jobs' parameter of {owner} must be None, a positive int or a negative int "
-                                    "(-1: every core), got 0.")
-    if cache is not None and not isinstance(cache, (str, os.PathLike)):
-        raise InvalidParameterError(f"The 'cache' parameter of {owner} must be None or a directory path, got "
-                                    f"{type(cache).__name__}.")
-    return spec
-
-
 def generate(X, *, algorithms=FAMILIES, grid=None, dbscan_noise="singletons", n_jobs=None, cache=None,
              random_state=None):
     """Cluster ``X`` with every algorithm and parameter setting of a grid.
@@ -563,7 +536,9 @@ def generate(X, *, algorithms=FAMILIES, grid=None, dbscan_noise="singletons", n_
     Candidates(14 clusterings of 147 rows: kmeans 6, dbscan 8)
     """
     owner = "generate"
-    spec = check_common(owner, (algorithms, grid), dbscan_noise, n_jobs, cache)
+    check_params(CANDIDATE_CONSTRAINTS, {"algorithms": algorithms, "grid": grid, "dbscan_noise": dbscan_noise,
+                                         "n_jobs": n_jobs, "cache": cache}, owner)
+    spec = GridSpec(algorithms, grid, owner)
     X = check_data(X, owner, ensure_min_samples=2)
     return candidates_for(X, spec, dbscan_noise, n_jobs, cache, check_random_state(random_state), owner)
 

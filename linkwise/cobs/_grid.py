@@ -85,20 +85,25 @@ class GridSpec:
 
     Data-dependent values (DBSCAN's eps range) and random seeds are resolved
     later, by :func:`linkwise.cobs.generate`.
+
+    Parameters
+    ----------
+    algorithms : sequence of str
+        The families to run, each of :data:`~linkwise.cobs.FAMILIES` at most once.
+    grid : dict or None
+        ``{family: {parameter: values}}``, replacing entries of the paper's
+        grid (:func:`~linkwise.cobs.paper_grid`); None: the paper's grid.
+    owner : str
+        The caller named in error messages.
     """
 
     def __init__(self, algorithms, grid, owner):
-        names = ", ".join(map(repr, FAMILIES))
-        if isinstance(algorithms, str) or not hasattr(algorithms, "__iter__"):
-            raise InvalidParameterError(f"The 'algorithms' parameter of {owner} must be a sequence of names from "
-                                        f"{names}, got {algorithms!r}.")
+        # the types of algorithms (a sequence) and grid (a dict or None) are checked by the estimator's table
         algorithms = [check_option(name, "algorithms", owner, FAMILIES) for name in algorithms]
         if not algorithms or len(set(algorithms)) != len(algorithms):
+            names = ", ".join(map(repr, FAMILIES))
             raise InvalidParameterError(f"The 'algorithms' parameter of {owner} must name each of {names} at most once "
                                         f"and at least one, got {algorithms!r}.")
-        if grid is not None and not isinstance(grid, dict):
-            raise InvalidParameterError(f"The 'grid' parameter of {owner} must be None (the paper's grid) or a dict "
-                                        f"{{family: {{parameter: values}}}}, got {type(grid).__name__}.")
         grid = {} if grid is None else grid
         for family, values in grid.items():
             check_option(family, "grid", owner, FAMILIES)
@@ -129,7 +134,24 @@ class GridSpec:
         return out
 
     def check_against(self, n_samples, owner):
-        """Leave out the default values that the data cannot support; refuse given ones."""
+        """Leave out the default values that the data cannot support; refuse given ones.
+
+        ``n_clusters`` and ``n_neighbors`` values must be below the number of
+        rows; the grid is changed in place.
+
+        Parameters
+        ----------
+        n_samples : int
+            Number of rows of the data.
+        owner : str
+            The caller, named in error messages.
+
+        Raises
+        ------
+        InvalidParameterError
+            If a value given in the grid is too large for the data, or a
+            family is left with no clustering.
+        """
         for family in self.families:
             for key in ("n_clusters", "n_neighbors"):
                 values = self.values[family].get(key)
@@ -145,5 +167,11 @@ class GridSpec:
                                             "more rows.")
 
     def key(self):
-        """Canonical JSON of the grid (for the cache key)."""
+        """Write the grid as canonical JSON, for the candidate-cache key.
+
+        Returns
+        -------
+        str
+            The families' values, keys sorted.
+        """
         return json.dumps({f: self.values[f] for f in self.families}, sort_keys=True)

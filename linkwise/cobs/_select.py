@@ -1,14 +1,15 @@
 """COBS: pick, among many unsupervised clusterings, the one that satisfies the most constraints."""
 
 import hashlib
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 
-from linkwise._validation import check_scalar
-from linkwise.cobs._generate import apply_noise, candidates_for, check_common, make_estimator
-from linkwise.cobs._grid import FAMILIES
+from linkwise._validation import Interval, validate_params
+from linkwise.cobs._generate import CANDIDATE_CONSTRAINTS, apply_noise, candidates_for, make_estimator
+from linkwise.cobs._grid import FAMILIES, GridSpec
 from linkwise.graph import check_fit_input
 from linkwise.prediction import NearestPoints, check_new_data, fitted_rows
 
@@ -248,6 +249,12 @@ class COBS(ClusterMixin, BaseEstimator):
         self.algorithms, self.grid, self.dbscan_noise, self.max_samples = algorithms, grid, dbscan_noise, max_samples
         self.n_jobs, self.cache, self.random_state = n_jobs, cache, random_state
 
+    _parameter_constraints = {
+        **CANDIDATE_CONSTRAINTS,
+        "max_samples": [Interval(Integral, 2, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
     def fit(self, X, y=None, *, ml=None, cl=None):
         """Generate the candidates and select the one that satisfies the most constraints.
 
@@ -266,8 +273,8 @@ class COBS(ClusterMixin, BaseEstimator):
             The fitted estimator.
         """
         owner = type(self).__name__
-        spec = check_common(owner, (self.algorithms, self.grid), self.dbscan_noise, self.n_jobs, self.cache)
-        check_scalar(self.max_samples, "max_samples", owner, kind="int", low=2)
+        validate_params(self)
+        spec = GridSpec(self.algorithms, self.grid, owner)
         X, ml, cl = check_fit_input(self, X, y, ml, cl)
         rng = check_random_state(self.random_state)
         n, rows = X.shape[0], None

@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from linkwise._extras import requires
-from linkwise._validation import InvalidParameterError, check_option
+from linkwise._validation import InvalidParameterError, check_option, minmax
 from linkwise.series import resample
 
 __all__ = ["load", "names", "info", "COLLECTIONS", "DATA_DIR", "SERIES"]
@@ -238,8 +238,7 @@ def load(name, scale=None, data_dir=None):
     X, y = _load(name, data_dir)
     X, axis = X.copy(), int(name in SERIES)  # tables: each feature over the rows; series: each one over time
     if scale == "minmax":
-        low, span = X.min(axis, keepdims=True), np.ptp(X, axis, keepdims=True)
-        X = (X - low) / np.where(span > 0, span, 1.0)
+        X = minmax(X, axis)
     elif scale == "standard":
         std = X.std(axis, keepdims=True)
         X = (X - X.mean(axis, keepdims=True)) / np.where(std > 0, std, 1.0)

@@ -8,11 +8,31 @@ edit the file and replay.
 
 A session for a team (``annotators``) hands each annotator a question of their own, so nobody waits for another:
 the method's pending question to one, the questions it would ask next to the others (see
-:mod:`linkwise.session._team`). Their *position* is a ticket naming the pair and the annotator. The team's part of
-the session is in :mod:`linkwise.session._desk`, the feedback on whole clusters in :mod:`linkwise.session._feedback`
-(mixins :class:`HumanSession` inherits); here: opening, replay, state, the actions on a question, results.
+:mod:`linkwise.session._team`). Their *position* is a ticket naming the pair and the annotator.
+
+:class:`HumanSession` is composed of parts, each an object it holds and gives only what that part needs: the
+replay of the file (:class:`~linkwise.session._replay.Replay`, which every other part reads), the feedback on whole
+clusters (:class:`~linkwise.session._feedback.ClusterFeedback`), the team's desk
+(:class:`~linkwise.session._desk.TeamDesk`) and the review of answers
+(:class:`~linkwise.session._review.AnswerReview`). Here: opening, the state, the actions on a question, results;
+the parts' public methods are the session's (:func:`_part`).
+
+The verbs, one meaning each in every layer (store, replay, session, page):
+
+- *answer*: a person's same / different / don't know on a question (``HumanSession.answer``, ``/api/answer``);
+  the method is *told* the answer to its own question (``ActiveSession.tell``) and *informed* of any other pair
+  (``ActiveSession.inform``).
+- *mark*: say a whole cluster is pure (and complete), the same in ``HumanSession.mark``, ``ActiveSession.mark``,
+  ``/api/mark``; *move*: put one item in another cluster.
+- *record*: write a statement to the session file (``SessionStore.record``, ``record_many``, ``record_mark``);
+  *apply*: replay a recorded statement into the method (``Replay.apply``, ``Replay.commit`` for those just recorded).
+- *retract*: take a recorded statement out of effect, keeping it in the file's ``retracted`` table with its reason
+  (``SessionStore.retract``). A person *undoes* the latest answer (``HumanSession.undo``), *withdraws* or *changes*
+  any one (``withdraw``, ``change``), or *resolves* a contradiction, which *corrects* (flips) the wrong answer.
+- *review*: list the recorded statements for a person to check (``HumanSession.review``, ``/api/answers``).
 """
 
+import functools
 import json
 import numbers
 import secrets
@@ -23,18 +43,17 @@ from sklearn.base import clone
 
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
-from linkwise.exceptions import InconsistentConstraintError
 from linkwise.graph import pair_key
-from linkwise.loop import ActiveEstimator, ActiveSession
-from linkwise.session._desk import TeamDesk, state_row
-from linkwise.session._feedback import ClusterFeedback, honour
+from linkwise.loop import ActiveEstimator
+from linkwise.session._data import Dataset
+from linkwise.session._desk import TeamDesk
+from linkwise.session._feedback import ClusterFeedback
 from linkwise.session._import import _store_known
 from linkwise.session._methods import build_estimator, encode_params, method_spec
-from linkwise.session._numbers import carry_numbers
-from linkwise.session._review import AnswerReview
+from linkwise.session._replay import Replay
+from linkwise.session._review import AnswerReview, described
 from linkwise.session._store import ANSWER_WORDS, Answer, Refused, SessionFileError, SessionStore
-from linkwise.session._team import check_team, plan
-from linkwise.stability import StabilityMonitor
+from linkwise.session._team import check_team
 
 with requires("session", "linkwise.session"):
     import pandas as pd
@@ -42,6 +61,7 @@ with requires("session", "linkwise.session"):
 __all__ = ["HumanSession", "Refused", "ANSWER_WORDS", "read_meta"]
 
 
+DEFAULT_BUDGET = 100  # questions of a new session whose method sets no max_queries; raised from the page or terminal
 _OPTIONAL_TEXT = (str, type(None))
 # what a session's meta must hold, by type: a damaged or hand-edited file is refused, not half-used
 _META_TYPES = {"data_path": str, "data_fingerprint": str, "data_options": dict, "image_root": str, "method": str,
@@ -78,7 +98,16 @@ def read_meta(path):
         return _check_meta(store.meta, path) if store.meta else {}
 
 
-class HumanSession(ClusterFeedback, AnswerReview, TeamDesk):
+def _part(name, method):
+    """A method of :class:`HumanSession` that calls ``method`` of its part ``name`` (with its docstring)."""
+    @functools.wraps(method)
+    def call(self, *args, **kwargs):
+        return method(getattr(self, name), *args, **kwargs)
+
+    return call
+
+
+class HumanSession:
     """A resumable session in which a person answers an active method's questions.
 
     Parameters
@@ -87,7 +116,8 @@ class HumanSession(ClusterFeedback, AnswerReview, TeamDesk):
         The session file (SQLite; created if missing).
     data : Dataset
         From :func:`~linkwise.session.load_data`. A session file refuses data
-        with another fingerprint or other feature options; a new session
+        with another fingerprint, and other feature options once it holds an
+        answer (before, they replace the stored ones); a new session
         refuses rows that are all the same in what is clustered.
     estimator : ActiveEstimator, optional
         The method for a new session (default: ``COBRAS()``); it is cloned.
@@ -132,6 +162,11 @@ class HumanSession(ClusterFeedback, AnswerReview, TeamDesk):
         The (unfitted) method with its stored parameters.
     revision : str
         Changes with every change of state (for clients that poll).
+    read_only : bool
+        Whether the session was opened only to look at it.
+    team : dict or None
+        The team (``annotators``, ``overlap``, ``disagreement``, ``open``);
+        None for the session's one person.
 
     Examples
     --------
@@ -166,15 +201,15 @@ class HumanSession(ClusterFeedback, AnswerReview, TeamDesk):
 
     def __init__(self, path, data, estimator=None, *, read_only=False, trusted_method=None, known=None,
                  annotators=None, overlap=0.0, disagreement="third"):
+        # before the session file is made: wrong data leaves no file behind; a session resumes from its data file
+        if not isinstance(data, Dataset) or data.path is None:
+            got = "a Dataset of no file (load_frame)" if isinstance(data, Dataset) else f"a {type(data).__name__}"
+            raise InvalidParameterError(f"The 'data' argument of HumanSession must be a Dataset read from a file "
+                                        f"(load_data), got {got}; open_session(path, data) takes an array or a "
+                                        "DataFrame and writes it beside the session file.")
         self.data = data
         self.store = SessionStore(path, create=not read_only, exclusive=not read_only, read_only=read_only)
-        self._read_only, self._trusted, self._lock, self._changes = read_only, trusted_method, threading.RLock(), 0
-        self._seen = set()  # rows shown as members of a cluster: what a mark on a large cluster needs (_feedback)
-        # a fresh prefix per process: a page that polled an earlier server never mistakes a new state for its own
-        self._boot = secrets.token_hex(4)
-        # a team's: annotator -> the pair handed to them, the speculative questions, who answered what (per revision)
-        # and the outdated shadow the next hand-out may still use (see TeamDesk.prepare)
-        self._desk, self._shadow, self._stale, self._task_cache = {}, None, None, None
+        self.read_only, self._trusted, self._lock = read_only, trusted_method, threading.RLock()
         try:
             team = None if annotators is None else check_team(annotators, overlap, disagreement)
             created = self.store.is_new
@@ -186,10 +221,14 @@ class HumanSession(ClusterFeedback, AnswerReview, TeamDesk):
             stored = self.store.meta.get("team")
             if team is not None and team["open"] and stored:  # an open team keeps who joined
                 team["annotators"] = list(dict.fromkeys(stored["annotators"]))
-            self.team = team or stored
-            if team is not None and not created and not read_only and team != self.store.meta.get("team"):
+            if team is not None and not created and not read_only and team != stored:
                 self.store.write_meta({**self.store.meta, "team": team})  # a resumed session's team may change
-            self._rebuild()
+            self._replay = Replay(self.store, data, self.estimator)
+            self._desk = TeamDesk(team or stored, self._replay, self.store, self._lock, read_only)
+            self._feedback = ClusterFeedback(data, self.store, self._lock, self._replay, read_only, self._guard,
+                                             self._applied, self.state)
+            self._review = AnswerReview(data, self.store, self._lock, self._replay, read_only, self.state)
+            self._replay.rebuild()
             if created:
                 self.store.write_meta({
                     "data_path": str(data.path), "data_fingerprint": data.fingerprint, "data_options": data.options,
@@ -201,6 +240,11 @@ class HumanSession(ClusterFeedback, AnswerReview, TeamDesk):
         except BaseException:
             self.store.discard()  # removes the file only if this very opening made it
             raise
+
+    @property
+    def team(self):
+        """The team (annotators, overlap, disagreement, open) or None: the session's one person."""
+        return self._desk.team
 
     # -- opening --------------------------------------------------------------
     @staticmethod
@@ -218,6 +262,8 @@ class HumanSession(ClusterFeedback, AnswerReview, TeamDesk):
         from linkwise.cobra import COBRAS
 
         estimator = self._adopt(COBRAS() if estimator is None else estimator, secrets.randbelow(2**31))
+        if "max_queries" in estimator.get_params() and estimator.max_queries is None:  # "N of M"; M can be raised
+            estimator.set_params(max_queries=DEFAULT_BUDGET)
         encode_params(estimator)  # refuse parameters the file cannot store, before anything is asked
         seed = estimator.random_state
         if not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
@@ -237,12 +283,17 @@ class HumanSession(ClusterFeedback, AnswerReview, TeamDesk):
         # an option a file does not mention (added to linkwise later) has its default, None
         changed = [f"{k}: {stored.get(k)!r} -> {given.get(k)!r}"
                    for k in sorted(set(stored) | set(given)) if stored.get(k) != given.get(k)]
-        if changed:
+        if changed and (self.store.answers() or self.store.retracted()):
             raise SessionFileError(f"The session {path} was made with other feature options ({'; '.join(changed)}). "
                                    "Leave those options out to use the stored ones, or start a new session file.")
+        if changed and not self.read_only:  # nothing answered yet: the person may still choose what to cluster on
+            self.data.check_rows_differ()
+            self.store.write_meta({**meta, "data_options": given, "text_embedding": self.data.embedding})
         if estimator is None:
             return build_estimator(meta["method"], meta["params"], self._trusted)
         estimator = self._adopt(estimator, meta["params"].get("random_state"))
+        if "max_queries" in estimator.get_params():  # the budget is the session's (raise_budget), not the method's
+            estimator.set_params(max_queries=meta["params"].get("max_queries"))
         wanted = encode_params(estimator)
         if method_spec(estimator) != meta["method"]:
             differs = f"method {meta['method']!r}, not {method_spec(estimator)!r}"
@@ -256,84 +307,22 @@ class HumanSession(ClusterFeedback, AnswerReview, TeamDesk):
         raise SessionFileError(f"The session {path} was made with {differs}. Leave the method out to continue with the "
                                "stored one, or start a new session file.")
 
-    # -- replay ---------------------------------------------------------------
-    def _rebuild(self):
-        """A fresh ActiveSession fed with every stored row, in stored order (see :meth:`_apply`)."""
-        # stability of what the person sees (the feedback honoured), counting every annotator's answers
-        self._session, self._stability = ActiveSession(self.estimator, self.data.X, stability=False), StabilityMonitor()
-        self._used = []  # the stored rows applied in the current run, in order
-        self._source = {}  # (pair, must-link) -> the stored row that stated it, for explaining a contradiction
-        self._conflict = self._labels = None
-        # the clustering last numbered (its labels, the numbers per row) and the next fresh number: numbered after
-        # every stored row, so the numbers follow from the file alone (the export shows the page's; see numbers)
-        self._numbered, self._fresh = (None, None), 1
-        self._stability.update(self.labels(), answered=False)  # the clustering before any answer
-        self.numbers()
-        self._unsure = set()  # pairs answered "don't know" before the method asked them
-        self._rows = self.store.answers()  # and team answers since: what hand-outs and agreement read
-        self._skip, self._later = plan(self._rows, self._disagreement) if self.team else (set(), set())
-        for row in self._rows:
-            if self._conflict is not None:
-                break
-            if row.seq not in self._skip:
-                self._apply(row)
-        self._changed()
-
-    def _apply(self, row):
-        """Replay one stored row: the answer to the pending question is told; another pair (imported, moved, or
-        asked of someone else) is informed; a cluster's feedback is marked. A contradiction opens a conflict."""
-        session = self._session
-        constraints, informed = session.constraints, len(session.informed)
-        before = len(constraints.conflicts)
-        try:
-            if not state_row(session, row, self._unsure):
-                return  # "don't know" about a pair not asked now says nothing
-        except InconsistentConstraintError as exc:  # a strict store refused it: it waits until resolved
-            # (a statement of several pairs may contradict itself through some of them: those are its own)
-            pair, must_link, explained = exc.pair, exc.must_link, getattr(exc, "explanation", None)
-        else:
-            self._used.append(row)
-            stated = [(row.i, row.j, row.answer)] if row.kind == "question" else session.informed[informed:]
-            self._source.update({(pair_key(i, j), a): row for i, j, a in stated})
-            self._labels = None
-            self._stability.update(self.labels(), answered=row.kind == "question")
-            self.numbers()
-            # a second annotator's other answer: a tolerant method weighs both (repair), nobody is asked
-            if len(constraints.conflicts) == before or row.seq in self._later:
-                return
-            conflict = constraints.conflicts[-1]
-            pair, must_link, explained = (conflict.i, conflict.j), conflict.must_link, None
-        # the earlier statements that imply the belief; with the contradicting one they form the cycle shown
-        chain = [(c, self._source.get((pair_key(c.i, c.j), c.must_link), row))
-                 for c in explained or constraints.explain(*pair)]
-        self._conflict = (row, pair_key(*pair), not must_link, chain)
-
-    def _changed(self):
-        self._changes += 1
-        self._labels = self._stale = None
-
+    # -- state ----------------------------------------------------------------
     @property
     def revision(self):
         """Changes with every change of state (for clients that poll)."""
-        return f"{self._boot}.{self._changes}"
+        return self._replay.revision
 
-    # -- state ----------------------------------------------------------------
     @property
     def position(self):
         """Names the current state: answers and undos must quote it, so a stale one is refused."""
-        n = len(self._used)  # every stored statement applied: an imported one or a cluster's feedback too
-        if self._conflict is not None:
-            return f"{n}.conflict-{self._conflict[0].seq}"
-        pair = self._session.ask()
-        return f"{n}.end" if pair is None else f"{n}.{pair[0]}-{pair[1]}"
+        return self._replay.position
 
     def labels(self):
         """The current clustering of every row (the method's, as the cluster feedback says), numbered 0.. in order
         of first appearance."""
         with self._lock:
-            if self._labels is None:
-                self._labels = honour(self._session.labels_, self._feedback_rows())
-            return self._labels
+            return self._replay.labels()
 
     def numbers(self):
         """The current cluster of every row by its stable number (1..): a cluster keeps its number while it
@@ -342,25 +331,7 @@ class HumanSession(ClusterFeedback, AnswerReview, TeamDesk):
         opened again or exported, and an undo gives back the numbers before the undone answer. The page, the
         terminal and :meth:`labels_frame` show these numbers; :meth:`labels` numbers the same partition 0..k-1."""
         with self._lock:
-            labels, (seen, numbers) = self.labels(), self._numbered
-            if seen is not labels:
-                numbers, self._fresh = carry_numbers(labels, numbers, self._fresh)
-                self._numbered = (labels, numbers)
-            return numbers
-
-    def _conflict_state(self):
-        row, (i, j), believed, chain = self._conflict
-        item = self.data.item
-
-        def described(r, a, b, answer, new):
-            return {"seq": r.seq, "rows": [a, b], "ids": [item(a)["id"], item(b)["id"]], "kind": r.kind,
-                    "by": r.annotator, "answer": ANSWER_WORDS[answer], "answered_at": r.answered_at, "new": new}
-
-        labels = self.labels()
-        return {"id": row.seq, "pair": [i, j], "items": [item(i), item(j)],
-                "believed": ANSWER_WORDS[believed], "clustering": ANSWER_WORDS[bool(labels[i] == labels[j])],
-                "answers": [described(r, c.i, c.j, c.must_link, False) for c, r in chain]
-                + [described(row, i, j, not believed, True)]}
+            return self._replay.numbers()
 
     def state(self, annotator=None):
         """Everything a client shows: the question (or contradiction), counts, clusters.
@@ -380,48 +351,114 @@ class HumanSession(ClusterFeedback, AnswerReview, TeamDesk):
             together; or None), ``done``, ``n_answered``, ``n_clusters``,
             ``can_undo``, ``method``, ``embedding``, ``data``, ``n_rows``,
             ``stability`` (the fields of :attr:`ActiveSession.stability_ <linkwise.ActiveSession>`),
+            ``budget`` (the method's ``max_queries``, None: no limit) and
+            ``n_asked`` (the method's questions answered so far, what the
+            budget counts), ``outlook`` (what more answers are expected to
+            change), ``done_reason`` ("budget" when the budget is spent,
+            "method" when the method has nothing left to ask, else None),
             ``notice`` (``SessionStore.notice``: the session file was
             deleted or moved and the session went on in a recovery file; else
             None); in a team's session ``team`` (who, the team, the
             agreement), and ``n_answered`` counts everyone's answers.
         """
         if annotator is not None:
-            self._check_annotator(annotator, "state")
+            self._desk.check_annotator(annotator, "state")
         with self._lock:
-            session, team = self._session, self.team
+            replay, desk, team = self._replay, self._desk, self.team
+            session, conflict = replay.session, replay.conflict
             if team is None:
-                pair = None if self._conflict is not None else session.ask()
-                position, n, can_undo = self.position, session.n_queries, bool(self._used)
+                pair = None if conflict is not None else session.ask()
+                position, n, can_undo = replay.position, session.n_queries, bool(replay.used)
             else:
-                pair, position = self._question_for(annotator), self._ticket(annotator)
-                n, mine = sum(r.kind == "question" for r in self._rows), self._team_state(annotator)
+                pair, position = desk.question_for(annotator), desk.ticket(annotator)
+                n, mine = sum(r.kind == "question" for r in replay.rows), desk.team_state(annotator)
                 can_undo = mine["n_mine"] > 0
             question = None if pair is None else {"pair": [int(pair[0]), int(pair[1])], "number": n + 1,
-                                                  "items": [self.data.item(pair[0]), self.data.item(pair[1])]}
+                                                  "items": [self.data.item(pair[0]), self.data.item(pair[1])],
+                                                  "check": self._check_reason(pair)}
+            budget, asked, done = self.budget, session.n_queries, conflict is None and pair is None and session.done
             return {
                 "position": position, "revision": self.revision, "question": question,
-                "conflict": None if self._conflict is None else self._conflict_state(),
-                "done": self._conflict is None and pair is None and session.done, "n_answered": n,
-                "n_clusters": int(self.labels().max()) + 1, "can_undo": can_undo or self._conflict is not None,
+                "conflict": None if conflict is None else replay.conflict_state(),
+                "done": done, "n_answered": n, "budget": budget, "n_asked": asked,
+                "done_reason": None if not done else "budget" if budget is not None and asked >= budget else "method",
+                "outlook": replay.stability.estimate.outlook(None if budget is None else max(0, budget - asked)),
+                "n_clusters": int(self.labels().max()) + 1, "can_undo": can_undo or conflict is not None,
                 "method": type(self.estimator).__name__, "embedding": self.data.embedding,
                 "data": self.data.path.name, "n_rows": self.data.n_rows,
-                "stability": self._stability.estimate._asdict(), "notice": self.store.notice,
+                "stability": replay.stability.estimate._asdict(), "notice": self.store.notice,
                 **({} if team is None else {"team": mine}),
             }
+
+    def _check_reason(self, pair):
+        """Why a question the earlier answers settle is asked (one line for the person), or None for any other."""
+        session = self._replay.session
+        pending = session.ask()
+        if not session.checking or pending is None or pair_key(*pending) != pair_key(*pair):
+            return None
+        implied = session.constraints.relation(*pair)
+        if implied is None:  # settled by what the method believes of the answers, not by the answers as given
+            return "A check of your earlier answers: the method asks this pair to catch a wrong one."
+        return f"A check: your earlier answers imply {'same group' if implied else 'different groups'}."
+
+    @property
+    def budget(self):
+        """The most questions the method asks (its ``max_queries``; None: no limit). :meth:`raise_budget` raises it."""
+        return getattr(self.estimator, "max_queries", None)
+
+    def raise_budget(self, budget, annotator=None):
+        """Let the method ask up to ``budget`` questions in all; kept in the session file.
+
+        The budget is the session's: a new session whose method sets no ``max_queries`` gets
+        ``DEFAULT_BUDGET`` (100), and a resumed one keeps its stored budget whatever its method is given.
+
+        Parameters
+        ----------
+        budget : int
+            The new budget, more than the current one.
+        annotator : str, optional
+            Whose :meth:`state` to return (a team's session).
+
+        Returns
+        -------
+        state : dict
+            The new :meth:`state`: a session whose budget was spent asks again.
+        """
+        current = self.budget
+        if current is None:
+            raise Refused("This session has no question budget: the method asks until it has nothing left to ask.")
+        if isinstance(budget, bool) or not isinstance(budget, numbers.Integral) or budget <= current:
+            raise InvalidParameterError("The 'budget' argument of HumanSession.raise_budget must be a whole number of "
+                                        f"questions above the current budget ({current}), got {budget!r}.")
+        self._desk.check_annotator(annotator, "raise_budget")
+        with self._lock:
+            if self.read_only:
+                raise Refused("This session was opened read-only; nothing can be changed in it.")
+            estimator = clone(self.estimator).set_params(max_queries=int(budget))
+            self.store.write_meta({**self.store.meta, "params": encode_params(estimator)})
+            self.estimator = self._replay.estimator = estimator
+            self._replay.rebuild()  # the same answers replayed under the new budget
+            return self.state(annotator)
 
     # -- actions --------------------------------------------------------------
     def _expect(self, position, annotator=None):
         """Refuse an action on a read-only session, or one that quotes a stale ``position`` (a team member's:
         ``annotator``'s, else the one its ticket names)."""
-        if self._read_only:
+        if self.read_only:
             raise Refused("This session was opened read-only; nothing can be changed in it.")
-        if self.team is not None and self._conflict is None and "@" in position:  # a team member's ticket
-            current = self._ticket(annotator or position.rpartition("@")[2] or None)
+        if self.team is not None and self._replay.conflict is None and "@" in position:  # a team member's ticket
+            current = self._desk.ticket(annotator or position.rpartition("@")[2] or None)
         else:
             current = self.position
         if position != current:
             raise Refused("That question has already been answered (perhaps in another window); "
                           "the current question is shown now.")
+
+    def _guard(self, position, annotator=None):
+        """Refuse an action as :meth:`_expect` does, and while a contradiction is open."""
+        self._expect(position, annotator)
+        if self._replay.conflict is not None:
+            raise Refused("Resolve the contradiction first: say which answer was wrong.")
 
     def answer(self, position, answer, annotator=None):
         """Store the answer to the current question, then move on.
@@ -454,25 +491,21 @@ class HumanSession(ClusterFeedback, AnswerReview, TeamDesk):
         if answer is not None and not isinstance(answer, (bool, np.bool_)):
             raise InvalidParameterError(f"The 'answer' argument of HumanSession.answer must be True, False or None, "
                                         f"got {answer!r}.")
-        self._check_annotator(annotator, "answer")
+        self._desk.check_annotator(annotator, "answer")
         with self._lock:
-            self._expect(position, annotator)
-            if self._conflict is not None:
-                raise Refused("Resolve the contradiction first: say which answer was wrong.")
+            self._guard(position, annotator)
             if self.team is not None:
-                return self._team_answer(annotator, answer)
-            pair = self._session.ask()
+                self._desk.answer(annotator, answer)
+                return self.state(annotator)
+            pair = self._replay.session.ask()
             if pair is None:
                 raise Refused("There is no question left; finish to save the labels.")
-            return self._applied([self.store.add(pair[0], pair[1], answer, annotator=annotator)], annotator)
+            return self._applied([self.store.record(pair[0], pair[1], answer, annotator=annotator)], annotator)
 
     def _applied(self, rows, annotator=None):
         """Apply statements just stored (committed before anything else happens); returns the new state (as
         ``annotator`` sees it)."""
-        for row in rows:
-            if self._conflict is None:  # the rest waits in the file until the contradiction is resolved
-                self._apply(row)
-        self._changed()
+        self._replay.commit(rows)
         return self.state(annotator)
 
     def undo(self, position, annotator=None):
@@ -483,29 +516,20 @@ class HumanSession(ClusterFeedback, AnswerReview, TeamDesk):
         Returns the new :meth:`state` with ``undone``: what was removed, in words.
         """
         if self.team is not None:
-            self._check_annotator(annotator, "undo")
+            self._desk.check_annotator(annotator, "undo")
         with self._lock:
             self._expect(position, annotator)
-            mine = [r for r in self._rows if r.kind == "question" and r.annotator == annotator]
-            last = self._used[-1:] if self.team is None else mine[-1:]
-            if self._conflict is None and not last:
+            replay = self._replay
+            mine = [r for r in replay.rows if r.kind == "question" and r.annotator == annotator]
+            last = replay.used[-1:] if self.team is None else mine[-1:]
+            if replay.conflict is None and not last:
                 raise Refused("There is no answer to undo.")
-            row = last[0] if self._conflict is None else self._conflict[0]
-            self.store.undo(row.seq)
-            if self._conflict is None and self.team is not None:
-                self._desk[annotator] = (last[0].i, last[0].j)
-            self._rebuild()
-            return {**self.state(annotator), "undone": self._described(row)}
-
-    def _described(self, row):
-        """A stored action in a few words ("a and b same group", "12 items marked pure", "a moved")."""
-        ids = self.data.ids
-        if row.members is not None:
-            return f"{len(row.members)} items marked {'pure and complete' if row.kind == 'complete' else 'pure'}"
-        if row.kind == "move":
-            return f"{ids.iat[row.i]} moved"
-        words = {True: "same group", False: "different groups", None: "don't know"}
-        return f"{ids.iat[row.i]} and {ids.iat[row.j]} {words[row.answer]}"
+            row = last[0] if replay.conflict is None else replay.conflict[0]
+            self.store.retract(row.seq)
+            if replay.conflict is None and self.team is not None:
+                self._desk.hand_back(annotator, last[0])
+            replay.rebuild()
+            return {**self.state(annotator), "undone": described(row, self.data.ids)}
 
     def resolve(self, conflict_id, wrong_seq):
         """Settle a contradiction: the answer ``wrong_seq`` was wrong.
@@ -516,17 +540,18 @@ class HumanSession(ClusterFeedback, AnswerReview, TeamDesk):
         """
         with self._lock:
             self._expect(self.position)  # a contradiction is named by its id instead
-            if self._conflict is None or self._conflict[0].seq != conflict_id:
+            conflict = self._replay.conflict
+            if conflict is None or conflict[0].seq != conflict_id:
                 raise Refused("That contradiction has already been resolved; the current state is shown now.")
-            row, _, _, chain = self._conflict
+            row, _, _, chain = conflict
             wrong = {r.seq: r for r in (row, *(r for _, r in chain))}.get(wrong_seq)
             if wrong is None:
                 raise Refused(f"Answer #{wrong_seq} is not part of this contradiction.")
             if wrong.members is None and wrong.kind != "move":
                 self.store.correct(wrong_seq)
             else:  # feedback on a cluster (or a move) cannot be flipped: it is withdrawn
-                self.store.undo(wrong_seq)
-            self._rebuild()
+                self.store.retract(wrong_seq)
+            self._replay.rebuild()
             return self.state()
 
     # -- results --------------------------------------------------------------
@@ -539,8 +564,8 @@ class HumanSession(ClusterFeedback, AnswerReview, TeamDesk):
         The session goes on (its answers are replayed afresh).
         """
         with self._lock:
-            fitted = self._session.finish(labels=self.labels())
-            self._rebuild()
+            fitted = self._replay.session.finish(labels=self.labels())
+            self._replay.rebuild()
             return fitted
 
     def labels_frame(self):
@@ -569,14 +594,32 @@ class HumanSession(ClusterFeedback, AnswerReview, TeamDesk):
         """Every pair relation stated and applied, in order, with the stored row that stated it (a cluster's
         feedback states several): ``(i, j, answer, row)``; "don't know" left out."""
         with self._lock:
-            held = None if self._conflict is None else self._conflict[0].seq  # a tolerant store's contradiction
-            return [(i, j, a, row) for ((i, j), a), row in self._source.items() if a is not None and row.seq != held]
+            return self._replay.statements()
 
     def write_labels(self, path):
         """Write the current clustering as CSV (:meth:`labels_frame`); returns the number of clusters."""
         with self._lock:
             self.labels_frame().to_csv(path, index=False)
             return int(self.labels().max()) + 1
+
+    def join(self, name):
+        """Add ``name`` to an open team (see ``annotators="open"``); returns their :meth:`state`."""
+        with self._lock:
+            self._desk.join(name)
+            return self.state(name)
+
+    # -- the parts' methods ---------------------------------------------------
+    clusters = _part("_feedback", ClusterFeedback.clusters)
+    members = _part("_feedback", ClusterFeedback.members)
+    names = _part("_feedback", ClusterFeedback.names)
+    name = _part("_feedback", ClusterFeedback.name)
+    mark = _part("_feedback", ClusterFeedback.mark)
+    move = _part("_feedback", ClusterFeedback.move)
+    review = _part("_review", AnswerReview.review)
+    change = _part("_review", AnswerReview.change)
+    withdraw = _part("_review", AnswerReview.withdraw)
+    prepare = _part("_desk", TeamDesk.prepare)
+    agreement_frame = _part("_desk", TeamDesk.agreement_frame)
 
     def widget(self, y=None):
         """This session in a notebook (needs the ``notebook`` extra): see :func:`linkwise.widget`."""

@@ -32,7 +32,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 import numpy as np
 
 from linkwise._extras import requires
-from linkwise._validation import InvalidParameterError, check_option
+from linkwise._validation import InvalidParameterError, apply_scaling, check_option, minmax, minmax_scaling
 from linkwise.images import IMAGE_TYPES
 
 with requires("session", "linkwise.session"):
@@ -40,7 +40,7 @@ with requires("session", "linkwise.session"):
 
 from linkwise.session._series import _listed, _names
 
-__all__ = ["Dataset", "load_data", "embed_text", "UnsafePathError", "IMAGE_TYPES", "minmax_scaling", "apply_scaling"]
+__all__ = ["Dataset", "load_data", "embed_text", "UnsafePathError", "IMAGE_TYPES"]
 
 _IMAGE_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"BM")  # WebP: RIFF....WEBP
 _TFIDF_DIMS = 64
@@ -55,7 +55,7 @@ _BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (code
 _HEAD = 8192  # bytes sniffed for a byte-order mark or binary content
 # what a truncated or mislabelled compressed file raises; OSError also covers an unreadable file
 _UNREADABLE = (OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile)
-_FIX = "pass its encoding, e.g. --encoding latin-1 (Western European) or cp1252 (Windows)"
+_FIX = "pass its encoding, e.g. encoding='latin-1' (Western European) or encoding='cp1252' (Windows)"
 _SNIFFED = 30  # lines of a CSV read to tell its delimiter and decimal mark
 _DELIMITERS = {",": "comma", ";": "semicolon", "\t": "tab", "|": "'|'"}
 _SEQUENCES = (list, tuple, np.ndarray)  # cells of a Parquet list column
@@ -99,14 +99,14 @@ def _csv_encoding(path, encoding, what="data file"):
     if b"\x00" in head and not wide:  # no 8-bit text table holds a NUL byte
         if marked:
             raise InvalidParameterError(
-                f"The {what} {path} starts with a {marked.upper()} byte-order mark; pass --encoding {marked} "
-                "or leave --encoding out."
+                f"The {what} {path} starts with a {marked.upper()} byte-order mark; pass encoding='{marked}' "
+                "or leave out the 'encoding' argument."
             )
         for order, chars, zeros in (("le", head[0::2], head[1::2]), ("be", head[1::2], head[0::2])):
             if zeros.count(0) > 0.9 * len(zeros) and chars.count(0) < 0.1 * len(chars):
                 raise InvalidParameterError(
                     f"The {what} {path} looks like UTF-16 text without a byte-order mark; "
-                    f"pass --encoding utf-16-{order}."
+                    f"pass encoding='utf-16-{order}'."
                 )
         raise InvalidParameterError(
             f"The {what} {path} is not a text table (it holds binary data); give a CSV or Parquet file."
@@ -334,26 +334,6 @@ def _tfidf_svd(texts, random_state):
     return normalize(X), how
 
 
-def minmax_scaling(X):
-    """The min-max scaling of the columns of ``X``: ``(exponent, low, span)`` for :func:`apply_scaling`."""
-    # divide each column by a power of two first (exact) so that high - low cannot overflow near ±1e308
-    _, exponent = np.frexp(np.abs(X).max(axis=0))
-    X = np.ldexp(X, -exponent)
-    low = X.min(axis=0)
-    span = X.max(axis=0) - low
-    return exponent, low, np.where(span > 0, span, 1.0)
-
-
-def apply_scaling(X, scaling):
-    """``X`` scaled as the rows ``minmax_scaling`` was computed on (new rows may fall outside [0, 1])."""
-    exponent, low, span = scaling
-    return (np.ldexp(X, -exponent) - low) / span
-
-
-def _minmax(X):
-    return apply_scaling(X, minmax_scaling(X))
-
-
 def _plain(value):
     """A cell of a Parquet nested column (arrays, lists, records) as plain Python values, whose repr is complete."""
     if isinstance(value, dict):
@@ -486,9 +466,9 @@ class Dataset:
         """
         X = self.X.reshape(self.n_rows, -1)
         if (X == X[:1]).all():
-            other = ("name other columns with --series-columns or --value" if self.options.get("series") is not None
-                     else "cluster on other columns with --features, on a text column with --text-column or on "
-                     "images with --image-column")
+            other = ("name other columns with series['columns'] or series['value']" if self.options.get("series")
+                     is not None else "cluster on other columns with the 'features' argument, on a text column "
+                     "with the 'text_column' argument or on images with the 'image_column' argument")
             raise InvalidParameterError(
                 f"All {self.n_rows} rows of {self.path} are the same in what is clustered ({self.clustered_on}), so "
                 f"no question can tell them apart; {other} (columns are: {_listed(list(self.table.columns))}).")
@@ -566,7 +546,7 @@ class Dataset:
             P = PCA(n_components=2, random_state=0).fit_transform(X)
         else:
             P = np.column_stack([X[:, 0], np.zeros(self.n_rows)])
-        return _minmax(P)
+        return minmax(P)
 
     @cached_property
     def charts(self):
@@ -599,24 +579,25 @@ def _as_text(path, encoding, table, column):
     return cells.str.strip().set_axis(values.index)
 
 
-def _ids(path, encoding, table, id_column, places, source):
+def _ids(source, id_column):
     """The row ids: the id column as text (a blank or repeated one refused at its line), else the row numbers."""
     if id_column is None:
-        return pd.Series(np.arange(table.shape[0]), name="id")
-    ids = _as_text(path, encoding, table, id_column).reset_index(drop=True).rename(id_column)
+        return pd.Series(np.arange(source.table.shape[0]), name="id")
+    ids = source.text(id_column).reset_index(drop=True).rename(id_column)
     blank = ids.eq("").to_numpy()
     if blank.any():
         r = int(blank.argmax())
         raise InvalidParameterError(
-            f"The id column {id_column!r} of the {source} is empty at {places([r])[r]}; give every row an id, or leave "
-            "out --id-column to number the rows from 0.")
+            f"The id column {id_column!r} of the {source.name} is empty at {source.places([r])[r]}; give every row an "
+            "id, or leave out the 'id_column' argument to number the rows from 0.")
     twice = ids.duplicated(keep=False).to_numpy()
     if twice.any():
         rows = np.flatnonzero(twice & ids.eq(ids.iat[int(twice.argmax())]).to_numpy())[:2].tolist()
-        where = places(rows)
+        where = source.places(rows)
         raise InvalidParameterError(
             f"The id column {id_column!r} is not unique: {ids.iat[rows[0]]!r} appears twice ({where[rows[0]]} and "
-            f"{where[rows[1]]}); give every row its own id, or leave out --id-column to number the rows from 0.")
+            f"{where[rows[1]]}); give every row its own id, or leave out the 'id_column' argument to number "
+            "the rows from 0.")
     return ids
 
 
@@ -743,74 +724,64 @@ def as_pandas(data):
     return data.to_pandas() if type(data).__module__.partition(".")[0] == "polars" else data
 
 
-def _load_table(table, path, read_as, source, root, *, id_column, text_column, image_column, features, scale,
+class _Source:
+    """A table and where it came from, for messages: ``path`` (None for a DataFrame), ``read_as`` (its CSV
+    encoding, None for Parquet or a DataFrame) and ``name`` ("data file ...", "DataFrame")."""
+
+    def __init__(self, table, path, read_as, name):
+        self.table, self.path, self.read_as, self.name = table, path, read_as, name
+
+    def places(self, rows):
+        """Where the rows ``rows`` are, as the person sees them (see :func:`_places`)."""
+        return _places(self.path, self.read_as, rows)
+
+    def not_numeric(self, columns):
+        """Why each of ``columns`` is no feature (see :func:`_not_numeric`)."""
+        return _not_numeric(self.path, self.read_as, self.table, columns)
+
+    def text(self, column):
+        """The cells of ``column`` as written (see :func:`_as_text`)."""
+        return _as_text(self.path, self.read_as, self.table, column)
+
+    @cached_property
+    def how(self):
+        """How a CSV was read, for messages (see :func:`_read_as`)."""
+        return _read_as(self.path, self.read_as)
+
+
+def _load_table(table, path, read_as, name, root, *, id_column, text_column, image_column, features, scale,
                 encoding, series):
-    """The Dataset of ``table`` as read from ``path`` (None for a DataFrame) with ``read_as`` (its CSV encoding,
-    None for Parquet or a DataFrame); ``source`` names it in messages, ``root`` is the folder of its images."""
+    """The Dataset of ``table`` as read from ``path`` with ``read_as`` (see :class:`_Source`), ``name`` naming it in
+    messages, ``root`` the folder of its images: time series, or features of numbers, text and images."""
     table.columns = [str(c) for c in table.columns]
     if table.columns.duplicated().any():
-        raise InvalidParameterError(f"The {source} has two columns named "
+        raise InvalidParameterError(f"The {name} has two columns named "
                                     f"{table.columns[table.columns.duplicated()][0]!r}; give every column its own name.")
     if table.shape[0] < 2:
-        raise InvalidParameterError(f"The {source} has {table.shape[0]} rows; a session needs at least 2.")
-    named = [c for c in (id_column, text_column, image_column) if c is not None]
-    _check_columns(table, named, "column")
+        raise InvalidParameterError(f"The {name} has {table.shape[0]} rows; a session needs at least 2.")
+    _check_columns(table, [c for c in (id_column, text_column, image_column) if c is not None], "column")
     if features is not None:
         features = [str(c) for c in features]
     options = {"id_column": id_column, "text_column": text_column, "image_column": image_column,
                "features": features, "scale": scale, "encoding": encoding, "series": series}
     features = features and _names(table, ",".join(features), "feature column")  # ranges widened
-
     fingerprint = _fingerprint(table)  # of every value as pandas reads it: the same as before ids were text
-
-    def places(rows):
-        return _places(path, read_as, rows)
-
-    series_id = series.get("id") if isinstance(series, dict) else None
-    if isinstance(series_id, str) and series_id in table.columns:  # the long format's series are named by text too
-        text = _as_text(path, read_as, table, series_id)
-        table[series_id] = text.where(text != "")  # a blank: refused as an empty cell
-    how = _read_as(path, read_as)
+    source = _Source(table, path, read_as, name)
     if series is not None:
-        from linkwise.session._series import load_series
+        return _series_data(source, options, root, fingerprint)
+    return _features_data(source, options, features, root, fingerprint)
 
-        info, ids, X = load_series(table, series, options, places,
-                                   lambda column: _not_numeric(path, read_as, table, [column])[column])
-        ids = _ids(path, read_as, table, id_column, places, source) if ids is None else ids
-        data = Dataset(path, info, ids, X, options, None, root, {}, fingerprint, f"the time series{how}")
-        data.feature_columns = data.scaling = None
-        return data
-    ids = _ids(path, read_as, table, id_column, places, source)
-    dropped = {}
-    rest = [c for c in table.columns if c not in named]
-    lists = {c: m for c in rest if table[c].dtype == object and (m := _vectors(table[c])) is not None}
-    if features is None and text_column is None:
-        features = [c for c in rest if pd.api.types.is_numeric_dtype(table[c]) and table[c].notna().any()
-                    or c in lists]
-        dropped = _not_numeric(path, read_as, table, [c for c in rest if c not in features])
-        if not features and image_column is not None:  # a table of image paths: cluster on the images
-            features = [image_column]
-    images = image_column in (features or ())
-    features = features and [c for c in features if c != image_column]
+
+def _features_data(source, options, features, root, fingerprint):
+    """The Dataset of a table clustered on features: numeric columns (min-max scaled with ``options["scale"]``),
+    a text column's embedding and an image column's images (see :func:`load_data`)."""
+    table, text_column, image_column = source.table, options["text_column"], options["image_column"]
+    ids = _ids(source, options["id_column"])
+    features, images, lists, dropped = _feature_columns(source, options, features)
     blocks, embedding, scaling = [], None, None
     if features:
-        not_numeric = [c for c in features if not pd.api.types.is_numeric_dtype(table[c]) and c not in lists]
-        if not_numeric:
-            why = _not_numeric(path, read_as, table, not_numeric[:1])[not_numeric[0]]
-            raise InvalidParameterError(
-                f"The feature column {not_numeric[0]!r} is not numeric: {why}; name numeric columns with "
-                "--features or embed text with --text-column."
-            )
-        numeric = np.column_stack([lists[c] if c in lists else table[c].to_numpy(np.float64) for c in features])
-        columns = [c for c in features for _ in range(lists[c].shape[1] if c in lists else 1)]
-        bad = np.argwhere(~np.isfinite(numeric))
-        if bad.size:
-            r, c = bad[0]
-            raise InvalidParameterError(
-                f"The feature column {columns[c]!r} has a missing or infinite value at "
-                f"{places([r])[r]}; fill it in or leave the column out with --features."
-            )
-        scaling = minmax_scaling(numeric) if scale == "minmax" else None
+        numeric = _numbers(source, features, lists)
+        scaling = minmax_scaling(numeric) if options["scale"] == "minmax" else None
         blocks.append(numeric if scaling is None else apply_scaling(numeric, scaling))
     if text_column is not None:
         vectors, embedding = embed_text(table[text_column].fillna(""))
@@ -818,18 +789,83 @@ def _load_table(table, path, read_as, source, root, *, id_column, text_column, i
     if not blocks and not images:
         why = "".join(f"; {c}: {reason}" for c, reason in dropped.items())
         raise InvalidParameterError(
-            f"The {source} has no numeric feature columns{why}{how}. Name them with --features, "
-            "embed a text column with --text-column or cluster on images with --image-column."
-        )
+            f"The {source.name} has no numeric feature columns{why}{source.how}. Name them with the 'features' "
+            "argument, embed a text column with the 'text_column' argument or cluster on images with the "
+            "'image_column' argument.")
     clustered = [f"the columns {_listed(features)}" if features else "",
                  f"the text of column {text_column!r}" if text_column is not None else "",
                  f"the images of column {image_column!r}" if images else ""]
-    data = Dataset(path, table.reset_index(drop=True), ids, None, options, embedding, root, dropped, fingerprint,
-                   " and ".join(filter(None, clustered)) + how)
+    data = Dataset(source.path, table.reset_index(drop=True), ids, None, options, embedding, root, dropped,
+                   fingerprint, " and ".join(filter(None, clustered)) + source.how)
     if images:
         from linkwise.session._images import image_block
 
         blocks.append(image_block(data))
     data.X = np.hstack(blocks)
-    data.feature_columns, data.scaling = list(features or []), scaling
+    data.feature_columns, data.scaling = features, scaling
     return data
+
+
+def _feature_columns(source, options, features):
+    """The numeric feature columns (``features``, else every numeric one when no text column is named), whether the
+    image column's images are clustered on, the columns of number lists (as matrices) and the columns left out
+    (with why)."""
+    table, image_column = source.table, options["image_column"]
+    named = {options["id_column"], options["text_column"], image_column}
+    rest = [c for c in table.columns if c not in named]
+    lists = {c: m for c in rest if table[c].dtype == object and (m := _vectors(table[c])) is not None}
+    dropped = {}
+    if features is None and options["text_column"] is None:
+        features, dropped = _default_features(source, rest, lists, image_column)
+    features = features or []
+    return [c for c in features if c != image_column], image_column in features, lists, dropped
+
+
+def _series_data(source, options, root, fingerprint):
+    """The Dataset of a table of time series (``options["series"]``: see :func:`load_data`)."""
+    from linkwise.session._series import load_series
+
+    table, series = source.table, options["series"]
+    series_id = series.get("id") if isinstance(series, dict) else None
+    if isinstance(series_id, str) and series_id in table.columns:  # the long format's series are named by text too
+        text = source.text(series_id)
+        table[series_id] = text.where(text != "")  # a blank: refused as an empty cell
+    info, ids, X = load_series(table, series, options, source.places,
+                               lambda column: source.not_numeric([column])[column])
+    ids = _ids(source, options["id_column"]) if ids is None else ids
+    data = Dataset(source.path, info, ids, X, options, None, root, {}, fingerprint, f"the time series{source.how}")
+    data.feature_columns = data.scaling = None
+    return data
+
+
+def _default_features(source, columns, lists, image_column):
+    """The features when none are named: the numeric ``columns`` and those of number ``lists``, else the image
+    column; and the columns left out, with why."""
+    table = source.table
+    features = [c for c in columns if pd.api.types.is_numeric_dtype(table[c]) and table[c].notna().any()
+                or c in lists]
+    dropped = source.not_numeric([c for c in columns if c not in features])
+    if not features and image_column is not None:  # a table of image paths: cluster on the images
+        features = [image_column]
+    return features, dropped
+
+
+def _numbers(source, features, lists):
+    """The feature columns ``features`` as one matrix (a column of number ``lists`` gives several), unscaled;
+    a column of other things than numbers, or a missing value, is refused where it is."""
+    table = source.table
+    not_numeric = [c for c in features if not pd.api.types.is_numeric_dtype(table[c]) and c not in lists]
+    if not_numeric:
+        why = source.not_numeric(not_numeric[:1])[not_numeric[0]]
+        raise InvalidParameterError(
+            f"The feature column {not_numeric[0]!r} is not numeric: {why}; name numeric columns with the 'features' "
+            "argument or embed text with the 'text_column' argument.")
+    numeric = np.column_stack([lists[c] if c in lists else table[c].to_numpy(np.float64) for c in features])
+    bad = np.argwhere(~np.isfinite(numeric))
+    if bad.size:
+        r, c = bad[0]
+        column = [f for f in features for _ in range(lists[f].shape[1] if f in lists else 1)][c]
+        raise InvalidParameterError(
+            f"The feature column {column!r} has a missing or infinite value at {source.places([r])[r]}; fill it in "
+            "or leave the column out with the 'features' argument.")
+    return numeric

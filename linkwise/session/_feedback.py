@@ -78,13 +78,32 @@ def honour(labels, rows):
 
 
 class ClusterFeedback:
-    """:class:`HumanSession`'s actions on whole clusters (a mixin: it uses the session's lock, state and store)."""
+    """The feedback part of a :class:`~linkwise.session.HumanSession`: its actions on whole clusters.
 
-    def _feedback_rows(self):
-        return [row for row in self._used if row.kind in ("pure", "complete", "move")]
+    Parameters
+    ----------
+    data : Dataset
+    store : SessionStore
+    lock : threading.RLock
+        The session's lock.
+    replay : Replay
+        The session's replay (its clustering, numbers, constraints and applied rows).
+    read_only : bool
+    guard : callable
+        ``guard(position, annotator)`` refuses an action on a stale position or while a contradiction is open.
+    commit : callable
+        ``commit(rows, annotator)`` applies rows just recorded and returns the new state (as ``annotator`` sees it).
+    state : callable
+        ``state()``: the session's state.
+    """
+
+    def __init__(self, data, store, lock, replay, read_only, guard, commit, state):
+        self._data, self._store, self._lock, self._replay, self._read_only = data, store, lock, replay, read_only
+        self._guard, self._commit, self._state = guard, commit, state
+        self._seen = set()  # rows shown as members of a cluster: what a mark on a large cluster needs
 
     def _features(self, rows):
-        return self.data.X[rows].reshape(len(rows), -1)
+        return self._data.X[rows].reshape(len(rows), -1)
 
     def _central(self, members):
         """``members`` nearest their centre first (the centre of an even sample of a large cluster); ties by row."""
@@ -98,7 +117,7 @@ class ClusterFeedback:
     def _shown(self, rows):
         """The items of ``rows``, noted as seen by the person (see :meth:`_check_seen`)."""
         self._seen.update(int(r) for r in rows)
-        return [self.data.item(r) for r in rows]
+        return [self._data.item(r) for r in rows]
 
     def _status(self, members, marks, components):
         """'pure' when the statements join all ``members`` (one must-link component) and a mark is among them,
@@ -110,12 +129,12 @@ class ClusterFeedback:
 
     def _marks(self):
         """The applied marks and the must-link components (None without marks: a pass over every row)."""
-        marks = [row for row in self._used if row.members is not None]
-        return marks, self._session.constraints.component_labels() if marks else None
+        marks = [row for row in self._replay.used if row.members is not None]
+        return marks, self._replay.session.constraints.component_labels() if marks else None
 
     def _groups(self):
         """The current clusters' members (row numbers in order), by stable cluster number (see ``numbers``)."""
-        numbers = self.numbers()
+        numbers = self._replay.numbers()
         order = np.argsort(numbers, kind="stable")
         values, starts = np.unique(numbers[order], return_index=True)
         return dict(zip(values.tolist(), np.split(order, starts[1:])))
@@ -181,7 +200,7 @@ class ClusterFeedback:
                 strips.append({"cluster": c, "name": names.get(c), "size": len(groups[c]),
                                "mark": self._status(groups[c], *marks),
                                "items": self._shown(ranked[:per]), "doubtful": self._shown(far)})
-            return {"position": self.position, "revision": self.revision, "strips": strips,
+            return {"position": self._replay.position, "revision": self._replay.revision, "strips": strips,
                     "n_more": max(len(groups) - limit, 0), "n_rows_more": int(sum(len(groups[c]) for c in order[limit:]))}
 
     def members(self, cluster, page=0, size=24, q=None, column=None, sort="typical"):
@@ -228,7 +247,7 @@ class ClusterFeedback:
         9
         >>> session.close()
         """
-        columns = self.data.search_columns
+        columns = self._data.search_columns
         checks = (("page", page, 0, None), ("size", size, 1, MAX_PAGE_SIZE))
         for name, value, least, most in checks:
             if (not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < least
@@ -250,20 +269,20 @@ class ClusterFeedback:
             if sort == "atypical":
                 rows = rows[::-1]
             if q:
-                rows = rows[self.data.matches(rows, q, column)]
+                rows = rows[self._data.matches(rows, q, column)]
             n_pages = max(-(-len(rows) // size), 1)
             if page >= n_pages:
                 raise InvalidParameterError(f"The 'page' argument of HumanSession.members must be from 0 to "
                                             f"{n_pages - 1} (the matching members fill {n_pages}), got {page!r}.")
             return {"cluster": int(cluster), "name": self.names().get(int(cluster)), "size": len(groups[cluster]), "n_matching": len(rows), "page": int(page),
                     "n_pages": n_pages, "page_size": int(size), "sort": sort, "q": q, "column": column,
-                    "columns": columns, "revision": self.revision,
+                    "columns": columns, "revision": self._replay.revision,
                     "mark": self._status(groups[cluster], *self._marks()),
                     "items": self._shown(rows[page * size:(page + 1) * size])}
 
     def names(self):
         """The names people gave clusters, by cluster number (see :meth:`name`)."""
-        return {int(c): text for c, text in self.store.meta.get("names", {}).items()}
+        return {int(c): text for c, text in self._store.meta.get("names", {}).items()}
 
     def name(self, cluster, text):
         """Name a cluster ("Garden"): the name stays with its number (see ``numbers``) while the cluster exists.
@@ -294,14 +313,9 @@ class ClusterFeedback:
             names = {str(c): t for c, t in self.names().items() if c != int(cluster)}
             if text.strip():
                 names[str(int(cluster))] = text.strip()
-            self.store.write_meta({**self.store.meta, "names": names})
-            self._changes += 1  # clients that poll show it
-            return self.state()
-
-    def _open_for_feedback(self, position, annotator):
-        self._expect(position, annotator)
-        if self._conflict is not None:
-            raise Refused("Resolve the contradiction first: say which answer was wrong.")
+            self._store.write_meta({**self._store.meta, "names": names})
+            self._replay.touch()  # clients that poll show it
+            return self._state()
 
     def _cluster(self, groups, cluster, argument, owner):
         if not isinstance(cluster, (int, np.integer)) or isinstance(cluster, bool) or int(cluster) not in groups:
@@ -355,27 +369,27 @@ class ClusterFeedback:
                 raise InvalidParameterError(f"The {name!r} argument of HumanSession.mark must be True or False, "
                                             f"got {value!r}.")
         with self._lock:
-            self._open_for_feedback(position, annotator)
+            self._guard(position, annotator)
             if isinstance(cluster, (int, np.integer)):
                 members = self._cluster(self._groups(), cluster, "cluster", "mark")
             else:
-                members = check_index_set(cluster, self.data.n_rows, "cluster", "HumanSession.mark")
+                members = check_index_set(cluster, self._data.n_rows, "cluster", "HumanSession.mark")
             status = self._status(members, *self._marks())
             if status == "complete" or (status == "pure" and not complete):
                 raise Refused(f"Those items are already marked {'pure and complete' if status == 'complete' else 'pure'}.")
             self._check_mark(members, complete)
             if not confirmed:
                 self._check_seen(members)
-            return self._applied([self.store.add_mark(members, bool(complete), annotator=annotator)], annotator)
+            return self._commit([self._store.record_mark(members, bool(complete), annotator=annotator)], annotator)
 
     def _check_mark(self, members, complete):
         """Refuse feedback the earlier statements contradict, naming two items (none of it is stored): a mark
         is many pairs at once, so there is no single answer to set against it in the contradiction flow."""
-        conflict = self._session.constraints.group_conflict(members, complete)
+        conflict = self._replay.session.constraints.group_conflict(members, complete)
         if conflict is None:
             return
         rows, together = list(conflict[:2]), conflict[2]
-        a, b = self.data.ids.to_numpy()[rows]
+        a, b = self._data.ids.to_numpy()[rows]
         if together:
             raise Refused(f"These items are not one group by your answers: {a} and {b} belong to different groups. "
                           "Move one of them out first, or undo that answer.", rows)
@@ -389,7 +403,7 @@ class ClusterFeedback:
         doubtful = self._central(members)[::-1][:CONFIRM_SEEN]
         if self._seen.issuperset(doubtful.tolist()):
             return
-        cluster = int(self.numbers()[members[0]])
+        cluster = int(self._replay.numbers()[members[0]])
         raise NeedsConfirmation(
             f"Cluster {cluster} has {len(members)} items, more than you have seen: look at its {len(doubtful)} "
             "least typical members, then confirm that all of them belong together.", doubtful)
@@ -423,25 +437,25 @@ class ClusterFeedback:
             A stale position or an open contradiction. A move the earlier
             answers contradict is stored and opens the contradiction.
         """
-        n = self.data.n_rows
+        n = self._data.n_rows
         if not isinstance(row, (int, np.integer)) or isinstance(row, bool) or not 0 <= row < n:
             raise InvalidParameterError(f"The 'row' argument of HumanSession.move must be a row number from 0 to "
                                         f"{n - 1}, got {row!r}.")
         row = int(row)
         with self._lock:
-            self._open_for_feedback(position, annotator)
+            self._guard(position, annotator)
             groups = self._groups()
             target = self._cluster(groups, to, "to", "move")
             if row in target:
                 raise InvalidParameterError(f"The 'to' argument of HumanSession.move names cluster {to}, where item "
-                                            f"{self.data.item(row)['id']} already is; name another cluster.")
-            source = groups[int(self.numbers()[row])]
-            relation = self._session.constraints.relation
+                                            f"{self._data.item(row)['id']} already is; name another cluster.")
+            source = groups[int(self._replay.numbers()[row])]
+            relation = self._replay.session.constraints.relation
             statements = [(row, self._partner(target, row, relation, False), True)]
             others = source[source != row]
             if len(others):
                 statements.append((row, self._partner(others, row, relation, True), False))
-            return self._applied(self.store.add_many(statements, kind="move", annotator=annotator), annotator)
+            return self._commit(self._store.record_many(statements, kind="move", annotator=annotator), annotator)
 
     def _partner(self, members, row, relation, avoid):
         """The member nearest the centre whose relation to ``row`` is not known to be ``avoid`` (else the

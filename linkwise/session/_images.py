@@ -29,7 +29,7 @@ def image_block(data):
         paths = [data.image_path(row) for row in range(data.n_rows)]
     except InvalidParameterError as exc:
         raise InvalidParameterError(f"Cannot cluster on the images of column {column!r}: {exc} Fix that row, "
-                                    "or name other --features.") from None
+                                    "or name other columns with the 'features' argument.") from None
     return image_features(paths)
 
 

@@ -261,7 +261,7 @@ def _store_known(store, data, known):
     pairs = _checked(known, n)
     pairs = _consistent(pairs, n, lambda ks: [f"known[{k}] = {pairs[k]}" for k in ks])
     if not store.answers() and not store.retracted():
-        return store.add_many(pairs, kind="imported") if pairs else []
+        return store.record_many(pairs, kind="imported") if pairs else []
     began = {}  # seq -> the pair as imported: its first retracted version (corrected, undone), else the live one
     for row in store.retracted():
         if row["kind"] == "imported":

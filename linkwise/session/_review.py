@@ -9,14 +9,42 @@ import numpy as np
 from linkwise._validation import InvalidParameterError
 from linkwise.session._store import ANSWER_WORDS, Refused
 
-__all__ = ["AnswerReview"]
+__all__ = ["AnswerReview", "described"]
 
 _MAX_PAGE = 200  # answers per page
 _MARKS = ("pure", "complete")
+_DESCRIBED = {True: "same group", False: "different groups", None: "don't know"}
+
+
+def described(row, ids):
+    """A recorded action in a few words ("a and b same group", "12 items marked pure", "a moved"); ``ids``: the
+    rows' ids."""
+    if row.members is not None:
+        return f"{len(row.members)} items marked {'pure and complete' if row.kind == 'complete' else 'pure'}"
+    if row.kind == "move":
+        return f"{ids.iat[row.i]} moved"
+    return f"{ids.iat[row.i]} and {ids.iat[row.j]} {_DESCRIBED[row.answer]}"
 
 
 class AnswerReview:
-    """:class:`HumanSession`'s review of its stored answers (a mixin: it uses the session's lock, store and replay)."""
+    """The review part of a :class:`~linkwise.session.HumanSession`: its recorded answers listed, changed, withdrawn.
+
+    Parameters
+    ----------
+    data : Dataset
+    store : SessionStore
+    lock : threading.RLock
+        The session's lock.
+    replay : Replay
+        The session's replay, rebuilt after a change.
+    read_only : bool
+    state : callable
+        ``state()``: the session's state.
+    """
+
+    def __init__(self, data, store, lock, replay, read_only, state):
+        self._data, self._store, self._lock, self._replay, self._read_only = data, store, lock, replay, read_only
+        self._state = state
 
     def review(self, page=0, size=50, q=None):
         """One page of every stored statement in effect, newest first: what a review screen lists.
@@ -47,9 +75,9 @@ class AnswerReview:
                                         f"{_MAX_PAGE}, got {size!r}.")
         if q is not None and not isinstance(q, str):
             raise InvalidParameterError(f"The 'q' argument of HumanSession.review must be text, got {q!r:.80}.")
-        ids = self.data.ids
+        ids = self._data.ids
         with self._lock:
-            listed = [self._reviewed(row, ids) for row in reversed(self.store.answers())]
+            listed = [self._reviewed(row, ids) for row in reversed(self._store.answers())]
             if q:
                 needle = q.casefold()
                 listed = [a for a in listed if any(needle in str(v).casefold()
@@ -59,7 +87,7 @@ class AnswerReview:
                 raise InvalidParameterError(f"The 'page' argument of HumanSession.review must be from 0 to "
                                             f"{n_pages - 1} (the matching answers fill {n_pages}), got {page!r}.")
             return {"answers": listed[page * size:(page + 1) * size], "n_matching": len(listed), "page": int(page),
-                    "n_pages": n_pages, "page_size": int(size), "q": q, "revision": self.revision}
+                    "n_pages": n_pages, "page_size": int(size), "q": q, "revision": self._replay.revision}
 
     @staticmethod
     def _reviewed(row, ids):
@@ -77,7 +105,7 @@ class AnswerReview:
                                         f"(review()'s seq), got {seq!r:.80}.")
         if self._read_only:
             raise Refused("This session was opened read-only; nothing can be changed in it.")
-        row = next((r for r in self.store.answers() if r.seq == seq), None)
+        row = next((r for r in self._store.answers() if r.seq == seq), None)
         if row is None:
             raise Refused(f"Answer #{seq} is no longer in effect (changed, withdrawn or undone, perhaps in another "
                           "window); the answers are shown again.")
@@ -109,10 +137,10 @@ class AnswerReview:
                 raise Refused(f"Answer #{seq} is an imported pair: it can be same or different, or withdrawn.")
             if row.answer == (None if answer is None else bool(answer)):
                 raise Refused(f"Answer #{seq} is already {ANSWER_WORDS[row.answer]!r}.")
-            self.store.change(seq, None if answer is None else bool(answer))
-            before = self._described(row)
-            self._rebuild()
-            return {**self.state(), "changed": f"{before} -> {ANSWER_WORDS[answer]}"}
+            self._store.change(seq, None if answer is None else bool(answer))
+            before = described(row, self._data.ids)
+            self._replay.rebuild()
+            return {**self._state(), "changed": f"{before} -> {ANSWER_WORDS[answer]}"}
 
     def withdraw(self, seq):
         """Withdraw the stored statement ``seq`` and the rest of its action (a move's two pairs), then replay.
@@ -121,6 +149,6 @@ class AnswerReview:
         """
         with self._lock:
             row = self._stored(seq, "withdraw")
-            self.store.undo(seq, "withdrawn")
-            self._rebuild()
-            return {**self.state(), "withdrawn": self._described(row)}
+            self._store.retract(seq, "withdrawn")
+            self._replay.rebuild()
+            return {**self._state(), "withdrawn": described(row, self._data.ids)}

@@ -25,7 +25,7 @@ def _listed(columns, k=8):
     return ", ".join(map(str, columns[:k])) + (f", ... ({len(columns)} in all)" if len(columns) > k else "")
 
 
-def _names(table, text, flag):
+def _names(table, text, what):
     """The columns ``text`` names: a comma list of names and inclusive ranges ``first:last`` (in table order)."""
     columns, names = list(table.columns), []
     for part in [text] if text in columns else text.split(","):
@@ -34,28 +34,29 @@ def _names(table, text, flag):
         for end in ends:
             if end not in columns:
                 raise InvalidParameterError(
-                    f"{flag}: {end!r} is not a column of the data; columns are: {_listed(columns)}.")
+                    f"{what}: {end!r} is not a column of the data; columns are: {_listed(columns)}.")
         first, last = columns.index(ends[0]), columns.index(ends[-1])
         if last < first:
-            raise InvalidParameterError(f"{flag} {part!r} is an empty range: {ends[1]!r} comes before "
+            raise InvalidParameterError(f"{what} {part!r} is an empty range: {ends[1]!r} comes before "
                                         f"{ends[0]!r}; name the first column, then the last.")
         names += columns[first:last + 1]
     return names
 
 
-def _numeric(table, columns, flag, why):
+def _numeric(table, columns, what, why):
     bad = [c for c in columns if not pd.api.types.is_numeric_dtype(table[c])]
     if bad:
-        raise InvalidParameterError(f"{flag}: the column {bad[0]!r} is not numeric: {why(bad[0])}; name columns of numbers.")
+        raise InvalidParameterError(f"{what}: the column {bad[0]!r} is not numeric: {why(bad[0])}; name columns of "
+                                    "numbers.")
     return table[columns].to_numpy(np.float64)
 
 
 def _wide(table, specs, place, why):
-    channels = [_names(table, s, "--series-columns") for s in specs]
+    channels = [_names(table, s, "series['columns']") for s in specs]
     if len({len(c) for c in channels}) > 1:
-        raise InvalidParameterError(f"--series-columns: the channels have {', '.join(str(len(c)) for c in channels)} "
+        raise InvalidParameterError(f"series['columns']: the channels have {', '.join(str(len(c)) for c in channels)} "
                                     "columns; give every channel the same number of time steps.")
-    V = np.stack([_numeric(table, c, "--series-columns", why) for c in channels], axis=2)
+    V = np.stack([_numeric(table, c, "series['columns']", why) for c in channels], axis=2)
     return table.drop(columns=[c for names in channels for c in names]), V, channels
 
 
@@ -66,22 +67,23 @@ def _times(table, column, place):
     t = values if numeric else pd.to_datetime(values, errors="coerce", format="ISO8601")
     if t.isna().any():
         r = int(t.isna().to_numpy().argmax())
-        raise InvalidParameterError(f"--time: the column {column!r} holds {values.iat[r]!r} at "
+        raise InvalidParameterError(f"series['time']: the column {column!r} holds {values.iat[r]!r} at "
                                     f"{place([r])[r]}, not a number or an ISO date; fill it in.")
     return t.to_numpy(np.float64) if numeric else t.astype("int64").to_numpy()
 
 
 def _long(table, spec, place, why):
     sid, time, values = spec["id"], spec.get("time"), list(spec["value"])
-    for flag, names in (("--series-id", [sid]), ("--time", [time] if time else []), ("--value", values)):
+    named = (("series['id']", [sid]), ("series['time']", [time] if time else []), ("series['value']", values))
+    for what, names in named:
         for name in names:
-            _names(table, name, flag)
-    raw = _numeric(table, values, "--value", why)
+            _names(table, name, what)
+    raw = _numeric(table, values, "series['value']", why)
     codes, uniques = pd.factorize(table[sid])
     bad = np.flatnonzero((codes < 0) | ~np.isfinite(raw).all(axis=1))
     if bad.size:
         r = int(bad[0])
-        raise InvalidParameterError(f"--series-id/--value: an empty or infinite cell at {place([r])[r]}; "
+        raise InvalidParameterError(f"series['id']/series['value']: an empty or infinite cell at {place([r])[r]}; "
                                     "fill it in or drop that row.")
     order = np.argsort(codes, kind="stable")
     if time:
@@ -90,7 +92,7 @@ def _long(table, spec, place, why):
         twice = np.flatnonzero((np.diff(codes[order]) == 0) & (np.diff(t[order]) == 0))
         if twice.size:
             r = int(order[twice[0] + 1])
-            raise InvalidParameterError(f"--time: series {uniques[codes[r]]!r} has two rows at time "
+            raise InvalidParameterError(f"series['time']: series {uniques[codes[r]]!r} has two rows at time "
                                         f"{table[time].iat[r]} ({place([r])[r]}); keep one.")
     lengths = np.bincount(codes)
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
@@ -110,7 +112,7 @@ def _equal_lengths(V, channels, places):
         r, t = np.argwhere(bad)[0]
         c = np.flatnonzero(~np.isfinite(V[r, t]))[0]
         raise InvalidParameterError(
-            f"--series-columns: the column {channels[c][t]!r} has a missing or infinite value at "
+            f"series['columns']: the column {channels[c][t]!r} has a missing or infinite value at "
             f"{places(r)} before its series ends; fill it in (only empty cells at the end make a shorter series).")
     length = lengths.max()
     X = V[:, :length].copy()
@@ -130,9 +132,11 @@ def load_series(table, spec, options, place, why):
         raise InvalidParameterError(f"The 'series' argument of load_data must be {{'columns': [spec, ...]}} or "
                                     f"{{'id': ..., 'time': ..., 'value': [...]}}, got {spec!r}.")
     if options["features"] is not None or options["text_column"] is not None:
-        raise InvalidParameterError("Time series are clustered on their values: leave out --features and --text-column.")
+        raise InvalidParameterError("Time series are clustered on their values: leave out the 'features' argument "
+                                    "and the 'text_column' argument.")
     if not wide and options["id_column"] is not None:
-        raise InvalidParameterError("In the long format --series-id names the series; leave out --id-column.")
+        raise InvalidParameterError("In the long format series['id'] names the series; leave out the 'id_column' "
+                                    "argument.")
     info, V, channels = (_wide if wide else _long)(table, spec["columns"] if wide else spec, place, why)
     X = _equal_lengths(V, channels, lambda r: place([r])[r])
     if len(X) < 2:

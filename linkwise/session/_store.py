@@ -160,7 +160,7 @@ class SessionStore:
     >>> store.is_new
     True
     >>> store.write_meta({"method": "cobras"})
-    >>> store.add(3, 1, True).answer
+    >>> store.record(3, 1, True).answer
     True
     >>> [(a.i, a.j, a.answer) for a in store.answers()]
     [(1, 3, True)]
@@ -276,20 +276,20 @@ class SessionStore:
                                  [(k, json.dumps(v)) for k, v in meta.items()])
         self.meta = meta
 
-    def add(self, i, j, answer, *, annotator=None, kind="question"):
-        """Store and commit one answer; returns it as an :class:`Answer`."""
-        return self.add_many([(i, j, answer)], annotator=annotator, kind=kind)[0]
+    def record(self, i, j, answer, *, annotator=None, kind="question"):
+        """Record (store and commit) one answer; returns it as an :class:`Answer`."""
+        return self.record_many([(i, j, answer)], annotator=annotator, kind=kind)[0]
 
-    def add_many(self, rows, *, annotator=None, kind):
-        """Store and commit pair statements ``(i, j, answer)`` as one action (undone together); returns them."""
+    def record_many(self, rows, *, annotator=None, kind):
+        """Record (store and commit) pair statements ``(i, j, answer)`` as one action (undone together); returns them."""
         if kind not in ("question", "imported", "move"):
             raise ValueError(f"'kind' must be 'question', 'imported' or 'move' for pairs, got {kind!r}")
         at = _now()
         return self._insert([(*pair_key(i, j), None if a is None else bool(a), at, annotator, kind, None)
                              for i, j, a in rows])
 
-    def add_mark(self, members, complete, *, annotator=None):
-        """Store and commit feedback on a cluster: its rows ``members`` are pure (and ``complete``)."""
+    def record_mark(self, members, complete, *, annotator=None):
+        """Record (store and commit) feedback on a cluster: its rows ``members`` are pure (and ``complete``)."""
         members = sorted({int(m) for m in members})
         return self._insert([(members[0], members[0], None, _now(), annotator, "complete" if complete else "pure",
                               json.dumps(members))])[0]
@@ -314,7 +314,7 @@ class SessionStore:
         """Every live statement, oldest first."""
         return [_answer(r) for r in self._read(f"SELECT {self._fields} FROM answers ORDER BY seq")]
 
-    def _retract(self, seqs, reason):
+    def _move_to_retracted(self, seqs, reason):
         """Keep answers ``seqs`` in ``retracted`` (in a transaction of :meth:`_write`); their rows."""
         marks = ", ".join("?" * len(seqs))
         rows = self._read(f"SELECT {_FIELDS} FROM answers WHERE seq IN ({marks}) ORDER BY seq", seqs)
@@ -324,18 +324,19 @@ class SessionStore:
                              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [(*row, _now(), reason) for row in rows])
         return rows
 
-    def undo(self, seq, reason="undone"):
-        """Remove answer ``seq`` and the rest of its action (kept in the ``retracted`` table with ``reason``)."""
+    def retract(self, seq, reason="undone"):
+        """Take statement ``seq`` and the rest of its action out of effect (kept in the ``retracted`` table with
+        ``reason``: 'undone', 'withdrawn')."""
         with self._write():
             seqs = [s for (s,) in self._read("SELECT seq FROM answers WHERE coalesce(action, seq) = (SELECT "
                                              "coalesce(action, seq) FROM answers WHERE seq = ?)", (seq,))] or [seq]
-            self._retract(seqs, reason)
+            self._move_to_retracted(seqs, reason)
             self._db.executemany("DELETE FROM answers WHERE seq = ?", [(s,) for s in seqs])
 
     def correct(self, seq):
         """Flip answer ``seq`` (same <-> different), said to be wrong; the original stays in ``retracted``."""
         with self._write():
-            (row,) = self._retract([seq], "corrected")
+            (row,) = self._move_to_retracted([seq], "corrected")
             if row[3] is None:
                 raise ValueError(f"answer #{seq} is 'don't know' or a cluster's feedback; only a same/different answer "
                                  "can be corrected")
@@ -345,7 +346,7 @@ class SessionStore:
         """Set pair answer ``seq`` to ``answer`` (True, False, None: don't know); the original stays in
         ``retracted`` (reason 'changed')."""
         with self._write():
-            (row,) = self._retract([seq], "changed")
+            (row,) = self._move_to_retracted([seq], "changed")
             if row[6] not in ("question", "imported"):
                 raise ValueError(f"answer #{seq} is a cluster's feedback or a move; only a pair's answer can change")
             self._db.execute("UPDATE answers SET answer = ?, answered_at = ? WHERE seq = ?",

@@ -2,7 +2,7 @@
 
 Keys: ``s`` same group, ``d`` different groups, ``?`` don't know, ``u`` undo,
 ``q`` (or Ctrl+D) quit (the labels are written; every answer is already
-saved), ``c`` the clusters: a digit picks one of the nine largest, then ``p``
+saved), ``b`` raise the question budget (a number, then Enter), ``c`` the clusters: a digit picks one of the nine largest, then ``p``
 marks it pure, ``c`` pure and complete, ``m`` moves one of its shown items
 (a letter) to another cluster (a digit). When two answers contradict each other, the prompt lists them and a
 digit picks the wrong one. Arrow and function keys do nothing. When standard
@@ -25,10 +25,12 @@ import click
 import numpy as np
 
 from linkwise._extras import requires
+from linkwise._validation import InvalidParameterError
 from linkwise.session._controller import Refused
 from linkwise.session._feedback import NeedsConfirmation
 from linkwise.session._store import SessionWriteError
 from linkwise.session._series import cluster_sample
+from linkwise.session._summary import labels_line
 
 with requires("session", "linkwise.session"):
     from rich.console import Console
@@ -283,15 +285,20 @@ def _ask(session, labels_path, console, getchar):
                 session.answer(state["position"], _KEYS[key])
             elif key == "c" and conflict is None:
                 _cluster_feedback(session, console, getchar)  # then the question is shown again
+            elif key == "b" and state["budget"] is not None:
+                _say(console, f"New budget (more than {state['budget']} questions): type it and Enter.")
+                budget = _read_number(getchar)
+                if budget is not None:
+                    session.raise_budget(budget)
             else:
                 if key.isprintable():
                     _say(console, f"Key {key!r} does nothing here.")
                 continue
-        except (Refused, SessionWriteError) as exc:  # say why; the loop shows the current state (the same question)
+        except (Refused, SessionWriteError, InvalidParameterError) as exc:  # say why; the loop shows the current state (the same question)
             _say(console, str(exc))
         shown = False
     k = session.write_labels(labels_path)
-    _say(console, f"Saved {state['n_rows']} labels in {k} clusters to {labels_path}.")
+    _say(console, labels_line(state["n_rows"], k, labels_path))
     return k
 
 
@@ -346,8 +353,19 @@ def _cluster_feedback(session, console, getchar):
         session.move(view["position"], items[key]["row"], to["cluster"])
 
 
+def _progress(state):
+    """The counts line: "N of M answered" (N answered without a budget), clusters, stability, outlook."""
+    budget = state["budget"]
+    answered = f"{state['n_answered']} answered"
+    if budget is not None:  # a team's count is everyone's answers; the budget counts the method's questions
+        answered = (f"{state['n_answered']} of {budget} answered" if "team" not in state else
+                    f"{answered} (question {state['n_asked']} of {budget})")
+    return " · ".join(part for part in (answered, f"{state['n_clusters']} clusters", state["stability"]["message"],
+                                        state["outlook"]) if part)
+
+
 def _show(console, state, session):
-    console.print(f"\n{state['n_answered']} answered · {state['n_clusters']} clusters · {state['stability']['message']}")
+    console.print(f"\n{_progress(state)}")
     if state["notice"]:
         _say(console, (state["notice"], "bold"))
     conflict = state["conflict"]
@@ -363,11 +381,18 @@ def _show(console, state, session):
         _say(console, "Press its number, u to undo the latest answer, q to quit.")
     elif state["question"] is not None:
         q = state["question"]
+        if q["check"]:
+            _say(console, (q["check"], "bold"))
         _say(console, (f"Question {q['number']}:", "bold"), " do A and B belong to the same group?")
         console.print(_pair_table(q["items"], _series_rows(session, q["items"], console.width)))
-        _say(console, "[s] same  [d] different  [?] don't know  [u] undo  [c] clusters  [q] quit")
+        _say(console, "[s] same  [d] different  [?] don't know  [u] undo  [c] clusters"
+                      + ("  [b] budget" if state["budget"] is not None else "") + "  [q] quit")
+    elif state["done_reason"] == "budget":
+        _say(console, (f"Budget spent: {state['n_asked']} of {state['budget']} questions answered.", "bold"),
+             " [b] raise the budget  [u] undo  [c] clusters  [q] quit and save the labels")
     else:
-        _say(console, "No more questions. [u] undo  [c] clusters  [q] quit and save the labels")
+        _say(console, "No more questions: the method has what it needs. [u] undo  [c] clusters  [q] quit and save "
+                      "the labels")
 
 
 def _read_number(getchar):

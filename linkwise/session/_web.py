@@ -1,6 +1,6 @@
 """The web page of a human session: a Starlette app served by uvicorn on 127.0.0.1.
 
-Routes are thin: each one calls the :class:`HumanSession` and returns its
+Routes are thin: one handler each (:class:`_Page`) calls the :class:`HumanSession` and returns its
 state as JSON; the page (``static/``) renders it with ``textContent`` only, so
 item text never becomes markup. Images are served by row number, never by a
 path from the URL, and only after :meth:`Dataset.image_path` has checked them.
@@ -30,6 +30,8 @@ from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.session._controller import Refused
 from linkwise.session._data import IMAGE_TYPES, UnsafePathError
+from linkwise.session._detect import describe
+from linkwise.session._export import FORMATS, MEDIA_TYPES, TABLES, format_table, session_table
 from linkwise.session._feedback import NeedsConfirmation
 from linkwise.session._series import cluster_sample
 from linkwise.session._store import SessionWriteError
@@ -175,7 +177,7 @@ def _fields(payload, optional=None, **kinds):
     return values
 
 
-def _member_params(query, names=_MEMBER_PARAMS):
+def _query_params(query, names=_MEMBER_PARAMS):
     """The arguments ``names`` (of ``HumanSession.members``, or of ``review``) from a query string, each checked
     to be given once and well formed (the session checks their values)."""
     unknown = sorted(set(query) - set(names))
@@ -197,6 +199,263 @@ def _member_params(query, names=_MEMBER_PARAMS):
             raise _BadRequest(f"The parameter 'q' must be at most {_MAX_QUERY} characters, got {len(value)}.")
         params[name] = value
     return params
+
+
+class _Page:
+    """The routes of one :class:`HumanSession`'s page, one handler per route (see :func:`create_app`).
+
+    The handlers are thin: each reads its request, calls the session in a worker thread and returns its state as
+    JSON, items with their image's address and a time series' context.
+    """
+
+    def __init__(self, session, labels_path):
+        self.session, self.data, self.labels_path = session, session.data, Path(labels_path)
+        self.about = describe(self.data, type(session.estimator).__name__)  # the header's plain words, details on hover
+        n = self.data.n_rows
+        # a fixed sample keeps each answer's response small on large data
+        self.sample = np.arange(n) if n <= _SCATTER_MAX else np.sort(np.random.RandomState(0).choice(n, _SCATTER_MAX,
+                                                                                                     False))
+
+    def routes(self):
+        """Every route of the page."""
+        post = ["POST"]
+        return [
+            Route("/", self.index),
+            Route("/api/state", self.state),
+            Route("/api/points", self.points),
+            Route("/api/answer", self.answer, methods=post),
+            Route("/api/undo", self.undo, methods=post),
+            Route("/api/resolve", self.resolve, methods=post),
+            Route("/api/finish", self.finish, methods=post),
+            Route("/api/budget", self.budget, methods=post),
+            Route("/api/join", self.join, methods=post),
+            Route("/api/clusters", self.clusters),
+            Route("/api/cluster/{cluster:int}/members", self.members),
+            Route("/api/mark", self.mark, methods=post),
+            Route("/api/move", self.move, methods=post),
+            Route("/api/name", self.name, methods=post),
+            Route("/api/answers", self.answers),
+            Route("/api/answers/change", self.change, methods=post),
+            Route("/api/answers/withdraw", self.withdraw, methods=post),
+            Route("/labels.csv", self.labels_csv),
+            Route("/download/{name}", self.download),
+            Route("/item/{row:int}/image", self.image),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ]
+
+    # -- what the handlers share -------------------------------------------------
+    @staticmethod
+    def shown(item):
+        """The item with its image's address (served by row number)."""
+        return {**item, "image": f"/item/{item['row']}/image" if item["image"] else None}
+
+    def _decorated(self, item):
+        row = item["row"]
+        point = self.data.projection[row].round(4).tolist()
+        return {**self.shown(item), "point": point, "context": self._context(row)}
+
+    def _context(self, row):
+        """A few other members of a time series' cluster, drawn faintly behind it (channels of points each)."""
+        charts = self.data.charts
+        if charts is None:
+            return None
+        return charts[cluster_sample(self.session.labels(), row)].transpose(0, 2, 1).tolist()
+
+    def full_state(self, state=None, who=None):
+        """The session's state (``who``'s) as the page draws it."""
+        state = state or self.session.state(who)
+        for part in ("question", "conflict"):
+            if state[part] is not None:
+                state[part] = {**state[part], "items": [self._decorated(it) for it in state[part]["items"]]}
+        state["labels"] = self.session.numbers()[self.sample].tolist()
+        state["dropped_columns"] = self.data.dropped_columns  # columns load_data left out, and why
+        state["about"] = self.about
+        return state
+
+    def _reply(self, state):
+        """The reply to an action: the session's new ``state``, as the page draws it."""
+        return {"state": self.full_state(state)}
+
+    def _annotator(self, request):
+        """Who the request answers for: its token's annotator, or in an open team the name it joined with."""
+        if not (self.session.team or {}).get("open"):
+            return request.scope["annotator"]
+        name = request.cookies.get(f"linkwise-name-{request.scope['server'][1]}")
+        return name if name in self.session.team["annotators"] else None
+
+    async def _act(self, request, run, annotator=False, optional=None, **kinds):
+        """The reply to a POST taking the JSON fields ``kinds`` to ``run`` (after the request's annotator, if
+        asked); in a team's session, the speculative questions are prepared once it is sent."""
+        session, who = self.session, self._annotator(request)
+        try:
+            values = _fields(await _read_json(request), optional, **kinds)
+            result = await run_in_threadpool(run, *([who] if annotator else []), *values)
+            after = None if session.team is None else BackgroundTask(session.prepare)  # once replied
+            if session.team is not None and not annotator and "state" in result:  # a member sees their own
+                result["state"] = await run_in_threadpool(self.full_state, None, who)
+        except (Refused, InvalidParameterError, OSError) as exc:
+            return await self._failure(exc, who)
+        return JSONResponse(result, background=after)
+
+    async def _failure(self, exc, who):
+        """The reply to a refused or invalid request; a refusal carries the state the person should now see (after
+        a failed write: the same question, to answer again)."""
+        if isinstance(exc, (Refused, SessionWriteError)):
+            status = 409 if isinstance(exc, Refused) else 503
+            reply = {"error": str(exc), "state": await run_in_threadpool(self.full_state, None, who)}
+            if getattr(exc, "rows", None):  # the items the refusal names, with their clusters: the page shows them
+                labels = self.session.numbers()
+                reply["items"] = [{**self.shown(self.data.item(r)), "cluster": int(labels[r])} for r in exc.rows]
+                reply["confirm"] = isinstance(exc, NeedsConfirmation)
+            return JSONResponse(reply, status)
+        if isinstance(exc, OSError):  # "finish" and the labels file's folder is gone: the page says so
+            return JSONResponse({"error": f"Could not write the labels: {exc}"}, 500)
+        return JSONResponse({"error": str(exc)}, getattr(exc, "status", 400))
+
+    async def _view(self, request, run, names):
+        """The reply to a GET of one page of a list, its parameters ``names`` from the query string."""
+        try:
+            params = _query_params(request.query_params, names)
+            return JSONResponse(await run_in_threadpool(run, params))
+        except InvalidParameterError as exc:
+            return JSONResponse({"error": str(exc)}, 400)
+
+    # -- the handlers, one per route --------------------------------------------
+    async def index(self, request):
+        return FileResponse(STATIC / "index.html", media_type="text/html")
+
+    async def state(self, request):
+        if request.query_params.get("revision") == str(self.session.revision):
+            return JSONResponse({"unchanged": True})
+        return JSONResponse(await run_in_threadpool(self.full_state, None, self._annotator(request)))
+
+    async def points(self, request):
+        xy = self.data.projection[self.sample].round(4)
+        return JSONResponse({"x": xy[:, 0].tolist(), "y": xy[:, 1].tolist()})
+
+    async def answer(self, request):
+        def run(who, position, word):
+            if word not in _ANSWERS:
+                raise InvalidParameterError(f"'answer' must be one of {', '.join(_ANSWERS)}, got {word!r}.")
+            return self._reply(self.session.answer(position, _ANSWERS[word], who))
+
+        return await self._act(request, run, True, position=str, answer=str)
+
+    async def undo(self, request):
+        return await self._act(request, lambda who, position: self._reply(self.session.undo(position, who)), True,
+                               position=str)
+
+    async def resolve(self, request):
+        return await self._act(request, lambda conflict, wrong: self._reply(self.session.resolve(conflict, wrong)),
+                               conflict=int, wrong=int)
+
+    async def finish(self, request):
+        """Write the labels; then a one-person session's server stops, once the reply is sent (a team's server
+        goes on for the others)."""
+        stop = request.app.state.stop if self.session.team is None else None
+
+        def run():
+            k = self.session.write_labels(self.labels_path)
+            return {"path": str(self.labels_path), "n_clusters": k, "n_rows": self.data.n_rows,
+                    "state": self.full_state(), "stops": stop is not None}
+
+        reply = await self._act(request, run)
+        if reply.status_code == 200 and stop is not None:
+            reply.background = BackgroundTask(stop)
+        return reply
+
+    async def budget(self, request):
+        return await self._act(request, lambda who, budget: self._reply(self.session.raise_budget(budget, who)), True,
+                               budget=int)
+
+    async def join(self, request):
+        """An open team: the person's name, kept in a cookie so that their answers are theirs."""
+        try:
+            (name,) = _fields(await _read_json(request), name=str)
+            await run_in_threadpool(self.session.join, name)
+        except (Refused, InvalidParameterError, SessionWriteError) as exc:
+            return await self._failure(exc, self._annotator(request))
+        response = JSONResponse({"state": await run_in_threadpool(self.full_state, None, name)})
+        response.set_cookie(f"linkwise-name-{request.scope['server'][1]}", name, httponly=True, samesite="strict")
+        return response
+
+    async def clusters(self, request):
+        def run():
+            view = self.session.clusters()
+            view["strips"] = [{**strip, "items": [self.shown(it) for it in strip["items"]],
+                               "doubtful": [self.shown(it) for it in strip["doubtful"]]} for strip in view["strips"]]
+            return view
+
+        return JSONResponse(await run_in_threadpool(run))
+
+    async def members(self, request):
+        """One page of a cluster's members (``HumanSession.members``), its parameters from the query string."""
+        def run(params):
+            view = self.session.members(request.path_params["cluster"], **params)
+            return {**view, "items": [self.shown(it) for it in view["items"]]}
+
+        return await self._view(request, run, _MEMBER_PARAMS)
+
+    async def mark(self, request):
+        def run(who, position, cluster, word, confirmed):
+            if word not in _MARKS:
+                raise InvalidParameterError(f"'mark' must be one of {', '.join(_MARKS)}, got {word!r}.")
+            return self._reply(self.session.mark(position, cluster, _MARKS[word], who, confirmed))
+
+        return await self._act(request, run, True, {"confirmed": False}, position=str, cluster=int, mark=str,
+                               confirmed=bool)
+
+    async def move(self, request):
+        def run(who, position, row, to):
+            return self._reply(self.session.move(position, row, to, who))
+
+        return await self._act(request, run, True, position=str, row=int, to=int)
+
+    async def name(self, request):
+        return await self._act(request, lambda cluster, text: self._reply(self.session.name(cluster, text)),
+                               cluster=int, name=str)
+
+    async def answers(self, request):
+        """One page of the stored answers for review (``HumanSession.review``), from the query string."""
+        return await self._view(request, lambda params: self.session.review(**params), ("page", "size", "q"))
+
+    async def change(self, request):
+        def run(seq, word):
+            if word not in _ANSWERS:
+                raise InvalidParameterError(f"'answer' must be one of {', '.join(_ANSWERS)}, got {word!r:.80}.")
+            return self._reply(self.session.change(seq, _ANSWERS[word]))
+
+        return await self._act(request, run, seq=int, answer=str)
+
+    async def withdraw(self, request):
+        return await self._act(request, lambda seq: self._reply(self.session.withdraw(seq)), seq=int)
+
+    async def labels_csv(self, request):
+        frame = await run_in_threadpool(self.session.labels_frame)
+        return Response(frame.to_csv(index=False), media_type="text/csv",
+                        headers={"content-disposition": _attachment(self.labels_path.name)})
+
+    async def download(self, request):
+        """A table of the session as a file: ``/download/answers.jsonl`` (the tables and formats of ``_export``)."""
+        table, _, fmt = request.path_params["name"].partition(".")
+        if table not in TABLES or fmt not in FORMATS:
+            return PlainTextResponse(f"No such file; the page offers {', '.join(TABLES)} as {', '.join(FORMATS)}.",
+                                     404)
+        text = await run_in_threadpool(lambda: format_table(session_table(self.session, table), fmt))
+        stem = self.labels_path.name.removesuffix(".csv").removesuffix(".labels")
+        return Response(text, media_type=MEDIA_TYPES[fmt],
+                        headers={"content-disposition": _attachment(f"{stem}.{table}.{fmt}")})
+
+    async def image(self, request):
+        row = request.path_params["row"]
+        if not 0 <= row < self.data.n_rows:
+            return PlainTextResponse("No such item.", 404)
+        try:
+            path = await run_in_threadpool(self.data.image_path, row)
+            content = await run_in_threadpool(path.read_bytes)
+        except (UnsafePathError, OSError) as exc:  # OSError: the file changed since it was checked
+            return PlainTextResponse(str(exc), 404)
+        return Response(content, media_type=IMAGE_TYPES[path.suffix.lower()])
 
 
 def create_app(session, labels_path, token=None, tokens=None):
@@ -235,202 +494,6 @@ def create_app(session, labels_path, token=None, tokens=None):
     True
     >>> session.close()
     """
-    data = session.data
-    labels_path = Path(labels_path)
-    n = data.n_rows
-    # a fixed sample keeps each answer's response small on large data
-    sample = np.arange(n) if n <= _SCATTER_MAX else np.sort(np.random.RandomState(0).choice(n, _SCATTER_MAX, False))
-    projection = data.projection
-    # columns load_data left out of the features, and why (shown on the page)
-    dropped = data.dropped_columns
-
-    def shown(item):
-        """The item with its image's address (served by row number)."""
-        return {**item, "image": f"/item/{item['row']}/image" if item["image"] else None}
-
-    def decorate(item):
-        row = item["row"]
-        return {**shown(item), "point": projection[row].round(4).tolist(), "context": context(row)}
-
-    def context(row):
-        """A few other members of a time series' cluster, drawn faintly behind it (channels of points each)."""
-        charts = data.charts
-        return None if charts is None else charts[cluster_sample(session.labels(), row)].transpose(0, 2, 1).tolist()
-
-    def full_state(state=None, who=None):
-        state = state or session.state(who)
-        for part in ("question", "conflict"):
-            if state[part] is not None:
-                state[part] = {**state[part], "items": [decorate(it) for it in state[part]["items"]]}
-        state["labels"] = session.numbers()[sample].tolist()
-        state["dropped_columns"] = dropped
-        return state
-
-    def annotator_of(request):
-        """Who the request answers for: its token's annotator, or in an open team the name it joined with."""
-        if not (session.team or {}).get("open"):
-            return request.scope["annotator"]
-        name = request.cookies.get(f"linkwise-name-{request.scope['server'][1]}")
-        return name if name in session.team["annotators"] else None
-
-    def action(run, annotator=False, optional=None, **kinds):
-        """An endpoint taking the JSON fields ``kinds`` to ``run`` (after the request's annotator, if asked)."""
-        async def endpoint(request):
-            who = annotator_of(request)
-            try:
-                values = _fields(await _read_json(request), optional, **kinds)
-                result = await run_in_threadpool(run, *([who] if annotator else []), *values)
-                after = None if session.team is None else BackgroundTask(session.prepare)  # once replied
-                if session.team is not None and not annotator and "state" in result:  # a member sees their own
-                    result["state"] = await run_in_threadpool(full_state, None, who)
-            except (Refused, InvalidParameterError, OSError) as exc:
-                return await failure(exc, who)
-            return JSONResponse(result, background=after)
-
-        return endpoint
-
-    async def failure(exc, who):
-        """The reply to a refused or invalid request; a refusal carries the state the person should now see (after
-        a failed write: the same question, to answer again)."""
-        if isinstance(exc, (Refused, SessionWriteError)):
-            status = 409 if isinstance(exc, Refused) else 503
-            reply = {"error": str(exc), "state": await run_in_threadpool(full_state, None, who)}
-            if getattr(exc, "rows", None):  # the items the refusal names, with their clusters: the page shows them
-                labels = session.numbers()
-                reply["items"] = [{**shown(data.item(r)), "cluster": int(labels[r])} for r in exc.rows]
-                reply["confirm"] = isinstance(exc, NeedsConfirmation)
-            return JSONResponse(reply, status)
-        if isinstance(exc, OSError):  # "finish" and the labels file's folder is gone: the page says so
-            return JSONResponse({"error": f"Could not write the labels: {exc}"}, 500)
-        return JSONResponse({"error": str(exc)}, getattr(exc, "status", 400))
-
-    def do_answer(who, position, word):
-        if word not in _ANSWERS:
-            raise InvalidParameterError(f"'answer' must be one of {', '.join(_ANSWERS)}, got {word!r}.")
-        return {"state": full_state(session.answer(position, _ANSWERS[word], who))}
-
-    def do_undo(who, position):
-        return {"state": full_state(session.undo(position, who))}
-
-    def do_resolve(conflict, wrong):
-        return {"state": full_state(session.resolve(conflict, wrong))}
-
-    def clusters_view():
-        view = session.clusters()
-        view["strips"] = [{**strip, "items": [shown(it) for it in strip["items"]],
-                           "doubtful": [shown(it) for it in strip["doubtful"]]} for strip in view["strips"]]
-        return view
-
-    def do_mark(who, position, cluster, word, confirmed):
-        if word not in _MARKS:
-            raise InvalidParameterError(f"'mark' must be one of {', '.join(_MARKS)}, got {word!r}.")
-        return {"state": full_state(session.mark(position, cluster, _MARKS[word], who, confirmed))}
-
-    def review_view(params):
-        return session.review(**params)
-
-    def do_change(seq, word):
-        if word not in _ANSWERS:
-            raise InvalidParameterError(f"'answer' must be one of {', '.join(_ANSWERS)}, got {word!r:.80}.")
-        return {"state": full_state(session.change(seq, _ANSWERS[word]))}
-
-    def do_withdraw(seq):
-        return {"state": full_state(session.withdraw(seq))}
-
-    def do_name(cluster, text):
-        return {"state": full_state(session.name(cluster, text))}
-
-    def members_view(cluster, params):
-        view = session.members(cluster, **params)
-        return {**view, "items": [shown(it) for it in view["items"]]}
-
-    def do_move(who, position, row, to):
-        return {"state": full_state(session.move(position, row, to, who))}
-
-    def do_finish():
-        k = session.write_labels(labels_path)
-        return {"path": str(labels_path), "n_clusters": k, "n_rows": n, "state": full_state()}
-
-    async def index(request):
-        return FileResponse(STATIC / "index.html", media_type="text/html")
-
-    async def state(request):
-        if request.query_params.get("revision") == str(session.revision):
-            return JSONResponse({"unchanged": True})
-        return JSONResponse(await run_in_threadpool(full_state, None, annotator_of(request)))
-
-    async def join(request):
-        """An open team: the person's name, kept in a cookie so that their answers are theirs."""
-        try:
-            (name,) = _fields(await _read_json(request), name=str)
-            await run_in_threadpool(session.join, name)
-        except (Refused, InvalidParameterError, SessionWriteError) as exc:
-            return await failure(exc, annotator_of(request))
-        response = JSONResponse({"state": await run_in_threadpool(full_state, None, name)})
-        response.set_cookie(f"linkwise-name-{request.scope['server'][1]}", name, httponly=True, samesite="strict")
-        return response
-
-    async def clusters(request):
-        return JSONResponse(await run_in_threadpool(clusters_view))
-
-    async def members(request):
-        """One page of a cluster's members (``HumanSession.members``), its parameters from the query string."""
-        try:
-            params = _member_params(request.query_params)
-            return JSONResponse(await run_in_threadpool(members_view, request.path_params["cluster"], params))
-        except InvalidParameterError as exc:
-            return JSONResponse({"error": str(exc)}, 400)
-
-    async def answers(request):
-        """One page of the stored answers for review (``HumanSession.review``), from the query string."""
-        try:
-            params = _member_params(request.query_params, ("page", "size", "q"))
-            return JSONResponse(await run_in_threadpool(review_view, params))
-        except InvalidParameterError as exc:
-            return JSONResponse({"error": str(exc)}, 400)
-
-    async def points(request):
-        xy = projection[sample].round(4)
-        return JSONResponse({"x": xy[:, 0].tolist(), "y": xy[:, 1].tolist()})
-
-    async def labels_csv(request):
-        frame = await run_in_threadpool(session.labels_frame)
-        return Response(frame.to_csv(index=False), media_type="text/csv",
-                        headers={"content-disposition": _attachment(labels_path.name)})
-
-    async def image(request):
-        row = request.path_params["row"]
-        if not 0 <= row < n:
-            return PlainTextResponse("No such item.", 404)
-        try:
-            path = await run_in_threadpool(data.image_path, row)
-            content = await run_in_threadpool(path.read_bytes)
-        except (UnsafePathError, OSError) as exc:  # OSError: the file changed since it was checked
-            return PlainTextResponse(str(exc), 404)
-        return Response(content, media_type=IMAGE_TYPES[path.suffix.lower()])
-
-    routes = [
-        Route("/", index),
-        Route("/api/state", state),
-        Route("/api/points", points),
-        Route("/api/answer", action(do_answer, True, position=str, answer=str), methods=["POST"]),
-        Route("/api/undo", action(do_undo, True, position=str), methods=["POST"]),
-        Route("/api/resolve", action(do_resolve, conflict=int, wrong=int), methods=["POST"]),
-        Route("/api/finish", action(do_finish), methods=["POST"]),
-        Route("/api/join", join, methods=["POST"]),
-        Route("/api/clusters", clusters),
-        Route("/api/cluster/{cluster:int}/members", members),
-        Route("/api/mark", action(do_mark, True, {"confirmed": False}, position=str, cluster=int, mark=str,
-                                  confirmed=bool), methods=["POST"]),
-        Route("/api/move", action(do_move, True, position=str, row=int, to=int), methods=["POST"]),
-        Route("/api/name", action(do_name, cluster=int, name=str), methods=["POST"]),
-        Route("/api/answers", answers),
-        Route("/api/answers/change", action(do_change, seq=int, answer=str), methods=["POST"]),
-        Route("/api/answers/withdraw", action(do_withdraw, seq=int), methods=["POST"]),
-        Route("/labels.csv", labels_csv),
-        Route("/item/{row:int}/image", image),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ]
     if session.team is None or session.team["open"]:
         token, tokens = token or secrets.token_urlsafe(32), None
         by_token = {token: None}
@@ -439,13 +502,14 @@ def create_app(session, labels_path, token=None, tokens=None):
         by_token = {t: who for who, t in tokens.items()}
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost"]),
                   Middleware(_Guard, tokens=by_token)]
-    app = Starlette(routes=routes, middleware=middleware)
+    app = Starlette(routes=_Page(session, labels_path).routes(), middleware=middleware)
     app.state.token, app.state.tokens = (token, None) if tokens is None else (None, tokens)
+    app.state.stop = None  # serve's: stops the server after Finish
     return app
 
 
 def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
-    """Serve the session's page on 127.0.0.1 until interrupted (Ctrl+C).
+    """Serve the session's page on 127.0.0.1 until Finish (a one-person session) or Ctrl+C.
 
     Parameters
     ----------
@@ -470,7 +534,7 @@ def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
     >>> from linkwise.session import HumanSession, load_data, serve
     >>> session = HumanSession("iris.db", load_data("iris.csv"))  # doctest: +SKIP
     >>> serve(session, "iris.labels.csv")  # doctest: +SKIP
-    linkwise session at http://127.0.0.1:50713/?token=...  (Ctrl+C to stop; answers are saved as you go)
+    linkwise session at http://127.0.0.1:50713/?token=...  (Finish or Ctrl+C to stop; answers are saved as you go)
     """
     with requires("session", "serve"):
         import uvicorn
@@ -493,7 +557,8 @@ def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
     if app.state.tokens is None:
         url = f"{origin}/?token={app.state.token}"
         team = "for an open team (each person opens it and gives a name) " if session.team else ""
-        echo(f"linkwise session {team}at {url}  (Ctrl+C to stop; answers are saved as you go)")
+        stop = "Ctrl+C" if session.team else "Finish or Ctrl+C"  # a team's Finish leaves the others answering
+        echo(f"linkwise session {team}at {url}  ({stop} to stop; answers are saved as you go)")
         if open_browser:
             opener = _open_browser(url)
     else:  # each link is one annotator's: sent to them, not opened here
@@ -501,6 +566,7 @@ def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
         for who, token in app.state.tokens.items():
             echo(f"  {who}: {origin}/?token={token}")
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    app.state.stop = lambda: setattr(server, "should_exit", True)
     try:
         server.run(sockets=[sock])
     finally:

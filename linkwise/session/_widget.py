@@ -16,7 +16,7 @@ import numpy as np
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.metrics import ari
-from linkwise.session._feedback import ClusterFeedback, NeedsConfirmation
+from linkwise.session._feedback import NeedsConfirmation
 from linkwise.session._data import IMAGE_TYPES, UnsafePathError
 from linkwise.session._series import cluster_sample
 from linkwise.session._store import Refused, SessionWriteError
@@ -93,8 +93,8 @@ class SessionWidget(anywidget.AnyWidget):
     refused = traitlets.Dict().tag(sync=True)
 
     def __init__(self, session, y=None):
-        # HumanSession's base: _controller imports this module (HumanSession.widget), not the reverse
-        if not isinstance(session, ClusterFeedback) or session._read_only:
+        # a HumanSession (not imported here: _controller imports this module for HumanSession.widget)
+        if getattr(session, "read_only", True) is not False or not hasattr(session, "clusters"):
             raise InvalidParameterError("The 'session' argument of SessionWidget must be a HumanSession opened for "
                                         "writing (not read_only).")
         if session.team is not None:

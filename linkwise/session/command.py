@@ -1,11 +1,14 @@
 """``linkwise cluster`` and ``linkwise export``: thin shells over :class:`HumanSession`.
 
-Library errors reach the person as one line through the funnel of :mod:`linkwise.cli`.
+Library errors reach the person as one line through the funnel of :mod:`linkwise.cli`; those about the data name
+the arguments of :func:`~linkwise.session.load_data`, which :func:`_flag_advice` turns into the flags that set them.
 """
 
 import codecs
 import json
 import os
+import re
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -14,6 +17,13 @@ __all__ = ["cluster", "export"]
 
 _DATA_SUFFIXES = {".csv", ".tsv", ".txt", ".gz", ".bz2", ".xz", ".zst", ".zip", ".parquet", ".pq"}
 _DATA_OPTIONS = ("id_column", "text_column", "image_column", "features", "encoding", "series")  # stored in the session file
+# load_data's arguments as its messages name them -> the flag of `linkwise cluster` that sets each
+_FLAGS = {"id_column": "--id-column", "text_column": "--text-column", "image_column": "--image-column",
+          "features": "--features", "encoding": "--encoding", "image_root": "--image-root",
+          "series['columns']": "--series-columns", "series['id']": "--series-id", "series['time']": "--time",
+          "series['value']": "--value"}
+# "the 'features' argument", "encoding='latin-1'", "series['columns']"
+_MENTION = re.compile(r"(?:the )?'(\w+)' argument|\b(\w+)='([^']*)'|(series\['\w+'\])")
 
 
 def _stem(path):
@@ -62,6 +72,31 @@ def _check_output(path, option, kept):
         raise click.BadParameter(f"the folder of {path} does not exist.", param_hint=option)
 
 
+def _as_flags(message):
+    """``message`` with each argument of load_data it names written as the flag that sets it."""
+    def flag(match):
+        argument = match[1] or match[2] or match[4]
+        if argument not in _FLAGS:
+            return match[0]
+        return _FLAGS[argument] + (f" {match[3]}" if match[2] else "")
+
+    return _MENTION.sub(flag, message)
+
+
+@contextmanager
+def _flag_advice():
+    """Errors about the data (from load_data, or a session refusing it), their advice given as flags."""
+    from linkwise._validation import InvalidParameterError
+
+    try:
+        yield
+    except InvalidParameterError as exc:
+        advice = _as_flags(str(exc))
+        if advice == str(exc):
+            raise
+        raise click.ClickException(advice) from None
+
+
 def _load_data(path, stored, image_root=None, **given):
     """The session's data with the options given, else those stored in the session file (``stored``: its meta)."""
     from linkwise.session._data import load_data
@@ -69,7 +104,16 @@ def _load_data(path, stored, image_root=None, **given):
     options = stored.get("data_options", {})
     chosen = {k: options.get(k) if v is None else v for k, v in given.items()}
     root = image_root if image_root is not None else stored.get("image_root")
-    return load_data(path, image_root=root, scale=options.get("scale", "minmax"), **chosen)
+    with _flag_advice():
+        return load_data(path, image_root=root, scale=options.get("scale", "minmax"), **chosen)
+
+
+def _answered(session_file):
+    """Whether the session file holds an answer (or held one: an undone answer stays in it)."""
+    from linkwise.session._store import SessionStore
+
+    with SessionStore(session_file, read_only=True) as store:
+        return bool(store.answers() or store.retracted())
 
 
 def _series_option(columns, series_id, time, value):
@@ -194,6 +238,7 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
     from linkwise.session._controller import HumanSession, read_meta
     from linkwise.methods import PARAMS
     from linkwise.session._methods import build_estimator, encode_params, make_method, resolve_method, same_method
+    from linkwise.session._summary import labels_line, summary
 
     if (data is None) == (demo is None):
         raise click.UsageError("Give either DATA (a CSV, Parquet file or folder of images) or --demo digits.")
@@ -208,10 +253,22 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
     _check_output(out, "--out", {"data file": data, "session file": session_file})
     params = _parse_params(params)
     stored = read_meta(session_file) if session_file.exists() else {}  # refuses any file that is not a session
+    features = None if features is None else [c.strip() for c in features.split(",") if c.strip()]
+    series = _series_option(series_columns, series_id, time_column, value)
+    chosen = any(v is not None for v in (id_column, text_column, image_column, features, series))
+    fresh = not stored or chosen and not _answered(session_file)  # nothing answered: the columns are chosen anew
+    if stored and fresh:
+        stored = {**stored, "data_options": {k: v for k, v in stored["data_options"].items()
+                                             if k in ("encoding", "scale")}}
+    detected = ""  # said once the session starts, not before an error about another option
+    if fresh and data.is_file() and image_column is None and series is None:  # see _detect
+        from linkwise.session._detect import detect_options
+
+        with _flag_advice():  # detection reads the file first: its errors name flags too
+            found = detect_options(data, encoding, id_column=id_column, text_column=text_column, features=features)
+        id_column, text_column, detected = id_column or found.id_column, text_column or found.text_column, found.line
     dataset = _load_data(data, stored, image_root, id_column=id_column, text_column=text_column,
-                         image_column=image_column, encoding=encoding,
-                         series=_series_option(series_columns, series_id, time_column, value),
-                         features=None if features is None else [c.strip() for c in features.split(",") if c.strip()])
+                         image_column=image_column, encoding=encoding, series=series, features=features)
     if dataset.options["series"] is not None and (metric or not stored):  # resumed: the stored metric
         _add_metric(params, metric, None if stored and not method else resolve_method(method or "auto"), session_file,
                     dataset.X)
@@ -230,20 +287,32 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
         from linkwise.session._import import read_known
 
         known = read_known(dataset, constraints, labels)  # before the session: a bad file stores nothing
-    session = HumanSession(session_file, dataset, estimator, trusted_method=method, known=known,
-                           **_team_options(stored.get("team"), annotators, overlap, disagreement, ui))
+    with _flag_advice():  # a new session refuses rows that are all the same in what is clustered
+        session = HumanSession(session_file, dataset, estimator, trusted_method=method, known=known,
+                               **_team_options(stored.get("team"), annotators, overlap, disagreement, ui))
     try:
+        if detected:
+            click.echo(detected)
         imported = sum(a.kind == "imported" for a in session.store.answers())
         click.echo(f"Session file: {session_file} ({session.state()['n_answered']} answers so far"
                    + (f", {imported} imported pairs)" if imported else ")"))
         if ui == "terminal":
             from linkwise.session._terminal import run_terminal
 
-            run_terminal(session, out)
+            run_terminal(session, out)  # writes the labels when the person quits (q or Ctrl+C)
         else:
             from linkwise.session._web import serve
 
-            serve(session, out, port=port, open_browser=not no_browser, echo=click.echo)
+            try:
+                serve(session, out, port=port, open_browser=not no_browser, echo=click.echo)
+            except KeyboardInterrupt:  # uvicorn stops gracefully, then raises Ctrl+C again
+                pass
+            try:  # the labels as the session ends (after Finish: the same again)
+                click.echo(labels_line(session.data.n_rows, session.write_labels(out), out))
+            except OSError as exc:  # e.g. its folder is gone: the answers are safe in the session file
+                click.echo(f"Could not write the labels to {out}: {exc.strerror or exc}.", err=True)
+        for line in summary(session):
+            click.echo(line)
     finally:
         session.close()
 
@@ -266,8 +335,11 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
                    "skops's safe format; else joblib).")
 @click.option("--method", help="The session's method, when the file names one outside linkwise (module:Class): "
               "linkwise imports a method named in a file only if you name it too.")
-def export(session_file, data, out, answers, agreement, constraints, model, method):
-    """Write the clustering of a session file as CSV (id, cluster).
+@click.option("--format", "fmt", type=click.Choice(["csv", "json", "jsonl"]),
+              help="Format of every table written: CSV, JSON (an array of records) or JSON Lines (a record per line). "
+                   "Default: each file's suffix (.json, .jsonl), else CSV.")
+def export(session_file, data, out, answers, agreement, constraints, model, method, fmt):
+    """Write the clustering of a session file (id, cluster, name) as CSV, JSON or JSON Lines.
 
     The session file is only read, even while its session is running.
     """
@@ -284,15 +356,18 @@ def export(session_file, data, out, answers, agreement, constraints, model, meth
     dataset = _load_data(data, meta, **dict.fromkeys(_DATA_OPTIONS))
     session = HumanSession(session_file, dataset, read_only=True, trusted_method=method)
     try:
-        from linkwise.session._import import constraints_frame
+        from linkwise.session._export import export_format, format_table, session_table
 
-        for path, frame in ((out, session.labels_frame()), (answers, answers and session.answers_frame()),
-                            (agreement, agreement and session.agreement_frame()),
-                            (constraints, constraints and constraints_frame(session))):
+        for path, table in ((out, "labels"), (answers, "answers"), (agreement, "agreement"),
+                            (constraints, "constraints")):
+            if not path:
+                continue
+            frame = session_table(session, table)
+            text = format_table(frame, export_format(path, fmt))
             if path == "-":
-                click.echo(frame.to_csv(index=False), nl=False)
-            elif path:
-                frame.to_csv(path, index=False)
+                click.echo(text, nl=False)
+            else:
+                Path(path).write_text(text, encoding="utf-8")
                 click.echo(f"Wrote {len(frame)} rows to {path}", err=True)
         if model:
             from linkwise.session.models import save_model

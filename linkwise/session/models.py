@@ -17,8 +17,8 @@ import click
 import numpy as np
 
 from linkwise import persist
-from linkwise._validation import InvalidParameterError
-from linkwise.session._data import apply_scaling, load_data
+from linkwise._validation import InvalidParameterError, apply_scaling
+from linkwise.session._data import load_data
 
 __all__ = ["save_model", "predict_table", "predict"]
 

@@ -122,7 +122,7 @@ def test_keys_answer_undo_and_quit_then_resume(tmp_path, iris_file):
 
     term = Terminal(*args)  # resumes at question 7
     try:
-        term.expect("6 answered")
+        term.expect("6 of 100 answered")  # the default budget of a new session
         assert term.question()[0] == 7
         term.press("q")
         term.expect("Saved 147 labels")
@@ -228,3 +228,32 @@ def test_no_terminal_and_no_readable_input_is_one_line(tmp_path, redirect, why, 
     assert run.stderr.startswith("Error: --ui terminal needs a terminal, or answers on standard input")
     assert why in run.stderr and run.stderr.count("\n") == 1
     assert _answers(tmp_path / "s.db") == []
+
+
+def test_a_check_says_so_a_spent_budget_says_so_and_b_raises_it(tmp_path, iris_file):
+    data_path, _ = iris_file
+    script = json.dumps([[0, 1], [1, 2], [0, 2, "recheck"], [3, 4], [4, 5], [5, 6]])
+    term = Terminal(data_path, "--id-column", "name", "--session", tmp_path / "s.db",
+                    "--method", "tests.e2e.helpers:Scripted", "--param", f"script={script}",
+                    "--param", "max_queries=3")
+    try:
+        term.expect("0 of 3 answered")
+        for expected in ((1, 0, 1), (2, 1, 2)):
+            assert term.question() == expected
+            term.press("s")
+        term.expect(r"2 of 3 answered.*A check: your earlier answers imply same group\.")
+        assert term.question() == (3, 0, 2)  # the check line comes right before its question
+        term.press("s")
+        found = term.expect(r"(\d+) of (\d+) answered.*Budget spent: (\d+) of (\d+) questions answered")
+        assert found.group(1, 2) == found.group(3, 4) == ("3", "3")  # the header and the end message agree
+        term.press("b")
+        term.expect(r"New budget \(more than 3 questions\)")
+        term.press("5\n")
+        term.expect("3 of 5 answered")
+        assert term.question() == (4, 3, 4)
+        term.press("q")
+        term.expect("Saved 147 labels")
+    finally:
+        term.close()
+    assert term.process.returncode == 0
+    assert sqlite3.connect(tmp_path / "s.db").execute("SELECT COUNT(*) FROM answers").fetchone()[0] == 3

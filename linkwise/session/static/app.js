@@ -98,9 +98,9 @@ function render(next) {
   $("n-answered").textContent = state.n_answered;
   $("n-clusters").textContent = state.n_clusters;
   $("stability").textContent = state.stability.message;
-  const about = [state.data + " (" + state.n_rows + " items)", state.method];
-  if (state.embedding) about.push("text: " + state.embedding);
-  $("about").textContent = about.join(" · ");
+  renderProgress(state);
+  $("about").textContent = state.about.text;  // plain words; how the items are compared on hover
+  $("about").title = state.about.details;
   $("ask").hidden = !state.question;
   $("conflict").hidden = !state.conflict;
   $("done").hidden = !state.done;
@@ -524,9 +524,16 @@ async function finish() {
     document.createTextNode("Saved the clustering of " + reply.n_rows + " items (" + reply.n_clusters +
       " clusters) to " + reply.path + ". "),
   );
-  const link = el("a", null, "Download it");
-  link.href = "/labels.csv";
-  box.append(link, document.createTextNode(". You may close this page, or keep answering."));
+  if (reply.stops) {  // one person's session: the server stops once this reply is sent
+    box.append("The linkwise server has stopped, and this page with it; your answers are kept in the session " +
+      "file. Run the same command again to resume.");
+    document.body.dataset.stopped = "yes";
+  } else {
+    const link = el("a", null, "Download it");
+    link.href = "/labels.csv";
+    box.append(link, ". The server keeps running (Ctrl+C in its terminal stops it): you may close this page, " +
+      "or keep answering.");
+  }
   box.hidden = false;
 }
 
@@ -551,7 +558,7 @@ document.addEventListener("keydown", (event) => {
   const key = event.key.toLowerCase();
   if (key === "s") answer("same");
   else if (key === "d") answer("different");
-  else if (key === "?" || key === "k") answer("unknown");
+  else if (key === "k") answer("unknown");  // "?" shows the shortcuts (keys.js)
   else if (key === "u") undo();
   else return;
   event.preventDefault();

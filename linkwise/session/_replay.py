@@ -1,0 +1,189 @@
+"""A session file replayed: the :class:`~linkwise.ActiveSession` that its recorded statements give, and what a
+person sees of it (the clustering with the cluster feedback honoured, stable cluster numbers, the open
+contradiction, the position and revision that name the current state).
+
+:class:`Replay` is the part of :class:`~linkwise.session.HumanSession` that every other part reads: the feedback on
+clusters (:mod:`linkwise.session._feedback`), the team's desk (:mod:`linkwise.session._desk`) and the review of
+answers (:mod:`linkwise.session._review`) are each given it. It knows nothing of people, pages or teams: a team's
+desk tells it which rows to hold back (``planner``).
+"""
+
+import secrets
+
+from linkwise.exceptions import InconsistentConstraintError
+from linkwise.graph import pair_key
+from linkwise.loop import ActiveSession
+from linkwise.session._feedback import honour
+from linkwise.session._numbers import carry_numbers
+from linkwise.session._store import ANSWER_WORDS
+from linkwise.stability import StabilityMonitor
+
+__all__ = ["Replay", "state_row"]
+
+
+def state_row(session, row, unsure):
+    """State one recorded row to ``session``: told if it answers the pending question, else informed (a cluster's
+    feedback: marked); "don't know" about a pair not pending is kept in ``unsure`` and told when it comes up.
+    Returns False when that row said nothing now."""
+    pending = session.ask()
+    if row.members is not None:
+        session.mark(row.members, complete=row.kind == "complete")
+    elif row.kind == "question" and pending is not None and pair_key(*pending) == (row.i, row.j):
+        session.tell(pending, row.answer)
+    elif row.answer is not None:
+        session.inform(row.i, row.j, row.answer, move=row.kind == "move")
+    else:
+        unsure.add((row.i, row.j))
+        return False
+    while (pending := session.ask()) is not None and pair_key(*pending) in unsure:
+        session.tell(pending, None)
+    return True
+
+
+class Replay:
+    """The statements recorded in ``store`` applied, in order, to a fresh ActiveSession of ``estimator`` on ``data``
+    (from the first :meth:`rebuild` on).
+
+    Attributes
+    ----------
+    session : ActiveSession
+        Fed with every applied row.
+    used : list of Answer
+        The rows applied in the current run, in order.
+    rows : list of Answer
+        Every recorded row (and a team's answers since the last :meth:`rebuild`).
+    conflict : tuple or None
+        ``(row, pair, believed, chain)``: the row whose statement the earlier ones contradict, the pair, what the
+        earlier ones imply, and those (constraint, row) that imply it; rows after it wait until it is resolved.
+    skip, later : set of int
+        A team's rows held back (a tie, an answer agreeing with the one applied) and those applied without opening
+        a contradiction (a second annotator's other answer), as ``planner`` says.
+    changes : int
+        Counts every change of state (see :attr:`revision`).
+    """
+
+    def __init__(self, store, data, estimator, planner=None):
+        self.store, self.data, self.estimator, self.planner = store, data, estimator, planner
+        self.changes = 0
+        # a fresh prefix per process: a page that polled an earlier server never mistakes a new state for its own
+        self._boot = secrets.token_hex(4)
+
+    def rebuild(self):
+        """Replay every recorded row afresh, in recorded order (see :meth:`apply`)."""
+        # stability of what the person sees (the feedback honoured), counting every annotator's answers
+        self.session, self.stability = ActiveSession(self.estimator, self.data.X, stability=False), StabilityMonitor()
+        self.used = []
+        self._source = {}  # (pair, must-link) -> the recorded row that stated it, for explaining a contradiction
+        self.conflict = self._labels = None
+        # the clustering last numbered (its labels, the numbers per row) and the next fresh number: numbered after
+        # every recorded row, so the numbers follow from the file alone (the export shows the page's; see numbers)
+        self._numbered, self._fresh = (None, None), 1
+        self.stability.update(self.labels(), answered=False)  # the clustering before any answer
+        self.numbers()
+        self._unsure = set()  # pairs answered "don't know" before the method asked them
+        self.rows = self.store.answers()
+        self.skip, self.later = self.planner(self.rows) if self.planner else (set(), set())
+        for row in self.rows:
+            if self.conflict is not None:
+                break
+            if row.seq not in self.skip:
+                self.apply(row)
+        self.changed()
+
+    def apply(self, row):
+        """Replay one recorded row: the answer to the pending question is told; another pair (imported, moved, or
+        asked of someone else) is informed; a cluster's feedback is marked. A contradiction opens a conflict."""
+        session = self.session
+        constraints, informed = session.constraints, len(session.informed)
+        before = len(constraints.conflicts)
+        try:
+            if not state_row(session, row, self._unsure):
+                return  # "don't know" about a pair not asked now says nothing
+        except InconsistentConstraintError as exc:  # a strict store refused it: it waits until resolved
+            # (a statement of several pairs may contradict itself through some of them: those are its own)
+            pair, must_link, explained = exc.pair, exc.must_link, getattr(exc, "explanation", None)
+        else:
+            self.used.append(row)
+            stated = [(row.i, row.j, row.answer)] if row.kind == "question" else session.informed[informed:]
+            self._source.update({(pair_key(i, j), a): row for i, j, a in stated})
+            self._labels = None
+            self.stability.update(self.labels(), answered=row.kind == "question")
+            self.numbers()
+            # a second annotator's other answer: a tolerant method weighs both (repair), nobody is asked
+            if len(constraints.conflicts) == before or row.seq in self.later:
+                return
+            conflict = constraints.conflicts[-1]
+            pair, must_link, explained = (conflict.i, conflict.j), conflict.must_link, None
+        # the earlier statements that imply the belief; with the contradicting one they form the cycle shown
+        chain = [(c, self._source.get((pair_key(c.i, c.j), c.must_link), row))
+                 for c in explained or constraints.explain(*pair)]
+        self.conflict = (row, pair_key(*pair), not must_link, chain)
+
+    def commit(self, rows):
+        """Apply rows just recorded (the rest waits in the file while a contradiction is open)."""
+        for row in rows:
+            if self.conflict is None:
+                self.apply(row)
+        self.changed()
+
+    def changed(self):
+        """Note a change of state: the clustering shown is computed again."""
+        self.changes += 1
+        self._labels = None
+
+    def touch(self):
+        """Note a change that leaves the clustering as it is (a cluster's name): clients that poll show it."""
+        self.changes += 1
+
+    @property
+    def revision(self):
+        """Changes with every change of state (for clients that poll)."""
+        return f"{self._boot}.{self.changes}"
+
+    @property
+    def position(self):
+        """Names the current state: answers and undos must quote it, so a stale one is refused."""
+        n = len(self.used)  # every recorded statement applied: an imported one or a cluster's feedback too
+        if self.conflict is not None:
+            return f"{n}.conflict-{self.conflict[0].seq}"
+        pair = self.session.ask()
+        return f"{n}.end" if pair is None else f"{n}.{pair[0]}-{pair[1]}"
+
+    def feedback_rows(self):
+        """The applied rows of feedback on clusters: marks and moves."""
+        return [row for row in self.used if row.kind in ("pure", "complete", "move")]
+
+    def labels(self):
+        """The current clustering (the method's, as the cluster feedback says), numbered 0.. in order of first
+        appearance."""
+        if self._labels is None:
+            self._labels = honour(self.session.labels_, self.feedback_rows())
+        return self._labels
+
+    def numbers(self):
+        """The current cluster of every row by its stable number (see ``HumanSession.numbers``)."""
+        labels, (seen, numbers) = self.labels(), self._numbered
+        if seen is not labels:
+            numbers, self._fresh = carry_numbers(labels, numbers, self._fresh)
+            self._numbered = (labels, numbers)
+        return numbers
+
+    def statements(self):
+        """Every pair relation stated and applied, with the recorded row that stated it: ``(i, j, answer, row)``."""
+        held = None if self.conflict is None else self.conflict[0].seq  # a tolerant store's contradiction
+        return [(i, j, a, row) for ((i, j), a), row in self._source.items() if a is not None and row.seq != held]
+
+    def conflict_state(self):
+        """The open contradiction as a client shows it (see ``HumanSession.state``)."""
+        row, (i, j), believed, chain = self.conflict
+        item = self.data.item
+
+        def described(r, a, b, answer, new):
+            return {"seq": r.seq, "rows": [a, b], "ids": [item(a)["id"], item(b)["id"]], "kind": r.kind,
+                    "by": r.annotator, "answer": ANSWER_WORDS[answer], "answered_at": r.answered_at, "new": new}
+
+        labels = self.labels()
+        return {"id": row.seq, "pair": [i, j], "items": [item(i), item(j)],
+                "believed": ANSWER_WORDS[believed], "clustering": ANSWER_WORDS[bool(labels[i] == labels[j])],
+                "answers": [described(r, c.i, c.j, c.must_link, False) for c, r in chain]
+                + [described(row, i, j, not believed, True)]}
