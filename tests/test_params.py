@@ -112,8 +112,11 @@ def test_every_public_estimator_is_generated():
             "NPU", "Committee", "MinMax"} <= {cls.__name__ for cls in PUBLIC}
 
 
-@pytest.mark.parametrize("name, value", [(name, value) for name, constraints in lw.cobs.CANDIDATE_CONSTRAINTS.items()
-                                         for _, value in _bad_values(constraints)])
+# ids by label: a value's text can hang on set order (an invalid StrOptions value), which differs between the
+# processes of pytest-xdist and would make them collect different tests
+@pytest.mark.parametrize("name, value", [pytest.param(name, value, id=f"{name}-{label}")
+                                         for name, constraints in lw.cobs.CANDIDATE_CONSTRAINTS.items()
+                                         for label, value in _bad_values(constraints)])
 def test_generate_refuses_a_bad_argument_naming_it(name, value):
     with pytest.raises(InvalidParameterError, match=rf"^The '{name}' parameter of generate must be .+ Got .+ instead\.$"):
         lw.cobs.generate(X, **{name: value})
