@@ -39,8 +39,8 @@ _OBJECTS = {
     }.items()
     for name in names.split()
 }
-_SUBMODULES = set("""active bayes bench cluster cobra cobs constraints datasets ensemble exceptions graph images loop
-    metrics oracle persist prediction series session stability""".split())
+_SUBMODULES = set("""active bayes bench cluster cobra cobs committee constraints datasets ensemble exceptions graph images
+    loop metrics oracle persist prediction repair series session stability""".split())
 
 __all__ = sorted(_OBJECTS) + sorted(_SUBMODULES)
 

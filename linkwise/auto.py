@@ -13,10 +13,11 @@ from sklearn.metrics import silhouette_score
 
 from linkwise._validation import Interval, check_n_clusters
 from linkwise.bayes import design_matrix, refit_labels
-from linkwise.cobra import COBRAS, RepairAttributes, SeriesMetric
-from linkwise.cobs import CANDIDATE_CONSTRAINTS, FAMILIES, GridSpec, agreement_matrix, candidates_for, draw_pairs
-from linkwise.cobs import nearest_rows
+from linkwise.cobra import COBRAS, SeriesMetric
+from linkwise.cobs import CANDIDATE_CONSTRAINTS, FAMILIES, GridSpec, agreement_matrix, candidates_for, nearest_rows
+from linkwise.committee import committee_questions, sample_rows
 from linkwise.loop import ActiveEstimator
+from linkwise.repair import RepairAttributes
 
 __all__ = ["Auto"]
 
@@ -165,7 +166,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
        it runs), the logistic model's (when fitted), or the same with its
        small clusters joined to the nearest large one. Again only the report.
 
-    Every answer goes to a belief (:class:`~linkwise.cobra.NoisyAnswers`)
+    Every answer goes to a belief (:class:`~linkwise.repair.NoisyAnswers`)
     from the first question. Selection checks none (a clean run selects
     question for question as with trusted answers); under COBRAS, doubtful
     decisions are checked and contradictions repaired, and whenever an
@@ -193,9 +194,10 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         (see :class:`~linkwise.NoiseRobustCOBRAS`); 0 trusts every answer:
         no repair, no check, COBRAS plain.
     max_samples : int, default=1000
-        Candidates are generated on at most this many rows (a random sample;
-        every other row takes the label of its nearest sampled row), which
-        bounds the work before the first question.
+        Candidates are generated on at most this many rows (the queryable
+        rows first, as many as fit, then random others; every other row takes
+        the label of its nearest sampled row), which bounds the work before
+        the first question.
     n_jobs : int, optional
         joblib parallelism of the candidate generation.
     metric : {"euclidean", "dtw", "kshape"}, default="euclidean"
@@ -251,7 +253,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
     True
     """
 
-    _anytime = True
+    anytime = True
 
     def __init__(
         self,
@@ -291,15 +293,17 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         if self.n_clusters is not None:
             check_n_clusters(self.n_clusters, X.shape[0], self)
 
-    def _tolerant_constraints(self):
+    def tolerates_contradictions(self):
         return True  # answers are counted, so a contradiction (a wrong answer) is no reason to stop
 
-    def _focus(self):  # every answer is recorded from the first; checks start once COBRAS runs
+    def focus(self):
+        """What the wrong-answer repair checks: COBRAS's representatives and their clusters once it runs (none
+        before: every answer is recorded from the first, but selection checks none)."""
         none = np.empty(0, dtype=np.intp)
-        return (none, none) if self._cobras is None else self._cobras._focus()
+        return (none, none) if self._cobras is None else self._cobras.focus()
 
     # -- the question generator ---------------------------------------------------
-    def _questions(self, ctx):
+    def questions(self, ctx):
         self._pairs, self._answers, self._n_seen, self._revision = [], [], 0, 0
         self._cobras, self.switched_at_ = None, None
         self._refitted = None  # the fallback's last fit: ((answers, revision), labels)
@@ -307,7 +311,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         self.switched_at_ = ctx.n_queries
         # COBRAS starts from the chosen candidate (its merging phase checks the large clusters), draws from ctx.rng
         self._cobras = COBRAS(metric=self.metric, window=self.window, cache=self.cache)
-        yield from self._cobras._questions(ctx, seeds=_seeds(ctx.X, self._cand_full(self._best())))
+        yield from self._cobras.questions(ctx, seeds=_seeds(ctx.X, self._cand_full(self._best())))
 
     def _score(self, ctx):
         """Score the candidates on the answers given since the last call (``ctx.log``).
@@ -331,26 +335,17 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
     def _select(self, ctx):
         """Committee questions while selection among the candidates is informative (a generator)."""
         self._generate(ctx)
-        rows = self._gen_rows
-        queryable = np.flatnonzero(ctx.queryable_mask[rows])  # positions within the generation rows
-        n_code = int(queryable.max()) + 1 if queryable.size else 1
-        seen = set()
-        while (pool := draw_pairs(ctx.rng, queryable, n_code, _POOL, seen)).size:
-            seen.update(pool.tolist())
-            a, b = pool // n_code, pool % n_code
-            together = (self._cand[:, a] == self._cand[:, b]).astype(float)
-            unasked = np.ones(pool.size, dtype=bool)
-            while unasked.any():
-                w = np.exp(self.log_posterior_ - self.log_posterior_.max())
-                p = (w @ together) / w.sum()
-                doubt = np.minimum(p, 1 - p)
-                doubt[~unasked] = -1.0
-                k = int(np.argmax(doubt))
-                if doubt[k] < _AGREED or self._rejected() or ctx.informed:
-                    return  # the committee agrees, the answers reject it, or feedback came (COBRAS uses it): refine
-                unasked[k] = False
-                yield int(rows[a[k]]), int(rows[b[k]])
-                self._score(ctx)
+
+        def choose(together, unasked):  # the weight rule: the posterior's
+            w = np.exp(self.log_posterior_ - self.log_posterior_.max())
+            p = (w @ together.astype(float)) / w.sum()
+            doubt = np.minimum(p, 1 - p)
+            doubt[~unasked] = -1.0
+            k = int(np.argmax(doubt))
+            # the committee agrees, the answers reject it, or feedback came (COBRAS uses it): refine
+            return None if doubt[k] < _AGREED or self._rejected() or ctx.informed else k
+
+        yield from committee_questions(ctx, self._cand, self._gen_rows, _POOL, choose, lambda *_: self._score(ctx))
 
     def _rejected(self):
         """Whether the best candidate contradicts more answers than noise explains."""
@@ -363,7 +358,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         owner = type(self).__name__
         n, space = ctx.n_samples, self._series_space(ctx)
         if n > self.max_samples:
-            rows = np.sort(ctx.rng.choice(n, self.max_samples, replace=False))
+            rows = sample_rows(n, ctx.queryable, self.max_samples, ctx.rng)  # every queryable row that fits
             to_gen = nearest_rows(ctx.X, rows) if space is None else np.argmin(space.D[:, rows], axis=1)
         else:
             rows, to_gen = np.arange(n), np.arange(n)
@@ -402,12 +397,12 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         return int(np.count_nonzero(same != np.asarray(self._answers)))
 
     # -- what is reported -----------------------------------------------------------
-    def _current_labels(self, ctx):
+    def current_labels(self, ctx):
         self._score(ctx)
         best = self._cand_full(self._best()).astype(np.intp)
         report, wrong = best, self._violations(best)
         if self._cobras is not None:
-            refined = self._cobras._current_labels(ctx)
+            refined = self._cobras.current_labels(ctx)
             if ctx.informed:  # COBRAS honours the feedback
                 return refined
             refined_wrong = self._violations(refined)
@@ -426,7 +421,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
             return labels
         others = [_seeds(ctx.X, labels)]
         if self._cobras is not None:
-            others.append(self._cobras._current_labels(ctx))
+            others.append(self._cobras.current_labels(ctx))
         if self._refitted is not None:
             others.append(self._refitted[1])
         others = [other for other in others if other is not None and not _mostly_singletons(other)]
@@ -447,7 +442,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         return labels if self._violations(labels) < wrong else report
 
     def _inputs(self, ctx):
-        """The fallback's model inputs, made once per fit and kept on ``ctx`` (not with the fitted estimator)."""
-        if getattr(ctx, "design", None) is None:
-            ctx.design = design_matrix(ctx.X, FALLBACK_DIMS, self._gen_rows)
-        return ctx.design
+        """The fallback's model inputs, made once per fit and kept in ``ctx.state`` (not with the fitted estimator)."""
+        if "design" not in ctx.state:
+            ctx.state["design"] = design_matrix(ctx.X, FALLBACK_DIMS, self._gen_rows)
+        return ctx.state["design"]

@@ -428,9 +428,26 @@ class ConstraintStore:
             conflict = (int(rows[(roots[rows] == roots[y]).argmax()]), int(y), False)
         return _Group(roots, joined, refused, apart, inside, conflict)
 
-    def _take(self, rows, outside):
-        """Store the group's pairs (``_join``'s, keyed) whose relation is unknown, as ``add`` where the relation is
-        unknown, pair by pair (what AnswerGraph does with its belief); returns whether one contradicts the store."""
+    def absorb_group(self, rows, outside):
+        """Store the pairs of a group that the store does not know yet, and say whether the others contradict it.
+
+        What a belief does with the pairs of a mark (:class:`~linkwise.repair.AnswerGraph`):
+        the must-links ``rows[0]`` -> ``rows[1:]`` and the cannot-links
+        ``rows[0]`` -> ``outside``, each stored (as ``(min, max)``) where its
+        relation is unknown, as :meth:`add` pair by pair would, in far less time.
+
+        Parameters
+        ----------
+        rows : ndarray of int
+            The group's members, sorted.
+        outside : ndarray of int
+            Rows apart from the group, sorted.
+
+        Returns
+        -------
+        contradicts : bool
+            Whether a pair of the group contradicts what the store holds.
+        """
         plan = self._plan(rows, outside, whole=True)
         roots = plan.roots
         comps, at = np.unique(roots[rows], return_index=True)

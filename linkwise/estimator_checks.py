@@ -323,7 +323,7 @@ def _check_user_objects(case):
 
 def _check_labels_history(case):
     est = case.fit()
-    if not est._anytime:
+    if not est.anytime:
         return
     history = np.asarray(est.labels_history_)
     shape = (est.n_queries_, len(case.X))
@@ -397,7 +397,7 @@ def _check_params(case):
 
 def _check_predict(case):
     est = case.fit()
-    rows = est._predictor.rows  # fitted rows where the rule is exact (representatives, kept rows, unasked rows)
+    rows = est.predictor_.rows  # fitted rows where the rule is exact (representatives, kept rows, unasked rows)
     exact = est.predict(case.X[rows])
     case.expect(np.array_equal(exact, est.labels_[rows]), "predict on the rows its rule keeps (e.g. the "
                 "representatives) does not give their labels_.")

@@ -1,7 +1,7 @@
 """The one question loop shared by every active estimator.
 
 An active method is written once, as a *question generator*
-``_questions(ctx)`` that yields a pair ``(i, j)`` and receives the answer
+``questions(ctx)`` that yields a pair ``(i, j)`` and receives the answer
 (True = must-link, False = cannot-link, None = don't know) as the value of
 the ``yield``; it keeps its current clustering in ``ctx.labels``. The loop
 owns the rest: the budget (``max_queries``), the answer log, the
@@ -10,8 +10,8 @@ of pairs whose relation its *knowledge* holds (answered from it: never asked,
 never charged). ``fit`` drives the generator with an oracle,
 :class:`ActiveSession` lets a person drive it (``ask`` / ``tell``).
 
-*Knowledge* (``ctx.knowledge``, from the estimator's ``_knowledge(ctx)``
-hook): the store of answers by default, :class:`~linkwise.cobra.NoisyAnswers`
+*Knowledge* (``ctx.knowledge``, from the estimator's ``knowledge(ctx)``
+hook): the store of answers by default, :class:`~linkwise.repair.NoisyAnswers`
 for answers that may be wrong. Its ``store`` is the ConstraintStore of what
 it holds; its ``review(ctx, answered=None)`` is a generator the loop runs
 after each answer to the method's questions (``answered = (i, j, answer)``,
@@ -27,6 +27,7 @@ and ``inform_group(rows, outside)`` for a mark (:meth:`ActiveSession.mark`).
 
 import functools
 import threading
+from dataclasses import dataclass, field
 from itertools import repeat
 from numbers import Integral
 from typing import NamedTuple
@@ -71,25 +72,39 @@ class Mark(NamedTuple):
     stop: int = 0
 
 
+@dataclass(eq=False, slots=True)
 class QueryContext:
-    """What a question generator sees while it runs.
+    """What a question generator sees while it runs: every field is declared here (the loop refuses others).
 
-    Attributes
+    Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
         The validated data (float64), divided by a power of two when its
         magnitude would overflow or underflow squared distances
         (``magnitude_scale`` in ``linkwise._validation``).
-    scale : float
-        That power of two (1.0 for most data); ``predict`` divides new items by it.
-    queryable, queryable_mask : ndarray of int, ndarray of bool
-        Sorted rows that may appear in a question, and the same as a mask.
+    queryable : ndarray of int
+        Sorted rows that may appear in a question.
     constraints : ConstraintStore
         Every answer so far, as given, and what follows from them (read it, do not write).
+    rng : numpy.random.RandomState
+        The one random generator of this run, from the estimator's ``random_state``.
+    max_queries : int or None
+        The budget (None: unlimited).
+    scale : float, default=1.0
+        The power of two ``X`` was divided by (1.0 for most data); ``predict`` divides new items by it.
+
+    Attributes
+    ----------
+    n_samples : int
+        Rows of ``X``.
+    queryable_mask : ndarray of bool of shape (n_samples,)
+        ``queryable`` as a mask.
     knowledge : ConstraintStore or NoisyAnswers
         What the method may rely on (see the module docstring); ``constraints`` by default.
     revision : int
         How many times the knowledge revised its belief so far.
+    n_queries : int
+        The questions asked so far.
     log : list of (int, int, bool or None)
         Questions asked and their answers, in order (read it, do not write).
     informed : list of (int, int, bool)
@@ -98,21 +113,36 @@ class QueryContext:
         Feedback on whole clusters (:meth:`ActiveSession.mark`), in order; its pairs are in ``informed``.
     moved : set of int
         Positions in ``informed`` of the pairs that are halves of a moved item (``inform(..., move=True)``).
-    rng : numpy.random.RandomState
-        The one random generator of this run, from the estimator's ``random_state``.
-    labels : ndarray of int
+    labels : ndarray of int of shape (n_samples,)
         The method's current clustering of every row (what ``labels_`` reports), kept up to date by the method.
-    max_queries, n_queries : int or None, int
-        The budget (None: unlimited) and the questions asked so far.
+    state : dict
+        What the methods of this fit compute once and keep for it (not on the fitted estimator), by name; a
+        method that hands over to another (Auto to COBRAS) shares it.
     """
 
-    def __init__(self, X, queryable, constraints, rng, max_queries):
-        self.X, self.n_samples, self.queryable, self.rng, self.max_queries = X, X.shape[0], queryable, rng, max_queries
+    X: np.ndarray
+    queryable: np.ndarray
+    constraints: ConstraintStore
+    rng: np.random.RandomState
+    max_queries: int | None
+    scale: float = 1.0
+    n_samples: int = field(init=False)
+    queryable_mask: np.ndarray = field(init=False)
+    knowledge: object = field(init=False)
+    revision: int = 0
+    n_queries: int = 0
+    log: list = field(default_factory=list)
+    informed: list = field(default_factory=list)
+    marks: list = field(default_factory=list)
+    moved: set = field(default_factory=set)
+    labels: np.ndarray = field(init=False)
+    state: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        self.n_samples = self.X.shape[0]
         self.queryable_mask = np.zeros(self.n_samples, dtype=bool)
-        self.queryable_mask[queryable] = True
-        self.constraints = self.knowledge = constraints
-        self.revision = self.n_queries = 0
-        self.log, self.informed, self.marks, self.moved = [], [], [], set()
+        self.queryable_mask[self.queryable] = True
+        self.knowledge = self.constraints
         self.labels = np.zeros(self.n_samples, dtype=np.intp)
 
 
@@ -243,22 +273,22 @@ class ActiveSession:
         owner = f"{type(estimator).__name__}.fit"
         self._lock = threading.RLock()  # reentrant: replay tells, inform may answer the pending question
         validate_params(estimator)
-        max_queries = getattr(estimator, "max_queries", None)
+        max_queries = estimator.max_queries  # checked with the other parameters: the budget is part of the protocol
         # validate_data records n_features_in_ (and feature_names_in_), which predict checks
-        X = check_data(estimator._as_table(X), estimator, validate=True, ensure_min_samples=2)
+        X = check_data(estimator.as_table(X), estimator, validate=True, ensure_min_samples=2)
         estimator._check_params_vs_input(X)
         X = X / scale if (scale := magnitude_scale(X)) != 1.0 else X
         n = X.shape[0]
         queryable = np.arange(n) if queryable is None else check_index_set(queryable, n, "queryable", owner)
-        store = ConstraintStore(n, tolerant=estimator._tolerant_constraints())
+        store = ConstraintStore(n, tolerant=estimator.tolerates_contradictions())
         self.estimator_ = estimator
-        ctx = self._ctx = QueryContext(X, queryable, store, check_random_state(estimator.random_state), max_queries)
-        ctx.scale = scale
-        ctx.knowledge = estimator._knowledge(ctx)
+        ctx = self._ctx = QueryContext(X, queryable, store, check_random_state(estimator.random_state), max_queries,
+                                       scale)
+        ctx.knowledge = estimator.knowledge(ctx)
         self.query_log, self.error, self._history, self._dont_know, self._pending = ctx.log, None, [], set(), None
         self._recheck, self._monitor = False, None
         self._review = self._held = None  # a running review, and the answer its method waits for
-        self._gen = estimator._questions(ctx)
+        self._gen = estimator.questions(ctx)
         self._advance(None)
 
     def __reduce__(self):
@@ -364,8 +394,8 @@ class ActiveSession:
                            "start a new session and replay() the others.")
             raise
         finally:
-            if self.estimator_._anytime:
-                self._history.append(self.estimator_._snapshot(ctx))
+            if self.estimator_.anytime:
+                self._history.append(self.estimator_.snapshot(ctx))
         self._observe()
 
     @_locked
@@ -488,7 +518,7 @@ class ActiveSession:
     @_locked
     def labels_(self):
         """The current clustering of every row."""
-        return self.estimator_._current_labels(self._ctx)
+        return self.estimator_.current_labels(self._ctx)
 
     @property
     @_locked
@@ -546,28 +576,41 @@ class ActiveSession:
         if labels is not None and (np.shape(labels) != (n,) or not np.issubdtype(np.asarray(labels).dtype, np.integer)):
             raise InvalidParameterError(f"The 'labels' argument of ActiveSession.finish must be {n} integer labels, one "
                                         f"per row, got shape {np.shape(labels)}.")
-        est.labels_ = est._current_labels(self._ctx) if labels is None else np.array(labels, dtype=np.intp)
-        est._predictor = est._make_predictor(self._ctx)
+        est.labels_ = est.current_labels(self._ctx) if labels is None else np.array(labels, dtype=np.intp)
+        est._predictor = est.make_predictor(self._ctx)
         for gen in filter(None, (self._review, self._gen)):
             gen.close()
         self._gen = self._review = self._pending = None
         self._keep_answers()
-        if est._anytime:
-            est.labels_history_ = est._history_array(self._history)
+        if est.anytime:
+            est.labels_history_ = est.history_array(self._history)
         return est
 
 
 class ActiveEstimator(BaseEstimator):
     """Base class of estimators that ask an oracle (or a person) questions.
 
-    Subclasses implement ``_questions(ctx)``, a generator (see
-    :mod:`linkwise.loop`), and may override the hooks below. With
-    ``_anytime = True`` (the clustering after every question is meaningful)
-    ``fit`` records ``labels_history_``. The loop reads ``random_state`` and
-    (optionally) ``max_queries``.
+    The method protocol: a subclass implements :meth:`questions`, a
+    generator the loop drives (see :mod:`linkwise.loop`), and may override
+    the other public hooks below; the loop calls nothing else of it. Its
+    constructor takes ``random_state`` and, for a method with a budget,
+    ``max_queries``. The user guide page "Write your own active method"
+    walks through one.
+
+    Attributes
+    ----------
+    max_queries : int or None
+        The budget every active estimator has: the loop asks at most this
+        many questions (None: until the method stops). A method with a
+        budget takes it as a constructor parameter; one that stops by itself
+        (:class:`~linkwise.COBRA`) keeps this class default, None.
+    anytime : bool
+        Class attribute: whether the clustering after every question is
+        meaningful; ``fit`` then records ``labels_history_``.
     """
 
-    _anytime = False
+    max_queries = None
+    anytime = False
     # scikit-learn's table of the constructor parameters, checked before the first question; a subclass
     # extends it with its own ({**ActiveEstimator._parameter_constraints, "n_clusters": [...]})
     _parameter_constraints = {"max_queries": [Interval(Integral, 0, None, closed="left"), None],
@@ -577,40 +620,134 @@ class ActiveEstimator(BaseEstimator):
         """Check the parameters against the data ``X`` (validated, 2-D); raise InvalidParameterError naming
         the parameter (``n_clusters`` above the number of rows, say)."""
 
-    def _tolerant_constraints(self):
-        """Whether contradicting answers are recorded (True) or refused (False)."""
+    def questions(self, ctx):
+        """The method's questions: a generator the loop drives (the one hook every method implements).
+
+        Parameters
+        ----------
+        ctx : QueryContext
+            The data, the answers and the random generator of this fit.
+
+        Yields
+        ------
+        pair : (int, int) or Recheck or Checkpoint
+            Two different queryable rows to ask about; the loop sends back
+            the answer (True: same cluster, False: different clusters, None:
+            don't know) as the value of the ``yield``. A pair whose relation
+            the knowledge holds is answered from it, unasked. The method keeps
+            its current clustering in ``ctx.labels``; it stops by returning,
+            or the loop stops driving it when the budget is spent.
+        """
+        raise NotImplementedError(f"{type(self).__name__} must implement questions(ctx)")
+
+    def tolerates_contradictions(self):
+        """Whether an answer that contradicts earlier ones is recorded.
+
+        Returns
+        -------
+        tolerant : bool
+            True: the constraint store records it (a method that counts or
+            repairs answers); False (default): the loop refuses it with
+            :class:`~linkwise.InconsistentConstraintError`.
+        """
         return False
 
-    def _as_table(self, X):
-        """``X`` as the 2-D table the loop validates (methods for other shapes of data override it)."""
+    def as_table(self, X):
+        """The 2-D table the loop validates, for data of another shape (series) given to ``fit``.
+
+        Parameters
+        ----------
+        X : array-like
+            What ``fit`` was given.
+
+        Returns
+        -------
+        table : array-like of shape (n_samples, n_features)
+            By default ``X`` itself.
+        """
         return X
 
-    def _knowledge(self, ctx):
-        """What the method relies on (see :mod:`linkwise.loop`); by default the answers as given."""
+    def knowledge(self, ctx):
+        """What the method relies on: the answers as given (default) or a belief that repairs wrong ones.
+
+        Parameters
+        ----------
+        ctx : QueryContext
+
+        Returns
+        -------
+        knowledge : ConstraintStore or NoisyAnswers
+            By default ``ctx.constraints`` (see :mod:`linkwise.loop`).
+        """
         return ctx.constraints
 
-    def _current_labels(self, ctx):
-        """The clustering to report now (default: what the generator keeps in ``ctx.labels``)."""
+    def current_labels(self, ctx):
+        """The clustering to report now (``labels_``, and the session's ``labels_`` at any moment).
+
+        Parameters
+        ----------
+        ctx : QueryContext
+
+        Returns
+        -------
+        labels : ndarray of int of shape (n_samples,)
+            By default a copy of ``ctx.labels``.
+        """
         return np.asarray(ctx.labels).copy()
 
-    def _snapshot(self, ctx):
-        """One ``labels_history_`` entry; override for a compact form on large data."""
-        return self._current_labels(ctx).astype(np.int32)
+    def snapshot(self, ctx):
+        """One entry of ``labels_history_`` (for an anytime method), taken after each answer.
 
-    def _history_array(self, snapshots):
-        """Turn the snapshots into ``labels_history_`` (default: ``(n_queries, n_samples)`` int32)."""
+        Parameters
+        ----------
+        ctx : QueryContext
+
+        Returns
+        -------
+        entry : object
+            By default ``current_labels(ctx)`` as int32; override for a compact form on large data.
+        """
+        return self.current_labels(ctx).astype(np.int32)
+
+    def history_array(self, snapshots):
+        """Turn the snapshots into ``labels_history_``.
+
+        Parameters
+        ----------
+        snapshots : list
+            What ``snapshot(ctx)`` returned after each answer.
+
+        Returns
+        -------
+        history : ndarray of shape (n_queries, n_samples)
+            By default the snapshots stacked (int32).
+        """
         return np.stack(snapshots) if snapshots else np.empty((0, self.labels_.shape[0]), dtype=np.int32)
 
-    def _make_predictor(self, ctx):
-        """The rule ``predict`` applies, fitted on the final clustering (``labels_`` is set): by default the label
-        of the nearest fitted row (:mod:`linkwise.prediction`), under the method's series metric if it has one."""
+    def make_predictor(self, ctx):
+        """The rule ``predict`` applies, fitted on the final clustering (``labels_`` is set).
+
+        Parameters
+        ----------
+        ctx : QueryContext
+
+        Returns
+        -------
+        predictor : object with ``predict(X)`` and ``rows``
+            By default the label of the nearest fitted row
+            (:class:`~linkwise.prediction.NearestPoints`), under the method's
+            series metric if it has one.
+        """
         rows = fitted_rows(ctx.n_samples)
         return NearestPoints(ctx.X[rows], self.labels_[rows], rows, metric=getattr(self, "metric", "euclidean"),
                              window=getattr(self, "window", 0.1), series_shape=getattr(self, "_series_shape", None),
                              scale=ctx.scale)
 
-    def _questions(self, ctx):
-        raise NotImplementedError(f"{type(self).__name__} must implement _questions(ctx)")
+    @property
+    def predictor_(self):
+        """The fitted rule ``predict`` applies (from ``make_predictor(ctx)``); its ``rows`` are the fitted rows
+        whose labels it keeps as they are."""
+        return self._predictor
 
     def fit(self, X, oracle, queryable=None):
         """Cluster ``X``, asking ``oracle`` about pairs within the budget.

@@ -34,10 +34,10 @@ class RandomPairs(ActiveEstimator):
         self.max_queries = max_queries
         self.random_state = random_state
 
-    def _current_labels(self, ctx):
+    def current_labels(self, ctx):
         return _propagate(ctx)
 
-    def _questions(self, ctx):
+    def questions(self, ctx):
         while True:
             i, j = ctx.rng.choice(ctx.queryable, size=2, replace=False)
             yield int(i), int(j)
@@ -50,10 +50,10 @@ class FirstRows(ActiveEstimator):
         self.n_points = n_points
         self.random_state = random_state
 
-    def _current_labels(self, ctx):
+    def current_labels(self, ctx):
         return _propagate(ctx)
 
-    def _questions(self, ctx):
+    def questions(self, ctx):
         rows = ctx.rng.choice(ctx.queryable, size=min(self.n_points, ctx.queryable.size), replace=False)
         for a in range(rows.size):
             for b in range(a + 1, rows.size):
@@ -67,7 +67,7 @@ class Chain(ActiveEstimator):
         self.max_queries = max_queries
         self.random_state = random_state
 
-    def _questions(self, ctx):
+    def questions(self, ctx):
         for a, b in zip(ctx.queryable[:-1], ctx.queryable[1:]):
             yield int(a), int(b)
 
@@ -75,10 +75,10 @@ class Chain(ActiveEstimator):
 class Broken(RandomPairs):
     """Fails on one dataset, to check that failures are recorded and retried."""
 
-    def _questions(self, ctx):
+    def questions(self, ctx):
         if ctx.n_samples == 178:  # wine
             raise ArithmeticError("broken on purpose")
-        yield from super()._questions(ctx)
+        yield from super().questions(ctx)
 
 
 def make_closest(k, budget, seed):
@@ -116,8 +116,8 @@ def make_task(spec, kind, dataset, budgets, *, fold=0, folds=5, seed=0, noise=0.
 class SlowClosest(ClosestPairsFirst):
     """The reference method, slowed down so that a run can be killed halfway."""
 
-    def _questions(self, ctx):
-        for pair in super()._questions(ctx):
+    def questions(self, ctx):
+        for pair in super().questions(ctx):
             time.sleep(0.02)
             yield pair
 

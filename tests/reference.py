@@ -23,13 +23,13 @@ from linkwise.loop import ActiveEstimator
 class ClosestPairsFirst(ActiveEstimator):
     """Ask every queryable pair in order of increasing distance; clusters are must-link components."""
 
-    _anytime = True
+    anytime = True
 
     def __init__(self, *, max_queries=None, random_state=None):
         self.max_queries = max_queries
         self.random_state = random_state
 
-    def _questions(self, ctx):
+    def questions(self, ctx):
         q = ctx.queryable
         d = pairwise_distances(ctx.X[q])
         a, b = np.triu_indices(q.size, k=1)
@@ -61,7 +61,7 @@ def active_estimator_classes():
     while todo:
         for sub in todo.pop().__subclasses__():
             todo.append(sub)
-            if sub.__module__.startswith("linkwise.") and sub._questions is not ActiveEstimator._questions:
+            if sub.__module__.startswith("linkwise.") and sub.questions is not ActiveEstimator.questions:
                 found.add(sub)
     return sorted(found, key=lambda cls: (cls.__module__, cls.__name__))
 

@@ -97,7 +97,7 @@ class Unseeded(ActiveEstimator):
         self.max_queries = max_queries
         self.random_state = random_state
 
-    def _questions(self, ctx):
+    def questions(self, ctx):
         rng = np.random.default_rng()  # the bug: not ctx.rng
         while True:
             yield tuple(int(v) for v in rng.choice(ctx.queryable, 2, replace=False))

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from linkwise.cobra import AnswerGraph
+from linkwise.repair import AnswerGraph
 
 
 def closure(n, answers):

@@ -6,8 +6,9 @@ from sklearn.preprocessing import StandardScaler
 
 import linkwise as lw
 from linkwise._validation import InvalidParameterError
-from linkwise.cobs import _generate, agreement_matrix, draw_pairs, generate
+from linkwise.cobs import _generate, agreement_matrix, generate
 from linkwise.cobs._select import TieBreak, committee_weights, degenerate, satisfied
+from linkwise.committee import draw_pairs, sample_rows
 
 GRID = {
     "kmeans": {"n_clusters": [2, 3, 4], "n_seeds": 3},
@@ -281,6 +282,16 @@ def test_memo_keeps_the_most_recently_used_within_its_budget():
     labels, _ = memo.get("big", make(10_000))
     assert (memo.misses, memo.hits) == (5, 3)
     assert not labels.flags.writeable  # shared by later fits: nobody may alter it
+
+
+@pytest.mark.parametrize("n_preferred", [0, 20, 199, 200, 700])
+def test_sample_rows_keeps_every_preferred_row_that_fits(n_preferred):
+    for seed in range(3):
+        rng = np.random.RandomState(seed)
+        preferred = np.sort(rng.choice(1200, n_preferred, replace=False))
+        rows = sample_rows(1200, preferred, 200, rng)
+        assert rows.size == np.unique(rows).size == 200 and (np.diff(rows) > 0).all()
+        assert np.isin(preferred, rows).sum() == min(n_preferred, 200)
 
 
 def test_threads_fitting_at_once_share_the_memo(blobs):

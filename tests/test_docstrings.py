@@ -23,24 +23,61 @@ IGNORED = {
 # The entry points, which must show an example: every top-level name, and the modules a user calls directly.
 ENTRY_MODULES = ("datasets", "metrics", "persist", "bench")
 
-# Objects of the modules being rewritten (issue 29: loop.py, auto.py, cobs/_active.py, cobra/_answers.py, session/),
-# by defining file: their docstrings are completed with that rewrite. Each is expected to fail until then; once it
-# passes, its strict xfail fails, and the name leaves this list.
+# Not complete yet, by defining file: the objects of the modules rewritten for issue 29 (loop.py, auto.py,
+# cobs/_active.py, repair/, session/) and the public hooks of the method protocol (``questions``, ``focus``,
+# ``current_labels``, ...) that its merge added. Each is expected to fail until documented; once it passes, its
+# strict xfail fails, and the name leaves this list.
 PENDING = {
+    # linkwise/active/_committee.py
+    "linkwise.active.Committee.questions",
+    # linkwise/active/_explore.py
+    "linkwise.active.ExploreConsolidate.questions", "linkwise.active.MinMax.questions",
+    # linkwise/active/_meta.py
+    "linkwise.ActiveClustering.current_labels", "linkwise.ActiveClustering.questions",
+    # linkwise/active/_npu.py
+    "linkwise.active.NPU.questions",
+    # linkwise/active/_random.py
+    "linkwise.active.Random.questions",
     # linkwise/auto.py
-    "linkwise.Auto",
-    # linkwise/cobra/_answers.py
-    "linkwise.cobra.AnswerGraph.add", "linkwise.cobra.AnswerGraph.add_group", "linkwise.cobra.AnswerGraph.adopt",
-    "linkwise.cobra.AnswerGraph.believed", "linkwise.cobra.AnswerGraph.corrections", "linkwise.cobra.AnswerGraph.pairs",
-    "linkwise.cobra.AnswerGraph.relation", "linkwise.cobra.AnswerGraph.weak", "linkwise.cobra.Correction",
-    "linkwise.cobra.Evidence",
+    "linkwise.Auto", "linkwise.Auto.current_labels", "linkwise.Auto.focus", "linkwise.Auto.questions",
+    "linkwise.Auto.tolerates_contradictions",
+    # linkwise/bayes/_estimators.py
+    "linkwise.BayesianActiveClustering.make_predictor", "linkwise.BayesianActiveClustering.questions",
+    # linkwise/cobra/_cobra.py
+    "linkwise.COBRA.questions",
+    # linkwise/cobra/_cobras.py
+    "linkwise.COBRAS.questions",
+    # linkwise/cobra/_metric.py
+    "linkwise.cobra.SeriesMetric.as_table",
+    # linkwise/cobra/_robust.py
+    "linkwise.NoiseRobustCOBRAS.tolerates_contradictions",
+    # linkwise/cobra/_superinstances.py
+    "linkwise.COBRA.current_labels", "linkwise.COBRA.focus", "linkwise.COBRA.history_array",
+    "linkwise.COBRA.make_predictor", "linkwise.COBRA.snapshot",
     # linkwise/cobs/_active.py
-    "linkwise.ActiveCOBS", "linkwise.cobs.draw_pairs", "linkwise.cobs.nearest_rows",
+    "linkwise.ActiveCOBS", "linkwise.ActiveCOBS.knowledge", "linkwise.ActiveCOBS.questions",
+    "linkwise.ActiveCOBS.tolerates_contradictions", "linkwise.cobs.nearest_rows",
+    # linkwise/committee.py
+    "linkwise.committee.draw_pairs", "linkwise.committee.sample_rows",
+    # linkwise/constraints.py
+    "linkwise.ConstraintStore.absorb_group",
     # linkwise/loop.py
-    "linkwise.ActiveEstimator", "linkwise.ActiveEstimator.fit", "linkwise.ActiveEstimator.fit_predict",
-    "linkwise.ActiveEstimator.predict", "linkwise.ActiveSession", "linkwise.ActiveSession.ask",
+    "linkwise.ActiveEstimator", "linkwise.ActiveEstimator.as_table", "linkwise.ActiveEstimator.current_labels",
+    "linkwise.ActiveEstimator.fit", "linkwise.ActiveEstimator.fit_predict", "linkwise.ActiveEstimator.history_array",
+    "linkwise.ActiveEstimator.knowledge", "linkwise.ActiveEstimator.make_predictor", "linkwise.ActiveEstimator.predict",
+    "linkwise.ActiveEstimator.predictor_", "linkwise.ActiveEstimator.snapshot",
+    "linkwise.ActiveEstimator.tolerates_contradictions", "linkwise.ActiveSession", "linkwise.ActiveSession.ask",
     "linkwise.ActiveSession.checking", "linkwise.ActiveSession.finish", "linkwise.ActiveSession.mark",
     "linkwise.ActiveSession.replay", "linkwise.loop.Mark", "linkwise.loop.QueryContext", "linkwise.loop.Recheck",
+    # linkwise/repair/_answers.py
+    "linkwise.repair.AnswerGraph.add", "linkwise.repair.AnswerGraph.add_group", "linkwise.repair.AnswerGraph.adopt",
+    "linkwise.repair.AnswerGraph.believed", "linkwise.repair.AnswerGraph.corrections",
+    "linkwise.repair.AnswerGraph.pairs", "linkwise.repair.AnswerGraph.relation", "linkwise.repair.AnswerGraph.weak",
+    "linkwise.repair.Correction", "linkwise.repair.Evidence",
+    # linkwise/repair/_belief.py
+    "linkwise.repair.NoisyAnswers", "linkwise.repair.NoisyAnswers.inform", "linkwise.repair.NoisyAnswers.inform_group",
+    "linkwise.repair.NoisyAnswers.review", "linkwise.repair.NoisyAnswers.store",
+    "linkwise.repair.RepairAttributes.knowledge",
     # linkwise/session/_controller.py
     "linkwise.session.HumanSession.answer", "linkwise.session.HumanSession.answers_frame",
     "linkwise.session.HumanSession.join", "linkwise.session.HumanSession.labels",

@@ -3,6 +3,7 @@
 Read from the source with ``ast`` (every ``import`` statement, also inside
 functions, where an import hidden to dodge a circle would sit); the lazy
 ``importlib`` maps of the ``__init__`` modules are not imports of this kind.
+Private reach is refused for imports and for attributes (``x._name``) alike.
 """
 
 import ast
@@ -15,6 +16,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # private top-level modules meant for every package: argument checks, and the guard of optional imports
 SHARED_PRIVATE = {"linkwise._validation", "linkwise._extras"}
+# the packages of active methods: none depends on another
+METHOD_PACKAGES = {"linkwise.active", "linkwise.bayes", "linkwise.cobra", "linkwise.cobs"}
+# what the methods share sits beside the loop, below every method package
+SHARED_PARTS = {"linkwise.loop", "linkwise.committee", "linkwise.repair"}
+# private names of scikit-learn's estimator protocol, which every estimator defines and its checks read
+SKLEARN_PROTOCOL = {"_parameter_constraints"}
 
 
 def _module_name(path):
@@ -95,4 +102,75 @@ def test_no_private_reach_across_packages(name):
     checks, the missing-extra guard); what siblings share otherwise gets a public name.
     """
     offenders = list(_private_reaches(name))
+    assert not offenders, "\n".join(offenders)
+
+
+def _package_imports(name):
+    """The units (``_unit``) of the linkwise modules that module ``name`` imports."""
+    return {_unit(t) for module, names in _imports(name) for t in _targets(module, names) if t in MODULES}
+
+
+@pytest.mark.parametrize("name", [name for name in MODULES if _unit(name) in METHOD_PACKAGES | SHARED_PARTS])
+def test_method_packages_share_only_what_sits_beside_the_loop(name):
+    """No method package imports another (ActiveCOBS and Auto find the committee engine and the wrong-answer
+    repair beside the loop, not in cobra/), and the shared parts import no method package."""
+    here = _unit(name)
+    allowed = set() if here in SHARED_PARTS else {here}
+    reached = sorted(_package_imports(name) & METHOD_PACKAGES - allowed)
+    assert not reached, f"{name} imports {reached}"
+
+
+def _defined_private_names():
+    """For each private name, the units where it is defined: a ``def`` or ``class``, or an assignment to it (a
+    variable, or an attribute of any object)."""
+    defined = {}
+    for name, path in MODULES.items():
+        unit = _unit(name) if name.startswith("linkwise") else "benchmarks"
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                found = node.name
+            elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Store):
+                found = node.id if isinstance(node, ast.Name) else node.attr
+            else:
+                continue
+            if _private(found):
+                defined.setdefault(found, set()).add(unit)
+    return defined
+
+
+DEFINED = _defined_private_names()
+
+
+def _own(value):
+    """Whether ``value`` is the object itself: ``self``, ``cls`` or ``super()``."""
+    if isinstance(value, ast.Call):
+        return isinstance(value.func, ast.Name) and value.func.id == "super" and not value.args
+    return isinstance(value, ast.Name) and value.id in ("self", "cls")
+
+
+def _private_attribute_reaches(name):
+    """Private attributes (``x._name``, not on ``self``, ``cls`` or ``super()``) that module ``name`` reads or
+    calls although only other packages define that name."""
+    here = _unit(name)
+    for node in ast.walk(ast.parse(MODULES[name].read_text())):
+        if isinstance(node, ast.Attribute) and _private(node.attr) and not _own(node.value) \
+                and node.attr not in SKLEARN_PROTOCOL:
+            owners = DEFINED.get(node.attr, set())
+            if owners and here not in owners:
+                yield f"{name}:{node.lineno} reaches {ast.unparse(node)} (defined in {', '.join(sorted(owners))})"
+
+
+@pytest.mark.parametrize("name", [name for name in MODULES if name.startswith("linkwise")])
+def test_no_private_attribute_reach_across_packages(name):
+    """No module reads or calls a private attribute of an object of another package (``store._join()`` outside constraints.py).
+
+    Decided by name, so it never refuses what is legal: ``obj._x`` on
+    another object than ``self`` is refused when ``_x`` is defined (a
+    ``def``, a class, an assignment) in some package but not in the one of
+    the module; a name its own package also defines may be its own (an
+    override, an object of its own class), so it passes. The public
+    protocol of a hook (``estimator.questions(ctx)``) is how packages call
+    each other's objects.
+    """
+    offenders = list(_private_attribute_reaches(name))
     assert not offenders, "\n".join(offenders)

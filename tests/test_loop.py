@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from sklearn.datasets import make_blobs
 
 import linkwise as lw
-from linkwise.cobra._answers import AnswerGraph
 from linkwise.loop import ActiveEstimator, Checkpoint, Recheck
+from linkwise.repair import AnswerGraph
 from tests.reference import ClosestPairsFirst
 
 
@@ -81,10 +81,10 @@ class _Doubter(ActiveEstimator):
     def __init__(self, *, random_state=None):
         self.random_state = random_state
 
-    def _tolerant_constraints(self):
+    def tolerates_contradictions(self):
         return True
 
-    def _questions(self, ctx):
+    def questions(self, ctx):
         first = yield (0, 1)
         second = yield Recheck(0, 1)
         ctx.labels = np.array([0, 0 if first and second else 1, 2])
@@ -100,7 +100,7 @@ def test_recheck_asks_a_known_pair_again():
 
 def test_method_asking_outside_queryable_is_caught():
     class Bad(_Doubter):
-        def _questions(self, ctx):
+        def questions(self, ctx):
             yield (0, 2)
 
     with pytest.raises(RuntimeError, match="queryable"):
@@ -110,12 +110,12 @@ def test_method_asking_outside_queryable_is_caught():
 class _FailsOnSecondAnswer(ActiveEstimator):
     """Asks (0, 1), (0, 2), (0, 3); its clustering step raises on the second answer, as a clusterer may."""
 
-    _anytime = True
+    anytime = True
 
     def __init__(self, *, random_state=None):
         self.random_state = random_state
 
-    def _questions(self, ctx):
+    def questions(self, ctx):
         for n, j in enumerate((1, 2, 3)):
             yield 0, j
             if n == 1:
@@ -179,11 +179,11 @@ class _SecondOpinion:
 class _Watcher(_Doubter):
     """Asks (0, 1) and (1, 2), noting after each whether its knowledge was revised, then ends a phase."""
 
-    def _knowledge(self, ctx):
+    def knowledge(self, ctx):
         self.knowledge = _SecondOpinion(ctx.constraints)
         return self.knowledge
 
-    def _questions(self, ctx):
+    def questions(self, ctx):
         self.revised = []
         for pair in ((0, 1), (1, 2)):
             revision = ctx.revision

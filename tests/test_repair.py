@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from linkwise._validation import InvalidParameterError
-from linkwise.cobra import AnswerGraph, Correction
 from linkwise.constraints import ConstraintStore
+from linkwise.repair import AnswerGraph, Correction
 
 # two groups of three points: {0, 1, 2} and {3, 4, 5}
 TRUTH = np.array([0, 0, 0, 1, 1, 1])
@@ -163,7 +163,7 @@ def test_reasked_pair_counts_answers_and_follows_the_majority():
 def test_cap_falls_back_to_an_approximate_repair_with_a_warning(caplog):
     g = planted_cycle()
     g.max_nodes = 1
-    with caplog.at_level(logging.WARNING, logger="linkwise.cobra._explain"):
+    with caplog.at_level(logging.WARNING, logger="linkwise.repair._explain"):
         ex = g.explain()
     assert not ex.exact
     assert "max_nodes=1" in caplog.text

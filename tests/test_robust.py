@@ -8,8 +8,9 @@ from sklearn.datasets import make_blobs
 
 import linkwise as lw
 from linkwise.active._base import ConstrainedFit
-from linkwise.cobra import AnswerGraph, Correction, NoiseRobustCOBRAS, NoisyAnswers
-from linkwise.cobra import _robust as robust
+from linkwise.cobra import NoiseRobustCOBRAS
+from linkwise.repair import AnswerGraph, Correction, NoisyAnswers
+from linkwise.repair import _belief as belief_module
 
 
 @pytest.fixture(scope="module")
@@ -44,8 +45,8 @@ class PlantedOracle:
 class Spy(NoiseRobustCOBRAS):
     """Counts the questions each contradiction costs."""
 
-    def _knowledge(self, ctx):
-        belief = super()._knowledge(ctx)
+    def knowledge(self, ctx):
+        belief = super().knowledge(ctx)
         repair, self.repair_costs = belief._repair, []
 
         def counted():
@@ -160,7 +161,7 @@ def test_checks_ask_only_decisive_pairs_until_an_answer_is_known_wrong(iris, mon
             calls.append((self.contradicted, len(decisions), decisive))
             return super().verification(decisions, candidates, X=X, decisive=decisive)
 
-    monkeypatch.setattr(robust, "AnswerGraph", Recorded)
+    monkeypatch.setattr(belief_module, "AnswerGraph", Recorded)
     X, y = iris
     NoiseRobustCOBRAS(max_queries=100, random_state=0).fit(X, lw.LabelOracle(y, noise=0.1, random_state=0))
     assert all(decisive == (not contradicted) for contradicted, _, decisive in calls)
@@ -218,11 +219,11 @@ def test_constrained_fit_of_active_clustering_leaves_contradicted_answers_out(bl
 def test_the_noisy_answer_belief_plugs_into_another_method_cobra(iris):
     # the repair is the knowledge's, not COBRAS's: COBRA on NoisyAnswers finds and repairs wrong answers too
     class NoisyCOBRA(lw.COBRA):
-        def _tolerant_constraints(self):
+        def tolerates_contradictions(self):
             return True
 
-        def _knowledge(self, ctx):
-            self.belief = NoisyAnswers(ctx, 0.05, self._focus)
+        def knowledge(self, ctx):
+            self.belief = NoisyAnswers(ctx, 0.05, self.focus)
             return self.belief
 
     X, y = iris

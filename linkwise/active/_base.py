@@ -1,6 +1,6 @@
 """What every query strategy shares: the base class, ``collect``, and the neighbourhood look-up.
 
-A strategy is a question generator, ``_questions(ctx, n_clusters, fit_labels)``,
+A strategy is a question generator, ``questions(ctx, n_clusters, fit_labels)``,
 run by the shared loop (:mod:`linkwise.loop`) inside :class:`~linkwise.active.ActiveClustering`
 or alone through :meth:`QueryStrategy.collect`; ``fit_labels()`` is the clustering of
 the answers so far (iterative strategies such as NPU need it while they ask).
@@ -38,7 +38,7 @@ _CLOSURE_CLUSTERERS = (PCKMeans, MPCKMeans, MKMeans)
 class QueryStrategy(BaseEstimator):
     """Base class of the query strategies in :mod:`linkwise.active`.
 
-    Subclasses implement the generator ``_questions`` and declare their
+    Subclasses implement the generator ``questions`` and declare their
     parameters in ``_parameter_constraints`` (scikit-learn's table, checked
     before the strategy runs); ``_needs_clusterer = True``: the strategy
     re-clusters while it asks.
@@ -47,8 +47,8 @@ class QueryStrategy(BaseEstimator):
     _needs_clusterer = False
     _parameter_constraints = {}
 
-    def _questions(self, ctx, n_clusters, fit_labels):
-        raise NotImplementedError(f"{type(self).__name__} must implement _questions(ctx, n_clusters, fit_labels)")
+    def questions(self, ctx, n_clusters, fit_labels):
+        raise NotImplementedError(f"{type(self).__name__} must implement questions(ctx, n_clusters, fit_labels)")
 
     def collect(self, X, oracle, *, n_clusters, max_queries=None, queryable=None, random_state=None):
         """Ask ``oracle`` the questions this strategy picks and return the answers.
@@ -167,7 +167,7 @@ def _takes_pairs(fit):
 def run_strategy(strategy, ctx, n_clusters, fit_labels):
     """Validate a strategy's parameters and run its question generator."""
     validate_params(strategy)
-    return strategy._questions(ctx, n_clusters, fit_labels)
+    return strategy.questions(ctx, n_clusters, fit_labels)
 
 
 class _Collect(ActiveEstimator):
@@ -184,7 +184,7 @@ class _Collect(ActiveEstimator):
     def _check_params_vs_input(self, X):
         check_n_clusters(self.n_clusters, X.shape[0], f"{type(self.strategy).__name__}.collect")
 
-    def _questions(self, ctx):
+    def questions(self, ctx):
         fit_labels = None if self.clusterer is None else ConstrainedFit(self.clusterer, ctx).labels
         yield from run_strategy(clone(self.strategy), ctx, self.n_clusters, fit_labels)
 

@@ -78,7 +78,7 @@ class Committee(QueryStrategy):
         "kappa_cl": [Interval(Real, 0, 1, closed="left")],
     }
 
-    def _questions(self, ctx, n_clusters, fit_labels):
+    def questions(self, ctx, n_clusters, fit_labels):
         if self.kappa_cl >= self.kappa_ml:  # a relation of two parameters, beyond what the table states
             raise InvalidParameterError(f"The 'kappa_cl' parameter of Committee must be below kappa_ml="
                                         f"{self.kappa_ml!r}, got {self.kappa_cl!r}.")

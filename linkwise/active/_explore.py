@@ -60,7 +60,7 @@ class _Skeleton:
 class _FarthestFirst(QueryStrategy):
     """Explore phase shared by ExploreConsolidate and MinMax; subclasses consolidate."""
 
-    def _questions(self, ctx, n_clusters, fit_labels):
+    def questions(self, ctx, n_clusters, fit_labels):
         skeleton = _Skeleton(ctx)
         skeleton.record(int(ctx.rng.choice(ctx.queryable)), NEW)
         while len(skeleton.members) < n_clusters and skeleton.open.any():
@@ -149,9 +149,9 @@ class MinMax(_FarthestFirst):
 
     _parameter_constraints = {"sigma": [Interval(Real, 0, None, closed="neither"), None]}
 
-    def _questions(self, ctx, n_clusters, fit_labels):
+    def questions(self, ctx, n_clusters, fit_labels):
         self.sigma_ = kernel_width(ctx.X, ctx.rng) if self.sigma is None else float(self.sigma)
-        yield from super()._questions(ctx, n_clusters, fit_labels)
+        yield from super().questions(ctx, n_clusters, fit_labels)
 
     def _consolidate(self, ctx, skeleton, n_clusters):
         scale = 2.0 * self.sigma_**2

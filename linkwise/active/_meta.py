@@ -109,13 +109,13 @@ class ActiveClustering(ActiveEstimator):
         owner = type(self).__name__
         check_n_clusters(check_clusterer(self.clusterer, owner), X.shape[0], f"{owner}'s clusterer")
 
-    def _questions(self, ctx):
+    def questions(self, ctx):
         n_clusters = check_clusterer(self.clusterer, type(self).__name__)
         self._fit = ConstrainedFit(self.clusterer, ctx, self.constraints)
         self.strategy_ = clone(self.strategy)
         yield from run_strategy(self.strategy_, ctx, n_clusters, self._fit.labels)
 
-    def _current_labels(self, ctx):
+    def current_labels(self, ctx):
         labels = self._fit.labels().copy()
         self.clusterer_ = self._fit.fitted
         return labels

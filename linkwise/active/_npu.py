@@ -85,7 +85,7 @@ class NPU(QueryStrategy):
         "renew": [Interval(Real, 0, 1, closed="right")],
     }
 
-    def _questions(self, ctx, n_clusters, fit_labels):
+    def questions(self, ctx, n_clusters, fit_labels):
         rng = ctx.rng
         open_ = ctx.queryable_mask.copy()  # queryable points not asked about yet
         first = int(rng.choice(ctx.queryable))

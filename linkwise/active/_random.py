@@ -30,7 +30,7 @@ class Random(QueryStrategy):
     10
     """
 
-    def _questions(self, ctx, n_clusters, fit_labels):
+    def questions(self, ctx, n_clusters, fit_labels):
         q = ctx.queryable
         n_pairs = q.size * (q.size - 1) // 2
         drawn = set()

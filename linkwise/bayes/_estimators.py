@@ -179,7 +179,7 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
     True
     """
 
-    _anytime = True
+    anytime = True
 
     def __init__(self, n_clusters=2, *, criterion="info", n_particles=None, lam=10.0, tau=1.0, eps=0.05, n_mcmc_steps=5,
                  fit_intercept=True, candidate_pairs=10000, max_queries=None, random_state=None):
@@ -194,7 +194,7 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
         "candidate_pairs": [Interval(Integral, 1, None, closed="left")],
     }
 
-    def _questions(self, ctx):
+    def questions(self, ctx):
         particles = self._particle_filter(self._scaler().fit_transform(ctx.X), ctx.rng)
         self.n_cycle_pairs_dropped_ = np.zeros(0, dtype=np.intp)
         W_map = self._refit(particles, ctx, None)
@@ -211,7 +211,7 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
             particles.add(a, b, answer, p_must)
             W_map = self._refit(particles, ctx, W_map)
 
-    def _make_predictor(self, ctx):
+    def make_predictor(self, ctx):
         """The logistic model's most probable cluster at ``W_map_``: ``labels_`` on every row no answer involves."""
         answered = np.array([(i, j) for i, j, _ in ctx.log], dtype=np.intp).reshape(-1, 2)
         return LogisticAssignment(self._scaler().fit(ctx.X), self.W_map_, np.unique(self.labels_), self.fit_intercept,

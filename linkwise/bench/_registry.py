@@ -368,7 +368,7 @@ def method_kind(estimator):
     from linkwise.loop import ActiveEstimator
 
     if isinstance(estimator, ActiveEstimator):
-        return "anytime" if estimator._anytime else "budget"
+        return "anytime" if estimator.anytime else "budget"
     if "ml" in inspect.signature(estimator.fit).parameters:
         return "constrained"
     return "baseline"

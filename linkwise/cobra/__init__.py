@@ -4,8 +4,8 @@ They over-cluster the data into *super-instances* (small K-means clusters
 treated as units) and merge them by asking about their representatives,
 closest first. :class:`COBRA` fixes the number of super-instances;
 :class:`COBRAS` refines them as it goes and can stop after any question;
-:class:`NoiseRobustCOBRAS` is COBRAS on :class:`NoisyAnswers`, a belief that
-finds and repairs wrong answers (any active estimator's possible knowledge).
+:class:`NoiseRobustCOBRAS` is COBRAS on :class:`~linkwise.repair.NoisyAnswers`, a belief that
+finds and repairs wrong answers (:mod:`linkwise.repair`, any active estimator's possible knowledge).
 
 Examples
 --------
@@ -16,14 +16,12 @@ Examples
 40
 """
 
-from linkwise.cobra._answers import AnswerGraph, Correction, Evidence
 from linkwise.cobra._cobra import COBRA
 from linkwise.cobra._cobras import COBRAS
 from linkwise.cobra._feedback import Feedback
 from linkwise.cobra._metric import SeriesMetric
-from linkwise.cobra._robust import NoiseRobustCOBRAS, NoisyAnswers, RepairAttributes
+from linkwise.cobra._robust import NoiseRobustCOBRAS
 
-__all__ = ["COBRA", "COBRAS", "NoiseRobustCOBRAS", "NoisyAnswers", "AnswerGraph", "Correction", "Evidence"]
-__all__ += ["RepairAttributes"]  # what ActiveCOBS and Auto share with NoiseRobustCOBRAS
+__all__ = ["COBRA", "COBRAS", "NoiseRobustCOBRAS"]
 __all__ += ["SeriesMetric"]  # Auto's metric, window and cache, as COBRAS's
 __all__ += ["Feedback"]  # how they use marks and moves (the feedback benchmark ablates it)

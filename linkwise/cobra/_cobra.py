@@ -112,7 +112,7 @@ class COBRA(SeriesMetric, SuperInstanceClustering):
                 f"({X.shape[0]}), got {self.n_super_instances}; use fewer super-instances or more data."
             )
 
-    def _questions(self, ctx):
+    def questions(self, ctx):
         X, n, qmask = ctx.X, ctx.n_samples, ctx.queryable_mask
         k = self.n_super_instances
         tree = self._start_tree(ctx)

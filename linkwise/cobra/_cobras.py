@@ -132,8 +132,22 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
 
     _parameter_constraints = {**SuperInstanceClustering._parameter_constraints, **SeriesMetric._parameter_constraints}
 
-    def _questions(self, ctx, seeds=None):
-        """The question generator; ``seeds`` (labels of every row, or None) are the first super-instances."""
+    def questions(self, ctx, seeds=None):
+        """COBRAS's questions (see :meth:`linkwise.ActiveEstimator.questions`), from seed clusters if given.
+
+        Parameters
+        ----------
+        ctx : QueryContext
+        seeds : ndarray of int of shape (n_samples,), optional
+            A clustering of every row whose clusters are the first
+            super-instances, merged before any split (how Auto hands over its
+            chosen candidate); None: one super-instance of every row.
+
+        Yields
+        ------
+        pair : (int, int) or Checkpoint
+            As :meth:`linkwise.ActiveEstimator.questions`.
+        """
         X, qmask = ctx.X, ctx.queryable_mask
         tree = self._start_tree(ctx)
         self._space = self._series_space(ctx)

@@ -51,7 +51,7 @@ class SeriesMetric:
         "cache": [str, os.PathLike, None],  # a folder
     }
 
-    def _as_table(self, X):
+    def as_table(self, X):
         """3-D series flattened to ``(n, length * channels)`` for the loop's checks, their shape kept."""
         if self.metric == "euclidean" and np.ndim(X) != 3:
             self._series_shape = None  # predict reads tables
@@ -63,15 +63,15 @@ class SeriesMetric:
     def _series_space(self, ctx):
         """The :class:`SeriesSpace` of this fit (None for the Euclidean metric), built once per fit.
 
-        It is kept on ``ctx``, so a method handing over to COBRAS (Auto)
+        It is kept in ``ctx.state``, so a method handing over to COBRAS (Auto)
         shares its distance matrix.
         """
         if self.metric == "euclidean":
             return None
-        if getattr(ctx, "series_space", None) is None:
+        if "series_space" not in ctx.state:
             series = ctx.X.reshape(ctx.n_samples, *self._series_shape)
-            ctx.series_space = SeriesSpace(series, self.metric, self.window, self.cache)
-        return ctx.series_space
+            ctx.state["series_space"] = SeriesSpace(series, self.metric, self.window, self.cache)
+        return ctx.state["series_space"]
 
 
 class SeriesSpace:

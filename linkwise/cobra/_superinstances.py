@@ -321,10 +321,10 @@ class LabelsHistory:
 
 
 class SuperInstanceClustering(ActiveEstimator):
-    """Base of COBRA and COBRAS: ``_questions`` builds a :class:`SuperInstanceTree` in ``self._tree`` and calls
+    """Base of COBRA and COBRAS: ``questions`` builds a :class:`SuperInstanceTree` in ``self._tree`` and calls
     :meth:`_merge_phase` after each split."""
 
-    _anytime = True
+    anytime = True
     _space = None  # a SeriesSpace when clustering series under DTW or k-Shape
 
     @property
@@ -340,7 +340,7 @@ class SuperInstanceClustering(ActiveEstimator):
         leaves, _ = self._tree._leaves_by_first_point()
         return np.asarray(self._tree.rep, dtype=np.intp)[leaves]
 
-    def _make_predictor(self, ctx):
+    def make_predictor(self, ctx):
         """A new item joins the super-instance of the nearest representative (under the method's metric)."""
         reps = self.representatives_
         return NearestPoints(ctx.X[reps], self.labels_[reps], reps, metric=self.metric, window=self.window,
@@ -356,7 +356,7 @@ class SuperInstanceClustering(ActiveEstimator):
         """The row to ask about for ``rows`` around ``centre`` (by the series distance for COBRAS-TS)."""
         return (representative if self._space is None else self._space.representative)(X, rows, qmask, centre)
 
-    def _focus(self):
+    def focus(self):
         """The representatives of the current super-instances and the cluster of each (what a belief checks)."""
         leaves = self._tree.leaves()
         return np.asarray(self._tree.rep, dtype=np.intp)[leaves], self._tree.cluster[leaves]
@@ -443,14 +443,14 @@ class SuperInstanceClustering(ActiveEstimator):
         tree.show()
         return False
 
-    def _current_labels(self, ctx):
+    def current_labels(self, ctx):
         self._feedback.update()  # feedback shows at once, not at the method's next step
         return self._tree.labels()
 
-    def _snapshot(self, ctx):
+    def snapshot(self, ctx):
         return self._tree.shown
 
-    def _history_array(self, snapshots):
+    def history_array(self, snapshots):
         history = LabelsHistory(self._tree, snapshots)
         return np.asarray(history) if history.size <= _DENSE_HISTORY_MAX else history
 

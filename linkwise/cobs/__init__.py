@@ -12,7 +12,7 @@ Van Craenendonck, T. and Blockeel, H. (2017). Constraint-based clustering
 selection. Machine Learning, 106(9-10), 1497-1521.
 """
 
-from linkwise.cobs._active import ActiveCOBS, draw_pairs, nearest_rows
+from linkwise.cobs._active import ActiveCOBS, nearest_rows
 from linkwise.cobs._generate import (
             CACHE_VERSION,
             CANDIDATE_CONSTRAINTS,
@@ -28,4 +28,4 @@ __all__ = ["COBS", "ActiveCOBS", "Candidates", "generate", "make_estimator", "pa
 # helpers Auto and the benchmarks share with COBS (the candidate pool, its grid, parameters and cache version,
 # committee agreement)
 __all__ += ["CACHE_VERSION", "CANDIDATE_CONSTRAINTS", "FAMILIES", "GridSpec", "agreement_matrix", "candidates_for",
-            "draw_pairs", "nearest_rows"]
+            "nearest_rows"]

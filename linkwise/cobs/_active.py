@@ -5,16 +5,14 @@ from numbers import Integral, Real
 import numpy as np
 
 from linkwise._validation import Interval
-from linkwise.cobra import RepairAttributes
 from linkwise.cobs._generate import CANDIDATE_CONSTRAINTS, candidates_for, neighbours
 from linkwise.cobs._grid import FAMILIES, GridSpec
-from linkwise.cobs._select import _NEAR, TieBreak, committee_weights, exact_dot, sample_rows, satisfied
+from linkwise.cobs._select import _NEAR, TieBreak, committee_weights, exact_dot, satisfied
+from linkwise.committee import committee_questions, sample_rows
 from linkwise.loop import ActiveEstimator
+from linkwise.repair import RepairAttributes
 
 __all__ = ["ActiveCOBS"]
-
-# below this many possible pairs, a pool is drawn from the full list of unseen pairs
-_ENUMERATE_PAIRS = 1_000_000
 
 
 def nearest_rows(X, rows):
@@ -22,32 +20,6 @@ def nearest_rows(X, rows):
     to_row = neighbours(X[rows], 1, X)[1][:, 0]
     to_row[rows] = np.arange(rows.size)
     return to_row
-
-
-def draw_pairs(rng, rows, n_code, size, seen):
-    """Up to ``size`` pairs of distinct ``rows`` not in ``seen``, coded ``i * n_code + j`` (i < j)."""
-    nq = rows.size
-    total = nq * (nq - 1) // 2
-    if total - len(seen) <= 0:
-        return np.empty(0, dtype=np.int64)
-    if total <= _ENUMERATE_PAIRS:
-        a, b = np.triu_indices(nq, k=1)
-        codes = rows[a].astype(np.int64) * n_code + rows[b]
-        if seen:
-            codes = codes[~np.isin(codes, np.fromiter(seen, dtype=np.int64, count=len(seen)))]
-        return rng.choice(codes, min(size, codes.size), replace=False)
-    # far more pairs than have been seen: rejection sampling finishes in a round or two
-    picked = {}
-    while len(picked) < size:
-        a = rows[rng.randint(nq, size=2 * size)]
-        b = rows[rng.randint(nq, size=2 * size)]
-        for i, j in zip(a.tolist(), b.tolist()):
-            code = min(i, j) * n_code + max(i, j)
-            if i != j and code not in seen and code not in picked:
-                picked[code] = None
-                if len(picked) == size:
-                    break
-    return np.fromiter(picked, dtype=np.int64, count=size)
 
 
 class ActiveCOBS(RepairAttributes, ActiveEstimator):
@@ -90,7 +62,7 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
     noise_probability : float in [0, 0.5), default=0.0
         Prior guess of the share of wrong answers. 0: every answer is
         trusted. Above 0: the answers are those of a belief
-        (:class:`~linkwise.cobra.NoisyAnswers`, the wrong-answer repair of
+        (:class:`~linkwise.repair.NoisyAnswers`, the wrong-answer repair of
         :class:`~linkwise.NoiseRobustCOBRAS`): a must-link answer that
         nothing else confirms is checked with an extra question that closes a
         cycle with it, a contradiction is settled with a few more, and when
@@ -140,7 +112,7 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
     0.72
     """
 
-    _anytime = True
+    anytime = True
 
     def __init__(self, *, algorithms=FAMILIES, grid=None, dbscan_noise="singletons", update_factor=2.0,
                  sample_size=200, max_queries=None, max_samples=1000, n_jobs=None, cache=None,
@@ -159,19 +131,18 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
         "noise_probability": [Interval(Real, 0, 0.5, closed="left")],
     }
 
-    def _tolerant_constraints(self):
+    def tolerates_contradictions(self):
         return True  # selection counts answers, so a contradiction is no reason to stop
 
-    def _knowledge(self, ctx):
-        return super()._knowledge(ctx, lambda: _answered(self._belief, ctx))
+    def knowledge(self, ctx):
+        return super().knowledge(ctx, lambda: _answered(self._belief, ctx))
 
-    def _questions(self, ctx):
+    def questions(self, ctx):
         owner = type(self).__name__
         spec = GridSpec(self.algorithms, self.grid, owner)
-        rows, to_row, queryable = None, None, ctx.queryable
+        rows, to_row = None, None
         if ctx.n_samples > self.max_samples:
             rows = sample_rows(ctx.n_samples, ctx.queryable, self.max_samples, ctx.rng)
-            queryable = np.flatnonzero(ctx.queryable_mask[rows])  # positions within the sample
             to_row = nearest_rows(ctx.X, rows)
         data = ctx.X if rows is None else ctx.X[rows]
         cands = candidates_for(data, spec, self.dbscan_noise, self.n_jobs, self.cache, ctx.rng, owner)
@@ -180,37 +151,36 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
         self._ties, net = TieBreak(cands.labels), np.zeros(len(cands), dtype=np.intp)
         self.scores_ = np.zeros(len(cands), dtype=np.intp)
         self._select(ctx, net, to_row)
-        n_code = int(queryable.max()) + 1 if queryable.size else 1
-        seen, answered = set(), []
-        while (pool := draw_pairs(ctx.rng, queryable, n_code, self.sample_size, seen)).size:
-            seen.update(pool.tolist())
-            a, b = pool // n_code, pool % n_code
-            # +1 where a clustering puts the pair together, -1 where it separates it
-            sign = np.where(cands.labels[:, a] == cands.labels[:, b], 1.0, -1.0)
-            unasked = np.ones(pool.size, dtype=bool)
-            while unasked.any():
-                agreement = np.abs(self.weights_ @ sign)
-                agreement[~unasked] = np.inf
-                # the product's rounding hangs on the BLAS and the threads: the pairs within rounding of the least
-                # agreement are compared exactly, and the first of the exactly least is asked
-                near = np.flatnonzero(agreement <= agreement.min() + _NEAR * self.weights_.sum())
-                if near.size > 1:
-                    near = near[[np.argmin(np.abs(exact_dot(sign[:, near].T, self.weights_)))]]
-                k = int(near[0])
-                unasked[k] = False
-                revision = ctx.revision
-                answer = yield int(global_row[a[k]]), int(global_row[b[k]])
-                if answer is not None:
-                    answered.append((a[k], b[k]))
-                if ctx.revision != revision:  # an earlier answer is now believed wrong: score them all again
-                    net = self._rescore(ctx, answered, global_row)
-                elif answer is not None:
-                    right = (sign[:, k] > 0) == answer
-                    net += np.where(right, 1, -1)
-                    self.scores_ += right
-                else:
-                    continue
-                self._select(ctx, net, to_row)
+        answered = []  # sample positions of the pairs answered
+
+        def learn(pair, together, answer, revised):
+            nonlocal net
+            if answer is not None:
+                answered.append(pair)
+            if revised:  # an earlier answer is now believed wrong: score them all again
+                net = self._rescore(ctx, answered, global_row)
+            elif answer is not None:
+                right = together == answer
+                net += np.where(right, 1, -1)
+                self.scores_ += right
+            else:
+                return
+            self._select(ctx, net, to_row)
+
+        yield from committee_questions(ctx, cands.labels, global_row, self.sample_size, self._least_agreed, learn)
+
+    def _least_agreed(self, together, unasked):
+        """The weight rule: the unasked pair of the pool with the least weighted agreement ``|weights @ sign|``."""
+        # +1 where a clustering puts the pair together, -1 where it separates it
+        sign = np.where(together, 1.0, -1.0)
+        agreement = np.abs(self.weights_ @ sign)
+        agreement[~unasked] = np.inf
+        # the product's rounding hangs on the BLAS and the threads: the pairs within rounding of the least
+        # agreement are compared exactly, and the first of the exactly least is asked
+        near = np.flatnonzero(agreement <= agreement.min() + _NEAR * self.weights_.sum())
+        if near.size > 1:
+            near = near[[np.argmin(np.abs(exact_dot(sign[:, near].T, self.weights_)))]]
+        return int(near[0])
 
     def _rescore(self, ctx, answered, global_row):
         """Scores and right-minus-wrong counts from every answered pair (sample positions) as now believed."""

@@ -10,6 +10,7 @@ from sklearn.utils import check_random_state
 from linkwise._validation import Interval, validate_params
 from linkwise.cobs._generate import CANDIDATE_CONSTRAINTS, apply_noise, candidates_for, make_estimator
 from linkwise.cobs._grid import FAMILIES, GridSpec
+from linkwise.committee import sample_rows
 from linkwise.graph import check_fit_input
 from linkwise.prediction import NearestPoints, check_new_data, fitted_rows
 
@@ -18,7 +19,7 @@ _UPDATE_FACTOR = 2.0
 # a cluster holding fewer than this share of the rows is tiny (ties pass over degenerate clusterings)
 _TINY = 0.02
 
-__all__ = ["COBS", "satisfied", "agreement_matrix", "committee_weights", "TieBreak", "degenerate", "exact_dot", "sample_rows", "refit"]
+__all__ = ["COBS", "satisfied", "agreement_matrix", "committee_weights", "TieBreak", "degenerate", "exact_dot", "refit"]
 
 
 def satisfied(labels, ml, cl):
@@ -155,15 +156,6 @@ def _canonical(labels):
     rank = np.empty(values.size, dtype=np.int32)
     rank[np.argsort(first)] = np.arange(values.size, dtype=np.int32)
     return rank[np.searchsorted(values, labels)].tobytes()
-
-
-def sample_rows(n_samples, preferred, size, rng):
-    """Sorted rows to generate on: ``preferred`` ones (a random ``size`` of them if more), then random others."""
-    preferred = np.asarray(preferred, dtype=np.intp)
-    if preferred.size >= size:
-        return np.sort(rng.choice(preferred, size, replace=False))
-    others = np.setdiff1d(np.arange(n_samples), preferred)
-    return np.sort(np.concatenate([preferred, rng.choice(others, size - preferred.size, replace=False)]))
 
 
 def refit(X, params, dbscan_noise):

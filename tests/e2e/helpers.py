@@ -49,7 +49,7 @@ class Scripted(ActiveEstimator):
     Clusters are the must-link components. ``tolerant`` chooses the constraint store's mode.
     """
 
-    _anytime = True
+    anytime = True
 
     def __init__(self, *, script=(), tolerant=True, max_queries=None, random_state=None):
         self.script = script
@@ -57,10 +57,10 @@ class Scripted(ActiveEstimator):
         self.max_queries = max_queries
         self.random_state = random_state
 
-    def _tolerant_constraints(self):
+    def tolerates_contradictions(self):
         return self.tolerant
 
-    def _questions(self, ctx):
+    def questions(self, ctx):
         ctx.labels = ctx.constraints.component_labels()
         for step in self.script:
             yield Recheck(step[0], step[1]) if len(step) == 3 else (step[0], step[1])

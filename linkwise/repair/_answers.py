@@ -2,8 +2,8 @@
 
 :class:`AnswerGraph` keeps every answer and a *belief*: one consistent
 labelling, with the strict :class:`~linkwise.ConstraintStore` of its closure
-for reuse; its noise model is in :mod:`linkwise.cobra._noise`, the search that
-explains and repairs a contradiction in :mod:`linkwise.cobra._explain`.
+for reuse; its noise model is in :mod:`linkwise.repair._noise`, the search that
+explains and repairs a contradiction in :mod:`linkwise.repair._explain`.
 """
 
 import math
@@ -13,11 +13,11 @@ from typing import NamedTuple
 import numpy as np
 
 from linkwise._validation import check_scalar
-from linkwise.cobra._explain import ExplanationSearch
-from linkwise.cobra._noise import NoiseModel
 from linkwise.constraints import ConstraintStore
 from linkwise.graph import breadth_first, components, pair_key
 from linkwise.graph import shortest_path as path_between
+from linkwise.repair._explain import ExplanationSearch
+from linkwise.repair._noise import NoiseModel
 
 __all__ = ["AnswerGraph", "Correction", "Evidence"]
 
@@ -175,7 +175,7 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         if self._X is not None:  # np.linalg.norm's own sum, row by row
             self._dist += [math.sqrt(d.dot(d)) for d in self._X[first] - self._X[ends]]
         self.n_answers += len(keys)
-        contradicts = self.store._take(rows, outside)
+        contradicts = self.store.absorb_group(rows, outside)
         self._dirty |= contradicts
         return contradicts
 

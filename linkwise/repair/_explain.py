@@ -37,7 +37,7 @@ def _entropy(q):
 
 
 class ExplanationSearch:
-    """The search for explanations of :class:`~linkwise.cobra.AnswerGraph` (its base class)."""
+    """The search for explanations of :class:`~linkwise.repair.AnswerGraph` (its base class)."""
 
     def explain(self):
         """Find the most probable consistent labellings of the answers near the current belief.

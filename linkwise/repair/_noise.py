@@ -1,4 +1,4 @@
-"""How likely an answer is wrong: the noise model of :class:`~linkwise.cobra.AnswerGraph`.
+"""How likely an answer is wrong: the noise model of :class:`~linkwise.repair.AnswerGraph`.
 
 Every answer is wrong independently with probability ``p``. A *labelling*
 gives every answered pair a value; it is *consistent* when no cycle of the
@@ -19,7 +19,7 @@ __all__ = ["NoiseModel"]
 
 
 class NoiseModel:
-    """The noise model over the answers of an :class:`~linkwise.cobra.AnswerGraph` (its base class)."""
+    """The noise model over the answers of an :class:`~linkwise.repair.AnswerGraph` (its base class)."""
 
     def prior(self):
         """Give the prior probability that each answered pair is a must-link.
