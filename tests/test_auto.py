@@ -56,6 +56,7 @@ def test_questions_only_about_queryable_rows_labels_for_all(auto, blobs):
     assert lw.metrics.ari(y, est.labels_) > 0.8
 
 
+@pytest.mark.slow
 def test_dont_know_is_not_stored_and_not_asked_again(auto, blobs):
     X, y = blobs
     asked = []
@@ -73,6 +74,7 @@ def test_dont_know_is_not_stored_and_not_asked_again(auto, blobs):
     assert not stored & {tuple(sorted(p)) for p in unknown}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_few_queryable_rows_are_all_generation_rows_and_the_committee_keeps_asking(seed):
     # 20 of 1,200 rows queryable, candidates generated on 200: a random 200 rows held 1 to 5 of them, so the

@@ -69,6 +69,7 @@ def test_demo_covers_iris_explains_ari_and_ends_pointing_to_the_digits_session(d
     assert "Traceback" not in demo_output and "estimate" not in demo_output
 
 
+@pytest.mark.slow
 def test_agreement_explains_the_ari_through_pairs_and_matched_items():
     rng = np.random.default_rng(0)
     for seed in range(12):
@@ -92,6 +93,7 @@ def test_agreement_explains_the_ari_through_pairs_and_matched_items():
         assert a.items_right == best and a.n_groups == len(found)
 
 
+@pytest.mark.slow
 def test_tour_is_deterministic_and_scores_the_session_it_ran():
     first, second = tour("iris", budgets=[0, 10, 20]), tour("iris", budgets=[20, 10, 0])
     assert [n for n, _ in first.curve] == [0, 10, 20] and len(first.seconds_per_answer) == 20

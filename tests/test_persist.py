@@ -102,6 +102,7 @@ def test_series_predict_under_dtw_and_kshape():
             est.predict(X_new[:, :20])
 
 
+@pytest.mark.slow
 def test_load_refuses_a_later_format_and_foreign_files(tmp_path):
     X, y = _data(0)
     est = lw.COBRAS(max_queries=5, random_state=0).fit(X, lw.LabelOracle(y))

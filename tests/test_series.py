@@ -58,6 +58,7 @@ def test_three_dimensional_series():
         assert est.labels_.shape == (30,)
 
 
+@pytest.mark.slow
 def test_sbd_matches_aeon():
     X = np.random.RandomState(0).randn(12, 30, 2).cumsum(axis=1)
     ref = aeon_distances.sbd_pairwise_distance(X.transpose(0, 2, 1))

@@ -107,6 +107,7 @@ def run(*args, input=None):
     return CliRunner().invoke(main, [str(a) for a in args], input=input)
 
 
+@pytest.mark.slow
 def test_command_line_mistakes_name_the_flag(tmp_path):
     path = wide_csv(tmp_path, *shapes(n=4, length=6))
     for args, match in [
