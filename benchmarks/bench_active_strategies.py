@@ -45,6 +45,7 @@ from sklearn.feature_extraction.text import TfidfTransformer  # noqa: E402
 from sklearn.preprocessing import MinMaxScaler, StandardScaler  # noqa: E402
 
 import linkwise as lw  # noqa: E402
+
 from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"

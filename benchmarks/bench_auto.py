@@ -39,6 +39,7 @@ from sklearn.cluster import KMeans  # noqa: E402
 from sklearn.datasets import make_blobs  # noqa: E402
 
 import linkwise as lw  # noqa: E402
+
 from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 from bench_cobra import timed_fit  # noqa: E402
 

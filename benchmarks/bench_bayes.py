@@ -43,6 +43,7 @@ from sklearn.cluster import KMeans  # noqa: E402
 from sklearn.datasets import make_blobs  # noqa: E402
 
 import linkwise as lw  # noqa: E402
+
 from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"

@@ -46,6 +46,7 @@ from sklearn.datasets import make_blobs  # noqa: E402
 
 import linkwise as lw  # noqa: E402
 from linkwise.bench import FoldOracle, cell_seed, fold_split  # noqa: E402
+
 from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
 # section titles (their beginnings) in the order of the report
@@ -304,7 +305,7 @@ def compare(datasets, n_supers, n_folds, rerun):
                 budgets[ns] = est.n_queries_
             largest = max(budgets.values())
             methods = {"COBRAS": lambda b, s: lw.COBRAS(max_queries=b, random_state=s)}
-            methods.update({m: (lambda make: lambda b, s: make(k, b, s))(make) for m, make in COMPETITORS.items()})
+            methods.update({m: (lambda b, s, make=make, k=k: make(k, b, s)) for m, make in COMPETITORS.items()})
             for method, make in ((m, f) for m, f in methods.items() if m in rerun):
                 labels, secs = read_at(make(largest, seed), X, FoldOracle(y, train), train, set(budgets.values()))
                 seconds[name].setdefault(method, []).append(secs)

@@ -41,8 +41,12 @@ from sklearn.model_selection import StratifiedKFold  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 import linkwise as lw  # noqa: E402
-from linkwise.cobs import generate, make_estimator  # noqa: E402
-from linkwise.cobs import CACHE_VERSION  # noqa: E402
+from linkwise.cobs import (  # noqa: E402
+    CACHE_VERSION,  # noqa: E402
+    generate,
+    make_estimator,
+)
+
 from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
 # Table 4 of the paper: best generated ARI, COBS ARI with 50 constraints, algorithms chosen in 5 folds
@@ -377,7 +381,7 @@ def main():
                 for name, make_X, grid in generation_cases(quick):
                     if args.generation and not any(name.startswith(g) for g in args.generation):
                         continue
-                    store.run(f"generation-{name}", lambda: generation(name, make_X(), grid, quick))
+                    store.run(f"generation-{name}", lambda name=name, make_X=make_X, grid=grid: generation(name, make_X(), grid, quick))
                     write()
                 client.shutdown()
     if "questions" in args.parts:
@@ -387,7 +391,7 @@ def main():
     if "table4" in args.parts:
         print("3. Table 4", flush=True)
         for name in names:
-            store.run(f"table4-{name}", lambda: table4(name, cache, n_jobs=2))
+            store.run(f"table4-{name}", lambda name=name: table4(name, cache, n_jobs=2))
             write()
     if "fig5" in args.parts:
         print("4. Fig. 5", flush=True)

@@ -11,6 +11,7 @@ import time
 import numpy as np
 
 import linkwise as lw
+
 from _results import results_path  # benchmarks/ is on the path when this script runs
 
 

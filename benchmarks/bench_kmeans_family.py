@@ -31,6 +31,7 @@ from sklearn.metrics import adjusted_rand_score  # noqa: E402
 
 import linkwise as lw  # noqa: E402
 from linkwise.cluster import PairGraph  # noqa: E402
+
 from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
 SETTINGS = dict(n_init=1, max_iter=100, tol=1e-4)
@@ -50,19 +51,24 @@ def random_constraints(y, n_pairs, rng):
 
 
 # -- 1. speed ---------------------------------------------------------------------
+def _speed_fits(X, ml, cl):
+    """The fits timed on one data set, by name."""
+    return {
+        "KMeans": lambda: KMeans(5, random_state=0, **SETTINGS).fit(X),
+        "PCKMeans": lambda: lw.PCKMeans(5, random_state=0, **SETTINGS).fit(X, ml=ml, cl=cl),
+        "MPCKMeans diag shared": lambda: lw.MPCKMeans(5, random_state=0, **SETTINGS).fit(X, ml=ml, cl=cl),
+        "MPCKMeans diag per cluster": lambda: lw.MPCKMeans(
+            5, shared_metric=False, random_state=0, **SETTINGS
+        ).fit(X, ml=ml, cl=cl),
+    }
+
+
 def speed(sizes, repeats):
     rows = []
     for n in sizes:
         X, y = make_blobs(n_samples=n, n_features=10, centers=5, random_state=0)
         ml, cl = random_constraints(y, 1000, np.random.RandomState(0))
-        fits = {
-            "KMeans": lambda: KMeans(5, random_state=0, **SETTINGS).fit(X),
-            "PCKMeans": lambda: lw.PCKMeans(5, random_state=0, **SETTINGS).fit(X, ml=ml, cl=cl),
-            "MPCKMeans diag shared": lambda: lw.MPCKMeans(5, random_state=0, **SETTINGS).fit(X, ml=ml, cl=cl),
-            "MPCKMeans diag per cluster": lambda: lw.MPCKMeans(
-                5, shared_metric=False, random_state=0, **SETTINGS
-            ).fit(X, ml=ml, cl=cl),
-        }
+        fits = _speed_fits(X, ml, cl)
         best = {name: np.inf for name in fits}
         n_iter = {}
         # interleaved, so load changes hit every method alike; more repeats where a fit is short

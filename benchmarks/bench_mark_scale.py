@@ -22,11 +22,13 @@ import numpy as np
 import pandas as pd
 
 import linkwise as lw
-from _results import results_path  # benchmarks/ is on the path when this script runs
 from linkwise._validation import check_index_set
 from linkwise.graph import check_pair
 from linkwise.loop import Mark
 from linkwise.session import HumanSession, load_data
+
+from _results import results_path  # benchmarks/ is on the path when this script runs
+
 
 def star(members, complete, n):
     """The pairs a mark states, in order."""

@@ -41,6 +41,7 @@ import numpy as np  # noqa: E402
 from joblib import Parallel, delayed  # noqa: E402
 
 import linkwise as lw  # noqa: E402
+
 from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
 DATASETS = ["iris", "wine", "ecoli", "segmentation", "dermatology"]

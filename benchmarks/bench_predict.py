@@ -28,6 +28,7 @@ from joblib import Parallel, delayed  # noqa: E402
 
 import linkwise as lw  # noqa: E402
 from linkwise.bench import FoldOracle, cell_seed, fold_split, registry  # noqa: E402
+
 from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
 DATASETS = ["iris", "wine", "ecoli", "flame"]

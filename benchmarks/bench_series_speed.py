@@ -28,6 +28,7 @@ import numpy as np  # noqa: E402
 
 import linkwise as lw  # noqa: E402
 from linkwise.series import series_distances  # noqa: E402
+
 from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
 WINDOW = 0.1

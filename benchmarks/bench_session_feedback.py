@@ -37,6 +37,7 @@ import numpy as np  # noqa: E402
 
 import linkwise as lw  # noqa: E402
 from linkwise.cobra import Feedback  # noqa: E402
+
 from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
 SECTION = "## Cluster feedback: person actions to ARI 0.9"

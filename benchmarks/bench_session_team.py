@@ -30,6 +30,7 @@ from sklearn.metrics import adjusted_rand_score  # noqa: E402
 
 import linkwise as lw  # noqa: E402
 from linkwise.session import HumanSession, load_data  # noqa: E402
+
 from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
 TEAM = ["alice", "bob", "carol"]

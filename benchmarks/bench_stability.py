@@ -49,6 +49,7 @@ import pandas as pd  # noqa: E402
 
 import linkwise as lw  # noqa: E402
 from linkwise.bench import candidate_cache, split_of  # noqa: E402
+
 from _results import RESULTS  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
 TRACES = RESULTS / "stability" / "traces.csv.gz"

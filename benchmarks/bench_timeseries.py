@@ -36,6 +36,7 @@ import pandas as pd  # noqa: E402
 
 import linkwise as lw  # noqa: E402
 from linkwise.bench import cell_seed, fold_split, run  # noqa: E402
+
 from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
 METHODS = ("cobras", "cobras-dtw", "cobras-kshape", "active-cobs", "auto")

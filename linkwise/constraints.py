@@ -21,7 +21,15 @@ __all__ = ["ConstraintStore", "Constraint"]
 
 
 class Constraint(NamedTuple):
-    """One stored answer: ``must_link`` is True for must-link, False for cannot-link."""
+    """One stored answer about a pair of points.
+
+    Parameters
+    ----------
+    i, j : int
+        The pair's row indices, in the order given.
+    must_link : bool
+        True for a must-link (together), False for a cannot-link (apart).
+    """
 
     i: int
     j: int
@@ -86,6 +94,28 @@ class ConstraintStore:
     def from_pairs(cls, n, ml=None, cl=None, *, tolerant=False):
         """Build a store from must-link and cannot-link pair lists (must-links first).
 
+        Parameters
+        ----------
+        n : int
+            Number of points.
+        ml, cl : array-like of shape (n_pairs, 2), default=None
+            Must-link and cannot-link pairs, added in this order with
+            :meth:`add`.
+        tolerant : bool, default=False
+            As in the constructor.
+
+        Returns
+        -------
+        ConstraintStore
+            The new store.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``n`` is not a positive int or a pair is not valid.
+        InconsistentConstraintError
+            If ``tolerant`` is False and a pair contradicts earlier ones.
+
         Examples
         --------
         >>> ConstraintStore.from_pairs(3, ml=[(0, 1)], cl=[(1, 2)]).relation(0, 2)
@@ -100,7 +130,19 @@ class ConstraintStore:
 
     # -- union-find ---------------------------------------------------------
     def find(self, i):
-        """Root of ``i``'s must-link component (path halving)."""
+        """Find the root of ``i``'s must-link component (path halving).
+
+        Parameters
+        ----------
+        i : int
+            A point's index (not checked: this is the hot path).
+
+        Returns
+        -------
+        int
+            The component's root; two points are must-linked exactly when
+            their roots are equal.
+        """
         return find_root(self._parent, i)
 
     def _union(self, ra, rb):
@@ -129,19 +171,51 @@ class ConstraintStore:
 
     # -- public API ---------------------------------------------------------
     def relation(self, i, j):
-        """What the constraints say about ``(i, j)``: True (together, given or by transitivity), False (apart,
-        given or entailed) or None (unknown)."""
+        """Tell what the constraints say about the pair ``(i, j)``.
+
+        Parameters
+        ----------
+        i, j : int
+            Two distinct point indices.
+
+        Returns
+        -------
+        bool or None
+            True when together (given or by transitivity), False when apart
+            (given or entailed), None when unknown.
+
+        Raises
+        ------
+        InvalidParameterError
+            If an index is not a valid point or ``i == j``.
+        """
         i, j = check_pair(i, j, self.n, "ConstraintStore")
         ri, rj = self.find(i), self.find(j)
         return True if ri == rj else (False if rj in self._cl.get(ri, ()) else None)
 
     def explain(self, i, j):
-        """The stored answers that imply the relation of ``(i, j)``: a chain from ``i`` to ``j``, or None if unknown.
+        """List the stored answers that imply the relation of ``(i, j)``.
 
         A must-link is explained by a shortest path of must-links; a
         cannot-link by the earliest cannot-link between the two must-link
         components, reached by shortest must-link paths from both ends. Ties
         go to earlier answers; conflicting answers (tolerant mode) take no part.
+
+        Parameters
+        ----------
+        i, j : int
+            Two distinct point indices.
+
+        Returns
+        -------
+        list of Constraint or None
+            A chain of stored answers leading from ``i`` to ``j``; None when
+            the relation is unknown.
+
+        Raises
+        ------
+        InvalidParameterError
+            If an index is not a valid point or ``i == j``.
 
         Examples
         --------
@@ -176,12 +250,28 @@ class ConstraintStore:
     def add(self, i, j, must_link):
         """Store the answer ``must_link`` for the pair ``(i, j)``.
 
-        Returns True if the constraint added knowledge (the pair's relation
-        was unknown), False if it was already implied or, in tolerant mode,
-        contradicted the closure (it is then listed in ``conflicts``).
-        In strict mode a contradiction raises
-        :class:`~linkwise.InconsistentConstraintError`, leaving the store
-        unchanged.
+        Parameters
+        ----------
+        i, j : int
+            Two distinct point indices.
+        must_link : bool
+            True for a must-link, False for a cannot-link.
+
+        Returns
+        -------
+        bool
+            True if the constraint added knowledge (the pair's relation was
+            unknown), False if it was already implied or, in tolerant mode,
+            contradicted the closure (it is then listed in ``conflicts``).
+
+        Raises
+        ------
+        InvalidParameterError
+            If an index is not a valid point, ``i == j``, or ``must_link`` is
+            not a bool.
+        InconsistentConstraintError
+            In strict mode, if the answer contradicts the closure; the store
+            is left unchanged.
         """
         i, j = check_pair(i, j, self.n, "ConstraintStore")
         if not isinstance(must_link, (bool, np.bool_)):
@@ -221,9 +311,14 @@ class ConstraintStore:
         rows : array-like of int
             The group's members.
         complete : bool, default=False
+            Whether the group is the whole cluster: every other point is
+            cannot-linked to it.
 
         Raises
         ------
+        InvalidParameterError
+            If ``rows`` holds an invalid or repeated index, or ``complete`` is
+            not a bool.
         InconsistentConstraintError
             A strict store, and a constraint of the group contradicts: nothing has changed.
 
@@ -263,15 +358,33 @@ class ConstraintStore:
             self._cl.update(zip(filter(lambda r: r not in self._cl, apart), map(set, repeat((root,)))))
 
     def group_conflict(self, rows, complete=False):
-        """Whether :meth:`add_group` of ``rows`` would contradict the store, and where: None, or ``(a, b,
-        must_link)``.
+        """Tell whether :meth:`add_group` of ``rows`` would contradict the store, and where.
 
-        ``must_link`` True: members ``a`` and ``b`` lie in components a stored
-        cannot-link separates (the first member of each, ``b``'s the first to
-        meet one joined before it). False (complete only): row ``b``, not a
-        member, is must-linked to member ``a`` (the smallest such row, and
-        the first member of its component). The first pair :meth:`add_group`
-        refuses is ``(min(rows), b)``. Nothing changes.
+        Nothing changes.
+
+        Parameters
+        ----------
+        rows : array-like of int
+            The group's members.
+        complete : bool, default=False
+            As in :meth:`add_group`.
+
+        Returns
+        -------
+        tuple of (int, int, bool) or None
+            None when the group fits; else ``(a, b, must_link)``. With
+            ``must_link`` True, members ``a`` and ``b`` lie in components a
+            stored cannot-link separates (the first member of each, ``b``'s
+            the first to meet one joined before it). With False (complete
+            only), row ``b``, not a member, is must-linked to member ``a``
+            (the smallest such row, and the first member of its component).
+            The first pair :meth:`add_group` refuses is ``(min(rows), b)``.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``rows`` holds an invalid or repeated index, or ``complete`` is
+            not a bool.
 
         Examples
         --------
@@ -362,7 +475,29 @@ class ConstraintStore:
         return self
 
     def review(self, ctx, answered=None):
-        """Nothing to check (the loop has stored the answer): a generator that asks nothing, returns False."""
+        """Review an answer: nothing to check, since the loop has stored it already.
+
+        The plain store is the knowledge of answers taken as given (see
+        :mod:`linkwise.loop`); :class:`~linkwise.cobra.NoisyAnswers` is the one
+        whose review asks questions.
+
+        Parameters
+        ----------
+        ctx : QueryContext
+            The run's context (unused).
+        answered : tuple of (int, int, bool), default=None
+            The answer just given (unused); None at a checkpoint.
+
+        Returns
+        -------
+        bool
+            False: the belief never changes on review.
+
+        Yields
+        ------
+        pair
+            Nothing: no question is asked.
+        """
         yield from ()
         return False
 
@@ -370,6 +505,23 @@ class ConstraintStore:
         """Remove and return the most recent stored answer about ``(i, j)`` (either order).
 
         The closure is rebuilt from the remaining answers, in their order.
+
+        Parameters
+        ----------
+        i, j : int
+            Two distinct point indices.
+
+        Returns
+        -------
+        Constraint
+            The answer removed.
+
+        Raises
+        ------
+        InvalidParameterError
+            If an index is not a valid point or ``i == j``.
+        KeyError
+            If no answer about the pair is stored.
         """
         i, j = check_pair(i, j, self.n, "ConstraintStore")
         for k in range(len(self._explicit) - 1, -1, -1):
@@ -400,7 +552,7 @@ class ConstraintStore:
         return np.fromiter(chain.from_iterable(map(itemgetter(0, 1), kept)), np.intp, 2 * len(kept)).reshape(-1, 2)
 
     def must_link_pairs(self, closure=False):
-        """Must-link pairs as an ``(m, 2)`` int array.
+        """List the must-link pairs.
 
         Parameters
         ----------
@@ -408,6 +560,11 @@ class ConstraintStore:
             False: the stored must-links (conflicting ones excluded). True: every
             pair inside a must-link component, one row per unordered pair
             (quadratic in component size).
+
+        Returns
+        -------
+        ndarray of shape (m, 2), dtype intp
+            The pairs, one per row.
         """
         if not closure:
             return self._pairs(True)
@@ -415,7 +572,7 @@ class ConstraintStore:
         return np.concatenate([np.empty((0, 2), dtype=np.intp), *blocks])
 
     def cannot_link_pairs(self, closure=False):
-        """Cannot-link pairs as an ``(m, 2)`` int array.
+        """List the cannot-link pairs.
 
         Parameters
         ----------
@@ -423,6 +580,11 @@ class ConstraintStore:
             False: the stored cannot-links (conflicting ones excluded). True:
             every pair entailed across cannot-linked components (the product
             of their member sets).
+
+        Returns
+        -------
+        ndarray of shape (m, 2), dtype intp
+            The pairs, one per row.
         """
         if not closure:
             return self._pairs(False)
@@ -433,12 +595,25 @@ class ConstraintStore:
         return np.concatenate([np.empty((0, 2), dtype=np.intp), *blocks])
 
     def component_labels(self):
-        """Must-link component id of every point (a point in no must-link: its own), numbered 0.. in order of
-        first member, so that ids do not depend on which root won a union."""
+        """Label every point by its must-link component.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            Component ids numbered from 0 in order of first member, so that
+            they do not depend on which root won a union; a point in no
+            must-link has a component of its own.
+        """
         return relabel(self._roots())
 
     def constrained_points(self):
-        """Sorted indices of points that appear in at least one stored constraint."""
+        """List the points that appear in at least one stored constraint.
+
+        Returns
+        -------
+        ndarray of int
+            Their indices, sorted.
+        """
         return np.unique(np.array([(c.i, c.j) for c in self._explicit], dtype=np.intp))
 
     def components(self, all_points=False):
@@ -453,7 +628,8 @@ class ConstraintStore:
 
         Returns
         -------
-        components : list of ndarray, ordered by smallest member
+        list of ndarray
+            The components' sorted member indices, ordered by smallest member.
         """
         labels = self.component_labels()
         wanted = np.unique(labels if all_points else labels[self.constrained_points()])
@@ -462,11 +638,23 @@ class ConstraintStore:
         return [order[bounds[c] : bounds[c + 1]] for c in wanted]
 
     def n_components(self):
-        """Number of neighbourhoods (components holding a constrained point)."""
+        """Count the neighbourhoods (components holding a constrained point).
+
+        Returns
+        -------
+        int
+            The number of must-link components with a constrained member.
+        """
         return len({self.find(int(p)) for p in self.constrained_points()})
 
     def copy(self):
-        """An independent copy with the same answers, closure and conflicts."""
+        """Copy the store: same answers, closure and conflicts, sharing no state.
+
+        Returns
+        -------
+        ConstraintStore
+            The independent copy.
+        """
         other = copy.copy(self)
         other._parent, other._size, other._explicit = list(self._parent), list(self._size), list(self._explicit)
         other.conflicts, other._cl = list(self.conflicts), {r: set(peers) for r, peers in self._cl.items()}

@@ -52,13 +52,13 @@ def coassociation(X, n_clusters, *, n_estimators=100, sample_fraction=0.8, rando
 
     Returns
     -------
-    A : ndarray of shape (n_samples, n_samples)
+    ndarray of shape (n_samples, n_samples)
         Symmetric, values in [0, 1], ones on the diagonal. Dense: memory grows
         as ``n_samples ** 2``.
 
     See Also
     --------
-    impute_constraints : threshold ``A`` into must-link and cannot-link pairs.
+    impute_constraints : Threshold the matrix into must-link and cannot-link pairs.
 
     References
     ----------
@@ -101,9 +101,17 @@ def impute_constraints(A, kappa_ml=0.98, kappa_cl=0.0):
 
     Returns
     -------
-    ml, cl : ndarray of shape (n_pairs, 2)
-        Imputed must-link and cannot-link pairs ``(i, j)`` with ``i < j``,
-        in row-major order. Only the upper triangle of ``A`` is read.
+    ml : ndarray of shape (n_pairs, 2)
+        Imputed must-link pairs ``(i, j)`` with ``i < j``, in row-major
+        order. Only the upper triangle of ``A`` is read.
+    cl : ndarray of shape (n_pairs, 2)
+        Imputed cannot-link pairs, in the same form.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a threshold is outside [0, 1], ``kappa_cl >= kappa_ml``, or ``A``
+        is not square or has values outside [0, 1].
 
     References
     ----------
@@ -136,9 +144,34 @@ def impute_constraints(A, kappa_ml=0.98, kappa_cl=0.0):
 
 # -- ensemble codes, shared with the query strategies (Committee, NPU) -------------
 def ensemble_labels(X, n_clusters, n_estimators=100, sample_fraction=0.8, random_state=None, owner="ensemble_labels"):
-    """The base clusterings of :func:`coassociation` (same parameters): int32 ``(n_samples, n_estimators)``.
+    """Run the base clusterings of :func:`coassociation`.
 
-    ``owner`` names the caller in error messages.
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The data, at least two rows.
+    n_clusters : int
+        Clusters per k-means run, in ``[1, n_samples]``.
+    n_estimators : int, default=100
+        Number of base clusterings.
+    sample_fraction : float, default=0.8
+        Fraction of the rows each base clustering is fitted on, in (0, 1];
+        never fewer rows than ``n_clusters``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the subsamples and every k-means run.
+    owner : str, default="ensemble_labels"
+        The caller, named in error messages.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_estimators), dtype int32
+        Column ``t`` holds every row's nearest centroid in run ``t``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``n_clusters``, ``n_estimators`` or ``sample_fraction`` is out of
+        range.
 
     Examples
     --------
@@ -168,8 +201,20 @@ def ensemble_labels(X, n_clusters, n_estimators=100, sample_fraction=0.8, random
 
 
 def flat_codes(codes):
-    """Each column's codes shifted into its own id range (column-major: row sums run over contiguous memory),
-    and the number of ids.
+    """Shift each column's codes into its own id range, so that all columns share one histogram.
+
+    Parameters
+    ----------
+    codes : array-like of shape (n_samples, n_columns)
+        Non-negative integer codes, one clustering (or tree) per column.
+
+    Returns
+    -------
+    flat : ndarray of shape (n_samples, n_columns), dtype intp
+        The shifted codes, column-major so that row sums run over contiguous
+        memory.
+    n_codes : int
+        Number of ids over all columns.
 
     Examples
     --------
@@ -185,10 +230,28 @@ def flat_codes(codes):
 
 
 def agreement(flat, n_codes, members, rows=None):
-    """For each row, its code agreements with ``members``, summed: linear in ``len(rows) * n_columns``.
+    """Count, for each row, its code agreements with a group of rows.
 
-    Divided by ``n_columns * len(members)``, each row's mean co-association
-    with the group (a forest's leaf ids work the same way).
+    Linear in ``len(rows) * n_columns``. Divided by
+    ``n_columns * len(members)``, the counts are each row's mean
+    co-association with the group (a forest's leaf ids work the same way).
+
+    Parameters
+    ----------
+    flat : ndarray of shape (n_samples, n_columns)
+        Shifted codes from :func:`flat_codes`.
+    n_codes : int
+        Number of ids, from :func:`flat_codes`.
+    members : array-like of int
+        Row indices of the group.
+    rows : array-like of int, default=None
+        The rows to score; None scores every row.
+
+    Returns
+    -------
+    ndarray of int
+        For each scored row, the number of (member, column) pairs whose code
+        equals the row's code in that column.
 
     Examples
     --------
@@ -212,12 +275,27 @@ def _onehot(flat, n_codes):
 
 
 def imputed_neighbourhoods(flat, n_codes, kappa_ml):
-    """Component label of every row under the transitive closure of imputed must-links.
+    """Label every row by its component under the transitive closure of imputed must-links.
 
     Equal to the connected components of ``impute_constraints(A, kappa_ml)``'s
     must-links, without the ``(n, n)`` matrix: rows with identical codes are
     merged first (they co-associate fully), then unique code rows are compared
     block by block and joined through a running component labelling.
+
+    Parameters
+    ----------
+    flat : ndarray of shape (n_samples, n_columns)
+        Shifted codes from :func:`flat_codes`.
+    n_codes : int
+        Number of ids, from :func:`flat_codes`.
+    kappa_ml : float
+        Least co-association of an imputed must-link.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        Component labels, numbered as :func:`linkwise.graph.components` does
+        over the unique code rows.
 
     Examples
     --------

@@ -36,12 +36,31 @@ class InconsistentConstraintError(ValueError):
     cannot-link, or a cannot-link separates two points already joined by
     must-links. The store is left unchanged.
 
+    Parameters
+    ----------
+    message : str
+        What contradicts what.
+    pair : tuple of int, default=None
+        The pair ``(i, j)`` of the rejected constraint.
+    must_link : bool, default=None
+        The rejected answer.
+
     Attributes
     ----------
     pair : tuple of int
         The pair ``(i, j)`` of the rejected constraint.
     must_link : bool
         The rejected answer.
+
+    Examples
+    --------
+    >>> import linkwise as lw
+    >>> store = lw.ConstraintStore.from_pairs(3, ml=[(0, 1)])
+    >>> try:
+    ...     store.add(1, 0, False)
+    ... except lw.InconsistentConstraintError as error:
+    ...     print(error.pair, error.must_link, len(store))
+    (1, 0) False 1
     """
 
     def __init__(self, message, *, pair=None, must_link=None):

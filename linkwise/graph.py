@@ -17,7 +17,17 @@ __all__ = ["find_root", "pair_key", "check_pair", "check_pairs", "check_constrai
 
 
 def pair_key(i, j):
-    """The unordered pair ``{i, j}`` as the tuple ``(min, max)`` of ints.
+    """Key the unordered pair ``{i, j}`` as the tuple ``(min, max)`` of ints.
+
+    Parameters
+    ----------
+    i, j : int
+        The two row indices, in any order.
+
+    Returns
+    -------
+    tuple of int
+        ``(min(i, j), max(i, j))`` as Python ints.
 
     Examples
     --------
@@ -29,7 +39,26 @@ def pair_key(i, j):
 
 
 def check_pair(i, j, n, owner):
-    """Check one pair of distinct row indices in ``[0, n)`` for ``owner`` (named in messages); two ints.
+    """Check one pair of distinct row indices in ``[0, n)``.
+
+    Parameters
+    ----------
+    i, j : int
+        The row indices; NumPy integers are accepted, bools are not.
+    n : int
+        Number of rows: both indices must be below it.
+    owner : str
+        The caller, named in error messages (e.g. ``"LabelOracle.query"``).
+
+    Returns
+    -------
+    tuple of int
+        ``(i, j)`` as Python ints, in the order given.
+
+    Raises
+    ------
+    InvalidParameterError
+        If an index is not an integer, is out of range, or ``i == j``.
 
     Examples
     --------
@@ -51,7 +80,30 @@ def check_pair(i, j, n, owner):
 
 
 def check_pairs(pairs, n_samples, name, owner):
-    """Check pairs of distinct row indices in ``[0, n_samples)``; an ``(n_pairs, 2)`` int array (empty for None).
+    """Check pairs of distinct row indices in ``[0, n_samples)``.
+
+    Parameters
+    ----------
+    pairs : array-like of shape (n_pairs, 2) or None
+        The ``(i, j)`` pairs; None or an empty sequence means no pair. Floats
+        with integer values are accepted.
+    n_samples : int
+        Number of rows: every index must be below it.
+    name : str
+        The argument's name, used in error messages (e.g. ``"ml"``).
+    owner : str or object
+        The caller, named in error messages: a string or an estimator.
+
+    Returns
+    -------
+    ndarray of shape (n_pairs, 2), dtype intp
+        The pairs in the order given; shape ``(0, 2)`` for none.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``pairs`` is ragged or not of shape ``(n_pairs, 2)``, holds
+        non-integers or bools, an index out of range, or a pair ``(i, i)``.
 
     Examples
     --------
@@ -94,7 +146,28 @@ def check_pairs(pairs, n_samples, name, owner):
 
 
 def check_constraints(ml, cl, n_samples, owner):
-    """:func:`check_pairs` on the must-links ``ml`` and the cannot-links ``cl``; returns both arrays.
+    """Check the must-links and the cannot-links of a constrained fit.
+
+    Parameters
+    ----------
+    ml, cl : array-like of shape (n_pairs, 2) or None
+        Must-link and cannot-link pairs of row indices.
+    n_samples : int
+        Number of rows: every index must be below it.
+    owner : str or object
+        The caller, named in error messages.
+
+    Returns
+    -------
+    ml : ndarray of shape (n_pairs, 2), dtype intp
+        The must-links, as checked by :func:`check_pairs`.
+    cl : ndarray of shape (n_pairs, 2), dtype intp
+        The cannot-links, likewise.
+
+    Raises
+    ------
+    InvalidParameterError
+        If either set fails :func:`check_pairs`.
 
     Examples
     --------
@@ -106,7 +179,35 @@ def check_constraints(ml, cl, n_samples, owner):
 
 
 def check_fit_input(estimator, X, y, ml, cl):
-    """The arguments of a constrained ``fit(X, y=None, *, ml=None, cl=None)``, checked: ``(X, ml, cl)``."""
+    """Check the arguments of a constrained ``fit(X, y=None, *, ml=None, cl=None)``.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        The estimator being fitted, named in error messages.
+    X : array-like of shape (n_samples, n_features)
+        The data; at least two rows, finite.
+    y : None
+        Ignored, present for scikit-learn; a 2-D ``y`` (pairs passed by
+        position instead of as ``ml``) is refused.
+    ml, cl : array-like of shape (n_pairs, 2) or None
+        Must-link and cannot-link pairs of row indices of ``X``.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+        The validated data (sets ``n_features_in_`` on ``estimator``).
+    ml, cl : ndarray of shape (n_pairs, 2), dtype intp
+        The checked pairs.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``y`` is 2-D, ``X`` holds NaN or infinity, or a pair fails
+        :func:`check_pairs`.
+    ValueError
+        If ``X`` is not a 2-D numeric array of at least two rows.
+    """
     check_y_ignored(y, estimator)
     X = check_data(X, estimator, validate=True, ensure_min_samples=2)
     return (X, *check_constraints(ml, cl, X.shape[0], f"{owner_name(estimator)}.fit"))
@@ -122,10 +223,22 @@ _SMALL = 1000
 
 
 def components(pairs, n):
-    """Connected components of the edges ``pairs`` between nodes ``0, ..., n - 1``.
+    """Find the connected components of the edges ``pairs`` between nodes ``0, ..., n - 1``.
 
-    Returns ``(n_components, labels)``, components numbered in order of
-    their smallest node.
+    Parameters
+    ----------
+    pairs : array-like of shape (n_pairs, 2)
+        The edges, as pairs of node indices.
+    n : int
+        Number of nodes.
+
+    Returns
+    -------
+    n_components : int
+        Number of components, isolated nodes included.
+    labels : ndarray of shape (n,)
+        Each node's component, components numbered in order of their
+        smallest node.
 
     Examples
     --------
@@ -158,7 +271,8 @@ def find_root(parent, x):
 
     Returns
     -------
-    root : int
+    int
+        The root of ``x``'s tree.
 
     Examples
     --------
@@ -195,13 +309,30 @@ def _neighbours(pairs):
 
 
 def breadth_first(pairs, n, source=None, until=None):
-    """Breadth-first search from ``source`` over the edges ``pairs`` between nodes ``0, ..., n - 1``.
+    """Search breadth-first from ``source`` over the edges ``pairs`` between nodes ``0, ..., n - 1``.
 
-    Neighbours are visited in pair order (ties go to earlier pairs). With
-    ``source`` None, every component is searched from its smallest node, all
-    at once (a spanning forest). Returns ``(order, via)``: the nodes reached,
-    in order, and for every node the pair that reached it (-1 if none). With
-    ``until``, the search stops once that node is reached.
+    Neighbours are visited in pair order (ties go to earlier pairs).
+
+    Parameters
+    ----------
+    pairs : array-like of shape (n_pairs, 2)
+        The edges, as pairs of node indices.
+    n : int
+        Number of nodes.
+    source : int, default=None
+        The start node. None searches every component from its smallest
+        node, all at once (a spanning forest).
+    until : int, default=None
+        Stop once this node is reached.
+
+    Returns
+    -------
+    order : ndarray of int32
+        The nodes reached, in the order they were reached, the start nodes
+        first.
+    via : ndarray of shape (n,)
+        For every node, the index of the pair that reached it; -1 for the
+        start nodes and the nodes not reached.
 
     Examples
     --------
@@ -236,10 +367,24 @@ def breadth_first(pairs, n, source=None, until=None):
 
 
 def shortest_path(pairs, n, source, target):
-    """Indices of the pairs on a shortest path from ``source`` to ``target``, walked back from ``target``.
+    """Find a shortest path from ``source`` to ``target`` over the edges ``pairs``.
 
     Breadth-first from ``source`` (see :func:`breadth_first` for ties).
-    Returns None when ``target`` cannot be reached, ``[]`` when it is ``source``.
+
+    Parameters
+    ----------
+    pairs : array-like of shape (n_pairs, 2)
+        The edges, as pairs of node indices.
+    n : int
+        Number of nodes.
+    source, target : int
+        The path's two ends.
+
+    Returns
+    -------
+    list of int or None
+        Indices of the pairs on the path, walked back from ``target``; ``[]``
+        when ``target`` is ``source``, None when it cannot be reached.
 
     Examples
     --------
@@ -261,10 +406,23 @@ def shortest_path(pairs, n, source, target):
 
 
 def relabel(labels, *, return_order=False):
-    """Labels renumbered ``0, ..., k - 1`` in order of first appearance: equal partitions give equal arrays.
+    """Renumber labels ``0, ..., k - 1`` in order of first appearance.
 
-    With ``return_order``, also the original labels in their new order
-    (``order[c]`` is the label renumbered ``c``).
+    Equal partitions give equal arrays, whatever their label values.
+
+    Parameters
+    ----------
+    labels : array-like of shape (n_samples,)
+        Cluster labels of any sortable type.
+    return_order : bool, default=False
+        Whether to also return the original labels in their new order.
+
+    Returns
+    -------
+    relabelled : ndarray of shape (n_samples,)
+        The renumbered labels.
+    order : ndarray of shape (k,)
+        Only with ``return_order``: ``order[c]`` is the label renumbered ``c``.
 
     Examples
     --------

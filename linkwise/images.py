@@ -99,7 +99,7 @@ def image_features(images, *, cell=16, bins=8):
 
     Returns
     -------
-    X : ndarray of shape (n_images, 324 + 3 * bins)
+    ndarray of shape (n_images, 324 + 3 * bins)
         HOG then colour histograms, each part of unit length.
 
     Raises
@@ -138,7 +138,22 @@ def image_features(images, *, cell=16, bins=8):
 
 
 def image_files(folder):
-    """The image files under ``folder`` (sub-folders too; hidden ones skipped), sorted by path; at least one.
+    """List the image files under ``folder``, sub-folders too (hidden ones skipped).
+
+    Parameters
+    ----------
+    folder : str or Path
+        The folder searched.
+
+    Returns
+    -------
+    list of Path
+        The image files (by suffix), sorted by path; never empty.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``folder`` holds no image file.
 
     Examples
     --------
@@ -158,13 +173,21 @@ def image_files(folder):
 
 
 def load_folder(folder, **kwargs):
-    """The image files of a folder and their features (:func:`image_features`, to which ``kwargs`` go).
+    """Read the image files of a folder and describe them.
+
+    Parameters
+    ----------
+    folder : str or Path
+        The folder searched, sub-folders too (:func:`image_files`).
+    **kwargs
+        Passed to :func:`image_features` (``cell``, ``bins``).
 
     Returns
     -------
     files : list of Path
         Sorted by path (:func:`image_files`).
     X : ndarray of shape (n_files, n_features)
+        One feature row per file, in the order of ``files``.
 
     Raises
     ------

@@ -19,7 +19,25 @@ def _check_labelings(y_true, y_pred):
 
 
 def ari(y_true, y_pred):
-    """Adjusted Rand index (scikit-learn's ``adjusted_rand_score``).
+    """Compute the adjusted Rand index of two clusterings (scikit-learn's ``adjusted_rand_score``).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Reference labels.
+    y_pred : array-like of shape (n_samples,)
+        Labels to score.
+
+    Returns
+    -------
+    float
+        1.0 for identical partitions, about 0.0 for a random one; can be
+        negative.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the labelings are not 1-D arrays of the same length.
 
     Examples
     --------
@@ -30,9 +48,26 @@ def ari(y_true, y_pred):
 
 
 def nmi(y_true, y_pred):
-    """Normalised mutual information (scikit-learn, arithmetic mean normalisation).
+    """Compute the normalised mutual information of two clusterings (arithmetic mean normalisation).
 
     Unlike :func:`ari` it is not adjusted for chance.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Reference labels.
+    y_pred : array-like of shape (n_samples,)
+        Labels to score.
+
+    Returns
+    -------
+    float
+        In [0, 1], 1.0 for identical partitions.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the labelings are not 1-D arrays of the same length.
 
     Examples
     --------
@@ -43,16 +78,34 @@ def nmi(y_true, y_pred):
 
 
 def pairwise_precision_recall_f(y_true, y_pred):
-    """Pairwise precision, recall and F-measure over all unordered pairs.
+    """Compute pairwise precision, recall and F-measure over all unordered pairs.
 
     A pair is a true positive when both labelings put it together. Used by
     Pei, Liu & Fern (ECML PKDD 2015) to score Bayesian active clustering.
     Counts come from the contingency table, so this is O(n) in memory.
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Reference labels.
+    y_pred : array-like of shape (n_samples,)
+        Labels to score.
+
     Returns
     -------
-    precision, recall, f : float
-        1.0 where the denominator is zero (nothing predicted or nothing to find).
+    precision : float
+        Fraction of the pairs ``y_pred`` puts together that ``y_true`` puts
+        together too; 1.0 when ``y_pred`` puts no pair together.
+    recall : float
+        Fraction of the pairs ``y_true`` puts together that ``y_pred`` finds;
+        1.0 when there are none.
+    f : float
+        Their harmonic mean; 0.0 when both are zero.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the labelings are not 1-D arrays of the same length.
 
     Examples
     --------
@@ -68,7 +121,24 @@ def pairwise_precision_recall_f(y_true, y_pred):
 
 
 def pairwise_f_measure(y_true, y_pred):
-    """Pairwise F-measure (harmonic mean of pairwise precision and recall).
+    """Compute the pairwise F-measure (harmonic mean of pairwise precision and recall).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Reference labels.
+    y_pred : array-like of shape (n_samples,)
+        Labels to score.
+
+    Returns
+    -------
+    float
+        The ``f`` of :func:`pairwise_precision_recall_f`.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the labelings are not 1-D arrays of the same length.
 
     Examples
     --------
@@ -79,13 +149,25 @@ def pairwise_f_measure(y_true, y_pred):
 
 
 def constraint_satisfaction(labels, ml=None, cl=None):
-    """Fraction of constraints a clustering satisfies (1.0 when there are none).
+    """Compute the fraction of constraints a clustering satisfies.
 
     Parameters
     ----------
     labels : array-like of shape (n_samples,)
-    ml, cl : array-like of shape (n_pairs, 2), optional
-        Must-link and cannot-link pairs.
+        The clustering.
+    ml, cl : array-like of shape (n_pairs, 2), default=None
+        Must-link and cannot-link pairs of row indices.
+
+    Returns
+    -------
+    float
+        Satisfied constraints over all constraints; 1.0 when there are none.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``labels`` is not 1-D or a pair fails
+        :func:`linkwise.graph.check_pairs`.
 
     Examples
     --------

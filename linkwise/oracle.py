@@ -14,10 +14,18 @@ __all__ = ["Oracle", "LabelOracle", "CallbackOracle", "ClusterAction"]
 class ClusterAction(NamedTuple):
     """One thing a person does while looking at the clusters (:meth:`LabelOracle.cluster_feedback`).
 
-    ``kind`` is "pure" (the ``rows`` of a cluster belong together),
-    "complete" (and nothing else belongs with them) or "move" (``rows`` is
-    the one item, ``to`` a row of the cluster it belongs in, or None for a
-    new cluster, ``away`` a row of the cluster it leaves, or None).
+    Parameters
+    ----------
+    kind : {"pure", "complete", "move"}
+        "pure": the ``rows`` of a cluster belong together; "complete": and
+        nothing else belongs with them; "move": one item changes cluster.
+    rows : ndarray of int
+        The cluster's rows, or for a move the one item.
+    to : int or None, default=None
+        For a move, a row of the cluster the item belongs in; None for a new
+        cluster.
+    away : int or None, default=None
+        For a move, a row of the cluster the item leaves, or None.
     """
 
     kind: str
@@ -26,7 +34,17 @@ class ClusterAction(NamedTuple):
     away: int | None = None
 
     def apply(self, session):
-        """State the action in an :class:`~linkwise.ActiveSession` (``mark``, or ``inform`` for a move)."""
+        """State the action in a session.
+
+        A "pure" or "complete" action is a :meth:`~linkwise.ActiveSession.mark`;
+        a move informs a must-link to ``to`` and a cannot-link to ``away``
+        (whichever is given) with :meth:`~linkwise.ActiveSession.inform`.
+
+        Parameters
+        ----------
+        session : ActiveSession
+            The session told.
+        """
         if self.kind != "move":
             session.mark(self.rows, complete=self.kind == "complete")
             return
@@ -37,11 +55,35 @@ class ClusterAction(NamedTuple):
             session.inform(x, self.away, False, move=True)
 
 
+# a protocol has no constructor whose parameters to document
 @runtime_checkable
-class Oracle(Protocol):
-    """Anything with ``query(i, j)`` returning True (same cluster), False (different) or None (don't know)."""
+class Oracle(Protocol):  # numpydoc ignore=PR01
+    """Anything with ``query(i, j)`` returning True (same cluster), False (different) or None (don't know).
 
-    def query(self, i: int, j: int) -> bool | None: ...
+    A structural type: any object with such a method is an oracle, and
+    ``isinstance`` checks it at run time.
+
+    Examples
+    --------
+    >>> import linkwise as lw
+    >>> isinstance(lw.LabelOracle([0, 0, 1]), lw.Oracle), isinstance(object(), lw.Oracle)
+    (True, False)
+    """
+
+    def query(self, i: int, j: int) -> bool | None:
+        """Answer whether rows ``i`` and ``j`` belong to the same cluster.
+
+        Parameters
+        ----------
+        i, j : int
+            Two distinct row indices.
+
+        Returns
+        -------
+        bool or None
+            True for same cluster (must-link), False for different
+            (cannot-link), None for don't know.
+        """
 
 
 class LabelOracle:
@@ -85,12 +127,31 @@ class LabelOracle:
         self.n_queries = self.n_wrong = 0
 
     def is_flipped(self, i, j):
-        """Whether the answer about ``(i, j)`` is flipped by noise (without counting a query)."""
+        """Tell whether the answer about ``(i, j)`` is flipped by noise, without counting a query.
+
+        Parameters
+        ----------
+        i, j : int
+            Two row indices, in either order.
+
+        Returns
+        -------
+        bool
+            The same for a pair whenever asked: a fixed function of the seed
+            and the pair.
+        """
         return self.noise != 0.0 and bool(np.random.default_rng([self._seed, *pair_key(i, j)]).random() < self.noise)
 
     def perceived(self):
-        """The labels the person has in mind when looking at clusters: ``y``, except that with ``noise`` each row
-        is, with that probability and once and for all, taken for a random other label (a fixed misbelief)."""
+        """Give the labels the person has in mind when looking at clusters.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``y``, except that with ``noise`` each row is, with that
+            probability and once and for all, taken for a random other label
+            (a fixed misbelief).
+        """
         labels = np.unique(self.y)
         if self.noise == 0.0 or labels.size < 2:
             return self.y
@@ -101,7 +162,7 @@ class LabelOracle:
         return np.where(wrong, labels[(at + shift) % labels.size], self.y)
 
     def cluster_feedback(self, labels, max_moves=3):
-        """What a person who sees the clustering ``labels`` would do about its clusters, largest cluster first.
+        """Act as a person who sees the clustering ``labels`` would, largest cluster first.
 
         A cluster whose members the person takes (:meth:`perceived`) to share
         a label is marked "complete" when no other row has that label, else
@@ -121,7 +182,14 @@ class LabelOracle:
 
         Returns
         -------
-        actions : list of ClusterAction
+        list of ClusterAction
+            The actions, largest cluster first.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``labels`` has not one label per row of ``y`` or ``max_moves``
+            is negative.
         """
         labels = np.asarray(labels)
         if labels.shape != self.y.shape:
@@ -151,7 +219,23 @@ class LabelOracle:
         return actions
 
     def query(self, i, j):
-        """Answer whether rows ``i`` and ``j`` belong together."""
+        """Answer whether rows ``i`` and ``j`` belong together, and count the query.
+
+        Parameters
+        ----------
+        i, j : int
+            Two distinct row indices.
+
+        Returns
+        -------
+        bool
+            Whether the labels agree, flipped when :meth:`is_flipped` says so.
+
+        Raises
+        ------
+        InvalidParameterError
+            If an index is not a row of ``y`` or ``i == j``.
+        """
         check_pair(i, j, self.y.size, "LabelOracle.query")
         self.n_queries += 1
         flipped = self.is_flipped(i, j)
@@ -171,6 +255,7 @@ class CallbackOracle:
     Attributes
     ----------
     n_queries : int
+        Questions answered so far.
 
     Examples
     --------
@@ -185,7 +270,23 @@ class CallbackOracle:
         self.fn, self.n_queries = fn, 0
 
     def query(self, i, j):
-        """Ask ``fn`` about ``(i, j)`` and check its answer."""
+        """Ask ``fn`` about ``(i, j)``, check its answer and count the query.
+
+        Parameters
+        ----------
+        i, j : int
+            Two row indices, passed to ``fn`` as given.
+
+        Returns
+        -------
+        bool or None
+            The callback's answer (NumPy bools become Python bools).
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``fn`` returns anything but True, False or None.
+        """
         answer = self.fn(i, j)
         if answer is not None and not isinstance(answer, (bool, np.bool_)):
             raise InvalidParameterError("The callback of CallbackOracle must return True, False or None, got "

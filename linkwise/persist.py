@@ -75,6 +75,23 @@ def save(estimator, path, *, metadata=None):
     metadata : dict, optional
         Plain values (str, numbers, lists, dicts, arrays) kept beside the
         estimator, e.g. how a session's table becomes ``X``.
+
+    Raises
+    ------
+    NotFittedError
+        If ``estimator`` has no ``labels_``.
+    TypeError
+        If ``estimator`` is not a linkwise estimator with ``predict``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import linkwise as lw
+    >>> est = lw.PCKMeans(n_clusters=2, random_state=0).fit([[0.0], [0.1], [5.0], [5.1]], ml=[(0, 1)])
+    >>> path = os.path.join(tempfile.mkdtemp(), "pckmeans.joblib")
+    >>> lw.persist.save(est, path, metadata={"features": ["x"]})
+    >>> lw.persist.load(path).predict([[0.2], [4.9]]).tolist() == est.predict([[0.2], [4.9]]).tolist()
+    True
     """
     check_is_fitted(estimator, "labels_")
     if not callable(getattr(estimator, "predict", None)) or not type(estimator).__module__.startswith("linkwise."):
@@ -104,11 +121,30 @@ def load(path, *, metadata=False):
     metadata : bool, default=False
         Return ``(estimator, metadata)``: the dict given to :func:`save` too.
 
+    Returns
+    -------
+    estimator : estimator instance
+        The fitted estimator saved.
+    metadata : dict
+        Only with ``metadata=True``: the dict given to :func:`save` (empty
+        if none was).
+
     Raises
     ------
     InvalidParameterError
         A ValueError: the file is not a linkwise model, holds a type linkwise does not
         trust, or was written in a later model format.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import linkwise as lw
+    >>> est = lw.SeededKMeans(n_clusters=2, random_state=0).fit([[0.0], [0.1], [5.0], [5.1]])
+    >>> path = os.path.join(tempfile.mkdtemp(), "seeded.joblib")
+    >>> lw.persist.save(est, path, metadata={"features": ["x"]})
+    >>> again, metadata = lw.persist.load(path, metadata=True)
+    >>> type(again).__name__, metadata
+    ('SeededKMeans', {'features': ['x']})
     """
     if not Path(path).is_file():
         raise InvalidParameterError(f"The model file {path} does not exist.")

@@ -33,7 +33,26 @@ MAX_POINTS = 20_000
 
 
 def fitted_rows(n_samples, size=MAX_POINTS):
-    """Rows kept by the 1-nearest-neighbour rule: all up to ``size``, else a fixed stride through them."""
+    """Choose the fitted rows the 1-nearest-neighbour rule keeps.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of fitted rows.
+    size : int, default=MAX_POINTS
+        Most rows kept.
+
+    Returns
+    -------
+    ndarray of int
+        All rows when ``n_samples <= size``, else every k-th row from row 0
+        with the smallest stride k that keeps at most ``size``.
+
+    Examples
+    --------
+    >>> fitted_rows(5, size=2).tolist()
+    [0, 3]
+    """
     return np.arange(0, n_samples, -(-n_samples // size), dtype=np.intp)
 
 
@@ -50,6 +69,7 @@ class NearestPoints:
     rows : ndarray of shape (n_points,)
         Where the points are among the fitted rows (where the rule is exact).
     metric : {"euclidean", "dtw", "kshape"}, default="euclidean"
+        The distance under which the nearest point is found.
     window : float, default=0.1
         DTW's band, as a fraction of the length.
     series_shape : tuple of int, optional
@@ -64,7 +84,19 @@ class NearestPoints:
         self.metric, self.window, self.series_shape, self.scale = metric, window, series_shape, scale
 
     def predict(self, X):
-        """Label of the nearest point for every row of the validated 2-D ``X``."""
+        """Give every new row the label of its nearest stored point.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+            Validated 2-D data, series flattened (see :func:`check_new_data`),
+            in the data's own units.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The label of the nearest point of each row.
+        """
         X = X / self.scale if self.scale != 1.0 else X
         if self.metric == "euclidean":
             return self.labels[pairwise_distances_argmin(X, self.points)]
@@ -81,9 +113,11 @@ class LogisticAssignment:
     scaler : transformer
         The standardisation the model was fitted on.
     W : ndarray of shape (n_inputs, n_clusters)
+        The model's MAP weights.
     clusters : ndarray of int
         The clusters a new item may join (those of ``labels_``).
     fit_intercept : bool
+        Whether the last row of ``W`` is an intercept.
     rows : ndarray of int
         Fitted rows where the rule is exact (no answer involves them).
     scale : float, default=1.0
@@ -95,6 +129,18 @@ class LogisticAssignment:
         self.rows, self.scale = np.asarray(rows, dtype=np.intp), scale
 
     def predict(self, X):
+        """Give every new row its most probable cluster among ``clusters``.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+            Validated 2-D data, in the data's own units.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The cluster of ``clusters`` with the highest score of each row.
+        """
         Z = self.scaler.transform(X / self.scale if self.scale != 1.0 else X)
         if self.fit_intercept:
             Z = np.hstack([Z, np.ones((Z.shape[0], 1))])
@@ -102,11 +148,31 @@ class LogisticAssignment:
 
 
 def check_new_data(estimator, X):
-    """``X`` validated against what ``estimator`` was fitted on, as the 2-D table its rule reads.
+    """Validate new data against what ``estimator`` was fitted on.
 
     Tables: ``n_features_in_`` (and ``feature_names_in_`` for DataFrames) as
     scikit-learn checks them. Series (an estimator fitted with a series
     metric or 3-D data): the ``(length, channels)`` of the fitted ones.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        A fitted estimator (one with ``labels_``).
+    X : array-like
+        The new data: a table, or series for an estimator fitted on series.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features)
+        The 2-D table its rule reads (series flattened).
+
+    Raises
+    ------
+    NotFittedError
+        If ``estimator`` has no ``labels_``.
+    ValueError
+        If the features, or the series' length or channels, differ from
+        the fitted ones.
     """
     check_is_fitted(estimator, "labels_")
     shape = getattr(estimator, "_series_shape", None)

@@ -26,7 +26,7 @@ _SBD_BLOCK = 1 << 22  # floats of cross-correlation held at once
 
 
 def check_series(X):
-    """``X`` as a float64 array of shape ``(n_series, length, channels)``.
+    """Check series of one length and return them as a float64 array of shape ``(n_series, length, channels)``.
 
     Parameters
     ----------
@@ -36,6 +36,14 @@ def check_series(X):
     Returns
     -------
     ndarray of shape (n_series, length, channels)
+        The series, one channel added to 2-D input.
+
+    Raises
+    ------
+    ValueError
+        If the series differ in length or ``X`` is not 2-D or 3-D.
+    InvalidParameterError
+        If ``X`` holds NaN or infinity.
 
     Examples
     --------
@@ -58,7 +66,7 @@ def check_series(X):
 
 
 def series_distances(X, metric, *, window=0.1, cache=None, progress=None):
-    """The ``(n, n)`` matrix of DTW or shape-based distances between the series of ``X``.
+    """Compute the DTW or shape-based distances between every two series of ``X``.
 
     ``"dtw"``: dynamic time warping (aeon's ``dtw_pairwise_distance``, the
     square root of the summed squared differences along the best path, all
@@ -71,7 +79,9 @@ def series_distances(X, metric, *, window=0.1, cache=None, progress=None):
     Parameters
     ----------
     X : array-like of shape (n_series, length) or (n_series, length, channels)
+        Series of one length (one channel when 2-D).
     metric : {"dtw", "kshape"}
+        The distance.
     window : float in [0, 1], default=0.1
         DTW's band as a fraction of the length (ignored by ``"kshape"``).
     cache : str or Path, optional
@@ -83,6 +93,12 @@ def series_distances(X, metric, *, window=0.1, cache=None, progress=None):
     Returns
     -------
     ndarray of shape (n_series, n_series)
+        The symmetric distance matrix.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``metric`` or ``window`` is not one allowed.
 
     Examples
     --------
@@ -114,10 +130,30 @@ def series_distances(X, metric, *, window=0.1, cache=None, progress=None):
 
 
 def cross_distances(A, B, metric, *, window=0.1):
-    """The ``(len(A), len(B))`` DTW or shape-based distances from the series of ``A`` to those of ``B``.
+    """Compute the DTW or shape-based distances from the series of ``A`` to those of ``B``.
 
     The distances of :func:`series_distances`, between two sets (new series
     and the representatives of a fitted clustering).
+
+    Parameters
+    ----------
+    A, B : array-like of shape (n_series, length) or (n_series, length, channels)
+        Two sets of series, all of one length and with the same channels.
+    metric : {"dtw", "kshape"}
+        The distance.
+    window : float in [0, 1], default=0.1
+        DTW's band as a fraction of the length (ignored by ``"kshape"``).
+
+    Returns
+    -------
+    ndarray of shape (len(A), len(B))
+        ``D[a, b]`` is the distance from series ``a`` of ``A`` to series
+        ``b`` of ``B``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``metric`` is not one allowed.
 
     Examples
     --------
@@ -160,7 +196,19 @@ def _dtw_matrix(series, window, progress):
 
 
 def resample(series, length):
-    """``series`` of shape (n, L, channels) linearly interpolated to ``length`` points (the ends kept).
+    """Interpolate series linearly to ``length`` points, keeping both ends.
+
+    Parameters
+    ----------
+    series : ndarray of shape (n_series, L, channels)
+        Series of one length.
+    length : int
+        The new length.
+
+    Returns
+    -------
+    ndarray of shape (n_series, length, channels)
+        The resampled series.
 
     Examples
     --------

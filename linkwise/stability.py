@@ -20,7 +20,7 @@ def _answers(n):
 class Stability(NamedTuple):
     """An estimate of :class:`StabilityMonitor`: how much the clustering still changes.
 
-    Attributes
+    Parameters
     ----------
     n_answers : int
         Answers seen.
@@ -43,6 +43,13 @@ class Stability(NamedTuple):
         once at least the monitor's ``window`` answers are in.
     message : str
         One line for the person.
+
+    Examples
+    --------
+    >>> import linkwise as lw
+    >>> estimate = lw.StabilityMonitor(window=2).update([0, 0, 1])
+    >>> estimate.n_answers, estimate.stable, estimate.message
+    (1, False, 'Unchanged for the last 1 answer; 1 more like these and you can stop.')
     """
 
     n_answers: int
@@ -65,6 +72,7 @@ class Stability(NamedTuple):
         Returns
         -------
         str
+            The line.
 
         Examples
         --------
@@ -181,6 +189,13 @@ class StabilityMonitor:
         Returns
         -------
         Stability
+            The estimate after this clustering.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``labels`` is not a 1-D int array, or labels other rows than
+            at the first update.
         """
         labels = np.asarray(labels)
         if labels.ndim != 1 or labels.size < 1 or not np.issubdtype(labels.dtype, np.integer):

@@ -31,6 +31,7 @@ def _ids(value):
     [(est, check) for est in ESTIMATORS for check in active_estimator_checks(est) if check.__name__ not in DATA_CHECKS],
     ids=_ids,
 )
+@pytest.mark.slow
 def test_active_estimator_contract(estimator, check):
     check()
 
@@ -69,6 +70,7 @@ def _shape_cases():
      if check.__name__ in names],
     ids=_ids,
 )
+@pytest.mark.slow
 def test_active_estimator_takes_every_shape_and_kind_of_data(estimator, check):
     check()
 

@@ -204,7 +204,7 @@ def test_clusterer_is_refitted_only_after_new_answers(blobs):
             return super().fit(X, ml=ml, cl=cl)
 
     session = lw.ActiveSession(ActiveClustering(CountingPCKMeans(n_clusters=4), ExploreConsolidate(), random_state=0), X)
-    session.labels_, session.labels_
+    _ = session.labels_, session.labels_
     assert fits == [0]
     pair = session.ask()
     session.tell(pair, bool(y[pair[0]] == y[pair[1]]))

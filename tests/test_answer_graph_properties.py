@@ -78,6 +78,7 @@ def replay(n, X, answers, max_depth, max_nodes, on_explanations=None):
         yield graph, counts
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(noisy_answers())
 def test_the_belief_is_always_consistent_and_its_store_is_its_closure(case):
@@ -89,6 +90,7 @@ def test_the_belief_is_always_consistent_and_its_store_is_its_closure(case):
         assert {pair: graph.relation(*pair) for pair in expected} == expected
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(noisy_answers())
 def test_explanations_are_consistent_counted_ranked_and_change_at_most_max_depth(case):
@@ -111,6 +113,7 @@ def test_explanations_are_consistent_counted_ranked_and_change_at_most_max_depth
         pass
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(noisy_answers())
 def test_weak_answers_and_corrections_are_what_they_claim(case):

@@ -24,6 +24,7 @@ def auto(cache):
     return lambda **kwargs: lw.Auto(**{"random_state": 0, "cache": cache, **kwargs})
 
 
+@pytest.mark.slow
 def test_keeps_the_budget_and_never_asks_a_pair_twice(auto, blobs):
     X, y = blobs
     est = auto(max_queries=30).fit(X, lw.LabelOracle(y))
@@ -40,6 +41,7 @@ def test_keeps_the_budget_and_never_asks_a_pair_twice(auto, blobs):
     assert known <= est._belief.n_extra_queries
 
 
+@pytest.mark.slow
 def test_questions_only_about_queryable_rows_labels_for_all(auto, blobs):
     X, y = blobs
     queryable = np.arange(0, 90, 3)
@@ -54,6 +56,7 @@ def test_questions_only_about_queryable_rows_labels_for_all(auto, blobs):
     assert lw.metrics.ari(y, est.labels_) > 0.8
 
 
+@pytest.mark.slow
 def test_dont_know_is_not_stored_and_not_asked_again(auto, blobs):
     X, y = blobs
     asked = []
@@ -71,6 +74,7 @@ def test_dont_know_is_not_stored_and_not_asked_again(auto, blobs):
     assert not stored & {tuple(sorted(p)) for p in unknown}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_few_queryable_rows_are_all_generation_rows_and_the_committee_keeps_asking(seed):
     # 20 of 1,200 rows queryable, candidates generated on 200: a random 200 rows held 1 to 5 of them, so the
@@ -84,6 +88,7 @@ def test_few_queryable_rows_are_all_generation_rows_and_the_committee_keeps_aski
     assert len({pair[:2] for pair in committee}) == len(committee)
 
 
+@pytest.mark.slow
 def test_same_seed_same_questions_and_user_object_untouched(auto, blobs):
     X, y = blobs
     X_copy = X.copy()
@@ -98,6 +103,7 @@ def test_same_seed_same_questions_and_user_object_untouched(auto, blobs):
     np.testing.assert_array_equal(X, X_copy)
 
 
+@pytest.mark.slow
 def test_zero_question_guard_is_a_candidate_that_finds_clear_blobs(auto, blobs):
     X, y = blobs
     est = auto(max_queries=0).fit(X, lw.LabelOracle(y))
@@ -111,6 +117,7 @@ def test_zero_question_guard_is_a_candidate_that_finds_clear_blobs(auto, blobs):
     np.testing.assert_array_equal(session.labels_, start)
 
 
+@pytest.mark.slow
 def test_zero_question_guard_is_no_degenerate_partition():
     # the best silhouette on digits 3/8/9 is a partition with one cluster of nearly every row (ARI 0);
     # the consensus of the candidates rejects it
@@ -119,6 +126,7 @@ def test_zero_question_guard_is_no_degenerate_partition():
     assert lw.metrics.ari(y, est.labels_) > 0.5
 
 
+@pytest.mark.slow
 def test_answers_overrule_the_guard(auto, blobs):
     X, y = blobs
     # the person means two groups: blob 2 on its own, blobs 0 and 1 together
@@ -129,6 +137,7 @@ def test_answers_overrule_the_guard(auto, blobs):
     assert lw.metrics.ari(y2, est.labels_) > 0.9
 
 
+@pytest.mark.slow
 def test_n_clusters_is_used(auto, blobs):
     X, y = blobs
     est = auto(n_clusters=4, max_queries=0).fit(X, lw.LabelOracle(y))
@@ -138,6 +147,7 @@ def test_n_clusters_is_used(auto, blobs):
     assert np.unique(auto(max_queries=0).fit(X, lw.LabelOracle(y)).labels_).size == 3
 
 
+@pytest.mark.slow
 def test_wrong_answers_do_not_stop_it(auto, blobs):
     X, y = blobs
     est = auto(max_queries=40).fit(X, lw.LabelOracle(y, noise=0.3, random_state=1))
@@ -150,6 +160,7 @@ def test_n_clusters_larger_than_the_data_is_refused(auto, blobs):
         auto(n_clusters=91).fit(X, lw.LabelOracle(y))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [2, 3, 12])
 def test_tiny_data(auto, n):
     X = np.random.RandomState(0).rand(n, 2)
@@ -158,6 +169,7 @@ def test_tiny_data(auto, n):
     assert est.labels_.shape == (n,) and est.n_queries_ <= 5
 
 
+@pytest.mark.slow
 def test_a_wrong_answer_given_during_selection_is_repaired_and_rescored(auto, blobs):
     X, y = blobs
     wrong = []
@@ -182,6 +194,7 @@ def test_a_wrong_answer_given_during_selection_is_repaired_and_rescored(auto, bl
     np.testing.assert_allclose(est.log_posterior_, trusting.log_posterior_ + step)
 
 
+@pytest.mark.slow
 def test_right_answers_select_as_without_repair(auto, blobs):
     X, y = blobs
     repairing = auto(max_queries=40).fit(X, lw.LabelOracle(y))
@@ -191,6 +204,7 @@ def test_right_answers_select_as_without_repair(auto, blobs):
     assert trusting.corrections_ == [] and trusting.n_extra_queries_ == 0
 
 
+@pytest.mark.slow
 def test_committee_asks_the_most_doubted_pair_of_a_pool_of_100(auto, blobs, monkeypatch):
     # 100 random pairs per pool did better than 200 (and 50, 150, 1,000) in benchmarks/results/auto.md
     import linkwise.committee
@@ -231,6 +245,7 @@ def test_refit_labels_learns_a_boundary_no_clustering_draws():
     assert labels.shape == (200,)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_answers_that_reject_every_candidate_bring_the_logistic_fallback(seed):
     # column_2C's classes are no clustering of its features: after 10 questions the candidate Auto stands by
@@ -251,6 +266,7 @@ def test_no_fallback_where_a_candidate_explains_the_answers(auto, blobs):
     assert est.labels_history_.shape == (20, len(y))
 
 
+@pytest.mark.slow
 def test_the_fallback_sees_at_most_64_principal_components():
     # embeddings of hundreds of dimensions would make each fit slow; a rank-deficient matrix must stay finite
     from linkwise.bayes import design_matrix
@@ -265,6 +281,7 @@ def test_the_fallback_sees_at_most_64_principal_components():
     assert session._ctx.state["design"].shape == (300, 65)  # projected before the first question, not at the first fallback
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_rows", [2, 5, 40])
 def test_the_fallback_projects_few_rows_on_as_many_components(n_rows):
     # fewer rows than 64 span fewer components: a 64-component projection of them was a crash
@@ -293,6 +310,7 @@ def test_refit_labels_names_a_bad_argument(args, name):
         design_matrix(X, 0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_no_report_of_mostly_singletons(seed):
     # on HSAUR-skulls (5 classes no clustering separates) a DBSCAN candidate with 109 of 150 rows alone agreed with

@@ -22,6 +22,7 @@ def _answered_forest(est, n):
     return ConstraintForest(n, [(i, j) for i, j, _ in answered], [a for *_, a in answered])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("criterion", ["info", "uncertain", "random"])
 def test_questions_keep_a_forest_until_none_is_left(criterion):
     # 9 points: a forest spanning them has 8 edges, after which every pair closes a cycle
@@ -40,6 +41,7 @@ def test_questions_keep_a_forest_until_none_is_left(criterion):
     np.testing.assert_array_equal(est.labels_history_[-1], est.labels_)
 
 
+@pytest.mark.slow
 def test_sampled_pools_also_run_until_the_forest_spans_the_queryable_rows():
     X, y = make_blobs(n_samples=12, centers=3, n_features=2, random_state=1)
     # 5 of the 66 pairs per question: late questions need fresh draws to find an acyclic pair
@@ -49,6 +51,7 @@ def test_sampled_pools_also_run_until_the_forest_spans_the_queryable_rows():
     assert [(i, j) for i, j, _ in two.query_log_] == [(3, 7)]
 
 
+@pytest.mark.slow
 def test_info_skips_cycle_closing_pairs_and_counts_them():
     # on 12 points the growing tree soon holds the most informative pairs
     X, y = make_blobs(n_samples=12, centers=3, n_features=2, random_state=1)
@@ -60,6 +63,7 @@ def test_info_skips_cycle_closing_pairs_and_counts_them():
     assert dropped > 0
 
 
+@pytest.mark.slow
 def test_budget_history_and_quality(blobs):
     X, y = blobs
     est = lw.BayesianActiveClustering(3, max_queries=15, random_state=1, **FAST).fit(X, lw.LabelOracle(y))
@@ -72,6 +76,7 @@ def test_budget_history_and_quality(blobs):
     assert lw.metrics.constraint_satisfaction(est.labels_, ml, cl) == 1.0
 
 
+@pytest.mark.slow
 def test_queryable_limits_questions_and_labels_cover_every_row(blobs):
     X, y = blobs
     queryable = np.arange(0, 40, 3)
@@ -85,6 +90,7 @@ def test_queryable_limits_questions_and_labels_cover_every_row(blobs):
     assert est.n_queries_ == 8 and est.labels_.shape == (40,)
 
 
+@pytest.mark.slow
 def test_same_seed_same_questions_and_session_matches_fit(blobs):
     X, y = blobs
     params = dict(criterion="uncertain", max_queries=6, random_state=3, **FAST)
@@ -102,6 +108,7 @@ def test_same_seed_same_questions_and_session_matches_fit(blobs):
     assert other.query_log_ != first.query_log_
 
 
+@pytest.mark.slow
 def test_dont_know_is_skipped_and_not_asked_again(blobs):
     X, y = blobs
     asked = []
@@ -176,6 +183,7 @@ def test_passive_labels_are_numbered_without_gaps():
     np.testing.assert_array_equal(bc.predict(X), bc.labels_)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("factor", [1e200, 1e-300])
 def test_extreme_magnitudes_give_the_labels_of_the_unscaled_data(factor):

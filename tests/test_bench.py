@@ -65,7 +65,7 @@ def test_fold_oracle_refuses_test_rows():
 def test_questions_touch_exactly_the_training_rows():
     """The chain asks about every queryable row; the oracle raises if one is a test row."""
     X, y = lw.datasets.load("iris")
-    for fold, (train, test) in enumerate(fold_split(y, 5, repeat=0, seed=3)):
+    for fold, (train, _test) in enumerate(fold_split(y, 5, repeat=0, seed=3)):
         task = make_task(CHAIN, "budget", "iris", (1000,), fold=fold, seed=3)
         result = run_cell(task)
         assert result["error"] is None, result["error"]
@@ -139,6 +139,7 @@ def test_anytime_curve_is_labels_history(tmp_path):
     assert rows.loc[0, "n_queries"] == 0
 
 
+@pytest.mark.slow
 def test_competitors_get_the_questions_the_own_method_asked(tmp_path):
     rep = run(["iris", "wine"], REFERENCE, [0, 10], folds=3, out=tmp_path, **QUIET)
     res = rep.results
@@ -178,6 +179,7 @@ def test_noisy_answers_are_the_same_for_every_method(tmp_path):
         run(["iris"], [RANDOM], [40], folds=2, out=tmp_path / "noisy", resume=True, **QUIET)
 
 
+@pytest.mark.slow
 def test_failed_cells_are_recorded_and_retried_on_resume(tmp_path):
     rep = run(["iris", "wine"], [BROKEN], [5], folds=2, out=tmp_path, **QUIET)
     assert len(rep.errors) == 2 and {e["dataset"] for e in rep.errors} == {"wine"}
@@ -206,6 +208,7 @@ def test_existing_results_need_resume_and_the_same_protocol(tmp_path):
     assert len(rep.results) == 2 + 2  # kmeans on iris (kept), random-pairs on wine (new)
 
 
+@pytest.mark.slow
 def test_resume_after_interruption_gives_the_same_table(tmp_path):
     full = run(["iris", "wine"], REFERENCE, [0, 5, 20], folds=3, out=tmp_path / "full", **QUIET)
     out = tmp_path / "cut"
@@ -223,6 +226,7 @@ def test_resume_after_interruption_gives_the_same_table(tmp_path):
 
 
 
+@pytest.mark.slow
 def test_resume_after_a_killed_process(tmp_path):
     """Kill a real run with SIGKILL once a cell is written; resuming completes it exactly."""
     out = tmp_path / "killed"
@@ -254,6 +258,7 @@ def test_resume_after_a_killed_process(tmp_path):
     pd.testing.assert_frame_equal(_scores(resumed.results), _scores(full.results))
 
 
+@pytest.mark.slow
 def test_loky_and_dask_backends_give_the_serial_results(tmp_path):
     """Cells are independent tasks: two loky workers or a real local Dask cluster change nothing."""
     distributed = pytest.importorskip("distributed")

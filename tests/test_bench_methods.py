@@ -26,6 +26,7 @@ def tiny(tmp_path_factory):
     return directory
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(registry()))
 def test_every_registered_method_runs(name, tiny):
     spec = registry()[name]
@@ -45,6 +46,7 @@ def test_every_registered_method_runs(name, tiny):
         assert {r["n_queries"] for r in rows} == {0}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(n for n, s in registry().items() if s.nested))
 def test_nested_methods_ask_the_same_questions_whatever_the_budget(name, tiny):
     """One run read at a smaller budget (how the harness runs them) equals a run with that budget."""

@@ -41,7 +41,7 @@ def test_ranks_friedman_and_holm_match_their_definitions():
     np.testing.assert_allclose(others["z"], (others["rank"] - ranks[control]) / se)
     # Holm step-down, written out as a loop
     running = 0.0
-    for i, (method, row) in enumerate(others.iterrows()):
+    for i, (_method, row) in enumerate(others.iterrows()):
         running = max(running, min(1.0, (k - 1 - i) * row["p"]))
         assert row["p_holm"] == pytest.approx(running)
         assert row["significant"] == (running < 0.05)
@@ -66,6 +66,7 @@ def test_wins_and_losses_are_antisymmetric():
     assert wl.loc[("a", "b"), "wins"] == int((matrix["a"] > matrix["b"]).sum())
 
 
+@pytest.mark.slow
 def test_report_files_and_html(small_run):
     out, rep = small_run
     assert rep.errors == []
@@ -91,6 +92,7 @@ def test_report_files_and_html(small_run):
     assert "![iris](curves/iris.png)" in md and "| dataset |" in md
 
 
+@pytest.mark.slow
 def test_report_command_rebuilds_the_same_tables(small_run, tmp_path):
     out, rep = small_run
     before = (out / "summary.csv").read_text()
@@ -106,6 +108,7 @@ def test_report_command_rebuilds_the_same_tables(small_run, tmp_path):
     assert missing.exit_code != 0 and "holds no results.csv" in missing.output
 
 
+@pytest.mark.slow
 def test_bench_command_runs_lists_and_resumes(tmp_path, monkeypatch):
     monkeypatch.setitem(_REGISTRY, "first-rows", FIRST)  # this process only, undone after the test
     out = tmp_path / "cli"

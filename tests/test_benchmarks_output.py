@@ -81,6 +81,7 @@ def test_scripts_reach_the_results_folders_only_through_the_helper(script):
         assert taken, f"{script.name} writes files: take their paths from _results.results_path"
 
 
+@pytest.mark.slow
 def test_a_quick_run_leaves_the_committed_results_untouched(tmp_path):
     """bench_constraints.py --quick (about 2 s), run in a copy of benchmarks/ holding the committed report."""
     committed = BENCH / "results" / "constraints.md"

@@ -11,6 +11,7 @@ from linkwise import cli, datasets
 from linkwise.cli import main
 
 
+@pytest.mark.slow
 def test_datasets_lists_sizes():
     result = CliRunner().invoke(main, ["datasets"], terminal_width=200)
     assert result.exit_code == 0, result.output
@@ -80,6 +81,7 @@ def test_bugs_keep_their_traceback(monkeypatch, kind, error):
     assert isinstance(result.exception, error)  # not turned into an "Error:" line
 
 
+@pytest.mark.slow
 def test_a_reader_that_stops_early_is_no_error():
     """`linkwise datasets | head -2`: the reader closes the pipe; nothing is printed on stderr."""
     read, write = os.pipe()

@@ -7,7 +7,7 @@ from sklearn.datasets import load_breast_cancer, make_blobs
 from sklearn.metrics import adjusted_rand_score
 
 import linkwise as lw
-from linkwise.cluster import COPKMeans, ConstrainedKMeans, MKMeans, MPCKMeans, PCKMeans, SeededKMeans
+from linkwise.cluster import ConstrainedKMeans, COPKMeans, MKMeans, MPCKMeans, PCKMeans, SeededKMeans
 from linkwise.cluster._colouring import colour
 from linkwise.cluster._graph import PairGraph
 from linkwise.exceptions import InconsistentConstraintError
@@ -118,6 +118,7 @@ def test_without_constraints_matches_kmeans(cls, blobs):
     assert adjusted_rand_score(theirs.labels_, ours.labels_) > 0.99
 
 
+@pytest.mark.slow
 def test_pckmeans_zero_constraints_on_iris_matches_kmeans_quality():
     X, y = lw.datasets.load("iris", scale="standard")
     ours = [PCKMeans(n_clusters=3, n_init=10, random_state=s).fit(X).inertia_ for s in range(3)]

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 
-from linkwise.exceptions import InvalidParameterError
 from linkwise.bayes import BayesianClustering
-from linkwise.cluster import COPKMeans, ConstrainedKMeans, MKMeans, MPCKMeans, PCKMeans, SeededKMeans
+from linkwise.cluster import ConstrainedKMeans, COPKMeans, MKMeans, MPCKMeans, PCKMeans, SeededKMeans
 from linkwise.cobs import COBS
+from linkwise.exceptions import InvalidParameterError
 
 PAIRWISE = [PCKMeans, MPCKMeans, COPKMeans, MKMeans]
 ALL = PAIRWISE + [SeededKMeans, ConstrainedKMeans]

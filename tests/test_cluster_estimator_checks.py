@@ -10,11 +10,10 @@ from sklearn.cluster import KMeans
 from sklearn.decomposition import PCA
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from linkwise.estimator_checks import SHAPES, constrained_estimator_checks
-
 from linkwise.bayes import BayesianClustering
-from linkwise.cluster import COPKMeans, ConstrainedKMeans, MKMeans, MPCKMeans, PCKMeans, SeededKMeans
+from linkwise.cluster import ConstrainedKMeans, COPKMeans, MKMeans, MPCKMeans, PCKMeans, SeededKMeans
 from linkwise.cobs import COBS
+from linkwise.estimator_checks import SHAPES, constrained_estimator_checks
 
 # COBS's paper grid is 931 clusterings; a few of each family, with K and k small
 # enough for the checks' smallest data, keep its checks quick
@@ -88,6 +87,7 @@ _DEFAULT_GRID = (COBS(), ((2, 65), (3, 1), (5, 2), (12, 65)))
        if check.__name__ == "check_shapes"],
     ids=lambda v: type(v).__name__ if hasattr(v, "get_params") else v.__name__,
 )
+@pytest.mark.slow
 def test_constrained_estimator_takes_every_shape_and_kind_of_data(estimator, check):
     check()
 

@@ -84,7 +84,7 @@ def test_moved_item_lands_in_its_target_cluster(iris, seed, stored):
     x, a, b = misplaced(before, y)
     if stored:  # a session file may give a move's pairs either way round (smaller row first), in either order
         session.inform(int(a), int(x), False, move=True)
-        session.labels_  # read between the two halves: the first looks lone until the second comes
+        _ = session.labels_  # read between the two halves: the first looks lone until the second comes
         session.inform(int(b), int(x), True, move=True)
     else:
         ClusterAction("move", np.array([x]), to=int(b), away=int(a)).apply(session)
@@ -123,18 +123,19 @@ def feedback_run(make, X, y, marks, read):
             rows, complete = marks[k]
             session.mark(rows, complete)
             if read:
-                session.labels_
+                _ = session.labels_
         if (pair := session.ask()) is None:
             break
         asked.append(pair)
         if read:
-            session.labels_
+            _ = session.labels_
         session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
     return asked, session.labels_
 
 
 @pytest.mark.parametrize("make", [lambda: lw.COBRAS(random_state=0), lambda: lw.Auto(random_state=0)],
                          ids=["COBRAS", "Auto"])
+@pytest.mark.slow
 def test_replay_with_marks_asks_the_same_questions(iris, make):
     X, y = iris
     marks = {5: (np.flatnonzero(y == 0), True), 12: (np.flatnonzero(y == 2)[:20], False)}
@@ -165,6 +166,7 @@ def actions_to(make, X, y, target, feedback):
 
 @pytest.mark.parametrize("make", [lambda: lw.COBRAS(random_state=0), lambda: lw.Auto(random_state=0)],
                          ids=["COBRAS", "Auto"])
+@pytest.mark.slow
 def test_feedback_reaches_the_same_ari_with_fewer_actions(iris, make):
     X, y = iris
     assert actions_to(make, X, y, 0.9, True) < actions_to(make, X, y, 0.9, False)
@@ -240,7 +242,7 @@ def test_another_persons_answer_about_representatives_is_taken_as_a_question(iri
     comp = est._known_relations(ctx, leaves, reps)[0]
     a, b = (int(reps[comp == c][0]) for c in np.unique(comp)[:2])
     session.inform(a, b, True)  # e.g. a second annotator's answer: no super-instance is cut
-    session.labels_
+    _ = session.labels_
     np.testing.assert_array_equal(est._tree.leaves(), leaves)
     comp = est._known_relations(ctx, leaves, reps)[0]
     assert comp[reps == a] == comp[reps == b]  # the merging joins their clusters
@@ -258,7 +260,7 @@ def test_two_lone_answers_sharing_a_row_are_not_taken_for_a_move(iris):
     w = int(next(r for r in np.asarray(tree.rep)[leaves] if labels[r] != labels[x]))
     session.inform(x, z, False)
     session.inform(x, w, True)
-    session.labels_
+    _ = session.labels_
     np.testing.assert_array_equal(tree.leaves(), leaves)  # nothing cut: they were not stated as a move
     ClusterAction("move", np.array([x]), to=w, away=z).apply(session)  # the same pairs, stated as a move
     labels = session.labels_

@@ -64,6 +64,7 @@ def test_budget_queryable_and_seed(ecoli):
     assert other.query_log_ != est.query_log_
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "seed"), [("ecoli", 0), ("wine", 1)])
 def test_answers_between_representatives_are_honoured(name, seed):
     """Run to the end: every answer between final representatives holds in labels_, and no
@@ -138,7 +139,7 @@ def test_two_points():
 
 def test_super_instances_need_a_fit():
     with pytest.raises(lw.exceptions.NotFittedError):
-        lw.COBRAS().super_instances_
+        _ = lw.COBRAS().super_instances_
 
 
 def test_bad_data_and_oracle(iris):

@@ -12,12 +12,11 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.neighbors import NearestNeighbors
 
 import linkwise as lw
-from linkwise.exceptions import InvalidParameterError
-from linkwise.cobs import Candidates, generate, make_estimator, paper_grid
-from linkwise.cobs import _generate
+from linkwise.cobs import Candidates, _generate, generate, make_estimator, paper_grid
 from linkwise.cobs._generate import _canonical, _plan, _spectral_embedding, _spectral_task
 from linkwise.cobs._grid import GridSpec
 from linkwise.cobs._select import TieBreak, committee_weights
+from linkwise.exceptions import InvalidParameterError
 
 # the scikit-learn reference fits on small kNN graphs warn about disconnected graphs
 pytestmark = pytest.mark.filterwarnings("ignore:Graph is not fully connected:UserWarning")
@@ -89,6 +88,7 @@ def test_candidates_are_compact_and_ordered(cands, blobs):
 # -- faithful to scikit-learn -------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_kmeans_and_spectral_candidates_equal_sklearn(cands, blobs):
     X = blobs[0]
     for i, p in enumerate(cands.params):
@@ -254,12 +254,14 @@ def test_neighbours_break_distance_ties_by_index_like_brute_force(seed):
             np.testing.assert_array_equal(dist, np.take_along_axis(d, order, axis=1))
 
 
+@pytest.mark.slow
 def test_parallel_generation_equals_serial(blobs, cands):
     par = generate(blobs[0], grid=SMALL, random_state=0, n_jobs=2)
     np.testing.assert_array_equal(par.labels, cands.labels)
     assert par.params == cands.params
 
 
+@pytest.mark.slow
 def test_generation_runs_on_a_dask_cluster(blobs, cands):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(
@@ -352,6 +354,7 @@ def test_bad_parameters_are_named(blobs, kwargs, match):
         lw.COBS(**kwargs).fit(blobs[0])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_rows", [3, 8])
 def test_the_paper_grid_leaves_out_what_few_rows_cannot_hold(n_rows):
     # K up to 10 and k up to 20 need 21 rows: fewer keep the values below their number (a given grid is refused)

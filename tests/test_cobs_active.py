@@ -6,10 +6,9 @@ from sklearn.preprocessing import StandardScaler
 
 import linkwise as lw
 from linkwise._validation import InvalidParameterError
-from linkwise.cobs import _generate, generate
-from linkwise.cobs import agreement_matrix
-from linkwise.committee import draw_pairs, sample_rows
+from linkwise.cobs import _generate, agreement_matrix, generate
 from linkwise.cobs._select import TieBreak, committee_weights, degenerate, satisfied
+from linkwise.committee import draw_pairs, sample_rows
 
 GRID = {
     "kmeans": {"n_clusters": [2, 3, 4], "n_seeds": 3},
@@ -66,6 +65,7 @@ def is_degenerate(labels):
     return bool(degenerate(np.asarray(labels)[None])[0])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, scale", [("iris", "standard"), ("wine", "minmax"), ("ecoli", "minmax")])
 def test_ties_go_to_the_same_sound_partition_whatever_the_candidate_order(name, scale):
     # the paper's 931 candidates; few answers leave many tied, among them DBSCAN partitions of one or two
@@ -119,6 +119,7 @@ def test_many_near_copies_of_a_degenerate_partition_do_not_win_a_tie():
     assert TieBreak(labels[:12]).best(scores[:12], weights[:12]) < 12
 
 
+@pytest.mark.slow
 def test_active_cobs_on_standardised_iris_does_not_end_on_a_degenerate_partition():
     # 10 answers: several candidates satisfy the most. A spectral clustering of clusters of 121, 21, 5 and 3 rows,
     # then (another library version's candidates) DBSCAN's 97 and 48 rows and 5 singletons won the tie

@@ -96,6 +96,7 @@ def same_store(a, b, n):
 @settings(max_examples=300, deadline=None)
 @given(st.integers(2, 9), st.lists(st.tuples(st.integers(0, 8), st.integers(0, 8), st.booleans()), max_size=12),
        st.sets(st.integers(0, 8), min_size=1), st.booleans(), st.booleans())
+@pytest.mark.slow
 def test_a_group_is_its_pairs_added_one_by_one(n, earlier, rows, complete, tolerant):
     store = lw.ConstraintStore(n, tolerant=tolerant)
     for i, j, must in earlier:
@@ -170,6 +171,7 @@ def test_union_small_into_large_keeps_cannot_links_on_the_new_root():
     assert store.relation(4, 2) is False
 
 
+@pytest.mark.slow
 def test_add_and_relation_scale_linearly():
     rng = np.random.default_rng(0)
     n = 100_000

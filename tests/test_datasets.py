@@ -13,6 +13,7 @@ from linkwise import datasets
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
 
+@pytest.mark.slow
 def test_every_shipped_dataset_loads_with_manifest_sizes():
     names = [n for n in datasets.names() if n not in datasets.SERIES]
     literature = datasets.names(collection="literature")
@@ -53,6 +54,7 @@ def test_names_by_collection():
         datasets.names(collection="uci")
 
 
+@pytest.mark.slow
 def test_shipped_arrays_are_those_pandas_reads():
     """The csv-module reader (pandas is not a core dependency) gives pandas' arrays bit for bit.
 

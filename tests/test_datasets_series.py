@@ -68,6 +68,7 @@ def test_scale_acts_on_each_series_over_time():
     assert not np.allclose(raw.min(axis=1), 0)  # the cached copy is not scaled in place
 
 
+@pytest.mark.slow
 def test_the_bench_runs_series_methods_on_series_and_flattens_them_for_the_others():
     """cobras-dtw gets (n, length, channels); K-means (no series) gets each series flattened, channels side by side."""
     from linkwise.bench import registry

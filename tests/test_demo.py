@@ -69,6 +69,7 @@ def test_demo_covers_iris_explains_ari_and_ends_pointing_to_the_digits_session(d
     assert "Traceback" not in demo_output and "estimate" not in demo_output
 
 
+@pytest.mark.slow
 def test_agreement_explains_the_ari_through_pairs_and_matched_items():
     rng = np.random.default_rng(0)
     for seed in range(12):
@@ -92,6 +93,7 @@ def test_agreement_explains_the_ari_through_pairs_and_matched_items():
         assert a.items_right == best and a.n_groups == len(found)
 
 
+@pytest.mark.slow
 def test_tour_is_deterministic_and_scores_the_session_it_ran():
     first, second = tour("iris", budgets=[0, 10, 20]), tour("iris", budgets=[20, 10, 0])
     assert [n for n, _ in first.curve] == [0, 10, 20] and len(first.seconds_per_answer) == 20
@@ -125,6 +127,7 @@ def test_demo_methods_are_registered_and_cover_the_main_families():
         assert name in DEMO_METHODS
 
 
+@pytest.mark.slow
 def test_benchmark_demo_prints_the_curves_and_the_report_path(tmp_path):
     out = tmp_path / "demo"
     args = ["demo", "--benchmark", "--out", str(out), "--budgets", "0,10", "--folds", "2", "--n-jobs", "1"]

@@ -82,6 +82,7 @@ def test_every_public_active_estimator_is_covered():
     assert public <= covered, f"not run twice: {sorted(public - covered)}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(ESTIMATORS))
 def test_same_questions_and_clustering_in_another_process(logs, name):
     first, second = logs[0][name], logs[1][name]

@@ -80,6 +80,7 @@ def _minimal_site(tmp_path, index, example):
     return tmp_path
 
 
+@pytest.mark.slow
 def test_the_minimal_site_builds(tmp_path):
     # the two checks below fail for their own reason, not because a minimal site cannot build at all
     page = ":func:`linkwise.metrics.ari`, :ref:`sphx_glr_auto_examples_plot_example.py`."
@@ -87,6 +88,7 @@ def test_the_minimal_site_builds(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
 
 
+@pytest.mark.slow
 def test_an_example_that_raises_fails_the_build(tmp_path):
     result = _build(_minimal_site(tmp_path, "A page.", "import linkwise as lw\n\nlw.datasets.load('no-such-set')"))
     assert result.returncode != 0
@@ -95,6 +97,7 @@ def test_an_example_that_raises_fails_the_build(tmp_path):
 
 @pytest.mark.parametrize("reference", [":class:`linkwise.NoSuchEstimator`", ":func:`linkwise.metrics.no_such`",
                                        ":ref:`no-such-label`"])
+@pytest.mark.slow
 def test_a_broken_reference_fails_the_build(tmp_path, reference):
     result = _build(_minimal_site(tmp_path, f"See {reference}.", "print('fine')"))
     assert result.returncode != 0

@@ -30,6 +30,7 @@ def runs(overlapping):
     return codes, coassociation(X, 4, n_estimators=20, random_state=0)
 
 
+@pytest.mark.slow
 def test_coassociation_is_a_fraction_of_runs(overlapping, runs):
     X, _ = overlapping
     _, A = runs

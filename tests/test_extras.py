@@ -51,6 +51,7 @@ def test_the_blocker_works():
     """)
 
 
+@pytest.mark.slow
 def test_core_library_without_any_extra():
     out = run("""
         import sys
@@ -139,6 +140,7 @@ def outcomes(blocked):
     return {case: tuple(rest) for case, *rest in map(json.loads, out.splitlines())}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("blocked, case", [pytest.param(blocked, case, id=case) for blocked in CASES for case in CASES[blocked]])
 def test_a_missing_extra_is_one_line_naming_it(blocked, case):
     expected = CASES[blocked][case]
@@ -148,6 +150,7 @@ def test_a_missing_extra_is_one_line_naming_it(blocked, case):
         assert outcomes(blocked)[case] == ("MissingExtraError", expected)
 
 
+@pytest.mark.slow
 def test_the_command_lists_verbs_and_datasets_without_any_extra():
     out = run("""
         from click.testing import CliRunner

@@ -85,6 +85,7 @@ def test_a_frame_with_image_paths(tmp_path):
         lw.ActiveSession(lw.COBRAS(), frame, image_column="file")
 
 
+@pytest.mark.slow
 def test_a_series_given_as_columns():
     rng = np.random.RandomState(0)
     y = rng.permutation(np.arange(16) % 2)
@@ -185,6 +186,7 @@ def test_open_session_takes_a_polars_frame(tmp_path):
 @pytest.mark.parametrize("make", [lambda: lw.COBRAS(max_queries=10, random_state=0),
                                   lambda: lw.Auto(max_queries=10, random_state=0),
                                   lambda: lw.ActiveCOBS(max_queries=10, random_state=0)])
+@pytest.mark.slow
 def test_active_estimators_in_a_pipeline(make):
     X, y = lw.datasets.load("iris")
     frame = pd.DataFrame(X, columns=["sl", "sw", "pl", "pw"])
@@ -214,6 +216,7 @@ def test_a_column_transformer_embeds_text_before_cobras(seed):
     assert np.array_equal(pipe.predict(frame.iloc[shuffled]), labels[shuffled])
 
 
+@pytest.mark.slow
 def test_a_polars_frame_without_the_session_extra_names_it():
     pytest.importorskip("polars", reason="polars is not installed")
     from tests.test_extras import run

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 import linkwise as lw
 from linkwise.constraints import Constraint
 from linkwise.graph import (
+    _SMALL,
     breadth_first,
     check_constraints,
     check_pair,
@@ -19,7 +20,6 @@ from linkwise.graph import (
     relabel,
     shortest_path,
 )
-from linkwise.graph import _SMALL
 
 
 @st.composite
@@ -67,6 +67,7 @@ def reference_labels(pairs, n):
     return [numbers.setdefault(find(x), len(numbers)) for x in range(n)]
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(graphs())
 def test_components_match_union_find(graph):
@@ -78,6 +79,7 @@ def test_components_match_union_find(graph):
     assert labels[:n].tolist() == expected and n_big == n_components + _SMALL
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(graphs(), st.data())
 def test_breadth_first_matches_a_queue_search_in_pair_order(graph, data):
@@ -98,6 +100,7 @@ def test_breadth_first_matches_a_queue_search_in_pair_order(graph, data):
     assert order.tolist() == rooted[1:]
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(graphs(), st.data())
 def test_shortest_path_is_a_shortest_walk(graph, data):
@@ -123,6 +126,7 @@ def test_shortest_path_is_a_shortest_walk(graph, data):
     assert path == expected
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(-3, 5), max_size=20))
 def test_relabel_numbers_by_first_appearance(labels):
@@ -200,6 +204,27 @@ def test_explain_leaves_out_a_conflicting_answer():
     assert [tuple(c) for c in store.explain(0, 3)] == [(0, 1, True), (1, 2, True), (2, 3, False)]
 
 
+def _reach(adjacent, source):
+    """Breadth-first from ``source``: for each node reached, the node and the answer it was reached by."""
+    via, queue = {source: None}, deque([source])
+    while queue:
+        node = queue.popleft()
+        for other, c in adjacent.get(node, ()):
+            if other not in via:
+                via[other] = (node, c)
+                queue.append(other)
+    return via
+
+
+def _path(via, node):
+    """The answers on the way back from ``node`` to the search's source."""
+    steps = []
+    while via[node] is not None:
+        node, c = via[node]
+        steps.append(c)
+    return steps
+
+
 def session_explain(answers, i, j, must_link):
     """The search the session ran before ConstraintStore.explain (reference)."""
     adjacent, cannot = {}, []
@@ -209,34 +234,17 @@ def session_explain(answers, i, j, must_link):
             adjacent.setdefault(c.j, []).append((c.i, c))
         else:
             cannot.append(c)
-
-    def reach(source):
-        via, queue = {source: None}, deque([source])
-        while queue:
-            node = queue.popleft()
-            for other, c in adjacent.get(node, ()):
-                if other not in via:
-                    via[other] = (node, c)
-                    queue.append(other)
-        return via
-
-    def path(via, node):
-        steps = []
-        while via[node] is not None:
-            node, c = via[node]
-            steps.append(c)
-        return steps
-
-    from_i = reach(i)
+    from_i = _reach(adjacent, i)
     if must_link:
-        return path(from_i, j)[::-1]
-    from_j = reach(j)
+        return _path(from_i, j)[::-1]
+    from_j = _reach(adjacent, j)
     for c in cannot:
         for a, b in ((c.i, c.j), (c.j, c.i)):
             if a in from_i and b in from_j:
-                return path(from_i, a)[::-1] + [c] + path(from_j, b)
+                return _path(from_i, a)[::-1] + [c] + _path(from_j, b)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(graphs(max_nodes=8, max_pairs=12), st.data())
 def test_explain_is_the_sessions_former_search(graph, data):

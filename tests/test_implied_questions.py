@@ -13,6 +13,7 @@ def _method(name, seed):
     return eval(make, {"lw": lw})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("noise", [0.0, 0.15])
 @pytest.mark.parametrize("name", sorted(ESTIMATORS))
 def test_a_question_the_answers_imply_is_only_asked_as_a_check(name, noise):

@@ -65,6 +65,7 @@ def _private(part):
     return part.startswith("_") and not part.startswith("__")
 
 
+@pytest.mark.slow
 def test_no_import_cycle():
     graph = {
         name: {t for module, names in _imports(name) for t in _targets(module, names) if t in MODULES and t != name}

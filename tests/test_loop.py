@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from sklearn.datasets import make_blobs
 
 import linkwise as lw
-from linkwise.repair import AnswerGraph
 from linkwise.loop import ActiveEstimator, Checkpoint, Recheck
+from linkwise.repair import AnswerGraph
 from tests.reference import ClosestPairsFirst
 
 
@@ -275,6 +275,7 @@ def test_a_mark_states_its_pairs_as_informing_them_one_by_one_would(blobs, metho
 @settings(max_examples=200, deadline=None)
 @given(st.integers(2, 9), st.lists(st.tuples(st.integers(0, 8), st.integers(0, 8), st.booleans()), max_size=12),
        st.sets(st.integers(0, 8), min_size=1), st.booleans())
+@pytest.mark.slow
 def test_a_noisy_belief_takes_a_mark_as_its_pairs_one_by_one(n, earlier, rows, complete):
     X = np.random.default_rng(n).normal(size=(n, 3))
     one_by_one, grouped = (AnswerGraph(n, 0.1, X=X) for _ in range(2))
@@ -302,22 +303,24 @@ def test_a_tolerant_knowledge_takes_informed_answers(blobs):
 
 
 # -- one session, several threads (two people answering the same session) ------------------------------------
+def _answer_all(session, y, errors):
+    """One answering thread: answer until no question is left; errors other than losing a race go to ``errors``."""
+    try:
+        while (pair := session.ask()) is not None:
+            try:
+                session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+            except ValueError as error:  # another thread answered this question first
+                assert "pending question" in str(error), error
+            except RuntimeError as error:  # ... and it was the last one
+                assert "No question is pending" in str(error), error
+    except Exception as error:  # noqa: BLE001 - reported by the test
+        errors.append(error)
+
+
 def _answer_from_threads(session, y, n_threads):
     """Answer ``session`` from ``n_threads`` threads at once, a third kind reading its labels meanwhile; the
     errors other than a question answered first by another thread."""
     errors, stop = [], threading.Event()
-
-    def answerer():
-        try:
-            while (pair := session.ask()) is not None:
-                try:
-                    session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
-                except ValueError as error:  # another thread answered this question first
-                    assert "pending question" in str(error), error
-                except RuntimeError as error:  # ... and it was the last one
-                    assert "No question is pending" in str(error), error
-        except Exception as error:  # noqa: BLE001 - reported by the test
-            errors.append(error)
 
     def reader():
         try:
@@ -326,7 +329,8 @@ def _answer_from_threads(session, y, n_threads):
         except Exception as error:  # noqa: BLE001
             errors.append(error)
 
-    threads = [threading.Thread(target=answerer) for _ in range(n_threads)] + [threading.Thread(target=reader)]
+    threads = [threading.Thread(target=_answer_all, args=(session, y, errors)) for _ in range(n_threads)]
+    threads.append(threading.Thread(target=reader))
     interval = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)  # switch threads as often as possible: the races show within a short run
     try:

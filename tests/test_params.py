@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from sklearn.base import BaseEstimator
 from sklearn.datasets import make_blobs
-from sklearn.utils._param_validation import InvalidParameterError as SklearnInvalidParameterError
 from sklearn.utils._param_validation import Interval as SklearnInterval
+from sklearn.utils._param_validation import InvalidParameterError as SklearnInvalidParameterError
 from sklearn.utils._param_validation import generate_invalid_param_val, make_constraint
 from sklearn.utils.estimator_checks import check_param_validation
 
@@ -112,8 +112,11 @@ def test_every_public_estimator_is_generated():
             "NPU", "Committee", "MinMax"} <= {cls.__name__ for cls in PUBLIC}
 
 
-@pytest.mark.parametrize("name, value", [(name, value) for name, constraints in lw.cobs.CANDIDATE_CONSTRAINTS.items()
-                                         for _, value in _bad_values(constraints)])
+# ids by label: a value's text can hang on set order (an invalid StrOptions value), which differs between the
+# processes of pytest-xdist and would make them collect different tests
+@pytest.mark.parametrize("name, value", [pytest.param(name, value, id=f"{name}-{label}")
+                                         for name, constraints in lw.cobs.CANDIDATE_CONSTRAINTS.items()
+                                         for label, value in _bad_values(constraints)])
 def test_generate_refuses_a_bad_argument_naming_it(name, value):
     with pytest.raises(InvalidParameterError, match=rf"^The '{name}' parameter of generate must be .+ Got .+ instead\.$"):
         lw.cobs.generate(X, **{name: value})

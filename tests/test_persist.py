@@ -34,6 +34,7 @@ ESTIMATORS = ([fast_instance(cls) for cls in checked_classes() if not cls.__name
               + [lw.COBS(random_state=0), lw.BayesianClustering(3, n_particles=50)] + CLUSTERERS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: type(e).__name__)
 @pytest.mark.parametrize("suffix", [".skops", ".joblib"])
 def test_round_trip_keeps_labels_and_predictions(estimator, suffix, tmp_path):
@@ -81,6 +82,7 @@ def test_predict_checks_new_data():
         lw.COBRAS().predict(X)
 
 
+@pytest.mark.slow
 def test_series_predict_under_dtw_and_kshape():
     pytest.importorskip("aeon")
     t = np.linspace(0, 2 * np.pi, 30)
@@ -100,6 +102,7 @@ def test_series_predict_under_dtw_and_kshape():
             est.predict(X_new[:, :20])
 
 
+@pytest.mark.slow
 def test_load_refuses_a_later_format_and_foreign_files(tmp_path):
     X, y = _data(0)
     est = lw.COBRAS(max_queries=5, random_state=0).fit(X, lw.LabelOracle(y))

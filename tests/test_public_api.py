@@ -14,7 +14,7 @@ def test_every_public_name_resolves(name):
 
 def test_unknown_name_is_an_attribute_error():
     with pytest.raises(AttributeError, match="no attribute 'KMeansPlusPlus'"):
-        lw.KMeansPlusPlus
+        _ = lw.KMeansPlusPlus
 
 
 def test_import_is_cheap():
@@ -24,6 +24,7 @@ def test_import_is_cheap():
     assert out.strip() == "[]"
 
 
+@pytest.mark.slow
 def test_invalid_parameter_error_is_public():
     """Parameter errors are caught by their public name, in a fresh process (no submodule imported yet)."""
     code = (

@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from linkwise.repair import AnswerGraph, Correction
 from linkwise._validation import InvalidParameterError
 from linkwise.constraints import ConstraintStore
+from linkwise.repair import AnswerGraph, Correction
 
 # two groups of three points: {0, 1, 2} and {3, 4, 5}
 TRUTH = np.array([0, 0, 0, 1, 1, 1])

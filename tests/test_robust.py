@@ -7,11 +7,10 @@ import pytest
 from sklearn.datasets import make_blobs
 
 import linkwise as lw
-from linkwise.repair import _belief as belief_module
-from linkwise.repair import AnswerGraph
 from linkwise.active._base import ConstrainedFit
 from linkwise.cobra import NoiseRobustCOBRAS
-from linkwise.repair import Correction, NoisyAnswers
+from linkwise.repair import AnswerGraph, Correction, NoisyAnswers
+from linkwise.repair import _belief as belief_module
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +59,7 @@ class Spy(NoiseRobustCOBRAS):
         return belief
 
 
+@pytest.mark.slow
 def test_planted_wrong_must_link_is_found_and_corrected(blobs):
     X, y = blobs
     clean = NoiseRobustCOBRAS(random_state=0).fit(X, lw.LabelOracle(y))
@@ -92,6 +92,7 @@ def test_noise_probability_zero_is_plain_cobras_question_for_question(iris):
     assert not robust.constraints_.tolerant
 
 
+@pytest.mark.slow
 def test_with_right_answers_no_contradiction_no_repair_question_same_clustering(blobs):
     X, y = blobs
     plain = lw.COBRAS(random_state=2).fit(X, lw.LabelOracle(y))
@@ -104,6 +105,7 @@ def test_with_right_answers_no_contradiction_no_repair_question_same_clustering(
     np.testing.assert_array_equal(est.labels_, plain.labels_)
 
 
+@pytest.mark.slow
 def test_extra_questions_per_contradiction_are_bounded(iris):
     X, y = iris
     for bound in (0, 2, 4):
@@ -130,6 +132,7 @@ def noisy_iris_runs(iris):
     return runs
 
 
+@pytest.mark.slow
 def test_robust_beats_plain_cobras_under_noise(iris, noisy_iris_runs):
     _, y = iris
     plain = [lw.metrics.ari(y, p.labels_) for p, _ in noisy_iris_runs]
@@ -137,6 +140,7 @@ def test_robust_beats_plain_cobras_under_noise(iris, noisy_iris_runs):
     assert np.mean(robust) > np.mean(plain) + 0.1
 
 
+@pytest.mark.slow
 def test_corrections_are_right_more_often_than_not(iris, noisy_iris_runs):
     _, y = iris
     right = total = 0

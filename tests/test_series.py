@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import linkwise as lw
-from linkwise.exceptions import InvalidParameterError
 from linkwise import series
+from linkwise.exceptions import InvalidParameterError
 from linkwise.series import check_series, series_distances
 
 aeon_distances = pytest.importorskip("aeon.distances")
@@ -27,12 +27,14 @@ def waves(seed, n_per=20, length=80):
 
 @pytest.mark.parametrize("make", [lambda m: lw.COBRAS(max_queries=15, metric=m, random_state=1),
                                   lambda m: lw.COBRA(n_super_instances=8, metric=m, random_state=1)])
+@pytest.mark.slow
 def test_shifted_waves_need_dtw_or_kshape(make):
     X, y = waves(1)
     ari = {m: lw.metrics.ari(y, make(m).fit(X, lw.LabelOracle(y)).labels_) for m in ("euclidean", "dtw", "kshape")}
     assert ari["euclidean"] < 0.5 and ari["dtw"] > 0.9 and ari["kshape"] > 0.9, ari
 
 
+@pytest.mark.slow
 def test_noise_robust_cobras_and_auto_take_the_metric():
     X, y = waves(1)
     for est in (lw.NoiseRobustCOBRAS(max_queries=15, metric="dtw", random_state=1),
@@ -41,6 +43,7 @@ def test_noise_robust_cobras_and_auto_take_the_metric():
     assert est._cobras is None or est._cobras.metric == "dtw"
 
 
+@pytest.mark.slow
 def test_three_dimensional_series():
     X, y = waves(1, n_per=10)
     X3 = np.stack([X, X[:, ::-1]], axis=2)  # two channels
@@ -55,6 +58,7 @@ def test_three_dimensional_series():
         assert est.labels_.shape == (30,)
 
 
+@pytest.mark.slow
 def test_sbd_matches_aeon():
     X = np.random.RandomState(0).randn(12, 30, 2).cumsum(axis=1)
     ref = aeon_distances.sbd_pairwise_distance(X.transpose(0, 2, 1))
@@ -75,6 +79,7 @@ def test_bad_series_are_refused(X, match):
         lw.COBRAS(metric="dtw").fit(X, lw.LabelOracle(np.zeros(len(X), dtype=int)))
 
 
+@pytest.mark.slow
 def test_cache_file_is_reused(tmp_path, monkeypatch):
     X, _ = waves(0, n_per=4)
     calls = []

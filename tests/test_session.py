@@ -51,6 +51,7 @@ def active_methods():
     return [ClosestPairsFirst()] + [fast_instance(cls) for cls in checked_classes()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", active_methods(), ids=lambda m: type(m).__name__)
 def test_every_active_method_resumes_to_the_direct_run(tmp_path, method):
     X, y = lw.datasets.load("wine")
@@ -287,6 +288,7 @@ def test_cannot_link_contradiction_is_explained_through_the_cannot_link(tmp_path
     session.close()
 
 
+@pytest.mark.slow
 def test_noise_robust_cobras_contradictions_reach_the_person(iris_data, tmp_path):
     robust = pytest.importorskip("linkwise.cobra")
     data, y = iris_data

@@ -73,6 +73,7 @@ def test_a_read_only_session_refuses_to_raise_its_budget(iris_data, tmp_path):
     viewer.close()
 
 
+@pytest.mark.slow
 def test_a_check_question_says_what_the_earlier_answers_imply(iris_data, tmp_path):
     data, y = iris_data
     checks = []

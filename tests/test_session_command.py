@@ -5,6 +5,7 @@ import sqlite3
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from click.testing import CliRunner
 
 import linkwise as lw
@@ -18,6 +19,7 @@ def run(*args, input=None):
     return CliRunner().invoke(main, [str(a) for a in args], input=input)
 
 
+@pytest.mark.slow
 def test_terminal_session_resumes_with_the_stored_options(tmp_path, iris_file):
     data_path, y = iris_file
     first = run("cluster", data_path, "--id-column", "name", "--ui", "terminal", "--param", "max_queries=30",
@@ -194,6 +196,7 @@ def test_unknown_parameter_is_one_line(tmp_path, iris_file):
         "n_clusters, n_jobs, noise, noise_probability, random_state, window.\n")
 
 
+@pytest.mark.slow
 def test_encoding_is_kept_in_the_session(tmp_path, iris_file):
     data_path, _ = iris_file
     frame = pd.read_csv(data_path)

@@ -283,6 +283,7 @@ def test_lines_longer_than_the_header_are_refused_not_read_as_an_index(tmp_path)
         load_data(tmp_path / "t.csv")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 def test_cells_longer_than_the_csv_modules_limit_are_text(tmp_path, seed):
     rng = np.random.RandomState(seed)

@@ -58,6 +58,7 @@ def test_the_wordiest_of_two_text_columns_is_used_and_the_other_named():
     assert detect_columns(table, find_text=False).text_column is None
 
 
+@pytest.mark.slow
 def test_cluster_with_no_options_detects_says_so_and_stores_it(tmp_path):
     path, category = products_csv(tmp_path)
     first = run("cluster", path, "--ui", "terminal", "--param", "max_queries=20", input="q\n")
@@ -85,6 +86,7 @@ def test_cluster_with_no_options_detects_says_so_and_stores_it(tmp_path):
     assert options["id_column"] == "sku"
 
 
+@pytest.mark.slow
 def test_feature_options_change_until_the_first_answer_then_are_kept(tmp_path):
     path, category = products_csv(tmp_path)
     file = tmp_path / "s.db"
@@ -128,6 +130,7 @@ def test_only_what_no_option_names_is_detected_and_said(tmp_path, given, id_colu
     assert "'sku'" not in found.line or id_column == "sku"  # a column an option names is not said to be detected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_the_detected_columns_hold_the_grouping_the_numbers_miss(tmp_path, seed):
     from sklearn.cluster import KMeans

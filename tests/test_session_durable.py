@@ -44,6 +44,7 @@ def stored_pairs(path):
         return [(a.i, a.j) for a in store.answers()]
 
 
+@pytest.mark.slow
 def test_a_copy_of_the_db_alone_holds_every_acknowledged_answer(tmp_path, iris_file):
     data_path, y = iris_file
     session_file = tmp_path / "iris.linkwise.db"
@@ -71,6 +72,7 @@ def test_a_copy_of_the_db_alone_holds_every_acknowledged_answer(tmp_path, iris_f
             session.close()
 
 
+@pytest.mark.slow
 def test_every_name_of_a_running_session_is_refused(tmp_path, iris_file):
     data_path, y = iris_file
     session_file = tmp_path / "s.db"
@@ -120,6 +122,7 @@ def test_a_read_only_session_file_is_refused_at_start_with_one_line(tmp_path, ir
     assert exported.exit_code == 0 and exported.output.startswith("id,cluster")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(resource, "prlimit"), reason="sets another process's file size limit (Linux)")
 def test_a_failed_write_says_not_saved_and_the_answer_can_be_given_again(tmp_path, iris_file):
     data_path, y = iris_file
@@ -202,6 +205,7 @@ def test_a_session_file_gone_while_running_goes_on_in_a_recovery_file(tmp_path, 
         again.close()
 
 
+@pytest.mark.slow
 def test_the_browser_is_opened_without_the_token_on_its_command_line(tmp_path, iris_file):
     data_path, _ = iris_file
     record, private = tmp_path / "argv.json", tmp_path / "tmp"
@@ -245,6 +249,7 @@ def test_the_token_redirect_stays_on_the_server(live, iris_data, target):
     assert httpx.URL(server.origin).join(location).host == "127.0.0.1"
 
 
+@pytest.mark.slow
 def test_a_client_that_drops_a_post_midway_leaves_no_traceback(tmp_path, iris_file):
     data_path, y = iris_file
     server = Server(data_path, "--id-column", "name", "--session", tmp_path / "s.db")

@@ -50,6 +50,7 @@ def first_question(tmp_path, data):
         return tuple(plain.state()["question"]["pair"])
 
 
+@pytest.mark.slow
 def test_imported_constraints_are_never_asked_and_survive_resume(tmp_path, iris_file):
     data_path, y = iris_file
     data = load_data(data_path, id_column="name")
@@ -89,6 +90,7 @@ def test_imported_constraints_are_never_asked_and_survive_resume(tmp_path, iris_
         assert session.state()["n_answered"] == 25 and len(session.store.answers()) == 30
 
 
+@pytest.mark.slow
 def test_partial_labels_become_a_star_per_cluster_and_cannot_links_between(tmp_path, iris_file):
     data_path, y = iris_file
     rows = [0, 1, 2, 3, 50, 51, 100, 101, 102]
@@ -124,6 +126,7 @@ def test_answers_are_read_in_every_documented_spelling(iris_data):
     assert read_known(data, constraints=implied) == [(0, 1, True), (1, 2, True)]  # what others imply is not kept
 
 
+@pytest.mark.slow
 def test_export_then_import_round_trips(tmp_path, iris_file):
     data_path, y = iris_file
     data = load_data(data_path, id_column="name")
@@ -220,6 +223,7 @@ def test_contradiction_across_the_two_files_names_both(tmp_path, iris_file):
     assert missing.exit_code == 2 and "'--labels'" in missing.output and "does not exist" in missing.output
 
 
+@pytest.mark.slow
 def test_a_bad_file_on_resume_changes_nothing(tmp_path, iris_file):
     data_path, y = iris_file
     assert cluster(data_path).exit_code == 0

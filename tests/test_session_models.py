@@ -20,6 +20,7 @@ def run(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", [".skops", ".joblib"])
 def test_export_model_then_predict_new_rows(tmp_path, iris_file, suffix):
     data_path, y = iris_file
@@ -69,6 +70,7 @@ def test_predict_refuses_a_table_without_the_columns(tmp_path, iris_file):
     assert bad.exit_code == 1 and "not a skops file" in bad.output
 
 
+@pytest.mark.slow
 def test_series_session_model_predicts_new_series(tmp_path):
     pytest.importorskip("aeon")
     from tests.test_session_series import shapes, wide_csv

@@ -107,6 +107,7 @@ def run(*args, input=None):
     return CliRunner().invoke(main, [str(a) for a in args], input=input)
 
 
+@pytest.mark.slow
 def test_command_line_mistakes_name_the_flag(tmp_path):
     path = wide_csv(tmp_path, *shapes(n=4, length=6))
     for args, match in [
@@ -131,6 +132,7 @@ def test_command_line_mistakes_name_the_flag(tmp_path):
     assert series == {"id": "sid", "time": "t", "value": ["v", "w"]}
 
 
+@pytest.mark.slow
 def test_terminal_session_shows_sparklines_and_resumes(tmp_path):
     X, y = shapes()
     path = wide_csv(tmp_path, X, y)
@@ -175,6 +177,7 @@ def test_http_state_carries_the_series_and_their_cluster(tmp_path, live):
     assert isinstance(session, HumanSession)
 
 
+@pytest.mark.slow
 def test_distances_are_computed_before_the_first_question_with_a_progress_bar(tmp_path):
     from tests.e2e.test_session_terminal import Terminal
 

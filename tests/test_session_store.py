@@ -117,6 +117,7 @@ def test_a_session_is_held_by_one_process_at_a_time(tmp_path):
         assert [(a.i, a.j, a.answer) for a in again.answers()] == [(0, 1, True), (1, 2, False)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("held_as", ["s.db", "link.db", "hard.db"])
 def test_a_killed_holder_leaves_the_session_free(tmp_path, held_as):
     path, link, hard = tmp_path / "s.db", tmp_path / "link.db", tmp_path / "hard.db"

@@ -155,6 +155,7 @@ def test_every_route_needs_the_runs_token(live, iris_data, tmp_path):
     assert stranger.get("/api/state").json()["n_rows"] == 147
 
 
+@pytest.mark.slow
 def test_the_printed_address_carries_a_new_token_each_run(tmp_path, iris_file):
     data_path, _ = iris_file
     tokens = []
@@ -250,6 +251,7 @@ def test_unreadable_images_are_refused_as_text_never_a_500(live, broken_gallery)
     assert state["done"] and len(session.store.answers()) == 4
 
 
+@pytest.mark.slow
 def test_a_session_with_an_unreadable_image_resumes(broken_gallery, tmp_path):
     path, _ = broken_gallery
     args = [path, "--image-column", "picture", "--session", tmp_path / "s.db", "--method", "tests.e2e.helpers:Scripted",

@@ -19,7 +19,6 @@ from linkwise.exceptions import InvalidParameterError  # noqa: E402
 from linkwise.session import HumanSession, SessionWidget, load_data, open_session  # noqa: E402
 from tests.e2e.helpers import PNG, LiveServer, iris_csv, truth_answer  # noqa: E402
 
-
 INLINE_PNG = "data:image/png;base64," + base64.b64encode(PNG).decode()
 
 

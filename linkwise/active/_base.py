@@ -13,8 +13,14 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
-from linkwise._validation import InvalidParameterError, Interval, check_n_clusters, check_params, check_scalar
-from linkwise._validation import validate_params
+from linkwise._validation import (
+    Interval,
+    InvalidParameterError,
+    check_n_clusters,
+    check_params,
+    check_scalar,
+    validate_params,
+)
 from linkwise.cluster import MKMeans, MPCKMeans, PCKMeans
 from linkwise.loop import ActiveEstimator
 
@@ -55,6 +61,7 @@ class QueryStrategy(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
         oracle : Oracle
             Anything with ``query(i, j) -> True | False | None``.
         n_clusters : int
@@ -68,7 +75,7 @@ class QueryStrategy(BaseEstimator):
 
         Returns
         -------
-        constraints : ConstraintStore
+        ConstraintStore
             Every answer, with what follows from them.
         """
         owner = f"{type(self).__name__}.collect"

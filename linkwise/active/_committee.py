@@ -4,7 +4,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from linkwise._validation import InvalidParameterError, Interval
+from linkwise._validation import Interval, InvalidParameterError
 from linkwise.active._base import NEW, QueryStrategy, argbest, ask_membership
 from linkwise.ensemble import agreement, ensemble_labels, flat_codes, imputed_neighbourhoods
 

@@ -163,9 +163,20 @@ class MinMax(_FarthestFirst):
 
 
 def kernel_width(X, random_state=None):
-    """:class:`MinMax`'s default kernel width: the 20th percentile of pairwise distances.
+    """Compute :class:`MinMax`'s default kernel width: the 20th percentile of pairwise distances.
 
-    Of a random sample of 2000 rows (drawn with ``random_state``) on larger data.
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data.
+    random_state : int, RandomState instance or None, default=None
+        Draws a sample of 2000 rows, on which the distances are taken when
+        ``X`` has more.
+
+    Returns
+    -------
+    float
+        The width; 1.0 when every distance is 0.
 
     Examples
     --------

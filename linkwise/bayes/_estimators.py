@@ -158,7 +158,7 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
 
     See Also
     --------
-    BayesianClustering : the same model fitted to given constraints.
+    BayesianClustering : The same model fitted to given constraints.
 
     References
     ----------
@@ -286,7 +286,7 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
 
     See Also
     --------
-    BayesianActiveClustering : chooses the pairs itself.
+    BayesianActiveClustering : Chooses the pairs itself.
 
     References
     ----------
@@ -305,7 +305,26 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
     """
 
     def fit(self, X, y=None, *, ml=None, cl=None):
-        """Fit the model to ``X`` and the must-link / cannot-link row pairs ``ml`` / ``cl``; ``y`` is ignored."""
+        """Fit the model to ``X`` and the must-link / cannot-link row pairs ``ml`` / ``cl``.
+
+        Must-links are taken first, then cannot-links, each in the order
+        given; a pair that would close a cycle of the constraints already
+        taken is skipped and listed in ``dropped_constraints_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data.
+        y : None
+            Ignored (scikit-learn convention).
+        ml, cl : array-like of shape (n_pairs, 2), default=None
+            Must-link and cannot-link pairs of row indices.
+
+        Returns
+        -------
+        self
+            The fitted estimator.
+        """
         validate_params(self)
         X, ml, cl = check_fit_input(self, X, y, ml, cl)
         self._check_params_vs_input(X)
@@ -332,7 +351,18 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
         return self
 
     def predict(self, X):
-        """Most probable cluster of each row of new data ``X`` (which carries no constraints)."""
+        """Predict the most probable cluster of each row of new data, which carries no constraints.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New data, with the features seen in ``fit``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The cluster whose column of ``W_map_`` scores each row highest.
+        """
         check_is_fitted(self)
         X = check_data(X, self, validate=True, reset=False)
         return np.argmax(self._design(self.scaler_.transform(X)) @ self.W_map_, axis=1)

@@ -24,13 +24,32 @@ _LAM, _TAU, _EPS = 10.0, 1.0, 0.05
 
 
 def design_matrix(X, max_dims=None, fit_rows=None):
-    """The model's inputs for ``X``: standardised features and a constant column (the intercept).
+    """Build the model's inputs for ``X``: standardised features and a constant column (the intercept).
 
     With more than ``max_dims`` features, their ``max_dims`` principal
     components (fitted on ``fit_rows``), standardised, stand for them: a fit
     costs d x K (d = 768, K = 10: 0.6 s on 1,000 rows; at 64 components 50 ms).
     Fewer rows than ``max_dims`` span fewer components: as many as there are
     rows, then.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Finite data.
+    max_dims : int, default=None
+        Most input dimensions (the intercept aside); None keeps every feature.
+    fit_rows : array-like of int, default=None
+        Rows the principal components are fitted on; None: every row.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_inputs + 1)
+        The inputs, the last column all ones.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``max_dims`` is not None or a positive int.
     """
     check_scalar(max_dims, "max_dims", "design_matrix", kind="int", low=1, none_ok=True, role="argument")
     Z = _BayesianModelMixin._scaler().fit_transform(X)
@@ -42,13 +61,38 @@ def design_matrix(X, max_dims=None, fit_rows=None):
 
 
 def refit_labels(design, rows, pairs, must, init, n_clusters):
-    """Every row's cluster under the model's MAP given the answered ``pairs``, fitted on ``rows``.
+    """Cluster every row under the model's MAP given the answered ``pairs``, fitted on ``rows``.
 
-    ``rows`` (sorted) must hold every answered row; answers that would close
-    a cycle in the constraint forest are left out (the model's inference is
-    exact on a forest). ``init`` clusters ``rows``: a logistic regression of
-    its ``n_clusters`` largest clusters starts L-BFGS. Constrained rows take
-    their max-product labels, the others the argmax of their assignment.
+    Answers that would close a cycle in the constraint forest are left out
+    (the model's inference is exact on a forest). A logistic regression of
+    the ``n_clusters`` largest clusters of ``init`` starts L-BFGS.
+
+    Parameters
+    ----------
+    design : ndarray of shape (n_samples, n_inputs)
+        The model's inputs, from :func:`design_matrix`.
+    rows : ndarray of int
+        The rows the model is fitted on, sorted; every answered row among them.
+    pairs : array-like of shape (n_pairs, 2)
+        The answered pairs of rows.
+    must : sequence of bool
+        The answer to each pair: True for a must-link.
+    init : ndarray of int, shape (len(rows),)
+        A clustering of ``rows`` to start from.
+    n_clusters : int
+        Number of clusters of the model.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        Constrained rows take their max-product labels, the others the
+        argmax of their assignment.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``n_clusters`` is not a positive int, ``must`` has not one answer
+        per pair, or a pair's row is not in ``rows``.
 
     Examples
     --------

@@ -12,12 +12,12 @@ from sklearn.metrics.cluster import contingency_matrix
 
 from linkwise._validation import InvalidParameterError
 from linkwise.auto import Auto
+from linkwise.bench._results import CONFIG, ERRORS, RESULTS
+from linkwise.bench._runner import run
 from linkwise.datasets import load
 from linkwise.loop import ActiveSession
 from linkwise.metrics import ari
 from linkwise.oracle import LabelOracle
-from linkwise.bench._results import CONFIG, ERRORS, RESULTS
-from linkwise.bench._runner import run
 
 __all__ = ["DEMO_METHODS", "DEMO_DATASETS", "DEMO_BUDGETS", "run_demo", "TOUR_BUDGETS", "Agreement", "Tour", "tour",
            "agreement"]
@@ -46,12 +46,25 @@ def run_demo(out="linkwise-demo", *, datasets=DEMO_DATASETS, methods=DEMO_METHOD
     out : str or Path, default="linkwise-demo"
         Where the report goes; files of an earlier demo there are replaced.
         A directory holding another benchmark's results or report is refused.
-    datasets, methods, budgets, folds, repeats, n_jobs, progress
+    datasets : sequence of str, default=("wine",)
+        As for :func:`linkwise.bench.run`.
+    methods : sequence of str, default=DEMO_METHODS
+        The main methods, as registry names.
+    budgets : sequence of int, default=(0, 25, 50, 100)
+        As for :func:`linkwise.bench.run`.
+    folds : int, default=5
+        As for :func:`linkwise.bench.run`.
+    repeats : int, default=1
+        As for :func:`linkwise.bench.run`.
+    n_jobs : int, default=-1
+        As for :func:`linkwise.bench.run`; by default every core.
+    progress : bool, default=False
         As for :func:`linkwise.bench.run`.
 
     Returns
     -------
     Report
+        As :func:`linkwise.bench.run` returns it.
 
     Examples
     --------

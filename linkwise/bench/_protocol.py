@@ -66,7 +66,25 @@ class FoldOracle(LabelOracle):
         self._allowed[np.asarray(train, dtype=np.intp)] = True
 
     def query(self, i, j):
-        """Answer from the labels, or raise :class:`ProtocolViolation` for a test row."""
+        """Answer from the labels, or refuse a question about a test row.
+
+        Parameters
+        ----------
+        i, j : int
+            Two distinct row indices.
+
+        Returns
+        -------
+        bool
+            As :meth:`linkwise.LabelOracle.query` answers.
+
+        Raises
+        ------
+        ProtocolViolation
+            If ``i`` or ``j`` is a test row.
+        InvalidParameterError
+            If an index is not a row or ``i == j``.
+        """
         for row in (i, j):
             if 0 <= row < self.y.size and not self._allowed[row]:
                 raise ProtocolViolation(f"question ({i}, {j}) touches test row {row}, not a training row")
@@ -74,11 +92,27 @@ class FoldOracle(LabelOracle):
 
 
 def fold_split(y, n_folds, repeat, seed):
-    """Stratified folds of one repeat, as a list of ``(train, test)`` index arrays.
+    """Split the rows into the stratified folds of one repeat.
 
     Every repeat reshuffles with its own seed, derived from ``(seed, repeat)``.
     Classes smaller than ``n_folds`` (ecoli, yeast) are spread as well as they
     can be; scikit-learn's warning about them is expected here and silenced.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        The classes the folds are stratified by.
+    n_folds : int
+        Number of folds.
+    repeat : int
+        Which repeat of the cross-validation.
+    seed : int
+        The run's seed.
+
+    Returns
+    -------
+    list of tuple of ndarray
+        One ``(train, test)`` pair of row-index arrays per fold.
 
     Examples
     --------
@@ -95,7 +129,19 @@ def fold_split(y, n_folds, repeat, seed):
 
 
 def cell_seed(seed, repeat, fold):
-    """The ``random_state`` every method gets in one (repeat, fold): common random numbers.
+    """Derive the ``random_state`` every method gets in one (repeat, fold): common random numbers.
+
+    Parameters
+    ----------
+    seed : int
+        The run's seed.
+    repeat, fold : int
+        The cell.
+
+    Returns
+    -------
+    int
+        A seed in ``[0, 2**31 - 1)``, the same for every method of the cell.
 
     Examples
     --------

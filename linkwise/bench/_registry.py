@@ -78,7 +78,16 @@ class MethodSpec:
     series: bool = False
 
     def kind(self):
-        """How the harness runs this method: ``"own"``, ``"nested"`` or a ``method_kind``."""
+        """Tell how the harness runs this method.
+
+        Returns
+        -------
+        str
+            ``"own"`` for a method that chooses its own number of questions,
+            ``"nested"`` for a budget method whose runs nest, else the kind
+            of the estimator it makes (``"anytime"``, ``"budget"``,
+            ``"constrained"`` or ``"baseline"``).
+        """
         if self.own_questions:
             return "own"
         kind = method_kind(self.make(2, 1, 0))
@@ -86,7 +95,21 @@ class MethodSpec:
 
 
 def candidate_cache():
-    """Where COBS and active COBS keep candidates: hash-keyed files written atomically, shared by every worker and run."""
+    """Give the folder where COBS and active COBS keep their candidates in a benchmark.
+
+    Returns
+    -------
+    str
+        ``linkwise-bench-candidates`` in the temporary directory: hash-keyed
+        files written atomically, shared by every worker and run.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from linkwise.bench import candidate_cache
+    >>> os.path.dirname(candidate_cache()) == tempfile.gettempdir()
+    True
+    """
     return os.path.join(tempfile.gettempdir(), "linkwise-bench-candidates")
 
 
@@ -255,7 +278,12 @@ _REGISTRY = _defaults()
 
 
 def registry():
-    """Every registered method, by name (a copy: changing it changes nothing).
+    """List every registered method.
+
+    Returns
+    -------
+    dict of str to MethodSpec
+        The methods by name; a copy, so changing it changes nothing.
 
     Examples
     --------
@@ -272,6 +300,7 @@ def register(spec, *, replace=False):
     Parameters
     ----------
     spec : MethodSpec
+        The method, registered under ``spec.name``.
     replace : bool, default=False
         Allow replacing an entry of the same name.
 

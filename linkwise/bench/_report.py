@@ -25,8 +25,9 @@ __all__ = ["Report", "report", "comparison_frame", "average_ranks", "friedman_ho
 ALPHA = 0.05
 
 
+# built by report(): its fields are documented as attributes, not as constructor parameters
 @dataclass
-class Report:
+class Report:  # numpydoc ignore=PR01
     """What :func:`report` computed and wrote.
 
     Attributes
@@ -233,6 +234,7 @@ def report(out, *, metric=None, write=True):
     Returns
     -------
     Report
+        The tables, statistics and the paths written.
 
     References
     ----------

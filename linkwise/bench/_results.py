@@ -28,11 +28,26 @@ PROTOCOL_KEYS = ("budgets", "folds", "repeats", "seed", "scale", "noise", "data_
 
 
 def load_results(out):
-    """The raw results of a run directory as a DataFrame, sorted by method, dataset, repeat, fold, budget.
+    """Read the raw results of a run directory.
 
-    One row per (cell, budget) with the questions asked (``n_queries``), the
-    test-fold ``ari``, ``nmi`` and pairwise ``f``, and ``seconds``. A line cut
-    short by a killed run is ignored.
+    A last line cut short by a killed run is removed from the file.
+
+    Parameters
+    ----------
+    out : str or Path
+        A directory written by :func:`linkwise.bench.run`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (cell, budget) with the questions asked (``n_queries``),
+        the test-fold ``ari``, ``nmi`` and pairwise ``f``, and ``seconds``;
+        sorted by method, dataset, repeat, fold, budget.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``out`` holds no results file.
 
     Examples
     --------

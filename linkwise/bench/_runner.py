@@ -111,8 +111,8 @@ def _cell_rows(task):
 
 
 # -- the run ----------------------------------------------------------------------
-def _check_config(datasets, methods, budgets, folds, repeats, seed, scale, noise, data_dir, n_jobs, backend, scheduler,
-                  metric):
+def _check_datasets(datasets, data_dir):
+    """The dataset names of ``run``, groups expanded (default: every shipped table)."""
     names = _datasets.names(data_dir)
     if datasets is None:
         datasets = [n for n in names if n in _datasets.names() and n not in _datasets.SERIES]  # shipped tables
@@ -123,6 +123,12 @@ def _check_config(datasets, methods, budgets, folds, repeats, seed, scale, noise
                                     f"{', '.join(names)} (pass data_dir= for <name>.csv.gz files elsewhere).")
     if len(set(datasets)) != len(datasets):
         raise InvalidParameterError("The 'datasets' argument names a dataset twice.")
+    return datasets
+
+
+def _check_config(datasets, methods, budgets, folds, repeats, seed, scale, noise, data_dir, n_jobs, backend, scheduler,
+                  metric):
+    datasets = _check_datasets(datasets, data_dir)
     specs = get_methods(methods)
     try:
         budgets = sorted({check_scalar(b, "budgets", "run", kind="int", low=0, role="argument") for b in budgets})
@@ -330,7 +336,7 @@ def run(datasets=None, methods=None, budgets=(0, 10, 25, 50, 100), *, folds=5, r
 
     Returns
     -------
-    report : Report
+    Report
         Tables and file paths (see :func:`linkwise.bench.report`); ``report.errors``
         lists cells that failed (they are retried by a resumed run).
 

@@ -30,7 +30,8 @@ def split_of(name):
 
     Returns
     -------
-    split : {"tuning", "held-out"}
+    {"tuning", "held-out"}
+        The half.
 
     Examples
     --------

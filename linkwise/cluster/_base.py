@@ -14,8 +14,15 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from linkwise._validation import Interval, check_data, check_n_clusters, check_y_ignored, magnitude_scale, owner_name
-from linkwise._validation import validate_params
+from linkwise._validation import (
+    Interval,
+    check_data,
+    check_n_clusters,
+    check_y_ignored,
+    magnitude_scale,
+    owner_name,
+    validate_params,
+)
 from linkwise.graph import check_constraints
 
 
@@ -101,7 +108,7 @@ def lloyd(assign, update, centers, max_iter, tol):
     None when ``assign`` returns None (no feasible assignment: the run is abandoned).
     """
     labels = None
-    for n_iter in range(1, max_iter + 1):
+    for n_iter in range(1, max_iter + 1):  # noqa: B007 - the count is returned after the loop
         new_labels = assign(centers)
         if new_labels is None:
             return None
@@ -215,10 +222,12 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            New data, with the features seen in ``fit``.
 
         Returns
         -------
-        labels : ndarray of shape (n_samples,)
+        ndarray of shape (n_samples,)
+            Index of each point's cluster.
         """
         check_is_fitted(self)
         X = check_data(X, self, validate=True, reset=False)
@@ -240,6 +249,7 @@ class PairwiseKMeans(KMeansFamily):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
         y : None
             Ignored, as by scikit-learn's clusterers.
         ml, cl : array-like of shape (n_pairs, 2), optional
@@ -250,6 +260,7 @@ class PairwiseKMeans(KMeansFamily):
         Returns
         -------
         self
+            The fitted estimator.
         """
         check_y_ignored(y, self)
         X, rng = self._start(X)

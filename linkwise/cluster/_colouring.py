@@ -50,18 +50,6 @@ def colour(neighbours, cost, max_steps):
         n_used[c] += step
         labels[node] = c if step > 0 else -1
 
-    def tries(node):
-        # allowed clusters, cheapest first; of the unused (interchangeable) ones only the first
-        out, new_seen = [], False
-        for c in order[node]:
-            if n_used[c] == 0:
-                if not new_seen:
-                    out.append(c)
-                new_seen = True
-            elif blocked[node, c] == 0:
-                out.append(c)
-        return out
-
     stack = []  # (node, clusters to try, index of the next try)
     backtracking = False
     for _ in range(max_steps):
@@ -70,7 +58,7 @@ def colour(neighbours, cost, max_steps):
             if not free.any():
                 return labels
             node = int(np.argmax(np.where(free, saturation * (n + 1) + degree, -1)))
-            stack.append((node, tries(node), 0))
+            stack.append((node, _tries(order[node], blocked[node], n_used), 0))
         node, options, nxt = stack[-1]
         if labels[node] >= 0:
             place(node, labels[node], -1)
@@ -83,3 +71,17 @@ def colour(neighbours, cost, max_steps):
             place(node, options[nxt], 1)
             stack[-1] = (node, options, nxt + 1)
     raise SearchGaveUp
+
+
+def _tries(order, blocked, n_used):
+    """The clusters a node may try, cheapest first (``order``): those none of its placed neighbours is in
+    (``blocked`` counts them per cluster) and, of the unused ones (interchangeable), only the first."""
+    out, new_seen = [], False
+    for c in order:
+        if n_used[c] == 0:
+            if not new_seen:
+                out.append(c)
+            new_seen = True
+        elif blocked[c] == 0:
+            out.append(c)
+    return out

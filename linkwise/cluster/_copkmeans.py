@@ -4,8 +4,16 @@ import numpy as np
 import scipy.sparse as sp
 
 from linkwise._validation import StrOptions
-from linkwise.cluster._base import (PairwiseKMeans, _Run, inertia, kmeans_plusplus, lloyd, mean_update, one_hot,
-                                    sq_distances)
+from linkwise.cluster._base import (
+    PairwiseKMeans,
+    _Run,
+    inertia,
+    kmeans_plusplus,
+    lloyd,
+    mean_update,
+    one_hot,
+    sq_distances,
+)
 from linkwise.cluster._colouring import SearchGaveUp, colour
 from linkwise.cluster._graph import PairGraph
 from linkwise.exceptions import InconsistentConstraintError

@@ -47,12 +47,36 @@ class PairGraph:
         self.edge_pair = np.r_[np.arange(m), np.arange(m)]
 
     def violated(self, labels):
-        """Boolean mask over pairs: which constraints ``labels`` (one per row of X) break."""
+        """Tell which constraints a clustering breaks.
+
+        Parameters
+        ----------
+        labels : ndarray of shape (n_samples,)
+            One label per row of X.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_pairs,)
+            True for each pair of ``pairs`` that ``labels`` breaks.
+        """
         same = labels[self.pairs[:, 0]] == labels[self.pairs[:, 1]]
         return np.where(self.is_ml, ~same, same)
 
     def schedule(self, n_clusters, rng):
-        """A random visiting order for ICM passes, as a ``Schedule``."""
+        """Draw a random visiting order for ICM passes.
+
+        Parameters
+        ----------
+        n_clusters : int
+            Number of clusters the passes assign to.
+        rng : numpy.random.RandomState
+            Draws the order.
+
+        Returns
+        -------
+        Schedule
+            The order, prepared for repeated passes.
+        """
         return Schedule(self, self._batches(rng), n_clusters)
 
     def _batches(self, rng):

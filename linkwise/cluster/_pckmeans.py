@@ -48,6 +48,11 @@ class PCKMeans(PairwiseKMeans):
     n_features_in_ : int
     {scale}
 
+    See Also
+    --------
+    MPCKMeans : The same with learned metrics and distance-scaled costs.
+    COPKMeans : Constraints as hard rules.
+
     Notes
     -----
     The penalties cover the constraints as given. To penalise everything
@@ -55,11 +60,6 @@ class PCKMeans(PairwiseKMeans):
     ``ConstraintStore.must_link_pairs(closure=True)`` and
     ``cannot_link_pairs(closure=True)``; this is quadratic in the size of
     the must-link components.
-
-    See Also
-    --------
-    MPCKMeans : the same with learned metrics and distance-scaled costs.
-    COPKMeans : constraints as hard rules.
 
     References
     ----------

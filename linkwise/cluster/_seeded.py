@@ -5,10 +5,17 @@ import numbers
 import numpy as np
 
 from linkwise._validation import owner_name
-from linkwise.cluster._base import (KMeansFamily, _Run, inertia, kmeans_plusplus, lloyd, mean_update, sq_distances,
-                                    update_centers)
+from linkwise.cluster._base import (
+    KMeansFamily,
+    _Run,
+    inertia,
+    kmeans_plusplus,
+    lloyd,
+    mean_update,
+    sq_distances,
+    update_centers,
+)
 from linkwise.exceptions import InvalidParameterError
-
 
 _PARAMETERS = """{n_clusters}
     n_init : int, default=1
@@ -67,7 +74,7 @@ class SeededKMeans(KMeansFamily):
 
     See Also
     --------
-    ConstrainedKMeans : keeps the seeds in their clusters throughout.
+    ConstrainedKMeans : Keeps the seeds in their clusters throughout.
 
     {references}
 
@@ -89,6 +96,7 @@ class SeededKMeans(KMeansFamily):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The data.
         y : array-like of int, shape (n_samples,), optional
             Cluster of each seed point in ``[0, n_clusters)``; -1 for
             unlabeled rows. None: no seeds (plain k-means++).
@@ -96,6 +104,7 @@ class SeededKMeans(KMeansFamily):
         Returns
         -------
         self
+            The fitted estimator.
         """
         X, rng = self._start(X)
         self._fit_runs(X, rng, self._run, _check_seeds(y, X.shape[0], self.n_clusters, self))
@@ -143,7 +152,7 @@ class ConstrainedKMeans(SeededKMeans):
 
     See Also
     --------
-    SeededKMeans : uses the seeds only to start.
+    SeededKMeans : Uses the seeds only to start.
 
     {references}
 

@@ -5,10 +5,9 @@ from numbers import Integral
 import numpy as np
 from scipy.spatial.distance import pdist, squareform
 
+from linkwise._validation import Interval, InvalidParameterError
 from linkwise.cobra._metric import SeriesMetric
-from linkwise.cobra._superinstances import (SuperInstanceClustering, kmeans, make_parts, predict,
-                                            sample_positions)
-from linkwise._validation import InvalidParameterError, Interval
+from linkwise.cobra._superinstances import SuperInstanceClustering, kmeans, make_parts, predict, sample_positions
 
 __all__ = ["COBRA"]
 
@@ -51,10 +50,14 @@ class COBRA(SeriesMetric, SuperInstanceClustering):
         Optional budget; without it COBRA asks until nothing can be merged.
         When the budget runs out, the clustering of the merges so far is
         returned.
-    metric, window, cache
+    metric : {"euclidean", "dtw", "kshape"}, default="euclidean"
         Time series distance, as for :class:`~linkwise.COBRAS` (``"dtw"``:
         spectral clustering into super-instances, represented by medoids;
         ``"kshape"``: k-Shape).
+    window : float in [0, 1], default=0.1
+        DTW's Sakoe-Chiba band, as a fraction of the series length.
+    cache : str or Path, optional
+        Folder keeping the series distance matrix for the next fit.
     random_state : int, RandomState instance or None, default=None
         Seeds K-means.
 

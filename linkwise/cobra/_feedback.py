@@ -51,6 +51,14 @@ class Feedback:
 
     ``version`` grows whenever new statements are applied: a question
     generator compares it across a ``yield`` and starts its step again.
+
+    Parameters
+    ----------
+    ctx : QueryContext
+        The run's context, whose ``informed`` pairs and ``marks`` are the
+        statements.
+    method : COBRAS
+        The super-instance method whose tree the statements change.
     """
 
     def __init__(self, ctx, method):
@@ -73,16 +81,16 @@ class Feedback:
         n_ids, shown = tree.n_ids, tree._label_per_id(tree.shown)
         view = shown.copy()
         stated = components([(i, j) for i, j, a in ctx.informed if a], ctx.n_samples)[1]
-        pos = self._n_informed
+        start = self._n_informed  # the first pair not applied yet
         for mark in ctx.marks[self._n_marks :]:
             mask = np.zeros(ctx.n_samples, dtype=bool)
             mask[mark.rows] = True
             self._masks.append(mask)
-            for pos in range(pos, mark.start):  # the pairs stated before the mark
+            for pos in range(start, mark.start):  # the pairs stated before the mark
                 view = self._pair(pos, view, stated)
             view = self._mark(mask, mark.complete, view)
-            pos = mark.stop
-        for pos in range(pos, len(ctx.informed)):
+            start = mark.stop
+        for pos in range(start, len(ctx.informed)):
             view = self._pair(pos, view, stated)
         marked = len(ctx.marks) > self._n_marks
         self._n_informed, self._n_marks = len(ctx.informed), len(ctx.marks)
@@ -91,7 +99,18 @@ class Feedback:
             self.version += 1
 
     def locked(self, sid):
-        """Whether leaf ``sid`` lies inside a marked cluster (it is never split again)."""
+        """Tell whether a leaf lies inside a marked cluster (it is then never split again).
+
+        Parameters
+        ----------
+        sid : int
+            The leaf's super-instance id.
+
+        Returns
+        -------
+        bool
+            True when every member of the leaf is in one mark.
+        """
         members = self._method._tree.members[sid]
         return any(mask[members].all() for mask in self._masks)
 
@@ -167,9 +186,29 @@ class Feedback:
         return int(ids[0]), view
 
     def lift(self, leaves, comp, cl):
-        """``(comp, cl)`` of the merging (components of ``leaves`` and which are apart) with the pairs of moves
-        as relations between their rows' leaves: must-links join components (unless apart), cannot-links part
-        them (the moved row speaks for its new super-instance, its partner for its own)."""
+        """Add the pairs of moves to a merging, as relations between their rows' leaves.
+
+        Must-links join components (unless apart), cannot-links part them
+        (the moved row speaks for its new super-instance, its partner for its
+        own).
+
+        Parameters
+        ----------
+        leaves : ndarray of int
+            The merging's leaves, sorted.
+        comp : ndarray of int, shape (len(leaves),)
+            The component of each leaf.
+        cl : ndarray of bool, shape (n_components, n_components)
+            Which components are kept apart.
+
+        Returns
+        -------
+        comp : ndarray of int, shape (len(leaves),)
+            The components after the moves' must-links.
+        cl : ndarray of bool, shape (n_components, n_components)
+            Which of those are apart, the moves' cannot-links included; the
+            inputs themselves when there is no move.
+        """
         moves = self._moves
         if not moves:
             return comp, cl

@@ -39,15 +39,21 @@ class NoiseRobustCOBRAS(RepairAttributes, COBRAS):
     max_repair_questions : int, default=4
         Most extra questions asked to settle one contradiction (a cycle of
         ``L`` answers needs about ``log2(L)`` when they are answered right).
-    metric, window, cache
-        Time series distance, as for :class:`~linkwise.COBRAS`.
+    metric : {"euclidean", "dtw", "kshape"}, default="euclidean"
+        For time series, as for :class:`~linkwise.COBRAS`.
+    window : float in [0, 1], default=0.1
+        DTW's Sakoe-Chiba band, as a fraction of the series length.
+    cache : str or Path, optional
+        Folder keeping the series distance matrix for the next fit.
     random_state : int, RandomState instance or None, default=None
         Seeds every K-means split and the choice of half while descending.
 
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
+        The clustering.
     super_instances_ : ndarray of shape (n_samples,)
+        Each point's super-instance.
     constraints_ : ConstraintStore
         Every answer as given, in a tolerant store (its ``conflicts`` lists
         the answers that contradicted earlier ones).
@@ -119,4 +125,5 @@ class NoiseRobustCOBRAS(RepairAttributes, COBRAS):
 
     @property
     def believed_constraints_(self):
+        """The repaired answers, a :class:`~linkwise.ConstraintStore`: what the clustering is built on."""
         return self._belief.store

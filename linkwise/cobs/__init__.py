@@ -13,8 +13,14 @@ selection. Machine Learning, 106(9-10), 1497-1521.
 """
 
 from linkwise.cobs._active import ActiveCOBS, nearest_rows
-from linkwise.cobs._generate import CACHE_VERSION, CANDIDATE_CONSTRAINTS, Candidates, candidates_for, generate
-from linkwise.cobs._generate import make_estimator
+from linkwise.cobs._generate import (
+            CACHE_VERSION,
+            CANDIDATE_CONSTRAINTS,
+            Candidates,
+            candidates_for,
+            generate,
+            make_estimator,
+)
 from linkwise.cobs._grid import FAMILIES, GridSpec, paper_grid
 from linkwise.cobs._select import COBS, agreement_matrix
 

@@ -31,10 +31,10 @@ from pathlib import Path
 import numpy as np
 from joblib import Parallel, delayed
 from scipy import sparse
+from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.linalg import eigh
 from scipy.sparse.csgraph import laplacian as csgraph_laplacian
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
-from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.spatial.distance import pdist
 from sklearn.cluster import DBSCAN, KMeans, SpectralClustering, k_means
 from sklearn.metrics.pairwise import rbf_kernel
@@ -106,19 +106,32 @@ class Candidates:
         return f"Candidates({len(self)} clusterings of {self.labels.shape[1]} rows: {parts})"
 
     def to_frame(self):
-        """The parameter table (a DataFrame): one row per clustering, with ``n_clusters_found``."""
+        """Tabulate the parameters of every clustering (needs pandas).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per clustering, one column per parameter (missing where
+            a family does not have it) and ``n_clusters_found``.
+        """
         with requires("bench", "Candidates.to_frame"):  # a pandas table, for inspecting a grid
             import pandas as pd
         return pd.DataFrame(list(self.params)).convert_dtypes().assign(n_clusters_found=self.n_clusters_found)
 
 
 def make_estimator(params):
-    """The unfitted scikit-learn estimator (KMeans, DBSCAN or SpectralClustering) for one candidate's parameters.
+    """Make the scikit-learn estimator (KMeans, DBSCAN or SpectralClustering) of one candidate's parameters.
 
     Parameters
     ----------
     params : dict
         One entry of ``Candidates.params`` (e.g. ``COBS().best_``).
+
+    Returns
+    -------
+    sklearn.base.BaseEstimator
+        The unfitted estimator; a Gaussian kernel's ``sigma`` becomes
+        ``gamma = 1 / (2 sigma ** 2)``.
 
     Examples
     --------
@@ -494,7 +507,7 @@ def generate(X, *, algorithms=FAMILIES, grid=None, dbscan_noise="singletons", n_
 
     Returns
     -------
-    candidates : Candidates
+    Candidates
         The clusterings in the order K-means (by K, then seed), DBSCAN (by
         minPts, then eps), spectral (kNN graphs by k, then Gaussian kernels
         by sigma; K inside), with their ``params``.
@@ -531,7 +544,31 @@ def generate(X, *, algorithms=FAMILIES, grid=None, dbscan_noise="singletons", n_
 
 
 def candidates_for(X, spec, dbscan_noise, n_jobs, cache, rng, owner):
-    """:func:`generate` on checked arguments (``X`` validated, ``rng`` a RandomState)."""
+    """Generate the candidates from checked arguments: :func:`generate` after its checks.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Validated data.
+    spec : GridSpec
+        The grid, from :func:`check_common`; default values the data cannot
+        support are left out.
+    dbscan_noise : {"singletons", "cluster"}
+        How DBSCAN's noise points are turned into clusters.
+    n_jobs : int or None
+        The joblib parallelism.
+    cache : str, path or None
+        Directory of the candidate cache.
+    rng : numpy.random.RandomState
+        Draws the K-means seeds and the spectral seed.
+    owner : str
+        The caller, named in error messages.
+
+    Returns
+    -------
+    Candidates
+        The clusterings, as :func:`generate` returns them.
+    """
     spec.check_against(X.shape[0], owner)
     n_seeds = spec.values["kmeans"]["n_seeds"] if "kmeans" in spec.values else 0
     seeds = [int(s) for s in rng.randint(np.iinfo(np.int32).max, size=n_seeds + 1)]

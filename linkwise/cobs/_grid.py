@@ -43,7 +43,7 @@ def paper_grid():
 
     Returns
     -------
-    grid : dict
+    dict
         ``{family: {parameter: values}}``; pass a modified copy as ``grid=``
         to :func:`generate`, :class:`COBS` or :class:`ActiveCOBS` (families
         or parameters left out keep these values).
@@ -134,7 +134,24 @@ class GridSpec:
         return out
 
     def check_against(self, n_samples, owner):
-        """Leave out the default values that the data cannot support; refuse given ones."""
+        """Leave out the default values that the data cannot support; refuse given ones.
+
+        ``n_clusters`` and ``n_neighbors`` values must be below the number of
+        rows; the grid is changed in place.
+
+        Parameters
+        ----------
+        n_samples : int
+            Number of rows of the data.
+        owner : str
+            The caller, named in error messages.
+
+        Raises
+        ------
+        InvalidParameterError
+            If a value given in the grid is too large for the data, or a
+            family is left with no clustering.
+        """
         for family in self.families:
             for key in ("n_clusters", "n_neighbors"):
                 values = self.values[family].get(key)
@@ -150,5 +167,11 @@ class GridSpec:
                                             "more rows.")
 
     def key(self):
-        """Canonical JSON of the grid (for the cache key)."""
+        """Write the grid as canonical JSON, for the candidate-cache key.
+
+        Returns
+        -------
+        str
+            The families' values, keys sorted.
+        """
         return json.dumps({f: self.values[f] for f in self.families}, sort_keys=True)

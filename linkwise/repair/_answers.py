@@ -13,11 +13,11 @@ from typing import NamedTuple
 import numpy as np
 
 from linkwise._validation import check_scalar
-from linkwise.repair._explain import ExplanationSearch
-from linkwise.repair._noise import NoiseModel
 from linkwise.constraints import ConstraintStore
 from linkwise.graph import breadth_first, components, pair_key
 from linkwise.graph import shortest_path as path_between
+from linkwise.repair._explain import ExplanationSearch
+from linkwise.repair._noise import NoiseModel
 
 __all__ = ["AnswerGraph", "Correction", "Evidence"]
 

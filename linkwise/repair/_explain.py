@@ -40,13 +40,16 @@ class ExplanationSearch:
     """The search for explanations of :class:`~linkwise.repair.AnswerGraph` (its base class)."""
 
     def explain(self):
-        """The most probable consistent labellings near the current belief, as ``Explanations``.
+        """Find the most probable consistent labellings of the answers near the current belief.
 
-        Just the belief when it is consistent; else every consistent labelling
-        changing at most ``max_depth`` believed answers and contradicting at
-        most ``slack`` more answers than the best found. If the search visits
-        ``max_nodes`` branches or finds nothing, the approximate rule's
-        labelling is added and ``exact`` is False.
+        Returns
+        -------
+        Explanations
+            Just the belief when it is consistent; else every consistent
+            labelling changing at most ``max_depth`` believed answers and
+            contradicting at most ``slack`` more answers than the best found.
+            If the search visits ``max_nodes`` branches or finds nothing, the
+            approximate rule's labelling is added and ``exact`` is False.
         """
         start = np.array(self._belief, dtype=bool)
         if not self.conflicted:
@@ -103,7 +106,7 @@ class ExplanationSearch:
         return values
 
     def verification(self, decisions, candidates, X=None, decisive=True):
-        """The question that best checks the belief about ``decisions``, all at once.
+        """Choose the question that best checks the belief about ``decisions``, all at once.
 
         Each decision is a set of answered pairs that would all be wrong
         together (one weak answer, or the cannot-links between two
@@ -127,8 +130,9 @@ class ExplanationSearch:
 
         Returns
         -------
-        pair : tuple of int or None
-            None if no unanswered pair among ``candidates`` depends on them.
+        tuple of int or None
+            The pair to ask; None if no unanswered pair among ``candidates``
+            depends on them.
         """
         worlds = np.tile(np.array(self._belief, dtype=bool), (len(decisions) + 1, 1))
         for w, pairs in enumerate(decisions, 1):

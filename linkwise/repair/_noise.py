@@ -22,10 +22,15 @@ class NoiseModel:
     """The noise model over the answers of an :class:`~linkwise.repair.AnswerGraph` (its base class)."""
 
     def prior(self):
-        """Prior probability that each answered pair (in :meth:`pairs` order) is a must-link, in [0.01, 0.99].
+        """Give the prior probability that each answered pair is a must-link.
 
         A logistic regression of the answers on the distance between the points
         with ``X`` and both kinds of answer, else the smoothed must-link share.
+
+        Returns
+        -------
+        ndarray of float, shape (n_pairs,)
+            In :meth:`pairs` order, clipped to [0.01, 0.99].
         """
         if self._prior[0] != self.n_answers:
             n_ml, n_cl = np.array(self._n_ml), np.array(self._n_cl)
@@ -39,7 +44,7 @@ class NoiseModel:
         return self._prior[1]
 
     def noise_rate(self):
-        """Current estimate of the rate of wrong answers (its posterior mean).
+        """Estimate the rate of wrong answers (its posterior mean).
 
         The person is, with prior odds 1:1, either *careful* (never wrong) or
         *careless*: wrong at a rate whose Beta prior has mean
@@ -49,6 +54,11 @@ class NoiseModel:
         them, those the belief contradicts. One contradiction rules the
         careful person out; while every checked answer agrees, the careful one
         grows more probable, so checks fade as fast as the evidence allows.
+
+        Returns
+        -------
+        float
+            The estimate, clipped to [0.001, 0.49].
         """
         if self._rate[0] != (self.n_answers, self._version):
             n_ml, n_cl = np.array(self._n_ml), np.array(self._n_cl)
@@ -65,11 +75,21 @@ class NoiseModel:
         return self._rate[1]
 
     def suspicion(self, pairs):
-        """Probability that the belief is wrong about every one of ``pairs`` (answered, believed alike) at once.
+        """Estimate the probability that the belief is wrong about every one of ``pairs`` at once.
 
         From their own answers and the largest of their priors alone, the rest
         taken as believed: for the cannot-links keeping two clusters apart, the
         probability that the clusters belong together.
+
+        Parameters
+        ----------
+        pairs : sequence of (int, int)
+            Answered pairs, believed alike.
+
+        Returns
+        -------
+        float
+            The probability, in [0, 1].
         """
         es = [self._edge_of[pair_key(i, j)] for i, j in pairs]
         believed = np.array([self._belief[e] for e in es], dtype=bool)

@@ -122,8 +122,9 @@ def open_notebook(page, lab, name):
 
 
 def _screenshot(out):
-    import linkwise as lw
     from playwright.sync_api import sync_playwright
+
+    import linkwise as lw
 
     X, y = lw.datasets.load("iris")
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as p:
