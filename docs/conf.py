@@ -17,8 +17,9 @@ ROOT = DOCS.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("MPLBACKEND", "Agg")
 
-import linkwise  # noqa: E402
 from sphinx.util.nodes import make_refnode  # noqa: E402
+
+import linkwise  # noqa: E402
 
 project = "linkwise"
 author = "linkwise developers"
