@@ -32,9 +32,10 @@ alone miss it). Constants are chosen on the tuning half of
 there, the one that saves the most answers (the budget minus the first shown,
 averaged over all runs; never shown saves none).
 
-    python benchmarks/bench_stability.py [--collect] [--seeds 3] [--questions 100] [--datasets a,b]
+    python benchmarks/bench_stability.py [--collect] [--seeds 3] [--questions 100] [--datasets a,b] [--quick]
 
-Without ``--collect`` the report is made from the stored traces.
+Without ``--collect`` the report is made from the stored traces. ``--quick`` (``make bench``) collects 4 small
+sets of both halves, 1 seed, 60 questions, into ``results/quick/``.
 """
 
 import argparse
@@ -50,10 +51,9 @@ import pandas as pd  # noqa: E402
 import linkwise as lw  # noqa: E402
 from linkwise.bench import candidate_cache, split_of  # noqa: E402
 
-from _results import RESULTS  # noqa: E402  (benchmarks/ is on the path when this script runs)
+from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
-TRACES = RESULTS / "stability" / "traces.csv.gz"
-REPORT = RESULTS / "stability.md"
+QUICK_SETS = "iris,wine,DAAG-possum,carData-Salaries"  # two tuning, two held-out
 BEFORE = "# Before: the fixed window of issue 17"
 MAX_ROWS, COST, SHARE_OK = 2100, 0.02, 0.90
 WINDOWS, SHARES, DRIFTS = (5, 10, 20, 30, 40, 50, 60, 70, 80), (0.0, 0.25, 0.5, 0.75, 1.0), (0.0, 0.01, 0.02, 0.05, 0.1,
@@ -281,16 +281,20 @@ def main():
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--questions", type=int, default=100)
     parser.add_argument("--datasets", default=None)
+    parser.add_argument("--quick", action="store_true", help=f"{QUICK_SETS}, 1 seed, 60 questions (make bench)")
     args = parser.parse_args()
+    if args.quick:
+        args.collect, args.seeds, args.questions, args.datasets = True, 1, 60, args.datasets or QUICK_SETS
     names = args.datasets.split(",") if args.datasets else tables()
+    traces, out = results_path("stability", args.quick) / "traces.csv.gz", results_path("stability.md", args.quick)
     if args.collect:
-        TRACES.parent.mkdir(parents=True, exist_ok=True)
-        collect(names, range(args.seeds), args.questions, TRACES)
-    frame = pd.read_csv(TRACES)
+        traces.parent.mkdir(parents=True, exist_ok=True)
+        collect(names, range(args.seeds), args.questions, traces)
+    frame = pd.read_csv(traces)
     frame = frame[frame.dataset.isin(names)]
-    before = REPORT.read_text().partition(BEFORE)
+    before = out.read_text().partition(BEFORE) if out.exists() else ("", "", "")
     text = report(frame, args) + "\n" + before[1] + before[2]
-    REPORT.write_text(text)
+    out.write_text(text)
     print(text)
 
 

@@ -215,9 +215,10 @@ CASES = [
     # files of known answers given to cluster
     ("labels-blank-id", lambda f: new_args(f, "iris.csv", "--id-column", "name", "--labels",
                                            write(f, "l.csv", "id,cluster\nflower-0,a\n ,a\n")), "line 3: no id"),
-    ("labels-id-not-as-written", lambda f: new_args(f, "iris.csv", "--labels", write(f, "l.csv",
-                                                                                      "id,cluster\n1,a\n0.0,a\n")),
-     "line 3: id '0.0' is not an id of the data"),
+    ("labels-id-not-as-written",  # ids that are numbers: matched as written ('1.0' is not '1')
+     lambda f: new_args(f, write(f, "d.csv", "name,x\n1,1\n2,5\n3,9\n"), "--id-column", "name", "--labels",
+                        write(f, "l.csv", "id,cluster\n2,a\n1.0,a\n")),
+     "line 3: id '1.0' is not an id of the data"),
     ("constraints-id-not-as-written",
      lambda f: new_args(f, write(f, "d.csv", "name,x\n1,1\n2,5\n3,9\n"), "--id-column", "name", "--constraints",
                         write(f, "k.csv", "id_a,id_b,answer\n2,3,same\n1.0,2,same\n")),

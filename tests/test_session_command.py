@@ -36,7 +36,10 @@ def test_terminal_session_resumes_with_the_stored_options(tmp_path, iris_file):
     assert changed.exit_code == 1
     assert "window=0.1 (asked: 0.2)" in changed.output
     budget = run("cluster", data_path, "--ui", "terminal", "--param", "max_queries=10", input="q")
-    assert budget.exit_code == 0 and "2 of 30 answered" in budget.output  # the budget is the session's
+    assert budget.exit_code == 1 and "max_queries=30 (asked: 10)" in budget.output  # the budget is the session's:
+    assert "raise the budget on the page or with b in the terminal" in budget.output  # said how to change it
+    kept = run("cluster", data_path, "--ui", "terminal", "--method", "auto", input="q")
+    assert kept.exit_code == 0 and "2 of 30 answered" in kept.output, kept.output  # a method given: the stored budget
     other = run("cluster", data_path, "--ui", "terminal", "--id-column", "species", input="q")
     assert other.exit_code == 1 and "'species' is not unique" in other.output
     frame = pd.read_csv(data_path)

@@ -292,7 +292,8 @@ class HumanSession:
         if estimator is None:
             return build_estimator(meta["method"], meta["params"], self._trusted)
         estimator = self._adopt(estimator, meta["params"].get("random_state"))
-        if "max_queries" in estimator.get_params():  # the budget is the session's (raise_budget), not the method's
+        # the budget is the session's (raise_budget): a method given without one continues with the stored one
+        if "max_queries" in estimator.get_params() and estimator.max_queries is None:
             estimator.set_params(max_queries=meta["params"].get("max_queries"))
         wanted = encode_params(estimator)
         if method_spec(estimator) != meta["method"]:
@@ -304,8 +305,9 @@ class HumanSession:
                 f"{k}={was.get(k)!r} (asked: {v!r})" for k, v in wanted.items() if was.get(k) != v)
         else:
             return estimator
+        budget = " (raise the budget on the page or with b in the terminal)" if "max_queries=" in differs else ""
         raise SessionFileError(f"The session {path} was made with {differs}. Leave the method out to continue with the "
-                               "stored one, or start a new session file.")
+                               f"stored one{budget}, or start a new session file.")
 
     # -- state ----------------------------------------------------------------
     @property
