@@ -37,8 +37,14 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_random_state
 
 from linkwise._extras import requires
-from linkwise._validation import InvalidParameterError, Interval, check_data, check_index_set, magnitude_scale
-from linkwise._validation import validate_params
+from linkwise._validation import (
+    Interval,
+    InvalidParameterError,
+    check_data,
+    check_index_set,
+    magnitude_scale,
+    validate_params,
+)
 from linkwise.constraints import ConstraintStore
 from linkwise.graph import check_pair, pair_key
 from linkwise.prediction import NearestPoints, check_new_data, fitted_rows

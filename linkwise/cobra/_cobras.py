@@ -4,8 +4,15 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from linkwise.cobra._metric import SeriesMetric
-from linkwise.cobra._superinstances import (SuperInstanceClustering, bisect, kmeans, make_parts, predict,
-                                            representative, sample_positions)
+from linkwise.cobra._superinstances import (
+    SuperInstanceClustering,
+    bisect,
+    kmeans,
+    make_parts,
+    predict,
+    representative,
+    sample_positions,
+)
 
 __all__ = ["COBRAS"]
 

@@ -28,8 +28,8 @@ from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.session._controller import Refused
 from linkwise.session._feedback import NeedsConfirmation
-from linkwise.session._store import SessionWriteError
 from linkwise.session._series import cluster_sample
+from linkwise.session._store import SessionWriteError
 from linkwise.session._summary import labels_line
 
 with requires("session", "linkwise.session"):

@@ -235,8 +235,8 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
     Every answer is saved at once in the session file; run the same command
     again to continue where you stopped.
     """
-    from linkwise.session._controller import HumanSession, read_meta
     from linkwise.methods import PARAMS
+    from linkwise.session._controller import HumanSession, read_meta
     from linkwise.session._methods import build_estimator, encode_params, make_method, resolve_method, same_method
     from linkwise.session._summary import labels_line, summary
 
