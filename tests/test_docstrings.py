@@ -61,24 +61,15 @@ PENDING = {
     "linkwise.committee.draw_pairs", "linkwise.committee.sample_rows",
     # linkwise/constraints.py
     "linkwise.ConstraintStore.absorb_group",
-    # linkwise/loop.py
-    "linkwise.ActiveEstimator", "linkwise.ActiveEstimator.as_table", "linkwise.ActiveEstimator.current_labels",
-    "linkwise.ActiveEstimator.fit", "linkwise.ActiveEstimator.fit_predict",
-    "linkwise.ActiveEstimator.history_array", "linkwise.ActiveEstimator.knowledge",
-    "linkwise.ActiveEstimator.make_predictor", "linkwise.ActiveEstimator.predict",
-    "linkwise.ActiveEstimator.predictor_", "linkwise.ActiveEstimator.snapshot",
-    "linkwise.ActiveEstimator.tolerates_contradictions", "linkwise.ActiveSession", "linkwise.ActiveSession.ask",
-    "linkwise.ActiveSession.checking", "linkwise.ActiveSession.finish", "linkwise.ActiveSession.mark",
-    "linkwise.ActiveSession.replay", "linkwise.loop.Mark", "linkwise.loop.QueryContext", "linkwise.loop.Recheck",
     # linkwise/repair/_answers.py
     "linkwise.repair.AnswerGraph.add", "linkwise.repair.AnswerGraph.add_group", "linkwise.repair.AnswerGraph.adopt",
     "linkwise.repair.AnswerGraph.believed", "linkwise.repair.AnswerGraph.corrections",
     "linkwise.repair.AnswerGraph.pairs", "linkwise.repair.AnswerGraph.relation", "linkwise.repair.AnswerGraph.weak",
     "linkwise.repair.Correction", "linkwise.repair.Evidence",
     # linkwise/repair/_belief.py
-    "linkwise.repair.NoisyAnswers", "linkwise.repair.NoisyAnswers.inform",
-    "linkwise.repair.NoisyAnswers.inform_group", "linkwise.repair.NoisyAnswers.review",
-    "linkwise.repair.NoisyAnswers.store", "linkwise.repair.RepairAttributes.knowledge",
+    "linkwise.repair.NoisyAnswers", "linkwise.repair.NoisyAnswers.inform", "linkwise.repair.NoisyAnswers.inform_group",
+    "linkwise.repair.NoisyAnswers.review", "linkwise.repair.NoisyAnswers.store",
+    "linkwise.repair.RepairAttributes.knowledge",
     # linkwise/session/_controller.py
     "linkwise.session.HumanSession.answer", "linkwise.session.HumanSession.answers_frame",
     "linkwise.session.HumanSession.join", "linkwise.session.HumanSession.labels",
@@ -95,9 +86,8 @@ PENDING = {
     "linkwise.session.HumanSession.agreement_frame", "linkwise.session.HumanSession.prepare",
     # linkwise/session/_feedback.py
     "linkwise.session.HumanSession.clusters", "linkwise.session.HumanSession.mark",
-    "linkwise.session.HumanSession.members", "linkwise.session.HumanSession.move",
-    "linkwise.session.HumanSession.name", "linkwise.session.HumanSession.names",
-    "linkwise.session.NeedsConfirmation",
+    "linkwise.session.HumanSession.members", "linkwise.session.HumanSession.move", "linkwise.session.HumanSession.name",
+    "linkwise.session.HumanSession.names", "linkwise.session.NeedsConfirmation",
     # linkwise/session/_import.py
     "linkwise.session.constraints_frame", "linkwise.session.read_known",
     # linkwise/session/_open.py
