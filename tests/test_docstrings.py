@@ -38,9 +38,6 @@ PENDING = {
     "linkwise.active.NPU.questions",
     # linkwise/active/_random.py
     "linkwise.active.Random.questions",
-    # linkwise/auto.py
-    "linkwise.Auto", "linkwise.Auto.current_labels", "linkwise.Auto.focus", "linkwise.Auto.questions",
-    "linkwise.Auto.tolerates_contradictions",
     # linkwise/bayes/_estimators.py
     "linkwise.BayesianActiveClustering.make_predictor", "linkwise.BayesianActiveClustering.questions",
     # linkwise/cobra/_cobra.py
@@ -54,9 +51,6 @@ PENDING = {
     # linkwise/cobra/_superinstances.py
     "linkwise.COBRA.current_labels", "linkwise.COBRA.focus", "linkwise.COBRA.history_array",
     "linkwise.COBRA.make_predictor", "linkwise.COBRA.snapshot",
-    # linkwise/cobs/_active.py
-    "linkwise.ActiveCOBS", "linkwise.ActiveCOBS.knowledge", "linkwise.ActiveCOBS.questions",
-    "linkwise.ActiveCOBS.tolerates_contradictions", "linkwise.cobs.nearest_rows",
     # linkwise/committee.py
     "linkwise.committee.draw_pairs", "linkwise.committee.sample_rows",
     # linkwise/constraints.py
@@ -69,7 +63,6 @@ PENDING = {
     # linkwise/repair/_belief.py
     "linkwise.repair.NoisyAnswers", "linkwise.repair.NoisyAnswers.inform", "linkwise.repair.NoisyAnswers.inform_group",
     "linkwise.repair.NoisyAnswers.review", "linkwise.repair.NoisyAnswers.store",
-    "linkwise.repair.RepairAttributes.knowledge",
     # linkwise/session/_controller.py
     "linkwise.session.HumanSession.answer", "linkwise.session.HumanSession.answers_frame",
     "linkwise.session.HumanSession.join", "linkwise.session.HumanSession.labels",

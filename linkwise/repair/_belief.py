@@ -30,17 +30,20 @@ class RepairAttributes:
     """
 
     def knowledge(self, ctx, focus=None):
-        """The belief the method relies on: :class:`~linkwise.repair.NoisyAnswers` with ``noise_probability > 0``, else the answers.
+        """Return the belief the method relies on.
 
         Parameters
         ----------
         ctx : QueryContext
+            The context of the fit that is starting.
         focus : callable, optional
             What the belief checks (see :class:`~linkwise.repair.NoisyAnswers`); by default the estimator's ``focus``.
 
         Returns
         -------
-        knowledge : NoisyAnswers or ConstraintStore
+        NoisyAnswers or ConstraintStore
+            :class:`~linkwise.repair.NoisyAnswers` with ``noise_probability``
+            above 0, else the answers as given (``ctx.constraints``).
         """
         self._belief = ctx.constraints
         if self.noise_probability > 0:
