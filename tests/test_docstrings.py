@@ -28,16 +28,6 @@ ENTRY_MODULES = ("datasets", "metrics", "persist", "bench")
 # ``current_labels``, ...) that its merge added. Each is expected to fail until documented; once it passes, its
 # strict xfail fails, and the name leaves this list.
 PENDING = {
-    # linkwise/active/_committee.py
-    "linkwise.active.Committee.questions",
-    # linkwise/active/_explore.py
-    "linkwise.active.ExploreConsolidate.questions", "linkwise.active.MinMax.questions",
-    # linkwise/active/_meta.py
-    "linkwise.ActiveClustering.current_labels", "linkwise.ActiveClustering.questions",
-    # linkwise/active/_npu.py
-    "linkwise.active.NPU.questions",
-    # linkwise/active/_random.py
-    "linkwise.active.Random.questions",
     # linkwise/bayes/_estimators.py
     "linkwise.BayesianActiveClustering.make_predictor", "linkwise.BayesianActiveClustering.questions",
     # linkwise/cobra/_cobra.py
