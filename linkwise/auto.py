@@ -330,7 +330,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
 
         Yields
         ------
-        tuple of (int, int) or Recheck or Checkpoint
+        tuple of (int, int) or Checkpoint
             The next question; the loop sends back its answer. While the
             answers still tell the candidates apart, a pair they disagree on;
             then COBRAS's questions, starting from the best candidate's

@@ -28,19 +28,6 @@ ENTRY_MODULES = ("datasets", "metrics", "persist", "bench")
 # ``current_labels``, ...) that its merge added. Each is expected to fail until documented; once it passes, its
 # strict xfail fails, and the name leaves this list.
 PENDING = {
-    # linkwise/bayes/_estimators.py
-    "linkwise.BayesianActiveClustering.make_predictor", "linkwise.BayesianActiveClustering.questions",
-    # linkwise/cobra/_cobra.py
-    "linkwise.COBRA.questions",
-    # linkwise/cobra/_cobras.py
-    "linkwise.COBRAS.questions",
-    # linkwise/cobra/_metric.py
-    "linkwise.cobra.SeriesMetric.as_table",
-    # linkwise/cobra/_robust.py
-    "linkwise.NoiseRobustCOBRAS.tolerates_contradictions",
-    # linkwise/cobra/_superinstances.py
-    "linkwise.COBRA.current_labels", "linkwise.COBRA.focus", "linkwise.COBRA.history_array",
-    "linkwise.COBRA.make_predictor", "linkwise.COBRA.snapshot",
     # linkwise/committee.py
     "linkwise.committee.draw_pairs", "linkwise.committee.sample_rows",
     # linkwise/constraints.py

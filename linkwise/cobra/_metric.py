@@ -52,7 +52,24 @@ class SeriesMetric:
     }
 
     def as_table(self, X):
-        """3-D series flattened to ``(n, length * channels)`` for the loop's checks, their shape kept."""
+        """Flatten 3-D series to a table for the loop's checks, keeping their shape for ``predict``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or (n_samples, length, channels)
+            What ``fit`` was given: a table, or series for a series metric.
+
+        Returns
+        -------
+        array-like of shape (n_samples, n_features)
+            A table as it is (Euclidean metric), else the series as
+            ``(n_samples, length * channels)``.
+
+        Raises
+        ------
+        InvalidParameterError
+            ``X`` is not valid series for a series metric.
+        """
         if self.metric == "euclidean" and np.ndim(X) != 3:
             self._series_shape = None  # predict reads tables
             return X

@@ -192,7 +192,7 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
 
         Yields
         ------
-        tuple of (int, int) or Recheck or Checkpoint
+        tuple of (int, int)
             The next question; the loop sends back its answer, which updates
             the weights, the scores and the selected clustering.
         """
