@@ -28,10 +28,6 @@ ENTRY_MODULES = ("datasets", "metrics", "persist", "bench")
 # ``current_labels``, ...) that its merge added. Each is expected to fail until documented; once it passes, its
 # strict xfail fails, and the name leaves this list.
 PENDING = {
-    # linkwise/committee.py
-    "linkwise.committee.draw_pairs", "linkwise.committee.sample_rows",
-    # linkwise/constraints.py
-    "linkwise.ConstraintStore.absorb_group",
     # linkwise/repair/_answers.py
     "linkwise.repair.AnswerGraph.add", "linkwise.repair.AnswerGraph.add_group", "linkwise.repair.AnswerGraph.adopt",
     "linkwise.repair.AnswerGraph.believed", "linkwise.repair.AnswerGraph.corrections",
