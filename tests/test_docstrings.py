@@ -28,14 +28,6 @@ ENTRY_MODULES = ("datasets", "metrics", "persist", "bench")
 # ``current_labels``, ...) that its merge added. Each is expected to fail until documented; once it passes, its
 # strict xfail fails, and the name leaves this list.
 PENDING = {
-    # linkwise/repair/_answers.py
-    "linkwise.repair.AnswerGraph.add", "linkwise.repair.AnswerGraph.add_group", "linkwise.repair.AnswerGraph.adopt",
-    "linkwise.repair.AnswerGraph.believed", "linkwise.repair.AnswerGraph.corrections",
-    "linkwise.repair.AnswerGraph.pairs", "linkwise.repair.AnswerGraph.relation", "linkwise.repair.AnswerGraph.weak",
-    "linkwise.repair.Correction", "linkwise.repair.Evidence",
-    # linkwise/repair/_belief.py
-    "linkwise.repair.NoisyAnswers", "linkwise.repair.NoisyAnswers.inform", "linkwise.repair.NoisyAnswers.inform_group",
-    "linkwise.repair.NoisyAnswers.review", "linkwise.repair.NoisyAnswers.store",
     # linkwise/session/_controller.py
     "linkwise.session.HumanSession.answer", "linkwise.session.HumanSession.answers_frame",
     "linkwise.session.HumanSession.join", "linkwise.session.HumanSession.labels",
