@@ -53,13 +53,6 @@ PENDING = {
     # linkwise/session/_review.py
     "linkwise.session.HumanSession.change", "linkwise.session.HumanSession.review",
     "linkwise.session.HumanSession.withdraw",
-    # linkwise/session/_store.py
-    "linkwise.session.Answer", "linkwise.session.Refused", "linkwise.session.SessionStore.answers",
-    "linkwise.session.SessionStore.change", "linkwise.session.SessionStore.correct",
-    "linkwise.session.SessionStore.discard", "linkwise.session.SessionStore.record",
-    "linkwise.session.SessionStore.record_many", "linkwise.session.SessionStore.record_mark",
-    "linkwise.session.SessionStore.retract", "linkwise.session.SessionStore.retracted",
-    "linkwise.session.SessionStore.write_meta", "linkwise.session.SessionWriteError",
     # linkwise/session/_terminal.py
     "linkwise.session.run_terminal",
     # linkwise/session/_web.py
