@@ -28,14 +28,6 @@ ENTRY_MODULES = ("datasets", "metrics", "persist", "bench")
 # ``current_labels``, ...) that its merge added. Each is expected to fail until documented; once it passes, its
 # strict xfail fails, and the name leaves this list.
 PENDING = {
-    # linkwise/session/_controller.py
-    "linkwise.session.HumanSession.answer", "linkwise.session.HumanSession.answers_frame",
-    "linkwise.session.HumanSession.join", "linkwise.session.HumanSession.labels",
-    "linkwise.session.HumanSession.labels_frame", "linkwise.session.HumanSession.model",
-    "linkwise.session.HumanSession.numbers", "linkwise.session.HumanSession.raise_budget",
-    "linkwise.session.HumanSession.resolve", "linkwise.session.HumanSession.state",
-    "linkwise.session.HumanSession.statements", "linkwise.session.HumanSession.undo",
-    "linkwise.session.HumanSession.widget", "linkwise.session.HumanSession.write_labels",
     # linkwise/session/_data.py
     "linkwise.session.Dataset", "linkwise.session.Dataset.image_path", "linkwise.session.Dataset.item",
     "linkwise.session.Dataset.matches", "linkwise.session.Dataset.n_rows", "linkwise.session.embed_text",
