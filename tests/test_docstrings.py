@@ -32,19 +32,10 @@ PENDING = {
     "linkwise.session.Dataset", "linkwise.session.Dataset.image_path", "linkwise.session.Dataset.item",
     "linkwise.session.Dataset.matches", "linkwise.session.Dataset.n_rows", "linkwise.session.embed_text",
     "linkwise.session.load_data", "linkwise.session.load_frame",
-    # linkwise/session/_desk.py
-    "linkwise.session.HumanSession.agreement_frame", "linkwise.session.HumanSession.prepare",
-    # linkwise/session/_feedback.py
-    "linkwise.session.HumanSession.clusters", "linkwise.session.HumanSession.mark",
-    "linkwise.session.HumanSession.members", "linkwise.session.HumanSession.move", "linkwise.session.HumanSession.name",
-    "linkwise.session.HumanSession.names", "linkwise.session.NeedsConfirmation",
     # linkwise/session/_import.py
-    "linkwise.session.constraints_frame", "linkwise.session.read_known",
+    "linkwise.session.constraints_frame",
     # linkwise/session/_open.py
     "linkwise.session.open_session",
-    # linkwise/session/_review.py
-    "linkwise.session.HumanSession.change", "linkwise.session.HumanSession.review",
-    "linkwise.session.HumanSession.withdraw",
     # linkwise/session/_terminal.py
     "linkwise.session.run_terminal",
     # linkwise/session/_web.py

@@ -197,7 +197,7 @@ def read_known(data, constraints=None, labels=None):
 
     Returns
     -------
-    pairs : list of (int, int, bool)
+    list of (int, int, bool)
         Row numbers and True (same) / False (different), leaving out pairs
         the earlier ones imply. A labels file with k clusters gives a star of
         must-links in each and k (k - 1) / 2 cannot-links between them.

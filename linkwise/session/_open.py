@@ -96,7 +96,7 @@ def open_session(path, data=None, estimator=None, *, id_column=None, text_column
 
     Returns
     -------
-    session : HumanSession
+    HumanSession
         Close it (``session.close()``) to open the file elsewhere.
 
     Examples

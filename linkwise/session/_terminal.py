@@ -217,7 +217,7 @@ def run_terminal(session, labels_path, *, console=None, getchar=None):
 
     Returns
     -------
-    n_clusters : int
+    int
         Clusters in the labels written.
 
     Raises
