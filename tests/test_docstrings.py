@@ -28,10 +28,6 @@ ENTRY_MODULES = ("datasets", "metrics", "persist", "bench")
 # ``current_labels``, ...) that its merge added. Each is expected to fail until documented; once it passes, its
 # strict xfail fails, and the name leaves this list.
 PENDING = {
-    # linkwise/session/_data.py
-    "linkwise.session.Dataset", "linkwise.session.Dataset.image_path", "linkwise.session.Dataset.item",
-    "linkwise.session.Dataset.matches", "linkwise.session.Dataset.n_rows", "linkwise.session.embed_text",
-    "linkwise.session.load_data", "linkwise.session.load_frame",
     # linkwise/session/_import.py
     "linkwise.session.constraints_frame",
     # linkwise/session/_open.py
