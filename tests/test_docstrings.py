@@ -23,22 +23,6 @@ IGNORED = {
 # The entry points, which must show an example: every top-level name, and the modules a user calls directly.
 ENTRY_MODULES = ("datasets", "metrics", "persist", "bench")
 
-# Not complete yet, by defining file: the objects of the modules rewritten for issue 29 (loop.py, auto.py,
-# cobs/_active.py, repair/, session/) and the public hooks of the method protocol (``questions``, ``focus``,
-# ``current_labels``, ...) that its merge added. Each is expected to fail until documented; once it passes, its
-# strict xfail fails, and the name leaves this list.
-PENDING = {
-    # linkwise/session/_import.py
-    "linkwise.session.constraints_frame",
-    # linkwise/session/_open.py
-    "linkwise.session.open_session",
-    # linkwise/session/_terminal.py
-    "linkwise.session.run_terminal",
-    # linkwise/session/_web.py
-    "linkwise.session.create_app", "linkwise.session.serve",
-}
-
-
 def _public_objects():
     """``{qualified name: object}`` of the public classes and functions, each under its shortest public name."""
     found = {}
@@ -79,22 +63,12 @@ def _errors(name):
     return [f"{code}: {message}" for code, message in validate(name)["errors"] if code not in ignored]
 
 
-def _cases():
-    pending = pytest.mark.xfail(strict=True, reason="pending the rewrite of its module")
-    return [pytest.param(name, marks=[pending] if name in PENDING else [], id=name)
-            for name in sorted(OBJECTS) + sorted(METHODS)]
-
-
 # numpydoc reads every attribute of a class, the deprecated ones anywidget's base class still has too
 @pytest.mark.filterwarnings("ignore:Widget.* is deprecated:DeprecationWarning")
-@pytest.mark.parametrize("name", _cases())
+@pytest.mark.parametrize("name", sorted(OBJECTS) + sorted(METHODS))
 def test_docstring_is_complete(name):
     errors = _errors(name)
     assert not errors, f"{name}:\n  " + "\n  ".join(errors)
-
-
-def test_pending_names_are_public_callables():
-    assert PENDING <= set(OBJECTS) | set(METHODS), sorted(PENDING - set(OBJECTS) - set(METHODS))
 
 
 def test_every_public_sub_package_and_its_methods_are_covered():

@@ -291,6 +291,16 @@ def constraints_frame(session):
     the last two. While a contradiction is open, what waits behind it in
     the session file is left out.
 
+    Parameters
+    ----------
+    session : HumanSession
+        The session whose answers to export.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair relation, in the order stated.
+
     Examples
     --------
     >>> import os, tempfile

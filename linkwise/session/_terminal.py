@@ -207,9 +207,11 @@ def run_terminal(session, labels_path, *, console=None, getchar=None):
     Parameters
     ----------
     session : HumanSession
+        The session to answer, opened for writing.
     labels_path : str or Path
         Where the labels CSV (``id``, ``cluster``) is written on quit.
     console : rich.console.Console, optional
+        Where the questions are shown (default: a new console on the terminal).
     getchar : callable, optional
         Returns one key press, '' at the end of input (default: the
         terminal, or standard input one key per line when it is not a
