@@ -378,6 +378,28 @@ def _is_absolute(value):
     )
 
 
+def _image_head(root, value, shown):
+    """The resolved path of image path ``value`` (a relative one, ``shown`` in messages) under ``root``, and its
+    first 12 bytes; raise UnsafePathError when it leads outside ``root``, is no image file by name, a folder, or
+    cannot be read."""
+    try:
+        candidate = (root / value).resolve()
+        if not candidate.is_relative_to(root):
+            raise UnsafePathError(f"Image path {shown} refused: it leads outside {root}.")
+        if candidate.suffix.lower() not in IMAGE_TYPES:
+            raise UnsafePathError(f"Image path {shown} refused: not a PNG, JPEG, GIF, WebP or BMP file.")
+        if candidate.is_dir():
+            raise UnsafePathError(f"Image path {shown} refused: it is a folder.")
+        with open(candidate, "rb") as file:
+            return candidate, file.read(12)
+    except FileNotFoundError:
+        raise UnsafePathError(f"Image {shown} not found under {root}.") from None
+    except OSError as exc:  # a name too long, no permission, a link loop...
+        raise UnsafePathError(f"Image {shown} cannot be read: {exc.strerror or exc}.") from None
+    except RuntimeError:  # a link loop, as Path.resolve reports it before Python 3.13
+        raise UnsafePathError(f"Image {shown} cannot be read: {os.strerror(errno.ELOOP)}.") from None
+
+
 class Dataset:
     """A table loaded for a human session: features for the method, rows for the person.
 
@@ -538,22 +560,7 @@ class Dataset:
             raise UnsafePathError(f"Image path {shown} refused: absolute paths are not served.")
         if ".." in re.split(r"[\\/]", value):
             raise UnsafePathError(f"Image path {shown} refused: '..' steps are not served.")
-        try:
-            candidate = (self.image_root / value).resolve()
-            if not candidate.is_relative_to(self.image_root):
-                raise UnsafePathError(f"Image path {shown} refused: it leads outside {self.image_root}.")
-            if candidate.suffix.lower() not in IMAGE_TYPES:
-                raise UnsafePathError(f"Image path {shown} refused: not a PNG, JPEG, GIF, WebP or BMP file.")
-            if candidate.is_dir():
-                raise UnsafePathError(f"Image path {shown} refused: it is a folder.")
-            with open(candidate, "rb") as file:
-                head = file.read(12)
-        except FileNotFoundError:
-            raise UnsafePathError(f"Image {shown} not found under {self.image_root}.") from None
-        except OSError as exc:  # a name too long, no permission, a link loop...
-            raise UnsafePathError(f"Image {shown} cannot be read: {exc.strerror or exc}.") from None
-        except RuntimeError:  # a link loop, as Path.resolve reports it before Python 3.13
-            raise UnsafePathError(f"Image {shown} cannot be read: {os.strerror(errno.ELOOP)}.") from None
+        candidate, head = _image_head(self.image_root, value, shown)
         if not head.startswith(_IMAGE_SIGNATURES) and not (head[:4] == b"RIFF" and head[8:12] == b"WEBP"):
             raise UnsafePathError(f"Image {shown} refused: its content is not a PNG, JPEG, GIF, WebP or BMP image.")
         return candidate
