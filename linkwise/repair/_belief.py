@@ -113,7 +113,7 @@ class NoisyAnswers:
 
     @property
     def store(self):
-        """The belief's :class:`~linkwise.ConstraintStore`: what the method reads, answers as believed and their closure."""
+        """The belief's :class:`~linkwise.ConstraintStore`: the answers as believed and their closure."""
         return self.graph.store
 
     def review(self, ctx, answered=None):
@@ -176,7 +176,7 @@ class NoisyAnswers:
         self._unsettled |= self.graph.add(i, j, answer)
 
     def inform_group(self, rows, outside):
-        """Record the relations a mark states (see :meth:`linkwise.ActiveSession.mark`), as :meth:`inform` of each would.
+        """Record the relations a mark states (:meth:`linkwise.ActiveSession.mark`), as :meth:`inform` of each would.
 
         Parameters
         ----------
