@@ -125,7 +125,7 @@ class ActiveClustering(ActiveEstimator):
         Raises
         ------
         InvalidParameterError
-            ``clusterer`` is not a constrained clusterer with ``n_clusters``.
+            ``clusterer`` has no ``fit(X, ml=, cl=)`` or no valid ``n_clusters`` parameter.
         """
         n_clusters = check_clusterer(self.clusterer, type(self).__name__)
         self._fit = ConstrainedFit(self.clusterer, ctx, self.constraints)
