@@ -67,8 +67,10 @@ class SeriesMetric:
 
         Raises
         ------
+        ValueError
+            The series differ in length, or ``X`` is not 2-D or 3-D (series metric, or 3-D input).
         InvalidParameterError
-            ``X`` is not valid series for a series metric.
+            ``X`` holds NaN or infinity (series metric, or 3-D input).
         """
         if self.metric == "euclidean" and np.ndim(X) != 3:
             self._series_shape = None  # predict reads tables
