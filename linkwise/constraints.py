@@ -478,7 +478,7 @@ class ConstraintStore:
         """Review an answer: nothing to check, since the loop has stored it already.
 
         The plain store is the knowledge of answers taken as given (see
-        :mod:`linkwise.loop`); :class:`~linkwise.cobra.NoisyAnswers` is the one
+        :mod:`linkwise.loop`); :class:`~linkwise.repair.NoisyAnswers` is the one
         whose review asks questions.
 
         Parameters
