@@ -199,7 +199,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         the label of its nearest sampled row), which bounds the work before
         the first question.
     n_jobs : int, optional
-        joblib parallelism of the candidate generation.
+        The joblib parallelism of the candidate generation.
     metric : {"euclidean", "dtw", "kshape"}, default="euclidean"
         For time series (see :class:`~linkwise.COBRAS`): COBRAS refines under
         this distance, and the candidates are generated on a 16-dimensional
@@ -294,16 +294,48 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
             check_n_clusters(self.n_clusters, X.shape[0], self)
 
     def tolerates_contradictions(self):
+        """Record every answer, one that contradicts earlier ones too.
+
+        Returns
+        -------
+        bool
+            Always True: Auto counts the answers each candidate violates, so a
+            contradiction (a wrong answer) is evidence, not a reason to stop.
+        """
         return True  # answers are counted, so a contradiction (a wrong answer) is no reason to stop
 
     def focus(self):
-        """What the wrong-answer repair checks: COBRAS's representatives and their clusters once it runs (none
-        before: every answer is recorded from the first, but selection checks none)."""
+        """Return the rows the wrong-answer repair checks, and their clusters.
+
+        Returns
+        -------
+        rows : ndarray of int
+            COBRAS's super-instance representatives once it has taken over;
+            none before (every answer is recorded from the first, but the
+            selection among candidates checks none).
+        clusters : ndarray of int
+            The cluster of each of ``rows``.
+        """
         none = np.empty(0, dtype=np.intp)
         return (none, none) if self._cobras is None else self._cobras.focus()
 
     # -- the question generator ---------------------------------------------------
     def questions(self, ctx):
+        """Select a candidate clustering by committee questions, then refine it with COBRAS.
+
+        Parameters
+        ----------
+        ctx : QueryContext
+            The data, the answers and the random generator of this fit.
+
+        Yields
+        ------
+        tuple of (int, int) or Checkpoint
+            The next question; the loop sends back its answer. While the
+            answers still tell the candidates apart, a pair they disagree on;
+            then COBRAS's questions, starting from the best candidate's
+            large clusters.
+        """
         self._pairs, self._answers, self._n_seen, self._revision = [], [], 0, 0
         self._cobras, self.switched_at_ = None, None
         self._refitted = None  # the fallback's last fit: ((answers, revision), labels)
@@ -398,6 +430,23 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
 
     # -- what is reported -----------------------------------------------------------
     def current_labels(self, ctx):
+        """Return the clustering that best explains the answers so far.
+
+        The best-scored candidate, or COBRAS's refinement of it once COBRAS
+        runs and contradicts no more answers (always when the person gave
+        feedback on clusters); a logistic model fitted to the answers
+        replaces it when that contradicts far fewer of them.
+
+        Parameters
+        ----------
+        ctx : QueryContext
+            The context of the fit or session.
+
+        Returns
+        -------
+        ndarray of int of shape (n_samples,)
+            A label per row.
+        """
         self._score(ctx)
         best = self._cand_full(self._best()).astype(np.intp)
         report, wrong = best, self._violations(best)

@@ -30,10 +30,11 @@ def sample_rows(n_samples, preferred, size, rng):
     size : int
         Rows to return, at most ``n_samples``.
     rng : numpy.random.RandomState
+        The random generator that draws the rows.
 
     Returns
     -------
-    rows : ndarray of int of shape (size,)
+    ndarray of int of shape (size,)
         Sorted rows: every ``preferred`` row when there are at most
         ``size``, the others drawn at random.
     """
@@ -50,6 +51,7 @@ def draw_pairs(rng, rows, n_code, size, seen):
     Parameters
     ----------
     rng : numpy.random.RandomState
+        The random generator that draws the pairs.
     rows : ndarray of int
         Sorted positions the pairs are made of.
     n_code : int
@@ -61,7 +63,7 @@ def draw_pairs(rng, rows, n_code, size, seen):
 
     Returns
     -------
-    codes : ndarray of int64
+    ndarray of int64
         The codes of the pairs drawn (fewer than ``size`` when fewer are left).
     """
     nq = rows.size

@@ -445,7 +445,7 @@ class ConstraintStore:
 
         Returns
         -------
-        contradicts : bool
+        bool
             Whether a pair of the group contradicts what the store holds.
         """
         plan = self._plan(rows, outside, whole=True)

@@ -37,8 +37,14 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_random_state
 
 from linkwise._extras import requires
-from linkwise._validation import InvalidParameterError, Interval, check_data, check_index_set, magnitude_scale
-from linkwise._validation import validate_params
+from linkwise._validation import (
+    Interval,
+    InvalidParameterError,
+    check_data,
+    check_index_set,
+    magnitude_scale,
+    validate_params,
+)
 from linkwise.constraints import ConstraintStore
 from linkwise.graph import check_pair, pair_key
 from linkwise.prediction import NearestPoints, check_new_data, fitted_rows
@@ -48,7 +54,13 @@ __all__ = ["ActiveEstimator", "ActiveSession", "Checkpoint", "Mark", "QueryConte
 
 
 class Recheck(NamedTuple):
-    """Yield this instead of a plain pair to have a known pair asked (and charged) again: wrong-answer repair."""
+    """A pair to ask (and charge) again although its answer is known: what wrong-answer repair yields.
+
+    Parameters
+    ----------
+    i, j : int
+        The two rows of the pair, as a plain pair would give them.
+    """
 
     i: int
     j: int
@@ -63,8 +75,17 @@ class Checkpoint(NamedTuple):
 
 
 class Mark(NamedTuple):
-    """A person's feedback on a whole cluster: its ``rows`` (sorted) belong together (*pure*); ``complete``: and
-    nothing else belongs with them. The pairs it states are ``ctx.informed[start:stop]``."""
+    """A person's feedback on a whole cluster, as the loop records it in ``ctx.marks``.
+
+    Parameters
+    ----------
+    rows : ndarray of int
+        The members of the cluster (sorted): they belong together (the cluster is *pure*).
+    complete : bool
+        True: nothing else belongs with them either.
+    start, stop : int, default=0
+        The pairs the mark states are ``ctx.informed[start:stop]``.
+    """
 
     rows: np.ndarray
     complete: bool
@@ -92,6 +113,21 @@ class QueryContext:
         The budget (None: unlimited).
     scale : float, default=1.0
         The power of two ``X`` was divided by (1.0 for most data); ``predict`` divides new items by it.
+    revision : int, default=0
+        How many times the knowledge revised its belief so far.
+    n_queries : int, default=0
+        The questions asked so far.
+    log : list of (int, int, bool or None), optional
+        Questions asked and their answers, in order (read it, do not write).
+    informed : list of (int, int, bool), optional
+        Relations stated outside the questions (:meth:`ActiveSession.inform`), in order; also in ``constraints``.
+    marks : list of Mark, optional
+        Feedback on whole clusters (:meth:`ActiveSession.mark`), in order; its pairs are in ``informed``.
+    moved : set of int, optional
+        Positions in ``informed`` of the pairs that are halves of a moved item (``inform(..., move=True)``).
+    state : dict, optional
+        What the methods of this fit compute once and keep for it (not on the fitted estimator), by name; a
+        method that hands over to another (Auto to COBRAS) shares it.
 
     Attributes
     ----------
@@ -101,23 +137,8 @@ class QueryContext:
         ``queryable`` as a mask.
     knowledge : ConstraintStore or NoisyAnswers
         What the method may rely on (see the module docstring); ``constraints`` by default.
-    revision : int
-        How many times the knowledge revised its belief so far.
-    n_queries : int
-        The questions asked so far.
-    log : list of (int, int, bool or None)
-        Questions asked and their answers, in order (read it, do not write).
-    informed : list of (int, int, bool)
-        Relations stated outside the questions (:meth:`ActiveSession.inform`), in order; also in ``constraints``.
-    marks : list of Mark
-        Feedback on whole clusters (:meth:`ActiveSession.mark`), in order; its pairs are in ``informed``.
-    moved : set of int
-        Positions in ``informed`` of the pairs that are halves of a moved item (``inform(..., move=True)``).
     labels : ndarray of int of shape (n_samples,)
         The method's current clustering of every row (what ``labels_`` reports), kept up to date by the method.
-    state : dict
-        What the methods of this fit compute once and keep for it (not on the fitted estimator), by name; a
-        method that hands over to another (Auto to COBRAS) shares it.
     """
 
     X: np.ndarray
@@ -193,13 +214,14 @@ class ActiveSession:
     ----------
     estimator : ActiveEstimator
         An unfitted active estimator (COBRAS, ActiveClustering, ...).
-    X : array-like of shape (n_samples, n_features)
+    X : array-like of shape (n_samples, n_features) or DataFrame
+        The items to cluster: a numeric array, or a pandas or polars DataFrame (see ``id_column``).
     queryable : array-like of int or bool mask, optional
         Rows that may appear in a question (default: all); labels cover every row.
     stability : bool, default=True
         Keep :attr:`stability_` up to date (one comparison of clusterings on
         at most 2,000 rows per answer); False for a session no person reads.
-    id_column, text_column, image_column, features, series, image_root, scale
+    id_column, text_column, image_column, features, series, image_root, scale : optional
         For ``X`` a pandas or polars DataFrame: load it as ``linkwise
         cluster`` loads a data file (:func:`linkwise.session.load_frame`:
         text embedded, images to features, ids as text; needs the
@@ -339,8 +361,14 @@ class ActiveSession:
 
     @_locked
     def ask(self):
-        """The pair the method wants answered next (the same until :meth:`tell`), or None when the budget is
-        spent or the method has nothing left to ask."""
+        """Return the pair the method wants answered next.
+
+        Returns
+        -------
+        tuple of (int, int) or None
+            The pending question (the same until :meth:`tell` answers it), or
+            None when the budget is spent or the method has nothing left to ask.
+        """
         return self._pending
 
     @_locked
@@ -409,7 +437,7 @@ class ActiveSession:
 
         Returns
         -------
-        n_replayed : int
+        int
             How many questions were answered from ``answers``, up to the first
             one they do not cover (the next one to ask a person).
         """
@@ -475,6 +503,7 @@ class ActiveSession:
         rows : array-like of int
             The members of the cluster, as shown to the person.
         complete : bool, default=False
+            True: no row outside ``rows`` belongs with them.
 
         Raises
         ------
@@ -535,9 +564,13 @@ class ActiveSession:
 
     @property
     def checking(self):
-        """True when the pending question is a check of earlier answers: a method that allows for wrong answers
-        (Auto, NoiseRobustCOBRAS) asks a pair they already settle, to catch a wrong one (a recheck, or a pair
-        whose settling answer it no longer believes). No other question is ever one the answers settle."""
+        """True when the pending question is a check of earlier answers.
+
+        A method that allows for wrong answers (Auto, NoiseRobustCOBRAS) asks
+        a pair they already settle, to catch a wrong one (a recheck, or a pair
+        whose settling answer it no longer believes). No other question is
+        ever one the answers settle.
+        """
         pending = self._pending
         return pending is not None and (self._recheck or self._ctx.constraints.relation(*pending) is not None)
 
@@ -563,14 +596,25 @@ class ActiveSession:
 
     @_locked
     def finish(self, *, labels=None):
-        """Stop asking and return the fitted ``estimator_`` (``labels_``, ``constraints_``, ``query_log_``,
-        ``n_queries_``, and ``labels_history_`` for anytime methods).
+        """Stop asking and return the fitted estimator.
 
         Parameters
         ----------
         labels : array-like of int of shape (n_samples,), optional
             The clustering to report instead of the method's (a person's
             cluster feedback applied to it); ``predict`` follows it.
+
+        Returns
+        -------
+        ActiveEstimator
+            ``estimator_``, with ``labels_``, ``constraints_``,
+            ``query_log_``, ``n_queries_`` and, for an anytime method,
+            ``labels_history_``.
+
+        Raises
+        ------
+        InvalidParameterError
+            ``labels`` is not one integer label per row.
         """
         est, n = self.estimator_, self._ctx.n_samples
         if labels is not None and (np.shape(labels) != (n,) or not np.issubdtype(np.asarray(labels).dtype, np.integer)):
@@ -607,6 +651,27 @@ class ActiveEstimator(BaseEstimator):
     anytime : bool
         Class attribute: whether the clustering after every question is
         meaningful; ``fit`` then records ``labels_history_``.
+
+    Examples
+    --------
+    A method that asks whether each row goes with row 0, and clusters the
+    rows in two by the answers:
+
+    >>> import linkwise as lw
+    >>> class WithFirst(lw.ActiveEstimator):
+    ...     def __init__(self, max_queries=None, random_state=None):
+    ...         self.max_queries, self.random_state = max_queries, random_state
+    ...     def questions(self, ctx):
+    ...         ctx.labels[1:] = 1
+    ...         for j in range(1, ctx.n_samples):
+    ...             if (yield (0, j)):
+    ...                 ctx.labels[j] = 0
+    >>> X, y = lw.datasets.load("iris", scale="minmax")
+    >>> est = WithFirst(max_queries=20).fit(X, lw.LabelOracle(y))
+    >>> est.n_queries_
+    20
+    >>> est.labels_.shape
+    (147,)
     """
 
     max_queries = None
@@ -645,7 +710,7 @@ class ActiveEstimator(BaseEstimator):
 
         Returns
         -------
-        tolerant : bool
+        bool
             True: the constraint store records it (a method that counts or
             repairs answers); False (default): the loop refuses it with
             :class:`~linkwise.InconsistentConstraintError`.
@@ -662,7 +727,7 @@ class ActiveEstimator(BaseEstimator):
 
         Returns
         -------
-        table : array-like of shape (n_samples, n_features)
+        array-like of shape (n_samples, n_features)
             By default ``X`` itself.
         """
         return X
@@ -673,10 +738,11 @@ class ActiveEstimator(BaseEstimator):
         Parameters
         ----------
         ctx : QueryContext
+            The context of the fit that is starting.
 
         Returns
         -------
-        knowledge : ConstraintStore or NoisyAnswers
+        ConstraintStore or NoisyAnswers
             By default ``ctx.constraints`` (see :mod:`linkwise.loop`).
         """
         return ctx.constraints
@@ -687,10 +753,11 @@ class ActiveEstimator(BaseEstimator):
         Parameters
         ----------
         ctx : QueryContext
+            The context of the fit or session.
 
         Returns
         -------
-        labels : ndarray of int of shape (n_samples,)
+        ndarray of int of shape (n_samples,)
             By default a copy of ``ctx.labels``.
         """
         return np.asarray(ctx.labels).copy()
@@ -701,10 +768,11 @@ class ActiveEstimator(BaseEstimator):
         Parameters
         ----------
         ctx : QueryContext
+            The context of the fit, just after an answer.
 
         Returns
         -------
-        entry : object
+        object
             By default ``current_labels(ctx)`` as int32; override for a compact form on large data.
         """
         return self.current_labels(ctx).astype(np.int32)
@@ -719,7 +787,7 @@ class ActiveEstimator(BaseEstimator):
 
         Returns
         -------
-        history : ndarray of shape (n_queries, n_samples)
+        ndarray of shape (n_queries, n_samples)
             By default the snapshots stacked (int32).
         """
         return np.stack(snapshots) if snapshots else np.empty((0, self.labels_.shape[0]), dtype=np.int32)
@@ -730,10 +798,11 @@ class ActiveEstimator(BaseEstimator):
         Parameters
         ----------
         ctx : QueryContext
+            The context of the finished fit.
 
         Returns
         -------
-        predictor : object with ``predict(X)`` and ``rows``
+        object with ``predict(X)`` and ``rows``
             By default the label of the nearest fitted row
             (:class:`~linkwise.prediction.NearestPoints`), under the method's
             series metric if it has one.
@@ -745,8 +814,10 @@ class ActiveEstimator(BaseEstimator):
 
     @property
     def predictor_(self):
-        """The fitted rule ``predict`` applies (from ``make_predictor(ctx)``); its ``rows`` are the fitted rows
-        whose labels it keeps as they are."""
+        """The fitted rule ``predict`` applies (from ``make_predictor(ctx)``).
+
+        Its ``rows`` are the fitted rows whose labels it keeps as they are.
+        """
         return self._predictor
 
     def fit(self, X, oracle, queryable=None):
@@ -755,6 +826,7 @@ class ActiveEstimator(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The items to cluster (series for a method with a series metric).
         oracle : Oracle
             Anything with ``query(i, j) -> True | False | None``, e.g.
             :class:`~linkwise.LabelOracle`.
@@ -764,9 +836,13 @@ class ActiveEstimator(BaseEstimator):
         Returns
         -------
         self
+            The fitted estimator, with ``labels_``, ``constraints_``,
+            ``query_log_`` and ``n_queries_``.
 
         Raises
         ------
+        InvalidParameterError
+            ``oracle`` has no ``query`` method, or a parameter or ``X`` is invalid.
         Exception
             Whatever the method or the oracle raises; ``constraints_``,
             ``query_log_`` and ``n_queries_`` keep the answers so far.
@@ -785,7 +861,22 @@ class ActiveEstimator(BaseEstimator):
         return self
 
     def fit_predict(self, X, oracle, queryable=None):
-        """Fit and return ``labels_``."""
+        """Fit and return ``labels_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The items to cluster, as for :meth:`fit`.
+        oracle : Oracle
+            Anything with ``query(i, j) -> True | False | None``.
+        queryable : array-like of int or bool mask, optional
+            Rows that may appear in a question; labels still cover every row.
+
+        Returns
+        -------
+        ndarray of int of shape (n_samples,)
+            The clustering of every row.
+        """
         return self.fit(X, oracle, queryable).labels_
 
     def predict(self, X):
@@ -799,7 +890,7 @@ class ActiveEstimator(BaseEstimator):
 
         Returns
         -------
-        labels : ndarray of shape (n_new,)
+        ndarray of shape (n_new,)
             Values of ``labels_``.
         """
         X = check_new_data(self, X)  # first: it refuses an unfitted estimator

@@ -23,100 +23,6 @@ IGNORED = {
 # The entry points, which must show an example: every top-level name, and the modules a user calls directly.
 ENTRY_MODULES = ("datasets", "metrics", "persist", "bench")
 
-# Not complete yet, by defining file: the objects of the modules rewritten for issue 29 (loop.py, auto.py,
-# cobs/_active.py, repair/, session/) and the public hooks of the method protocol (``questions``, ``focus``,
-# ``current_labels``, ...) that its merge added. Each is expected to fail until documented; once it passes, its
-# strict xfail fails, and the name leaves this list.
-PENDING = {
-    # linkwise/active/_committee.py
-    "linkwise.active.Committee.questions",
-    # linkwise/active/_explore.py
-    "linkwise.active.ExploreConsolidate.questions", "linkwise.active.MinMax.questions",
-    # linkwise/active/_meta.py
-    "linkwise.ActiveClustering.current_labels", "linkwise.ActiveClustering.questions",
-    # linkwise/active/_npu.py
-    "linkwise.active.NPU.questions",
-    # linkwise/active/_random.py
-    "linkwise.active.Random.questions",
-    # linkwise/auto.py
-    "linkwise.Auto", "linkwise.Auto.current_labels", "linkwise.Auto.focus", "linkwise.Auto.questions",
-    "linkwise.Auto.tolerates_contradictions",
-    # linkwise/bayes/_estimators.py
-    "linkwise.BayesianActiveClustering.make_predictor", "linkwise.BayesianActiveClustering.questions",
-    # linkwise/cobra/_cobra.py
-    "linkwise.COBRA.questions",
-    # linkwise/cobra/_cobras.py
-    "linkwise.COBRAS.questions",
-    # linkwise/cobra/_metric.py
-    "linkwise.cobra.SeriesMetric.as_table",
-    # linkwise/cobra/_robust.py
-    "linkwise.NoiseRobustCOBRAS.tolerates_contradictions",
-    # linkwise/cobra/_superinstances.py
-    "linkwise.COBRA.current_labels", "linkwise.COBRA.focus", "linkwise.COBRA.history_array",
-    "linkwise.COBRA.make_predictor", "linkwise.COBRA.snapshot",
-    # linkwise/cobs/_active.py
-    "linkwise.ActiveCOBS", "linkwise.ActiveCOBS.knowledge", "linkwise.ActiveCOBS.questions",
-    "linkwise.ActiveCOBS.tolerates_contradictions", "linkwise.cobs.nearest_rows",
-    # linkwise/committee.py
-    "linkwise.committee.draw_pairs", "linkwise.committee.sample_rows",
-    # linkwise/constraints.py
-    "linkwise.ConstraintStore.absorb_group",
-    # linkwise/loop.py
-    "linkwise.ActiveEstimator", "linkwise.ActiveEstimator.as_table", "linkwise.ActiveEstimator.current_labels",
-    "linkwise.ActiveEstimator.fit", "linkwise.ActiveEstimator.fit_predict", "linkwise.ActiveEstimator.history_array",
-    "linkwise.ActiveEstimator.knowledge", "linkwise.ActiveEstimator.make_predictor", "linkwise.ActiveEstimator.predict",
-    "linkwise.ActiveEstimator.predictor_", "linkwise.ActiveEstimator.snapshot",
-    "linkwise.ActiveEstimator.tolerates_contradictions", "linkwise.ActiveSession", "linkwise.ActiveSession.ask",
-    "linkwise.ActiveSession.checking", "linkwise.ActiveSession.finish", "linkwise.ActiveSession.mark",
-    "linkwise.ActiveSession.replay", "linkwise.loop.Mark", "linkwise.loop.QueryContext", "linkwise.loop.Recheck",
-    # linkwise/repair/_answers.py
-    "linkwise.repair.AnswerGraph.add", "linkwise.repair.AnswerGraph.add_group", "linkwise.repair.AnswerGraph.adopt",
-    "linkwise.repair.AnswerGraph.believed", "linkwise.repair.AnswerGraph.corrections",
-    "linkwise.repair.AnswerGraph.pairs", "linkwise.repair.AnswerGraph.relation", "linkwise.repair.AnswerGraph.weak",
-    "linkwise.repair.Correction", "linkwise.repair.Evidence",
-    # linkwise/repair/_belief.py
-    "linkwise.repair.NoisyAnswers", "linkwise.repair.NoisyAnswers.inform", "linkwise.repair.NoisyAnswers.inform_group",
-    "linkwise.repair.NoisyAnswers.review", "linkwise.repair.NoisyAnswers.store",
-    "linkwise.repair.RepairAttributes.knowledge",
-    # linkwise/session/_controller.py
-    "linkwise.session.HumanSession.answer", "linkwise.session.HumanSession.answers_frame",
-    "linkwise.session.HumanSession.join", "linkwise.session.HumanSession.labels",
-    "linkwise.session.HumanSession.labels_frame", "linkwise.session.HumanSession.model",
-    "linkwise.session.HumanSession.numbers", "linkwise.session.HumanSession.raise_budget",
-    "linkwise.session.HumanSession.resolve", "linkwise.session.HumanSession.state",
-    "linkwise.session.HumanSession.statements", "linkwise.session.HumanSession.undo",
-    "linkwise.session.HumanSession.widget", "linkwise.session.HumanSession.write_labels",
-    # linkwise/session/_data.py
-    "linkwise.session.Dataset", "linkwise.session.Dataset.image_path", "linkwise.session.Dataset.item",
-    "linkwise.session.Dataset.matches", "linkwise.session.Dataset.n_rows", "linkwise.session.embed_text",
-    "linkwise.session.load_data", "linkwise.session.load_frame",
-    # linkwise/session/_desk.py
-    "linkwise.session.HumanSession.agreement_frame", "linkwise.session.HumanSession.prepare",
-    # linkwise/session/_feedback.py
-    "linkwise.session.HumanSession.clusters", "linkwise.session.HumanSession.mark",
-    "linkwise.session.HumanSession.members", "linkwise.session.HumanSession.move", "linkwise.session.HumanSession.name",
-    "linkwise.session.HumanSession.names", "linkwise.session.NeedsConfirmation",
-    # linkwise/session/_import.py
-    "linkwise.session.constraints_frame", "linkwise.session.read_known",
-    # linkwise/session/_open.py
-    "linkwise.session.open_session",
-    # linkwise/session/_review.py
-    "linkwise.session.HumanSession.change", "linkwise.session.HumanSession.review",
-    "linkwise.session.HumanSession.withdraw",
-    # linkwise/session/_store.py
-    "linkwise.session.Answer", "linkwise.session.Refused", "linkwise.session.SessionStore.answers",
-    "linkwise.session.SessionStore.change", "linkwise.session.SessionStore.correct",
-    "linkwise.session.SessionStore.discard", "linkwise.session.SessionStore.record",
-    "linkwise.session.SessionStore.record_many", "linkwise.session.SessionStore.record_mark",
-    "linkwise.session.SessionStore.retract", "linkwise.session.SessionStore.retracted",
-    "linkwise.session.SessionStore.write_meta", "linkwise.session.SessionWriteError",
-    # linkwise/session/_terminal.py
-    "linkwise.session.run_terminal",
-    # linkwise/session/_web.py
-    "linkwise.session.create_app", "linkwise.session.serve",
-}
-
-
 def _public_objects():
     """``{qualified name: object}`` of the public classes and functions, each under its shortest public name."""
     found = {}
@@ -157,22 +63,12 @@ def _errors(name):
     return [f"{code}: {message}" for code, message in validate(name)["errors"] if code not in ignored]
 
 
-def _cases():
-    pending = pytest.mark.xfail(strict=True, reason="pending the rewrite of its module")
-    return [pytest.param(name, marks=[pending] if name in PENDING else [], id=name)
-            for name in sorted(OBJECTS) + sorted(METHODS)]
-
-
 # numpydoc reads every attribute of a class, the deprecated ones anywidget's base class still has too
 @pytest.mark.filterwarnings("ignore:Widget.* is deprecated:DeprecationWarning")
-@pytest.mark.parametrize("name", _cases())
+@pytest.mark.parametrize("name", sorted(OBJECTS) + sorted(METHODS))
 def test_docstring_is_complete(name):
     errors = _errors(name)
     assert not errors, f"{name}:\n  " + "\n  ".join(errors)
-
-
-def test_pending_names_are_public_callables():
-    assert PENDING <= set(OBJECTS) | set(METHODS), sorted(PENDING - set(OBJECTS) - set(METHODS))
 
 
 def test_every_public_sub_package_and_its_methods_are_covered():

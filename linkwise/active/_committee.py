@@ -79,6 +79,28 @@ class Committee(QueryStrategy):
     }
 
     def questions(self, ctx, n_clusters, fit_labels):
+        """Pick representatives from the imputed neighbourhoods, then ask where the ensemble disagrees.
+
+        Parameters
+        ----------
+        ctx : QueryContext
+            The data, the answers and the random generator of this run.
+        n_clusters : int
+            The number of clusters the strategy looks for (K).
+        fit_labels : callable or None
+            Returns the clusterer's labels fitted on the answers so far (None
+            when the strategy runs without a clusterer).
+
+        Yields
+        ------
+        tuple of (int, int)
+            The next pair to ask; the loop sends back its answer.
+
+        Raises
+        ------
+        InvalidParameterError
+            ``kappa_cl`` is not below ``kappa_ml``.
+        """
         if self.kappa_cl >= self.kappa_ml:  # a relation of two parameters, beyond what the table states
             raise InvalidParameterError(f"The 'kappa_cl' parameter of Committee must be below kappa_ml="
                                         f"{self.kappa_ml!r}, got {self.kappa_cl!r}.")

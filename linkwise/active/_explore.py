@@ -61,6 +61,24 @@ class _FarthestFirst(QueryStrategy):
     """Explore phase shared by ExploreConsolidate and MinMax; subclasses consolidate."""
 
     def questions(self, ctx, n_clusters, fit_labels):
+        """Explore farthest-first until there are K neighbourhoods, then consolidate.
+
+        Parameters
+        ----------
+        ctx : QueryContext
+            The data, the answers and the random generator of this run.
+        n_clusters : int
+            The number of clusters the strategy looks for (K).
+        fit_labels : callable or None
+            Returns the clusterer's labels fitted on the answers so far (None
+            when the strategy runs without a clusterer).
+
+        Yields
+        ------
+        tuple of (int, int)
+            The next pair to ask (a point against a neighbourhood's anchor);
+            the loop sends back its answer.
+        """
         skeleton = _Skeleton(ctx)
         skeleton.record(int(ctx.rng.choice(ctx.queryable)), NEW)
         while len(skeleton.members) < n_clusters and skeleton.open.any():
@@ -150,6 +168,24 @@ class MinMax(_FarthestFirst):
     _parameter_constraints = {"sigma": [Interval(Real, 0, None, closed="neither"), None]}
 
     def questions(self, ctx, n_clusters, fit_labels):
+        """Set ``sigma_``, then explore farthest-first and consolidate by least similarity to the skeleton.
+
+        Parameters
+        ----------
+        ctx : QueryContext
+            The data, the answers and the random generator of this run.
+        n_clusters : int
+            The number of clusters the strategy looks for (K).
+        fit_labels : callable or None
+            Returns the clusterer's labels fitted on the answers so far (None
+            when the strategy runs without a clusterer).
+
+        Yields
+        ------
+        tuple of (int, int)
+            The next pair to ask (a point against a neighbourhood's anchor);
+            the loop sends back its answer.
+        """
         self.sigma_ = kernel_width(ctx.X, ctx.rng) if self.sigma is None else float(self.sigma)
         yield from super().questions(ctx, n_clusters, fit_labels)
 

@@ -110,12 +110,41 @@ class ActiveClustering(ActiveEstimator):
         check_n_clusters(check_clusterer(self.clusterer, owner), X.shape[0], f"{owner}'s clusterer")
 
     def questions(self, ctx):
+        """Run the strategy on a clone, with the clusterer refitted on the answers when it asks for labels.
+
+        Parameters
+        ----------
+        ctx : QueryContext
+            The data, the answers and the random generator of this fit.
+
+        Yields
+        ------
+        tuple of (int, int)
+            The strategy's next question; the loop sends back its answer.
+
+        Raises
+        ------
+        InvalidParameterError
+            ``clusterer`` has no ``fit(X, ml=, cl=)`` or no valid ``n_clusters`` parameter.
+        """
         n_clusters = check_clusterer(self.clusterer, type(self).__name__)
         self._fit = ConstrainedFit(self.clusterer, ctx, self.constraints)
         self.strategy_ = clone(self.strategy)
         yield from run_strategy(self.strategy_, ctx, n_clusters, self._fit.labels)
 
     def current_labels(self, ctx):
+        """Return the clusterer's clustering of the answers so far (refitted if an answer came since).
+
+        Parameters
+        ----------
+        ctx : QueryContext
+            The context of the fit or session.
+
+        Returns
+        -------
+        ndarray of int of shape (n_samples,)
+            A label per row; ``clusterer_`` is set to the fitted clusterer.
+        """
         labels = self._fit.labels().copy()
         self.clusterer_ = self._fit.fitted
         return labels

@@ -86,6 +86,24 @@ class NPU(QueryStrategy):
     }
 
     def questions(self, ctx, n_clusters, fit_labels):
+        """Ask about the point of largest normalised uncertainty, against its likeliest neighbourhoods first.
+
+        Parameters
+        ----------
+        ctx : QueryContext
+            The data, the answers and the random generator of this run.
+        n_clusters : int
+            The number of clusters the strategy looks for (K).
+        fit_labels : callable or None
+            Returns the clusterer's labels fitted on the answers so far (None
+            when the strategy runs without a clusterer).
+
+        Yields
+        ------
+        tuple of (int, int)
+            The next pair to ask (the point against a member of a
+            neighbourhood); the loop sends back its answer.
+        """
         rng = ctx.rng
         open_ = ctx.queryable_mask.copy()  # queryable points not asked about yet
         first = int(rng.choice(ctx.queryable))

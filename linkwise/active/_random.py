@@ -31,6 +31,23 @@ class Random(QueryStrategy):
     """
 
     def questions(self, ctx, n_clusters, fit_labels):
+        """Draw pairs of queryable rows uniformly at random, each pair once.
+
+        Parameters
+        ----------
+        ctx : QueryContext
+            The data, the answers and the random generator of this run.
+        n_clusters : int
+            The number of clusters the strategy looks for (K).
+        fit_labels : callable or None
+            Returns the clusterer's labels fitted on the answers so far (None
+            when the strategy runs without a clusterer).
+
+        Yields
+        ------
+        tuple of (int, int)
+            The next pair drawn; the strategy ends when every pair was drawn.
+        """
         q = ctx.queryable
         n_pairs = q.size * (q.size - 1) // 2
         drawn = set()

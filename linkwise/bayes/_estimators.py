@@ -195,6 +195,24 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
     }
 
     def questions(self, ctx):
+        """Ask, from a pool of candidate pairs, the one whose answer tells the posterior most.
+
+        After each answer the particles are updated and the MAP estimate
+        refitted (``W_map_``, ``ctx.labels``); a pair that would close a cycle
+        of answered pairs is skipped (``n_cycle_pairs_dropped_``).
+
+        Parameters
+        ----------
+        ctx : QueryContext
+            The data, the answers and the random generator of this fit.
+
+        Yields
+        ------
+        tuple of (int, int)
+            The next question; the loop sends back its answer. The method
+            stops when the answered pairs connect every queryable row or no
+            pair that keeps them a forest is left.
+        """
         particles = self._particle_filter(self._scaler().fit_transform(ctx.X), ctx.rng)
         self.n_cycle_pairs_dropped_ = np.zeros(0, dtype=np.intp)
         W_map = self._refit(particles, ctx, None)
@@ -212,7 +230,19 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
             W_map = self._refit(particles, ctx, W_map)
 
     def make_predictor(self, ctx):
-        """The logistic model's most probable cluster at ``W_map_``: ``labels_`` on every row no answer involves."""
+        """Return the rule ``predict`` applies: the logistic model's most probable cluster at ``W_map_``.
+
+        Parameters
+        ----------
+        ctx : QueryContext
+            The context of the finished fit.
+
+        Returns
+        -------
+        LogisticAssignment
+            The model; its ``rows`` (the fitted rows no answer involves) keep
+            their label in ``labels_``.
+        """
         answered = np.array([(i, j) for i, j, _ in ctx.log], dtype=np.intp).reshape(-1, 2)
         return LogisticAssignment(self._scaler().fit(ctx.X), self.W_map_, np.unique(self.labels_), self.fit_intercept,
                                   np.setdiff1d(np.arange(ctx.n_samples), answered), scale=ctx.scale)

@@ -113,6 +113,20 @@ class COBRA(SeriesMetric, SuperInstanceClustering):
             )
 
     def questions(self, ctx):
+        """Split the data into super-instances once, then merge them by asking about their representatives.
+
+        Parameters
+        ----------
+        ctx : QueryContext
+            The data, the answers and the random generator of this fit.
+
+        Yields
+        ------
+        tuple of (int, int) or Checkpoint
+            The next question (two representatives); the loop sends back its
+            answer. The method stops when the merging phase has settled every
+            pair of clusters.
+        """
         X, n, qmask = ctx.X, ctx.n_samples, ctx.queryable_mask
         k = self.n_super_instances
         tree = self._start_tree(ctx)

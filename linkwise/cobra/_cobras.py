@@ -4,8 +4,15 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from linkwise.cobra._metric import SeriesMetric
-from linkwise.cobra._superinstances import (SuperInstanceClustering, bisect, kmeans, make_parts, predict,
-                                            representative, sample_positions)
+from linkwise.cobra._superinstances import (
+    SuperInstanceClustering,
+    bisect,
+    kmeans,
+    make_parts,
+    predict,
+    representative,
+    sample_positions,
+)
 
 __all__ = ["COBRAS"]
 
@@ -133,11 +140,15 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
     _parameter_constraints = {**SuperInstanceClustering._parameter_constraints, **SeriesMetric._parameter_constraints}
 
     def questions(self, ctx, seeds=None):
-        """COBRAS's questions (see :meth:`linkwise.ActiveEstimator.questions`), from seed clusters if given.
+        """Split the largest super-instance and merge, until the budget is spent or nothing can be split.
+
+        The questions of the method protocol (see
+        :meth:`linkwise.ActiveEstimator.questions`), from seed clusters if given.
 
         Parameters
         ----------
         ctx : QueryContext
+            The data, the answers and the random generator of this fit.
         seeds : ndarray of int of shape (n_samples,), optional
             A clustering of every row whose clusters are the first
             super-instances, merged before any split (how Auto hands over its
@@ -145,7 +156,7 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
 
         Yields
         ------
-        pair : (int, int) or Checkpoint
+        tuple of (int, int) or Checkpoint
             As :meth:`linkwise.ActiveEstimator.questions`.
         """
         X, qmask = ctx.X, ctx.queryable_mask

@@ -52,7 +52,26 @@ class SeriesMetric:
     }
 
     def as_table(self, X):
-        """3-D series flattened to ``(n, length * channels)`` for the loop's checks, their shape kept."""
+        """Flatten 3-D series to a table for the loop's checks, keeping their shape for ``predict``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or (n_samples, length, channels)
+            What ``fit`` was given: a table, or series for a series metric.
+
+        Returns
+        -------
+        array-like of shape (n_samples, n_features)
+            A table as it is (Euclidean metric), else the series as
+            ``(n_samples, length * channels)``.
+
+        Raises
+        ------
+        ValueError
+            The series differ in length, or ``X`` is not 2-D or 3-D (series metric, or 3-D input).
+        InvalidParameterError
+            ``X`` holds NaN or infinity (series metric, or 3-D input).
+        """
         if self.metric == "euclidean" and np.ndim(X) != 3:
             self._series_shape = None  # predict reads tables
             return X

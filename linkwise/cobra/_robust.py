@@ -121,6 +121,14 @@ class NoiseRobustCOBRAS(RepairAttributes, COBRAS):
     }
 
     def tolerates_contradictions(self):
+        """Record an answer that contradicts earlier ones when wrong answers are repaired.
+
+        Returns
+        -------
+        bool
+            True with ``noise_probability`` above 0 (the belief settles the
+            contradiction); False: plain COBRAS on the answers as given.
+        """
         return self.noise_probability > 0  # else plain COBRAS on the answers as given
 
     @property

@@ -341,7 +341,18 @@ class SuperInstanceClustering(ActiveEstimator):
         return np.asarray(self._tree.rep, dtype=np.intp)[leaves]
 
     def make_predictor(self, ctx):
-        """A new item joins the super-instance of the nearest representative (under the method's metric)."""
+        """Return the rule ``predict`` applies: a new item joins the super-instance of the nearest representative.
+
+        Parameters
+        ----------
+        ctx : QueryContext
+            The context of the finished fit.
+
+        Returns
+        -------
+        NearestPoints
+            The representatives and their labels, under the method's metric.
+        """
         reps = self.representatives_
         return NearestPoints(ctx.X[reps], self.labels_[reps], reps, metric=self.metric, window=self.window,
                              series_shape=getattr(self, "_series_shape", None), scale=ctx.scale)
@@ -357,7 +368,15 @@ class SuperInstanceClustering(ActiveEstimator):
         return (representative if self._space is None else self._space.representative)(X, rows, qmask, centre)
 
     def focus(self):
-        """The representatives of the current super-instances and the cluster of each (what a belief checks)."""
+        """Return what a noisy-answer belief checks: the current representatives and their clusters.
+
+        Returns
+        -------
+        rows : ndarray of int
+            The representative of each current super-instance.
+        clusters : ndarray of int
+            The cluster of each of ``rows``.
+        """
         leaves = self._tree.leaves()
         return np.asarray(self._tree.rep, dtype=np.intp)[leaves], self._tree.cluster[leaves]
 
@@ -444,13 +463,51 @@ class SuperInstanceClustering(ActiveEstimator):
         return False
 
     def current_labels(self, ctx):
+        """Return the clustering of the super-instances, with the feedback stated so far applied.
+
+        Parameters
+        ----------
+        ctx : QueryContext
+            The context of the fit or session.
+
+        Returns
+        -------
+        ndarray of int of shape (n_samples,)
+            A label per row: that of its super-instance's cluster.
+        """
         self._feedback.update()  # feedback shows at once, not at the method's next step
         return self._tree.labels()
 
     def snapshot(self, ctx):
+        """Return the clustering shown now, in compact form: a label per super-instance.
+
+        Parameters
+        ----------
+        ctx : QueryContext
+            The context of the fit, just after an answer.
+
+        Returns
+        -------
+        tuple of (int, ndarray of int)
+            The number of super-instance ids so far and a label per id;
+            :meth:`history_array` expands them to rows.
+        """
         return self._tree.shown
 
     def history_array(self, snapshots):
+        """Turn the snapshots into ``labels_history_``, a label per row after each answer.
+
+        Parameters
+        ----------
+        snapshots : list
+            What :meth:`snapshot` returned after each answer.
+
+        Returns
+        -------
+        ndarray or LabelsHistory of shape (n_queries, n_samples)
+            A plain array up to 2**24 entries; above, an array-like that
+            rebuilds each entry from the super-instance tree on access.
+        """
         history = LabelsHistory(self._tree, snapshots)
         return np.asarray(history) if history.size <= _DENSE_HISTORY_MAX else history
 

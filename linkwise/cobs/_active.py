@@ -16,7 +16,29 @@ __all__ = ["ActiveCOBS"]
 
 
 def nearest_rows(X, rows):
-    """For every row of ``X``, the position in ``rows`` of its nearest row (a row of ``rows``: its own; ties: the first)."""
+    """Find, for every row of ``X``, the position in ``rows`` of its nearest row.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data.
+    rows : ndarray of int
+        The rows to choose from (a sample of ``X``'s rows), without repeats.
+
+    Returns
+    -------
+    ndarray of int of shape (n_samples,)
+        For each row, a position in ``rows``: a row of ``rows`` gets its own;
+        ties go to the first.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from linkwise.cobs import nearest_rows
+    >>> X = np.array([[0.0], [0.2], [1.0], [0.9]])
+    >>> nearest_rows(X, np.array([0, 2]))
+    array([0, 0, 1, 1])
+    """
     to_row = neighbours(X[rows], 1, X)[1][:, 0]
     to_row[rows] = np.arange(rows.size)
     return to_row
@@ -41,7 +63,7 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
 
     Parameters
     ----------
-    algorithms, grid, dbscan_noise, n_jobs, cache
+    algorithms, grid, dbscan_noise : optional
         The candidate generation, as for :class:`~linkwise.COBS`.
     update_factor : float >= 1, default=2.0
         The weight update factor m (the paper's choice: 2).
@@ -59,6 +81,8 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
         1,000 rows, 38 at 2,086, 303 at 4,096: benchmarks/results/cobs.md,
         section 6, with the accuracy this costs). ``max_samples=20000``, the
         former default, generates on every row up to 20,000.
+    n_jobs, cache : optional
+        The parallelism and cache of the candidate generation, as for :class:`~linkwise.COBS`.
     noise_probability : float in [0, 0.5), default=0.0
         Prior guess of the share of wrong answers. 0: every answer is
         trusted. Above 0: the answers are those of a belief
@@ -132,12 +156,46 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
     }
 
     def tolerates_contradictions(self):
+        """Record every answer, one that contradicts earlier ones too.
+
+        Returns
+        -------
+        bool
+            Always True: the selection counts the answers each candidate
+            satisfies, so a contradiction is no reason to stop.
+        """
         return True  # selection counts answers, so a contradiction is no reason to stop
 
     def knowledge(self, ctx):
+        """Return the belief the committee relies on, which checks every answered row.
+
+        Parameters
+        ----------
+        ctx : QueryContext
+            The context of the fit that is starting.
+
+        Returns
+        -------
+        NoisyAnswers or ConstraintStore
+            A belief that repairs wrong answers with ``noise_probability``
+            above 0, else the answers as given.
+        """
         return super().knowledge(ctx, lambda: _answered(self._belief, ctx))
 
     def questions(self, ctx):
+        """Generate the candidates, then ask the sampled pair the weighted committee agrees on least.
+
+        Parameters
+        ----------
+        ctx : QueryContext
+            The data, the answers and the random generator of this fit.
+
+        Yields
+        ------
+        tuple of (int, int)
+            The next question; the loop sends back its answer, which updates
+            the weights, the scores and the selected clustering.
+        """
         owner = type(self).__name__
         spec = GridSpec(self.algorithms, self.grid, owner)
         rows, to_row = None, None

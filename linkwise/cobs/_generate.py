@@ -551,7 +551,7 @@ def candidates_for(X, spec, dbscan_noise, n_jobs, cache, rng, owner):
     X : ndarray of shape (n_samples, n_features)
         Validated data.
     spec : GridSpec
-        The grid, from :func:`check_common`; default values the data cannot
+        The checked grid (``GridSpec(algorithms, grid, owner)``); default values the data cannot
         support are left out.
     dbscan_noise : {"singletons", "cluster"}
         How DBSCAN's noise points are turned into clusters.

@@ -25,7 +25,7 @@ __all__ = ["AnswerGraph", "Correction", "Evidence"]
 class Evidence(NamedTuple):
     """Why an answer is believed wrong.
 
-    Attributes
+    Parameters
     ----------
     probability : float
         Posterior probability of the believed value, given every answer.
@@ -39,7 +39,19 @@ class Evidence(NamedTuple):
 
 
 class Correction(NamedTuple):
-    """One answer linkwise believes wrong: ``pair``, answer ``given``, answer ``believed``, ``evidence``."""
+    """One answer linkwise believes wrong.
+
+    Parameters
+    ----------
+    pair : tuple of (int, int)
+        The pair the answer is about (``i < j``).
+    given : bool
+        The answer given (True: same cluster).
+    believed : bool
+        The value believed instead, the opposite of ``given``.
+    evidence : Evidence
+        Its probability, and the other answers that contradict ``given``.
+    """
 
     pair: tuple
     given: bool
@@ -131,7 +143,24 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         return node
 
     def add(self, i, j, must_link):
-        """Record an answer; True if it contradicts the belief. A re-answered pair's belief follows the majority."""
+        """Record an answer and update the belief about its pair.
+
+        A pair answered more than once is believed as most of its answers
+        say (a tie keeps the belief it had).
+
+        Parameters
+        ----------
+        i, j : int
+            The two rows of the pair (either order).
+        must_link : bool
+            The answer: True (same cluster) or False (different clusters).
+
+        Returns
+        -------
+        bool
+            True if the answer contradicts the belief about the other pairs
+            (a repair is due), else False.
+        """
         i, j = pair_key(i, j)
         must_link = bool(must_link)
         self.n_answers += 1
@@ -156,9 +185,23 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         return False
 
     def add_group(self, rows, outside):
-        """Record the answers of a mark, must-links ``rows[0]`` -> ``rows[1:]`` then cannot-links ``rows[0]`` ->
-        ``outside`` (both sorted), as :meth:`add` one by one would (at once when none was answered before);
-        True if one contradicts the belief."""
+        """Record the answers of a mark at once, as :meth:`add` one by one would.
+
+        All at once when none of its pairs was answered before, else one by one.
+
+        Parameters
+        ----------
+        rows : ndarray of int
+            The marked cluster, sorted: must-links ``rows[0]`` -> ``rows[1:]``.
+        outside : ndarray of int
+            The rows outside a complete mark, sorted (empty for a pure one):
+            cannot-links ``rows[0]`` -> ``outside``.
+
+        Returns
+        -------
+        bool
+            True if one of the answers contradicts the belief.
+        """
         first, ends = int(rows[0]), np.concatenate([rows[1:], outside]).tolist()
         answers = [True] * (len(rows) - 1) + [False] * len(outside)
         keys = [(e, first) if e < first else (first, e) for e in ends]
@@ -193,15 +236,44 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
                                       for ml_believed, ml, cl in zip(self._belief, self._n_ml, self._n_cl))
 
     def relation(self, i, j):
-        """Believed relation of ``(i, j)``: True, False or None (closure of the belief)."""
+        """Return the believed relation of a pair, answered or implied by the belief.
+
+        Parameters
+        ----------
+        i, j : int
+            The two rows of the pair (either order).
+
+        Returns
+        -------
+        bool or None
+            True (same cluster), False (different clusters) or None (the
+            closure of the belief does not say).
+        """
         return self.store.relation(i, j)
 
     def pairs(self):
-        """Answered pairs as an ``(m, 2)`` int array (i < j), in order of first answer."""
+        """Return the answered pairs, in order of first answer.
+
+        Returns
+        -------
+        ndarray of int of shape (n_pairs, 2)
+            One row ``(i, j)`` per answered pair, ``i < j``.
+        """
         return np.array(list(self._edge_of), dtype=np.intp).reshape(-1, 2)
 
     def believed(self, i, j):
-        """The believed value of an answered pair (None if never answered)."""
+        """Return the believed value of an answered pair.
+
+        Parameters
+        ----------
+        i, j : int
+            The two rows of the pair (either order).
+
+        Returns
+        -------
+        bool or None
+            The answer believed (True: same cluster); None if the pair was never answered.
+        """
         e = self._edge_of.get(pair_key(i, j))
         return None if e is None else self._belief[e]
 
@@ -229,9 +301,24 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         return bridge
 
     def weak(self, i, j):
-        """Whether the believed answer about ``(i, j)`` stands alone: it rests on a one-answer majority and
-        changing it alone leaves the belief consistent (a must-link bridge, or the only cannot-link between its
-        two components), so no other answer would notice if it were wrong."""
+        """Tell whether the believed answer about a pair stands alone.
+
+        It does when it rests on a majority of at most one answer and
+        changing it alone leaves the belief consistent (a must-link bridge, or
+        the only cannot-link between its two components): no other answer
+        would notice if it were wrong.
+
+        Parameters
+        ----------
+        i, j : int
+            The two rows of the pair (either order).
+
+        Returns
+        -------
+        bool
+            True if the answer stands alone; False if other answers confirm
+            it or the pair was never answered.
+        """
         e = self._edge_of.get(pair_key(i, j))
         if e is None or abs(self._n_ml[e] - self._n_cl[e]) > 1:
             return False
@@ -294,7 +381,19 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         self._version += 1
 
     def adopt(self, explanations):
-        """Make the most probable explanation the belief; return the pairs whose belief changed."""
+        """Make the most probable explanation of a contradiction the belief.
+
+        Parameters
+        ----------
+        explanations : Explanations
+            What the explanation search found: candidate beliefs of the
+            answered pairs, the best one, and their posterior probabilities.
+
+        Returns
+        -------
+        list of tuple of (int, int)
+            The pairs whose belief changed.
+        """
         best, values, posterior = explanations.best, explanations.values, explanations.posterior
         changed = np.flatnonzero(best != np.array(self._belief, dtype=bool)).tolist()
         for e in np.flatnonzero((values != best).any(axis=0)).tolist():
@@ -304,8 +403,14 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
         return [pairs[e] for e in changed]
 
     def corrections(self):
-        """Every answer the belief contradicts, with its evidence: a list of :class:`Correction`, one per answered
-        pair whose belief differs from some answer given about it, in order of first answer."""
+        """List every answer the belief contradicts, with its evidence.
+
+        Returns
+        -------
+        list of Correction
+            One per answered pair whose belief differs from some answer given
+            about it, in order of first answer.
+        """
         values = np.array(self._belief, dtype=bool)
         pairs = list(self._edge_of)
         out = []

@@ -30,17 +30,20 @@ class RepairAttributes:
     """
 
     def knowledge(self, ctx, focus=None):
-        """The belief the method relies on: :class:`~linkwise.repair.NoisyAnswers` with ``noise_probability > 0``, else the answers.
+        """Return the belief the method relies on.
 
         Parameters
         ----------
         ctx : QueryContext
+            The context of the fit that is starting.
         focus : callable, optional
             What the belief checks (see :class:`~linkwise.repair.NoisyAnswers`); by default the estimator's ``focus``.
 
         Returns
         -------
-        knowledge : NoisyAnswers or ConstraintStore
+        NoisyAnswers or ConstraintStore
+            :class:`~linkwise.repair.NoisyAnswers` with ``noise_probability``
+            above 0, else the answers as given (``ctx.constraints``).
         """
         self._belief = ctx.constraints
         if self.noise_probability > 0:
@@ -67,10 +70,13 @@ class NoisyAnswers:
     ctx : QueryContext
         The run's data (distances inform the prior) and answers as given.
     noise_probability : float in (0, 0.5)
+        Prior guess of the probability that an answer is wrong.
     focus : callable
         ``focus()`` gives the method's representatives (what its checks are
         about) and the cluster of each.
-    check_threshold, max_repair_questions
+    check_threshold : float, default=0.02
+        As in :class:`~linkwise.NoiseRobustCOBRAS`.
+    max_repair_questions : int, default=4
         As in :class:`~linkwise.NoiseRobustCOBRAS`.
 
     Attributes
@@ -107,10 +113,37 @@ class NoisyAnswers:
 
     @property
     def store(self):
+        """The belief's :class:`~linkwise.ConstraintStore`: the answers as believed and their closure."""
         return self.graph.store
 
     def review(self, ctx, answered=None):
-        """Record an answer and check it, or check the clustering at a checkpoint (a generator; see loop)."""
+        """Record an answer and check it, or check the clustering at a checkpoint.
+
+        A generator the loop drives (see :mod:`linkwise.loop`): a
+        contradiction left by a stated relation is repaired first; then an
+        answer that contradicts the belief is repaired, and a must-link
+        between two representatives that nothing else confirms is checked
+        when it is likely enough to be wrong; at a checkpoint, the doubtful
+        decisions of the clustering are checked.
+
+        Parameters
+        ----------
+        ctx : QueryContext
+            The context of the fit.
+        answered : tuple of (int, int, bool), optional
+            The answer just given, ``(i, j, answer)``; None at a checkpoint.
+
+        Returns
+        -------
+        bool
+            Whether the belief changed (an answer is now believed otherwise).
+
+        Yields
+        ------
+        tuple of (int, int) or Recheck
+            An extra question (counted in ``n_extra_queries``); the loop
+            sends back its answer.
+        """
         repaired = False
         if self._unsettled:
             self._unsettled = False
@@ -128,13 +161,31 @@ class NoisyAnswers:
         return repaired
 
     def inform(self, i, j, answer):
-        """Record a relation stated outside the questions (see :meth:`linkwise.ActiveSession.inform`); one that
-        contradicts the belief is settled at the next review, as a contradicting answer is."""
+        """Record a relation stated outside the questions (see :meth:`linkwise.ActiveSession.inform`).
+
+        One that contradicts the belief is settled at the next review, as a
+        contradicting answer is.
+
+        Parameters
+        ----------
+        i, j : int
+            The two rows of the pair.
+        answer : bool
+            True (same cluster) or False (different clusters).
+        """
         self._unsettled |= self.graph.add(i, j, answer)
 
     def inform_group(self, rows, outside):
-        """Record the relations a mark states (see :meth:`linkwise.ActiveSession.mark`): must-links ``rows[0]`` ->
-        ``rows[1:]``, cannot-links ``rows[0]`` -> ``outside``, as :meth:`inform` of each would."""
+        """Record the relations a mark states (:meth:`linkwise.ActiveSession.mark`), as :meth:`inform` of each would.
+
+        Parameters
+        ----------
+        rows : ndarray of int
+            The marked cluster, sorted: must-links ``rows[0]`` -> ``rows[1:]``.
+        outside : ndarray of int
+            The rows outside a complete mark, sorted (empty for a pure one):
+            cannot-links ``rows[0]`` -> ``outside``.
+        """
         self._unsettled |= self.graph.add_group(rows, outside)
 
     def _ask(self, pair):

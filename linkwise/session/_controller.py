@@ -321,17 +321,33 @@ class HumanSession:
         return self._replay.position
 
     def labels(self):
-        """The current clustering of every row (the method's, as the cluster feedback says), numbered 0.. in order
-        of first appearance."""
+        """Return the current clustering of every row.
+
+        Returns
+        -------
+        ndarray of int of shape (n_rows,)
+            The method's clustering as the cluster feedback says, clusters
+            numbered 0.. in order of first appearance.
+        """
         with self._lock:
             return self._replay.labels()
 
     def numbers(self):
-        """The current cluster of every row by its stable number (1..): a cluster keeps its number while it
-        exists (matched by overlap after every stored statement, see ``linkwise.session._numbers``) and a new one
-        gets a number never used before. Replayed from the file, the numbers are the same when the session is
-        opened again or exported, and an undo gives back the numbers before the undone answer. The page, the
-        terminal and :meth:`labels_frame` show these numbers; :meth:`labels` numbers the same partition 0..k-1."""
+        """Return the current cluster of every row by its stable number.
+
+        A cluster keeps its number while it exists (matched by overlap after
+        every stored statement, see ``linkwise.session._numbers``) and a new
+        one gets a number never used before. Replayed from the file, the
+        numbers are the same when the session is opened again or exported,
+        and an undo gives back the numbers before the undone answer. The
+        page, the terminal and :meth:`labels_frame` show these numbers;
+        :meth:`labels` numbers the same partition 0..k-1.
+
+        Returns
+        -------
+        ndarray of int of shape (n_rows,)
+            The number (1..) of each row's cluster.
+        """
         with self._lock:
             return self._replay.numbers()
 
@@ -345,7 +361,7 @@ class HumanSession:
 
         Returns
         -------
-        state : dict
+        dict
             ``position``, ``revision``, ``question`` (``pair``, ``items``,
             ``number``; None when done or while a contradiction is open),
             ``conflict`` (the contradicting answers, what the earlier ones
@@ -423,8 +439,15 @@ class HumanSession:
 
         Returns
         -------
-        state : dict
+        dict
             The new :meth:`state`: a session whose budget was spent asks again.
+
+        Raises
+        ------
+        Refused
+            The session has no budget, or was opened read-only.
+        InvalidParameterError
+            ``budget`` is not a whole number above the current budget.
         """
         current = self.budget
         if current is None:
@@ -478,11 +501,13 @@ class HumanSession:
 
         Returns
         -------
-        state : dict
+        dict
             The new :meth:`state`.
 
         Raises
         ------
+        InvalidParameterError
+            ``answer`` is not True, False or None.
         Refused
             The question is no longer current, a contradiction must be
             resolved first, or there is no question left.
@@ -515,7 +540,26 @@ class HumanSession:
 
         The removed answer is kept in the file's ``retracted`` table. In a
         team's session it is ``annotator``'s own last answer, handed back to them.
-        Returns the new :meth:`state` with ``undone``: what was removed, in words.
+
+        Parameters
+        ----------
+        position : str
+            The ``position`` of the state the person saw.
+        annotator : str, optional
+            In a team's session, whose last answer to undo.
+
+        Returns
+        -------
+        dict
+            The new :meth:`state`, with ``undone``: what was removed, in words.
+
+        Raises
+        ------
+        Refused
+            The state is no longer current, the session is read-only, or there
+            is no answer to undo.
+        SessionWriteError
+            The change could not be written: nothing changed.
         """
         if self.team is not None:
             self._desk.check_annotator(annotator, "undo")
@@ -538,7 +582,30 @@ class HumanSession:
 
         Answers are same/different, so the wrong one is corrected (flipped)
         and the person keeps the other; the original stays in the file's
-        ``retracted`` table and the session replays.
+        ``retracted`` table and the session replays. Feedback on a cluster
+        (or a move) cannot be flipped: it is withdrawn.
+
+        Parameters
+        ----------
+        conflict_id : int
+            The contradiction's id (the ``seq`` of the answer that made it,
+            as :meth:`state` shows it).
+        wrong_seq : int
+            The stored number of the answer that was wrong: one of the
+            contradiction's answers.
+
+        Returns
+        -------
+        dict
+            The new :meth:`state`.
+
+        Raises
+        ------
+        Refused
+            The contradiction is already resolved, ``wrong_seq`` is not part of
+            it, or the session is read-only.
+        SessionWriteError
+            The change could not be written: nothing changed.
         """
         with self._lock:
             self._expect(self.position)  # a contradiction is named by its id instead
@@ -558,12 +625,16 @@ class HumanSession:
 
     # -- results --------------------------------------------------------------
     def model(self):
-        """The method fitted on the answers applied so far, to assign new items.
+        """Return the method fitted on the answers applied so far, to assign new items.
 
-        Its ``labels_`` are the clustering shown (:meth:`labels`, cluster
-        feedback honoured) and ``predict`` follows them
-        (:mod:`linkwise.prediction`); save it with :func:`linkwise.persist.save`.
         The session goes on (its answers are replayed afresh).
+
+        Returns
+        -------
+        ActiveEstimator
+            Its ``labels_`` are the clustering shown (:meth:`labels`, cluster
+            feedback honoured) and ``predict`` follows them
+            (:mod:`linkwise.prediction`); save it with :func:`linkwise.persist.save`.
         """
         with self._lock:
             fitted = self._replay.session.finish(labels=self.labels())
@@ -571,16 +642,31 @@ class HumanSession:
             return fitted
 
     def labels_frame(self):
-        """The current clustering as a DataFrame with columns ``id``, ``cluster`` (its stable number, see
-        :meth:`numbers`) and ``name`` (see :meth:`name`; empty for a cluster without)."""
+        """Return the current clustering as a table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per item, with columns ``id``, ``cluster`` (its stable
+            number, see :meth:`numbers`) and ``name`` (see :meth:`name`; empty
+            for a cluster without).
+        """
         numbers, names = self.numbers(), self.names()
         return pd.DataFrame({"id": self.data.ids.to_numpy(), "cluster": numbers,
                              "name": [names.get(c, "") for c in numbers.tolist()]})
 
     def answers_frame(self):
-        """Every statement ever stored (live, undone or corrected) with the two ids (a cluster's feedback: its
-        first row's, and every member's id in ``members``), who gave it, its kind ('question', 'imported',
-        'pure', 'complete', 'move') and times; ``answer`` is same / different / don't know, empty for a mark."""
+        """Return every statement ever stored, live, undone or corrected, as a table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per statement, in order: the two ids (for feedback on a
+            cluster, its first row's, and every member's id in ``members``),
+            who gave it, its kind ('question', 'imported', 'pure', 'complete',
+            'move'), its ``status`` and times; ``answer`` is same / different
+            / don't know, empty for feedback on a cluster.
+        """
         ids = self.data.ids.to_numpy()
         live = [{**a._asdict(), "status": "live", "retracted_at": None} for a in self.store.answers()]
         gone = [{**r, "status": r["reason"]} for r in self.store.retracted()]
@@ -593,19 +679,55 @@ class HumanSession:
         return frame.drop(columns=["i", "j"]).sort_values(["seq", "answered_at"], kind="stable")
 
     def statements(self):
-        """Every pair relation stated and applied, in order, with the stored row that stated it (a cluster's
-        feedback states several): ``(i, j, answer, row)``; "don't know" left out."""
+        """Return every pair relation stated and applied, in order.
+
+        Returns
+        -------
+        list of (int, int, bool, Answer)
+            ``(i, j, answer, row)``: the pair, its relation, and the stored
+            statement that stated it (feedback on a cluster states several);
+            "don't know" left out.
+        """
         with self._lock:
             return self._replay.statements()
 
     def write_labels(self, path):
-        """Write the current clustering as CSV (:meth:`labels_frame`); returns the number of clusters."""
+        """Write the current clustering as CSV (:meth:`labels_frame`).
+
+        Parameters
+        ----------
+        path : str or Path
+            The file to write (replaced if it exists).
+
+        Returns
+        -------
+        int
+            The number of clusters.
+        """
         with self._lock:
             self.labels_frame().to_csv(path, index=False)
             return int(self.labels().max()) + 1
 
     def join(self, name):
-        """Add ``name`` to an open team (see ``annotators="open"``); returns their :meth:`state`."""
+        """Add an annotator to an open team (see ``annotators="open"``).
+
+        Parameters
+        ----------
+        name : str
+            The annotator's name; one already in the team is welcome back.
+
+        Returns
+        -------
+        dict
+            Their :meth:`state`.
+
+        Raises
+        ------
+        Refused
+            The session's team is not open, or the session is read-only.
+        InvalidParameterError
+            ``name`` is not a valid annotator name.
+        """
         with self._lock:
             self._desk.join(name)
             return self.state(name)
@@ -624,7 +746,23 @@ class HumanSession:
     agreement_frame = _part("_desk", TeamDesk.agreement_frame)
 
     def widget(self, y=None):
-        """This session in a notebook (needs the ``notebook`` extra): see :func:`linkwise.widget`."""
+        """Show this session in a notebook (needs the ``notebook`` extra): see :func:`linkwise.widget`.
+
+        Parameters
+        ----------
+        y : array-like of shape (n_rows,), optional
+            True labels, if known: the widget then shows the agreement (ARI) of the clustering with them.
+
+        Returns
+        -------
+        SessionWidget
+            The widget; display it as the notebook's last expression.
+
+        Raises
+        ------
+        InvalidParameterError
+            The session is read-only or a team's, or ``y`` is not one label per row.
+        """
         from linkwise.session._widget import SessionWidget
 
         return SessionWidget(self, y)

@@ -291,11 +291,24 @@ def embed_text(texts, random_state=0):
     is installed; otherwise TF-IDF followed by a truncated SVD to at most 64
     dimensions. Rows are L2-normalised in both cases.
 
+    Parameters
+    ----------
+    texts : iterable
+        The texts, one per row (each converted with ``str``).
+    random_state : int, default=0
+        Seeds the truncated SVD of the TF-IDF fallback.
+
     Returns
     -------
     X : ndarray of shape (n_texts, n_dims)
+        The embedding of each text.
     description : str
         Which embedding was used (shown to the person).
+
+    Raises
+    ------
+    InvalidParameterError
+        No text holds a word to embed.
 
     Examples
     --------
@@ -365,12 +378,35 @@ def _is_absolute(value):
     )
 
 
+def _image_head(root, value, shown):
+    """The resolved path of image path ``value`` (a relative one, ``shown`` in messages) under ``root``, and its
+    first 12 bytes; raise UnsafePathError when it leads outside ``root``, is no image file by name, a folder, or
+    cannot be read."""
+    try:
+        candidate = (root / value).resolve()
+        if not candidate.is_relative_to(root):
+            raise UnsafePathError(f"Image path {shown} refused: it leads outside {root}.")
+        if candidate.suffix.lower() not in IMAGE_TYPES:
+            raise UnsafePathError(f"Image path {shown} refused: not a PNG, JPEG, GIF, WebP or BMP file.")
+        if candidate.is_dir():
+            raise UnsafePathError(f"Image path {shown} refused: it is a folder.")
+        with open(candidate, "rb") as file:
+            return candidate, file.read(12)
+    except FileNotFoundError:
+        raise UnsafePathError(f"Image {shown} not found under {root}.") from None
+    except OSError as exc:  # a name too long, no permission, a link loop...
+        raise UnsafePathError(f"Image {shown} cannot be read: {exc.strerror or exc}.") from None
+    except RuntimeError:  # a link loop, as Path.resolve reports it before Python 3.13
+        raise UnsafePathError(f"Image {shown} cannot be read: {os.strerror(errno.ELOOP)}.") from None
+
+
 class Dataset:
     """A table loaded for a human session: features for the method, rows for the person.
 
-    Build it with :func:`load_data`.
+    Build it with :func:`load_data` or :func:`load_frame`; each parameter is
+    kept as the attribute of the same name.
 
-    Attributes
+    Parameters
     ----------
     path : Path
         The data file (absolute).
@@ -384,8 +420,6 @@ class Dataset:
     options : dict
         The feature options (id, text, image, feature columns, scaling); a
         session refuses to reopen with other options.
-    fingerprint : str
-        SHA-256 of the table's content and column types.
     embedding : str or None
         How the text column was embedded (None without a text column).
     image_root : Path
@@ -394,9 +428,14 @@ class Dataset:
         Columns left out of the default features, each with why (for
         example ``{"size": "1 of 150 cells are not numbers (first: '12 cm'
         at line 7)"}``); empty when features or a text column were named.
-    clustered_on : str
+    fingerprint : str, optional
+        SHA-256 of the table's content and column types (computed when not given).
+    clustered_on : str, default=""
         What ``X`` holds, for messages (e.g. "the columns a, b; read as
         semicolon-separated with decimal commas").
+
+    Attributes
+    ----------
     feature_columns : list of str or None
         The numeric columns ``X`` begins with (None for time series).
     scaling : tuple of ndarray or None
@@ -432,6 +471,7 @@ class Dataset:
 
     @property
     def n_rows(self):
+        """The number of rows (items) of the table."""
         return self.table.shape[0]
 
     @property
@@ -441,8 +481,22 @@ class Dataset:
         return list(dict.fromkeys(["id", *([] if text is None else [str(text)]), *map(str, self._shown)]))
 
     def matches(self, rows, text, column=None):
-        """Which of ``rows`` hold ``text`` (ignoring case) in ``column`` (one of :attr:`search_columns`), or in
-        any of them when ``column`` is None: a boolean array as long as ``rows``."""
+        """Tell which rows hold a text, ignoring case.
+
+        Parameters
+        ----------
+        rows : array-like of int
+            The rows to search.
+        text : str
+            The text to find (a plain substring, not a pattern).
+        column : str, optional
+            One of :attr:`search_columns` to search; None: any of them.
+
+        Returns
+        -------
+        ndarray of bool of shape (len(rows),)
+            True for each row that holds ``text``.
+        """
         rows = np.asarray(rows, dtype=np.intp)
         text, found = text.casefold(), np.zeros(len(rows), dtype=bool)
         for name in [column] if column is not None else self.search_columns:
@@ -474,7 +528,17 @@ class Dataset:
                 f"no question can tell them apart; {other} (columns are: {_listed(list(self.table.columns))}).")
 
     def image_path(self, row):
-        """The checked path of row ``row``'s image.
+        """Return the checked path of a row's image.
+
+        Parameters
+        ----------
+        row : int
+            The row number.
+
+        Returns
+        -------
+        Path
+            The image file, resolved, inside ``image_root``.
 
         Raises
         ------
@@ -496,28 +560,28 @@ class Dataset:
             raise UnsafePathError(f"Image path {shown} refused: absolute paths are not served.")
         if ".." in re.split(r"[\\/]", value):
             raise UnsafePathError(f"Image path {shown} refused: '..' steps are not served.")
-        try:
-            candidate = (self.image_root / value).resolve()
-            if not candidate.is_relative_to(self.image_root):
-                raise UnsafePathError(f"Image path {shown} refused: it leads outside {self.image_root}.")
-            if candidate.suffix.lower() not in IMAGE_TYPES:
-                raise UnsafePathError(f"Image path {shown} refused: not a PNG, JPEG, GIF, WebP or BMP file.")
-            if candidate.is_dir():
-                raise UnsafePathError(f"Image path {shown} refused: it is a folder.")
-            with open(candidate, "rb") as file:
-                head = file.read(12)
-        except FileNotFoundError:
-            raise UnsafePathError(f"Image {shown} not found under {self.image_root}.") from None
-        except OSError as exc:  # a name too long, no permission, a link loop...
-            raise UnsafePathError(f"Image {shown} cannot be read: {exc.strerror or exc}.") from None
-        except RuntimeError:  # a link loop, as Path.resolve reports it before Python 3.13
-            raise UnsafePathError(f"Image {shown} cannot be read: {os.strerror(errno.ELOOP)}.") from None
+        candidate, head = _image_head(self.image_root, value, shown)
         if not head.startswith(_IMAGE_SIGNATURES) and not (head[:4] == b"RIFF" and head[8:12] == b"WEBP"):
             raise UnsafePathError(f"Image {shown} refused: its content is not a PNG, JPEG, GIF, WebP or BMP image.")
         return candidate
 
     def item(self, row):
-        """What the person sees of one row: id, every column as text, the text, the image status."""
+        """Return what the person sees of one row.
+
+        Parameters
+        ----------
+        row : int
+            The row number.
+
+        Returns
+        -------
+        dict
+            ``row``, ``id``, ``fields`` (every other column as
+            ``[name, text]``), ``text`` (the text column's, or None),
+            ``image`` (whether a valid image can be shown), ``image_error``
+            (why not, or None) and ``series`` (a time series' channels scaled
+            to [0, 1] for a chart, or None).
+        """
         text_column, image_column = self.options["text_column"], self.options["image_column"]
         image_error = None
         if image_column is not None:
@@ -642,6 +706,11 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
         may be None). ``X`` is then of shape (n_series, length) or
         (n_series, length, channels), unscaled.
 
+    Returns
+    -------
+    Dataset
+        The table, its features ``X`` and what the person sees of each row.
+
     Raises
     ------
     InvalidParameterError
@@ -651,10 +720,6 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
         column name, a non-numeric feature column, a missing value or a
         blank or repeated id (at its line in a CSV, counting the header as
         line 1).
-
-    Returns
-    -------
-    Dataset
 
     Examples
     --------
@@ -690,15 +755,22 @@ def load_frame(frame, *, id_column=None, text_column=None, image_column=None, fe
     ----------
     frame : pandas.DataFrame or polars.DataFrame
         The rows; its columns are named by their text.
-    id_column, text_column, image_column, features, scale, series
+    id_column, text_column, image_column, features : optional
         As :func:`load_data` takes them.
     image_root : str or Path, optional
         Folder that image paths must lie under (default: the working directory).
+    scale, series : optional
+        As :func:`load_data` takes them.
 
     Returns
     -------
     Dataset
-        Its ``path`` is None.
+        The table and its features; its ``path`` is None.
+
+    Raises
+    ------
+    InvalidParameterError
+        As :func:`load_data` raises it, naming the DataFrame instead of a file.
 
     Examples
     --------

@@ -125,9 +125,13 @@ class TeamDesk:
         return [replay.changes, questions(), guess]
 
     def prepare(self):
-        """Replay the shadow of speculative questions now if an answer made it outdated (the web page calls this
-        after sending its reply, so that nobody waits for it): the hand-out right after such an answer takes the
-        outdated shadow's next question, a later one would replay."""
+        """Replay the shadow of speculative questions now if an answer made it outdated.
+
+        The web page calls this after sending its reply, so that nobody waits
+        for it: the hand-out right after such an answer takes the outdated
+        shadow's next question, a later one would replay. Nothing happens
+        outside a team's session.
+        """
         with self._lock:
             if self.team is not None and self.shadow is not None and self.shadow[0] != self._replay.changes:
                 self.shadow, self._stale = self._speculate(), (None, None)
@@ -191,8 +195,15 @@ class TeamDesk:
                     self._replay.rebuild()
 
     def agreement_frame(self):
-        """Per annotator, on the pairs asked of two: ``n_answers``, ``n_overlap``, ``agreement`` and Cohen's
-        ``kappa`` against the others; the last row (``all``) compares every pair's first two answers."""
+        """Return how far the annotators agree, on the pairs asked of two.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per annotator: ``n_answers``, ``n_overlap``,
+            ``agreement`` and Cohen's ``kappa`` against the others; the last
+            row (``all``) compares every pair's first two answers.
+        """
         with self._lock:
             return pd.DataFrame(agreement(self._store.answers()),
                                 columns=["annotator", "n_answers", "n_overlap", "agreement", "kappa"])

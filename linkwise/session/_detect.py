@@ -51,6 +51,29 @@ def _numeric(values):
     return bool(len(values)) and all(pd.to_numeric(v, errors="coerce").notna().all() for v in (values[:50], values))
 
 
+def _column_kind(cells, n):
+    """``(kind, reason, mean_words)`` of a column of ``n`` cells: kind "number", "id", "text" or "other", why, and
+    the mean words per cell of a text column (else None); see :func:`detect_columns`."""
+    present = cells[cells.notna()]
+    if pd.api.types.is_numeric_dtype(cells) or _numeric(present.astype(str).str.strip()):
+        return "number", "numbers", None
+    if not all(isinstance(v, str) for v in present.tolist()):  # lists, dates, mixed objects
+        return "other", f"cells of type {cells.dtype}, not text", None
+    text = present.str.strip()
+    text = text[text != ""]
+    if text.empty:
+        return "other", "empty", None
+    sample = text.iloc[::-(-len(text) // _SAMPLE)]
+    mean_words, mean_chars = float(sample.str.split().str.len().mean()), float(text.str.len().mean())
+    distinct = text.nunique()
+    if len(text) == n and distinct == n and text.str.len().max() <= _ID_CHARS and mean_words <= _ID_WORDS:
+        return "id", f"{n} different short texts", None
+    if mean_words >= _TEXT_WORDS and mean_chars >= _TEXT_CHARS:
+        return "text", f"sentences of {mean_words:.0f} words on average", mean_words
+    return "other", (f"{distinct} different values" if distinct < len(text) else "short texts, not all filled"
+                     if len(text) < n else f"short texts of {mean_words:.0f} words, not sentences"), None
+
+
 def detect_columns(table, find_text=True):
     """Detect the id column and the free-text column of ``table`` from the values of its columns.
 
@@ -85,34 +108,11 @@ def detect_columns(table, find_text=True):
     'numbers, left out beside the text: add them with --features'
     """
     kinds, reasons, words = {}, {}, {}
-    n = table.shape[0]
     for column in table.columns:
-        cells = table[column]
-        present = cells[cells.notna()]
         name = str(column)
-        if pd.api.types.is_numeric_dtype(cells) or _numeric(present.astype(str).str.strip()):
-            kinds[name], reasons[name] = "number", "numbers"
-            continue
-        if not all(isinstance(v, str) for v in present.tolist()):  # lists, dates, mixed objects
-            kinds[name], reasons[name] = "other", f"cells of type {cells.dtype}, not text"
-            continue
-        text = present.str.strip()
-        text = text[text != ""]
-        if text.empty:
-            kinds[name], reasons[name] = "other", "empty"
-            continue
-        sample = text.iloc[::-(-len(text) // _SAMPLE)]
-        mean_words, mean_chars = float(sample.str.split().str.len().mean()), float(text.str.len().mean())
-        distinct = text.nunique()
-        if len(text) == n and distinct == n and text.str.len().max() <= _ID_CHARS and mean_words <= _ID_WORDS:
-            kinds[name], reasons[name] = "id", f"{n} different short texts"
-        elif mean_words >= _TEXT_WORDS and mean_chars >= _TEXT_CHARS:
-            kinds[name], words[name] = "text", mean_words
-            reasons[name] = f"sentences of {mean_words:.0f} words on average"
-        else:
-            kinds[name] = "other"
-            reasons[name] = (f"{distinct} different values" if distinct < len(text) else "short texts, not all filled"
-                             if len(text) < n else f"short texts of {mean_words:.0f} words, not sentences")
+        kinds[name], reasons[name], mean_words = _column_kind(table[column], table.shape[0])
+        if kinds[name] == "text":
+            words[name] = mean_words
     id_column = next((c for c, k in kinds.items() if k == "id"), None)
     text_column = max(words, key=words.get) if words and find_text else None
     for column, kind in kinds.items():

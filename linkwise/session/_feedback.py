@@ -35,8 +35,17 @@ MAX_PAGE_SIZE = 200
 
 
 class NeedsConfirmation(Refused):
-    """A mark on a large cluster whose least typical members the person has not seen: ``rows`` names them; the
-    mark is stored when repeated with ``confirmed=True``."""
+    """A mark on a large cluster whose least typical members the person has not seen.
+
+    The mark is stored when repeated with ``confirmed=True``.
+
+    Parameters
+    ----------
+    message : str
+        What to confirm, for the person.
+    rows : iterable of int, optional
+        The members not seen yet (row numbers), kept as ``rows``.
+    """
 
 
 def honour(labels, rows):
@@ -155,7 +164,7 @@ class ClusterFeedback:
 
         Returns
         -------
-        clusters : dict
+        dict
             ``position`` and ``revision`` (as :meth:`state`), ``strips``
             (each ``cluster`` number, ``size``, ``mark``: None, 'pure' or
             'complete', ``items`` as ``data.item`` gives them, nearest the
@@ -225,7 +234,7 @@ class ClusterFeedback:
 
         Returns
         -------
-        members : dict
+        dict
             ``cluster``, ``size`` (its members), ``n_matching`` (those ``q``
             keeps), ``page``, ``n_pages``, ``page_size``, ``sort``, ``q``,
             ``column``, ``columns``, ``revision``, ``mark`` (as a strip's) and
@@ -281,7 +290,13 @@ class ClusterFeedback:
                     "items": self._shown(rows[page * size:(page + 1) * size])}
 
     def names(self):
-        """The names people gave clusters, by cluster number (see :meth:`name`)."""
+        """Return the names people gave clusters (see :meth:`name`).
+
+        Returns
+        -------
+        dict of int to str
+            The name of each named cluster, by cluster number.
+        """
         return {int(c): text for c, text in self._store.meta.get("names", {}).items()}
 
     def name(self, cluster, text):
@@ -300,7 +315,7 @@ class ClusterFeedback:
 
         Returns
         -------
-        state : dict
+        dict
             The new :meth:`state`.
         """
         if not isinstance(text, str) or len(text.strip()) > NAME_LENGTH or not text.isprintable():
@@ -324,8 +339,7 @@ class ClusterFeedback:
         return groups[int(cluster)]
 
     def mark(self, position, cluster, complete=False, annotator=None, confirmed=False):
-        """Say that a cluster is pure (its members all belong together), and with ``complete`` that nothing
-        else belongs with them.
+        """Say that a cluster is pure (its members all belong together), and perhaps complete.
 
         Stored as one cluster feedback (kind 'pure' or 'complete', its members listed) and applied with
         :meth:`ActiveSession.mark`: COBRAS never splits a pure cluster again nor merges with a complete one.
@@ -337,6 +351,7 @@ class ClusterFeedback:
         cluster : int or array-like of int
             A cluster number (as :meth:`clusters` gives it), or the rows the person found to be one group.
         complete : bool, default=False
+            True: nothing else belongs with them either.
         annotator : str, optional
             Who gave the feedback (a team's member; stored with it).
         confirmed : bool, default=False
@@ -345,7 +360,7 @@ class ClusterFeedback:
 
         Returns
         -------
-        state : dict
+        dict
             The new :meth:`state`.
 
         Raises
@@ -419,6 +434,7 @@ class ClusterFeedback:
         Parameters
         ----------
         position : str
+            The ``position`` of the state the person saw.
         row : int
             The item's row number (``item["row"]``).
         to : int
@@ -428,7 +444,7 @@ class ClusterFeedback:
 
         Returns
         -------
-        state : dict
+        dict
             The new :meth:`state`.
 
         Raises

@@ -197,7 +197,7 @@ def read_known(data, constraints=None, labels=None):
 
     Returns
     -------
-    pairs : list of (int, int, bool)
+    list of (int, int, bool)
         Row numbers and True (same) / False (different), leaving out pairs
         the earlier ones imply. A labels file with k clusters gives a star of
         must-links in each and k (k - 1) / 2 cannot-links between them.
@@ -290,6 +290,16 @@ def constraints_frame(session):
     ``annotator`` (empty: the session's one person); the importer ignores
     the last two. While a contradiction is open, what waits behind it in
     the session file is left out.
+
+    Parameters
+    ----------
+    session : HumanSession
+        The session whose answers to export.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair relation, in the order stated.
 
     Examples
     --------

@@ -87,16 +87,16 @@ def open_session(path, data=None, estimator=None, *, id_column=None, text_column
         with the data file it names.
     estimator : ActiveEstimator, optional
         As :class:`HumanSession` takes it (default for a new session: COBRAS).
-    id_column, text_column, image_column, features, scale
+    id_column, text_column, image_column, features, scale : optional
         As :func:`load_data` takes them (image paths are relative to the
-        data file's folder) (for an existing session, None keeps
-        the stored options).
+        data file's folder; for an existing session, None keeps the stored
+        options).
     **kwargs
         Passed to :class:`HumanSession` (``known``, ``annotators``, ...).
 
     Returns
     -------
-    session : HumanSession
+    HumanSession
         Close it (``session.close()``) to open the file elsewhere.
 
     Examples

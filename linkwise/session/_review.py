@@ -52,6 +52,7 @@ class AnswerReview:
         Parameters
         ----------
         page : int, default=0
+            The page, from 0.
         size : int, default=50
             Statements per page (1 to 200).
         q : str, optional
@@ -60,11 +61,16 @@ class AnswerReview:
 
         Returns
         -------
-        review : dict
+        dict
             ``answers`` (each ``seq``, ``kind`` — question, imported, pure, complete, move —, ``rows`` and
             ``ids`` of its two items, ``answer``: same / different / don't know, None for a mark, ``n_members``
             of a mark, ``by``, ``answered_at``, ``can_change``), ``n_matching``, ``page``, ``n_pages``,
             ``page_size``, ``q``, ``revision``.
+
+        Raises
+        ------
+        InvalidParameterError
+            ``page`` or ``size`` is out of range, or ``q`` is not text.
         """
         for name, value, least in (("page", page, 0), ("size", size, 1)):
             if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < least:
@@ -123,8 +129,18 @@ class AnswerReview:
 
         Returns
         -------
-        state : dict
+        dict
             The new :meth:`state`, with ``changed``: what changed, in words.
+
+        Raises
+        ------
+        InvalidParameterError
+            ``seq`` is no answer's number, or ``answer`` is not True, False or None.
+        Refused
+            The answer is no longer in effect, is feedback on a cluster, already
+            has that value, or the session is read-only.
+        SessionWriteError
+            The change could not be written: nothing changed.
         """
         if answer is not None and not isinstance(answer, (bool, np.bool_)):
             raise InvalidParameterError(f"The 'answer' argument of HumanSession.change must be True, False or "
@@ -145,7 +161,24 @@ class AnswerReview:
     def withdraw(self, seq):
         """Withdraw the stored statement ``seq`` and the rest of its action (a move's two pairs), then replay.
 
-        Returns the new :meth:`state` with ``withdrawn``: what was removed, in words.
+        Parameters
+        ----------
+        seq : int
+            The statement's number (``review()``'s ``seq``).
+
+        Returns
+        -------
+        dict
+            The new :meth:`state`, with ``withdrawn``: what was removed, in words.
+
+        Raises
+        ------
+        InvalidParameterError
+            ``seq`` is no statement's number.
+        Refused
+            The statement is no longer in effect, or the session is read-only.
+        SessionWriteError
+            The change could not be written: nothing changed.
         """
         with self._lock:
             row = self._stored(seq, "withdraw")

@@ -73,13 +73,24 @@ class SessionFileError(InvalidParameterError):
 
 
 class SessionWriteError(OSError):
-    """A change could not be written to the session file (disk full, file or folder gone): none of it was stored,
-    every answer stored before is kept, and the same action may be tried again."""
+    """A change could not be written to the session file (disk full, file or folder gone).
+
+    None of it was stored, every answer stored before is kept, and the same
+    action may be tried again.
+    """
 
 
 class Refused(RuntimeError):
-    """An action that no longer fits the session's state (a stale question, an open contradiction); ``rows``:
-    the items the message names (row numbers), for a client to show."""
+    """An action that no longer fits the session's state (a stale question, an open contradiction).
+
+    Parameters
+    ----------
+    message : str
+        What was refused, and why.
+    rows : iterable of int, optional
+        The items the message names (row numbers), for a client to show;
+        kept as the ``rows`` attribute (a list of int).
+    """
 
     def __init__(self, message, rows=()):
         super().__init__(message)
@@ -87,9 +98,28 @@ class Refused(RuntimeError):
 
 
 class Answer(NamedTuple):
-    """One stored statement. ``answer`` is True (same), False (different) or None (don't know, or a cluster's
-    feedback); ``annotator`` None is the session's one person; ``kind`` one of ``KINDS``; ``members`` the
-    rows of a 'pure'/'complete' cluster (else None); ``action`` the ``seq`` of the first row stored with it."""
+    """One stored statement of a session file.
+
+    Parameters
+    ----------
+    seq : int
+        Its number in the file (increasing with time).
+    i, j : int
+        The pair (``i <= j``); for feedback on a cluster, its first member twice.
+    answer : bool or None
+        True (same cluster), False (different clusters) or None (don't
+        know, or feedback on a cluster).
+    answered_at : str
+        When it was stored (ISO 8601, UTC).
+    annotator : str or None, default=None
+        Who stated it; None is the session's one person.
+    kind : str, default="question"
+        One of ``"question"``, ``"imported"``, ``"pure"``, ``"complete"``, ``"move"``.
+    members : tuple of int or None, default=None
+        The rows of a ``"pure"`` or ``"complete"`` cluster, else None.
+    action : int or None, default=None
+        The ``seq`` of the first statement stored with it (undone together).
+    """
 
     seq: int
     i: int
@@ -269,7 +299,19 @@ class SessionStore:
         return not self.meta
 
     def write_meta(self, meta):
-        """Describe a new session (data fingerprint, options, method, parameters)."""
+        """Describe a new session (data fingerprint, options, method, parameters).
+
+        Parameters
+        ----------
+        meta : dict
+            JSON-serialisable values by key; the file format and the creation
+            time are added.
+
+        Raises
+        ------
+        SessionWriteError
+            The file could not be written: nothing of the change is stored.
+        """
         meta = {"format": FORMAT, "created_at": _now(), **meta}
         with self._write():
             self._db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
@@ -277,11 +319,57 @@ class SessionStore:
         self.meta = meta
 
     def record(self, i, j, answer, *, annotator=None, kind="question"):
-        """Record (store and commit) one answer; returns it as an :class:`Answer`."""
+        """Record (store and commit) one answer.
+
+        Parameters
+        ----------
+        i, j : int
+            The pair's rows (either order).
+        answer : bool or None
+            True (same cluster), False (different clusters) or None (don't know).
+        annotator : str, optional
+            Who answered (None: the session's one person).
+        kind : {"question", "imported", "move"}, default="question"
+            Where the answer comes from.
+
+        Returns
+        -------
+        Answer
+            The answer as stored.
+
+        Raises
+        ------
+        ValueError
+            ``kind`` is not one of the pair kinds.
+        SessionWriteError
+            The file could not be written: nothing of the change is stored.
+        """
         return self.record_many([(i, j, answer)], annotator=annotator, kind=kind)[0]
 
     def record_many(self, rows, *, annotator=None, kind):
-        """Record (store and commit) pair statements ``(i, j, answer)`` as one action (undone together); returns them."""
+        """Record (store and commit) several pair statements as one action, undone together.
+
+        Parameters
+        ----------
+        rows : iterable of (int, int, bool or None)
+            The statements ``(i, j, answer)``.
+        annotator : str, optional
+            Who answered (None: the session's one person).
+        kind : {"question", "imported", "move"}
+            Where the statements come from.
+
+        Returns
+        -------
+        list of Answer
+            The statements as stored, in order.
+
+        Raises
+        ------
+        ValueError
+            ``kind`` is not one of the pair kinds.
+        SessionWriteError
+            The file could not be written: nothing of the change is stored.
+        """
         if kind not in ("question", "imported", "move"):
             raise ValueError(f"'kind' must be 'question', 'imported' or 'move' for pairs, got {kind!r}")
         at = _now()
@@ -289,7 +377,27 @@ class SessionStore:
                              for i, j, a in rows])
 
     def record_mark(self, members, complete, *, annotator=None):
-        """Record (store and commit) feedback on a cluster: its rows ``members`` are pure (and ``complete``)."""
+        """Record (store and commit) feedback on a cluster.
+
+        Parameters
+        ----------
+        members : iterable of int
+            The cluster's rows: they belong together (the cluster is pure).
+        complete : bool
+            True: and nothing else belongs with them.
+        annotator : str, optional
+            Who answered (None: the session's one person).
+
+        Returns
+        -------
+        Answer
+            The statement as stored (kind ``"pure"`` or ``"complete"``).
+
+        Raises
+        ------
+        SessionWriteError
+            The file could not be written: nothing of the change is stored.
+        """
         members = sorted({int(m) for m in members})
         return self._insert([(members[0], members[0], None, _now(), annotator, "complete" if complete else "pure",
                               json.dumps(members))])[0]
@@ -311,7 +419,13 @@ class SessionStore:
         return _FIELDS if self.meta.get("format", FORMAT) == FORMAT else _FORMAT1_FIELDS
 
     def answers(self):
-        """Every live statement, oldest first."""
+        """Return every live statement, oldest first.
+
+        Returns
+        -------
+        list of Answer
+            The statements not retracted, by ``seq``.
+        """
         return [_answer(r) for r in self._read(f"SELECT {self._fields} FROM answers ORDER BY seq")]
 
     def _move_to_retracted(self, seqs, reason):
@@ -325,8 +439,24 @@ class SessionStore:
         return rows
 
     def retract(self, seq, reason="undone"):
-        """Take statement ``seq`` and the rest of its action out of effect (kept in the ``retracted`` table with
-        ``reason``: 'undone', 'withdrawn')."""
+        """Take a statement and the rest of its action out of effect.
+
+        They are kept in the ``retracted`` table, with the reason.
+
+        Parameters
+        ----------
+        seq : int
+            The statement's number.
+        reason : {"undone", "withdrawn"}, default="undone"
+            Why it is retracted.
+
+        Raises
+        ------
+        KeyError
+            No live statement has number ``seq``.
+        SessionWriteError
+            The file could not be written: nothing of the change is stored.
+        """
         with self._write():
             seqs = [s for (s,) in self._read("SELECT seq FROM answers WHERE coalesce(action, seq) = (SELECT "
                                              "coalesce(action, seq) FROM answers WHERE seq = ?)", (seq,))] or [seq]
@@ -334,7 +464,22 @@ class SessionStore:
             self._db.executemany("DELETE FROM answers WHERE seq = ?", [(s,) for s in seqs])
 
     def correct(self, seq):
-        """Flip answer ``seq`` (same <-> different), said to be wrong; the original stays in ``retracted``."""
+        """Flip an answer said to be wrong (same <-> different); the original stays in ``retracted``.
+
+        Parameters
+        ----------
+        seq : int
+            The answer's number.
+
+        Raises
+        ------
+        KeyError
+            No live statement has number ``seq``.
+        ValueError
+            The statement is "don't know" or feedback on a cluster; nothing changed.
+        SessionWriteError
+            The file could not be written: nothing of the change is stored.
+        """
         with self._write():
             (row,) = self._move_to_retracted([seq], "corrected")
             if row[3] is None:
@@ -343,8 +488,24 @@ class SessionStore:
             self._db.execute("UPDATE answers SET answer = ?, answered_at = ? WHERE seq = ?", (1 - row[3], _now(), seq))
 
     def change(self, seq, answer):
-        """Set pair answer ``seq`` to ``answer`` (True, False, None: don't know); the original stays in
-        ``retracted`` (reason 'changed')."""
+        """Set a pair's answer to another value; the original stays in ``retracted`` (reason ``"changed"``).
+
+        Parameters
+        ----------
+        seq : int
+            The answer's number.
+        answer : bool or None
+            The new answer: True (same cluster), False (different clusters) or None (don't know).
+
+        Raises
+        ------
+        KeyError
+            No live statement has number ``seq``.
+        ValueError
+            The statement is feedback on a cluster or a move; nothing changed.
+        SessionWriteError
+            The file could not be written: nothing of the change is stored.
+        """
         with self._write():
             (row,) = self._move_to_retracted([seq], "changed")
             if row[6] not in ("question", "imported"):
@@ -353,7 +514,14 @@ class SessionStore:
                              (None if answer is None else int(answer), _now(), seq))
 
     def retracted(self):
-        """Undone and corrected statements as dicts (as stored, and when and why they were retracted)."""
+        """Return the retracted statements, oldest retraction first.
+
+        Returns
+        -------
+        list of dict
+            The fields of each :class:`Answer` as stored, with
+            ``retracted_at`` and ``reason`` (when and why it was retracted).
+        """
         rows = self._read(f"SELECT {self._fields}, retracted_at, reason FROM retracted ORDER BY id")
         return [{**_answer(r[:9])._asdict(), "retracted_at": r[9], "reason": r[10]} for r in rows]
 
@@ -369,7 +537,8 @@ class SessionStore:
         """Close, and delete the file if this opening created it (a start that failed leaves nothing behind).
 
         Only what this opening made goes: a new file is refused where a journal of another file lies
-        (``_check_new``), so its journal, if any, is its own."""
+        (``_check_new``), so its journal, if any, is its own.
+        """
         self.close()
         if self.created:
             for suffix in ("", "-journal"):

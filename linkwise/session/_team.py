@@ -133,7 +133,7 @@ def agreement(rows):
     """
     mine, counts, first, second = {}, {}, [], []
     for answers in _answered(rows).values():
-        for who, answer in answers:
+        for who, _ in answers:
             counts[who] = counts.get(who, 0) + 1
         if len(answers) < 2:
             continue

@@ -28,8 +28,8 @@ from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.session._controller import Refused
 from linkwise.session._feedback import NeedsConfirmation
-from linkwise.session._store import SessionWriteError
 from linkwise.session._series import cluster_sample
+from linkwise.session._store import SessionWriteError
 from linkwise.session._summary import labels_line
 
 with requires("session", "linkwise.session"):
@@ -207,9 +207,11 @@ def run_terminal(session, labels_path, *, console=None, getchar=None):
     Parameters
     ----------
     session : HumanSession
+        The session to answer, opened for writing.
     labels_path : str or Path
         Where the labels CSV (``id``, ``cluster``) is written on quit.
     console : rich.console.Console, optional
+        Where the questions are shown (default: a new console on the terminal).
     getchar : callable, optional
         Returns one key press, '' at the end of input (default: the
         terminal, or standard input one key per line when it is not a
@@ -217,7 +219,7 @@ def run_terminal(session, labels_path, *, console=None, getchar=None):
 
     Returns
     -------
-    n_clusters : int
+    int
         Clusters in the labels written.
 
     Raises
@@ -273,26 +275,10 @@ def _ask(session, labels_path, console, getchar):
             _show(console, state, session)
             shown = True
         key = _read_key(getchar)
-        conflict = state["conflict"]
+        if key == "q":
+            break
         try:
-            if key == "q":
-                break
-            if key == "u":
-                session.undo(state["position"])
-            elif conflict is not None and key.isdigit() and 1 <= int(key) <= len(conflict["answers"]):
-                session.resolve(conflict["id"], conflict["answers"][int(key) - 1]["seq"])
-            elif key in _KEYS and state["question"] is not None:
-                session.answer(state["position"], _KEYS[key])
-            elif key == "c" and conflict is None:
-                _cluster_feedback(session, console, getchar)  # then the question is shown again
-            elif key == "b" and state["budget"] is not None:
-                _say(console, f"New budget (more than {state['budget']} questions): type it and Enter.")
-                budget = _read_number(getchar)
-                if budget is not None:
-                    session.raise_budget(budget)
-            else:
-                if key.isprintable():
-                    _say(console, f"Key {key!r} does nothing here.")
+            if not _act(session, console, getchar, state, key):
                 continue
         except (Refused, SessionWriteError, InvalidParameterError) as exc:  # say why; the loop shows the current state (the same question)
             _say(console, str(exc))
@@ -300,6 +286,29 @@ def _ask(session, labels_path, console, getchar):
     k = session.write_labels(labels_path)
     _say(console, labels_line(state["n_rows"], k, labels_path))
     return k
+
+
+def _act(session, console, getchar, state, key):
+    """Do what ``key`` does in ``state`` (any key but "q"); False when it does nothing there (said so if printable)."""
+    conflict = state["conflict"]
+    if key == "u":
+        session.undo(state["position"])
+    elif conflict is not None and key.isdigit() and 1 <= int(key) <= len(conflict["answers"]):
+        session.resolve(conflict["id"], conflict["answers"][int(key) - 1]["seq"])
+    elif key in _KEYS and state["question"] is not None:
+        session.answer(state["position"], _KEYS[key])
+    elif key == "c" and conflict is None:
+        _cluster_feedback(session, console, getchar)  # then the question is shown again
+    elif key == "b" and state["budget"] is not None:
+        _say(console, f"New budget (more than {state['budget']} questions): type it and Enter.")
+        budget = _read_number(getchar)
+        if budget is not None:
+            session.raise_budget(budget)
+    else:
+        if key.isprintable():
+            _say(console, f"Key {key!r} does nothing here.")
+        return False
+    return True
 
 
 def _item_line(item):
@@ -330,15 +339,7 @@ def _cluster_feedback(session, console, getchar):
     _say(console, "[p] pure  [c] pure and complete  [m] move an item  any other key: back")
     key = _read_key(getchar)
     if key in ("p", "c"):
-        try:
-            session.mark(view["position"], strip["cluster"], complete=key == "c")
-        except NeedsConfirmation as exc:  # a large cluster: its least typical members first, then y/n
-            _say(console, str(exc))
-            for row in exc.rows:
-                _say(console, "    ", _item_line(session.data.item(row)))
-            _say(console, "Mark it anyway? [y] yes  any other key: no")
-            if _read_key(getchar) == "y":
-                session.mark(view["position"], strip["cluster"], complete=key == "c", confirmed=True)
+        _mark(session, console, getchar, view["position"], strip["cluster"], complete=key == "c")
         return
     if key != "m":
         return
@@ -351,6 +352,20 @@ def _cluster_feedback(session, console, getchar):
     to = listed.get(_read_number(getchar))
     if to is not None and to is not strip:
         session.move(view["position"], items[key]["row"], to["cluster"])
+
+
+def _mark(session, console, getchar, position, cluster, complete):
+    """Mark ``cluster`` pure (and ``complete``); for a large one, show its least typical members first and mark
+    it only if the person then says yes."""
+    try:
+        session.mark(position, cluster, complete=complete)
+    except NeedsConfirmation as exc:
+        _say(console, str(exc))
+        for row in exc.rows:
+            _say(console, "    ", _item_line(session.data.item(row)))
+        _say(console, "Mark it anyway? [y] yes  any other key: no")
+        if _read_key(getchar) == "y":
+            session.mark(position, cluster, complete=complete, confirmed=True)
 
 
 def _progress(state):

@@ -464,6 +464,7 @@ def create_app(session, labels_path, token=None, tokens=None):
     Parameters
     ----------
     session : HumanSession
+        The session the page answers.
     labels_path : str or Path
         Where the "finish" button writes the labels CSV (``id``, ``cluster``).
     token : str, optional
@@ -476,7 +477,8 @@ def create_app(session, labels_path, token=None, tokens=None):
 
     Returns
     -------
-    app : starlette.applications.Starlette
+    starlette.applications.Starlette
+        The app: the page, its JSON API and the items' images, for any ASGI server.
 
     Examples
     --------
@@ -514,6 +516,7 @@ def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
     Parameters
     ----------
     session : HumanSession
+        The session the page answers.
     labels_path : str or Path
         Where "finish" writes the labels.
     port : int, default=0

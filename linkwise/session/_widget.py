@@ -16,8 +16,8 @@ import numpy as np
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.metrics import ari
-from linkwise.session._feedback import NeedsConfirmation
 from linkwise.session._data import IMAGE_TYPES, UnsafePathError
+from linkwise.session._feedback import NeedsConfirmation
 from linkwise.session._series import cluster_sample
 from linkwise.session._store import Refused, SessionWriteError
 

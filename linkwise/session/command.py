@@ -236,9 +236,8 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
     again to continue where you stopped.
     """
     from linkwise.session._controller import HumanSession, read_meta
-    from linkwise.methods import PARAMS
-    from linkwise.session._methods import build_estimator, encode_params, make_method, resolve_method, same_method
-    from linkwise.session._summary import labels_line, summary
+    from linkwise.session._methods import encode_params
+    from linkwise.session._summary import summary
 
     if (data is None) == (demo is None):
         raise click.UsageError("Give either DATA (a CSV, Parquet file or folder of images) or --demo digits.")
@@ -269,17 +268,8 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
         id_column, text_column, detected = id_column or found.id_column, text_column or found.text_column, found.line
     dataset = _load_data(data, stored, image_root, id_column=id_column, text_column=text_column,
                          image_column=image_column, encoding=encoding, series=series, features=features)
-    if dataset.options["series"] is not None and (metric or not stored):  # resumed: the stored metric
-        _add_metric(params, metric, None if stored and not method else resolve_method(method or "auto"), session_file,
-                    dataset.X)
-    elif metric:
-        raise click.BadParameter("applies to time series (--series-columns or --series-id).", param_hint="--metric")
-    if stored and method is None and params:
-        estimator = build_estimator(stored["method"], params)  # the stored method, which must be linkwise's
-    elif stored and not params and (method is None or same_method(method, stored["method"])):
-        estimator = None  # the stored method and parameters
-    else:
-        estimator = make_method(resolve_method(method or "auto"), {**PARAMS.get((method or "").lower(), {}), **params})
+    _metric_option(params, metric, method, stored, session_file, dataset)
+    estimator = _estimator(method, params, stored)
     if dataset.options["series"] is not None:
         _precompute(dataset.X, stored["params"] if estimator is None else encode_params(estimator))
     known = None
@@ -296,25 +286,57 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
         imported = sum(a.kind == "imported" for a in session.store.answers())
         click.echo(f"Session file: {session_file} ({session.state()['n_answered']} answers so far"
                    + (f", {imported} imported pairs)" if imported else ")"))
-        if ui == "terminal":
-            from linkwise.session._terminal import run_terminal
-
-            run_terminal(session, out)  # writes the labels when the person quits (q or Ctrl+C)
-        else:
-            from linkwise.session._web import serve
-
-            try:
-                serve(session, out, port=port, open_browser=not no_browser, echo=click.echo)
-            except KeyboardInterrupt:  # uvicorn stops gracefully, then raises Ctrl+C again
-                pass
-            try:  # the labels as the session ends (after Finish: the same again)
-                click.echo(labels_line(session.data.n_rows, session.write_labels(out), out))
-            except OSError as exc:  # e.g. its folder is gone: the answers are safe in the session file
-                click.echo(f"Could not write the labels to {out}: {exc.strerror or exc}.", err=True)
+        _answer(session, ui, out, port, no_browser)
         for line in summary(session):
             click.echo(line)
     finally:
         session.close()
+
+
+def _metric_option(params, metric, method, stored, session_file, dataset):
+    """Add ``--metric`` (or the method's default for time series) to ``params``; refuse it for data that are not
+    time series. A resumed session without ``--metric`` keeps its stored metric."""
+    from linkwise.session._methods import resolve_method
+
+    if dataset.options["series"] is not None and (metric or not stored):
+        _add_metric(params, metric, None if stored and not method else resolve_method(method or "auto"), session_file,
+                    dataset.X)
+    elif metric:
+        raise click.BadParameter("applies to time series (--series-columns or --series-id).", param_hint="--metric")
+
+
+def _estimator(method, params, stored):
+    """The estimator ``--method`` and ``--param`` give, for a session file whose meta is ``stored`` (empty: a new
+    one); None: the stored method and parameters."""
+    from linkwise.methods import PARAMS
+    from linkwise.session._methods import build_estimator, make_method, resolve_method, same_method
+
+    if stored and method is None and params:
+        return build_estimator(stored["method"], params)  # the stored method, which must be linkwise's
+    if stored and not params and (method is None or same_method(method, stored["method"])):
+        return None
+    return make_method(resolve_method(method or "auto"), {**PARAMS.get((method or "").lower(), {}), **params})
+
+
+def _answer(session, ui, out, port, no_browser):
+    """Let the person answer in the terminal or on the page, until they stop; the labels are then written to ``out``."""
+    from linkwise.session._summary import labels_line
+
+    if ui == "terminal":
+        from linkwise.session._terminal import run_terminal
+
+        run_terminal(session, out)  # writes the labels when the person quits (q or Ctrl+C)
+        return
+    from linkwise.session._web import serve
+
+    try:
+        serve(session, out, port=port, open_browser=not no_browser, echo=click.echo)
+    except KeyboardInterrupt:  # uvicorn stops gracefully, then raises Ctrl+C again
+        pass
+    try:  # the labels as the session ends (after Finish: the same again)
+        click.echo(labels_line(session.data.n_rows, session.write_labels(out), out))
+    except OSError as exc:  # e.g. its folder is gone: the answers are safe in the session file
+        click.echo(f"Could not write the labels to {out}: {exc.strerror or exc}.", err=True)
 
 
 @click.command()
