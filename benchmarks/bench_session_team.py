@@ -55,8 +55,9 @@ def run(name, n, folder, team):
             state = session.state(who)  # the next annotator's question (theirs already, unless just joined)
             times.append(time.perf_counter() - start)
             if team:
-                shadow, start = session._shadow, time.perf_counter()
-                outdated = shadow is not None and shadow[0] != session._changes
+                # the team desk's speculative shadow (a part HumanSession holds): outdated means prepare replays
+                shadow, start = session._desk.shadow, time.perf_counter()
+                outdated = shadow is not None and shadow[0] != session._replay.changes
                 session.prepare()
                 if outdated:
                     replays.append(time.perf_counter() - start)
