@@ -138,7 +138,9 @@ def test_refuses_other_data_options_or_method(iris_data, tmp_path):
         HumanSession(path, load_data(data.path, id_column="name", features=["petal_width"]))
     with pytest.raises(SessionFileError, match=r"window=0.1 \(asked: 0.2\)"):
         HumanSession(path, data, lw.COBRAS(max_queries=20, window=0.2))
-    budgeted = HumanSession(path, data, lw.COBRAS(max_queries=50))  # the budget is the session's (raise_budget)
+    with pytest.raises(SessionFileError, match=r"max_queries=20 \(asked: 50\).*raise the budget on the page"):
+        HumanSession(path, data, lw.COBRAS(max_queries=50))  # the budget is the session's (raise_budget)
+    budgeted = HumanSession(path, data, lw.COBRAS())  # a method given without a budget continues with the stored one
     assert budgeted.budget == 20 and budgeted.state()["n_answered"] == 2
     budgeted.close()
     with pytest.raises(SessionFileError, match="made with method 'cobras', not 'tests.reference:ClosestPairsFirst'"):

@@ -6,7 +6,7 @@ import linkwise as lw
 from linkwise._validation import InvalidParameterError
 from linkwise.session import HumanSession
 from linkwise.session._controller import DEFAULT_BUDGET
-from linkwise.session._store import Refused
+from linkwise.session._store import Refused, SessionFileError
 from tests.e2e.helpers import answer_from
 
 
@@ -22,7 +22,9 @@ def test_a_new_session_has_a_budget_and_says_what_more_answers_may_change(iris_d
     assert state["outlook"] == estimate.outlook(DEFAULT_BUDGET - 12) and f"of the {DEFAULT_BUDGET - 12} left" in \
         state["outlook"]
     session.close()
-    kept = HumanSession(tmp_path / "s.db", data, lw.COBRAS(random_state=0, max_queries=30))  # a method's own budget
+    with pytest.raises(SessionFileError, match=r"max_queries=100 \(asked: 30\).*raise the budget"):
+        HumanSession(tmp_path / "s.db", data, lw.COBRAS(random_state=0, max_queries=30))  # another budget: refused
+    kept = HumanSession(tmp_path / "s.db", data, lw.COBRAS(random_state=0))
     assert kept.budget == DEFAULT_BUDGET  # stored with the session: an existing one keeps it
     kept.close()
 
