@@ -5,6 +5,7 @@ import pytest
 from tests.e2e.helpers import Server
 from tests.e2e.test_cluster_feedback import labels, strips_shown
 from tests.e2e.test_session_browser import browser, open_page, page, position, wait_moved  # noqa: F401
+from tests.test_session_durable import answer
 
 pytestmark = pytest.mark.browser
 
@@ -40,5 +41,30 @@ def test_rename_a_strip_then_answer_and_reload_keeps_the_name(page, tmp_path, ir
         field.press("Enter")
         page.wait_for_selector(f'.strip[data-cluster="{order[0]}"] h3:not(:has-text("Garden"))')
         assert "Garden" not in server.client.get("/labels.csv").text
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_name_being_typed_survives_an_answer_from_elsewhere(page, tmp_path, iris_file, seed):  # noqa: F811
+    data_path, y = iris_file
+    server = Server(data_path, "--id-column", "name", "--session", tmp_path / "s.db", "--method", "cobras",
+                    "--param", f"random_state={seed}")
+    try:
+        open_page(page, server)
+        answer(server.client, y, 3)  # another tab answers: the page catches up, then shows strips
+        order = strips_shown(page, server)
+        field = page.locator(f'.strip[data-cluster="{order[0]}"] input.cluster-name')
+        field.click()
+        page.keyboard.type("Gar")
+        drawn = page.get_attribute("body", "data-clusters")
+        answer(server.client, y, 1)  # arrives while the name is half typed: the strips are drawn again
+        page.wait_for_selector(f'body:not([data-clusters="{drawn}"])', state="attached")
+        page.keyboard.type("den")
+        page.keyboard.press("Enter")
+        page.wait_for_selector('.strip h3:has-text("Garden")')
+        named = page.locator(".strip", has=page.locator('h3:has-text("Garden")'))
+        assert named.locator("input.cluster-name").input_value() == "Garden"
+        assert "Garden" in server.client.get("/labels.csv").text
     finally:
         server.stop()

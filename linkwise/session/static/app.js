@@ -148,8 +148,18 @@ function clusterName(c) {
 }
 
 function renderClusters(view) {
+  // a name being typed survives the redraw: another answer (a teammate's, another tab's) may arrive meanwhile
+  const active = document.activeElement;
+  const typing = active && active.classList.contains("cluster-name")
+    ? {cluster: active.closest(".strip").dataset.cluster, value: active.value, at: active.selectionStart} : null;
   listed = view.strips.map((s) => s.cluster);
   $("strips").replaceChildren(...view.strips.map((strip) => stripCard(strip, listed)));
+  const field = typing && $("strips").querySelector('.strip[data-cluster="' + typing.cluster + '"] .cluster-name');
+  if (field) {
+    field.value = typing.value;
+    field.focus();
+    field.setSelectionRange(typing.at, typing.at);
+  }
   const more = $("strips-more");
   more.hidden = !view.n_more;
   more.textContent = view.n_more ? view.n_more + " smaller clusters (" + view.n_rows_more + " items) not shown." : "";
