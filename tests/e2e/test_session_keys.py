@@ -76,6 +76,7 @@ def test_keys_mark_move_review_and_the_overlay_lists_them(page, tmp_path, iris_f
         page.locator("body").click(position={"x": 5, "y": 5})  # the list lets go of the focus
         page.keyboard.press("a")
         page.wait_for_selector("#members:not([hidden])")
+        page.wait_for_selector("#members-title:has-text('Cluster ')")  # the panel opens first, its page then loads
         assert page.text_content("#members-title").startswith(f"Cluster {selected(page)} ")
         page.locator("body").click(position={"x": 5, "y": 5})
         page.keyboard.press("r")
