@@ -474,12 +474,12 @@ class ConstraintStore:
         """The store itself: what a knowledge holds (see :mod:`linkwise.loop`)."""
         return self
 
-    def review(self, ctx, answered=None):
-        """Review an answer: nothing to check, since the loop has stored it already.
+    def weigh(self, ctx, answered=None):
+        """Weigh an answer: nothing to check, since the loop has stored it already.
 
         The plain store is the knowledge of answers taken as given (see
         :mod:`linkwise.loop`); :class:`~linkwise.repair.NoisyAnswers` is the one
-        whose review asks questions.
+        that asks questions while weighing one.
 
         Parameters
         ----------
@@ -491,7 +491,7 @@ class ConstraintStore:
         Returns
         -------
         bool
-            False: the belief never changes on review.
+            False: the belief never changes.
 
         Yields
         ------

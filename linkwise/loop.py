@@ -13,10 +13,10 @@ never charged). ``fit`` drives the generator with an oracle,
 *Knowledge* (``ctx.knowledge``, from the estimator's ``knowledge(ctx)``
 hook): the store of answers by default, :class:`~linkwise.repair.NoisyAnswers`
 for answers that may be wrong. Its ``store`` is the ConstraintStore of what
-it holds; its ``review(ctx, answered=None)`` is a generator the loop runs
+it holds; its ``weigh(ctx, answered=None)`` is a generator the loop runs
 after each answer to the method's questions (``answered = (i, j, answer)``,
 "don't know" excepted) and where the method yields a :class:`Checkpoint`
-(``None``). A review records the answer, may ask questions of its own
+(``None``). Weighing records the answer, may ask questions of its own
 (charged and logged; :class:`Recheck` for pairs it knows) and returns whether
 it revised its belief; then ``ctx.revision`` grows by one, and a method that
 compares it across a ``yield`` drops what it inferred from earlier answers
@@ -69,7 +69,7 @@ class Recheck(NamedTuple):
 class Checkpoint(NamedTuple):
     """Yield ``Checkpoint()`` where the method's clustering is complete (the end of a phase).
 
-    The loop runs the knowledge's review there and resumes the method with
+    The loop lets the knowledge weigh the answers there and resumes the method with
     None; ``ctx.revision`` tells whether the belief changed.
     """
 
@@ -309,7 +309,7 @@ class ActiveSession:
         ctx.knowledge = estimator.knowledge(ctx)
         self.query_log, self.error, self._history, self._dont_know, self._pending = ctx.log, None, [], set(), None
         self._recheck, self._monitor = False, None
-        self._review = self._held = None  # a running review, and the answer its method waits for
+        self._weighing = self._held = None  # the knowledge weighing an answer, and the answer its method waits for
         self._gen = estimator.questions(ctx)
         self._advance(None)
 
@@ -333,10 +333,10 @@ class ActiveSession:
         return i, j, isinstance(item, Recheck)
 
     def _advance(self, answer):
-        """Run the method, and the reviews of its answers, up to the next question to ask."""
+        """Run the method, and the knowledge weighing its answers, up to the next question to ask."""
         ctx = self._ctx
         while True:
-            gen = self._gen if self._review is None else self._review
+            gen = self._gen if self._weighing is None else self._weighing
             try:
                 item = gen.send(answer)
             except StopIteration as stop:
@@ -344,10 +344,10 @@ class ActiveSession:
                     self._pending = self._gen = None
                     return
                 ctx.revision += bool(stop.value)
-                self._review, answer = None, self._held
+                self._weighing, answer = None, self._held
                 continue
             if isinstance(item, Checkpoint):
-                self._review, self._held, answer = ctx.knowledge.review(ctx), None, None
+                self._weighing, self._held, answer = ctx.knowledge.weigh(ctx), None, None
                 continue
             i, j, recheck = self._checked(item)
             known = None if recheck else ctx.knowledge.store.relation(i, j)
@@ -407,14 +407,14 @@ class ActiveSession:
             ctx.constraints.add(i, j, answer)  # a strict store may refuse: nothing else has changed yet
         ctx.n_queries += 1
         self.query_log.append((i, j, answer))
-        if self._review is None and answer is not None:  # the method's question: its knowledge reviews the answer
-            self._review, self._held, answer = ctx.knowledge.review(ctx, (i, j, answer)), answer, None
+        if self._weighing is None and answer is not None:  # the method's question: its knowledge weighs the answer
+            self._weighing, self._held, answer = ctx.knowledge.weigh(ctx, (i, j, answer)), answer, None
         try:
             self._advance(answer)
         except Exception as error:
             # a generator that raised cannot be resumed: keep the answer and end the session,
             # rather than leave the answered pair pending (answering it again would charge it twice)
-            self._gen = self._review = self._pending = None
+            self._gen = self._weighing = self._pending = None
             self.error = error
             error.add_note(f"ActiveSession: the answer to {(i, j)} was kept (question {ctx.n_queries}), but "
                            f"{type(self.estimator_).__name__} failed on it, so the session is done: every answer is "
@@ -622,9 +622,9 @@ class ActiveSession:
                                         f"per row, got shape {np.shape(labels)}.")
         est.labels_ = est.current_labels(self._ctx) if labels is None else np.array(labels, dtype=np.intp)
         est._predictor = est.make_predictor(self._ctx)
-        for gen in filter(None, (self._review, self._gen)):
+        for gen in filter(None, (self._weighing, self._gen)):
             gen.close()
-        self._gen = self._review = self._pending = None
+        self._gen = self._weighing = self._pending = None
         self._keep_answers()
         if est.anytime:
             est.labels_history_ = est.history_array(self._history)

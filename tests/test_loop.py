@@ -166,10 +166,10 @@ class _SecondOpinion:
 
     def __init__(self, store):
         self.store = store
-        self.reviewed = []
+        self.weighed = []
 
-    def review(self, ctx, answered=None):
-        self.reviewed.append(answered)
+    def weigh(self, ctx, answered=None):
+        self.weighed.append(answered)
         if answered is None or not answered[2]:
             return False
         again = yield Recheck(*answered[:2])
@@ -192,13 +192,13 @@ class _Watcher(_Doubter):
         yield Checkpoint()
 
 
-def test_the_knowledge_reviews_each_answer_asks_through_the_loop_and_revision_tells_the_method():
+def test_the_knowledge_weighs_each_answer_asks_through_the_loop_and_revision_tells_the_method():
     answers = iter([True, False, False])
     est = _Watcher().fit(np.eye(3), lw.CallbackOracle(lambda i, j: next(answers)))
-    # the review's question is asked and charged like any other, before the method is resumed
+    # the question it asks while weighing is asked and charged like any other, before the method is resumed
     assert est.query_log_ == [(0, 1, True), (0, 1, False), (1, 2, False)] and est.n_queries_ == 3
     assert est.revised == [1, 0]
-    assert est.knowledge.reviewed == [(0, 1, True), (1, 2, False), None]
+    assert est.knowledge.weighed == [(0, 1, True), (1, 2, False), None]
 
 
 def test_the_default_knowledge_is_the_store_of_answers(blobs):

@@ -94,11 +94,11 @@ class NoisyAnswers:
     >>> X = np.array([[0.0], [0.1], [0.2], [5.0]])
     >>> ctx = QueryContext(X, np.arange(4), lw.ConstraintStore(4, tolerant=True), None, None)
     >>> belief = NoisyAnswers(ctx, 0.1, lambda: (np.arange(4), np.array([0, 0, 0, 1])))
-    >>> list(belief.review(ctx, (0, 1, True))), list(belief.review(ctx, (0, 3, False)))
+    >>> list(belief.weigh(ctx, (0, 1, True))), list(belief.weigh(ctx, (0, 3, False)))
     ([], [])
     >>> belief.store.relation(1, 3)  # entailed: the loop would not ask it
     False
-    >>> list(belief.review(ctx, (1, 3, True)))  # a contradiction, here settled without a question
+    >>> list(belief.weigh(ctx, (1, 3, True)))  # a contradiction, here settled without a question
     []
     >>> len(belief.corrections)
     1
@@ -109,14 +109,14 @@ class NoisyAnswers:
         self._X, self._given, self._focus = ctx.X, ctx.constraints, focus
         self.check_threshold, self.max_repair_questions = check_threshold, max_repair_questions
         self.corrections, self.n_extra_queries = [], 0
-        self._unsettled = False  # a stated relation contradicted the belief: repair at the next review
+        self._unsettled = False  # a stated relation contradicted the belief: repair when it next weighs an answer
 
     @property
     def store(self):
         """The belief's :class:`~linkwise.ConstraintStore`: the answers as believed and their closure."""
         return self.graph.store
 
-    def review(self, ctx, answered=None):
+    def weigh(self, ctx, answered=None):
         """Record an answer and check it, or check the clustering at a checkpoint.
 
         A generator the loop drives (see :mod:`linkwise.loop`): a
@@ -163,7 +163,7 @@ class NoisyAnswers:
     def inform(self, i, j, answer):
         """Record a relation stated outside the questions (see :meth:`linkwise.ActiveSession.inform`).
 
-        One that contradicts the belief is settled at the next review, as a
+        One that contradicts the belief is settled when it next weighs an answer, as a
         contradicting answer is.
 
         Parameters
