@@ -422,7 +422,7 @@ class HumanSession:
     @property
     def budget(self):
         """The most questions the method asks (its ``max_queries``; None: no limit). :meth:`raise_budget` raises it."""
-        return getattr(self.estimator, "max_queries", None)
+        return self.estimator.max_queries  # every active estimator declares its budget (loop.ActiveEstimator)
 
     def raise_budget(self, budget, annotator=None):
         """Let the method ask up to ``budget`` questions in all; kept in the session file.
