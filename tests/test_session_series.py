@@ -1,5 +1,7 @@
 """Time series in a human session: wide and long tables, their errors, and a session answered end to end."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -8,6 +10,7 @@ from click.testing import CliRunner
 from linkwise.cli import main
 from linkwise.session import HumanSession, load_data
 from linkwise.session._controller import read_meta
+from linkwise.session._terminal import _sparkline
 
 
 def shapes(n=12, length=40, seed=0):
@@ -140,8 +143,14 @@ def test_terminal_session_shows_sparklines_and_resumes(tmp_path):
     first = run("cluster", path, "--series-columns", "t0:t39", "--id-column", "name", "--ui", "terminal",
                 input=answers)
     assert first.exit_code == 0, first.output
-    assert "│ series  │ " in first.output and "median of " in first.output
-    assert set(first.output) >= set("▁▂▃▄▅▆▇█")
+    assert "median of " in first.output
+    # beside each id shown, the series row draws that item's series (the session's seed, and so the pairs, vary)
+    charts = load_data(path, series={"columns": ["t0:t39"]}, id_column="name").charts
+    drawn = re.findall(r"│ id +│ s(\d+) +│ s(\d+) +│\n│ series +│ ([▁-█]+) +│ ([▁-█]+) +│", first.output)
+    assert len(drawn) == 4  # questions 1-4: three answered, the fourth on screen at q
+    for *rows, line_a, line_b in drawn:
+        for row, line in zip(map(int, rows), (line_a, line_b)):
+            assert line == _sparkline(charts[row, :, 0], len(line)) and len(set(line)) >= 2  # a shape, not a bar
     meta = read_meta(tmp_path / "wide.linkwise.db")
     assert meta["data_options"]["series"] == {"columns": ["t0:t39"]}
     cache = tmp_path / "wide.linkwise.cache"

@@ -18,7 +18,9 @@ import codecs
 import os
 import re
 import select
+import signal
 import sys
+import threading
 from contextlib import contextmanager
 
 import click
@@ -249,9 +251,46 @@ def run_terminal(session, labels_path, *, console=None, getchar=None):
     """
     console = console or Console(highlight=False)
     if getchar is None:
-        with _keys() as getchar:
+        with _keys() as getchar, _ctrl_c_quits(getchar) as getchar:
             return _ask(session, labels_path, console, getchar)
     return _ask(session, labels_path, console, getchar)
+
+
+class _CtrlC:
+    """``getchar`` where Ctrl+C reads as a key that quits. Pressed while a key is awaited it quits at once;
+    pressed while an answer is stored or the next question computed, it waits for that work to finish (an
+    interruption there would leave the clustering in memory behind the stored answers, and the labels written
+    on quit would not match them) and quits at the next key read."""
+
+    def __init__(self, getchar):
+        self.getchar, self.waiting, self.pending = getchar, False, False
+
+    def __call__(self):
+        self.waiting = True  # before looking at pending: a Ctrl+C in between then raises here, none is lost
+        try:
+            if self.pending:
+                raise KeyboardInterrupt
+            return self.getchar()
+        finally:
+            self.waiting = False
+
+    def signal(self, signum, frame):
+        if self.waiting:
+            raise KeyboardInterrupt
+        self.pending = True
+
+
+@contextmanager
+def _ctrl_c_quits(getchar):
+    if threading.current_thread() is not threading.main_thread():  # only the main thread can handle signals
+        yield getchar
+        return
+    keys = _CtrlC(getchar)
+    saved = signal.signal(signal.SIGINT, keys.signal)
+    try:
+        yield keys
+    finally:
+        signal.signal(signal.SIGINT, saved)
 
 
 def _say(console, *parts):

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from linkwise.cli import main
+from linkwise.session import HumanSession, load_data
 from tests.e2e.helpers import Server, truth_answer
 
 pytestmark = pytest.mark.browser  # a server process
@@ -53,7 +54,10 @@ def test_stopping_prints_what_is_saved_and_how_to_resume(tmp_path, iris_file, st
     resumes(output, tmp_path, 3)
 
 
-def test_ctrl_c_in_the_terminal_prints_the_summary(tmp_path, iris_file):
+@pytest.mark.parametrize("busy", [False, True], ids=["waiting for a key", "storing an answer"])
+def test_ctrl_c_in_the_terminal_prints_the_summary(tmp_path, iris_file, busy):
+    """Ctrl+C quits like q whenever it comes: while a key is awaited, or while the answer just typed is stored
+    and the next question computed (that work finishes first, so the labels written match the stored answers)."""
     from tests.e2e.test_session_terminal import Terminal
 
     data_path, _ = iris_file
@@ -61,13 +65,20 @@ def test_ctrl_c_in_the_terminal_prints_the_summary(tmp_path, iris_file):
     try:
         term.question()
         term.press("s")
-        term.question()
+        if not busy:
+            term.question()
         term.process.send_signal(signal.SIGINT)  # Ctrl+C (the child's session has no controlling terminal)
         term.expect(r"Saved 147 labels in \d+ clusters to .*labels\.csv\.")
-        term.expect(r"1 answer is saved in .*s\.db\.\s+To resume: linkwise cluster .*iris\.csv --session .*s\.db")
+        said = term.expect(r"(\d+) answers? (is|are) saved in .*s\.db\.\s+To resume: linkwise cluster .*iris\.csv "
+                           r"--session .*s\.db")
     finally:
         term.close()
-    assert term.process.returncode == 0
+    session = HumanSession(tmp_path / "s.db", load_data(data_path, id_column="name"))
+    stored = session.state()["n_answered"]
+    session.close()
+    # Ctrl+C right after "s" may come before the key is read: then nothing is stored, and the summary says so
+    assert int(said.group(1)) == stored and stored in ((0, 1) if busy else (1,))
+    assert term.process.returncode == 0 and "Aborted" not in term.seen and "Traceback" not in term.seen
 
 
 def test_labels_that_cannot_be_written_at_the_end_are_said_and_the_summary_follows(tmp_path, iris_file):
