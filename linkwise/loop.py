@@ -280,7 +280,7 @@ class ActiveSession:
         self.data_, X = _frame_dataset(X, options)
         self._start(clone(estimator), X, queryable)
         if stability:  # a person's session only: fit skips the per-answer comparison
-            self._monitor = StabilityMonitor()
+            self._monitor = StabilityMonitor(**self.estimator_.stop_rule())
             self._observe(answered=False)
 
     @classmethod
@@ -308,7 +308,7 @@ class ActiveSession:
                                        scale)
         ctx.knowledge = estimator.knowledge(ctx)
         self.query_log, self.error, self._history, self._dont_know, self._pending = ctx.log, None, [], set(), None
-        self._recheck, self._monitor = False, None
+        self._recheck, self._monitor, self._shown = False, None, None
         self._weighing = self._held = None  # the knowledge weighing an answer, and the answer its method waits for
         self._gen = estimator.questions(ctx)
         self._advance(None)
@@ -401,6 +401,8 @@ class ActiveSession:
                                         f"False (different clusters) or None (don't know), got {answer!r}.")
         (i, j), ctx = self._pending, self._ctx
         answer = None if answer is None else bool(answer)
+        # the clustering the pair was asked in is the one observed last (None without a monitor)
+        contradicted = answer is not None and self._shown is not None and bool(self._shown[i] == self._shown[j]) != answer
         if answer is None:
             self._dont_know.add(pair_key(i, j))
         else:
@@ -424,7 +426,7 @@ class ActiveSession:
         finally:
             if self.estimator_.anytime:
                 self._history.append(self.estimator_.snapshot(ctx))
-        self._observe()
+        self._observe(contradicted=contradicted)
 
     @_locked
     def replay(self, answers):
@@ -538,9 +540,10 @@ class ActiveSession:
                 self._advance(known)
         self._observe(answered=False)
 
-    def _observe(self, answered=True):
+    def _observe(self, answered=True, contradicted=False):
         if self._monitor is not None:
-            self._monitor.update(self.labels_, answered)
+            self._shown = self.labels_
+            self._monitor.update(self._shown, answered, contradicted)
 
     # -- results ------------------------------------------------------------
     @property
@@ -716,6 +719,23 @@ class ActiveEstimator(BaseEstimator):
             :class:`~linkwise.InconsistentConstraintError`.
         """
         return False
+
+    def stop_rule(self):
+        """The rule of "you can stop" that sessions of this method follow (:attr:`ActiveSession.stability_`).
+
+        Each rule is calibrated on the method's own runs of the benchmark
+        (``benchmarks/results/stability.md``); this default, the rule chosen
+        on Auto and COBRAS together, is that of every method without runs of
+        its own.
+
+        Returns
+        -------
+        dict
+            Keyword arguments of :class:`~linkwise.StabilityMonitor`: by
+            default its defaults, ``window=70, share=0.0, max_drift=0.2,
+            count_contradicted=False``.
+        """
+        return {"window": 70, "share": 0.0, "max_drift": 0.2, "count_contradicted": False}
 
     def as_table(self, X):
         """The 2-D table the loop validates, for data of another shape (series) given to ``fit``.

@@ -1,6 +1,9 @@
 """StabilityMonitor (when to stop, issues 17 and 28) and where it is shown: ActiveSession.stability_, HumanSession.state()."""
 
+import importlib
+import inspect
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -8,7 +11,8 @@ import pytest
 import linkwise as lw
 from linkwise._validation import InvalidParameterError
 from linkwise.session import HumanSession
-from tests.e2e.helpers import answer_from
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_a_constant_clustering_becomes_stable_after_a_window_of_answers():
@@ -118,6 +122,61 @@ def test_stable_follows_its_definition_on_random_sessions(seed):
         assert estimate.stable == (n >= window and sum(covered) <= max_drift + 1e-9)
 
 
+def test_a_contradicted_answer_holds_the_signal_back_for_a_window_of_answers():
+    shown = {}
+    for counted in (False, True):
+        monitor = lw.StabilityMonitor(window=3, count_contradicted=counted)
+        monitor.update([0, 0, 1, 1], answered=False)
+        shown[counted] = [monitor.update([1, 1, 0, 0], contradicted=n == 4).stable for n in range(1, 10)]
+    assert shown[False] == [False, False, True, True, True, True, True, True, True]  # not counted: no effect
+    # counted: a move of 1 in the window until three more answers have come
+    assert shown[True] == [False, False, True, False, False, False, True, True, True]
+    monitor = lw.StabilityMonitor(window=3, count_contradicted=True)
+    monitor.update([0, 0, 1, 1], answered=False)
+    estimate = monitor.update([0, 0, 1, 1], contradicted=True)
+    assert (estimate.drift, estimate.n_changed, estimate.n_stable) == (1.0, 1, 0)
+    assert estimate.message == "Still changing: the latest answer changed or contradicted the grouping."
+    estimate = monitor.update([0, 0, 1, 1])
+    assert estimate.message == "Still changing: 1 of the last 2 answers changed or contradicted the grouping."
+    assert lw.StabilityMonitor(window=3, count_contradicted=True).update([0, 1]).message == (
+        "Unchanged and uncontradicted for the last 1 answer; 2 more like these and you can stop.")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_monitor_shows_stable_first_where_the_benchmark_computes_it(seed, monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))  # as when the script runs
+    first_shown = importlib.import_module("bench_stability").first_shown
+    rng = np.random.default_rng(seed)
+    rule = (int(rng.integers(2, 12)), float(rng.choice([0, 0.25, 0.5])), float(rng.choice([0, 0.2, 0.6, 1.5])))
+    monitors = [lw.StabilityMonitor(*rule, count_contradicted=counted) for counted in (False, True)]
+    labels = rng.integers(0, 3, 40)
+    for monitor in monitors:
+        monitor.update(labels, answered=False)
+    moves, contradicted, stable = [], [], []
+    for t in range(80):  # fewer changes and wrong answers as the session goes on
+        before = labels
+        if rng.random() < 0.3 * (1 - t / 60):
+            labels = labels.copy()
+            labels[rng.integers(40, size=int(rng.integers(1, 4)))] = rng.integers(3)
+        contradicted.append(bool(rng.random() < 0.25 * (1 - t / 80)))
+        stable.append([monitor.update(labels, contradicted=contradicted[-1]).stable for monitor in monitors])
+        moves.append(1 - lw.metrics.ari(before, labels))
+    run = {"moves": np.array(moves), "contradicted": np.array(contradicted)}
+    for counted, shown in zip((False, True), np.array(stable).T):
+        assert first_shown(run, *rule, counted) == (int(np.argmax(shown)) + 1 if shown.any() else None)
+
+
+def test_only_an_answer_contradicts():
+    monitor = lw.StabilityMonitor(count_contradicted=True)
+    monitor.update([0, 1, 1])
+    before = monitor.estimate
+    with pytest.raises(InvalidParameterError, match="'contradicted'.*answered=True"):
+        monitor.update([0, 1, 1], answered=False, contradicted=True)
+    with pytest.raises(InvalidParameterError, match="'contradicted'"):
+        monitor.update([0, 1, 1], contradicted=1)
+    assert monitor.estimate == before
+
+
 def test_the_outlook_says_what_more_answers_may_change():
     monitor = lw.StabilityMonitor(window=4, share=0)
     assert monitor.update(np.zeros(30, dtype=int), answered=False).outlook(10) == ""
@@ -134,7 +193,8 @@ def test_the_outlook_says_what_more_answers_may_change():
                                           ({"share": -0.1}, "share"), ({"share": 1.5}, "share"),
                                           ({"max_drift": -0.1}, "max_drift"), ({"max_drift": "0.1"}, "max_drift"),
                                           ({"min_ari": 0}, "min_ari"), ({"min_ari": 1.5}, "min_ari"),
-                                          ({"max_rows": 1}, "max_rows")])
+                                          ({"max_rows": 1}, "max_rows"),
+                                          ({"count_contradicted": 1}, "count_contradicted")])
 def test_bad_parameters_name_themselves(kwargs, name):
     with pytest.raises(InvalidParameterError, match=f"'{name}'"):
         lw.StabilityMonitor(**kwargs)
@@ -150,30 +210,92 @@ def test_bad_labels_name_the_argument_and_change_nothing():
     assert monitor.estimate == before
 
 
-def test_active_session_stability_follows_its_clustering():
+def _answer_and_shadow(session, y, shadow, wrong=()):
+    """Answer every question of ``session`` from ``y`` (the n-th answer flipped for n in ``wrong``), feeding
+    ``shadow`` the clusterings and whether each answer contradicted the one it was asked in; the contradicted
+    count."""
+    shadow.update(session.labels_, answered=False)
+    n_contradicted = 0
+    while (pair := session.ask()) is not None:
+        before = session.labels_
+        answer = bool(y[pair[0]] == y[pair[1]]) != (session.n_queries in wrong)
+        contradicted = bool(before[pair[0]] == before[pair[1]]) != answer
+        n_contradicted += contradicted
+        session.tell(pair, answer)
+        assert session.stability_ == shadow.update(session.labels_, contradicted=contradicted)
+    return n_contradicted
+
+
+@pytest.mark.parametrize("make, window, counted", [(lambda: lw.COBRAS(max_queries=85, random_state=0), 80, False),
+                                                   (lambda: lw.Auto(max_queries=45, random_state=0), 40, True)])
+def test_active_session_follows_the_stop_rule_of_its_method(make, window, counted):
     X, y = lw.datasets.load("iris", scale="minmax")
-    session = lw.ActiveSession(lw.COBRAS(max_queries=40, random_state=0), X)
+    est = make()
+    rule = est.stop_rule()
+    assert (rule["window"], rule["count_contradicted"]) == (window, counted)
+    session = lw.ActiveSession(est, X)
     start = session.stability_
     assert (start.n_answers, start.stable, start.message) == (0, False, "No answers yet.")
-    shadow = lw.StabilityMonitor()  # fed the same clusterings by hand
-    shadow.update(session.labels_, answered=False)
-    while (pair := session.ask()) is not None:
-        session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
-        assert session.stability_ == shadow.update(session.labels_)
-    assert session.stability_.n_answers == 40
+    # a shadow monitor of the method's rule, fed the same clusterings by hand
+    assert _answer_and_shadow(session, y, lw.StabilityMonitor(**rule)) > 0  # some answers were contradicted
+    estimate = session.stability_
+    assert estimate.n_answers == est.max_queries and estimate.window == window  # the last `window` answers
     # a stated relation is no answer; the clustering it may change is the reference from then on
-    informed = session.stability_
     session.inform(0, 1, True)
-    assert session.stability_.n_answers == informed.n_answers
+    assert session.stability_.n_answers == estimate.n_answers
 
 
-def test_human_session_state_carries_the_stability(iris_data, tmp_path):
+class _AutoRule(lw.Auto):
+    """Auto with its stop rule, its contradicted answers counted or not (the class attribute ``counted``)."""
+
+    counted = True
+
+    def stop_rule(self):
+        return {**super().stop_rule(), "count_contradicted": self.counted}
+
+
+def test_each_contradicted_answer_of_a_session_adds_one_to_the_drift():
+    X, y = lw.datasets.load("iris", scale="minmax")
+    wrong = {3, 9, 17}  # wrong answers, which the clustering usually contradicts
+    drifts = {}
+    for counted in (False, True):
+        rule = type("Rule", (_AutoRule,), {"counted": counted})
+        session = lw.ActiveSession(rule(max_queries=25, random_state=0), X)
+        n = _answer_and_shadow(session, y, lw.StabilityMonitor(**session.estimator_.stop_rule()), wrong)
+        drifts[counted] = session.stability_.drift
+    # the same questions and clusterings: contradicted answers add exactly 1 each
+    assert n > 0 and drifts[True] == pytest.approx(drifts[False] + n)
+
+
+def test_every_method_without_its_own_rule_follows_the_pooled_one():
+    defaults = inspect.signature(lw.StabilityMonitor).parameters
+    pooled = lw.COBRA().stop_rule()
+    assert pooled == {name: defaults[name].default for name in pooled}
+    assert lw.NoiseRobustCOBRAS().stop_rule() == lw.COBRAS().stop_rule() != pooled
+    assert lw.Auto().stop_rule() != pooled
+
+
+@pytest.mark.parametrize("make", [lambda: lw.COBRAS(random_state=0), lambda: lw.Auto(random_state=0)])
+def test_human_session_state_carries_the_stability_of_its_method(iris_data, tmp_path, make):
     data, y = iris_data
-    session = HumanSession(tmp_path / "s.db", data, lw.COBRAS(random_state=0))
-    answer_from(session, y, 6)
+    session = HumanSession(tmp_path / "s.db", data, make())
+    rule = make().stop_rule()
+    # an ActiveSession told the same answers: the replayed file keeps the same estimate, by the method's rule
+    twin, wrong, n_contradicted = lw.ActiveSession(make(), data.X), {2, 7}, 0
+    for n in range(rule["window"] + 3):
+        state = session.state()
+        pair = state["question"]["pair"]
+        assert tuple(twin.ask()) == tuple(pair)
+        before = twin.labels_
+        answer = bool(y[pair[0]] == y[pair[1]]) != (n in wrong)
+        n_contradicted += bool(before[pair[0]] == before[pair[1]]) != answer
+        session.answer(state["position"], answer)
+        twin.tell(pair, answer)
     stability = session.state()["stability"]
     assert set(stability) == set(lw.Stability._fields)
-    assert stability["n_answers"] == 6 and isinstance(stability["message"], str)
+    assert stability == twin.stability_._asdict()
+    assert stability["n_answers"] == rule["window"] + 3 and stability["window"] == rule["window"]
+    assert n_contradicted > 0 and isinstance(stability["message"], str)
     json.dumps(stability)  # what the page polls
     session.close()
     again = HumanSession(tmp_path / "s.db", data)  # replayed from the file: the same estimate
