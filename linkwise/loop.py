@@ -219,7 +219,8 @@ class ActiveSession:
     queryable : array-like of int or bool mask, optional
         Rows that may appear in a question (default: all); labels cover every row.
     stability : bool, default=True
-        Keep :attr:`stability_` up to date (one comparison of clusterings on
+        Keep :attr:`stability_` up to date by the estimator's
+        :meth:`~ActiveEstimator.stop_rule` (one comparison of clusterings on
         at most 2,000 rows per answer); False for a session no person reads.
     id_column, text_column, image_column, features, series, image_root, scale : optional
         For ``X`` a pandas or polars DataFrame: load it as ``linkwise
@@ -555,7 +556,8 @@ class ActiveSession:
     @property
     @_locked
     def stability_(self):
-        """How long the clustering has held: a :class:`~linkwise.Stability` (its ``message`` says when to stop)."""
+        """How long the clustering has held: a :class:`~linkwise.Stability` (its ``message`` says when to stop, by
+        the estimator's :meth:`~ActiveEstimator.stop_rule`)."""
         if self._monitor is None:
             raise AttributeError("stability_ is not kept: this session was made with stability=False.")
         return self._monitor.estimate
