@@ -556,8 +556,10 @@ class ActiveSession:
     @property
     @_locked
     def stability_(self):
-        """How long the clustering has held: a :class:`~linkwise.Stability` (its ``message`` says when to stop, by
-        the estimator's :meth:`~ActiveEstimator.stop_rule`)."""
+        """How long the clustering has held: a :class:`~linkwise.Stability` (its ``message`` says when to stop).
+
+        By the rule of the estimator's :meth:`~ActiveEstimator.stop_rule`.
+        """
         if self._monitor is None:
             raise AttributeError("stability_ is not kept: this session was made with stability=False.")
         return self._monitor.estimate
