@@ -220,7 +220,7 @@ class ActiveSession:
         Rows that may appear in a question (default: all); labels cover every row.
     stability : bool, default=True
         Keep :attr:`stability_` up to date by the estimator's
-        :meth:`~ActiveEstimator.stop_rule` (one comparison of clusterings on
+        :meth:`~linkwise.ActiveEstimator.stop_rule` (one comparison of clusterings on
         at most 2,000 rows per answer); False for a session no person reads.
     id_column, text_column, image_column, features, series, image_root, scale : optional
         For ``X`` a pandas or polars DataFrame: load it as ``linkwise
@@ -558,7 +558,7 @@ class ActiveSession:
     def stability_(self):
         """How long the clustering has held: a :class:`~linkwise.Stability` (its ``message`` says when to stop).
 
-        By the rule of the estimator's :meth:`~ActiveEstimator.stop_rule`.
+        By the rule of the estimator's :meth:`~linkwise.ActiveEstimator.stop_rule`.
         """
         if self._monitor is None:
             raise AttributeError("stability_ is not kept: this session was made with stability=False.")
@@ -725,7 +725,7 @@ class ActiveEstimator(BaseEstimator):
         return False
 
     def stop_rule(self):
-        """The rule of "you can stop" that sessions of this method follow (:attr:`ActiveSession.stability_`).
+        """The rule of "you can stop" that sessions of this method follow (:attr:`~linkwise.ActiveSession.stability_`).
 
         Each rule is calibrated on the method's own runs of the benchmark
         (``benchmarks/results/stability.md``); this default, the rule chosen

@@ -268,7 +268,7 @@ class StabilityMonitor:
         window, drift, n_stable = len(covered), float(sum(covered)), self._n_stable
         n_changed = sum(move > 1 - self.min_ari for move in covered)
         stable = n >= self.window and drift <= self.max_drift
-        changed = "changed or contradicted" if self.count_contradicted else "changed"
+        verb = "changed or contradicted" if self.count_contradicted else "changed"
         if not self._n_answers:
             message = "No answers yet."
         elif stable and not n_changed:
@@ -276,9 +276,9 @@ class StabilityMonitor:
         elif stable:
             message = f"You can stop: the grouping has barely changed in the last {_answers(window)}."
         elif window == 1 and n_changed:
-            message = f"Still changing: the latest answer {changed} the grouping."
+            message = f"Still changing: the latest answer {verb} the grouping."
         elif n_changed:
-            message = f"Still changing: {n_changed} of the last {_answers(window)} {changed} the grouping."
+            message = f"Still changing: {n_changed} of the last {_answers(window)} {verb} the grouping."
         elif n < self.window:
             message = (f"{'Unchanged and uncontradicted' if self.count_contradicted else 'Unchanged'} for the last "
                        f"{_answers(n_stable)}; {self.window - n} more like these and you can stop.")
