@@ -7,8 +7,7 @@ import pandas as pd
 import pytest
 
 from linkwise.session._feedback import CONFIRM_SIZE
-from tests.e2e.helpers import Server
-from tests.e2e.test_session_browser import browser, open_page, page, position, shown_rows, wait_moved  # noqa: F401
+from tests.e2e.test_session_browser import browser, page, position, press, served_page, wait_moved  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
@@ -30,16 +29,11 @@ def kinds(path):
 
 def test_mark_a_cluster_pure_move_items_by_list_and_drag_then_reload(page, tmp_path, iris_file):  # noqa: F811
     data_path, y = iris_file
-    server = Server(data_path, "--id-column", "name", "--session", tmp_path / "s.db", "--method", "cobras",
-                    "--param", "random_state=0")
-    try:
-        open_page(page, server)
+    with served_page(page, data_path, "--id-column", "name", "--session", tmp_path / "s.db", "--method", "cobras",
+                     "--param", "random_state=0") as server:
         # COBRAS shows its super-instances; "don't know" to each: no answer can contradict the feedback below, whichever clusters the method shows
         # (a mark or move the answers contradict is refused or opens a contradiction: tests/test_session_feedback.py)
-        for _ in range(8):
-            old = position(page)
-            page.keyboard.press("k")
-            wait_moved(page, old)
+        press(page, "k" * 8)
         order = strips_shown(page, server)
         assert len(order) >= 3 and page.locator(".strip .rep").count() >= 3
 
@@ -85,8 +79,6 @@ def test_mark_a_cluster_pure_move_items_by_list_and_drag_then_reload(page, tmp_p
         page.set_viewport_size({"width": 400, "height": 800})  # a phone: the items scroll within their strip
         box = page.locator(".strip").first.bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= 400
-    finally:
-        server.stop()
 
 
 @pytest.mark.parametrize("kind", ["series", "images"])
@@ -102,14 +94,10 @@ def test_strips_show_each_items_series_or_image(page, tmp_path, kind):  # noqa: 
 
         gallery(tmp_path / "photos", n=4)
         args, shown = [tmp_path / "photos", "--method", "cobras"], ".strip .rep img"
-    server = Server(*args, "--session", tmp_path / "s.db", "--param", "random_state=0")
-    try:
-        open_page(page, server)
+    with served_page(page, *args, "--session", tmp_path / "s.db", "--param", "random_state=0") as server:
         strips_shown(page, server)
         reps = page.locator(".strip .rep")
         assert reps.count() >= 4 and page.locator(shown).count() == reps.count()
         if kind == "images":
             first = page.locator(shown).first
             assert first.get_attribute("src").startswith("/item/") and first.bounding_box()["height"] > 20
-    finally:
-        server.stop()

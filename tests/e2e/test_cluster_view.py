@@ -6,7 +6,7 @@ import pytest
 from linkwise.session._feedback import CONFIRM_SEEN, CONFIRM_SIZE
 from tests.e2e.helpers import Server
 from tests.e2e.test_cluster_feedback import kinds, labels, strips_shown
-from tests.e2e.test_session_browser import browser, open_page, page, position, wait_moved  # noqa: F401
+from tests.e2e.test_session_browser import browser, open_page, page, position, press, wait_moved  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
@@ -15,12 +15,6 @@ def start(tmp_path, iris_file):
     data_path, _ = iris_file
     return Server(data_path, "--id-column", "name", "--session", tmp_path / "s.db", "--method", "cobras",
                   "--param", "random_state=0")
-
-
-def press(page, key):  # noqa: F811
-    old = position(page)
-    page.keyboard.press(key)
-    wait_moved(page, old)
 
 
 def rows(page, selector):  # noqa: F811

@@ -5,6 +5,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +56,26 @@ def shown_rows(page, container="#pair"):
 def open_page(page, server):
     page.goto(server.url)
     page.wait_for_selector("body[data-position]", state="attached")
+
+
+@contextmanager
+def served_page(page, *args):
+    """A session server started with ``args`` (those of ``linkwise cluster``), its page open in ``page``;
+    the server is stopped on leaving."""
+    server = Server(*args)
+    try:
+        open_page(page, server)
+        yield server
+    finally:
+        server.stop()
+
+
+def press(page, keys):
+    """Press each key and wait until the page shows the next state."""
+    for key in keys:
+        old = position(page)
+        page.keyboard.press(key)
+        wait_moved(page, old)
 
 
 def test_answer_reload_undo_finish_gives_the_direct_runs_labels(page, tmp_path, iris_file):

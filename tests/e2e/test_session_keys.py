@@ -5,9 +5,8 @@ import sqlite3
 import pytest
 
 from linkwise.session._feedback import CONFIRM_SIZE
-from tests.e2e.helpers import Server
 from tests.e2e.test_cluster_feedback import strips_shown
-from tests.e2e.test_session_browser import browser, open_page, page, position, wait_moved  # noqa: F401
+from tests.e2e.test_session_browser import browser, page, position, press, served_page  # noqa: F401
 from tests.products import products_csv
 
 pytestmark = pytest.mark.browser
@@ -26,10 +25,8 @@ def selected(page):  # noqa: F811
 
 def test_keys_mark_move_review_and_the_overlay_lists_them(page, tmp_path, iris_file):  # noqa: F811
     data_path, y = iris_file
-    server = Server(data_path, "--id-column", "name", "--session", tmp_path / "s.db", "--method", "cobras",
-                    "--param", "random_state=0")
-    try:
-        open_page(page, server)
+    with served_page(page, data_path, "--id-column", "name", "--session", tmp_path / "s.db", "--method", "cobras",
+                     "--param", "random_state=0") as server:
         page.keyboard.press("?")  # the overlay, not "don't know"
         help_box = page.locator("#keys-help")
         assert help_box.is_visible()
@@ -40,10 +37,7 @@ def test_keys_mark_move_review_and_the_overlay_lists_them(page, tmp_path, iris_f
         page.keyboard.press("Escape")
         assert not help_box.is_visible() and position(page) == old and page.text_content("#n-answered") == "0"
 
-        for _ in range(8):  # K: don't know, until the method shows several clusters
-            old = position(page)
-            page.keyboard.press("k")
-            wait_moved(page, old)
+        press(page, "k" * 8)  # K: don't know, until the method shows several clusters
         order = strips_shown(page, server)
         assert len(order) >= 3 and selected(page) == order[0]  # the first strip is selected
         page.keyboard.press("]")
@@ -83,15 +77,11 @@ def test_keys_mark_move_review_and_the_overlay_lists_them(page, tmp_path, iris_f
         assert page.locator("#review-q:focus").count() == 1
         page.keyboard.press("s")  # typed into the search, not an answer
         assert page.input_value("#review-q") == "s" and page.text_content("#n-answered") == "8"
-    finally:
-        server.stop()
 
 
 def test_the_header_says_in_plain_words_what_is_clustered_details_on_hover(page, tmp_path):  # noqa: F811
     data_path, _ = products_csv(tmp_path)
-    server = Server(data_path, "--session", tmp_path / "s.db", "--param", "random_state=0")
-    try:
-        open_page(page, server)
+    with served_page(page, data_path, "--session", tmp_path / "s.db", "--param", "random_state=0") as server:
         about = page.locator("#about")
         assert about.text_content() == "products.csv · 300 items named by sku · grouped by the words of description"
         details = about.get_attribute("title")
@@ -100,6 +90,4 @@ def test_the_header_says_in_plain_words_what_is_clustered_details_on_hover(page,
         header = page.text_content("header") + caption.text_content()
         assert not [word for word in JARGON if word in header]
         assert "PCA" in caption.get_attribute("title")
-    finally:
-        server.stop()
     assert "Detected: ids from 'sku'" in "".join(server.output)

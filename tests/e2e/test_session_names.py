@@ -2,9 +2,8 @@
 
 import pytest
 
-from tests.e2e.helpers import Server
 from tests.e2e.test_cluster_feedback import labels, strips_shown
-from tests.e2e.test_session_browser import browser, open_page, page, position, wait_moved  # noqa: F401
+from tests.e2e.test_session_browser import browser, page, press, served_page  # noqa: F401
 from tests.test_session_durable import answer
 
 pytestmark = pytest.mark.browser
@@ -12,14 +11,9 @@ pytestmark = pytest.mark.browser
 
 def test_rename_a_strip_then_answer_and_reload_keeps_the_name(page, tmp_path, iris_file):  # noqa: F811
     data_path, _ = iris_file
-    server = Server(data_path, "--id-column", "name", "--session", tmp_path / "s.db", "--method", "cobras",
-                    "--param", "random_state=0")
-    try:
-        open_page(page, server)
-        for _ in range(4):
-            old = position(page)
-            page.keyboard.press("k")  # don't know: the clusters stay the method's
-            wait_moved(page, old)
+    with served_page(page, data_path, "--id-column", "name", "--session", tmp_path / "s.db", "--method", "cobras",
+                     "--param", "random_state=0") as server:
+        press(page, "k" * 4)  # don't know: the clusters stay the method's
         order = strips_shown(page, server)
         strip = page.locator(f'.strip[data-cluster="{order[0]}"]')
         field = strip.locator("input.cluster-name")
@@ -41,17 +35,13 @@ def test_rename_a_strip_then_answer_and_reload_keeps_the_name(page, tmp_path, ir
         field.press("Enter")
         page.wait_for_selector(f'.strip[data-cluster="{order[0]}"] h3:not(:has-text("Garden"))')
         assert "Garden" not in server.client.get("/labels.csv").text
-    finally:
-        server.stop()
 
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_a_name_being_typed_survives_an_answer_from_elsewhere(page, tmp_path, iris_file, seed):  # noqa: F811
     data_path, y = iris_file
-    server = Server(data_path, "--id-column", "name", "--session", tmp_path / "s.db", "--method", "cobras",
-                    "--param", f"random_state={seed}")
-    try:
-        open_page(page, server)
+    with served_page(page, data_path, "--id-column", "name", "--session", tmp_path / "s.db", "--method", "cobras",
+                     "--param", f"random_state={seed}") as server:
         answer(server.client, y, 3)  # another tab answers: the page catches up, then shows strips
         order = strips_shown(page, server)
         field = page.locator(f'.strip[data-cluster="{order[0]}"] input.cluster-name')
@@ -66,5 +56,3 @@ def test_a_name_being_typed_survives_an_answer_from_elsewhere(page, tmp_path, ir
         named = page.locator(".strip", has=page.locator('h3:has-text("Garden")'))
         assert named.locator("input.cluster-name").input_value() == "Garden"
         assert "Garden" in server.client.get("/labels.csv").text
-    finally:
-        server.stop()

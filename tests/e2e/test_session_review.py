@@ -5,8 +5,7 @@ import sqlite3
 
 import pytest
 
-from tests.e2e.helpers import Server
-from tests.e2e.test_session_browser import browser, open_page, page, position, wait_moved  # noqa: F401
+from tests.e2e.test_session_browser import browser, page, position, press, served_page  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
@@ -27,14 +26,9 @@ def stored(path):
 
 def test_change_and_withdraw_an_answer_in_the_list(page, tmp_path, iris_file):  # noqa: F811
     data_path, y = iris_file
-    server = Server(data_path, "--id-column", "name", "--session", tmp_path / "s.db", "--method", "cobras",
-                    "--param", "random_state=0")
-    try:
-        open_page(page, server)
-        for key in "sdss":
-            old = position(page)
-            page.keyboard.press(key)
-            wait_moved(page, old)
+    with served_page(page, data_path, "--id-column", "name", "--session", tmp_path / "s.db", "--method", "cobras",
+                     "--param", "random_state=0") as server:
+        press(page, "sdss")
         seqs = reviewed(page, server)
         assert seqs == [4, 3, 2, 1]
         oldest = page.locator('#review-list tr[data-seq="1"]')
@@ -60,5 +54,3 @@ def test_change_and_withdraw_an_answer_in_the_list(page, tmp_path, iris_file):  
         page.wait_for_selector("#review-page:has-text('matching')")
         shown = page.locator("#review-list tr td:nth-child(2)").all_text_contents()
         assert shown and all(first_id in text for text in shown)
-    finally:
-        server.stop()
