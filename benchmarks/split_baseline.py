@@ -41,6 +41,7 @@ def main():
     frame = frame[frame["method"].isin(methods) & frame["budget"].isin(BUDGETS)]
     frame = frame.drop_duplicates(["method", "dataset", "repeat", "fold", "budget"])  # a set is in one run only
     ari = frame.groupby(["dataset", "method", "budget"])["ari"].mean().unstack("budget")
+    budgets = [b for b in BUDGETS if b in ari.columns]  # runs made without budget 0 have no "auto at 0"
     # a run stopped mid-dataset leaves some of its cells: only datasets with every cell count
     cells = frame.groupby(["dataset", "method"]).size()
     complete = cells[cells == cells.max()].index
@@ -62,7 +63,7 @@ def main():
         print(f"\n**{title}** ({len(names)} datasets; mean test-fold ARI)\n")
         print("| questions | " + " | ".join(methods) + " | auto > .005 below K-means |")
         print("|---" * (len(methods) + 2) + "|")
-        for budget in BUDGETS:
+        for budget in budgets:
             cells = []
             for method in methods:
                 values = [ari.loc[(d, method), budget] for d in names if (d, method) in ari.index]
@@ -73,14 +74,16 @@ def main():
         drops = [d for d in names if ari.loc[(d, "auto"), 100] < ari.loc[(d, "auto"), 25] - 0.02]
         print(f"\nAuto after 100 more than .02 below Auto after 25: {len(drops)}" + (f" ({', '.join(drops)})" if drops else ""))
     print("\n**Per dataset** (ARI at 10 / 25 / 50 / 100 questions; K-means and 0 questions need none)\n")
-    print("| dataset | half | n x d x k | K-means | auto at 0 | " + " | ".join(methods[1:]) + " |")
-    print("|---" * (len(methods) + 4) + "|")
+    at_0 = 0 in budgets
+    print("| dataset | half | n x d x k | K-means | " + "auto at 0 | " * at_0 + " | ".join(methods[1:]) + " |")
+    print("|---" * (len(methods) + 3 + at_0) + "|")
     for d in sorted(set(datasets) & added, key=lambda d: (split_of(d), d.lower())):
         meta = lw.datasets.info(d)
-        cells = [" / ".join(f"{ari.loc[(d, m), b]:.2f}" for b in BUDGETS[1:]) if (d, m) in ari.index else "not run"
+        cells = [" / ".join(f"{ari.loc[(d, m), b]:.2f}" for b in budgets if b) if (d, m) in ari.index else "not run"
                  for m in methods[1:]]
-        print(f"| {d} | {split_of(d)} | {meta['n']} x {meta['d']} x {meta['k']} | {ari.loc[(d, 'kmeans'), 0]:.2f} "
-              f"| {ari.loc[(d, 'auto'), 0]:.2f} | " + " | ".join(cells) + " |")
+        zero = f"{ari.loc[(d, 'auto'), 0]:.2f} | " if at_0 else ""
+        print(f"| {d} | {split_of(d)} | {meta['n']} x {meta['d']} x {meta['k']} | "
+              f"{ari.loc[(d, 'kmeans'), budgets[0]]:.2f} | {zero}" + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":
