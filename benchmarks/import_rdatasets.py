@@ -216,6 +216,11 @@ SETS = [
              "archaeology: Egyptian male skulls from five epochs, 4000 BC to AD 150 (Thomson & Randall-Maciver "
              "1905)"),
     # added in session 11 (2026-11-27), by the same criteria, chosen from the documentation alone
+    # (considered and left out: the class is how the sample was drawn, a dose, a restated feature or an outcome --
+    # sem HS.data, texmex liver, datasets infert, ISLR Smarket / Weekly, Titanic, Melanoma; most rows repeated after
+    # cleaning -- Stat2Data FlightResponse, Ecdat Yogurt; the same data as a shipped set -- MASS crabs / biopsy / fgl,
+    # dslabs brca, DAAG spam7, heplots Skulls / SocialCog, openintro possum, the HMDA copies; over 100 features,
+    # 10 classes or 5,000 rows; simulated or fictional -- the IBM attrition and churn sets, DAAG headInjury)
     # biology and ecology
     RDataset("MASS", ("cats",), "Sex", ("Bwt", "Hwt"),
              "biology: body and heart weights of adult cats (Fisher 1947), sex"),
