@@ -12,9 +12,10 @@ each half of the benchmark (``linkwise.bench.split_of``), and one row per datase
 
     python benchmarks/split_baseline.py [--runs DIR ...] [--methods kmeans,auto,...]
 
-(later runs of the held-out sets without auto-k: ``--methods kmeans,auto,cobras,active-cobs``); session 11's three-seed runs: ``--runs benchmarks/results/seeds3_heldout
-benchmarks/results/seeds3_heldout_new`` and the same with ``seeds3_tuning``). After each half's
-table, the datasets where Auto after 100 questions is more than .02 below Auto after 25 (issue 27's targets).
+(later runs of the held-out sets without auto-k: ``--methods kmeans,auto,cobras,active-cobs``; session 11's
+three-seed runs: ``--runs benchmarks/results/seeds3_heldout benchmarks/results/seeds3_heldout_new``, and the same
+with ``seeds3_tuning``). After each half's table, the datasets where Auto after 100 questions is more than .02 below
+Auto after 25 (issue 27's targets).
 """
 
 import argparse
