@@ -309,7 +309,7 @@ class ActiveSession:
                                        scale)
         ctx.knowledge = estimator.knowledge(ctx)
         self.query_log, self.error, self._history, self._dont_know, self._pending = ctx.log, None, [], set(), None
-        self._recheck, self._monitor, self._shown = False, None, None
+        self._recheck, self._monitor = False, None
         self._weighing = self._held = None  # the knowledge weighing an answer, and the answer its method waits for
         self._gen = estimator.questions(ctx)
         self._advance(None)
@@ -402,8 +402,7 @@ class ActiveSession:
                                         f"False (different clusters) or None (don't know), got {answer!r}.")
         (i, j), ctx = self._pending, self._ctx
         answer = None if answer is None else bool(answer)
-        # the clustering the pair was asked in is the one observed last (None without a monitor)
-        contradicted = answer is not None and self._shown is not None and bool(self._shown[i] == self._shown[j]) != answer
+        contradicted = self._monitor is not None and self._monitor.contradicts((i, j), answer)  # before it learns
         if answer is None:
             self._dont_know.add(pair_key(i, j))
         else:
@@ -543,8 +542,7 @@ class ActiveSession:
 
     def _observe(self, answered=True, contradicted=False):
         if self._monitor is not None:
-            self._shown = self.labels_
-            self._monitor.update(self._shown, answered, contradicted)
+            self._monitor.update(self.labels_, answered, contradicted)
 
     # -- results ------------------------------------------------------------
     @property

@@ -194,7 +194,7 @@ class StabilityMonitor:
         self.min_ari = check_scalar(min_ari, "min_ari", owner, kind="float", low=0, high=1, include_low=False)
         self.max_rows = check_scalar(max_rows, "max_rows", owner, kind="int", low=2)
         self.random_state = random_state
-        self._n = self._rows = self._previous = None
+        self._n = self._rows = self._previous = self._labels = None
         self._moves = []  # how much each answer moved the clustering (and 1 if it contradicted it, when counted)
         self._n_answers = self._n_stable = 0
 
@@ -245,6 +245,7 @@ class StabilityMonitor:
             raise InvalidParameterError("The 'labels' argument of StabilityMonitor.update must label the same rows "
                                         f"at every update: {self._n} before, {labels.size} now. Use a new monitor "
                                         "for new data.")
+        self._labels = labels  # what the next answer is given to, for contradicts()
         current, previous = relabel(labels[self._rows]), self._previous
         move = 0.0 if previous is None or np.array_equal(current, previous) else 1 - ari(previous, current)
         move += 1.0 if contradicted and self.count_contradicted else 0.0
@@ -258,6 +259,34 @@ class StabilityMonitor:
             self._moves[-1] += move
             self._n_stable = 0 if changed else self._n_stable
         return self.estimate
+
+    def contradicts(self, pair, answer):
+        """Whether an answer contradicts the clustering of the latest update (the one it was given to).
+
+        Parameters
+        ----------
+        pair : tuple of (int, int)
+            The two rows asked about.
+        answer : bool or None
+            True for the same cluster, False for different ones, None for
+            "don't know" (which contradicts nothing).
+
+        Returns
+        -------
+        bool
+            True for a must-link across two of its clusters or a cannot-link
+            within one; False before the first update.
+
+        Examples
+        --------
+        >>> import linkwise as lw
+        >>> monitor = lw.StabilityMonitor(count_contradicted=True)
+        >>> _ = monitor.update([0, 0, 1], answered=False)
+        >>> monitor.contradicts((0, 2), True), monitor.contradicts((0, 1), True)
+        (True, False)
+        """
+        i, j = pair
+        return self._labels is not None and answer is not None and bool(self._labels[i] == self._labels[j]) != answer
 
     @property
     def estimate(self):

@@ -79,7 +79,7 @@ class Replay:
         # the clustering last numbered (its labels, the numbers per row) and the next fresh number: numbered after
         # every recorded row, so the numbers follow from the file alone (the export shows the page's; see numbers)
         self._numbered, self._fresh = (None, None), 1
-        self._observe(False, False)  # the clustering before any answer
+        self.stability.update(self.labels(), answered=False)  # the clustering before any answer
         self.numbers()
         self._unsure = set()  # pairs answered "don't know" before the method asked them
         self.rows = self.store.answers()
@@ -94,7 +94,7 @@ class Replay:
     def apply(self, row):
         """Replay one recorded row: the answer to the pending question is told; another pair (imported, moved, or
         asked of someone else) is informed; a cluster's feedback is marked. A contradiction opens a conflict."""
-        session, shown = self.session, self._shown  # the clustering shown when the row was stated
+        session = self.session
         constraints, informed = session.constraints, len(session.informed)
         before = len(constraints.conflicts)
         try:
@@ -108,9 +108,9 @@ class Replay:
             stated = [(row.i, row.j, row.answer)] if row.kind == "question" else session.informed[informed:]
             self._source.update({(pair_key(i, j), a): row for i, j, a in stated})
             self._labels = None
-            answered = row.kind == "question"
-            contradicted = answered and row.answer is not None and bool(shown[row.i] == shown[row.j]) != row.answer
-            self._observe(answered, contradicted)
+            answered = row.kind == "question"  # told to the clustering shown when the row was stated: the monitor's
+            contradicted = answered and self.stability.contradicts((row.i, row.j), row.answer)
+            self.stability.update(self.labels(), answered, contradicted)
             self.numbers()
             # a second annotator's other answer: a tolerant method weighs both (repair), nobody is asked
             if len(constraints.conflicts) == before or row.seq in self.later:
@@ -121,11 +121,6 @@ class Replay:
         chain = [(c, self._source.get((pair_key(c.i, c.j), c.must_link), row))
                  for c in explained or constraints.explain(*pair)]
         self.conflict = (row, pair_key(*pair), not must_link, chain)
-
-    def _observe(self, answered, contradicted):
-        """Tell the stability the clustering shown now, and keep it: the next answer was given to it."""
-        self._shown = self.labels()
-        self.stability.update(self._shown, answered, contradicted)
 
     def commit(self, rows):
         """Apply rows just recorded (the rest waits in the file while a contradiction is open)."""
