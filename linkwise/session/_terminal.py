@@ -274,7 +274,7 @@ class _CtrlC:
         finally:
             self.waiting = False
 
-    def signal(self, signum, frame):
+    def interrupt(self, signum, frame):
         if self.waiting:
             raise KeyboardInterrupt
         self.pending = True
@@ -286,7 +286,7 @@ def _ctrl_c_quits(getchar):
         yield getchar
         return
     keys = _CtrlC(getchar)
-    saved = signal.signal(signal.SIGINT, keys.signal)
+    saved = signal.signal(signal.SIGINT, keys.interrupt)
     try:
         yield keys
     finally:
