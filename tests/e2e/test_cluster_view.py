@@ -4,17 +4,17 @@ and a page that follows every action: in real headless Chromium against a real s
 import pytest
 
 from linkwise.session._feedback import CONFIRM_SEEN, CONFIRM_SIZE
-from tests.e2e.helpers import Server
 from tests.e2e.test_cluster_feedback import kinds, labels, strips_shown
-from tests.e2e.test_session_browser import browser, open_page, page, position, press, wait_moved  # noqa: F401
+from tests.e2e.test_session_browser import browser, page, position, press, served_page, wait_moved  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
 
-def start(tmp_path, iris_file):
+def start(page, tmp_path, iris_file):  # noqa: F811
+    """The page of a COBRAS session (seed 0) on iris, open in ``page`` (a context manager: the server stops after)."""
     data_path, _ = iris_file
-    return Server(data_path, "--id-column", "name", "--session", tmp_path / "s.db", "--method", "cobras",
-                  "--param", "random_state=0")
+    return served_page(page, data_path, "--id-column", "name", "--session", tmp_path / "s.db", "--method", "cobras",
+                       "--param", "random_state=0")
 
 
 def rows(page, selector):  # noqa: F811
@@ -28,9 +28,7 @@ def members(server, cluster, **params):
 
 
 def test_a_clusters_members_page_search_and_least_typical_first(page, tmp_path, iris_file):  # noqa: F811
-    server = start(tmp_path, iris_file)
-    try:
-        open_page(page, server)
+    with start(page, tmp_path, iris_file) as server:
         for _ in range(8):
             press(page, "k")
         order = strips_shown(page, server)
@@ -72,15 +70,11 @@ def test_a_clusters_members_page_search_and_least_typical_first(page, tmp_path, 
         assert rows(page, "#members-grid .rep") == [it["row"] for it in members(server, largest, size=24,
                                                                                   sort="atypical")["items"]]
         page.locator("#members").screenshot(path=tmp_path / "members.png")  # renders (the docs' one: screenshots.py)
-    finally:
-        server.stop()
 
 
 def test_pure_on_a_large_cluster_asks_first_and_undo_shows_the_unmarked_clustering(page, tmp_path,  # noqa: F811
                                                                                   iris_file):
-    server = start(tmp_path, iris_file)
-    try:
-        open_page(page, server)
+    with start(page, tmp_path, iris_file) as server:
         for _ in range(8):
             pair = page.locator("#pair .item-id").all_text_contents()
             press(page, "k")
@@ -111,14 +105,10 @@ def test_pure_on_a_large_cluster_asks_first_and_undo_shows_the_unmarked_clusteri
         page.reload()
         strips_shown(page, server)
         assert page.inner_text("#strips") == before
-    finally:
-        server.stop()
 
 
 def test_a_refused_mark_shows_its_two_items_and_moving_one_works(page, tmp_path, iris_file):  # noqa: F811
-    server = start(tmp_path, iris_file)
-    try:
-        open_page(page, server)
+    with start(page, tmp_path, iris_file) as server:
         press(page, "k")
         pair = [int(t.removeprefix("flower-")) for t in page.locator("#pair .item-id").all_text_contents()]
         press(page, "d")  # COBRAS (seed 0) keeps this pair in one cluster for now
@@ -143,14 +133,10 @@ def test_a_refused_mark_shows_its_two_items_and_moving_one_works(page, tmp_path,
         assert page.text_content("#message.done") == f"Moved: flower-{moved} to {name}"
         shown = labels(server)
         assert shown[moved] == shown[partner] != shown[pair[1] if moved == pair[0] else pair[0]]
-    finally:
-        server.stop()
 
 
 def test_the_member_view_follows_a_move_made_in_it(page, tmp_path, iris_file):  # noqa: F811
-    server = start(tmp_path, iris_file)
-    try:
-        open_page(page, server)
+    with start(page, tmp_path, iris_file) as server:
         for _ in range(8):
             press(page, "k")
         order = strips_shown(page, server)
@@ -169,5 +155,3 @@ def test_the_member_view_follows_a_move_made_in_it(page, tmp_path, iris_file):  
         now = int(labels(server)[[r for r in rows(page, "#members-grid .rep")][0]])
         assert moved not in rows(page, "#members-grid .rep")
         assert page.text_content("#members-title").startswith(f"Cluster {now} · {size - 1} items")
-    finally:
-        server.stop()
