@@ -199,7 +199,12 @@ def choose(scores, grid):
     """The rules of ``grid`` that meet the requirement on the tuning runs ``scores`` were computed from, and the one
     among them that saves the most answers (ties: the safest)."""
     ok = [rule for rule in grid if scores[rule]["ok"] >= SHARE_OK]
-    return ok, max(ok, key=lambda rule: (scores[rule]["saved"], scores[rule]["ok"]))
+    return ok, most_saving(ok, scores)
+
+
+def most_saving(rules, scores):
+    """The rule of ``rules`` that saves the most answers on the scored runs (ties: the safest)."""
+    return max(rules, key=lambda rule: (scores[rule]["saved"], scores[rule]["ok"]))
 
 
 def family_rows(all_runs, scores, ok):
@@ -212,7 +217,7 @@ def family_rows(all_runs, scores, ok):
         if not rules:
             out.append(f"| {family}: no rule meets the requirement on the tuning half | | | | | | | |")
             continue
-        pick = max(rules, key=lambda rule: (scores[rule]["saved"], scores[rule]["ok"]))
+        pick = most_saving(rules, scores)
         each = evaluate(all_runs, pick)
         for split in ("tuning", "held-out"):
             out.append(row(f"{family}: {name(pick)}, {split}", summary(each[each.split == split])))
