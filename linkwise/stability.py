@@ -1,6 +1,7 @@
 """When to stop: how much the clustering still changes as answers come in."""
 
 import math
+from numbers import Integral
 from typing import NamedTuple
 
 import numpy as np
@@ -277,6 +278,11 @@ class StabilityMonitor:
             True for a must-link across two of its clusters or a cannot-link
             within one; False before the first update.
 
+        Raises
+        ------
+        InvalidParameterError
+            If ``pair`` is not two row indices of the clustering.
+
         Examples
         --------
         >>> import linkwise as lw
@@ -285,8 +291,15 @@ class StabilityMonitor:
         >>> monitor.contradicts((0, 2), True), monitor.contradicts((0, 1), True)
         (True, False)
         """
+        if self._labels is None:
+            return False
+        n = self._labels.size
+        if (not isinstance(pair, tuple | list) or len(pair) != 2
+                or not all(isinstance(k, Integral) and not isinstance(k, bool) and 0 <= k < n for k in pair)):
+            raise InvalidParameterError(f"The 'pair' argument of StabilityMonitor.contradicts must be two row indices "
+                                        f"(i, j) in [0, {n}); got {pair!r}.")
         i, j = pair
-        return self._labels is not None and answer is not None and bool(self._labels[i] == self._labels[j]) != answer
+        return answer is not None and bool(self._labels[i] == self._labels[j]) != answer
 
     @property
     def estimate(self):

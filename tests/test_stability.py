@@ -319,3 +319,14 @@ def test_the_terminal_shows_the_stability_message(iris_data, tmp_path):
     assert (f"1 of 100 answered · {state['n_clusters']} clusters · {state['stability']['message']} · "
             f"{state['outlook']}") in out.getvalue()
     session.close()
+
+
+@pytest.mark.parametrize("pair", [(0, 3), (-1, 0), (0,), (0.0, 1), (True, 1), "01", None])
+def test_contradicts_refuses_what_is_not_a_pair_of_rows_in_one_line(pair):
+    monitor = lw.StabilityMonitor(count_contradicted=True)
+    monitor.update([0, 0, 1], answered=False)
+    with pytest.raises(InvalidParameterError, match=r"^The 'pair' argument of StabilityMonitor.contradicts must be "
+                                                    r"two row indices \(i, j\) in \[0, 3\); got .*\.$"):
+        monitor.contradicts(pair, None)  # even "don't know": the pair is checked first
+    assert monitor.contradicts((np.int64(1), 2), False) is False and monitor.contradicts((1, 2), True) is True
+    assert monitor.estimate.n_answers == 0  # a refused call changes nothing
