@@ -1,8 +1,8 @@
 """Auto: the default active clusterer, good at every budget without knowing K.
 
 It chooses among unsupervised clusterings while few answers are in, then
-refines with COBRAS, and reports whichever clustering the answers support
-best, a linear model fitted to them when no clustering does (see :class:`Auto`).
+refines with COBRAS, and hands over to Bayesian active clustering's linear
+model when the answers reject every clustering (see :class:`Auto`).
 """
 
 from numbers import Integral, Real
@@ -12,7 +12,7 @@ from scipy.spatial.distance import cdist, pdist, squareform
 from sklearn.metrics import silhouette_score
 
 from linkwise._validation import Interval, check_n_clusters
-from linkwise.bayes import design_matrix, refit_labels
+from linkwise.bayes import BayesianActiveClustering, design_matrix, refit_labels
 from linkwise.cobra import COBRAS, SeriesMetric
 from linkwise.cobs import CANDIDATE_CONSTRAINTS, FAMILIES, GridSpec, agreement_matrix, candidates_for, nearest_rows
 from linkwise.committee import committee_questions, sample_rows
@@ -151,14 +151,19 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
        with the wrong-answer repair of :class:`~linkwise.NoiseRobustCOBRAS`.
        Its clustering is reported unless the best candidate contradicts
        fewer answers.
-    4. *A linear fallback* for data whose classes are no clustering of the
-       features: while the clustering reported (the candidate, or COBRAS's
-       when it does no better) contradicts a quarter of the answers or more
-       (at least 3), the logistic model of Bayesian active clustering (Pei,
-       Liu & Fern 2015) is fitted to the answers by MAP, started from the
-       candidate's largest clusters (K = ``n_clusters``, else the candidate's
-       clusters holding 2 % of the rows), and reported if it contradicts
-       fewer. It only changes what is reported, never the questions.
+    4. *A linear model* for data whose classes are no clustering of the
+       features. Once the answers reject every clustering (the best
+       candidate contradicts a quarter of them or more, at least 3, and
+       COBRAS's refinement no fewer), Bayesian active clustering (Pei, Liu &
+       Fern 2015) takes over: its logistic model (K = ``n_clusters``, else
+       the candidate's clusters holding 2 % of the rows, 2 to 10) is
+       conditioned on every answer so far, it asks its own questions (the
+       pair whose answer is most uncertain) and its MAP clustering is
+       reported (``bayes_at_``). Before that, while the candidate
+       contradicts that many answers without being rejected yet, the same
+       model fitted to the answers by MAP is reported if it contradicts
+       fewer. Time series (another metric) and feedback on clusters stay
+       with COBRAS.
     5. *No clustering of mostly singletons*: one that leaves more than half
        the rows alone (a density clustering's noise agrees with most answers,
        as most pairs are in different clusters) is replaced by the clustering
@@ -173,11 +178,14 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
     answer is then believed wrong, the candidates are scored again on the
     answers as believed (which also decides between COBRAS's clustering and
     the best candidate). ``noise_probability=0`` trusts every answer.
+    After the hand-over to Bayesian active clustering nothing is checked:
+    its likelihood allows for 5 % of wrong answers.
 
     Upfront work before the first question: the candidates are generated on
     at most ``max_samples`` rows (a few seconds on one core at 1,000 rows);
     between questions the work is a few vector operations over the
-    candidates and a COBRAS step.
+    candidates and a COBRAS step, after the hand-over a particle update
+    (a few ms to 0.3 s: ``benchmarks/results/auto.md``).
 
     Parameters
     ----------
@@ -223,6 +231,9 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         Unnormalised log posterior of each candidate.
     switched_at_ : int or None
         Questions asked when COBRAS took over (None: it never did).
+    bayes_at_ : int or None
+        Questions asked when Bayesian active clustering took over (None: it
+        never did).
     corrections_ : list of Correction
         Each answer believed wrong (see :class:`~linkwise.NoiseRobustCOBRAS`).
     n_extra_queries_ : int
@@ -354,13 +365,51 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
             large clusters.
         """
         self._pairs, self._answers, self._n_seen, self._revision = [], [], 0, 0
-        self._cobras, self.switched_at_ = None, None
+        self._cobras, self._bayes, self.switched_at_, self.bayes_at_ = None, None, None, None
         self._refitted = None  # the fallback's last fit: ((answers, revision), labels)
         yield from self._select(ctx)
         self.switched_at_ = ctx.n_queries
+        if self._rejected() and self._may_hand_over(ctx):
+            yield from self._bayes_questions(ctx)
+            return
         # COBRAS starts from the chosen candidate (its merging phase checks the large clusters), draws from ctx.rng
         self._cobras = COBRAS(metric=self.metric, window=self.window, cache=self.cache)
-        yield from self._cobras.questions(ctx, seeds=_seeds(ctx.X, self._cand_full(self._best())))
+        cobras = self._cobras.questions(ctx, seeds=_seeds(ctx.X, self._cand_full(self._best())))
+        answer = None
+        while True:
+            try:
+                question = cobras.send(answer)
+            except StopIteration:
+                return
+            answer = yield question
+            if isinstance(question, tuple) and self._unexplained(ctx) and self._may_hand_over(ctx):
+                cobras.close()
+                yield from self._bayes_questions(ctx)
+                return
+
+    def _may_hand_over(self, ctx):
+        """Bayesian active clustering can take over: Euclidean data, and no feedback on clusters (COBRAS's)."""
+        return self.metric == "euclidean" and not ctx.informed
+
+    def _unexplained(self, ctx):
+        """Whether the answers reject the candidate and COBRAS's refinement of it explains them no better."""
+        self._score(ctx)
+        wrong = self._violations(self._cand_full(self._best()))
+        return self._unexplaining(wrong) and self._violations(self._cobras.current_labels(ctx)) >= wrong
+
+    def _unexplaining(self, wrong):
+        """Whether a clustering that contradicts ``wrong`` answers is no explanation of them (the fallback's test)."""
+        return wrong >= max(_REJECT_MIN, _REJECT_SHARE * len(self._answers))
+
+    def _model_k(self, best):
+        """The logistic model's number of clusters: ``n_clusters``, else the candidate ``best``'s large ones (2-10)."""
+        return self.n_clusters or int(np.clip(_large_clusters(best)[2].size, 2, 10))
+
+    def _bayes_questions(self, ctx):
+        """Bayesian active clustering's questions from now on, its particles conditioned on every answer so far."""
+        self.bayes_at_ = ctx.n_queries
+        self._bayes = BayesianActiveClustering(self._model_k(self._cand_full(self._best())), criterion="uncertain")
+        yield from self._bayes.questions(ctx, inputs=self._inputs(ctx)[:, :-1])
 
     def _score(self, ctx):
         """Score the candidates on the answers given since the last call (``ctx.log``).
@@ -464,6 +513,8 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         ndarray of int of shape (n_samples,)
             A label per row.
         """
+        if self._bayes is not None:  # its MAP clustering (the loop's ctx.labels)
+            return np.asarray(ctx.labels).copy()
         self._score(ctx)
         best = self._cand_full(self._best()).astype(np.intp)
         report, wrong = best, self._violations(best)
@@ -496,13 +547,12 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
     def _fallback(self, ctx, report, wrong, best):
         """``report`` (which contradicts ``wrong`` answers, as many as the candidate ``best``), or the logistic
         model fitted to the answers when it contradicts fewer and ``report`` a quarter of them, at least 3."""
-        if self.metric != "euclidean" or wrong < max(_REJECT_MIN, _REJECT_SHARE * len(self._answers)):
+        if self.metric != "euclidean" or not self._unexplaining(wrong):
             return report
         key = (len(self._answers), self._revision)
         if self._refitted is None or self._refitted[0] != key:
-            k = self.n_clusters or int(np.clip(_large_clusters(best)[2].size, 2, 10))
             rows = np.union1d(self._gen_rows, np.ravel(self._pairs))
-            labels = refit_labels(self._inputs(ctx), rows, self._pairs, self._answers, best[rows], k)
+            labels = refit_labels(self._inputs(ctx), rows, self._pairs, self._answers, best[rows], self._model_k(best))
             self._refitted = (key, labels)
         labels = self._refitted[1]
         return labels if self._violations(labels) < wrong else report

@@ -214,3 +214,37 @@ def test_more_answers_do_not_make_the_clustering_much_worse():
         ari = np.array([lw.metrics.adjusted_rand_score(y, labels) for labels in est.labels_history_[9::5]])
         drops.append(max(0.0, *(ari[b] - ari[b + 1 :].min() for b in range(ari.size - 1))))
     assert np.mean(drops) <= margin, drops
+
+
+class _RandomThenBayes(lw.ActiveEstimator):
+    """Asks ``n_first`` random pairs, then hands over to Bayesian active clustering (as Auto does)."""
+
+    anytime = True
+
+    def __init__(self, n_first=8, max_queries=None, random_state=None):
+        self.n_first, self.max_queries, self.random_state = n_first, max_queries, random_state
+
+    def questions(self, ctx):
+        for _ in range(self.n_first):
+            i, j = ctx.rng.choice(ctx.queryable, 2, replace=False)
+            yield int(i), int(j)
+        self.bayes_ = lw.BayesianActiveClustering(2, criterion="uncertain", **FAST)
+        yield from self.bayes_.questions(ctx)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_method_handing_over_conditions_the_particles_on_the_answers_given(seed):
+    # two groups along the first feature; the answers given before the hand-over decide the model's first clustering
+    rng = np.random.RandomState(seed)
+    X = np.c_[np.r_[rng.normal(-3, 1, 30), rng.normal(3, 1, 30)], rng.normal(size=(60, 3))]
+    y = np.repeat([0, 1], 30)
+    order = rng.permutation(60)  # shuffled rows
+    X, y = X[order], y[order]
+    est = _RandomThenBayes(n_first=8, max_queries=12, random_state=seed).fit(X, lw.LabelOracle(y))
+    pairs = [frozenset((i, j)) for i, j, _ in est.query_log_]
+    assert len(set(pairs)) == len(pairs) == 12  # the model asks none of the pairs answered before it
+    assert est.bayes_.n_cycle_pairs_dropped_.size == 4  # the last 4 questions are its own
+    first = est.labels_history_[7]  # at the hand-over: its first clustering holds the 8 answers given before
+    answered = est.query_log_[:8]
+    assert all((first[i] == first[j]) == a for i, j, a in answered)
+    assert lw.metrics.ari(y, est.labels_) > 0.8

@@ -194,17 +194,25 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
         "candidate_pairs": [Interval(Integral, 1, None, closed="left")],
     }
 
-    def questions(self, ctx):
+    def questions(self, ctx, *, inputs=None):
         """Ask, from a pool of candidate pairs, the one whose answer tells the posterior most.
 
         After each answer the particles are updated and the MAP estimate
         refitted (``W_map_``, ``ctx.labels``); a pair that would close a cycle
-        of answered pairs is skipped (``n_cycle_pairs_dropped_``).
+        of answered pairs is skipped (``n_cycle_pairs_dropped_``). Answers
+        already in ``ctx.log`` when it starts (another method asked them:
+        :class:`~linkwise.Auto` hands over to this one) condition the
+        particles first, and their pairs are not asked again.
 
         Parameters
         ----------
         ctx : QueryContext
             The data, the answers and the random generator of this fit.
+        inputs : ndarray of shape (n_samples, n_inputs), optional
+            The model's inputs, standardised, without the constant column;
+            by default ``ctx.X`` standardised. A method handing over passes
+            its own (:class:`~linkwise.Auto`: at most 64 principal
+            components).
 
         Yields
         ------
@@ -213,10 +221,16 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
             stops when the answered pairs connect every queryable row or no
             pair that keeps them a forest is left.
         """
-        particles = self._particle_filter(self._scaler().fit_transform(ctx.X), ctx.rng)
+        if inputs is None:
+            inputs = self._scaler().fit_transform(ctx.X)
+        particles = self._particle_filter(inputs, ctx.rng)
+        asked = set()  # pairs (as a * n + b, a < b) already asked, "don't know" included: out of the pool
+        for a, b, answer in ctx.log:
+            asked.add(min(a, b) * ctx.n_samples + max(a, b))
+            if answer is not None and not particles.model.forest.closes_cycle(a, b):
+                particles.add(a, b, bool(answer))
         self.n_cycle_pairs_dropped_ = np.zeros(0, dtype=np.intp)
         W_map = self._refit(particles, ctx, None)
-        asked = set()  # pairs (as a * n + b) already asked, "don't know" included: out of the pool
         dropped = []
         while (choice := self._choose(particles, ctx, asked)) is not None:
             a, b, n_dropped, p_must = choice
