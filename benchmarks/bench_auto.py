@@ -2,8 +2,9 @@
 
 1. Speed: Auto (100 questions, a perfect oracle) on make_blobs with
    n = 10,000, d = 10, 10 centres, separate (cluster_std 1) and overlapping
-   (cluster_std 4), and on spambase (4,207 x 57), where the answers reject
-   every candidate and the logistic fallback is refitted after each answer;
+   (cluster_std 4), the same blobs with two classes that cut every blob in
+   half, and spambase (4,207 x 57): there the answers reject every
+   clustering and Bayesian active clustering asks (its particle filter);
    and one fallback fit on 16, 64 and 768 features (projected to 64).
    Seconds before the first question (the candidate generation, on a
    1,000-row sample) and the gaps between
@@ -57,6 +58,7 @@ def speed(X, y, title):
     print(f"total {total:.1f} s; before the first question {first:.1f} s "
           f"({first / t_kmeans:.0f} K-means fits); COBRAS took over after {est.switched_at_} questions; "
           f"the logistic fallback {'was' if est._refitted else 'was not'} fitted; "
+          f"Bayesian active clustering took over after {est.bayes_at_} questions; "
           f"ARI {lw.metrics.ari(y, est.labels_):.3f}\n")  # fmt: skip
     print("| gap between questions | wall ms | CPU ms | wall / K-means fit |")
     print("|---|---|---|---|")
@@ -143,7 +145,12 @@ if __name__ == "__main__":
         for std in (1.0, 4.0):  # separate blobs; overlapping ones, where selection runs longer
             X, y = make_blobs(n_samples=n, n_features=10, centers=10, cluster_std=std, random_state=0)
             speed(X, y, f"n = {n:,}, d = 10, 10 centres, cluster_std = {std}")
-        if not args.quick:  # classes no clustering finds: the answers reject the candidates, the fallback refits
+        # classes no clustering finds (the sign of a feature of pure noise, cutting every blob in half): the answers
+        # reject every clustering and Bayesian active clustering asks, its particle filter over all n rows
+        X, _ = make_blobs(n_samples=n, n_features=10, centers=10, cluster_std=1.0, random_state=0)
+        X[:, 0] = np.random.RandomState(0).normal(size=n)
+        speed(X, (X[:, 0] > 0).astype(int), f"n = {n:,}, d = 10, 10 centres, classes the sign of a noise feature")
+        if not args.quick:
             speed(*lw.datasets.load("spambase", scale="minmax"), "spambase, n = 4,207, d = 57")
         fallback_fits(n)
     if "table" in parts:

@@ -34,7 +34,8 @@ averaged over all runs; never shown saves none). Each method with traces gets
 the rule chosen on its own tuning runs (its ``stop_rule()``); the rule chosen
 on the runs of both methods together is the default of every other method.
 
-    python benchmarks/bench_stability.py [--collect] [--seeds 3] [--questions 100] [--datasets a,b] [--quick]
+    python benchmarks/bench_stability.py [--collect] [--methods Auto,COBRAS] [--seeds 3] [--questions 100]
+        [--datasets a,b] [--quick]
 
 Without ``--collect`` the report is made from the stored traces. ``--quick`` (``make bench``) collects 4 small
 sets of both halves, 1 seed, 60 questions, into ``results/quick/``.
@@ -91,16 +92,19 @@ def trace(name, method, est, X, y, seed):
     return out
 
 
-def collect(names, seeds, budget, path):
-    """Run every session (seeds outermost, so an interrupted run covers every dataset); the traces are written
-    after each dataset."""
-    records = []
+def collect(names, seeds, budget, path, methods):
+    """Run every session of ``methods`` (seeds outermost, so an interrupted run covers every dataset); the traces
+    are written after each dataset, beside the other traces already in ``path`` (kept)."""
+    kept = pd.read_csv(path) if path.exists() else pd.DataFrame(columns=["method", "dataset", "seed"])
+    redone = kept.method.isin(methods) & kept.dataset.isin(names) & kept.seed.isin(seeds)
+    records = kept[~redone].to_dict("records")
     for seed in seeds:
         for name in names:
             X, y = lw.datasets.load(name, scale="minmax")
             start = time.perf_counter()
-            for method, est in {"Auto": lw.Auto(max_queries=budget, random_state=seed, cache=candidate_cache()),
-                                "COBRAS": lw.COBRAS(max_queries=budget, random_state=seed)}.items():
+            for method in methods:
+                est = (lw.Auto(max_queries=budget, random_state=seed, cache=candidate_cache()) if method == "Auto"
+                       else lw.COBRAS(max_queries=budget, random_state=seed))
                 records += trace(name, method, est, X, y, seed)
             pd.DataFrame(records).to_csv(path, index=False)
             print(f"seed {seed} {name}: {time.perf_counter() - start:.0f} s", flush=True)
@@ -379,6 +383,7 @@ def main():
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--questions", type=int, default=100)
     parser.add_argument("--datasets", default=None)
+    parser.add_argument("--methods", default="Auto,COBRAS", help="whose sessions --collect runs (others' are kept)")
     parser.add_argument("--quick", action="store_true", help=f"{QUICK_SETS}, 1 seed, 60 questions (make bench)")
     args = parser.parse_args()
     if args.quick:
@@ -387,7 +392,7 @@ def main():
     traces, out = results_path("stability", args.quick) / "traces.csv.gz", results_path("stability.md", args.quick)
     if args.collect:
         traces.parent.mkdir(parents=True, exist_ok=True)
-        collect(names, range(args.seeds), args.questions, traces)
+        collect(names, range(args.seeds), args.questions, traces, args.methods.split(","))
     frame = pd.read_csv(traces)
     frame = frame[frame.dataset.isin(names)]
     before = out.read_text().partition(BEFORE) if out.exists() else ("", "", "")

@@ -14,8 +14,10 @@ each half of the benchmark (``linkwise.bench.split_of``), and one row per datase
 
 (later runs of the held-out sets without auto-k: ``--methods kmeans,auto,cobras,active-cobs``; session 11's
 three-seed runs: ``--runs benchmarks/results/seeds3_heldout benchmarks/results/seeds3_heldout_new``, and the same
-with ``seeds3_tuning``). After each half's table, the datasets where Auto after 100 questions is more than .02 below
-Auto after 25 (issue 27's targets).
+with ``seeds3_tuning``; session 12's Auto: ``--runs benchmarks/results/seeds3_heldout_handover
+benchmarks/results/seeds3_heldout benchmarks/results/seeds3_heldout_new benchmarks/results/seeds3_heldout_bac --methods
+kmeans,auto,cobras,bac-uncertain,active-cobs``, the first run's cells winning). After each half's table, the datasets
+where Auto after 100 questions is more than .02 below Auto after 25 (issue 27's targets); then a row per dataset.
 """
 
 import argparse
@@ -79,7 +81,7 @@ def main():
     at_0 = 0 in budgets
     print("| dataset | half | n x d x k | K-means | " + "auto at 0 | " * at_0 + " | ".join(methods[1:]) + " |")
     print("|---" * (len(methods) + 3 + at_0) + "|")
-    for d in sorted(set(datasets) & added, key=lambda d: (split_of(d), d.lower())):
+    for d in sorted(datasets, key=lambda d: (split_of(d), d.lower())):
         meta = lw.datasets.info(d)
         cells = [" / ".join(f"{ari.loc[(d, m), b]:.2f}" for b in budgets if b) if (d, m) in ari.index else "not run"
                  for m in methods[1:]]
