@@ -178,8 +178,10 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
     answer is then believed wrong, the candidates are scored again on the
     answers as believed (which also decides between COBRAS's clustering and
     the best candidate). ``noise_probability=0`` trusts every answer.
-    After the hand-over to Bayesian active clustering nothing is checked:
-    its likelihood allows for 5 % of wrong answers.
+    After the hand-over Bayesian active clustering conditions on the answers
+    as given (its likelihood allows for 5 % of wrong answers); its questions
+    close no cycle of the answers it holds, so the repair rarely has a
+    contradiction to resolve or a decision to check.
 
     Upfront work before the first question: the candidates are generated on
     at most ``max_samples`` rows (a few seconds on one core at 1,000 rows);
@@ -382,7 +384,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
             except StopIteration:
                 return
             answer = yield question
-            if isinstance(question, tuple) and self._unexplained(ctx) and self._may_hand_over(ctx):
+            if isinstance(question, tuple) and self._may_hand_over(ctx) and self._unexplained(ctx):
                 cobras.close()
                 yield from self._bayes_questions(ctx)
                 return
@@ -392,14 +394,16 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         return self.metric == "euclidean" and not ctx.informed
 
     def _unexplained(self, ctx):
-        """Whether the answers reject the candidate and COBRAS's refinement of it explains them no better."""
+        """Whether the candidate contradicts the answers the fallback cannot ignore and COBRAS's refinement of it
+        no fewer (the fallback's test, so the hand-over comes when the fallback would start reporting)."""
         self._score(ctx)
         wrong = self._violations(self._cand_full(self._best()))
-        return self._unexplaining(wrong) and self._violations(self._cobras.current_labels(ctx)) >= wrong
+        return wrong >= self._limit() and self._violations(self._cobras.current_labels(ctx)) >= wrong
 
-    def _unexplaining(self, wrong):
-        """Whether a clustering that contradicts ``wrong`` answers is no explanation of them (the fallback's test)."""
-        return wrong >= max(_REJECT_MIN, _REJECT_SHARE * len(self._answers))
+    def _limit(self):
+        """Contradicted answers that wrong answers no longer explain: a quarter of them, at least 3. Reaching it
+        brings the fallback; exceeding it rejects the candidate (selection ends)."""
+        return max(_REJECT_MIN, _REJECT_SHARE * len(self._answers))
 
     def _model_k(self, best):
         """The logistic model's number of clusters: ``n_clusters``, else the candidate ``best``'s large ones (2-10)."""
@@ -450,7 +454,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         if not self._answers:
             return False
         best = self._best()
-        return self._violations(self._cand_full(best)) > max(_REJECT_MIN, _REJECT_SHARE * len(self._answers))
+        return self._violations(self._cand_full(best)) > self._limit()
 
     def _generate(self, ctx):
         owner = type(self).__name__
@@ -547,7 +551,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
     def _fallback(self, ctx, report, wrong, best):
         """``report`` (which contradicts ``wrong`` answers, as many as the candidate ``best``), or the logistic
         model fitted to the answers when it contradicts fewer and ``report`` a quarter of them, at least 3."""
-        if self.metric != "euclidean" or not self._unexplaining(wrong):
+        if self.metric != "euclidean" or wrong < self._limit():
             return report
         key = (len(self._answers), self._revision)
         if self._refitted is None or self._refitted[0] != key:

@@ -276,7 +276,7 @@ def test_before_the_rejection_the_logistic_fallback_is_reported_when_it_explains
                 continue
             found += 1
             best = est._cand_full(est._best())
-            assert est._violations(best) == max(3, 0.25 * budget) or est._violations(best) == 3
+            assert est._violations(best) == max(3, 0.25 * len(est._answers))  # at the limit: not beyond it
             assert est._violations(est.labels_) < est._violations(best)
             assert est.bayes_at_ is None
     assert found
