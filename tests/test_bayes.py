@@ -6,6 +6,7 @@ from sklearn.datasets import load_digits, make_blobs
 
 import linkwise as lw
 from linkwise.bayes._forest import ConstraintForest
+from linkwise.exceptions import InvalidParameterError
 
 FAST = dict(n_particles=8, n_mcmc_steps=2)
 
@@ -217,19 +218,19 @@ def test_more_answers_do_not_make_the_clustering_much_worse():
 
 
 class _RandomThenBayes(lw.ActiveEstimator):
-    """Asks ``n_first`` random pairs, then hands over to Bayesian active clustering (as Auto does)."""
+    """Asks ``n_first`` random pairs, then hands over to Bayesian active clustering (as Auto does), with ``inputs``."""
 
     anytime = True
 
-    def __init__(self, n_first=8, max_queries=None, random_state=None):
-        self.n_first, self.max_queries, self.random_state = n_first, max_queries, random_state
+    def __init__(self, n_first=8, inputs=None, max_queries=None, random_state=None):
+        self.n_first, self.inputs, self.max_queries, self.random_state = n_first, inputs, max_queries, random_state
 
     def questions(self, ctx):
         for _ in range(self.n_first):
             i, j = ctx.rng.choice(ctx.queryable, 2, replace=False)
             yield int(i), int(j)
         self.bayes_ = lw.BayesianActiveClustering(2, criterion="uncertain", **FAST)
-        yield from self.bayes_.questions(ctx)
+        yield from self.bayes_.questions(ctx, inputs=self.inputs)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -248,3 +249,16 @@ def test_a_method_handing_over_conditions_the_particles_on_the_answers_given(see
     answered = est.query_log_[:8]
     assert all((first[i] == first[j]) == a for i, j, a in answered)
     assert lw.metrics.ari(y, est.labels_) > 0.8
+
+
+@pytest.mark.parametrize("inputs", [np.zeros((59, 4)), np.zeros(60), np.full((60, 2), np.nan), [[0.0]] * 3])
+def test_inputs_of_another_shape_are_refused_in_one_line_and_the_answers_kept(inputs):
+    X = np.random.RandomState(0).normal(size=(60, 4))
+    y = (X[:, 0] > 0).astype(int)
+    session = lw.ActiveSession(_RandomThenBayes(n_first=2, inputs=inputs, max_queries=5, random_state=0), X)
+    session.tell(session.ask(), True)
+    with pytest.raises(InvalidParameterError, match=r"^The 'inputs' argument of BayesianActiveClustering.questions "
+                                                    r"must be a finite array of one row per sample \(60\), got shape "):
+        pair = session.ask()
+        session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+    assert len(session.query_log) == 2  # both answers kept

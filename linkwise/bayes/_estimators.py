@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 from linkwise._validation import Interval, StrOptions, check_data, check_n_clusters, validate_params
 from linkwise.bayes._sampler import ParticleFilter
 from linkwise.bayes._selection import candidate_pool, first_acyclic, pair_scores
+from linkwise.exceptions import InvalidParameterError
 from linkwise.graph import check_fit_input, relabel
 from linkwise.loop import ActiveEstimator
 from linkwise.prediction import LogisticAssignment
@@ -223,6 +224,10 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
         """
         if inputs is None:
             inputs = self._scaler().fit_transform(ctx.X)
+        elif np.ndim(inputs) != 2 or len(inputs) != ctx.n_samples or not np.isfinite(inputs).all():
+            raise InvalidParameterError(f"The 'inputs' argument of BayesianActiveClustering.questions must be a finite "
+                                        f"array of one row per sample ({ctx.n_samples}), got shape "
+                                        f"{np.shape(inputs)}; pass the method's standardised features.")
         particles = self._particle_filter(inputs, ctx.rng)
         asked = set()  # pairs (as a * n + b, a < b) already asked, "don't know" included: out of the pool
         for a, b, answer in ctx.log:
