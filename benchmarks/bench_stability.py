@@ -62,6 +62,10 @@ MAX_ROWS, COST, SHARE_OK = 2100, 0.02, 0.90
 WINDOWS, SHARES, DRIFTS = (5, 10, 20, 30, 40, 50, 60, 70, 80), (0.0, 0.25, 0.5, 0.75, 1.0), (0.0, 0.01, 0.02, 0.05, 0.1,
                                                                                               0.2)
 ISSUE_17 = (50, 0.0, 0.05, False)  # the rule shipped before this calibration
+TRACED = {  # the methods whose sessions are traced, each made for (budget, seed)
+    "Auto": lambda budget, seed: lw.Auto(max_queries=budget, random_state=seed, cache=candidate_cache()),
+    "COBRAS": lambda budget, seed: lw.COBRAS(max_queries=budget, random_state=seed),
+}
 
 
 def tables():
@@ -103,9 +107,7 @@ def collect(names, seeds, budget, path, methods):
             X, y = lw.datasets.load(name, scale="minmax")
             start = time.perf_counter()
             for method in methods:
-                est = (lw.Auto(max_queries=budget, random_state=seed, cache=candidate_cache()) if method == "Auto"
-                       else lw.COBRAS(max_queries=budget, random_state=seed))
-                records += trace(name, method, est, X, y, seed)
+                records += trace(name, method, TRACED[method](budget, seed), X, y, seed)
             pd.DataFrame(records).to_csv(path, index=False)
             print(f"seed {seed} {name}: {time.perf_counter() - start:.0f} s", flush=True)
 
@@ -377,13 +379,22 @@ checks this for every active method over several seeds), and the page and the te
 """  # noqa: E501
 
 
+def traced_methods(text):
+    """``--methods``: comma-separated names of ``TRACED``."""
+    methods = text.split(",")
+    if unknown := [m for m in methods if m not in TRACED]:
+        raise argparse.ArgumentTypeError(f"unknown {', '.join(map(repr, unknown))}; choose among {', '.join(TRACED)}")
+    return methods
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--collect", action="store_true", help="run the sessions (else: report from the traces)")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--questions", type=int, default=100)
     parser.add_argument("--datasets", default=None)
-    parser.add_argument("--methods", default="Auto,COBRAS", help="whose sessions --collect runs (others' are kept)")
+    parser.add_argument("--methods", default=",".join(TRACED), type=traced_methods,
+                        help="whose sessions --collect runs (the others' traces are kept)")
     parser.add_argument("--quick", action="store_true", help=f"{QUICK_SETS}, 1 seed, 60 questions (make bench)")
     args = parser.parse_args()
     if args.quick:
@@ -392,7 +403,7 @@ def main():
     traces, out = results_path("stability", args.quick) / "traces.csv.gz", results_path("stability.md", args.quick)
     if args.collect:
         traces.parent.mkdir(parents=True, exist_ok=True)
-        collect(names, range(args.seeds), args.questions, traces, args.methods.split(","))
+        collect(names, range(args.seeds), args.questions, traces, args.methods)
     frame = pd.read_csv(traces)
     frame = frame[frame.dataset.isin(names)]
     before = out.read_text().partition(BEFORE) if out.exists() else ("", "", "")
