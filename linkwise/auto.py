@@ -179,9 +179,11 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
     answers as believed (which also decides between COBRAS's clustering and
     the best candidate). ``noise_probability=0`` trusts every answer.
     After the hand-over Bayesian active clustering conditions on the answers
-    as given (its likelihood allows for 5 % of wrong answers); its questions
-    close no cycle of the answers it holds, so the repair rarely has a
-    contradiction to resolve or a decision to check.
+    as believed (its likelihood allows for 5 % of wrong answers; a revised
+    belief rebuilds its particles) and on relations stated in a session
+    (``inform``, ``mark``); its questions close no cycle of the answers it
+    holds, so the repair rarely has a contradiction to resolve, and checks
+    no decision.
 
     Upfront work before the first question: the candidates are generated on
     at most ``max_samples`` rows (a few seconds on one core at 1,000 rows);
@@ -340,14 +342,15 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         Returns
         -------
         rows : ndarray of int
-            COBRAS's super-instance representatives once it has taken over;
-            none before (every answer is recorded from the first, but the
-            selection among candidates checks none).
+            COBRAS's super-instance representatives while it asks; none
+            before (every answer is recorded from the first, but the
+            selection among candidates checks none) nor after Bayesian active
+            clustering takes over (no merge of COBRAS's rests on its answers).
         clusters : ndarray of int
             The cluster of each of ``rows``.
         """
         none = np.empty(0, dtype=np.intp)
-        return (none, none) if self._cobras is None else self._cobras.focus()
+        return (none, none) if self._cobras is None or self._bayes is not None else self._cobras.focus()
 
     # -- the question generator ---------------------------------------------------
     def questions(self, ctx):
@@ -517,8 +520,8 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         ndarray of int of shape (n_samples,)
             A label per row.
         """
-        if self._bayes is not None:  # its MAP clustering (the loop's ctx.labels)
-            return np.asarray(ctx.labels).copy()
+        if self._bayes is not None:  # its MAP clustering, given the relations stated since too
+            return self._bayes.current_labels(ctx)
         self._score(ctx)
         best = self._cand_full(self._best()).astype(np.intp)
         report, wrong = best, self._violations(best)

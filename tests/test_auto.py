@@ -263,6 +263,61 @@ def test_answers_that_reject_every_clustering_hand_over_to_bayesian_active_clust
     assert lw.metrics.ari(y, est.labels_) > lw.metrics.ari(y, best) + 0.2
 
 
+def _handed_over(seed, wrong_first_cannot_link=False):
+    """An Auto session on shuffled column_2C up to the hand-over (answers by the labels; with
+    ``wrong_first_cannot_link`` the first pair of different classes is answered "same"), its labels and that pair."""
+    X, y = lw.datasets.load("column_2C", scale="minmax")
+    order = np.random.RandomState(seed).permutation(len(y))
+    X, y = X[order], y[order]
+    session, wrong = lw.ActiveSession(lw.Auto(max_queries=40, random_state=seed), X), None
+    while session.estimator_.bayes_at_ is None:
+        i, j = session.ask()
+        same = bool(y[i] == y[j])
+        if wrong_first_cannot_link and wrong is None and not same:
+            wrong, same = (i, j), True
+        session.tell((i, j), same)
+    return session, y, wrong
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [0, 1])
+def test_after_the_hand_over_a_mark_holds_at_once_and_no_representative_is_checked(seed):
+    session, y, _ = _handed_over(seed)
+    assert session.estimator_.focus()[0].size == 0  # COBRAS's representatives no longer decide anything
+    zeros = np.flatnonzero(y == 0)
+    session.mark(zeros[::2])  # pure: these belong together
+    for _ in range(4):
+        assert np.unique(session.labels_[zeros[::2]]).size == 1
+        pair = session.ask()
+        session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+    session.mark(zeros, complete=True)  # and nothing else belongs with them: every row is related, nothing to ask
+    labels = session.labels_
+    assert np.unique(labels[zeros]).size == 1 and not np.isin(labels[y == 1], labels[zeros]).any()
+    assert session.ask() is None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [2, 3])
+def test_after_the_hand_over_a_revised_belief_rebuilds_the_model_on_the_answers_as_believed(seed):
+    # a wrong "same" before the hand-over, then two stated relations around it that contradict it: the repair revises
+    # the belief, and the model's answered pairs are then exactly the believed relations
+    session, y, (i, j) = _handed_over(seed, wrong_first_cannot_link=True)
+    ctx = session._ctx
+    k = next(k for k in np.flatnonzero(y == y[i]) if k not in (i, j) and ctx.knowledge.store.relation(i, k) is None
+             and ctx.knowledge.store.relation(j, k) is None)
+    session.inform(int(i), int(k), True)
+    session.inform(int(j), int(k), False)
+    pair = session.ask()
+    session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+    state = ctx.state["bayes"]
+    assert ctx.revision > 0 and state.revision == ctx.revision
+    forest = state.particles.model.forest
+    assert [bool(m) for m in forest.pair_must] == [ctx.knowledge.store.relation(*p) for p in forest.pairs.tolist()]
+    labels = session.labels_
+    believed = [(a, b) for a, b in ((i, j), (i, k), (j, k)) if ctx.knowledge.store.relation(a, b)]
+    assert all(labels[a] == labels[b] for a, b in believed)
+
+
 @pytest.mark.slow
 def test_before_the_rejection_the_logistic_fallback_is_reported_when_it_explains_more(cache):
     # while the candidate contradicts a quarter of the answers (at least 3) but is not yet rejected (that needs more),

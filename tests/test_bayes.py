@@ -262,3 +262,51 @@ def test_inputs_of_another_shape_are_refused_in_one_line_and_the_answers_kept(in
         pair = session.ask()
         session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
     assert len(session.query_log) == 2  # both answers kept
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_relations_stated_in_a_session_hold_at_once_and_after_later_answers(seed):
+    # the person's classes are the sign of a noise feature (no clustering of the features); an inform joining two rows
+    # of one class the model keeps apart, then a complete mark of the other class: both hold in the report at once
+    # (no answer needed) and after every later answer
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(60, 4))
+    y = (X[:, 2] > 0).astype(int)
+    session = lw.ActiveSession(lw.BayesianActiveClustering(3, criterion="uncertain", max_queries=8,
+                                                           random_state=seed, **FAST), X)
+    for _ in range(3):
+        pair = session.ask()
+        session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+    labels, ones = session.labels_, np.flatnonzero(y == 1)
+    i, j = next((i, j) for i in ones for j in ones if labels[i] != labels[j])
+    session.inform(int(i), int(j), True)
+    assert session.labels_[i] == session.labels_[j]
+    marked = np.flatnonzero(y == 0)
+    session.mark(marked, complete=True)
+
+    def holds(labels):
+        return (np.unique(labels[marked]).size == 1 and not np.isin(labels[ones], labels[marked]).any()
+                and labels[i] == labels[j])
+
+    assert holds(session.labels_)
+    while (pair := session.ask()) is not None:
+        session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+        assert holds(session.labels_)
+
+
+def test_reading_the_labels_after_a_mark_does_not_change_the_next_questions(blobs):
+    # the mark conditions the particles when the labels are read or at the next answer, whichever comes first: the
+    # random draws come in the same order, so a session replayed without reading them asks the same questions
+    X, y = blobs
+    logs = []
+    for read in (True, False):
+        session = lw.ActiveSession(lw.BayesianActiveClustering(3, max_queries=6, random_state=0, **FAST), X)
+        for step in range(6):
+            if step == 2:
+                session.mark(np.flatnonzero(y == 1)[:6])
+                if read:
+                    assert session.labels_.shape == (len(y),)
+            pair = session.ask()
+            session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+        logs.append(session.query_log)
+    assert logs[0] == logs[1]

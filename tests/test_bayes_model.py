@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.optimize import check_grad
 
-from linkwise.bayes._forest import ConstraintForest, downward, max_product, same_cluster_in_tree, upward
+from linkwise.bayes._forest import STATED_EPS, ConstraintForest, downward, max_product, same_cluster_in_tree, upward
 from linkwise.bayes._model import Model
 from linkwise.bayes._sampler import ParticleFilter, elliptical_slice, systematic_resample
 from linkwise.bayes._selection import candidate_pool, first_acyclic, pair_scores
@@ -18,14 +18,15 @@ MUST = np.array([True, False, True, False, True, False])
 
 
 def _joint(phi, rows, pairs, must, eps):
-    """Every labelling of ``rows`` (as columns) and its unnormalised probability, by enumeration."""
+    """Every labelling of ``rows`` (as columns) and its unnormalised probability, by enumeration (``eps``: one for
+    every pair, or one per pair)."""
     k = phi.shape[1]
     labels = np.array(list(itertools.product(range(k), repeat=len(rows))))
     col = {r: t for t, r in enumerate(rows)}
     weight = np.prod(phi[rows, labels], axis=1)
-    for (i, j), m in zip(pairs.tolist(), must):
+    for (i, j), m, e in zip(pairs.tolist(), must, np.broadcast_to(eps, len(pairs))):
         same = labels[:, col[i]] == labels[:, col[j]]
-        weight *= np.where(same == m, 1 - eps, eps)
+        weight *= np.where(same == m, 1 - e, e)
     return labels, weight
 
 
@@ -67,6 +68,71 @@ def test_message_passing_equals_brute_force(k, eps, seed):
         np.testing.assert_allclose(same[s][u == v], 1.0)
         labels = max_product(forest, log_phi[:, s], eps)
         assert {int(r): int(lab) for r, lab in zip(forest.nodes, labels)} == best
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_stated_relations_are_near_certain_edges_in_message_passing(seed):
+    # a relation a person stated has error probability STATED_EPS, an answer the model's eps: passes and max-product
+    # equal the enumeration with one eps per pair, and a stated relation holds in the MAP against strong potentials
+    rng = np.random.RandomState(seed)
+    eps, k = 0.1, 3
+    stated = rng.rand(len(PAIRS)) < 0.5
+    forest = ConstraintForest(N_ROWS, PAIRS, MUST, stated)
+    phi = rng.dirichlet(np.ones(k) * 0.3, size=(2, N_ROWS))  # peaked: answers are often overruled
+    log_phi = np.log(phi[:, forest.nodes].transpose(1, 0, 2))
+    log_z, beta = upward(forest, log_phi, eps)
+    q = downward(forest, beta, eps)
+    pair_eps = np.where(stated, STATED_EPS, eps)
+    for s in range(2):
+        z, marginal, _, _, best = _brute_force(phi[s], PAIRS, MUST, pair_eps)
+        assert log_z[s] == pytest.approx(np.log(z), rel=1e-9)
+        for pos, row in enumerate(forest.nodes):
+            np.testing.assert_allclose(q[pos, s], marginal[row], rtol=1e-6, atol=1e-12)
+        labels = dict(zip(forest.nodes.tolist(), max_product(forest, log_phi[:, s], eps).tolist()))
+        assert labels == best
+        for (i, j), m in zip(PAIRS[stated].tolist(), MUST[stated]):
+            assert (labels[i] == labels[j]) == m
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_acyclic_keeps_exactly_the_pairs_that_close_no_cycle(seed):
+    rng = np.random.RandomState(seed)
+    forest = ConstraintForest(N_ROWS, PAIRS, MUST)
+    a, b = rng.randint(N_ROWS, size=(2, 25))
+    a, b = a[a != b], b[a != b]
+    keep = forest.acyclic(a, b)
+    assert keep.any() and not keep.all()
+    for t in range(a.size):  # each pair against the forest grown by the pairs kept before it
+        grown = forest.with_edges(a[:t][keep[:t]], b[:t][keep[:t]], np.ones(keep[:t].sum(), dtype=bool))
+        assert keep[t] == (not grown.closes_cycle(a[t : t + 1], b[t : t + 1])[0])
+    grown = forest.with_edges(a[keep], b[keep], rng.rand(keep.sum()) < 0.5, True)
+    assert len(grown.pairs) == len(PAIRS) + keep.sum()
+    np.testing.assert_array_equal(grown.pair_stated, np.r_[np.zeros(len(PAIRS), bool), np.ones(keep.sum(), bool)])
+    assert forest.acyclic(a[:0], b[:0]).shape == (0,)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_conditioning_on_stated_relations_reweights_by_their_likelihood(seed):
+    # without resampling (min_ess 0) each particle's weight grows by P(Z, stated | W) / P(Z | W), computed here by
+    # enumeration; a stated pair closing a cycle is left out and reported
+    rng = np.random.RandomState(seed)
+    X = np.c_[rng.randn(N_ROWS, 2), np.ones(N_ROWS)]
+    eps, k = 0.05, 2
+    particles = ParticleFilter(X, k, 4, lam=10.0, tau=1.0, eps=eps, n_mcmc_steps=1, n_init_steps=2, rng=rng, min_ess=0.0)
+    for (i, j), m in zip(PAIRS.tolist(), MUST):
+        particles.add(i, j, bool(m))
+    before = particles.log_weights.copy()
+    a, b, must = np.array([2, 8, 0, 9]), np.array([4, 9, 6, 3]), np.array([True, False, True, True])
+    left_out = particles.condition(a, b, must)
+    assert left_out.tolist() == [False, False, True, False]  # 0 and 6 are one tree already
+    pairs = np.vstack([PAIRS, np.c_[a, b][~left_out]])
+    pair_eps = np.r_[np.full(len(PAIRS), eps), np.full(3, STATED_EPS)]
+    for s in range(4):
+        phi = np.exp(particles.model.log_assignments(particles.W[s : s + 1])[:, 0])
+        rows = np.unique(pairs)
+        z_new = _joint(phi, rows, pairs, np.r_[MUST, must[~left_out]], pair_eps)[1].sum()
+        z_old = _joint(phi, np.unique(PAIRS), PAIRS, MUST, eps)[1].sum()
+        assert particles.log_weights[s] - before[s] == pytest.approx(np.log(z_new / z_old), rel=1e-6, abs=1e-9)
 
 
 def test_model_same_cluster_covers_pairs_across_trees_and_outside():

@@ -1,6 +1,7 @@
 """BayesianActiveClustering (Info / Uncertain / random pairs) and the passive BayesianClustering."""
 
 import warnings
+from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -41,6 +42,28 @@ class _ColumnMagnitude(TransformerMixin, BaseEstimator):
 
     def transform(self, X):
         return X / self.scale_
+
+
+@dataclass(eq=False)
+class _Posterior:
+    """What BayesianActiveClustering holds during a fit (in ``ctx.state``, not with the fitted estimator): the
+    model's inputs, the particles, the belief revision and how many stated relations they are conditioned on, the
+    last MAP and whether it is stale (the particles changed since)."""
+
+    inputs: np.ndarray
+    particles: object = None
+    revision: int = 0
+    n_stated: int = 0
+    W_map: np.ndarray = None
+    stale: bool = True
+
+
+def _believed(ctx, relations):
+    """``(a, b, answer)`` of ``relations`` as the knowledge believes them now (as given until it revises its belief),
+    "don't know" and what it no longer holds left out."""
+    if ctx.revision:
+        relations = [(a, b, ctx.knowledge.store.relation(a, b)) for a, b, _ in relations]
+    return [(a, b, bool(answer)) for a, b, answer in relations if answer is not None]
 
 
 class _BayesianModelMixin:
@@ -203,7 +226,14 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
         of answered pairs is skipped (``n_cycle_pairs_dropped_``). Answers
         already in ``ctx.log`` when it starts (another method asked them:
         :class:`~linkwise.Auto` hands over to this one) condition the
-        particles first, and their pairs are not asked again.
+        particles first, and their pairs are not asked again. Relations
+        stated in a session (:meth:`~linkwise.ActiveSession.inform`,
+        :meth:`~linkwise.ActiveSession.mark`) condition them as soon as
+        stated, all at once and as near-certain (error probability
+        ``STATED_EPS`` = 1e-6, not ``eps``), those closing a cycle of the
+        pairs held left out; when the knowledge revises its belief (an
+        answer now believed wrong), the particles are rebuilt from every
+        answer and stated relation as now believed.
 
         Parameters
         ----------
@@ -228,25 +258,71 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
             raise InvalidParameterError(f"The 'inputs' argument of BayesianActiveClustering.questions must be a finite "
                                         f"array of one row per sample ({ctx.n_samples}), got shape "
                                         f"{np.shape(inputs)}; pass the method's standardised features.")
-        particles = self._particle_filter(inputs, ctx.rng)
-        asked = set()  # pairs (as a * n + b, a < b) already asked, "don't know" included: out of the pool
-        for a, b, answer in ctx.log:
-            asked.add(min(a, b) * ctx.n_samples + max(a, b))
-            if answer is not None and not particles.model.forest.closes_cycle(a, b):
-                particles.add(a, b, bool(answer))
+        ctx.state["bayes"] = state = _Posterior(inputs)
+        asked = {min(a, b) * ctx.n_samples + max(a, b) for a, b, _ in ctx.log}  # "don't know" too: out of the pool
         self.n_cycle_pairs_dropped_ = np.zeros(0, dtype=np.intp)
-        W_map = self._refit(particles, ctx, None)
+        self._sync(ctx)
         dropped = []
-        while (choice := self._choose(particles, ctx, asked)) is not None:
+        while (choice := self._choose(state.particles, ctx, asked)) is not None:
             a, b, n_dropped, p_must = choice
             answer = yield a, b
             asked.add(a * ctx.n_samples + b)
             dropped.append(n_dropped)
             self.n_cycle_pairs_dropped_ = np.asarray(dropped, dtype=np.intp)
-            if answer is None:
-                continue
-            particles.add(a, b, answer, p_must)
-            W_map = self._refit(particles, ctx, W_map)
+            n_stated = state.n_stated
+            # relations stated while the question was pending come first; a rebuild (belief revised) takes the answer
+            if not self._catch_up(ctx) and answer is not None and not state.particles.model.forest.closes_cycle(a, b):
+                state.particles.add(a, b, answer, p_must if state.n_stated == n_stated else None)
+                state.stale = True
+            self._sync(ctx)
+
+    def current_labels(self, ctx):
+        """Return the MAP clustering given every answer and every relation stated so far.
+
+        A relation stated between two questions (:meth:`ActiveSession.inform`,
+        :meth:`ActiveSession.mark`) conditions the particles at once.
+
+        Parameters
+        ----------
+        ctx : QueryContext
+            The context of the fit or session.
+
+        Returns
+        -------
+        ndarray of int of shape (n_samples,)
+            A label per row.
+        """
+        if "bayes" in ctx.state:
+            self._sync(ctx)
+        return super().current_labels(ctx)
+
+    def _sync(self, ctx):
+        """Condition the particles on what is known (see :meth:`_catch_up`) and refit the MAP if that changed them."""
+        state = ctx.state["bayes"]
+        self._catch_up(ctx)
+        if state.stale:
+            self.W_map_ = state.W_map = state.particles.map_estimate(state.W_map)
+            ctx.labels = state.particles.model.labels(state.W_map)
+            state.stale = False
+
+    def _catch_up(self, ctx):
+        """Rebuild the particles from every answer as now believed when the knowledge revised its belief (wrong-answer
+        repair) or at the start; then condition them on the relations stated since. Whether they were rebuilt."""
+        state = ctx.state["bayes"]
+        rebuild = state.particles is None or ctx.revision != state.revision
+        if rebuild:
+            state.particles = self._particle_filter(state.inputs, ctx.rng)
+            state.revision, state.n_stated = ctx.revision, 0
+            for a, b, answer in _believed(ctx, ctx.log):
+                if not state.particles.model.forest.closes_cycle(a, b):
+                    state.particles.add(a, b, answer)
+        if len(ctx.informed) > state.n_stated:
+            stated = _believed(ctx, ctx.informed[state.n_stated :])
+            if stated:
+                state.particles.condition(*np.array(stated, dtype=np.intp).T)
+            state.n_stated, state.stale = len(ctx.informed), True
+        state.stale |= rebuild
+        return rebuild
 
     def make_predictor(self, ctx):
         """Return the rule ``predict`` applies: the logistic model's most probable cluster at ``W_map_``.
@@ -265,12 +341,6 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
         answered = np.array([(i, j) for i, j, _ in ctx.log], dtype=np.intp).reshape(-1, 2)
         return LogisticAssignment(self._scaler().fit(ctx.X), self.W_map_, np.unique(self.labels_), self.fit_intercept,
                                   np.setdiff1d(np.arange(ctx.n_samples), answered), scale=ctx.scale)
-
-    def _refit(self, particles, ctx, W_map):
-        """MAP from the best particle or the previous MAP; keeps ``ctx.labels`` current."""
-        self.W_map_ = W_map = particles.map_estimate(W_map)
-        ctx.labels = particles.model.labels(W_map)
-        return W_map
 
     def _choose(self, particles, ctx, asked):
         """The next pair ``(a, b, n_dropped, p_must)``, or None when no acyclic pair is left."""

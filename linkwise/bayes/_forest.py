@@ -4,7 +4,9 @@ The answered pairs form a graph whose nodes are the constrained points; the
 model keeps it a forest, so sum-product and max-product message passing are
 exact. Every edge potential is an "epsilon-identity" matrix: ``psi(k, l) =
 a + b * [k == l]`` with ``(a, b) = (eps, 1 - 2 eps)`` for a must-link and
-``(1 - eps, 2 eps - 1)`` for a cannot-link. A message through such an edge is
+``(1 - eps, 2 eps - 1)`` for a cannot-link (``eps`` the model's for an answer,
+``STATED_EPS`` for a relation a person stated outside the questions: a mark of a
+cluster must hold). A message through such an edge is
 ``a * sum(h) + b * h``, which costs O(K) instead of O(K^2).
 
 Arrays are node first, ``(n_nodes, n_particles, n_clusters)``: one pass serves
@@ -18,7 +20,9 @@ import numpy as np
 
 from linkwise.graph import breadth_first
 
-__all__ = ["ConstraintForest", "upward", "downward", "same_cluster_in_tree", "max_product"]
+__all__ = ["ConstraintForest", "STATED_EPS", "upward", "downward", "same_cluster_in_tree", "max_product"]
+
+STATED_EPS = 1e-6  # the error probability of a stated relation: as good as certain, its logarithm still finite
 
 
 class ConstraintForest:
@@ -35,9 +39,10 @@ class ConstraintForest:
     ``nodes`` (-1 likewise).
     """
 
-    def __init__(self, n_samples, pairs, must):
+    def __init__(self, n_samples, pairs, must, stated=None):
         pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
         must = np.asarray(must, dtype=bool).reshape(-1)
+        stated = np.zeros(must.size, dtype=bool) if stated is None else np.asarray(stated, dtype=bool).reshape(-1)
         # sorted by (smaller, larger) row, the pairs give every row its neighbours in increasing order; the search
         # from every tree's smallest row at once visits the nodes level by level, siblings together by parent
         by_row = np.lexsort((pairs.max(axis=1), pairs.min(axis=1)))
@@ -50,12 +55,13 @@ class ConstraintForest:
         if len(pairs) != self.nodes.size - n_trees:  # a forest has one edge fewer than nodes per tree
             raise ValueError("the answered pairs contain a cycle; the constraint graph must be a forest")
         self.n_samples = n_samples
-        self.pairs, self.pair_must = pairs, must
+        self.pairs, self.pair_must, self.pair_stated = pairs, must, stated
         self.position = np.full(n_samples, -1, dtype=np.intp)
         self.position[self.nodes] = np.arange(self.nodes.size)
         ends = pairs[by_row][edge]
         self.parent = np.where(edge < 0, -1, self.position[np.where(ends[:, 0] == self.nodes, ends[:, 1], ends[:, 0])])
         self.must = np.where(edge < 0, True, must[by_row][edge])
+        self.stated = np.where(edge < 0, False, stated[by_row][edge])
         self.depth = np.zeros(self.nodes.size, dtype=np.intp)
         tree = np.arange(self.nodes.size)
         for p in range(n_trees, self.nodes.size):  # a parent comes before its children
@@ -76,13 +82,40 @@ class ConstraintForest:
         ta, tb = self.tree[a], self.tree[b]
         return (ta >= 0) & (ta == tb)
 
+    def acyclic(self, a, b):
+        """Which pairs ``(a[k], b[k])``, taken in order, close no cycle with the forest or the pairs kept before."""
+        joined = {}  # union-find over components: a tree's id, or -1 - row for a row in no pair
+
+        def find(c):
+            while joined.get(c, c) != c:
+                joined[c] = c = joined.get(joined[c], joined[c])
+            return c
+
+        keep = np.zeros(len(a), dtype=bool)
+        for k, (i, j) in enumerate(zip(np.asarray(a).tolist(), np.asarray(b).tolist())):
+            ci, cj = (find(int(t) if t >= 0 else -1 - row) for t, row in ((self.tree[i], i), (self.tree[j], j)))
+            if ci != cj:
+                joined[ci], keep[k] = cj, True
+        return keep
+
     def with_edge(self, a, b, must):
         """A new forest with one more answered pair (which must not close a cycle)."""
-        pairs, must = np.vstack([self.pairs, [[a, b]]]), np.append(self.pair_must, bool(must))
-        return ConstraintForest(self.n_samples, pairs, must)
+        return self.with_edges([a], [b], [must])
+
+    def with_edges(self, a, b, must, stated=False):
+        """A new forest with more answered (or ``stated``) pairs, which together must close no cycle."""
+        pairs = np.vstack([self.pairs, np.c_[np.asarray(a, dtype=np.intp), np.asarray(b, dtype=np.intp)]])
+        must = np.append(self.pair_must, np.asarray(must, dtype=bool))
+        return ConstraintForest(self.n_samples, pairs, must, np.append(self.pair_stated, np.broadcast_to(
+            stated, len(pairs) - len(self.pairs))))
+
+    def edge_eps(self, eps):
+        """The error probability of every node's edge to its parent: ``eps``, ``STATED_EPS`` for a stated relation."""
+        return np.where(self.stated, STATED_EPS, eps)
 
     def coefficients(self, eps):
         """``(a, b)`` of every node's edge to its parent, shaped to broadcast over (node, particle, k)."""
+        eps = self.edge_eps(eps)
         a = np.where(self.must, eps, 1.0 - eps)
         b = np.where(self.must, 1.0 - 2.0 * eps, 2.0 * eps - 1.0)
         return a[:, None, None], b[:, None, None]
@@ -176,6 +209,7 @@ def max_product(forest, log_phi, eps):
     labels = np.zeros(n, dtype=np.intp)
     if n == 0 or k == 1:
         return labels
+    eps = forest.edge_eps(eps)
     log_same = np.where(forest.must, np.log1p(-eps), np.log(eps))
     log_diff = np.where(forest.must, np.log(eps), np.log1p(-eps))
     delta = log_phi.copy()

@@ -55,8 +55,12 @@ class Model:
 
     def with_edge(self, a, b, must):
         """The posterior given one more answer (shares X and its single-precision copy)."""
+        return self.with_edges([a], [b], [must])
+
+    def with_edges(self, a, b, must, stated=False):
+        """The posterior given more answers (or ``stated`` relations), which together close no cycle of the forest."""
         model = copy.copy(self)
-        model.forest = self.forest.with_edge(a, b, must)
+        model.forest = self.forest.with_edges(a, b, must, stated)
         model.X_nodes = self.X[model.forest.nodes]
         return model
 
@@ -89,8 +93,11 @@ class Model:
 
         ``entropy_rows`` and ``dtype`` go to :meth:`mean_entropy`; ``log P(Z|W)`` is always double.
         """
-        log_z, _ = upward(self.forest, self.log_assignments(W, self.forest.nodes), self.eps)
-        return log_z - self.tau * self.mean_entropy(W, entropy_rows, dtype)
+        return self.log_p_answers(W) - self.tau * self.mean_entropy(W, entropy_rows, dtype)
+
+    def log_p_answers(self, W):
+        """``log P(Z | W)`` per particle: the answers on the forest, the labels of their rows summed out."""
+        return upward(self.forest, self.log_assignments(W, self.forest.nodes), self.eps)[0]
 
     def log_posterior(self, W, entropy_rows=None, dtype=np.float64):
         """Unnormalised ``log P(W | Z, X)`` per particle (see :meth:`log_likelihood`)."""

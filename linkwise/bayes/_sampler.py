@@ -122,6 +122,26 @@ class ParticleFilter:
             p_must = self.p_must(a, b)[:, 0]
         self.log_weights += np.log(p_must if must else 1.0 - p_must)
         self.model = self.model.with_edge(a, b, must)
+        self._rejuvenate()
+
+    def condition(self, a, b, must):
+        """Condition on relations a person stated (not answers: as good as certain, ``STATED_EPS``), several at once;
+        return which were left out as closing a cycle.
+
+        The pairs that close no cycle, taken in order, join the forest; each
+        particle is reweighted by ``P(Z_new | W) / P(Z | W)`` (one pass over
+        the forest, not one per relation), then resampled and moved when due.
+        """
+        keep = self.model.forest.acyclic(a, b)
+        if keep.any():
+            before = self.model.log_p_answers(self.W)
+            self.model = self.model.with_edges(np.asarray(a)[keep], np.asarray(b)[keep], np.asarray(must)[keep], True)
+            self.log_weights += self.model.log_p_answers(self.W) - before
+            self._rejuvenate()
+        return ~keep
+
+    def _rejuvenate(self):
+        """Resample and move the particles when the effective sample size is below ``min_ess`` particles' worth."""
         weights = np.exp(self.log_weights - self.log_weights.max())
         if self.min_ess >= 1.0 or weights.sum() ** 2 < self.min_ess * weights.size * np.dot(weights, weights):
             self.W = self.W[systematic_resample(weights, self.rng)]
