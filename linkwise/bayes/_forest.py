@@ -28,10 +28,12 @@ STATED_EPS = 1e-6  # the error probability of a stated relation: as good as cert
 class ConstraintForest:
     """The graph of answered row ``pairs`` (``must``: True for a must-link), rooted and ordered for message passing.
 
+    ``stated`` (default none) marks the pairs a person stated outside the
+    questions, whose error probability is ``STATED_EPS``.
     ``nodes`` holds the row of each node level by level (each tree rooted at
     its smallest row; within a level, the trees' breadth-first orders one
     after another); ``parent`` (-1 for a root), ``must`` (the type of the
-    edge to the parent) and ``depth`` are per node; ``levels[t]`` is the
+    edge to the parent), ``stated`` (that edge's) and ``depth`` are per node; ``levels[t]`` is the
     slice of nodes at depth ``t`` and ``runs[t]`` = (distinct parents of that
     level, start of each one's contiguous children); ``roots`` are the first
     level. Per row: ``tree`` id (-1 outside every pair: a pair closes a cycle
