@@ -427,14 +427,11 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         if ctx.revision != self._revision:
             self._revision, self._n_seen = ctx.revision, 0
             self._pairs, self._answers, self.log_posterior_ = [], [], self._prior.copy()
-        for i, j, answer in ctx.log[self._n_seen :]:
-            if answer is not None:
-                if self._revision:  # a belief that has revised answers: each as believed now
-                    answer = ctx.knowledge.store.relation(i, j)
-                self._pairs.append((i, j))
-                self._answers.append(answer)
-                agree = (self._cand[:, self._to_gen[i]] == self._cand[:, self._to_gen[j]]) == answer
-                self.log_posterior_ += np.where(agree, self._log_right, self._log_wrong)
+        for i, j, answer in ctx.believed(ctx.log[self._n_seen :]):  # after a revision, each as believed now
+            self._pairs.append((i, j))
+            self._answers.append(answer)
+            agree = (self._cand[:, self._to_gen[i]] == self._cand[:, self._to_gen[j]]) == answer
+            self.log_posterior_ += np.where(agree, self._log_right, self._log_wrong)
         self._n_seen = len(ctx.log)
 
     def _select(self, ctx):

@@ -166,6 +166,26 @@ class QueryContext:
         self.knowledge = self.constraints
         self.labels = np.zeros(self.n_samples, dtype=np.intp)
 
+    def believed(self, relations):
+        """Return ``relations`` ``(i, j, answer)`` as the knowledge believes them now, "don't know" left out.
+
+        As given until the knowledge revises its belief (``revision`` > 0), then each pair's believed relation
+        (what the belief no longer holds left out).
+
+        Parameters
+        ----------
+        relations : iterable of (int, int, bool or None)
+            Answers (``log``) or stated relations (``informed``).
+
+        Returns
+        -------
+        list of (int, int, bool)
+            Each pair and its relation: True (same cluster) or False.
+        """
+        if self.revision:
+            relations = [(i, j, self.knowledge.store.relation(i, j)) for i, j, _ in relations]
+        return [(i, j, bool(answer)) for i, j, answer in relations if answer is not None]
+
 
 def _locked(method):
     """``method`` run holding the session's lock: one call at a time drives the generator (it cannot be resumed

@@ -58,14 +58,6 @@ class _Posterior:
     stale: bool = True
 
 
-def _believed(ctx, relations):
-    """``(a, b, answer)`` of ``relations`` as the knowledge believes them now (as given until it revises its belief),
-    "don't know" and what it no longer holds left out."""
-    if ctx.revision:
-        relations = [(a, b, ctx.knowledge.store.relation(a, b)) for a, b, _ in relations]
-    return [(a, b, bool(answer)) for a, b, answer in relations if answer is not None]
-
-
 class _BayesianModelMixin:
     """Parameters, their checks and the particle filter shared by both estimators."""
 
@@ -274,7 +266,7 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
             if not self._catch_up(ctx) and answer is not None and not state.particles.model.forest.closes_cycle(a, b):
                 state.particles.add(a, b, answer, p_must if state.n_stated == n_stated else None)
                 state.stale = True
-            self._sync(ctx)
+            self._refit(ctx)
 
     def current_labels(self, ctx):
         """Return the MAP clustering given every answer and every relation stated so far.
@@ -298,8 +290,12 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
 
     def _sync(self, ctx):
         """Condition the particles on what is known (see :meth:`_catch_up`) and refit the MAP if that changed them."""
-        state = ctx.state["bayes"]
         self._catch_up(ctx)
+        self._refit(ctx)
+
+    def _refit(self, ctx):
+        """Refit the MAP (``W_map_``, ``ctx.labels``) if the particles changed since the last fit."""
+        state = ctx.state["bayes"]
         if state.stale:
             self.W_map_ = state.W_map = state.particles.map_estimate(state.W_map)
             ctx.labels = state.particles.model.labels(state.W_map)
@@ -313,11 +309,11 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
         if rebuild:
             state.particles = self._particle_filter(state.inputs, ctx.rng)
             state.revision, state.n_stated = ctx.revision, 0
-            for a, b, answer in _believed(ctx, ctx.log):
+            for a, b, answer in ctx.believed(ctx.log):
                 if not state.particles.model.forest.closes_cycle(a, b):
                     state.particles.add(a, b, answer)
         if len(ctx.informed) > state.n_stated:
-            stated = _believed(ctx, ctx.informed[state.n_stated :])
+            stated = ctx.believed(ctx.informed[state.n_stated :])
             if stated:
                 state.particles.condition(*np.array(stated, dtype=np.intp).T)
             state.n_stated, state.stale = len(ctx.informed), True
