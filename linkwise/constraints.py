@@ -590,7 +590,9 @@ class ConstraintStore:
             return self._pairs(False)
         labels = self.component_labels()
         comps = self.components(all_points=True)  # indexed by component label
-        pairs = [(comps[labels[ra]], comps[labels[rb]]) for ra, peers in self._cl.items() for rb in peers if ra < rb]
+        # roots in sorted order: a set's iteration order depends on its history (a copy's may differ); the list must not
+        roots = ((ra, rb) for ra in sorted(self._cl) for rb in sorted(self._cl[ra]) if ra < rb)
+        pairs = [(comps[labels[ra]], comps[labels[rb]]) for ra, rb in roots]
         blocks = [np.column_stack([np.repeat(a, b.size), np.tile(b, a.size)]) for a, b in pairs]
         return np.concatenate([np.empty((0, 2), dtype=np.intp), *blocks])
 

@@ -215,3 +215,14 @@ def test_bad_constructor_and_pairs():
         lw.ConstraintStore.from_pairs(3, ml=[(0, 1, 2)])
     with pytest.raises(ValueError, match="'cl' argument.*itself"):
         lw.ConstraintStore.from_pairs(3, cl=[(1, 1)])
+
+
+def test_a_copy_lists_the_entailed_cannot_links_in_the_same_order():
+    # found by the group property above: a copy's sets of cannot-linked roots iterated in another order, so a store
+    # left unchanged by a refused group listed its entailed cannot-links in another order than the original
+    store = lw.ConstraintStore(9)
+    for i, j, must in [(0, 1, False), (0, 2, False), (0, 8, False), (3, 1, True), (4, 2, True)]:
+        store.add(i, j, must)
+    expected = store.cannot_link_pairs(closure=True).tolist()
+    assert store.copy().cannot_link_pairs(closure=True).tolist() == expected
+    assert sorted(map(sorted, expected)) == [[0, 1], [0, 2], [0, 3], [0, 4], [0, 8]]
