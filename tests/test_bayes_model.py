@@ -286,3 +286,25 @@ def test_adaptive_resampling_moves_less_and_keeps_the_posterior():
     for p_same, p_across in predictions.values():
         assert p_same > 0.85 and p_across < 0.15
     np.testing.assert_allclose(predictions[0.5], predictions[1.0], atol=0.1)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_map_estimate_leaves_a_worse_previous_optimum_for_the_particles_mode(seed):
+    # issue 19: the MAP was re-optimised from the last MAP only, so it stayed at a stationary point long after the
+    # particles had found a higher mode. W = 0 is such a point (every row's assignment uniform: no gradient, answers
+    # or not); from it alone the MAP puts every row in one cluster. Both starts are optimised, the better kept.
+    rng = np.random.RandomState(seed)
+    y = np.repeat([0, 1], 20)
+    X = np.hstack([rng.randn(40, 2) + np.where(y[:, None] == 0, -3.0, 3.0), np.ones((40, 1))])
+    order = rng.permutation(40)  # shuffled rows
+    X, y = X[order], y[order]
+    particles = ParticleFilter(X, 2, 40, lam=10.0, tau=1.0, eps=0.05, n_mcmc_steps=3, n_init_steps=5,
+                               rng=np.random.RandomState(seed))
+    for i, j in [(i, i + 1) for i in range(0, 20, 2)]:  # disjoint pairs: a forest
+        particles.add(i, j, bool(y[i] == y[j]))
+    stale = np.zeros((3, 2))
+    assert np.linalg.norm(particles.model.objective(stale.ravel())[1]) == 0.0  # a stationary point, with answers
+    W = particles.map_estimate(previous=stale)
+    assert particles.model.log_posterior(W[None])[0] > particles.model.log_posterior(stale[None])[0] + 1.0
+    labels = particles.model.labels(W)
+    assert np.unique(labels).size == 2 and np.all((labels == labels[0]) == (y == y[0]))
