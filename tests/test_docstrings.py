@@ -77,3 +77,20 @@ def test_every_public_sub_package_and_its_methods_are_covered():
     assert {"linkwise.ActiveEstimator.fit", "linkwise.ConstraintStore.add", "linkwise.LabelOracle.query"} <= set(METHODS)
     modules = {name.split(".")[1] for name in OBJECTS if name.count(".") == 2}
     assert {"active", "bayes", "bench", "cobra", "cobs", "graph", "metrics", "session"} <= modules
+
+
+@pytest.mark.parametrize("margin", ["", "    "])
+def test_shared_docstring_parts_read_the_same_with_or_without_the_docstrings_margin(margin):
+    # Python 3.13 compiles a docstring without its common indentation, earlier versions keep it: the parts the
+    # k-means family shares (one holding another) must land at their placeholder's indentation either way
+    from numpydoc.docscrape import NumpyDocString
+
+    from linkwise.cluster._base import KMeansFamily
+
+    body = ("A k-means.\n\n{m}Parameters\n{m}----------\n{m}{{n_clusters}}\n{m}w : float\n{m}    A weight.\n"
+            "{m}{{runs}}\n\n{m}Attributes\n{m}----------\n{m}{{labels}}\n{m}")
+    family = type("Member", (KMeansFamily,), {"__doc__": body.format(m=margin)})
+    doc = NumpyDocString(inspect.cleandoc(family.__doc__))
+    assert [p.name for p in doc["Parameters"]] == ["n_clusters", "w", "n_init", "max_iter", "tol", "random_state"]
+    assert [p.desc for p in doc["Parameters"]][1] == ["A weight."]
+    assert [p.name for p in doc["Attributes"]] == ["labels_", "cluster_centers_"]

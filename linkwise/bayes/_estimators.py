@@ -11,6 +11,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from linkwise._docstrings import fill_placeholders
 from linkwise._validation import Interval, StrOptions, check_data, check_n_clusters, validate_params
 from linkwise.bayes._sampler import ParticleFilter
 from linkwise.bayes._selection import candidate_pool, first_acyclic, pair_scores
@@ -363,7 +364,8 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
         return None
 
 
-BayesianActiveClustering.__doc__ = BayesianActiveClustering.__doc__.replace("{parameters}", _PARAMETERS_DOC)
+BayesianActiveClustering.__doc__ = fill_placeholders(BayesianActiveClustering.__doc__,
+                                                     {"{parameters}": _PARAMETERS_DOC})
 
 
 class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
@@ -483,4 +485,4 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
         return np.argmax(self._design(self.scaler_.transform(X)) @ self.W_map_, axis=1)
 
 
-BayesianClustering.__doc__ = BayesianClustering.__doc__.replace("{parameters}", _PARAMETERS_DOC)
+BayesianClustering.__doc__ = fill_placeholders(BayesianClustering.__doc__, {"{parameters}": _PARAMETERS_DOC})

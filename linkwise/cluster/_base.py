@@ -14,6 +14,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from linkwise._docstrings import fill_placeholders
 from linkwise._validation import (
     Interval,
     check_data,
@@ -177,8 +178,8 @@ class KMeansFamily(ClusterMixin, BaseEstimator):
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        for key, text in [*cls._doc_parts.items(), *_SHARED_DOC.items()] if cls.__doc__ else ():
-            cls.__doc__ = cls.__doc__.replace(key, text)
+        if cls.__doc__:
+            cls.__doc__ = fill_placeholders(cls.__doc__, {**cls._doc_parts, **_SHARED_DOC})
 
     def __init__(self, n_clusters=8, *, n_init=1, max_iter=100, tol=1e-4, random_state=None):
         self.n_clusters, self.n_init, self.max_iter, self.tol = n_clusters, n_init, max_iter, tol
