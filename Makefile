@@ -12,7 +12,8 @@ LOCK := requirements/dev.lock
 STAMP_DEMO := $(VENV)/.installed-demo
 STAMP_DEV := $(VENV)/.installed-dev
 STAMP_DOCS := $(VENV)/.installed-docs
-VENV_LATEST := .venv-latest
+# `make test-latest PYTHON=python3.13` tries another interpreter, in a venv of its own (.venv-latest-python3.13)
+VENV_LATEST := .venv-latest$(if $(filter python3,$(PYTHON)),,-$(notdir $(PYTHON)))
 
 .PHONY: demo test test-fast test-latest lock bench docs browser clean
 
@@ -75,4 +76,4 @@ docs: $(STAMP_DOCS)
 	@echo "Documentation: docs/_build/html/index.html"
 
 clean:
-	rm -rf $(VENV) $(VENV_LATEST) .pytest_cache .hypothesis docs/_build docs/generated docs/auto_examples
+	rm -rf $(VENV) .venv-latest* .pytest_cache .hypothesis docs/_build docs/generated docs/auto_examples

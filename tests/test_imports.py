@@ -14,8 +14,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# private top-level modules meant for every package: argument checks, and the guard of optional imports
-SHARED_PRIVATE = {"linkwise._validation", "linkwise._extras"}
+# private top-level modules meant for every package: argument checks, the guard of optional imports, and the
+# assembly of docstrings from shared parts
+SHARED_PRIVATE = {"linkwise._validation", "linkwise._extras", "linkwise._docstrings"}
 # the packages of active methods: none depends on another
 METHOD_PACKAGES = {"linkwise.active", "linkwise.bayes", "linkwise.cobra", "linkwise.cobs"}
 # what the methods share sits beside the loop, below every method package
@@ -99,7 +100,7 @@ def test_no_private_reach_across_packages(name):
     its modules) or a top-level module (``linkwise.ensemble``); benchmarks/
     counts as one more. Inside a package anything goes. The only private
     modules every package may import are ``SHARED_PRIVATE`` (argument
-    checks, the missing-extra guard); what siblings share otherwise gets a public name.
+    checks, the missing-extra guard, shared docstring parts); what siblings share otherwise gets a public name.
     """
     offenders = list(_private_reaches(name))
     assert not offenders, "\n".join(offenders)
