@@ -285,7 +285,8 @@ def test_discard_removes_only_a_file_this_opening_made(tmp_path):
     again = SessionStore(path, exclusive=True)
     assert not again.created
     again.discard()
-    assert path.is_file() and SessionStore(path, read_only=True).meta["method"] == "cobras"
+    with SessionStore(path, read_only=True) as store:
+        assert path.is_file() and store.meta["method"] == "cobras"
 
 
 # a process that stops without closing, as in a crash: "wal" leaves answers in the -wal file (as linkwise did before
