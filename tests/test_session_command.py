@@ -12,7 +12,7 @@ import linkwise as lw
 from linkwise.cli import main
 from linkwise.session import HumanSession, load_data
 from linkwise.session._controller import read_meta
-from tests.e2e.helpers import answer_from, truth_answer
+from tests.e2e.helpers import Server, answer_from, truth_answer
 
 
 def run(*args, input=None):
@@ -226,3 +226,27 @@ def test_a_method_name_with_settings_builds_them(tmp_path, iris_file):
     assert done.exit_code == 0, done.output
     meta = read_meta(tmp_path / "iris.linkwise.db")
     assert meta["method"] == "cobras" and (meta["params"]["metric"], meta["params"]["window"]) == ("dtw", 0.2)
+
+
+@pytest.mark.slow
+def test_the_page_is_served_first_and_a_session_that_then_cannot_open_is_one_error(tmp_path, iris_file):
+    data_path, _ = iris_file
+    session_file = tmp_path / "s.db"
+    server = Server(data_path, "--id-column", "name", "--session", session_file)
+    try:
+        assert server.state()["n_answered"] == 0  # the state waits for the session to open
+    finally:
+        server.stop()
+    output = "".join(server.output).splitlines()
+    address = next(k for k, line in enumerate(output) if line.startswith("linkwise session at http://127.0.0.1:"))
+    assert output[address + 1] == f"Session file: {session_file} (0 answers so far)"  # said once it is open
+    frame = pd.read_csv(data_path)
+    frame.loc[0, "sepal_length"] = 99
+    frame.to_csv(data_path, index=False)
+    kept = session_file.read_bytes(), (tmp_path / "s.labels.csv").read_bytes()  # (Ctrl+C wrote the labels)
+    refused = run("cluster", data_path, "--session", session_file, "--no-browser")  # refused as it opens
+    assert refused.exit_code == 1, refused.output
+    lines = refused.output.splitlines()
+    assert lines[0].startswith("linkwise session at http://127.0.0.1:") and len(lines) == 2, refused.output
+    assert lines[1].startswith("Error: ") and "was made for other data" in lines[1]
+    assert (session_file.read_bytes(), (tmp_path / "s.labels.csv").read_bytes()) == kept

@@ -117,6 +117,36 @@ def test_a_session_is_held_by_one_process_at_a_time(tmp_path):
         assert [(a.i, a.j, a.answer) for a in again.answers()] == [(0, 1, True), (1, 2, False)]
 
 
+def test_check_available_refuses_what_an_exclusive_opening_would_and_writes_nothing(tmp_path):
+    def digest(path):
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+
+    path = tmp_path / "s.db"
+    SessionStore.check_available(path)  # a new session file: nothing is made yet
+    assert list(tmp_path.iterdir()) == []
+    holder = SessionStore(path, exclusive=True)
+    holder.record(0, 1, True)
+    with pytest.raises(SessionFileError, match=r"s\.db is open in another linkwise session"):
+        SessionStore.check_available(path)
+    holder.record(1, 2, False)  # the holder keeps the file
+    holder.close()
+    held = digest(path)
+    SessionStore.check_available(path)  # free again: checked without writing, and the lock it took is dropped
+    assert digest(path) == held and [p.name for p in tmp_path.iterdir()] == ["s.db"]
+    with SessionStore(path, exclusive=True) as again:
+        assert [(a.i, a.j) for a in again.answers()] == [(0, 1), (1, 2)]
+    os.chmod(path, 0o444)
+    with pytest.raises(SessionFileError, match="is read-only"):
+        SessionStore.check_available(path)
+    (tmp_path / "notes.txt").write_text("not a session")
+    with pytest.raises(SessionFileError, match="not a linkwise session file"):
+        SessionStore.check_available(tmp_path / "notes.txt")
+    (tmp_path / "new.db-journal").write_bytes(b"x")
+    with pytest.raises(SessionFileError, match="lies there without its session file"):
+        SessionStore.check_available(tmp_path / "new.db")
+    assert not (tmp_path / "new.db").exists()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("held_as", ["s.db", "link.db", "hard.db"])
 def test_a_killed_holder_leaves_the_session_free(tmp_path, held_as):

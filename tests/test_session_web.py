@@ -3,6 +3,9 @@
 import json
 import os
 import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import quote
 
 import httpx
@@ -10,8 +13,9 @@ import pandas as pd
 import pytest
 
 from linkwise._validation import InvalidParameterError
-from linkwise.session import load_data, serve
-from tests.e2e.helpers import BAD_REQUESTS, PNG, Scripted, Server, truth_answer
+from linkwise.session import _web, load_data, serve
+from linkwise.session._web import SessionOpening
+from tests.e2e.helpers import BAD_REQUESTS, PNG, LiveServer, Scripted, Server, gated_opening, truth_answer
 
 
 def test_two_clients_see_one_question_and_an_answer_is_taken_once(live, iris_data):
@@ -264,3 +268,67 @@ def test_a_session_with_an_unreadable_image_resumes(broken_gallery, tmp_path):
             assert server.post("/api/answer", position=state["position"], answer="same").status_code == 200
         finally:
             server.kill()
+
+
+# -- the page served while the session opens (linkwise cluster prints the address first) -------------------------
+def test_the_page_is_served_before_the_session_opens_and_its_routes_wait_for_it(iris_data, tmp_path, monkeypatch):
+    monkeypatch.setattr(_web, "_PREPARING_WAIT", 0.1)  # /api/state says "preparing" soon, not after 20 s
+    data, y = iris_data
+    gate = threading.Event()
+    opening = gated_opening(data, tmp_path / "s.db", gate)
+    server = LiveServer(opening, tmp_path / "labels.csv")
+    try:
+        opening.start()
+        with pytest.raises(RuntimeError, match="already been started"):  # one session, opened once
+            opening.start()
+        client, other = server.client(), server.client()
+        assert client.get("/").status_code == 200 and len(client.get("/api/points").json()["x"]) == 147
+        assert client.get("/api/state").json() == {"preparing": True}
+        assert not (tmp_path / "s.db").exists()  # no session yet: the page only showed the data
+        with ThreadPoolExecutor(1) as pool:
+            clusters = pool.submit(other.get, "/api/clusters")  # needs the session: waits for it
+            time.sleep(0.3)
+            assert not clusters.done()  # a local reply comes sooner: this one waits for the session
+            gate.set()
+            assert clusters.result(60).status_code == 200 and clusters.result().json()["strips"]
+        opening.wait()
+        state = client.get("/api/state").json()
+        assert state["n_rows"] == 147 and state["method"] == "COBRAS" and state["about"]["text"]
+        reply = client.post("/api/answer", json={"position": state["position"],
+                                                 "answer": truth_answer(y, state["question"]["pair"])})
+        assert reply.status_code == 200 and reply.json()["state"]["n_answered"] == 1
+    finally:
+        gate.set()
+        server.stop()
+        opening.wait().close()
+
+
+def test_a_session_that_cannot_open_says_why_on_every_route_that_needs_it(iris_data, tmp_path):
+    def refuse():
+        raise InvalidParameterError("The session s.db was made for other data.")
+
+    opening = SessionOpening(refuse, iris_data[0])
+    server = LiveServer(opening, tmp_path / "labels.csv")
+    try:
+        opening.start()
+        client = server.client()
+        assert client.get("/").status_code == 200  # the page, to show it
+        for reply in (client.get("/api/state"), client.get("/api/clusters"),
+                      client.post("/api/answer", json={"position": "0.1-2", "answer": "same"})):
+            assert reply.status_code == 503
+            assert reply.json() == {"error": "The session could not start: The session s.db was made for other data."}
+    finally:
+        server.stop()
+    with pytest.raises(InvalidParameterError, match="made for other data"):
+        opening.wait()
+
+
+def test_serve_prints_the_address_then_stops_and_raises_when_the_session_cannot_open(iris_data, tmp_path):
+    def refuse():
+        raise InvalidParameterError("The session s.db was made for other data.")
+
+    printed = []
+    with pytest.raises(InvalidParameterError, match="made for other data"):
+        serve(SessionOpening(refuse, iris_data[0]), tmp_path / "labels.csv", open_browser=False, echo=printed.append)
+    assert len(printed) == 1 and printed[0].startswith("linkwise session at http://127.0.0.1:")
+    assert not (tmp_path / "labels.csv").exists()

@@ -232,13 +232,40 @@ class SessionStore:
             self.close()
             raise
 
-    @contextmanager
     def _errors(self):
         """Report a damaged or unreadable file as a :class:`SessionFileError` naming it."""
-        try:
-            yield
-        except sqlite3.DatabaseError as exc:
-            raise SessionFileError(f"The session file {self.path} cannot be used: {exc}.") from None
+        return _file_errors(self.path)
+
+    @staticmethod
+    def check_available(path):
+        """Refuse now what opening ``path`` for a session would refuse, without writing to it.
+
+        ``linkwise cluster`` serves the page first and opens its session in the background: these refusals come
+        before the page's address, in one line.
+
+        Parameters
+        ----------
+        path : str or Path
+            The session file (it need not exist yet).
+
+        Raises
+        ------
+        SessionFileError
+            The file is not a linkwise session file, it or its folder is read-only, another session holds it,
+            or it does not exist and a journal lies where it would be made.
+        """
+        path = Path(path)
+        target = Path(os.path.realpath(path))
+        if not target.exists():
+            _check_new(path, target)
+            return
+        with _file_errors(path):
+            _inspect(path, target)
+        _check_writable(path, target)
+        file, made = _hold(path, target)
+        file.close()
+        if made:  # removed since it was inspected: _hold made an empty one, which is not the person's
+            target.unlink(missing_ok=True)
 
     @contextmanager
     def _write(self):
@@ -600,6 +627,15 @@ def _rolled_back(target):
         finally:
             disk.close()
     return memory
+
+
+@contextmanager
+def _file_errors(path):
+    """Report a damaged or unreadable file ``path`` as a :class:`SessionFileError` naming it."""
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        raise SessionFileError(f"The session file {path} cannot be used: {exc}.") from None
 
 
 def _inspect(path, target):

@@ -11,8 +11,13 @@ browser is opened on a redirect file only the user can read, never with the
 token on its command line (which every account sees).
 A team's session has one token per annotator: the token says who answers. An open team shares one token,
 and the name a person joins with is kept in a second cookie.
+:func:`serve` may be given a :class:`SessionOpening`: the address is printed as soon as the server listens, the
+session opens in the background (replaying its file, computing the method's first question), and until then the
+page says it is preparing the first question while the routes that need the session wait for it.
 """
 
+import asyncio
+import functools
 import html
 import json
 import os
@@ -20,6 +25,8 @@ import re
 import secrets
 import socket
 import tempfile
+import threading
+import time
 import webbrowser
 from pathlib import Path
 from urllib.parse import quote
@@ -47,7 +54,7 @@ with requires("session", "linkwise.session"):
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
-__all__ = ["create_app", "serve"]
+__all__ = ["SessionOpening", "create_app", "serve"]
 
 STATIC = Path(__file__).parent / "static"
 _SCATTER_MAX = 2000  # points drawn in the page's projection
@@ -68,6 +75,128 @@ _MEMBER_PARAMS = ("page", "size", "q", "column", "sort")
 _MAX_QUERY = 200  # characters of a search
 _NO_TOKEN = ("This linkwise session needs its access token: open the address that `linkwise cluster` "
              "printed (it ends with ?token=...).")
+_PREPARING_WAIT = 20.0  # seconds /api/state waits for the session to open before saying it is preparing
+_OPENING_POLL = 0.02  # seconds between two looks of a waiting request at the opening
+
+
+class SessionOpening:
+    """A :class:`HumanSession` opened in a background thread, so that its page is served before it is open.
+
+    Opening a session replays its file and computes the method's first question (the default method first
+    generates its candidate clusterings): seconds even on a small table. :func:`serve` prints the page's address
+    once the server listens, then :meth:`start` opens the session; meanwhile the page says it is preparing the
+    first question and the routes that need the session wait for it.
+
+    Parameters
+    ----------
+    open_session : callable
+        Called once, in the background thread, with no argument: returns the :class:`HumanSession`.
+    data : Dataset
+        The session's data (the page draws its points before the session is open).
+    team : dict, optional
+        The session's team as it will be (the page's tokens depend on it): ``annotators`` and ``open``; None for
+        the session's one person.
+
+    Attributes
+    ----------
+    session : HumanSession or None
+        The session, once open.
+    error : Exception or None
+        What stopped the opening (raised again by :meth:`wait`).
+    """
+
+    def __init__(self, open_session, data, team=None):
+        self.data, self.team = data, team
+        self.session = self.error = self._thread = None
+        self._open, self._done = open_session, threading.Event()
+
+    @classmethod
+    def of(cls, session):
+        """Return the opening of a session already open.
+
+        Parameters
+        ----------
+        session : HumanSession
+            The open session.
+
+        Returns
+        -------
+        SessionOpening
+            Done, with ``session``.
+        """
+        opening = cls(None, session.data, session.team)
+        opening.session = session
+        opening._done.set()
+        return opening
+
+    @property
+    def done(self):
+        """Whether the opening has ended (with the session open, or an error)."""
+        return self._done.is_set()
+
+    def start(self, then=None):
+        """Open the session in a background thread.
+
+        Parameters
+        ----------
+        then : callable, optional
+            Called in that thread with this opening once it has ended.
+
+        Raises
+        ------
+        RuntimeError
+            The opening was started before (a session is opened once).
+        """
+        if self._thread is not None or self.done:
+            raise RuntimeError("This session opening has already been started.")
+
+        def run():
+            try:
+                self.session = self._open()
+            except BaseException as exc:  # whatever stops the opening is the caller's, raised again by wait()
+                self.error = exc
+            self._done.set()
+            if then is not None:
+                then(self)
+
+        self._thread = threading.Thread(target=run, name="linkwise-opening", daemon=True)
+        self._thread.start()
+
+    def wait(self):
+        """Return the session once it is open.
+
+        Returns
+        -------
+        HumanSession
+            The open session.
+
+        Raises
+        ------
+        Exception
+            What stopped the opening: the one error of a session that does not start.
+        """
+        self._done.wait()
+        if self.error is not None:
+            raise self.error
+        return self.session
+
+    async def ended(self, timeout=None):
+        """Wait, without blocking the server's event loop, until the opening has ended.
+
+        Parameters
+        ----------
+        timeout : float, optional
+            The most seconds to wait (None: as long as it takes).
+
+        Returns
+        -------
+        bool
+            Whether the opening has ended.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.done and (deadline is None or time.monotonic() < deadline):
+            await asyncio.sleep(_OPENING_POLL)
+        return self.done
 
 
 class _BadRequest(InvalidParameterError):
@@ -205,45 +334,66 @@ class _Page:
     """The routes of one :class:`HumanSession`'s page, one handler per route (see :func:`create_app`).
 
     The handlers are thin: each reads its request, calls the session in a worker thread and returns its state as
-    JSON, items with their image's address and a time series' context.
+    JSON, items with their image's address and a time series' context. The page, its points and the items'
+    images need only the data; every other route waits for the session to open (:class:`SessionOpening`).
     """
 
-    def __init__(self, session, labels_path):
-        self.session, self.data, self.labels_path = session, session.data, Path(labels_path)
-        self.about = describe(self.data, type(session.estimator).__name__)  # the header's plain words, details on hover
+    def __init__(self, opening, labels_path):
+        self.opening, self.data, self.labels_path = opening, opening.data, Path(labels_path)
         n = self.data.n_rows
         # a fixed sample keeps each answer's response small on large data
         self.sample = np.arange(n) if n <= _SCATTER_MAX else np.sort(np.random.RandomState(0).choice(n, _SCATTER_MAX,
                                                                                                      False))
 
+    @property
+    def session(self):
+        return self.opening.session
+
+    @functools.cached_property
+    def about(self):
+        """The header's plain words, details on hover (the session's method: known once it is open)."""
+        return describe(self.data, type(self.session.estimator).__name__)
+
     def routes(self):
         """Every route of the page."""
-        post = ["POST"]
+        post, opened = ["POST"], self._opened
         return [
             Route("/", self.index),
             Route("/api/state", self.state),
             Route("/api/points", self.points),
-            Route("/api/answer", self.answer, methods=post),
-            Route("/api/undo", self.undo, methods=post),
-            Route("/api/resolve", self.resolve, methods=post),
-            Route("/api/finish", self.finish, methods=post),
-            Route("/api/budget", self.budget, methods=post),
-            Route("/api/join", self.join, methods=post),
-            Route("/api/clusters", self.clusters),
-            Route("/api/cluster/{cluster:int}/members", self.members),
-            Route("/api/mark", self.mark, methods=post),
-            Route("/api/move", self.move, methods=post),
-            Route("/api/name", self.name, methods=post),
-            Route("/api/answers", self.answers),
-            Route("/api/answers/change", self.change, methods=post),
-            Route("/api/answers/withdraw", self.withdraw, methods=post),
-            Route("/labels.csv", self.labels_csv),
-            Route("/download/{name}", self.download),
+            Route("/api/answer", opened(self.answer), methods=post),
+            Route("/api/undo", opened(self.undo), methods=post),
+            Route("/api/resolve", opened(self.resolve), methods=post),
+            Route("/api/finish", opened(self.finish), methods=post),
+            Route("/api/budget", opened(self.budget), methods=post),
+            Route("/api/join", opened(self.join), methods=post),
+            Route("/api/clusters", opened(self.clusters)),
+            Route("/api/cluster/{cluster:int}/members", opened(self.members)),
+            Route("/api/mark", opened(self.mark), methods=post),
+            Route("/api/move", opened(self.move), methods=post),
+            Route("/api/name", opened(self.name), methods=post),
+            Route("/api/answers", opened(self.answers)),
+            Route("/api/answers/change", opened(self.change), methods=post),
+            Route("/api/answers/withdraw", opened(self.withdraw), methods=post),
+            Route("/labels.csv", opened(self.labels_csv)),
+            Route("/download/{name}", opened(self.download)),
             Route("/item/{row:int}/image", self.image),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ]
 
     # -- what the handlers share -------------------------------------------------
+    def _opened(self, handler):
+        """``handler``, answering once the session is open (a session that could not open: says why)."""
+        @functools.wraps(handler)
+        async def run(request):
+            await self.opening.ended()
+            return self._not_open() if self.opening.error is not None else await handler(request)
+
+        return run
+
+    def _not_open(self):
+        return JSONResponse({"error": f"The session could not start: {self.opening.error}"}, 503)
+
     @staticmethod
     def shown(item):
         """The item with its image's address (served by row number)."""
@@ -325,6 +475,10 @@ class _Page:
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
     async def state(self, request):
+        if not await self.opening.ended(_PREPARING_WAIT):  # the page says so, and asks again
+            return JSONResponse({"preparing": True})
+        if self.opening.error is not None:
+            return self._not_open()
         if request.query_params.get("revision") == str(self.session.revision):
             return JSONResponse({"unchanged": True})
         return JSONResponse(await run_in_threadpool(self.full_state, None, self._annotator(request)))
@@ -463,8 +617,9 @@ def create_app(session, labels_path, token=None, tokens=None):
 
     Parameters
     ----------
-    session : HumanSession
-        The session the page answers.
+    session : HumanSession or SessionOpening
+        The session the page answers, or its opening: until it is open, ``/api/state`` waits up to 20 s and
+        then answers ``{"preparing": true}`` (ask again), and the routes that need the session wait for it.
     labels_path : str or Path
         Where the "finish" button writes the labels CSV (``id``, ``cluster``).
     token : str, optional
@@ -496,15 +651,16 @@ def create_app(session, labels_path, token=None, tokens=None):
     True
     >>> session.close()
     """
-    if session.team is None or session.team["open"]:
+    opening = session if isinstance(session, SessionOpening) else SessionOpening.of(session)
+    if opening.team is None or opening.team["open"]:
         token, tokens = token or secrets.token_urlsafe(32), None
         by_token = {token: None}
     else:
-        tokens = tokens or {who: secrets.token_urlsafe(32) for who in session.team["annotators"]}
+        tokens = tokens or {who: secrets.token_urlsafe(32) for who in opening.team["annotators"]}
         by_token = {t: who for who, t in tokens.items()}
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost"]),
                   Middleware(_Guard, tokens=by_token)]
-    app = Starlette(routes=_Page(session, labels_path).routes(), middleware=middleware)
+    app = Starlette(routes=_Page(opening, labels_path).routes(), middleware=middleware)
     app.state.token, app.state.tokens = (token, None) if tokens is None else (None, tokens)
     app.state.stop = None  # serve's: stops the server after Finish
     return app
@@ -515,8 +671,9 @@ def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
 
     Parameters
     ----------
-    session : HumanSession
-        The session the page answers.
+    session : HumanSession or SessionOpening
+        The session the page answers, or its opening, started once the address is printed: the page says it is
+        preparing the first question until the session is open. A session that fails to open stops the server.
     labels_path : str or Path
         Where "finish" writes the labels.
     port : int, default=0
@@ -531,6 +688,8 @@ def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
     ------
     InvalidParameterError
         The port is in use (or not allowed): the message says to choose another.
+    Exception
+        What stopped the opening of a :class:`SessionOpening`, once the server has stopped.
 
     Examples
     --------
@@ -554,13 +713,14 @@ def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
             "Choose another --port, or --port 0 to pick a free one."
         ) from None
     sock.listen(64)
-    app = create_app(session, labels_path)
+    opening = session if isinstance(session, SessionOpening) else SessionOpening.of(session)
+    app = create_app(opening, labels_path)
     origin = f"http://127.0.0.1:{sock.getsockname()[1]}"
     opener = None
     if app.state.tokens is None:
         url = f"{origin}/?token={app.state.token}"
-        team = "for an open team (each person opens it and gives a name) " if session.team else ""
-        stop = "Ctrl+C" if session.team else "Finish or Ctrl+C"  # a team's Finish leaves the others answering
+        team = "for an open team (each person opens it and gives a name) " if opening.team else ""
+        stop = "Ctrl+C" if opening.team else "Finish or Ctrl+C"  # a team's Finish leaves the others answering
         echo(f"linkwise session {team}at {url}  ({stop} to stop; answers are saved as you go)")
         if open_browser:
             opener = _open_browser(url)
@@ -570,11 +730,19 @@ def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
             echo(f"  {who}: {origin}/?token={token}")
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
     app.state.stop = lambda: setattr(server, "should_exit", True)
+
+    def stop_unless_open(ended):  # a session that cannot open has nothing to serve: the page is told why, then it stops
+        if ended.error is not None:
+            app.state.stop()
+
+    if not opening.done:
+        opening.start(then=stop_unless_open)
     try:
         server.run(sockets=[sock])
     finally:
         if opener is not None:
             opener.unlink(missing_ok=True)
+    opening.wait()  # its error, once the server has stopped
 
 
 _REDIRECT = """<!doctype html>

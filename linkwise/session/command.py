@@ -5,6 +5,7 @@ the arguments of :func:`~linkwise.session.load_data`, which :func:`_flag_advice`
 """
 
 import codecs
+import functools
 import json
 import os
 import re
@@ -235,9 +236,8 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
     Every answer is saved at once in the session file; run the same command
     again to continue where you stopped.
     """
-    from linkwise.session._controller import HumanSession, read_meta
+    from linkwise.session._controller import read_meta
     from linkwise.session._methods import encode_params
-    from linkwise.session._summary import summary
 
     if (data is None) == (demo is None):
         raise click.UsageError("Give either DATA (a CSV, Parquet file or folder of images) or --demo digits.")
@@ -277,20 +277,19 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
         from linkwise.session._import import read_known
 
         known = read_known(dataset, constraints, labels)  # before the session: a bad file stores nothing
-    with _flag_advice():  # a new session refuses rows that are all the same in what is clustered
-        session = HumanSession(session_file, dataset, estimator, trusted_method=method, known=known,
-                               **_team_options(stored.get("team"), annotators, overlap, disagreement, ui))
-    try:
-        if detected:
-            click.echo(detected)
-        imported = sum(a.kind == "imported" for a in session.store.answers())
-        click.echo(f"Session file: {session_file} ({session.state()['n_answered']} answers so far"
-                   + (f", {imported} imported pairs)" if imported else ")"))
-        _answer(session, ui, out, port, no_browser)
-        for line in summary(session):
-            click.echo(line)
-    finally:
-        session.close()
+    team = _team_options(stored.get("team"), annotators, overlap, disagreement, ui)
+    start = functools.partial(_open_session, session_file, dataset, estimator, method, known, team)
+    if ui == "terminal":
+        from linkwise.session._terminal import run_terminal
+
+        # the labels are written when the person quits (q or Ctrl+C)
+        _then_summary(start(detected), lambda session: run_terminal(session, out))
+        return
+    checked = _check_start(session_file, dataset, estimator, team, fresh)
+    if detected:
+        click.echo(detected)
+    _then_summary(_serve_page(start, dataset, checked, out, port, no_browser),
+                  lambda session: _write_labels(session, out))
 
 
 def _metric_option(params, metric, method, stored, session_file, dataset):
@@ -318,25 +317,75 @@ def _estimator(method, params, stored):
     return make_method(resolve_method(method or "auto"), {**PARAMS.get((method or "").lower(), {}), **params})
 
 
-def _answer(session, ui, out, port, no_browser):
-    """Let the person answer in the terminal or on the page, until they stop; the labels are then written to ``out``."""
-    from linkwise.session._summary import labels_line
+def _open_session(session_file, dataset, estimator, method, known, team, detected=""):
+    """The session opened; then the columns ``detected`` and how many answers its file holds are said."""
+    from linkwise.session._controller import HumanSession
 
-    if ui == "terminal":
-        from linkwise.session._terminal import run_terminal
-
-        run_terminal(session, out)  # writes the labels when the person quits (q or Ctrl+C)
-        return
-    from linkwise.session._web import serve
-
+    with _flag_advice():  # a new session refuses rows that are all the same in what is clustered
+        session = HumanSession(session_file, dataset, estimator, trusted_method=method, known=known, **team)
     try:
-        serve(session, out, port=port, open_browser=not no_browser, echo=click.echo)
+        imported = sum(a.kind == "imported" for a in session.store.answers())
+        for line in (detected, f"Session file: {session_file} ({session.state()['n_answered']} answers so far"
+                     + (f", {imported} imported pairs)" if imported else ")")):
+            if line:
+                click.echo(line)
+    except BaseException:
+        session.close()
+        raise
+    return session
+
+
+def _check_start(session_file, dataset, estimator, team, fresh):
+    """Refuse before the page's address what the session would refuse as it opens (in the background, once the
+    address is printed), each in one line: a session file it cannot hold, a team's names, a new session's rows
+    all the same, the method's parameters. Returns the team checked (None: one person)."""
+    from linkwise._validation import validate_params
+    from linkwise.session._store import SessionStore
+    from linkwise.session._team import check_team
+
+    SessionStore.check_available(session_file)
+    checked = check_team(**team) if team else None
+    if fresh:
+        with _flag_advice():
+            dataset.check_rows_differ()
+    if estimator is not None:
+        validate_params(estimator)
+    return checked
+
+
+def _serve_page(start, dataset, team, out, port, no_browser):
+    """The session ``start()`` opens, once the person has stopped answering on its page (served while it opens;
+    ``team``: as checked; Finish writes the labels to ``out``)."""
+    from linkwise.session._web import SessionOpening, serve
+
+    opening = SessionOpening(start, dataset, team)
+    try:
+        serve(opening, out, port=port, open_browser=not no_browser, echo=click.echo)
     except KeyboardInterrupt:  # uvicorn stops gracefully, then raises Ctrl+C again
         pass
-    try:  # the labels as the session ends (after Finish: the same again)
+    return opening.wait()  # stopped before the session was open: it is waited for (its labels are written)
+
+
+def _write_labels(session, out):
+    """The labels as the session ends (after Finish: the same again), written to ``out``."""
+    from linkwise.session._summary import labels_line
+
+    try:
         click.echo(labels_line(session.data.n_rows, session.write_labels(out), out))
     except OSError as exc:  # e.g. its folder is gone: the answers are safe in the session file
         click.echo(f"Could not write the labels to {out}: {exc.strerror or exc}.", err=True)
+
+
+def _then_summary(session, answer):
+    """``answer(session)`` (the person answers until they stop), then what is saved and how to go on."""
+    from linkwise.session._summary import summary
+
+    try:
+        answer(session)
+        for line in summary(session):
+            click.echo(line)
+    finally:
+        session.close()
 
 
 @click.command()

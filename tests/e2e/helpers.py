@@ -105,6 +105,19 @@ class LiveServer:
         self.thread.join(30)
 
 
+def gated_opening(data, session_file, gate):
+    """A :class:`~linkwise.session._web.SessionOpening` of a new COBRAS session that opens only once ``gate`` (a
+    threading.Event) is set: a method whose first question takes as long as the test wants."""
+    from linkwise.session import HumanSession
+    from linkwise.session._web import SessionOpening
+
+    def open_session():
+        assert gate.wait(60), "the test never let the session open"
+        return HumanSession(session_file, data, lw.COBRAS(random_state=0))
+
+    return SessionOpening(open_session, data)
+
+
 class Server:
     """``linkwise cluster ... --ui web`` in a subprocess; ``url`` (with the token) once it listens. ``browser``: the
     browser is opened (the one ``env``'s BROWSER names); ``output``: what it printed (all of it once stopped)."""

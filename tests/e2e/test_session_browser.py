@@ -5,6 +5,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -13,8 +14,8 @@ import pandas as pd
 import pytest
 
 import linkwise as lw
-from linkwise.session import load_data
-from tests.e2e.helpers import CHROMIUM, CHROMIUM_ARGS, REPO, Scripted, Server, direct_fit, iris_csv
+from linkwise.session import SessionFileError, load_data
+from tests.e2e.helpers import CHROMIUM, CHROMIUM_ARGS, REPO, LiveServer, Scripted, Server, direct_fit, iris_csv
 
 pytestmark = pytest.mark.browser
 
@@ -288,3 +289,43 @@ def test_columns_left_out_of_the_features_are_named_on_the_page(page, live, iris
     assert page.locator("#dropped").is_visible()
     assert "species (non-numeric value 'setosa' at line 2)" in notice and "<b>odd</b>" in notice
     assert page.locator("#dropped b, #dropped i").count() == 0
+
+
+def test_the_page_says_it_prepares_the_first_question_until_the_session_is_open(page, iris_data, tmp_path):
+    from tests.e2e.helpers import gated_opening
+
+    gate = threading.Event()
+    opening = gated_opening(iris_data[0], tmp_path / "s.db", gate)
+    server = LiveServer(opening, tmp_path / "labels.csv")
+    try:
+        opening.start()
+        page.goto(server.url)
+        page.locator("#preparing-title").get_by_text("Preparing the first question").wait_for()
+        assert page.locator("#ask").is_hidden() and position(page) is None  # no state yet: nothing to answer
+        gate.set()
+        page.wait_for_selector("body[data-position]", state="attached")
+        assert page.locator("#preparing").is_hidden() and page.locator("#ask").is_visible()
+        assert len(shown_rows(page)) == 2 and page.locator("#n-answered").text_content() == "0"
+    finally:
+        gate.set()
+        server.stop()
+        opening.wait().close()
+
+
+def test_the_page_says_why_a_session_did_not_start(page, iris_data, tmp_path):
+    from linkwise.session._web import SessionOpening
+
+    def refuse():
+        raise SessionFileError("The session s.db was made for other data.")
+
+    opening = SessionOpening(refuse, iris_data[0])
+    server = LiveServer(opening, tmp_path / "labels.csv")
+    try:
+        opening.start()
+        page.goto(server.url)
+        page.locator("#preparing-title").get_by_text("The session did not start").wait_for()
+        assert page.locator("#preparing-text").text_content() == ("The session could not start: The session s.db "
+                                                                  "was made for other data.")
+        assert page.locator("#ask").is_hidden()
+    finally:
+        server.stop()

@@ -95,6 +95,7 @@ function renderConflict(conflict) {
 
 function render(next) {
   state = next;
+  $("preparing").hidden = true;
   $("n-answered").textContent = state.n_answered;
   $("n-clusters").textContent = state.n_clusters;
   $("stability").textContent = state.stability.message;
@@ -547,6 +548,28 @@ async function finish() {
   box.hidden = false;
 }
 
+async function firstState() {
+  // the server prints its address before the session is open: until it is, the state says "preparing" (after
+  // waiting a while for it), and is asked for again
+  for (;;) {
+    let reply;
+    try {
+      reply = await (await fetch("/api/state")).json();
+    } catch (err) {
+      reply = {error: "The linkwise server does not answer (" + err.message + ")."};
+    }
+    if (reply.error) {  // the session could not start: the server says why, and stops
+      $("preparing-title").textContent = "The session did not start";
+      $("preparing-text").textContent = reply.error;
+      return false;
+    }
+    if (!reply.preparing) {
+      render(reply);
+      return true;
+    }
+  }
+}
+
 async function poll() {
   // another tab or window may have answered: show the session's current question
   if (busy || document.hidden || !state) return;
@@ -604,6 +627,5 @@ document.addEventListener("DOMContentLoaded", async () => {
     searchTimer = setTimeout(() => { reviewQuery = {page: 0, q: $("review-q").value}; loadReview(); }, 250);
   });
   points = await (await fetch("/api/points")).json();
-  render(await (await fetch("/api/state")).json());
-  setInterval(poll, 1500);
+  if (await firstState()) setInterval(poll, 1500);
 });
