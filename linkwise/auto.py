@@ -12,11 +12,11 @@ from scipy.spatial.distance import cdist, pdist, squareform
 from sklearn.metrics import silhouette_score
 
 from linkwise._validation import Interval, check_n_clusters
-from linkwise.bayes import BayesianActiveClustering, design_matrix, refit_labels
+from linkwise.bayes import MAX_INPUT_DIMS, BayesianActiveClustering, design_matrix, refit_labels
 from linkwise.cobra import COBRAS, SeriesMetric
 from linkwise.cobs import CANDIDATE_CONSTRAINTS, FAMILIES, GridSpec, agreement_matrix, candidates_for, nearest_rows
 from linkwise.committee import committee_questions, sample_rows
-from linkwise.loop import ActiveEstimator
+from linkwise.loop import ActiveEstimator, Rest
 from linkwise.repair import RepairAttributes
 
 __all__ = ["Auto"]
@@ -40,8 +40,9 @@ _K_WEIGHT = 0.5
 _REJECT_MIN = 3
 _REJECT_SHARE = 0.25
 # The fallback's logistic model sees at most this many principal components of the features (its fit time grows
-# with their number: text or image embeddings of hundreds would make a person wait). Public: the benchmark uses it.
-FALLBACK_DIMS = 64
+# with their number: text or image embeddings of hundreds would make a person wait), as Bayesian active clustering
+# does. Public: the benchmark uses it.
+FALLBACK_DIMS = MAX_INPUT_DIMS
 # Sigmas of the Gaussian spectral kernels, as fractions of the median pairwise distance.
 _SIGMA_FRACTIONS = (0.1, 0.25, 0.5, 1.0)
 
@@ -89,16 +90,19 @@ def _best_kmeans(data, cands, k):
 
 def _large_clusters(labels):
     """``np.unique(labels)``, each row's position in it, and the positions of the clusters holding enough rows
-    to seed COBRAS (largest first, at most ``_MAX_SEEDS``)."""
-    ids, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
+    to seed COBRAS (largest first, at most ``_MAX_SEEDS``). Labels are non-negative: counted, not sorted (a sort
+    of a million labels costs tens of milliseconds)."""
+    counts = np.bincount(labels)
+    ids = np.flatnonzero(counts)
+    position = np.cumsum(counts > 0) - 1
+    counts = counts[ids]
     big = np.argsort(-counts, kind="stable")[:_MAX_SEEDS]
-    return ids, inverse, big[counts[big] >= max(2, _SEED_SHARE * labels.size)]
+    return ids, position[labels], big[counts[big] >= max(2, _SEED_SHARE * labels.size)]
 
 
 def _mostly_singletons(labels):
-    """Whether more than half the rows are alone in their cluster."""
-    _, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
-    return np.count_nonzero(counts[inverse] == 1) > labels.size / 2
+    """Whether more than half the (non-negative) labels are alone in their cluster."""
+    return np.count_nonzero(np.bincount(labels) == 1) > labels.size / 2
 
 
 def _seeds(X, labels):
@@ -363,23 +367,39 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
 
         Yields
         ------
-        tuple of (int, int) or Checkpoint
+        tuple of (int, int), Checkpoint or Rest
             The next question; the loop sends back its answer. While the
             answers still tell the candidates apart, a pair they disagree on;
             then COBRAS's questions, starting from the best candidate's
-            large clusters.
+            large clusters. It rests (:class:`~linkwise.loop.Rest`) before
+            each committee question, each split of COBRAS and each question
+            of Bayesian active clustering.
         """
-        self._pairs, self._answers, self._n_seen, self._revision = [], [], 0, 0
-        self._cobras, self._bayes, self.switched_at_, self.bayes_at_ = None, None, None, None
-        self._refitted = None  # the fallback's last fit: ((answers, revision), labels)
-        yield from self._select(ctx)
+        phase = ctx.state.get("auto") if ctx.resumed else None  # resumed: the phase the run rested in
+        if phase == "bayes":
+            yield from self._bayes.questions(ctx, inputs=self._inputs(ctx)[:, :-1])
+            return
+        if phase == "cobras":
+            yield from self._refine(ctx, self._cobras.questions(ctx))
+            return
+        if phase is None:
+            self._pairs, self._answers, self._n_seen, self._revision = [], [], 0, 0
+            self._cobras, self._bayes, self.switched_at_, self.bayes_at_ = None, None, None, None
+            self._refitted = None  # the fallback's last fit: ((answers, revision), labels)
+            ctx.state["auto"] = "select"
+        yield from self._select(ctx, resumed=phase == "select")
         self.switched_at_ = ctx.n_queries
         if self._rejected() and self._may_hand_over(ctx):
             yield from self._bayes_questions(ctx)
             return
         # COBRAS starts from the chosen candidate (its merging phase checks the large clusters), draws from ctx.rng
         self._cobras = COBRAS(metric=self.metric, window=self.window, cache=self.cache)
-        cobras = self._cobras.questions(ctx, seeds=_seeds(ctx.X, self._cand_full(self._best())))
+        ctx.state["auto"] = "cobras"
+        yield from self._refine(ctx, self._cobras.questions(ctx, seeds=_seeds(ctx.X, self._cand_full(self._best()))))
+
+    def _refine(self, ctx, cobras):
+        """COBRAS's questions (its generator ``cobras``) until the answers reject its refinement too, then those of
+        Bayesian active clustering."""
         answer = None
         while True:
             try:
@@ -387,7 +407,8 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
             except StopIteration:
                 return
             answer = yield question
-            if isinstance(question, tuple) and self._may_hand_over(ctx) and self._unexplained(ctx):
+            if (isinstance(question, tuple) and not isinstance(question, Rest) and self._may_hand_over(ctx)
+                    and self._unexplained(ctx)):
                 cobras.close()
                 yield from self._bayes_questions(ctx)
                 return
@@ -414,7 +435,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
 
     def _bayes_questions(self, ctx):
         """Bayesian active clustering's questions from now on, its particles conditioned on every answer so far."""
-        self.bayes_at_ = ctx.n_queries
+        self.bayes_at_, ctx.state["auto"] = ctx.n_queries, "bayes"
         self._bayes = BayesianActiveClustering(self._model_k(self._cand_full(self._best())), criterion="uncertain")
         yield from self._bayes.questions(ctx, inputs=self._inputs(ctx)[:, :-1])
 
@@ -434,9 +455,11 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
             self.log_posterior_ += np.where(agree, self._log_right, self._log_wrong)
         self._n_seen = len(ctx.log)
 
-    def _select(self, ctx):
-        """Committee questions while selection among the candidates is informative (a generator)."""
-        self._generate(ctx)
+    def _select(self, ctx, resumed=False):
+        """Committee questions while selection among the candidates is informative (a generator); ``resumed``:
+        from the committee's rest, the candidates generated."""
+        if not resumed:
+            self._generate(ctx)
 
         def choose(together, unasked):  # the weight rule: the posterior's
             w = np.exp(self.log_posterior_ - self.log_posterior_.max())
@@ -470,6 +493,8 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         cands = candidates_for(data, spec, "singletons", self.n_jobs, self.cache, ctx.rng, owner)
         self.candidates_ = cands
         self._gen_rows, self._to_gen, self._cand = rows, to_gen, cands.labels
+        for fixed in (to_gen, cands.labels):  # never changed: the copies of a session's state share them
+            fixed.flags.writeable = False
         self._log_right, self._log_wrong = np.log1p(-self.noise), np.log(self.noise)
         prior_scale = _PRIOR_WEIGHT * (self._log_right - self._log_wrong)
         self._prior = prior_scale * _silhouettes(data, cands.labels, np.random.RandomState(0))
@@ -564,5 +589,6 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
     def _inputs(self, ctx):
         """The fallback's model inputs, made once per fit and kept in ``ctx.state`` (not with the fitted estimator)."""
         if "design" not in ctx.state:
-            ctx.state["design"] = design_matrix(ctx.X, FALLBACK_DIMS, self._gen_rows)
+            ctx.state["design"] = design = design_matrix(ctx.X, FALLBACK_DIMS, self._gen_rows)
+            design.flags.writeable = False  # never changed: the copies of a session's state share it
         return ctx.state["design"]

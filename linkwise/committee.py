@@ -12,6 +12,8 @@ queryable rows first, so that the pool is drawn from as many of them as fit.
 
 import numpy as np
 
+from linkwise.loop import Rest
+
 __all__ = ["committee_questions", "draw_pairs", "sample_rows"]
 
 # below this many possible pairs, a pool is drawn from the full list of unseen pairs
@@ -119,22 +121,41 @@ def committee_questions(ctx, labels, rows, pool_size, choose, learn):
 
     Yields
     ------
-    pair : (int, int)
-        Two queryable rows; the answer is sent back.
+    pair : (int, int) or Rest
+        Two queryable rows; the answer is sent back. Before each question the
+        engine rests (its pool is kept in ``ctx.state["committee"]``): a
+        session resumed from there (``ctx.resumed``) goes on with that pool.
     """
-    queryable = np.flatnonzero(ctx.queryable_mask[rows])  # positions within rows
-    n_code = int(queryable.max()) + 1 if queryable.size else 1
-    seen = set()
-    while (pool := draw_pairs(ctx.rng, queryable, n_code, pool_size, seen)).size:
-        seen.update(pool.tolist())
-        a, b = pool // n_code, pool % n_code
-        together = labels[:, a] == labels[:, b]
-        unasked = np.ones(pool.size, dtype=bool)
-        while unasked.any():
-            k = choose(together, unasked)
-            if k is None:
-                return
-            unasked[k] = False
-            revision = ctx.revision
-            answer = yield int(rows[a[k]]), int(rows[b[k]])
-            learn((a[k], b[k]), together[:, k], answer, ctx.revision != revision)
+    pool = ctx.state.get("committee") if ctx.resumed else None
+    if pool is None:
+        queryable = np.flatnonzero(ctx.queryable_mask[rows])  # positions within rows
+        pool = ctx.state["committee"] = _Pool(queryable, int(queryable.max()) + 1 if queryable.size else 1)
+    while pool.unasked.any() or pool.draw(ctx.rng, labels, pool_size):
+        yield Rest()
+        k = choose(pool.together, pool.unasked)
+        if k is None:
+            return
+        pool.unasked[k] = False
+        revision = ctx.revision
+        answer = yield int(rows[pool.a[k]]), int(rows[pool.b[k]])
+        learn((pool.a[k], pool.b[k]), pool.together[:, k], answer, ctx.revision != revision)
+
+
+class _Pool:
+    """The committee engine's state between questions: the pairs drawn so far and the pool being asked from."""
+
+    def __init__(self, queryable, n_code):
+        self.queryable, self.n_code, self.seen = queryable, n_code, set()
+        self.a = self.b = self.together = None
+        self.unasked = np.zeros(0, dtype=bool)
+
+    def draw(self, rng, labels, size):
+        """Draw the next pool of pairs not drawn before; False when none is left."""
+        codes = draw_pairs(rng, self.queryable, self.n_code, size, self.seen)
+        if not codes.size:
+            return False
+        self.seen.update(codes.tolist())
+        self.a, self.b = codes // self.n_code, codes % self.n_code
+        self.together = labels[:, self.a] == labels[:, self.b]
+        self.unasked = np.ones(codes.size, dtype=bool)
+        return True

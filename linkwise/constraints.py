@@ -596,6 +596,40 @@ class ConstraintStore:
         blocks = [np.column_stack([np.repeat(a, b.size), np.tile(b, a.size)]) for a, b in pairs]
         return np.concatenate([np.empty((0, 2), dtype=np.intp), *blocks])
 
+    def relations_among(self, rows):
+        """Group ``rows`` by must-link component and say which of those components are cannot-linked.
+
+        Work in the number of ``rows`` and of their components' cannot-links, not in the number of points.
+
+        Parameters
+        ----------
+        rows : array-like of int
+            Point indices (not checked: this is a hot path of the super-instance methods).
+
+        Returns
+        -------
+        component : ndarray of int of shape (len(rows),)
+            The component of each row, numbered ``0 .. k - 1`` by increasing root.
+        apart : ndarray of bool of shape (k, k)
+            ``apart[a, b]``: a cannot-link (given or entailed) separates components ``a`` and ``b``.
+
+        Examples
+        --------
+        >>> store = ConstraintStore.from_pairs(5, ml=[(0, 1)], cl=[(1, 2)])
+        >>> component, apart = store.relations_among([0, 1, 2, 3])
+        >>> component.tolist(), apart[component[0], component[2]].item(), apart[component[2], component[3]].item()
+        ([0, 0, 1, 2], True, False)
+        """
+        roots = np.array([find_root(self._parent, int(r)) for r in np.asarray(rows).tolist()], dtype=np.intp)
+        uniq, component = np.unique(roots, return_inverse=True)
+        index = {root: k for k, root in enumerate(uniq.tolist())}
+        apart = np.zeros((uniq.size, uniq.size), dtype=bool)
+        for k, root in enumerate(uniq.tolist()):
+            for other in self._cl.get(root, ()):
+                if (m := index.get(other)) is not None:
+                    apart[k, m] = True
+        return component.reshape(-1), apart
+
     def component_labels(self):
         """Label every point by its must-link component.
 
@@ -648,6 +682,15 @@ class ConstraintStore:
             The number of must-link components with a constrained member.
         """
         return len({self.find(int(p)) for p in self.constrained_points()})
+
+    def __getstate__(self):
+        # the union-find as arrays: pickling a list of a million ints one object at a time is slow (resume points)
+        return {**self.__dict__, "_parent": np.array(self._parent, dtype=np.int64),
+                "_size": np.array(self._size, dtype=np.int64)}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._parent, self._size = state["_parent"].tolist(), state["_size"].tolist()
 
     def copy(self):
         """Copy the store: same answers, closure and conflicts, sharing no state.

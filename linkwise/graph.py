@@ -431,7 +431,20 @@ def relabel(labels, *, return_order=False):
     >>> relabel([5, 5, 2, 9, 2], return_order=True)[1].tolist()
     [5, 2, 9]
     """
+    labels = np.asarray(labels)
+    if _numbered(labels):  # already numbered so (a clustering shown after every answer): no sort of every row
+        relabelled = labels.astype(np.intp)
+        return (relabelled, np.arange(int(labels.max()) + 1, dtype=labels.dtype)) if return_order else relabelled
     values, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
     order = np.argsort(first)
     relabelled = np.argsort(order)[inverse.ravel()]  # the rank of each label's first appearance
     return (relabelled, values[order]) if return_order else relabelled
+
+
+def _numbered(labels):
+    """Whether integer ``labels`` run 0, 1, ... in order of first appearance: none negative, each at most 1 above
+    all before it."""
+    if labels.ndim != 1 or not labels.size or labels.dtype.kind not in "iu" or labels[0] != 0:
+        return False
+    highest = np.maximum.accumulate(labels)
+    return bool(np.all(labels[1:] <= highest[:-1] + 1)) and int(labels.min()) >= 0

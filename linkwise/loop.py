@@ -26,7 +26,9 @@ and ``inform_group(rows, outside)`` for a mark (:meth:`ActiveSession.mark`).
 """
 
 import functools
+import pickle
 import threading
+import time
 from dataclasses import dataclass, field
 from itertools import repeat
 from numbers import Integral
@@ -48,9 +50,11 @@ from linkwise._validation import (
 from linkwise.constraints import ConstraintStore
 from linkwise.graph import check_pair, pair_key
 from linkwise.prediction import NearestPoints, check_new_data, fitted_rows
+from linkwise.resume import ResumePoint, fingerprint
 from linkwise.stability import StabilityMonitor
 
-__all__ = ["ActiveEstimator", "ActiveSession", "Checkpoint", "Mark", "QueryContext", "Recheck"]
+__all__ = ["ActiveEstimator", "ActiveSession", "Checkpoint", "Mark", "QueryContext", "Recheck", "Rest", "ResumePoint",
+           "session_data"]
 
 
 class Recheck(NamedTuple):
@@ -71,6 +75,20 @@ class Checkpoint(NamedTuple):
 
     The loop lets the knowledge weigh the answers there and resumes the method with
     None; ``ctx.revision`` tells whether the belief changed.
+    """
+
+
+class Rest(NamedTuple):
+    """Yield ``Rest()`` where the method may be resumed from a copy of its state (a resume point).
+
+    At a rest every part of the method's state lives in its attributes and in
+    ``ctx`` (no local variable of the generator matters): ``questions(ctx)``,
+    called again on copies of them with ``ctx.resumed`` True, goes on exactly as
+    the method does from here. The loop sends back None. A session that keeps
+    resume points (``ActiveSession(..., resume_points=True)``) copies its
+    state at rests now and then; undoing or changing an answer then starts
+    from the last copy before it instead of from the first question. A method
+    that never rests is always replayed from the start.
     """
 
 
@@ -128,6 +146,9 @@ class QueryContext:
     state : dict, optional
         What the methods of this fit compute once and keep for it (not on the fitted estimator), by name; a
         method that hands over to another (Auto to COBRAS) shares it.
+    resumed : bool, default=False
+        True while ``questions(ctx)`` is started again from a resume point (see :class:`Rest`): the method goes
+        on from the rest its state records instead of starting over.
 
     Attributes
     ----------
@@ -158,6 +179,7 @@ class QueryContext:
     moved: set = field(default_factory=set)
     labels: np.ndarray = field(init=False)
     state: dict = field(default_factory=dict)
+    resumed: bool = False
 
     def __post_init__(self):
         self.n_samples = self.X.shape[0]
@@ -185,6 +207,16 @@ class QueryContext:
         if self.revision:
             relations = [(i, j, self.knowledge.store.relation(i, j)) for i, j, _ in relations]
         return [(i, j, bool(answer)) for i, j, answer in relations if answer is not None]
+
+
+# How often a session copies its state at a rest (ActiveSession's resume_points): never, once the process worked four
+# times as long as the last copy took (a fifth of its time at most), at every rest.
+_SPACINGS = (None, "spaced", "every")
+_SPACED = 4.0
+_SAME = object()  # ActiveSession.resume's default budget: the point's
+# What a resume point leaves out: what cannot be copied (the lock, the suspended generators) or is not the
+# session's own (its DataFrame, shared), and the points themselves.
+_NOT_COPIED = ("_lock", "_gen", "_weighing", "_point", "_rested", "data_")
 
 
 def _locked(method):
@@ -219,6 +251,34 @@ def _frame_dataset(X, options):
     return data, data.X
 
 
+def _validated(estimator, X):
+    """``X`` as the loop runs ``estimator`` on it, and the power of two it was divided by (see QueryContext)."""
+    # validate_data records n_features_in_ (and feature_names_in_), which predict checks
+    X = check_data(estimator.as_table(X), estimator, validate=True, ensure_min_samples=2)
+    estimator._check_params_vs_input(X)
+    return (X / scale, scale) if (scale := magnitude_scale(X)) != 1.0 else (X, scale)
+
+
+def session_data(estimator, X):
+    """The data a session of ``estimator`` runs on: ``X`` validated and scaled as :class:`ActiveSession` does.
+
+    What :meth:`ResumePoint.loads` is given to check that a point written by another process is of this data.
+
+    Parameters
+    ----------
+    estimator : ActiveEstimator
+        The session's method (a clone is validated).
+    X : array-like of shape (n_samples, n_features)
+        The data, as given to the session.
+
+    Returns
+    -------
+    ndarray
+        The session's ``ctx.X``.
+    """
+    return _validated(clone(estimator), X)[0]
+
+
 def _is_row(value):
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
@@ -242,6 +302,13 @@ class ActiveSession:
         Keep :attr:`stability_` up to date by the estimator's
         :meth:`~linkwise.ActiveEstimator.stop_rule` (one comparison of clusterings on
         at most 2,000 rows per answer); False for a session no person reads.
+    resume_points : {None, "spaced", "every"}, default=None
+        Copy the session's state where the method rests (:class:`Rest`), so
+        that :meth:`resume` can go on from there (:meth:`resume_point`):
+        ``"spaced"`` once the process has worked four times as long as the
+        last copy took since then (a fifth of its time at most; replaying
+        from a copy costs no more than that), ``"every"`` at every rest;
+        None keeps none.
     id_column, text_column, image_column, features, series, image_root, scale : optional
         For ``X`` a pandas or polars DataFrame: load it as ``linkwise
         cluster`` loads a data file (:func:`linkwise.session.load_frame`:
@@ -291,36 +358,37 @@ class ActiveSession:
     5
     """
 
-    def __init__(self, estimator, X, queryable=None, *, stability=True, id_column=None, text_column=None,
-                 image_column=None, features=None, series=None, image_root=None, scale=None):
+    def __init__(self, estimator, X, queryable=None, *, stability=True, resume_points=None, id_column=None,
+                 text_column=None, image_column=None, features=None, series=None, image_root=None, scale=None):
         if not isinstance(estimator, ActiveEstimator):
             raise InvalidParameterError("The 'estimator' argument of ActiveSession must be an active estimator "
                                         f"(COBRAS, COBRA, ActiveClustering, ...), got {type(estimator).__name__}.")
+        if resume_points not in _SPACINGS:
+            raise InvalidParameterError(f"The 'resume_points' argument of ActiveSession must be None, 'spaced' or "
+                                        f"'every', got {resume_points!r}.")
         options = {"id_column": id_column, "text_column": text_column, "image_column": image_column,
                    "features": features, "series": series, "image_root": image_root, "scale": scale}
         self.data_, X = _frame_dataset(X, options)
-        self._start(clone(estimator), X, queryable)
+        self._start(clone(estimator), X, queryable, resume_points)
         if stability:  # a person's session only: fit skips the per-answer comparison
             self._monitor = StabilityMonitor(**self.estimator_.stop_rule())
             self._observe(answered=False)
+        self._seal()
 
     @classmethod
     def _fitting(cls, estimator, X, queryable):
         """A session that fits ``estimator`` itself (what ``fit`` uses)."""
         session = cls.__new__(cls)
         session.data_ = None
-        session._start(estimator, X, queryable)
+        session._start(estimator, X, queryable, None)
         return session
 
-    def _start(self, estimator, X, queryable):
+    def _start(self, estimator, X, queryable, resume_points):
         owner = f"{type(estimator).__name__}.fit"
         self._lock = threading.RLock()  # reentrant: replay tells, inform may answer the pending question
         validate_params(estimator)
         max_queries = estimator.max_queries  # checked with the other parameters: the budget is part of the protocol
-        # validate_data records n_features_in_ (and feature_names_in_), which predict checks
-        X = check_data(estimator.as_table(X), estimator, validate=True, ensure_min_samples=2)
-        estimator._check_params_vs_input(X)
-        X = X / scale if (scale := magnitude_scale(X)) != 1.0 else X
+        X, scale = _validated(estimator, X)
         n = X.shape[0]
         queryable = np.arange(n) if queryable is None else check_index_set(queryable, n, "queryable", owner)
         store = ConstraintStore(n, tolerant=estimator.tolerates_contradictions())
@@ -331,6 +399,9 @@ class ActiveSession:
         self.query_log, self.error, self._history, self._dont_know, self._pending = ctx.log, None, [], set(), None
         self._recheck, self._monitor = False, None
         self._weighing = self._held = None  # the knowledge weighing an answer, and the answer its method waits for
+        self._labels = None  # the clustering reported since the method last moved (see _reported)
+        self._spacing, self._point, self._rested, self._data_print = resume_points, None, None, None
+        self._calls = 0  # calls that changed the state (a resume point records how many came before it)
         self._gen = estimator.questions(ctx)
         self._advance(None)
 
@@ -355,6 +426,10 @@ class ActiveSession:
 
     def _advance(self, answer):
         """Run the method, and the knowledge weighing its answers, up to the next question to ask."""
+        self._labels = None
+        self._run(answer)
+
+    def _run(self, answer):
         ctx = self._ctx
         while True:
             gen = self._gen if self._weighing is None else self._weighing
@@ -366,6 +441,11 @@ class ActiveSession:
                     return
                 ctx.revision += bool(stop.value)
                 self._weighing, answer = None, self._held
+                continue
+            ctx.resumed = False  # the method has gone on from its rest (see resume)
+            if isinstance(item, Rest):
+                self._rest()
+                answer = None
                 continue
             if isinstance(item, Checkpoint):
                 self._weighing, self._held, answer = ctx.knowledge.weigh(ctx), None, None
@@ -445,8 +525,9 @@ class ActiveSession:
             raise
         finally:
             if self.estimator_.anytime:
-                self._history.append(self.estimator_.snapshot(ctx))
+                self._history.append(self._snapshot())
         self._observe(contradicted=contradicted)
+        self._seal()
 
     @_locked
     def replay(self, answers):
@@ -551,6 +632,7 @@ class ActiveSession:
         answer the pending question if they settle it."""
         ctx, start = self._ctx, len(self._ctx.informed)
         ctx.informed += pairs
+        self._labels = None
         if mark is not None:  # before the method resumes below: it sees the mark with its pairs
             ctx.marks.append(mark._replace(start=start, stop=len(ctx.informed)))
         pending = self._pending
@@ -559,17 +641,136 @@ class ActiveSession:
             if known is not None:
                 self._advance(known)
         self._observe(answered=False)
+        self._seal()
+
+    # -- resume points -------------------------------------------------------
+    def _rest(self):
+        """The method rests: copy the session's state if one is due (see ``resume_points``)."""
+        if self._spacing is None:
+            return
+        # spaced: once the process worked four times as long as the last point took (replaying from it costs that)
+        if self._spacing == "spaced" and self._point is not None and \
+                time.process_time() - self._point.taken_at < _SPACED * self._point.seconds:
+            return
+        if self._data_print is None:
+            self._data_print = fingerprint(self._ctx.X)
+        ctx = self._ctx
+        state = {k: v for k, v in self.__dict__.items() if k not in _NOT_COPIED}
+        try:
+            point = ResumePoint.take(state, ctx.X, self._data_print, (ctx.n_queries, len(ctx.informed), len(ctx.marks)))
+        except (pickle.PicklingError, TypeError, AttributeError):  # a method whose state cannot be copied: no points
+            self._spacing = None
+            return
+        point.dataset = self.data_
+        self._rested = (point, len(self._history))
+
+    def _seal(self):
+        """At the end of a call in which the method rested: what the call did after the rest completes the point."""
+        self._calls += 1
+        if self._rested is not None:
+            point, n_history = self._rested
+            point.tail = (self._history[n_history:], None if self._monitor is None else pickle.dumps(self._monitor))
+            point.calls, self._point, self._rested = self._calls, point, None
+
+    @_locked
+    def resume_point(self, current=False):
+        """The session's state where its method last rested, as of the end of the call that made it.
+
+        Parameters
+        ----------
+        current : bool, default=False
+            Only a point of the session's state now: None if a call
+            (:meth:`tell`, :meth:`inform`, :meth:`mark`) changed it since.
+
+        Returns
+        -------
+        ResumePoint or None
+            None when no point was kept: the session was made without
+            ``resume_points`` or its method has not rested (see :class:`Rest`).
+        """
+        if current and self._point is not None and self._point.calls != self._calls:
+            return None
+        return self._point
+
+    @classmethod
+    def resume(cls, point, *, max_queries=_SAME):
+        """A session in the state of ``point``: the method goes on from its rest, as the session it was taken from.
+
+        Parameters
+        ----------
+        point : ResumePoint
+            From :meth:`resume_point` (or :meth:`ResumePoint.loads`).
+        max_queries : int or None, optional
+            Another budget from here on (a person raised it): the loop owns
+            the budget, so the method's questions do not depend on it.
+            By default the point's.
+
+        Returns
+        -------
+        ActiveSession
+            The session after the call that made the point: the same question
+            pending, the same clustering, history and answers. It keeps
+            resume points as the original did.
+
+        Examples
+        --------
+        >>> import linkwise as lw
+        >>> X, y = lw.datasets.load("iris", scale="minmax")
+        >>> session = lw.ActiveSession(lw.COBRAS(max_queries=8, random_state=0), X, resume_points="every")
+        >>> for _ in range(5):
+        ...     pair = session.ask()
+        ...     session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+        >>> again = lw.ActiveSession.resume(session.resume_point())
+        >>> again.n_queries <= session.n_queries
+        True
+        """
+        if not isinstance(point, ResumePoint):
+            raise InvalidParameterError(f"The 'point' argument of ActiveSession.resume must be a ResumePoint "
+                                        f"(ActiveSession.resume_point()), got {type(point).__name__}.")
+        session = cls.__new__(cls)
+        session.__dict__.update(point.state())
+        session.data_, session._lock = point.dataset, threading.RLock()
+        session._point, session._rested, session._weighing = point, None, None
+        spacing, session._spacing = session._spacing, None  # the catch-up below goes where the original went
+        if max_queries is not _SAME:
+            validate_params(session.estimator_.set_params(max_queries=max_queries))
+            session._ctx.max_queries = max_queries
+        session._ctx.resumed = True
+        session._gen = session.estimator_.questions(session._ctx)
+        session._advance(None)
+        history, monitor = point.tail
+        session._history += history
+        session._monitor = None if monitor is None else pickle.loads(monitor)
+        session._spacing, session._calls = spacing, point.calls
+        point.taken_at = time.process_time()  # the next point after as much work as if it had just been taken
+        return session
 
     def _observe(self, answered=True, contradicted=False):
         if self._monitor is not None:
-            self._monitor.update(self.labels_, answered, contradicted)
+            self._monitor.update(self._reported(), answered, contradicted)
+
+    def _reported(self):
+        """The method's ``current_labels``, computed once per state: the history, the monitor and ``labels_`` read it
+        after every answer (on a million rows each computation costs milliseconds)."""
+        if self._labels is None:
+            self._labels = self.estimator_.current_labels(self._ctx)
+        return self._labels
+
+    def _snapshot(self):
+        """The history's entry after an answer: the reported labels, unless the method keeps a form of its own."""
+        estimator = self.estimator_
+        entry = self._reported().astype(np.int32) if type(estimator).snapshot is ActiveEstimator.snapshot else \
+            estimator.snapshot(self._ctx)
+        if isinstance(entry, np.ndarray):
+            entry.flags.writeable = False  # history entries never change: resume points share them
+        return entry
 
     # -- results ------------------------------------------------------------
     @property
     @_locked
     def labels_(self):
-        """The current clustering of every row."""
-        return self.estimator_.current_labels(self._ctx)
+        """The current clustering of every row (a fresh array: changing it changes nothing in the session)."""
+        return self._reported().copy()
 
     @property
     @_locked
@@ -645,7 +846,7 @@ class ActiveSession:
         if labels is not None and (np.shape(labels) != (n,) or not np.issubdtype(np.asarray(labels).dtype, np.integer)):
             raise InvalidParameterError(f"The 'labels' argument of ActiveSession.finish must be {n} integer labels, one "
                                         f"per row, got shape {np.shape(labels)}.")
-        est.labels_ = est.current_labels(self._ctx) if labels is None else np.array(labels, dtype=np.intp)
+        est.labels_ = self._reported().copy() if labels is None else np.array(labels, dtype=np.intp)
         est._predictor = est.make_predictor(self._ctx)
         for gen in filter(None, (self._weighing, self._gen)):
             gen.close()
@@ -815,7 +1016,8 @@ class ActiveEstimator(BaseEstimator):
         Returns
         -------
         object
-            By default ``current_labels(ctx)`` as int32; override for a compact form on large data.
+            By default ``current_labels(ctx)`` as int32 (the loop then takes the labels it reports after the
+            answer, computed once); override for a compact form on large data.
         """
         return self.current_labels(ctx).astype(np.int32)
 

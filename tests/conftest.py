@@ -11,6 +11,12 @@ import pytest
 import linkwise as lw
 
 
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path_factory, monkeypatch):
+    # sessions write resume points to the user's cache folder when closed: each test (and what it starts) its own
+    monkeypatch.setenv("LINKWISE_CACHE", str(tmp_path_factory.mktemp("cache")))
+
+
 @pytest.fixture(scope="session")
 def iris():
     """Iris scaled to [0, 1], ``(X, y)``, shared by every test: read-only (copy it to change it)."""

@@ -407,7 +407,7 @@ def test_mostly_singletons_give_way_to_the_alternative_contradicting_fewest_answ
 
     X, y = blobs
     est = auto(max_queries=10).fit(X, lw.LabelOracle(y))
-    ctx = SimpleNamespace(X=X)
+    ctx = SimpleNamespace(X=X, informed=[], marks=[])
     noisy = np.arange(len(y)) + 10  # every row alone but the first 10 of each blob
     for c in range(3):
         noisy[np.flatnonzero(y == c)[:10]] = c

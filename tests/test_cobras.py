@@ -1,8 +1,11 @@
+import copy
+
 import numpy as np
 import pytest
 from sklearn.datasets import make_blobs
 
 import linkwise as lw
+import linkwise.cobra._cobras as cobras_module
 import linkwise.cobra._superinstances as si_module
 from linkwise.cobra._superinstances import LabelsHistory
 
@@ -114,6 +117,27 @@ def test_lazy_history_matches_the_dense_one(iris, monkeypatch):
     assert [row.tolist() for row in lazy][10] == dense[10].tolist()
     with pytest.raises(IndexError, match="out of bounds"):
         lazy[25]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 3])  # seeds whose merging phases outlast lazy splits often enough
+def test_lazy_splits_read_at_any_moment_agree_with_their_settled_rows(monkeypatch, seed):
+    # splits of more than 40 rows assign 8 rows a question, as splits of more than 131,072 rows 131,072
+    monkeypatch.setattr(cobras_module, "_LAZY_MIN", 40)
+    monkeypatch.setattr(si_module, "_CHUNK", 8)
+    X, y = make_blobs(n_samples=600, centers=10, cluster_std=2.0, random_state=seed)
+    fitted = lw.COBRAS(max_queries=60, random_state=seed).fit(X, lw.LabelOracle(y))
+    session = lw.ActiveSession(lw.COBRAS(max_queries=60, random_state=seed), X)
+    pending = 0
+    while (pair := session.ask()) is not None:
+        session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+        tree = session.estimator_._tree
+        pending += bool(tree._pending)
+        settled = copy.deepcopy(tree)
+        settled.settle()
+        np.testing.assert_array_equal(session.labels_, settled.labels())  # without assigning the pending rows
+    assert pending >= 5  # the lazy path was taken
+    assert session.query_log == fitted.query_log_  # reading the clustering changes no question
+    np.testing.assert_array_equal(session.finish().labels_, fitted.labels_)
 
 
 # -- bad input -------------------------------------------------------------------

@@ -5,19 +5,18 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
+from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from linkwise._docstrings import fill_placeholders
 from linkwise._validation import Interval, StrOptions, check_data, check_n_clusters, validate_params
+from linkwise.bayes._inputs import ModelInputs
 from linkwise.bayes._sampler import ParticleFilter
 from linkwise.bayes._selection import candidate_pool, first_acyclic, pair_scores
 from linkwise.exceptions import InvalidParameterError
 from linkwise.graph import check_fit_input, relabel
-from linkwise.loop import ActiveEstimator
+from linkwise.loop import ActiveEstimator, Rest
 from linkwise.prediction import LogisticAssignment
 
 __all__ = ["BayesianActiveClustering", "BayesianClustering"]
@@ -29,27 +28,11 @@ _MAX_POOL_DRAWS = 20  # fresh candidate samples tried before concluding no acycl
 _PASSIVE_MIN_ESS = 0.5
 
 
-class _ColumnMagnitude(TransformerMixin, BaseEstimator):
-    """Divide each column by its largest magnitude (1 for a zero column).
-
-    Unlike MaxAbsScaler it keeps magnitudes near 1e-300 (that scaler's zero);
-    standardising the result cannot overflow, as data near 1e200 would.
-    """
-
-    def fit(self, X, y=None):
-        scale = np.abs(X).max(axis=0)
-        self.scale_ = np.where(scale > 0, scale, 1.0)
-        return self
-
-    def transform(self, X):
-        return X / self.scale_
-
-
 @dataclass(eq=False)
 class _Posterior:
     """What BayesianActiveClustering holds during a fit (in ``ctx.state``, not with the fitted estimator): the
     model's inputs, the particles, the belief revision and how many stated relations they are conditioned on, the
-    last MAP and whether it is stale (the particles changed since)."""
+    last MAP and whether it is stale (the particles changed since), the pairs asked."""
 
     inputs: np.ndarray
     particles: object = None
@@ -57,6 +40,7 @@ class _Posterior:
     n_stated: int = 0
     W_map: np.ndarray = None
     stale: bool = True
+    asked: set = None  # codes of the pairs asked (a "don't know" too), out of the candidate pools
 
 
 class _BayesianModelMixin:
@@ -81,11 +65,6 @@ class _BayesianModelMixin:
     def _check_params_vs_input(self, X):
         """The checks of the parameters against the data: no more clusters than rows."""
         check_n_clusters(self.n_clusters, X.shape[0], self)
-
-    @staticmethod
-    def _scaler():
-        """Standardisation of any finite X (dividing by the largest magnitude first keeps 1e200 finite)."""
-        return make_pipeline(_ColumnMagnitude(), StandardScaler())
 
     def _design(self, X_scaled):
         """The model's inputs: standardised features, and a constant 1 with ``fit_intercept``."""
@@ -133,7 +112,9 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
     with max-product over the constrained points.
 
     Features are standardised internally (zero mean, unit variance), as in
-    the paper.
+    the paper; a table of more than 64 features is reduced to its 64
+    leading principal components first (standardised), which bounds the
+    particles at ``2 x 65 x K``.
 
     Cost grows with ``S = 2 d K`` particles (a smaller ``n_particles`` is
     faster): a question takes about 0.05 CPU s at n = 1,000, d = 16, K = 3 and
@@ -162,9 +143,10 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
     ----------
     labels_ : ndarray of shape (n_samples,)
         The clustering of every row.
-    W_map_ : ndarray of shape (n_features + fit_intercept, n_clusters)
-        MAP weights for the standardised features given all answers (the
-        last row is the intercept when ``fit_intercept``).
+    W_map_ : ndarray of shape (n_inputs + fit_intercept, n_clusters)
+        MAP weights for the model's inputs given all answers: the
+        standardised features, or their 64 principal components above 64
+        features (the last row is the intercept when ``fit_intercept``).
     constraints_, query_log_, n_queries_, labels_history_
         Every answer (a ConstraintStore), the questions in the order asked,
         their number and the clustering after each (as for every
@@ -234,7 +216,8 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
             The data, the answers and the random generator of this fit.
         inputs : ndarray of shape (n_samples, n_inputs), optional
             The model's inputs, standardised, without the constant column;
-            by default ``ctx.X`` standardised. A method handing over passes
+            by default ``ctx.X`` standardised (its 64 principal components
+            above 64 features: ``ModelInputs``). A method handing over passes
             its own (:class:`~linkwise.Auto`: at most 64 principal
             components).
 
@@ -245,29 +228,40 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
             stops when the answered pairs connect every queryable row or no
             pair that keeps them a forest is left.
         """
-        if inputs is None:
-            inputs = self._scaler().fit_transform(ctx.X)
-        elif np.ndim(inputs) != 2 or len(inputs) != ctx.n_samples or not np.isfinite(inputs).all():
-            raise InvalidParameterError(f"The 'inputs' argument of BayesianActiveClustering.questions must be a finite "
-                                        f"array of one row per sample ({ctx.n_samples}), got shape "
-                                        f"{np.shape(inputs)}; pass the method's standardised features.")
-        ctx.state["bayes"] = state = _Posterior(inputs)
-        asked = {min(a, b) * ctx.n_samples + max(a, b) for a, b, _ in ctx.log}  # "don't know" too: out of the pool
-        self.n_cycle_pairs_dropped_ = np.zeros(0, dtype=np.intp)
-        self._sync(ctx)
-        dropped = []
-        while (choice := self._choose(state.particles, ctx, asked)) is not None:
+        state = ctx.state.get("bayes") if ctx.resumed else None  # resumed: at the rest below, the particles kept
+        if state is None:
+            ctx.state["bayes"] = state = _Posterior(self._checked_inputs(ctx, inputs))
+            # "don't know" too: out of the pool
+            state.asked = {min(a, b) * ctx.n_samples + max(a, b) for a, b, _ in ctx.log}
+            self.n_cycle_pairs_dropped_ = np.zeros(0, dtype=np.intp)
+            self._sync(ctx)
+        while True:
+            yield Rest()  # every part of the run is in ctx.state["bayes"] and n_cycle_pairs_dropped_
+            if (choice := self._choose(state.particles, ctx, state.asked)) is None:
+                return
             a, b, n_dropped, p_must = choice
             answer = yield a, b
-            asked.add(a * ctx.n_samples + b)
-            dropped.append(n_dropped)
-            self.n_cycle_pairs_dropped_ = np.asarray(dropped, dtype=np.intp)
+            state.asked.add(a * ctx.n_samples + b)
+            self.n_cycle_pairs_dropped_ = np.append(self.n_cycle_pairs_dropped_, n_dropped)
             n_stated = state.n_stated
             # relations stated while the question was pending come first; a rebuild (belief revised) takes the answer
             if not self._catch_up(ctx) and answer is not None and not state.particles.model.forest.closes_cycle(a, b):
                 state.particles.add(a, b, answer, p_must if state.n_stated == n_stated else None)
                 state.stale = True
             self._refit(ctx)
+
+    @staticmethod
+    def _checked_inputs(ctx, inputs):
+        """The model's inputs: ``inputs`` if finite, one row per sample; by default ``ctx.X``'s (ModelInputs)."""
+        if inputs is None:
+            inputs = ModelInputs().fit_transform(ctx.X)
+        elif np.ndim(inputs) != 2 or len(inputs) != ctx.n_samples or not np.isfinite(inputs).all():
+            raise InvalidParameterError(f"The 'inputs' argument of BayesianActiveClustering.questions must be a finite "
+                                        f"array of one row per sample ({ctx.n_samples}), got shape "
+                                        f"{np.shape(inputs)}; pass the method's standardised features.")
+        inputs = np.array(inputs, dtype=float)  # its own, read-only: resume points share it
+        inputs.flags.writeable = False
+        return inputs
 
     def current_labels(self, ctx):
         """Return the MAP clustering given every answer and every relation stated so far.
@@ -336,7 +330,7 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
             their label in ``labels_``.
         """
         answered = np.array([(i, j) for i, j, _ in ctx.log], dtype=np.intp).reshape(-1, 2)
-        return LogisticAssignment(self._scaler().fit(ctx.X), self.W_map_, np.unique(self.labels_), self.fit_intercept,
+        return LogisticAssignment(ModelInputs().fit(ctx.X), self.W_map_, np.unique(self.labels_), self.fit_intercept,
                                   np.setdiff1d(np.arange(ctx.n_samples), answered), scale=ctx.scale)
 
     def _choose(self, particles, ctx, asked):
@@ -377,7 +371,7 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
     particles; a constraint closing a cycle in the constraint graph is
     skipped (with a warning), since inference is exact only on a forest.
     Labels come from the MAP estimate of W. Features are standardised
-    internally.
+    internally (above 64 features, their 64 leading principal components).
 
     Parameters
     ----------
@@ -391,13 +385,14 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
     ----------
     labels_ : ndarray of shape (n_samples,)
         Clusters numbered by first appearance (0, 1, ... without gaps).
-    W_map_ : ndarray of shape (n_features + fit_intercept, n_clusters)
-        MAP weights for the standardised features (the last row is the
-        intercept when ``fit_intercept``), columns in the order of the
-        labels (clusters no row is assigned to last).
-    scaler_ : sklearn.pipeline.Pipeline
-        The standardisation fitted on X (used by :meth:`predict`): division
-        by each column's largest magnitude, then StandardScaler.
+    W_map_ : ndarray of shape (n_inputs + fit_intercept, n_clusters)
+        MAP weights for the model's inputs (the last row is the intercept
+        when ``fit_intercept``), columns in the order of the labels
+        (clusters no row is assigned to last).
+    scaler_ : ModelInputs
+        The inputs' transform fitted on X (used by :meth:`predict`):
+        division by each column's largest magnitude, standardisation, and
+        above 64 features the 64 leading principal components.
     dropped_constraints_ : ndarray of shape (n_dropped, 2)
         Constraints skipped because they would have closed a cycle.
 
@@ -446,7 +441,7 @@ class BayesianClustering(_BayesianModelMixin, ClusterMixin, BaseEstimator):
         X, ml, cl = check_fit_input(self, X, y, ml, cl)
         self._check_params_vs_input(X)
         rng = check_random_state(self.random_state)
-        self.scaler_ = self._scaler().fit(X)
+        self.scaler_ = ModelInputs().fit(X)
         particles = self._particle_filter(self.scaler_.transform(X), rng, min_ess=_PASSIVE_MIN_ESS)
         dropped = []
         for (a, b), must in zip(np.vstack([ml, cl]).tolist(), [True] * len(ml) + [False] * len(cl)):

@@ -52,6 +52,8 @@ class Model:
         self.lam, self.tau, self.eps = lam, tau, eps
         self.X_nodes = X[forest.nodes]
         self._X_single = X.astype(np.float32)
+        for inputs in (X, self._X_single):  # never changed: the copies of a session's state share them
+            inputs.flags.writeable = False
 
     def with_edge(self, a, b, must):
         """The posterior given one more answer (shares X and its single-precision copy)."""

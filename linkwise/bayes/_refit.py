@@ -8,13 +8,11 @@ logistic regression of the given clustering's largest clusters.
 """
 
 import numpy as np
-from sklearn.decomposition import PCA
 from sklearn.linear_model import LogisticRegression
-from sklearn.preprocessing import StandardScaler
 
 from linkwise._validation import InvalidParameterError, check_scalar
-from linkwise.bayes._estimators import _BayesianModelMixin
 from linkwise.bayes._forest import ConstraintForest
+from linkwise.bayes._inputs import ModelInputs
 from linkwise.bayes._model import Model
 
 __all__ = ["design_matrix", "refit_labels"]
@@ -52,11 +50,8 @@ def design_matrix(X, max_dims=None, fit_rows=None):
         If ``max_dims`` is not None or a positive int.
     """
     check_scalar(max_dims, "max_dims", "design_matrix", kind="int", low=1, none_ok=True, role="argument")
-    Z = _BayesianModelMixin._scaler().fit_transform(X)
-    if max_dims is not None and Z.shape[1] > max_dims:
-        fit = Z if fit_rows is None else Z[fit_rows]
-        pca = PCA(min(max_dims, fit.shape[0]), svd_solver="randomized", random_state=0).fit(fit)
-        Z = StandardScaler().fit_transform(pca.transform(Z))  # not whiten: a component of no variance stays finite
+    fit_rows = np.arange(X.shape[0]) if fit_rows is None else fit_rows
+    Z = ModelInputs(max_dims).fit(X, fit_rows=fit_rows).transform(X)
     return np.hstack([Z, np.ones((X.shape[0], 1))])
 
 

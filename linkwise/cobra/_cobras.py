@@ -13,6 +13,7 @@ from linkwise.cobra._superinstances import (
     representative,
     sample_positions,
 )
+from linkwise.loop import Rest
 
 __all__ = ["COBRAS"]
 
@@ -175,33 +176,35 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
         tuple of (int, int) or Checkpoint
             As :meth:`linkwise.ActiveEstimator.questions`.
         """
-        X, qmask = ctx.X, ctx.queryable_mask
-        tree = self._start_tree(ctx)
-        self._space = self._series_space(ctx)
-        parts, means = ([], None) if seeds is None else make_parts(X, np.arange(ctx.n_samples), seeds, qmask)
-        first_phase = len(parts) < 2  # else the first clustering is the seeds', merged
-        if not first_phase:
-            reps = [self._representative(X, part, qmask, m) for part, m in zip(parts, means)]
-            yield from self._merge_phase(ctx, tree.replace(0, parts, reps, list(means)), live=True)
-        unsplittable = set()
-        while (sid := self._to_split(unsplittable)) is not None:
+        if not (ctx.resumed and hasattr(self, "_unsplittable")):  # resumed: from the rest below, the tree as it was
+            X, qmask = ctx.X, ctx.queryable_mask
+            tree = self._start_tree(ctx)
+            self._space = self._series_space(ctx)
+            parts, means = ([], None) if seeds is None else make_parts(X, np.arange(ctx.n_samples), seeds, qmask)
+            self._first_phase = len(parts) < 2  # else the first clustering is the seeds', merged
+            if not self._first_phase:
+                reps = [self._representative(X, part, qmask, m) for part, m in zip(parts, means)]
+                yield from self._merge_phase(ctx, tree.replace(0, parts, reps, list(means)), live=True)
+            self._unsplittable = set()
+        while (sid := self._to_split(ctx, self._unsplittable)) is not None:
+            yield Rest()  # every part of the run is in the tree and these attributes
             version = self._feedback.version
             sample, level, first_split, separated = yield from self._split_level(ctx, sid)
             if self._feedback.version != version:  # the leaf may be cut or marked: choose again
                 continue
             new = self._split(ctx, sid, sample, level, first_split, separated)
             if new is None:
-                unsplittable.add(sid)
+                self._unsplittable.add(sid)
                 continue
-            yield from self._merge_phase(ctx, new, live=first_phase)
-            first_phase = False
-        tree.show()
+            yield from self._merge_phase(ctx, new, live=self._first_phase)
+            self._first_phase = False
+        self._tree.show()
 
-    def _to_split(self, unsplittable):
+    def _to_split(self, ctx, unsplittable):
         """The largest leaf with at least two queryable rows (lowest id on ties), outside marked clusters, or None."""
         tree, feedback = self._tree, self._feedback
         tree.settle()
-        feedback.update()
+        feedback.update(ctx)
         splittable = [sid for sid in sorted(tree.members)
                       if tree.n_queryable[sid] >= 2 and sid not in unsplittable and not feedback.locked(sid)]
         return max(splittable, key=tree.size.__getitem__, default=None)
@@ -234,7 +237,7 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
             if first_split is None:
                 first_split = (parts, means)
             answer = yield a, b
-            self._feedback.update()
+            self._feedback.update(ctx)
             if answer is not False or self._feedback.version != version:
                 break
             separated.append((a, b))
@@ -283,30 +286,38 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
         """:meth:`_split` of a large leaf: parts, means and representatives from the sample, rows assigned later."""
         X, qmask = ctx.X, ctx.queryable_mask
         if k == 2:
-            centres = first_split[1]
+            assign = _Assignment(X, first_split[1])
         else:
             model = kmeans(X[sample], k, ctx.rng, n_init=_N_INIT)
-            centres = model.cluster_centers_
-
-        def nearest(rows):
-            return bisect(X[rows], centres) if k == 2 else predict(model, X[rows])
-
-        labels = nearest(sample)
-        cuts = _cuts(X, sample, labels, separated, k)
-        labels = _apply_cuts(X, sample, labels, cuts)
+            assign = _Assignment(X, model.cluster_centers_, model)
+        labels = assign.nearest(sample)
+        assign.cuts = _cuts(X, sample, labels, separated, k)
+        labels = _apply_cuts(X, sample, labels, assign.cuts)
         parts, means = make_parts(X, sample, labels, qmask)
         if len(parts) < 2:
             return None
         # part of every label; a K-means label absent from the sample joins the part of the nearest mean
-        target = np.argmin(cdist(np.vstack([centres, X[[b for _, _, b, _ in cuts]]]), means), axis=1)
+        ends = X[[b for _, _, b, _ in assign.cuts]]
+        assign.target = np.argmin(cdist(np.vstack([assign.centres, ends]), means), axis=1)
         for p, part in enumerate(parts):
-            target[labels[part]] = p
+            assign.target[labels[part]] = p
         reps = [representative(X, sample[part], qmask, m) for part, m in zip(parts, means)]
-
-        def assign(rows):
-            return target[_apply_cuts(X, rows, nearest(rows), cuts)]
-
         return self._tree.replace_lazily(sid, assign, reps, list(means))
+
+
+class _Assignment:
+    """The new super-instance of rows of a lazy split: their nearest of the ``centres`` (two: bisected; more: by
+    the fitted K-means ``model``), moved by the ``cuts`` of :func:`_cuts`, then each label's ``target`` part. An
+    object, not a closure, so that a session's state can be copied (a checkpoint)."""
+
+    def __init__(self, X, centres, model=None):
+        self.X, self.centres, self.model, self.cuts, self.target = X, centres, model, [], None
+
+    def nearest(self, rows):
+        return bisect(self.X[rows], self.centres) if self.model is None else predict(self.model, self.X[rows])
+
+    def __call__(self, rows):
+        return self.target[_apply_cuts(self.X, rows, self.nearest(rows), self.cuts)]
 
 
 def _cuts(X, rows, labels, separated, n_parts, space=None):

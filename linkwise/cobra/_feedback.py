@@ -32,6 +32,8 @@ without a row that may be asked about is not cut out (its rows follow
 their super-instance).
 """
 
+import functools
+
 import numpy as np
 
 from linkwise.graph import components
@@ -52,46 +54,49 @@ class Feedback:
     ``version`` grows whenever new statements are applied: a question
     generator compares it across a ``yield`` and starts its step again.
 
+    It holds no reference to the run's context (each :meth:`update` is given it), so a fitted estimator pickles
+    without its data.
+
     Parameters
     ----------
-    ctx : QueryContext
-        The run's context, whose ``informed`` pairs and ``marks`` are the
-        statements.
     method : COBRAS
         The super-instance method whose tree the statements change.
     """
 
-    def __init__(self, ctx, method):
-        self._ctx, self._method = ctx, method
+    def __init__(self, method):
+        self._method = method
         self._n_informed = self._n_marks = self.version = 0
         self._masks = []  # rows of each mark, as a mask
         self._moves, self._arrays = {}, None  # the pairs of moves by position in ctx.informed, and as arrays
 
-    def __getstate__(self):
-        # a pickled estimator is fitted: no statement comes any more, and the run's data stays out of the pickle
-        return {**self.__dict__, "_ctx": None, "_arrays": None}
+    def update(self, ctx):
+        """Apply the statements made since the last call (any time: between questions too).
 
-    def update(self):
-        """Apply the statements made since the last call (any time: between questions too)."""
-        ctx = self._ctx
-        if ctx is None or self._n_informed == len(ctx.informed) and self._n_marks == len(ctx.marks):
+        Parameters
+        ----------
+        ctx : QueryContext
+            The run's context: its ``informed`` pairs and ``marks`` are the statements.
+        """
+        if self._n_informed == len(ctx.informed) and self._n_marks == len(ctx.marks):
             return
         tree = self._method._tree
         tree.settle()
         n_ids, shown = tree.n_ids, tree._label_per_id(tree.shown)
         view = shown.copy()
-        stated = components([(i, j) for i, j, a in ctx.informed if a], ctx.n_samples)[1]
+        # the must-link component of each row by the stated pairs: only a move needs it (an import of many pairs
+        # would otherwise label every row once per pair)
+        stated = functools.cache(lambda: components([(i, j) for i, j, a in ctx.informed if a], ctx.n_samples)[1])
         start = self._n_informed  # the first pair not applied yet
         for mark in ctx.marks[self._n_marks :]:
             mask = np.zeros(ctx.n_samples, dtype=bool)
             mask[mark.rows] = True
             self._masks.append(mask)
             for pos in range(start, mark.start):  # the pairs stated before the mark
-                view = self._pair(pos, view, stated)
-            view = self._mark(mask, mark.complete, view)
+                view = self._pair(ctx, pos, view, stated)
+            view = self._mark(ctx, mask, mark.complete, view)
             start = mark.stop
         for pos in range(start, len(ctx.informed)):
-            view = self._pair(pos, view, stated)
+            view = self._pair(ctx, pos, view, stated)
         marked = len(ctx.marks) > self._n_marks
         self._n_informed, self._n_marks = len(ctx.informed), len(ctx.marks)
         if marked or tree.n_ids > n_ids or not np.array_equal(view, shown):
@@ -114,7 +119,7 @@ class Feedback:
         members = self._method._tree.members[sid]
         return any(mask[members].all() for mask in self._masks)
 
-    def _mark(self, inside, complete, view):
+    def _mark(self, ctx, inside, complete, view):
         tree = self._method._tree
         labels = view[tree.leaf_of_point[inside]]
         target = np.bincount(labels).argmax()  # the cluster the marked rows were shown in
@@ -122,7 +127,7 @@ class Feedback:
             share = inside[tree.members[sid]]
             if share.all() or not share.any():
                 continue
-            view = self._cut(sid, tree.members[sid][share], view)[1]
+            view = self._cut(ctx, sid, tree.members[sid][share], view)[1]
         outside = view.max() + 1
         for sid in tree.leaves().tolist():
             share = inside[tree.members[sid]]
@@ -132,22 +137,22 @@ class Feedback:
                 view[sid] = outside
         return view
 
-    def _pair(self, pos, view, stated):
+    def _pair(self, ctx, pos, view, stated):
         """Apply the stated pair ``ctx.informed[pos]``: nothing if lone, else the move it is half of."""
-        informed, moved = self._ctx.informed, self._ctx.moved
+        informed, moved = ctx.informed, ctx.moved
         for k in (pos - 1, pos + 1):
             if {pos, k} <= moved and (mover := _shared(informed[pos], informed[k])) is not None:
                 break
         else:
             return view  # a lone pair (as another person's answer to a question): the store has it
         if k < pos:  # its first half again: it looked lone if the clustering was read between the two
-            view = self._move(k, mover, view, stated)
-        return self._move(pos, mover, view, stated)
+            view = self._move(ctx, k, mover, view, stated)
+        return self._move(ctx, pos, mover, view, stated)
 
-    def _move(self, pos, mover, view, stated):
+    def _move(self, ctx, pos, mover, view, stated):
         """Apply half ``ctx.informed[pos]`` of a move of row ``mover``."""
         tree = self._method._tree
-        i, j, answer = self._ctx.informed[pos]
+        i, j, answer = ctx.informed[pos]
         self._moves[pos] = (i, j, answer)
         if mover == j:
             i, j = j, i
@@ -155,20 +160,21 @@ class Feedback:
         if answer == (view[li] == view[lj]) and (answer or li != lj):
             return view  # the clustering shown agrees
         members = tree.members[li]
-        piece = members[stated[members] == stated[i]]
-        if not answer and li == lj and stated[j] == stated[i]:
+        component = stated()
+        piece = members[component[members] == component[i]]
+        if not answer and li == lj and component[j] == component[i]:
             return view  # contradicting statements: the knowledge sorts them out
         if piece.size < members.size:
-            li, view = self._cut(li, piece, view)
+            li, view = self._cut(ctx, li, piece, view)
             if li is None:
                 return view
         view[li] = view[tree.leaf_of_point[j]] if answer else view.max() + 1
         return view
 
-    def _cut(self, sid, piece, view):
+    def _cut(self, ctx, sid, piece, view):
         """Split leaf ``sid`` into the rows ``piece`` and the rest; returns the piece's leaf (None if either part
         has no queryable row) and ``view`` for the new leaves."""
-        ctx, method = self._ctx, self._method
+        method = self._method
         tree, X, qmask = method._tree, ctx.X, ctx.queryable_mask
         members = tree.members[sid]
         in_piece = np.isin(members, piece)

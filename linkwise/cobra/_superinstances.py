@@ -132,12 +132,13 @@ def make_parts(X, members, labels, queryable_mask, Xm=None):
 class _LazySplit:
     """A split whose rows are still being assigned (:meth:`SuperInstanceTree.replace_lazily`)."""
 
+    sid: int  # the split leaf: its rows not assigned yet still point to it (leaf_of_point)
     rows: np.ndarray  # the split leaf's rows
     assign: Callable  # rows -> index of their new leaf
     ids: np.ndarray  # the new leaves
-    part: np.ndarray  # new leaf of each row
+    pieces: list  # per new leaf, the positions in ``rows`` assigned to it so far, a sorted array per chunk
     done: int = 0  # rows assigned so far
-    parts: list | None = None  # then: rows (positions in ``rows``) of each new leaf
+    filled: int = 0  # new leaves given their rows so far
 
 
 class SuperInstanceTree:
@@ -186,23 +187,26 @@ class SuperInstanceTree:
         rows = self.members.pop(sid)
         ids = self._new_leaves(sid, reps, positions)
         self.members.update(dict.fromkeys(ids.tolist()))
-        self._pending.append(_LazySplit(rows, assign, ids, np.empty(rows.size, dtype=np.intp)))
+        self._pending.append(_LazySplit(sid, rows, assign, ids, [[] for _ in ids]))
         return ids
 
     def advance(self, rows=None):
-        """One step (milliseconds) of the oldest lazy split: assign ``rows`` (131,072) more rows, group, or fill."""
+        """One step (milliseconds) of the oldest lazy split: assign ``rows`` (131,072) more rows to their new
+        leaves, or give one new leaf its rows."""
         if not self._pending:
             return
         job = self._pending[0]
         if job.done < job.rows.size:
             stop = min(job.rows.size, job.done + (rows or _CHUNK))
-            job.part[job.done : stop] = job.assign(job.rows[job.done : stop])
+            for piece, part in zip(job.pieces, group(job.assign(job.rows[job.done : stop]), job.ids.size)):
+                piece.append(job.done + part)
             job.done = stop
-        elif job.parts is None:
-            job.parts = group(job.part, job.ids.size)
-        else:
+            return
+        self._fill(job.ids[job.filled : job.filled + 1], job.rows, [np.concatenate(job.pieces[job.filled])])
+        job.pieces[job.filled] = None
+        job.filled += 1
+        if job.filled == job.ids.size:
             self._pending.pop(0)
-            self._fill(job.ids, job.rows, job.parts)
 
     def settle(self):
         """Finish every pending lazy split: each new leaf gets its rows."""
@@ -238,22 +242,40 @@ class SuperInstanceTree:
     def _leaves_by_first_point(self):
         """Current leaves ordered by their first point, and the parent array (cached until the next split)."""
         self.settle()
+        leaves, parent, _ = self._holding_rows()
+        return leaves, parent
+
+    def _holding_rows(self):
+        """The leaves that rows point to (``leaf_of_point``), ordered by first point, the parent array, and for each
+        the id whose cluster it shows (cached until the next split or fill). A leaf whose rows a lazy split is still
+        assigning stands for its new leaves not given rows yet, and shows the cluster of the first of them."""
         if self._cache is None:
-            leaves = self.leaves()
+            filled = [sid for sid, rows in self.members.items() if rows is not None]
+            stand_in = {job.sid: int(job.ids[0]) for job in self._pending}
+            leaves = np.array(sorted(filled + list(stand_in)), dtype=np.intp)
             leaves = leaves[np.argsort(np.asarray(self.first_point)[leaves], kind="stable")]
-            self._cache = leaves, np.asarray(self.parent, dtype=np.intp)
+            shows = np.array([stand_in.get(sid, sid) for sid in leaves.tolist()], dtype=np.intp)
+            self._cache = leaves, np.asarray(self.parent, dtype=np.intp), shows
         return self._cache
 
-    def _label_per_id(self, view):
-        """Label (0.. by first point) of every current leaf, by id, under a ``view`` saved by :meth:`show`: each
-        takes the cluster of its ancestor that existed then."""
+    def _cluster_then(self, ids, view):
+        """The cluster of leaves ``ids`` under a ``view`` saved by :meth:`show`: that of their ancestor then."""
         n_then, cluster_then = view
-        leaves, parent = self._leaves_by_first_point()
-        anc = leaves.copy()
+        parent = self._holding_rows()[1]
+        anc = np.array(ids, dtype=np.intp)
         while (late := anc >= n_then).any():
             anc[late] = parent[anc[late]]
+        return cluster_then[anc]
+
+    def _label_per_id(self, view):
+        """Label (0.. by first point) of every leaf rows point to, by id, under a ``view`` saved by :meth:`show`:
+        each takes the cluster of its ancestor that existed then. A lazy split is assigned first only if the view
+        puts its new leaves in different clusters (else its rows not assigned yet all take their one cluster)."""
+        if any(np.unique(self._cluster_then(job.ids, view)).size > 1 for job in self._pending):
+            self.settle()
+        leaves, _, shows = self._holding_rows()
         per_id = np.zeros(self.n_ids, dtype=np.int32)
-        per_id[leaves] = relabel(cluster_then[anc])
+        per_id[leaves] = relabel(self._cluster_then(shows, view))
         return per_id
 
     def labels(self):
@@ -359,7 +381,7 @@ class SuperInstanceClustering(ActiveEstimator):
 
     def _start_tree(self, ctx):
         """A new :class:`SuperInstanceTree` of every row in ``self._tree``, and the run's :class:`Feedback`."""
-        self._feedback = Feedback(ctx, self)
+        self._feedback = Feedback(self)
         self._tree = SuperInstanceTree(ctx.X, ctx.queryable_mask)
         return self._tree
 
@@ -384,16 +406,7 @@ class SuperInstanceClustering(ActiveEstimator):
         """``(comp, cl)``: the knowledge's must-link component of each representative (0..), and which components
         a cannot-link (given or entailed, from any earlier answer) separates; the pairs stated outside the
         questions relate their rows' ``leaves`` (:meth:`Feedback.lift`)."""
-        store = ctx.knowledge.store
-        labels = store.component_labels()  # one vectorised pass: a complete mark stores a cannot-link per row
-        uniq, comp = np.unique(labels[np.asarray(reps, dtype=np.intp)], return_inverse=True)
-        cl = np.zeros((uniq.size, uniq.size), dtype=bool)
-        pairs = store.cannot_link_pairs()
-        if pairs.size:
-            ends = labels[pairs]
-            at = np.searchsorted(uniq, ends).clip(max=uniq.size - 1)
-            both = (uniq[at] == ends).all(axis=1)  # both sides hold a representative
-            cl[at[both, 0], at[both, 1]] = cl[at[both, 1], at[both, 0]] = True
+        comp, cl = ctx.knowledge.store.relations_among(reps)  # in the representatives, not the rows
         return self._feedback.lift(leaves, comp, cl)
 
     def _merge_phase(self, ctx, new, *, live):
@@ -404,7 +417,7 @@ class SuperInstanceClustering(ActiveEstimator):
             version = self._feedback.version
             if not (yield from self._merge(ctx, new, live=live, revision=revision)):
                 yield Checkpoint()
-                self._feedback.update()
+                self._feedback.update(ctx)
                 if ctx.revision == revision and self._feedback.version == version:
                     return
             revision, new = ctx.revision, self._tree.leaves()
@@ -419,7 +432,7 @@ class SuperInstanceClustering(ActiveEstimator):
         With ``live`` the shown clustering follows every merge.
         """
         tree, feedback = self._tree, self._feedback
-        feedback.update()
+        feedback.update(ctx)
         version = feedback.version
         leaves = tree.leaves()
         reps = np.asarray(tree.rep, dtype=np.intp)[leaves]
@@ -444,7 +457,7 @@ class SuperInstanceClustering(ActiveEstimator):
             k = start + open_[0]
             a, b = comp[ia[k]], comp[ib[k]]
             answer = yield int(reps[ia[k]]), int(reps[ib[k]])
-            feedback.update()
+            feedback.update(ctx)
             if ctx.revision != revision or feedback.version != version:
                 return True
             tree.advance()  # rows of a lazy split, a chunk per question
@@ -475,7 +488,7 @@ class SuperInstanceClustering(ActiveEstimator):
         ndarray of int of shape (n_samples,)
             A label per row: that of its super-instance's cluster.
         """
-        self._feedback.update()  # feedback shows at once, not at the method's next step
+        self._feedback.update(ctx)  # feedback shows at once, not at the method's next step
         return self._tree.labels()
 
     def snapshot(self, ctx):

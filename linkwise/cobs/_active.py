@@ -1,5 +1,6 @@
 """Active COBS: ask the pairs on which a weighted committee of candidate clusterings disagrees most."""
 
+import functools
 from numbers import Integral, Real
 
 import numpy as np
@@ -192,40 +193,41 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
 
         Yields
         ------
-        tuple of (int, int)
+        tuple of (int, int) or Rest
             The next question; the loop sends back its answer, which updates
             the weights, the scores and the selected clustering.
         """
-        owner = type(self).__name__
-        spec = GridSpec(self.algorithms, self.grid, owner)
-        rows, to_row = None, None
-        if ctx.n_samples > self.max_samples:
-            rows = sample_rows(ctx.n_samples, ctx.queryable, self.max_samples, ctx.rng)
-            to_row = nearest_rows(ctx.X, rows)
-        data = ctx.X if rows is None else ctx.X[rows]
-        cands = candidates_for(data, spec, self.dbscan_noise, self.n_jobs, self.cache, ctx.rng, owner)
-        global_row = np.arange(ctx.n_samples) if rows is None else rows
-        self.candidates_, self.sample_indices_ = cands, rows
-        self._ties, net = TieBreak(cands.labels), np.zeros(len(cands), dtype=np.intp)
-        self.scores_ = np.zeros(len(cands), dtype=np.intp)
-        self._select(ctx, net, to_row)
-        answered = []  # sample positions of the pairs answered
+        if not (ctx.resumed and "committee" in ctx.state):  # resumed: at the committee's rest, the candidates made
+            owner = type(self).__name__
+            spec = GridSpec(self.algorithms, self.grid, owner)
+            rows, self._to_row = None, None
+            if ctx.n_samples > self.max_samples:
+                rows = sample_rows(ctx.n_samples, ctx.queryable, self.max_samples, ctx.rng)
+                self._to_row = nearest_rows(ctx.X, rows)
+            data = ctx.X if rows is None else ctx.X[rows]
+            cands = candidates_for(data, spec, self.dbscan_noise, self.n_jobs, self.cache, ctx.rng, owner)
+            self._global_row = np.arange(ctx.n_samples) if rows is None else rows
+            self.candidates_, self.sample_indices_ = cands, rows
+            self._ties, self._net = TieBreak(cands.labels), np.zeros(len(cands), dtype=np.intp)
+            self.scores_ = np.zeros(len(cands), dtype=np.intp)
+            self._select(ctx)
+            self._answered = []  # sample positions of the pairs answered
+        yield from committee_questions(ctx, self.candidates_.labels, self._global_row, self.sample_size,
+                                       self._least_agreed, functools.partial(self._learn, ctx))
 
-        def learn(pair, together, answer, revised):
-            nonlocal net
-            if answer is not None:
-                answered.append(pair)
-            if revised:  # an earlier answer is now believed wrong: score them all again
-                net = self._rescore(ctx, answered, global_row)
-            elif answer is not None:
-                right = together == answer
-                net += np.where(right, 1, -1)
-                self.scores_ += right
-            else:
-                return
-            self._select(ctx, net, to_row)
-
-        yield from committee_questions(ctx, cands.labels, global_row, self.sample_size, self._least_agreed, learn)
+    def _learn(self, ctx, pair, together, answer, revised):
+        """Take in the answer to the committee's question ``pair`` (sample positions) whose column is ``together``."""
+        if answer is not None:
+            self._answered.append(pair)
+        if revised:  # an earlier answer is now believed wrong: score them all again
+            self._net = self._rescore(ctx, self._answered, self._global_row)
+        elif answer is not None:
+            right = together == answer
+            self._net += np.where(right, 1, -1)
+            self.scores_ += right
+        else:
+            return
+        self._select(ctx)
 
     def _least_agreed(self, together, unasked):
         """The weight rule: the unasked pair of the pool with the least weighted agreement ``|weights @ sign|``."""
@@ -248,12 +250,12 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
         self.scores_ = satisfied(self.candidates_.labels, ml, cl)
         return 2 * self.scores_ - len(ml) - len(cl)
 
-    def _select(self, ctx, net, to_row):
-        self.weights_ = committee_weights(net, self.update_factor)
+    def _select(self, ctx):
+        self.weights_ = committee_weights(self._net, self.update_factor)
         self.best_index_ = self._ties.best(self.scores_, self.weights_)
         self.best_ = dict(self.candidates_.params[self.best_index_])
         labels = self.candidates_.labels[self.best_index_]
-        ctx.labels = labels if to_row is None else labels[to_row]
+        ctx.labels = labels if self._to_row is None else labels[self._to_row]
 
 
 def _answered(belief, ctx):

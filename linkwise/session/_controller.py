@@ -768,5 +768,7 @@ class HumanSession:
         return SessionWidget(self, y)
 
     def close(self):
-        """Close the session file."""
+        """Close the session file (its newest resume point is written to the cache folder first)."""
+        if not self.read_only:
+            self._replay.points.write()
         self.store.close()

@@ -26,8 +26,10 @@ def carry_numbers(labels, previous, fresh):
     k = int(labels.max()) + 1 if labels.size else 0
     mapping = np.full(k, -1, dtype=np.intp)
     if previous is not None and k:
-        old, index = np.unique(previous, return_inverse=True)
-        table = np.bincount(labels * len(old) + index.ravel(), minlength=k * len(old)).reshape(k, len(old))
+        present = np.bincount(previous) > 0  # numbers are small non-negative ints: counted, not sorted
+        old = np.flatnonzero(present)
+        index = (np.cumsum(present) - 1)[previous]
+        table = np.bincount(labels * len(old) + index, minlength=k * len(old)).reshape(k, len(old))
         rows, cols = linear_sum_assignment(table, maximize=True)
         kept = table[rows, cols] > 0
         mapping[rows[kept]] = old[cols[kept]]

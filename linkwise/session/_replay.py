@@ -8,6 +8,7 @@ answers (:mod:`linkwise.session._review`) are each given it. It knows nothing of
 desk tells it which rows to hold back (``planner``).
 """
 
+import pickle
 import secrets
 
 from linkwise.exceptions import InconsistentConstraintError
@@ -15,10 +16,14 @@ from linkwise.graph import pair_key
 from linkwise.loop import ActiveSession
 from linkwise.session._feedback import honour
 from linkwise.session._numbers import carry_numbers
+from linkwise.session._resume import ResumeCache
 from linkwise.session._store import ANSWER_WORDS
 from linkwise.stability import StabilityMonitor
 
 __all__ = ["Replay", "state_row"]
+
+# What a resume point keeps of a replay, beside its ActiveSession's state (with the rows it covers).
+_STATE = ("used", "_processed", "_source", "conflict", "_labels", "_numbered", "_fresh", "stability", "_unsure")
 
 
 def state_row(session, row, unsure):
@@ -67,13 +72,33 @@ class Replay:
         self.changes = 0
         # a fresh prefix per process: a page that polled an earlier server never mistakes a new state for its own
         self._boot = secrets.token_hex(4)
+        self.points = ResumeCache(store, data)
 
     def rebuild(self):
-        """Replay every recorded row afresh, in recorded order (see :meth:`apply`)."""
+        """Replay every recorded row, in recorded order (see :meth:`apply`): from the latest resume point whose
+        rows are the first ones recorded now (an undo, a changed answer or a reopened file starts there), else
+        afresh."""
+        self.rows = self.store.answers()
+        self.skip, self.later = self.planner(self.rows) if self.planner else (set(), set())
+        todo = [row for row in self.rows if row.seq not in self.skip]
+        resumed = self.points.resume(self.estimator, todo)
+        if resumed is None:
+            self._start()
+        else:
+            self.session, state = resumed
+            self.__dict__.update(state)
+        for row in todo[len(self._processed):]:
+            if self.conflict is not None:
+                break
+            self.apply(row)
+        self.changed()
+
+    def _start(self):
+        """A fresh ActiveSession and what the person sees before any row is applied."""
+        self.session = ActiveSession(self.estimator, self.data.X, stability=False, resume_points="spaced")
         # stability of what the person sees (the feedback honoured), counting every annotator's answers
-        self.session = ActiveSession(self.estimator, self.data.X, stability=False)
         self.stability = StabilityMonitor(**self.estimator.stop_rule())
-        self.used = []
+        self.used, self._processed = [], []
         self._source = {}  # (pair, must-link) -> the recorded row that stated it, for explaining a contradiction
         self.conflict = self._labels = None
         # the clustering last numbered (its labels, the numbers per row) and the next fresh number: numbered after
@@ -82,18 +107,18 @@ class Replay:
         self.stability.update(self.labels(), answered=False)  # the clustering before any answer
         self.numbers()
         self._unsure = set()  # pairs answered "don't know" before the method asked them
-        self.rows = self.store.answers()
-        self.skip, self.later = self.planner(self.rows) if self.planner else (set(), set())
-        for row in self.rows:
-            if self.conflict is not None:
-                break
-            if row.seq not in self.skip:
-                self.apply(row)
-        self.changed()
 
     def apply(self, row):
         """Replay one recorded row: the answer to the pending question is told; another pair (imported, moved, or
-        asked of someone else) is informed; a cluster's feedback is marked. A contradiction opens a conflict."""
+        asked of someone else) is informed; a cluster's feedback is marked. A contradiction opens a conflict.
+        Where the method rested in the row's last step, the state after it is kept as a resume point."""
+        self._apply(row)
+        self._processed.append(row)
+        if self.conflict is None and (point := self.session.resume_point(current=True)) is not None:
+            state = {name: getattr(self, name) for name in _STATE}
+            self.points.keep(self.estimator, self._processed, point, pickle.dumps(state, protocol=5))
+
+    def _apply(self, row):
         session = self.session
         constraints, informed = session.constraints, len(session.informed)
         before = len(constraints.conflicts)
