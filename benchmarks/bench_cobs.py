@@ -15,8 +15,16 @@
    ARI per dataset, with the algorithms chosen in the folds.
 4. Fig. 5 (wine): Active COBS (m = 2, s = 200) against COBS with random
    constraints at small budgets.
+5. Generation time of the paper's grid on its two largest sets, engytime and
+   cure-t2-4k, raw (as Table 4) and scaled to [0, 1] (issue 37; full mode
+   only): CPU seconds of one serial generation, its best candidate's ARI, and
+   how many candidates differ from those of a reference run: ``--reference
+   DIR`` stores the candidates there on the first run (run it with the old
+   code first, e.g. ``PYTHONPATH=<checkout of the old code>``) and compares
+   with them afterwards. It prints its table and leaves cobs.md alone.
 
     python benchmarks/bench_cobs.py [--quick] [--cache DIR] [--parts ...] [--table4 NAME ...] [--redo]
+    python benchmarks/bench_cobs.py --parts gentime --reference DIR [--cache DIR]
 
 Every result (a generation row, a Table 4 dataset, ...) is stored in the
 cache directory as soon as it is done and cobs.md is rewritten from all
@@ -71,7 +79,9 @@ PAPER = {
 }
 ARTIFICIAL = {"2d-4c-no4", "cure-t2-4k", "engytime", "jain", "flame"}  # the paper does not rescale these
 QUICK_TABLE4 = ["iris", "wine", "jain", "flame"]
-PARTS = ["generation", "questions", "table4", "fig5"]
+PARTS = ["generation", "questions", "table4", "fig5", "gentime"]
+# the sets of the generation time (issue 37): name, scaling (None: raw)
+GENTIME = [("engytime", None), ("engytime", "minmax"), ("cure-t2-4k", None), ("cure-t2-4k", "minmax")]
 
 
 def table(header, rows):
@@ -159,6 +169,31 @@ def generation(name, X, grid, quick):
         f"{serial_cpu:.1f}",
         f"{naive:.0f} ({naive / serial_cpu:.1f}x)",
     ]
+
+
+def generation_time(name, scale, reference):
+    """CPU seconds of one serial generation, its best candidate's ARI, and the candidates that differ from the
+    reference's (stored in ``reference`` first when it has none of this set)."""
+    X, y = lw.datasets.load(name, scale=scale)
+    start = time.process_time()
+    labels = generate(X, random_state=0).labels
+    cpu = time.process_time() - start
+    path = Path(reference) / f"cobs_{name}_{scale or 'raw'}.npy"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.save(path, labels)
+    differ = int((np.load(path) != labels).any(axis=1).sum())
+    best = max(lw.metrics.ari(y, row) for row in labels)
+    print(f"  {name} ({scale or 'raw'}): {cpu:.1f} CPU s, best ARI {best:.3f}, {differ} candidates differ", flush=True)
+    return [name, scale or "raw", f"{X.shape[0]} x {X.shape[1]}", f"{cpu:.1f}", f"{best:.3f}", differ]
+
+
+def generation_times(store, reference):
+    """Part 5: the generation time of every set of GENTIME, printed as a markdown table."""
+    print("5. generation time", flush=True)
+    rows = [store.run(f"gentime-{name}-{scale or 'raw'}", lambda name=name, scale=scale:
+                      generation_time(name, scale, reference)) for name, scale in GENTIME]
+    print(table(["data", "scaling", "n x d", "serial CPU s", "best ARI", "candidates differing"], rows))
 
 
 # -- 2. active question speed -------------------------------------------------------------
@@ -317,7 +352,8 @@ Shared work: one kNN search for the whole grid; one spectral embedding per
 affinity reused for every K (9 K per embedding); DBSCAN as cuts of one
 single-linkage tree of the mutual reachability distance per minPts (20 eps per
 tree). Gaussian affinities of more than 2,500 rows are solved with ARPACK
-(shift-invert) instead of LAPACK's dense solver. The 2-worker speed-up is
+(shift-invert) instead of LAPACK's dense solver, unless the kernel is too wide
+for ARPACK to converge (issue 37). The 2-worker speed-up is
 bounded by the 2 cores being shared with other jobs while this ran.
 
 ## 2. Choosing the next question (Active COBS, 931 candidates x 200 pairs)
@@ -347,6 +383,22 @@ reports about 0.67 for random and 0.80 for active selection at 5 constraints.
 """
 
 
+def generations(store, quick, only, write):
+    """Part 1: the generation table, each row (the cases named in ``only`` if given) stored as soon as it is done."""
+    print("1. generation", flush=True)
+    from distributed import Client, LocalCluster
+
+    joblib.Parallel(n_jobs=2)(joblib.delayed(abs)(i) for i in range(4))  # start the loky workers untimed
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        with Client(cluster) as client:
+            for name, make_X, grid in generation_cases(quick):
+                if only and not any(name.startswith(g) for g in only):
+                    continue
+                store.run(f"generation-{name}", lambda name=name, make_X=make_X, grid=grid: generation(name, make_X(), grid, quick))
+                write()
+            client.shutdown()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small run (about 2 minutes)")
@@ -356,6 +408,8 @@ def main():
     parser.add_argument("--parts", nargs="+", choices=PARTS, default=PARTS, help="parts to run (default: all)")
     parser.add_argument("--generation", nargs="+", metavar="NAME", help="only these generation cases (e.g. wine)")
     parser.add_argument("--redo", action="store_true", help="recompute results already stored by an earlier run")
+    parser.add_argument("--reference", default=os.path.join(tempfile.gettempdir(), "linkwise-bench-cobs-reference"),
+                        help="candidates the generation-time part compares with (stored there if missing)")
     args = parser.parse_args()
     quick, cache = args.quick, args.cache
     store = Store(cache, quick, args.redo)
@@ -372,18 +426,7 @@ def main():
         tmp.replace(out)
 
     if "generation" in args.parts:
-        print("1. generation", flush=True)
-        from distributed import Client, LocalCluster
-
-        joblib.Parallel(n_jobs=2)(joblib.delayed(abs)(i) for i in range(4))  # start the loky workers untimed
-        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
-            with Client(cluster) as client:
-                for name, make_X, grid in generation_cases(quick):
-                    if args.generation and not any(name.startswith(g) for g in args.generation):
-                        continue
-                    store.run(f"generation-{name}", lambda name=name, make_X=make_X, grid=grid: generation(name, make_X(), grid, quick))
-                    write()
-                client.shutdown()
+        generations(store, quick, args.generation, write)
     if "questions" in args.parts:
         print("2. question speed", flush=True)
         store.run("questions", lambda: question_speed(cache))
@@ -396,9 +439,12 @@ def main():
     if "fig5" in args.parts:
         print("4. Fig. 5", flush=True)
         store.run("fig5", lambda: fig5(cache, budgets, repeats))
-    write()
-    print(out.read_text())
-    print(f"wrote {out}")
+    if "gentime" in args.parts and not quick:
+        generation_times(store, args.reference)
+    if set(args.parts) != {"gentime"}:  # that part prints its table; the report of the others stays as it is
+        write()
+        print(out.read_text())
+        print(f"wrote {out}")
 
 
 if __name__ == "__main__":

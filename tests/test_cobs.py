@@ -13,7 +13,7 @@ from sklearn.neighbors import NearestNeighbors
 
 import linkwise as lw
 from linkwise.cobs import Candidates, _generate, generate, make_estimator, paper_grid
-from linkwise.cobs._generate import _canonical, _plan, _spectral_embedding, _spectral_task
+from linkwise.cobs._generate import _BULK, _canonical, _in_bulk, _plan, _spectral_embedding, _spectral_task
 from linkwise.cobs._grid import GridSpec
 from linkwise.cobs._select import TieBreak, committee_weights
 from linkwise.exceptions import InvalidParameterError
@@ -328,6 +328,39 @@ def test_large_gaussian_affinities_use_arpack_and_match_lapack(blobs, monkeypatc
     iterative = [_spectral_task(X, None, "rbf", sigma, ks, seed=3) for sigma in (0.5, 2.0)]
     assert len(calls) >= 2 and all(kw["sigma"] < 0 for kw in calls)  # shift-invert ARPACK ran
     np.testing.assert_array_equal(np.concatenate(iterative), np.concatenate(dense))
+
+
+@pytest.mark.parametrize("sigma", [0.05, 0.5, 1.0, 5.0])
+def test_the_bulk_bound_agrees_with_the_kernels_eigenvalues(sigma):
+    X = np.random.RandomState(0).uniform(size=(400, 2))
+    kernel = rbf_kernel(X, gamma=0.5 / sigma**2)
+    eleventh = np.linalg.eigvalsh(kernel - np.diag(np.diag(kernel)) + np.eye(len(X)))[-11]
+    assert _in_bulk(kernel, 11) == (eleventh < _BULK)
+
+
+def test_a_kernel_too_wide_for_arpack_goes_straight_to_lapack(blobs, monkeypatch):
+    """Issue 37: above _DENSE_MAX rows a kernel whose k-th eigenvalue lies in the bulk skips ARPACK, which
+    would fail after 100 restarts and leave the clusterings to LAPACK anyway."""
+    X, ks = blobs[0], [2, 3, 4]
+    dense = [_spectral_task(X, None, "rbf", sigma, ks, seed=3) for sigma in (2.0, 20.0)]
+    calls = []
+    monkeypatch.setattr(_generate, "_DENSE_MAX", 10)
+    monkeypatch.setattr(_generate, "eigsh", lambda *a, **kw: calls.append(kw) or eigsh(*a, **kw))
+    np.testing.assert_array_equal(_spectral_task(X, None, "rbf", 20.0, ks, seed=3), dense[1])
+    assert not calls
+    np.testing.assert_array_equal(_spectral_task(X, None, "rbf", 2.0, ks, seed=3), dense[0])
+    assert calls  # a narrower kernel still goes to ARPACK
+
+
+@pytest.mark.slow
+def test_arpacks_restart_vectors_are_seeded():
+    """Issue 39: on MASS-Pima's 2-nearest-neighbour graph (many components) ARPACK, from this start vector, draws
+    new vectors as it goes; scipy >= 1.17 drew them from fresh entropy, and the embedding changed from call to call."""
+    X = lw.datasets.load("MASS-Pima", scale="minmax")[0]
+    ind, n = _generate.neighbours(X, 2)[1], len(X)
+    conn = sparse.csr_matrix((np.ones(2 * n), ind.ravel(), np.arange(0, 2 * n + 1, 2)), shape=(n, n))
+    first, again = (_spectral_embedding(0.5 * (conn + conn.T), 10, np.random.RandomState(1800426750)) for _ in "ab")
+    np.testing.assert_array_equal(first, again)
 
 
 # -- bad input -------------------------------------------------------------------------

@@ -79,8 +79,8 @@ class ActiveCOBS(RepairAttributes, ActiveEstimator):
         questions are about sampled rows; every other row takes the label of
         its nearest sampled row (``labels_`` and ``labels_history_``). The
         generation's time grows faster than the rows (about 9 CPU seconds at
-        1,000 rows, 38 at 2,086, 303 at 4,096: benchmarks/results/cobs.md,
-        section 6, with the accuracy this costs). ``max_samples=20000``, the
+        1,000 rows, 38 at 2,086, about 200 at 4,096: benchmarks/results/cobs.md,
+        sections 6 and 8, with the accuracy this costs). ``max_samples=20000``, the
         former default, generates on every row up to 20,000.
     n_jobs, cache : optional
         The parallelism and cache of the candidate generation, as for :class:`~linkwise.COBS`.

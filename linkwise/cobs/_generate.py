@@ -8,7 +8,8 @@ k-nearest-neighbour search (spectral kNN graphs, DBSCAN's core distances):
   K-means seeding) with one eigensolve for every K instead of one per K;
   eigenvectors tied at the K-th place get a canonical basis, so that the
   result does not hang on rounding. kNN graphs and large Gaussian affinities
-  go to ARPACK (shift-invert), small ones and ARPACK's failures to LAPACK;
+  go to ARPACK (shift-invert), small ones, ARPACK's failures and kernels so
+  wide that ARPACK would fail (:func:`_in_bulk`) to LAPACK;
 * DBSCAN, one task per minPts: its clusters at every eps are cuts of one
   single-linkage tree over the mutual reachability distance
   ``max(core(a), core(b), d(a, b))``; a border point joins the cluster of its
@@ -18,6 +19,7 @@ k-nearest-neighbour search (spectral kNN graphs, DBSCAN's core distances):
 """
 
 import hashlib
+import inspect
 import json
 import os
 import tempfile
@@ -49,7 +51,7 @@ from linkwise.exceptions import InvalidParameterError
 
 __all__ = ["Candidates", "generate", "make_estimator"]
 
-CACHE_VERSION = "linkwise-cobs-3"  # 3: kNN ties go to the lower index
+CACHE_VERSION = "linkwise-cobs-4"  # 4: ARPACK's restart vectors seeded; 3: kNN ties go to the lower index
 # The parameters of generate, COBS and ActiveCOBS that shape the candidates, as scikit-learn constraints (the
 # estimators' tables hold them); GridSpec reads the names of algorithms and the entries of grid further.
 CANDIDATE_CONSTRAINTS = {
@@ -187,6 +189,13 @@ _TIE = 1e-8  # eigenvalues of a normalised Laplacian (in [0, 2]) closer than thi
 _DENSE_MAX = 2500
 # converging ARPACK runs take a few dozen restarts; a narrow kernel's crowd of eigenvalues at 0 never converges
 _ARPACK_RESTARTS = 100
+# A dense affinity whose kernel matrix has its k-th eigenvalue below this goes straight to LAPACK (_in_bulk): ARPACK
+# failed on every such affinity of engytime and cure-t2-4k (raw and scaled to [0, 1], at most 0.13) and converged on
+# every one above (at least 0.26, in 20 restarts there, 5 at 0.76): benchmarks/results/cobs.md, issue 37
+_BULK = 0.05
+# ARPACK draws a new start vector when the Krylov space of v0 is used up (a graph of many components); scipy >= 1.17
+# draws it from fresh entropy unless given a generator, so that such a solve differed from one call to the next
+_SEEDS_RESTARTS = "rng" in inspect.signature(eigsh).parameters
 
 
 def _canonical(vectors, values, last_complete):
@@ -219,13 +228,43 @@ def _smallest_eigenpairs(laplacian, k, v0, arpack):
     n = laplacian.shape[0]
     if arpack and k < n - 1:
         try:
-            values, vectors = eigsh(laplacian, k=k, sigma=-1e-5, which="LM", tol=0, v0=v0, maxiter=_ARPACK_RESTARTS)
+            seeded = {"rng": np.random.default_rng(0)} if _SEEDS_RESTARTS else {}
+            values, vectors = eigsh(laplacian, k=k, sigma=-1e-5, which="LM", tol=0, v0=v0, maxiter=_ARPACK_RESTARTS,
+                                    **seeded)
             order = np.argsort(values, kind="stable")
             return values[order], vectors[:, order], True
         except ArpackNoConvergence:
             pass
     matrix = laplacian.toarray() if sparse.issparse(laplacian) else laplacian
     return (*eigh(matrix, subset_by_index=[0, min(4 * k, n) - 1], check_finite=False), False)
+
+
+def _in_bulk(affinity, k):
+    """Whether the k-th smallest eigenvalue of the normalised Laplacian of a dense ``affinity`` lies in its bulk.
+
+    The Laplacian is ``I + 1/D - G / sqrt(D D')``, with G the kernel matrix
+    (``affinity`` with a unit diagonal) and D the degrees. Each large
+    eigenvalue of G gives the Laplacian one of its smallest; each one near 0
+    leaves one in a bulk near ``1 + 1/D``: thousands within 1e-3 of each
+    other for a kernel wide beside the data. ARPACK does not converge there,
+    and its 100 restarts, an O(n^2) solve each step, are lost. Pivoted
+    Cholesky steps G = F'F + E (E positive semi-definite) bound G's k-th
+    eigenvalue (Weyl): at least F'F's (from the small matrix F F'), at most
+    that plus E's trace; it is in the bulk below ``_BULK``. Up to 4 k steps,
+    O(n k^2), against the O(n^3) LU factorisation ARPACK starts with.
+    """
+    n = affinity.shape[0]
+    residual, factor = np.ones(n), np.zeros((min(4 * k, n), n))
+    for step in range(factor.shape[0]):
+        low = np.linalg.eigvalsh(factor[:step] @ factor[:step].T)[-k] if step >= k else 0.0
+        if low >= _BULK or low + residual.sum() < _BULK:
+            return low < _BULK
+        p = int(np.argmax(residual))
+        column = affinity[p].copy()
+        column[p] = 1.0
+        factor[step] = (column - factor[:step, p] @ factor[:step]) / np.sqrt(residual[p])
+        residual -= factor[step] ** 2
+    return False
 
 
 def _spectral_embedding(affinity, n_components, rs):
@@ -238,10 +277,10 @@ def _spectral_embedding(affinity, n_components, rs):
         laplacian.flat[:: laplacian.shape[0] + 1] = 1.0
     n = laplacian.shape[0]
     v0 = rs.uniform(-1, 1, n)  # ARPACK's start vector, drawn as scikit-learn draws it
-    arpack = sparse.issparse(laplacian) or n > _DENSE_MAX
     # One eigenpair more than needed shows a tie at the last needed one; up to 4 times as many take in
     # its group. A longer tie (a crowd at 0) is left as the single-threaded solver gives it.
     k = min(n_components + 1, n)
+    arpack = sparse.issparse(laplacian) or (n > _DENSE_MAX and not _in_bulk(affinity, k))
     values, vectors, arpack = _smallest_eigenpairs(laplacian, k, v0, arpack)
     if arpack and not (np.diff(values[n_components - 1 :]) > _TIE).any() and k < n:
         values, vectors, arpack = _smallest_eigenpairs(laplacian, min(4 * k, n), v0, arpack)
@@ -474,8 +513,9 @@ def generate(X, *, algorithms=FAMILIES, grid=None, dbscan_noise="singletons", n_
     candidates with as many constraint sets as you like (:class:`COBS` and
     :class:`ActiveCOBS` call it). The paper's 931 clusterings took,
     single-threaded, 5.6 CPU seconds on wine (178 rows), 42 on segmentation
-    (2,086 rows) and 357 on 10,000 two-dimensional rows without the Gaussian
-    kernels (benchmarks/results/cobs.md). The last few generated sets (up to
+    (2,086 rows), 194 and 230 on engytime and cure-t2-4k scaled to [0, 1]
+    (4,096 and 4,200 rows) and 357 on 10,000 two-dimensional rows without the
+    Gaussian kernels (benchmarks/results/cobs.md). The last few generated sets (up to
     256 MB of labels) are also kept in memory, keyed by a hash of ``X``, the
     grid and the drawn seeds: a later call of this process with the same
     data, grid and int ``random_state`` (a fit of COBS or ActiveCOBS
