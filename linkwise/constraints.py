@@ -689,8 +689,8 @@ class ConstraintStore:
                 "_size": np.array(self._size, dtype=np.int64)}
 
     def __setstate__(self, state):
-        self.__dict__.update(state)
-        self._parent, self._size = state["_parent"].tolist(), state["_size"].tolist()
+        self.__dict__.update(state)  # stores pickled before 2026-12 hold lists
+        self._parent, self._size = np.asarray(state["_parent"]).tolist(), np.asarray(state["_size"]).tolist()
 
     def copy(self):
         """Copy the store: same answers, closure and conflicts, sharing no state.

@@ -50,7 +50,7 @@ TRUSTED = tuple(
     cobra._superinstances.SuperInstanceTree cobra._superinstances.LabelsHistory cobs._select.COBS
     cobs._active.ActiveCOBS cobs._generate.Candidates bayes._estimators.BayesianActiveClustering
     bayes._estimators.BayesianClustering
-    bayes._estimators._ColumnMagnitude active._meta.ActiveClustering active._random.Random
+    bayes._inputs.ModelInputs bayes._inputs._ColumnMagnitude bayes._estimators._ColumnMagnitude active._meta.ActiveClustering active._random.Random
     active._explore.ExploreConsolidate active._explore.MinMax active._npu.NPU active._committee.Committee
     cluster._seeded.SeededKMeans cluster._seeded.ConstrainedKMeans cluster._copkmeans.COPKMeans
     cluster._pckmeans.PCKMeans cluster._mkmeans.MKMeans cluster._mpckmeans.MPCKMeans cluster._mpckmeans._Metrics

@@ -110,7 +110,7 @@ class ResumePoint:
         X : ndarray
             The session's validated data (shared, not copied).
         data : str
-            Its :func:`fingerprint`.
+            Its fingerprint: a short SHA-256 of ``X``.
         counts : tuple of int
             ``(n_queries, n_informed, n_marks)`` of the session.
 

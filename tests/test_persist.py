@@ -145,3 +145,17 @@ def test_finish_reports_given_labels_and_refuses_bad_ones():
     np.testing.assert_array_equal(est.labels_, given)
     reps = est.representatives_
     np.testing.assert_array_equal(est.predict(X[reps]), given[reps])
+
+
+@pytest.mark.parametrize("name", ["bac", "cobras", "auto"])
+def test_models_saved_by_an_earlier_linkwise_load_and_predict_as_they_did(name):
+    """Fitted on iris by linkwise at commit ec1509d (before resume points stored the union-find as arrays and
+    the Bayesian model's scaler moved to linkwise.bayes._inputs), with that code's predictions of noisy rows."""
+    from pathlib import Path
+
+    here = Path(__file__).parent / "saved_models"
+    X, _ = lw.datasets.load("iris", scale="minmax")
+    X_new = X + np.random.RandomState(2).normal(scale=0.05, size=X.shape)
+    est = lw.persist.load(here / f"{name}-ec1509d.joblib")
+    np.testing.assert_array_equal(est.predict(X_new), np.load(here / "predictions-ec1509d.npz")[name])
+    assert len(est.constraints_.constraints) > 0 and est.constraints_.find(0) in range(len(X))

@@ -11,7 +11,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from linkwise._docstrings import fill_placeholders
 from linkwise._validation import Interval, StrOptions, check_data, check_n_clusters, validate_params
-from linkwise.bayes._inputs import ModelInputs
+from linkwise.bayes._inputs import (
+    ModelInputs,
+    _ColumnMagnitude,  # noqa: F401 (models saved before 2026-12 name it here)
+)
 from linkwise.bayes._sampler import ParticleFilter
 from linkwise.bayes._selection import candidate_pool, first_acyclic, pair_scores
 from linkwise.exceptions import InvalidParameterError

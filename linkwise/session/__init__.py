@@ -19,13 +19,13 @@ from linkwise.session._data import Dataset, UnsafePathError, embed_text, load_da
 from linkwise.session._import import constraints_frame, read_known
 from linkwise.session._store import Answer, SessionFileError, SessionStore, SessionWriteError
 
-__all__ = ["Answer", "Dataset", "HumanSession", "NeedsConfirmation", "Refused", "SessionFileError", "SessionStore",
-           "SessionWidget", "SessionWriteError", "UnsafePathError", "constraints_frame", "create_app", "embed_text",
+__all__ = ["Answer", "Dataset", "HumanSession", "NeedsConfirmation", "Refused", "SessionFileError", "SessionOpening",
+           "SessionStore", "SessionWidget", "SessionWriteError", "UnsafePathError", "constraints_frame", "create_app", "embed_text",
            "load_data", "load_frame", "open_session", "read_known", "run_terminal", "serve", "widget"]
 
 # the web server, the terminal prompt and the notebook widget are imported only when used; the session itself
 # too, as it drives the methods: linkwise.loop loads a DataFrame with load_frame, and no circle of imports forms
-_LAZY = {"create_app": "_web", "serve": "_web", "run_terminal": "_terminal", "SessionWidget": "_widget",
+_LAZY = {"create_app": "_web", "serve": "_web", "SessionOpening": "_web", "run_terminal": "_terminal", "SessionWidget": "_widget",
          "widget": "_widget", "HumanSession": "_controller", "Refused": "_controller",
          "NeedsConfirmation": "_feedback", "open_session": "_open"}
 
