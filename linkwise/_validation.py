@@ -27,8 +27,8 @@ from linkwise.exceptions import InvalidParameterError
 
 __all__ = ["HasMethods", "Interval", "StrOptions", "validate_params", "check_params", "check_scalar",
            "check_option", "check_n_clusters", "check_index_set", "check_y_ignored", "check_data",
-           "check_numeric_columns", "check_finite", "magnitude_scale", "minmax_scaling", "apply_scaling", "minmax",
-           "owner_name", "holds_bool"]
+           "check_numeric_columns", "check_table", "check_finite", "magnitude_scale", "minmax_scaling",
+           "apply_scaling", "minmax", "owner_name", "holds_bool"]
 
 
 class Interval(_SklearnInterval):
@@ -203,12 +203,51 @@ def check_y_ignored(y, owner):
 def check_data(X, owner, *, validate=False, **kwargs):
     """``X`` as float64 through ``check_array`` (or ``validate_data`` on the estimator ``owner`` if ``validate``,
     to record or check ``n_features_in_``) with ``kwargs``, NaN and infinity refused by :func:`check_finite`, a
-    DataFrame's column that is not numbers by :func:`check_numeric_columns`."""
+    DataFrame's column that is not numbers by :func:`check_numeric_columns`, 1-D or complex data by
+    :func:`check_table` (scikit-learn's messages for those run over lines and hold the whole array)."""
     check_numeric_columns(X, owner)
+    check_table(X, owner)
     if validate:
         return check_finite(validate_data(owner, X, dtype=np.float64, ensure_all_finite=False, **kwargs), owner)
     kwargs.update(input_name="X", estimator=owner_name(owner))
     return check_finite(check_array(X, dtype=np.float64, ensure_all_finite=False, **kwargs), owner)
+
+
+def check_table(X, owner):
+    """Refuse data that is not a table (fewer than 2 dimensions) or holds complex numbers, in one line naming the
+    fix; ragged lists and more than 2 dimensions are left to ``check_array``, which says so in one line.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_table(np.arange(5.0), "PCKMeans")
+    Traceback (most recent call last):
+    ...
+    linkwise.exceptions.InvalidParameterError: X given to PCKMeans must be 2-D, one row per item and one column per feature; got an array of shape (5,): use X.reshape(-1, 1) for a single feature, X.reshape(1, -1) for a single item.
+    """
+    read = _shape_and_complex(X)
+    if read is None:
+        return
+    (shape, complex_dtype), name = read, f"X given to {owner_name(owner)}"
+    if len(shape) < 2:
+        got = f"an array of shape {shape}" if shape else "a single value"
+        raise InvalidParameterError(f"{name} must be 2-D, one row per item and one column per feature; got {got}: "
+                                    "use X.reshape(-1, 1) for a single feature, X.reshape(1, -1) for a single item.")
+    if complex_dtype is not None:
+        raise InvalidParameterError(f"{name} must be real numbers, got complex ({complex_dtype}); give the real "
+                                    "parts (X.real), the magnitudes (np.abs(X)) or both as columns.")
+
+
+def _shape_and_complex(X):
+    """The shape of ``X`` as NumPy reads it and its complex dtype (None: real), or None for ragged lists."""
+    if hasattr(X, "dtypes") and not hasattr(X, "dtype"):  # a DataFrame (pandas, polars): a dtype per column
+        return X.shape, next((d for d in X.dtypes if getattr(d, "kind", "") == "c"), None)
+    if not (hasattr(X, "ndim") and hasattr(X, "dtype")):  # a list
+        try:
+            X = np.asarray(X)
+        except (TypeError, ValueError):  # ragged rows: check_array names them
+            return None
+    return X.shape, X.dtype if X.dtype.kind == "c" else None
 
 
 def check_numeric_columns(X, owner):

@@ -25,6 +25,7 @@ import pytest
 from click.testing import CliRunner
 
 import linkwise as lw
+from linkwise._validation import InvalidParameterError, minmax
 from linkwise.cli import main
 from linkwise.session import HumanSession, load_data
 from linkwise.session._store import APPLICATION_ID
@@ -134,6 +135,13 @@ CASES = [
      lambda f: new_args(f, parquet(f, {"x": [1, 2, 3], "tags": [["a"], ["b"], ["c"]]}), "--features", "x,tags"),
      "'tags' is not numeric: it holds lists and its lists hold other things than numbers"),
     ("data-missing", lambda f: ["cluster", Path(f) / "nope.csv"], "does not exist"),
+    # an integer beyond 64 bits (pandas keeps it as a Python int; to_numeric overflowed on it): the column is text
+    ("data-integer-of-400-digits", lambda f: csv_rows(f, "d.csv", f"name,x\na,1\nb,{'9' * 400}\nc,4\n"),
+     r"no numeric feature columns; x: 1 of 3 cells are integers too large for 64 bits, so the column is read as "
+     r"text \(first: '9{39}…' at line 3\)"),
+    ("features-integer-of-400-digits",
+     lambda f: new_args(f, write(f, "d.csv", f"x,y\n1,2\n-{'9' * 400},3\n4,5\n"), "--features", "x,y"),
+     r"feature column 'x' is not numeric: 1 of 3 cells are integers too large for 64 bits.*at line 3"),
     # command-line arguments of cluster
     ("param-unknown", lambda f: new_args(f, "iris.csv", "--param", "bogus=1"), "has no parameter 'bogus'"),
     ("param-out-of-range", lambda f: new_args(f, "iris.csv", "--param", "max_queries=-1"), "max_queries"),
@@ -355,6 +363,23 @@ ESTIMATOR_CASES += [
 ]
 # -- end of the row-index rows ------------------------------------------------------------------------------
 
+# -- data that is no table of real numbers: refused in one line naming the fix (scikit-learn's message held the
+# whole array, over several lines) ---------------------------------------------------------------------------
+ESTIMATOR_CASES += [
+    ("pckmeans-1d-x", lambda X, y: lw.PCKMeans(n_clusters=3).fit(X[:, 0]),
+     r"X given to PCKMeans must be 2-D, one row per item.*shape \(147,\): use X\.reshape\(-1, 1\) for a single"),
+    ("session-1d-x", lambda X, y: lw.ActiveSession(lw.COBRAS(max_queries=5), X[:, 0].tolist()),
+     r"X given to COBRAS must be 2-D.*reshape\(-1, 1\)"),
+    ("predict-one-row-as-1d", lambda X, y: lw.PCKMeans(n_clusters=3).fit(X).predict(X[0]),
+     r"must be 2-D.*X\.reshape\(1, -1\) for a single item"),
+    ("cobras-complex-x", lambda X, y: lw.COBRAS(max_queries=5).fit(X + 1j, lw.LabelOracle(y)),
+     r"X given to COBRAS must be real numbers, got complex \(complex128\); give the real parts \(X\.real\)"),
+    ("session-complex-x", lambda X, y: lw.ActiveSession(lw.COBRAS(max_queries=5), X * 1j), "got complex"),
+    ("session-complex-dataframe",  # loaded as a table: its complex column is no feature (its imaginary parts lost)
+     lambda X, y: lw.ActiveSession(lw.COBRAS(max_queries=5), pd.DataFrame({"z": X[:, 0] + 1j})),
+     "z: its cells are complex128, not numbers"),
+]
+
 
 def _contradict():
     store = lw.ConstraintStore(5)
@@ -377,6 +402,69 @@ def test_bad_estimator_argument_is_named_in_one_line(iris, call, expected):
     assert "\n" not in message.strip() and re.search(expected, message, re.IGNORECASE), message
 
 
+# -- messages a notebook widget's front end could send: refused in one line, nothing stored -----------------------
+WIDGET_MESSAGES = [
+    ("widget-action-a-list", {"action": ["answer"]}),  # a list is no key: the handler raised TypeError
+    ("widget-action-a-dict", {"action": {"answer": True}}),
+    ("widget-action-a-list-with-the-answers-fields", {"action": ["answer"], "position": "0.", "answer": True}),
+]
+
+
+@pytest.mark.parametrize("content", [pytest.param(c, id=i) for i, c in WIDGET_MESSAGES])
+def test_bad_widget_message_is_refused_in_one_line_and_stores_nothing(tmp_path, iris, content):
+    pytest.importorskip("anywidget", reason="the notebook extra (anywidget) is not installed")
+    from linkwise.session import open_session
+
+    w = open_session(tmp_path / "s.db", iris[0], lw.COBRAS(random_state=0)).widget()
+    position = w.state["position"]
+    w._on_message(w, content, [])  # what the front end's model.send delivers
+    assert w.message.startswith("A widget message must name an action among answer, ") and "\n" not in w.message
+    assert w.state["position"] == position
+    w.close()
+    with sqlite3.connect(tmp_path / "s.db") as db:
+        assert db.execute("SELECT COUNT(*) FROM answers").fetchone() == (0,)
+
+
+# -- hostile files that are tables all the same: read as their plain twin is --------------------------------------
+@pytest.mark.parametrize("text, kwargs", [
+    ("name,x,y\na,1,2\nb,3,4\nc,5,0\n", {"id_column": "name"}),
+    ("x;y;note\n1,5;2;red\n3,5;4;blue\n5;6;\"x, y\"\n", {}),  # semicolons and decimal commas, a quoted comma
+])
+def test_old_mac_line_endings_read_as_the_same_table(tmp_path, text, kwargs):
+    """A CSV whose lines end at a lone CR (classic Mac OS, some exports) was a _csv.Error traceback."""
+    twin = load_data(write(tmp_path, "lf.csv", text), **kwargs)
+    data = load_data(write(tmp_path, "cr.csv", text.replace("\n", "\r")), **kwargs)
+    np.testing.assert_array_equal(data.X, twin.X)
+    assert data.ids.tolist() == twin.ids.tolist() and data.clustered_on == twin.clustered_on
+    assert data.fingerprint == twin.fingerprint and data.item(2) == twin.item(2)
+
+
+@pytest.mark.parametrize("content, expected", [
+    ("a,b\r1,2\r3,\r5,6\r", "The feature column 'b' has a missing or infinite value at line 3;"),
+    ("name,x\ra,1\rb,2\r\xe9t\xe9,3\r".encode("latin-1"), r"is not UTF-8 text \(bytes e9 on line 4\)"),
+])
+def test_old_mac_line_endings_are_placed_at_their_line(tmp_path, content, expected):
+    with pytest.raises(InvalidParameterError) as caught:
+        load_data(write(tmp_path, "cr.csv", content))
+    assert re.search(expected, str(caught.value)) and "\n" not in str(caught.value)
+
+
+@pytest.mark.slow
+def test_a_table_of_100000_columns_loads(tmp_path):
+    """3 rows x 100,000 numeric columns (1.2 MB): load_data did not finish in 400 s (the fingerprint, the default
+    features, the cells shown each went column by column)."""
+    values = np.arange(300_000).reshape(3, -1) % 997
+    header = ",".join(f"c{k}" for k in range(values.shape[1]))
+    path = write(tmp_path, "wide.csv", header + "\n" + "\n".join(",".join(map(str, row)) for row in values) + "\n")
+    data = load_data(path)
+    np.testing.assert_array_equal(data.X, minmax(values.astype(float)))
+    fields = data.item(2)["fields"]
+    assert len(fields) == 100_000 and fields[0] == ["c0", str(values[2, 0])] and fields[-1] == ["c99999", "899"]
+    assert data.matches([0, 1, 2], "996").tolist() == [True, True, True]
+    assert data.matches([0, 1, 2], "x").tolist() == [False, False, False]
+
+
 def test_the_catalogue_covers_every_kind_of_input():
-    """Files, CLI arguments, session files and estimator arguments here; HTTP bodies in test_session_web.py."""
-    assert len(CASES) + len(ESTIMATOR_CASES) + len(BAD_REQUESTS) >= 100
+    """Files, CLI arguments, session files, estimator arguments, widget messages and readable hostile files here;
+    HTTP bodies in test_session_web.py."""
+    assert len(CASES) + len(ESTIMATOR_CASES) + len(WIDGET_MESSAGES) + len(BAD_REQUESTS) >= 100

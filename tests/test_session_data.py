@@ -1,5 +1,6 @@
 import csv
 import gzip
+import hashlib
 import io
 import os
 import zipfile
@@ -38,6 +39,57 @@ def test_csv_and_parquet_give_the_same_data_and_fingerprint(tmp_path, iris_file)
     frame.loc[3, "sepal_width"] += 0.1
     frame.to_csv(path, index=False)
     assert load_data(path).fingerprint != a.fingerprint
+
+
+def _kinds_table(n, seed):
+    """A table of every kind of column a person's file or DataFrame gives, ``n`` rows."""
+    rng = np.random.default_rng(seed)
+    table = pd.DataFrame({
+        "i": rng.integers(-9, 9, n), "u": rng.integers(0, 9, n).astype(np.uint8), "f": rng.normal(size=n) * 1e5,
+        "f32": rng.normal(size=n).astype(np.float32), "b": rng.integers(0, 2, n).astype(bool),
+        "i2": rng.integers(0, 9, n), "c": rng.normal(size=n) + 1j, "s": rng.choice(["x", "Zé", "", "1.0"], n),
+        "day": pd.date_range("2020", periods=n), "hour": pd.date_range("2020", periods=n, freq="7h"),
+        "mixed": rng.choice(np.array([1, 2.5, "x", None], dtype=object), n),
+        "nullable": pd.array(rng.choice([1, None], n), dtype="Int64"), "cat": pd.Categorical(rng.choice(["p", "q"], n)),
+        "vec": [[1.0, float(k)] for k in range(n)], "tags": [["a"] * (k % 3) for k in range(n)],
+        "huge": [10**30 + k for k in range(n)]})
+    table.loc[::3, "f"] = np.nan
+    return table
+
+
+# the last: columns of one dtype hashed in blocks of at most 2**20 cells
+@pytest.mark.parametrize("n, seed", [(7, 0), (2, 1), pytest.param(150_000, 2, marks=pytest.mark.slow)])
+def test_the_fingerprint_is_the_one_sessions_stored(n, seed):
+    """Sessions store the fingerprint and refuse other data: hashing blocks of columns at once (a table of 100,000
+    columns) must give what pandas gave hashing the table column by column."""
+    from linkwise.session._data import _fingerprint, _plain, _vectors
+
+    table = _kinds_table(n, seed)
+    if n > 1000:  # numbers only: the kinds whose columns are hashed as blocks
+        table = table[["i", "f", "f32", "b", "i2", "c", "u"]].assign(**{f"g{k}": table["f"] * k for k in range(9)})
+    h = hashlib.sha256()  # the fingerprint as written before: pandas' hash of the table, lists apart
+    h.update(repr([(str(c), str(t)) for c, t in table.dtypes.items()]).encode())
+    lists = [c for c in ("vec", "tags") if c in table]
+    for c in lists:  # a column of number lists by its numbers, another of lists by its text
+        h.update(_vectors(table[c]).tobytes() if c == "vec" else repr([_plain(v) for v in table[c]]).encode())
+    rest = table.drop(columns=lists)
+    h.update(pd.util.hash_pandas_object(rest, index=False).to_numpy().tobytes())
+    assert _fingerprint(table) == h.hexdigest()
+
+
+def test_cells_are_shown_as_pandas_writes_their_column(tmp_path):
+    """Cells are written a block of columns at a time, yet as pandas writes each whole column: dates all at
+    midnight without their time, a missing value as nothing."""
+    from linkwise.session import load_frame
+
+    table = _kinds_table(6, 0).drop(columns="c")
+    data = load_frame(table, features=["i"])
+    written = table.astype(str).where(table.notna(), "")
+    for row in range(6):
+        assert data.item(row)["fields"] == [[c, written[c].iat[row]] for c in table.columns]
+    first = dict(data.item(0)["fields"])
+    assert first["day"] == "2020-01-01" and first["hour"] == "2020-01-01 00:00:00" and first["f"] == ""
+    assert data.matches(range(6), "2020-01-01 ").tolist() == [True] * 4 + [False] * 2  # the hours, 7 h apart
 
 
 @pytest.mark.parametrize(

@@ -14,13 +14,14 @@ import time
 from pathlib import Path
 
 import httpx
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
 import linkwise as lw
 from linkwise.cli import main
 from linkwise.session import HumanSession, SessionFileError, SessionStore, load_data
-from tests.e2e.helpers import LiveServer, Scripted, Server, token_client, truth_answer
+from tests.e2e.helpers import PNG, LiveServer, Scripted, Server, token_client, truth_answer
 
 
 def digest(path):
@@ -203,6 +204,37 @@ def test_a_session_file_gone_while_running_goes_on_in_a_recovery_file(tmp_path, 
     resumed.close()
     if again is not None:
         again.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX's")
+def test_a_named_pipe_swapped_into_the_image_folder_is_refused_never_waited_on(tmp_path):
+    """Opening a FIFO blocks until a writer comes: the image route and the question's items blocked forever."""
+    root = tmp_path / "data"
+    (root / "img").mkdir(parents=True)
+    for k in range(4):
+        (root / "img" / f"{k}.png").write_bytes(PNG)
+    pd.DataFrame({"x": range(4), "picture": [f"img/{k}.png" for k in range(4)]}).to_csv(root / "d.csv", index=False)
+    session = HumanSession(tmp_path / "s.db", load_data(root / "d.csv", image_column="picture"),
+                           Scripted(script=[[2, 3], [0, 1]]))
+    server = LiveServer(session, tmp_path / "labels.csv")
+    try:
+        client = server.client()
+        assert client.get("/item/2/image").content == PNG
+        (root / "img" / "2.png").unlink()
+        os.mkfifo(root / "img" / "2.png")
+        refused = client.get("/item/2/image", timeout=10)
+        assert refused.status_code == 404 and refused.text == (
+            "Image 'img/2.png' cannot be read: it is not a regular file (a named pipe, a socket or a device).")
+        state = client.get("/api/state", timeout=10).json()
+        pipe, fine = state["question"]["items"]
+        assert pipe["image"] is None and pipe["image_error"] == refused.text and fine["image"] == "/item/3/image"
+        reply = client.post("/api/answer", json={"position": state["position"], "answer": "different"}, timeout=10)
+        assert reply.status_code == 200 and client.get("/item/3/image").content == PNG
+    finally:
+        server.stop()
+        session.close()
+    assert stored_pairs(tmp_path / "s.db") == [(2, 3)]
+    assert stat.S_ISFIFO(os.stat(root / "img" / "2.png").st_mode)  # left as it is
 
 
 @pytest.mark.slow

@@ -17,16 +17,16 @@ import codecs
 import csv
 import errno
 import hashlib
-import io
 import lzma
 import os
 import re
+import stat
 import warnings
 import zipfile
 import zlib
 from contextlib import contextmanager
 from functools import cached_property
-from itertools import islice
+from itertools import groupby, islice
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 import numpy as np
@@ -118,12 +118,18 @@ def _undecodable(path, encoding):
     """Where ``path`` first fails to decode: (line number, the bytes at fault)."""
     decoder, line = codecs.getincrementaldecoder(encoding)(), 1
     with _open(path) as handles:
-        for chunk in handles.handle:  # binary lines
+        for chunk in handles.handle:  # binary lines, split at \n only: a file of old-Mac lines is one chunk
             try:
-                line += decoder.decode(chunk).count("\n")
+                line += _line_breaks(decoder.decode(chunk))
             except UnicodeDecodeError as exc:
-                return line, exc.object[exc.start:exc.end]
+                before = exc.object[:exc.start].decode(encoding, errors="replace")
+                return line + _line_breaks(before), exc.object[exc.start:exc.end]
     return line, b""
+
+
+def _line_breaks(text):
+    """How many lines end in ``text``: at \\n, \\r\\n or a lone \\r (old Mac files), as pandas and csv read them."""
+    return len(re.findall(r"\r\n?|\n", text))
 
 
 def _dialect(path, encoding):
@@ -141,7 +147,7 @@ def _dialect(path, encoding):
     order = sorted(_DELIMITERS, key=lambda d: d != "\t") if ".tsv" in path.name.lower() else list(_DELIMITERS)
     for delimiter in order:
         with _long_fields():
-            records = [r for r in csv.reader(io.StringIO("".join(lines)), delimiter=delimiter) if r]
+            records = [r for r in csv.reader(lines, delimiter=delimiter) if r]  # lines end at \n, \r\n or \r
         body = records[1:] if len(lines) < _SNIFFED else records[1:-1]  # the last may go on beyond the lines read
         if records and len(records[0]) >= 2 and all(len(r) == len(records[0]) for r in body):
             break
@@ -257,29 +263,50 @@ def _lists(column):
             "all of one length)")
 
 
+_HUGE = "integers too large for 64 bits, so the column is read as text"
+
+
+def _huge_integers(column):
+    """Which cells are integers beyond 64 bits: pandas keeps them as Python ints in a column of objects, which is
+    no feature (a float64 would round them, ids mostly, or overflow: pandas' to_numeric raises on those)."""
+    return np.fromiter((isinstance(v, int) and not -2**63 <= v < 2**64 for v in column.tolist()), bool, len(column))
+
+
+def _no_numbers(column):
+    """Which cells of ``column`` keep it from being numbers, and what they are (for :func:`_not_numeric`)."""
+    huge = _huge_integers(column)
+    if huge.any():
+        return huge, _HUGE
+    try:
+        return (pd.to_numeric(column, errors="coerce").isna() & column.notna()).to_numpy(), "not numbers"
+    except (TypeError, ValueError):  # cells holding lists or other objects
+        return column.notna().to_numpy(), "not numbers"
+
+
 def _not_numeric(path, encoding, table, columns):
-    """Why each of ``columns`` is no feature: how many cells are not numbers, the first of them and where."""
+    """Why each of ``columns`` is no feature: how many cells are not numbers (or integers beyond 64 bits), the
+    first of them and where."""
     first, reasons = {}, {}
     for c in columns:
         column = table[c]
         if (why := _lists(column)) is not None:
             reasons[c] = why
             continue
-        try:
-            bad = (pd.to_numeric(column, errors="coerce").isna() & column.notna()).to_numpy()
-        except (TypeError, ValueError):  # cells holding lists or other objects
-            bad = column.notna().to_numpy()
+        bad, what = _no_numbers(column)
         if bad.any():
-            first[c] = (int(bad.argmax()), int(bad.sum()), int(column.notna().sum()))
+            first[c] = (int(bad.argmax()), int(bad.sum()), int(column.notna().sum()), what)
         elif column.isna().all():  # e.g. an unused column of a spreadsheet export
             reasons[c] = "it is empty"
         else:  # e.g. dates, which convert to numbers but are not measurements
             reasons[c] = f"its cells are {column.dtype}, not numbers"
-    places = _places(path, encoding, [r for r, _, _ in first.values()])
-    for c, (r, k, n) in first.items():
+    places = _places(path, encoding, [r for r, _, _, _ in first.values()])
+    for c, (r, k, n, what) in first.items():
         text = str(table[c].iat[r])
         where = f"{text if len(text) <= 40 else text[:39] + '…'!r} at {places[r]}"
-        reasons[c] = f"text, not numbers ({where})" if k == n else f"{k} of {n} cells are not numbers (first: {where})"
+        if what == "not numbers":
+            reasons[c] = f"text, not numbers ({where})" if k == n else f"{k} of {n} cells are {what} (first: {where})"
+        else:
+            reasons[c] = f"{'its cells are' if k == n else f'{k} of {n} cells are'} {what} (first: {where})"
     return {c: reasons[c] for c in columns}
 
 
@@ -358,17 +385,62 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+_CELLS = 2**20  # cells of a block of columns converted at once (hashed, written as text), at most
+
+
+def _column_groups(dtypes, n_rows):
+    """Positions of the columns of ``dtypes`` in groups converted at once: columns of one NumPy number or bool
+    dtype together, up to ``_CELLS`` cells (pandas hashes and writes their cells one by one, so a block gives what
+    each of its columns gives, and a table of 100,000 columns is not 100,000 pandas calls); any other column alone."""
+    groups, width = {}, max(1, _CELLS // max(n_rows, 1))
+    for j, dtype in enumerate(dtypes):
+        groups.setdefault(dtype.str if _cell_by_cell(dtype) else j, []).append(j)
+    return [group[k:k + width] for group in groups.values() for k in range(0, len(group), width)]
+
+
+def _cell_by_cell(dtype):
+    """Whether pandas hashes and writes as text each cell of a column of ``dtype`` on its own (dates, for one, are
+    written alike: without their time when every one of them is at midnight)."""
+    return isinstance(dtype, np.dtype) and dtype.kind in "biufc"
+
+
+def _as_strings(cells):
+    """The cells of a Series as pandas' ``astype(str)`` writes them, "" for a missing one."""
+    return cells.astype(str).where(cells.notna(), "")
+
+
+def _hash_rows(table):
+    """``pd.util.hash_pandas_object(table, index=False)``, bit for bit (session files store what it gave), with the
+    columns of one number dtype hashed at once."""
+    n, k = table.shape
+    hashes = np.empty((k, n), np.uint64)
+    for group in _column_groups(table.dtypes, n):
+        if len(group) == 1:  # any dtype: as pandas hashes a column
+            hashes[group[0]] = pd.util.hash_pandas_object(table.iloc[:, group[0]], index=False).to_numpy()
+        else:
+            hashes[group] = pd.util.hash_array(table.iloc[:, group].to_numpy().T.ravel()).reshape(len(group), n)
+    # pandas' combine_hash_arrays (CPython's tuple hash): a multiplier per column, the columns in order
+    mults = np.cumsum(np.r_[1000003, 82520 + 2 * (k - np.arange(k - 1))]).astype(np.uint64)
+    out = np.full(n, 0x345678, np.uint64)
+    for h, mult in zip(hashes, mults):
+        out ^= h
+        out *= mult
+    return out + np.uint64(97531)
+
+
 def _fingerprint(table):
     h = hashlib.sha256()
-    h.update(repr([(str(c), str(t)) for c, t in table.dtypes.items()]).encode())
-    nested = [c for c in table.columns if table[c].dtype == object
+    dtypes = list(table.dtypes)
+    names = {id(t): str(t) for t in {id(t): t for t in dtypes}.values()}  # str() once per dtype object, not column
+    h.update(repr([(str(c), names[id(t)]) for c, t in zip(table.columns, dtypes)]).encode())
+    nested = [c for c, t in table.dtypes.items() if t == object
               and any(isinstance(v, (*_SEQUENCES, dict)) for v in table[c].tolist())]
     for c in nested:  # pandas hashes no list: the numbers of a column of vectors, else the text of each cell
         vectors = _vectors(table[c])
         h.update(vectors.tobytes() if vectors is not None else repr([_plain(v) for v in table[c]]).encode())
     rest = table.drop(columns=nested)
     if rest.shape[1]:  # pandas hashes no table without columns
-        h.update(pd.util.hash_pandas_object(rest, index=False).to_numpy().tobytes())
+        h.update(_hash_rows(rest).tobytes())
     return h.hexdigest()
 
 
@@ -378,10 +450,10 @@ def _is_absolute(value):
     )
 
 
-def _image_head(root, value, shown):
+def _read_image(root, value, shown, size):
     """The resolved path of image path ``value`` (a relative one, ``shown`` in messages) under ``root``, and its
-    first 12 bytes; raise UnsafePathError when it leads outside ``root``, is no image file by name, a folder, or
-    cannot be read."""
+    first ``size`` bytes (all with -1); raise UnsafePathError when it leads outside ``root``, is no image file by
+    name, a folder or another file than a regular one, or cannot be read."""
     try:
         candidate = (root / value).resolve()
         if not candidate.is_relative_to(root):
@@ -390,8 +462,14 @@ def _image_head(root, value, shown):
             raise UnsafePathError(f"Image path {shown} refused: not a PNG, JPEG, GIF, WebP or BMP file.")
         if candidate.is_dir():
             raise UnsafePathError(f"Image path {shown} refused: it is a folder.")
-        with open(candidate, "rb") as file:
-            return candidate, file.read(12)
+        # a named pipe would block the open and the read (and the server's worker) until a writer comes: opened
+        # without blocking, the file is checked before a byte is read (O_NONBLOCK does not change a regular file)
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+        with os.fdopen(os.open(candidate, flags), "rb") as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                raise UnsafePathError(f"Image {shown} cannot be read: it is not a regular file (a named pipe, a "
+                                      "socket or a device).")
+            return candidate, file.read(size)
     except FileNotFoundError:
         raise UnsafePathError(f"Image {shown} not found under {root}.") from None
     except OSError as exc:  # a name too long, no permission, a link loop...
@@ -466,8 +544,14 @@ class Dataset:
         self.clustered_on = clustered_on
         own = (options["id_column"], options["text_column"])  # shown on their own; an image also by its path
         shown = [c for c in table.columns if c not in own]
-        self._shown = shown
-        self._cells = table[shown].astype(str).where(table[shown].notna(), "")
+        self._shown, self._column_of = shown, {str(c): k for k, c in enumerate(shown)}
+        self._at = np.flatnonzero(~table.columns.isin(own))  # the shown columns' positions in the table
+        dtypes = table.dtypes.iloc[self._at]
+        self._groups = _column_groups(dtypes, table.shape[0])  # positions among the shown columns
+        self._order = np.argsort([k for group in self._groups for k in group])  # the groups' cells back in order
+        # a column written as a whole (see _cell_by_cell), kept so; the others are written when shown or searched
+        self._written = {k: _as_strings(table.iloc[:, self._at[k]]) for k, dtype in enumerate(dtypes)
+                         if not _cell_by_cell(dtype)}
 
     @property
     def n_rows(self):
@@ -498,16 +582,32 @@ class Dataset:
             True for each row that holds ``text``.
         """
         rows = np.asarray(rows, dtype=np.intp)
-        text, found = text.casefold(), np.zeros(len(rows), dtype=bool)
+        text, found, fields = text.casefold(), np.zeros(len(rows), dtype=bool), set()
         for name in [column] if column is not None else self.search_columns:
             if name == "id":
-                cells = self.ids.iloc[rows]
+                found |= _holds(self.ids.iloc[rows], text)
             elif name == self.options["text_column"]:
-                cells = self.table[name].iloc[rows].fillna("").astype(str)
+                found |= _holds(self.table[name].iloc[rows].fillna(""), text)
             else:
-                cells = self._cells[self._shown[[str(c) for c in self._shown].index(name)]].iloc[rows]
-            found |= cells.astype(str).str.casefold().str.contains(text, regex=False).to_numpy()
+                fields.add(self._column_of[name])
+        for group in self._groups:  # the fields searched, a block of columns at a time
+            if searched := [k for k in group if k in fields]:
+                cells = self._texts(rows, [searched])
+                found |= _holds(pd.Series(cells.ravel()), text).reshape(cells.shape).any(axis=1)
         return found
+
+    def _texts(self, rows, groups):
+        """The cells of ``rows`` in the shown columns of ``groups`` (positions among them, see
+        :func:`_column_groups`) as pandas' ``astype(str)`` writes them, "" for a missing one: an object array of
+        the rows by the groups' columns, in their order."""
+        blocks = [np.empty((len(rows), 0), dtype=object)]
+        for group in groups:
+            if group[0] in self._written:  # a group of one column
+                cells = self._written[group[0]].iloc[rows]
+            else:
+                cells = _as_strings(pd.Series(self.table.iloc[rows, self._at[group]].to_numpy().ravel()))
+            blocks.append(cells.to_numpy(object).reshape(len(rows), len(group)))
+        return np.hstack(blocks)
 
     def check_rows_differ(self):
         """Refuse data whose rows are all the same in what is clustered: no question can tell them apart.
@@ -546,9 +646,37 @@ class Dataset:
             No image column, an absolute path, a ``..`` step, a path that
             resolves (through links too) outside ``image_root``, a file
             type other than PNG/JPEG/GIF/WebP/BMP (by name and by content),
-            a missing file, a folder, or any error reading it (too long a
-            name, no permission): the page shows the reason as text.
+            a missing file, a folder, a named pipe, socket or device, or any
+            error reading it (too long a name, no permission): the page
+            shows the reason as text.
         """
+        return self._image(row, 12)[0]
+
+    def image_content(self, row):
+        """Return a row's image file and its content, checked as :meth:`image_path` checks it, from one read.
+
+        Parameters
+        ----------
+        row : int
+            The row number.
+
+        Returns
+        -------
+        path : Path
+            The image file, resolved, inside ``image_root``.
+        content : bytes
+            What the file holds (the bytes checked are the bytes returned:
+            a file replaced after a check is never served unchecked).
+
+        Raises
+        ------
+        UnsafePathError
+            As :meth:`image_path` raises it.
+        """
+        return self._image(row, -1)
+
+    def _image(self, row, size):
+        """The checked path of a row's image and its first ``size`` bytes (-1: all of them)."""
         column = self.options["image_column"]
         if column is None:
             raise UnsafePathError("This session has no image column.")
@@ -560,10 +688,10 @@ class Dataset:
             raise UnsafePathError(f"Image path {shown} refused: absolute paths are not served.")
         if ".." in re.split(r"[\\/]", value):
             raise UnsafePathError(f"Image path {shown} refused: '..' steps are not served.")
-        candidate, head = _image_head(self.image_root, value, shown)
-        if not head.startswith(_IMAGE_SIGNATURES) and not (head[:4] == b"RIFF" and head[8:12] == b"WEBP"):
+        candidate, content = _read_image(self.image_root, value, shown, size)
+        if not content.startswith(_IMAGE_SIGNATURES) and not (content[:4] == b"RIFF" and content[8:12] == b"WEBP"):
             raise UnsafePathError(f"Image {shown} refused: its content is not a PNG, JPEG, GIF, WebP or BMP image.")
-        return candidate
+        return candidate, content
 
     def item(self, row):
         """Return what the person sees of one row.
@@ -593,7 +721,7 @@ class Dataset:
         return {
             "row": int(row),
             "id": str(self.ids.iat[row]),
-            "fields": [[str(c), v] for c, v in zip(self._shown, self._cells.iloc[row].tolist())],
+            "fields": [[str(c), v] for c, v in zip(self._shown, self._texts([row], self._groups)[0, self._order])],
             "text": None if text is None or pd.isna(text) else str(text),
             "image": image_column is not None and image_error is None,
             "image_error": image_error,
@@ -618,6 +746,11 @@ class Dataset:
         from linkwise.session._series import chart_lines
 
         return None if self.options.get("series") is None else chart_lines(self.X)
+
+
+def _holds(cells, text):
+    """Which of ``cells`` (a Series) hold ``text`` (casefolded), ignoring case: a boolean array."""
+    return cells.astype(str).str.casefold().str.contains(text, regex=False).to_numpy()
 
 
 def _check_columns(table, names, what):
@@ -825,6 +958,7 @@ def _load_table(table, path, read_as, name, root, *, id_column, text_column, ima
                 encoding, series):
     """The Dataset of ``table`` as read from ``path`` with ``read_as`` (see :class:`_Source`), ``name`` naming it in
     messages, ``root`` the folder of its images: time series, or features of numbers, text and images."""
+    table = table.copy()  # consolidated: a block per dtype (read_csv makes one per column) converts columns at once
     table.columns = [str(c) for c in table.columns]
     if table.columns.duplicated().any():
         raise InvalidParameterError(f"The {name} has two columns named "
@@ -885,7 +1019,8 @@ def _feature_columns(source, options, features):
     table, image_column = source.table, options["image_column"]
     named = {options["id_column"], options["text_column"], image_column}
     rest = [c for c in table.columns if c not in named]
-    lists = {c: m for c in rest if table[c].dtype == object and (m := _vectors(table[c])) is not None}
+    objects = set(table.columns[(table.dtypes == object).to_numpy()])
+    lists = {c: m for c in rest if c in objects and (m := _vectors(table[c])) is not None}
     dropped = {}
     if features is None and options["text_column"] is None:
         features, dropped = _default_features(source, rest, lists, image_column)
@@ -913,26 +1048,35 @@ def _series_data(source, options, root, fingerprint):
 def _default_features(source, columns, lists, image_column):
     """The features when none are named: the numeric ``columns`` and those of number ``lists``, else the image
     column; and the columns left out, with why."""
-    table = source.table
-    features = [c for c in columns if pd.api.types.is_numeric_dtype(table[c]) and table[c].notna().any()
-                or c in lists]
-    dropped = source.not_numeric([c for c in columns if c not in features])
+    table, dtypes = source.table, dict(source.table.dtypes.items())  # whole-table calls: a table may be wide
+    numbers = table[[c for c in columns if _real(dtypes[c])]]
+    filled = set(numbers.columns[numbers.notna().any().to_numpy()])
+    features = [c for c in columns if c in filled or c in lists]
+    chosen = set(features)
+    dropped = source.not_numeric([c for c in columns if c not in chosen])
     if not features and image_column is not None:  # a table of image paths: cluster on the images
         features = [image_column]
     return features, dropped
 
 
+def _real(dtype):
+    """Whether a column of ``dtype`` holds real numbers (a complex one would lose its imaginary parts in X)."""
+    return pd.api.types.is_numeric_dtype(dtype) and getattr(dtype, "kind", "") != "c"
+
+
 def _numbers(source, features, lists):
     """The feature columns ``features`` as one matrix (a column of number ``lists`` gives several), unscaled;
     a column of other things than numbers, or a missing value, is refused where it is."""
-    table = source.table
-    not_numeric = [c for c in features if not pd.api.types.is_numeric_dtype(table[c]) and c not in lists]
+    table, dtypes = source.table, dict(source.table.dtypes.items())
+    not_numeric = [c for c in features if not _real(dtypes[c]) and c not in lists]
     if not_numeric:
         why = source.not_numeric(not_numeric[:1])[not_numeric[0]]
         raise InvalidParameterError(
             f"The feature column {not_numeric[0]!r} is not numeric: {why}; name numeric columns with the 'features' "
             "argument or embed text with the 'text_column' argument.")
-    numeric = np.column_stack([lists[c] if c in lists else table[c].to_numpy(np.float64) for c in features])
+    runs = [(listed, list(run)) for listed, run in groupby(features, key=lists.__contains__)]  # in order
+    numeric = np.hstack([np.hstack([lists[c] for c in run]) if listed else table[run].to_numpy(np.float64)
+                         for listed, run in runs])
     bad = np.argwhere(~np.isfinite(numeric))
     if bad.size:
         r, c = bad[0]

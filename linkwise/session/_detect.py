@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from linkwise.session._data import _read_table
+from linkwise.session._data import _HUGE, _huge_integers, _read_table
 
 __all__ = ["Detected", "describe", "detect_columns", "detect_options"]
 
@@ -52,10 +52,13 @@ def _numeric(values):
 
 
 def _column_kind(cells, n):
-    """``(kind, reason, mean_words)`` of a column of ``n`` cells: kind "number", "id", "text" or "other", why, and
+    """``(kind, reason, mean_words)`` of a column of ``n`` cells not of a numeric dtype: kind "number", "id", "text" or
+    "other", why, and
     the mean words per cell of a text column (else None); see :func:`detect_columns`."""
     present = cells[cells.notna()]
-    if pd.api.types.is_numeric_dtype(cells) or _numeric(present.astype(str).str.strip()):
+    if _huge_integers(present).any():  # as load_data leaves them out
+        return "other", _HUGE, None
+    if _numeric(present.astype(str).str.strip()):
         return "number", "numbers", None
     if not all(isinstance(v, str) for v in present.tolist()):  # lists, dates, mixed objects
         return "other", f"cells of type {cells.dtype}, not text", None
@@ -108,9 +111,11 @@ def detect_columns(table, find_text=True):
     'numbers, left out beside the text: add them with --features'
     """
     kinds, reasons, words = {}, {}, {}
+    numbers = {c for c, dtype in table.dtypes.items() if pd.api.types.is_numeric_dtype(dtype)}  # a table may be wide
     for column in table.columns:
         name = str(column)
-        kinds[name], reasons[name], mean_words = _column_kind(table[column], table.shape[0])
+        kinds[name], reasons[name], mean_words = (("number", "numbers", None) if column in numbers
+                                                  else _column_kind(table[column], table.shape[0]))
         if kinds[name] == "text":
             words[name] = mean_words
     id_column = next((c for c, k in kinds.items() if k == "id"), None)

@@ -3,7 +3,7 @@
 Routes are thin: one handler each (:class:`_Page`) calls the :class:`HumanSession` and returns its
 state as JSON; the page (``static/``) renders it with ``textContent`` only, so
 item text never becomes markup. Images are served by row number, never by a
-path from the URL, and only after :meth:`Dataset.image_path` has checked them.
+path from the URL, and only as :meth:`Dataset.image_content` has checked and read them.
 Every route needs the run's random token (as Jupyter does): the address
 printed carries it once, the page then holds it in an HttpOnly cookie, so
 other accounts on a shared machine cannot read or answer the session. The
@@ -605,9 +605,8 @@ class _Page:
         if not 0 <= row < self.data.n_rows:
             return PlainTextResponse("No such item.", 404)
         try:
-            path = await run_in_threadpool(self.data.image_path, row)
-            content = await run_in_threadpool(path.read_bytes)
-        except (UnsafePathError, OSError) as exc:  # OSError: the file changed since it was checked
+            path, content = await run_in_threadpool(self.data.image_content, row)  # one read, checked
+        except UnsafePathError as exc:
             return PlainTextResponse(str(exc), 404)
         return Response(content, media_type=IMAGE_TYPES[path.suffix.lower()])
 

@@ -5,7 +5,7 @@ clusters with their members and marks, and, when the true labels are given, the 
 chart. The front end (``static/widget.js``, plain JavaScript, no build step) sends actions as custom messages; each is
 one call of the session, which writes the session file before the synced state changes, so the same file resumes
 in ``linkwise cluster`` and back. Items' images travel inside the state as ``data:`` URLs (no server to fetch them
-from), read through :meth:`Dataset.image_path`'s checks.
+from), read through :meth:`Dataset.image_content`'s checks.
 """
 
 import base64
@@ -39,7 +39,7 @@ _TYPE_WORDS = {str: "a string", int: "a whole number", bool: "true or false", (b
 
 def _fields(content):
     """The action a front end sent and its values, checked (an InvalidParameterError names what is wrong)."""
-    if not isinstance(content, dict) or content.get("action") not in _ACTIONS:
+    if not isinstance(content, dict) or not isinstance(content.get("action"), str) or content["action"] not in _ACTIONS:
         raise InvalidParameterError(f"A widget message must name an action among {', '.join(_ACTIONS)}.")
     kinds = _ACTIONS[content["action"]]
     if set(content) != {"action", *kinds}:
@@ -116,9 +116,9 @@ class SessionWidget(anywidget.AnyWidget):
         image = None
         if item["image"]:
             try:
-                path = self.session.data.image_path(item["row"])
-                image = f"data:{IMAGE_TYPES[path.suffix.lower()]};base64,{base64.b64encode(path.read_bytes()).decode()}"
-            except (UnsafePathError, OSError) as exc:  # changed since it was checked: shown as the reason
+                path, content = self.session.data.image_content(item["row"])
+                image = f"data:{IMAGE_TYPES[path.suffix.lower()]};base64,{base64.b64encode(content).decode()}"
+            except UnsafePathError as exc:  # changed since it was checked: shown as the reason
                 item = {**item, "image_error": str(exc)}
         charts = self.session.data.charts
         if context and charts is not None:
