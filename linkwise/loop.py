@@ -29,6 +29,7 @@ import functools
 import pickle
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import repeat
 from numbers import Integral
@@ -262,7 +263,8 @@ def _validated(estimator, X):
 def session_data(estimator, X):
     """The data a session of ``estimator`` runs on: ``X`` validated and scaled as :class:`ActiveSession` does.
 
-    What :meth:`ResumePoint.loads` is given to check that a point written by another process is of this data.
+    What :meth:`~linkwise.loop.ResumePoint.loads` is given to check that a point written by another process is of
+    this data.
 
     Parameters
     ----------
@@ -277,6 +279,19 @@ def session_data(estimator, X):
         The session's ``ctx.X``.
     """
     return _validated(clone(estimator), X)[0]
+
+
+def _answers_by_pair(answers):
+    """``ActiveSession.replay``'s answers as ``{pair_key: answer}``, from a mapping or a query log of triples."""
+    try:
+        pairs = list(answers.items() if isinstance(answers, Mapping) else (((i, j), a) for i, j, a in answers))
+    except (TypeError, ValueError):
+        pairs = None
+    if pairs is None or not all(_is_row(i) and _is_row(j) for (i, j), _ in pairs):
+        raise InvalidParameterError(
+            "The 'answers' argument of ActiveSession.replay must be a mapping {(i, j): answer} or a sequence of "
+            f"(i, j, answer) like query_log, of int rows; got {type(answers).__name__} {str(answers)[:60]!r}.")
+    return {pair_key(i, j): a for (i, j), a in pairs}
 
 
 def _is_row(value):
@@ -303,7 +318,7 @@ class ActiveSession:
         :meth:`~linkwise.ActiveEstimator.stop_rule` (one comparison of clusterings on
         at most 2,000 rows per answer); False for a session no person reads.
     resume_points : {None, "spaced", "every"}, default=None
-        Copy the session's state where the method rests (:class:`Rest`), so
+        Copy the session's state where the method rests (:class:`~linkwise.loop.Rest`), so
         that :meth:`resume` can go on from there (:meth:`resume_point`):
         ``"spaced"`` once the process has worked four times as long as the
         last copy took since then (a fifth of its time at most; replaying
@@ -535,16 +550,21 @@ class ActiveSession:
 
         Parameters
         ----------
-        answers : mapping of (i, j) -> bool or None
-            Answers by pair (either order).
+        answers : mapping of (i, j) -> bool or None, or sequence of (i, j, answer)
+            Answers by pair (either order), or a ``query_log`` of them.
 
         Returns
         -------
         int
             How many questions were answered from ``answers``, up to the first
             one they do not cover (the next one to ask a person).
+
+        Raises
+        ------
+        InvalidParameterError
+            ``answers`` is neither: nothing has been told.
         """
-        by_key, n = {pair_key(i, j): a for (i, j), a in answers.items()}, 0
+        by_key, n = _answers_by_pair(answers), 0
         while (pair := self.ask()) is not None and pair_key(*pair) in by_key:
             self.tell(pair, by_key[pair_key(*pair)])
             n += 1
@@ -686,7 +706,7 @@ class ActiveSession:
         -------
         ResumePoint or None
             None when no point was kept: the session was made without
-            ``resume_points`` or its method has not rested (see :class:`Rest`).
+            ``resume_points`` or its method has not rested (see :class:`~linkwise.loop.Rest`).
         """
         if current and self._point is not None and self._point.calls != self._calls:
             return None
@@ -699,7 +719,7 @@ class ActiveSession:
         Parameters
         ----------
         point : ResumePoint
-            From :meth:`resume_point` (or :meth:`ResumePoint.loads`).
+            From :meth:`resume_point` (or :meth:`~linkwise.loop.ResumePoint.loads`).
         max_queries : int or None, optional
             Another budget from here on (a person raised it): the loop owns
             the budget, so the method's questions do not depend on it.

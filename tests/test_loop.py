@@ -392,3 +392,23 @@ def test_mark_refuses_non_integer_rows_naming_rows(blobs, rows):
     assert session.informed == [] and len(session.constraints) == 0
     session.mark(np.array([3, 0, 4], dtype=np.int16))
     assert session.informed == [(0, 3, True), (0, 4, True)]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_replay_takes_the_answers_as_a_mapping_or_as_a_query_log(iris, seed):
+    X, y = iris
+    live = lw.ActiveSession(lw.COBRAS(max_queries=12, random_state=seed), X)
+    while (pair := live.ask()) is not None:
+        live.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+    for answers in (live.query_log, {(j, i): a for i, j, a in live.query_log}):  # either order in a mapping
+        again = lw.ActiveSession(lw.COBRAS(max_queries=12, random_state=seed), X)
+        assert again.replay(answers) == 12 and again.query_log == live.query_log
+
+
+@pytest.mark.parametrize("answers", [[(0, 1)], 5, [("a", "b", True)], {(0.5, 1): True}, None])
+def test_replay_refuses_what_is_no_answers_in_one_line(iris, answers):
+    session = lw.ActiveSession(lw.COBRAS(max_queries=5, random_state=0), iris[0])
+    with pytest.raises(lw.exceptions.InvalidParameterError, match=r"^The 'answers' argument of ActiveSession.replay "
+                       r"must be a mapping [^\n]*$"):
+        session.replay(answers)
+    assert session.n_queries == 0 and session.ask() is not None  # nothing told, the session goes on
