@@ -110,12 +110,15 @@ def _seeds(X, labels):
     ids, inverse, big = _large_clusters(labels)
     if big.size < 2:
         return None
-    means = np.stack([X[inverse == c].mean(axis=0) for c in big])
     seed_of = np.full(ids.size, -1)
     seed_of[big] = np.arange(big.size)
     out = seed_of[inverse]
     lost = out < 0
     if lost.any():
+        # each large cluster's mean from running sums in row order (what X[inverse == c].mean adds), a feature a pass
+        sums = np.stack([np.bincount(inverse, weights=np.ascontiguousarray(X[:, f]), minlength=ids.size)[big]
+                         for f in range(X.shape[1])], axis=1)
+        means = sums / np.bincount(inverse, minlength=ids.size)[big][:, None]
         out[lost] = np.argmin(cdist(X[lost], means), axis=1)
     return out
 

@@ -238,12 +238,14 @@ def test_generation_is_deterministic_and_seeded(blobs, cands):
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_neighbours_break_distance_ties_by_index_like_brute_force(seed):
+@pytest.mark.parametrize("d", [4, 8])  # 8 features and many queries: proposed by matrix products, not a tree
+def test_neighbours_break_distance_ties_by_index_like_brute_force(seed, d):
     # rows on a small integer grid: most distances are tied, many at the k-th place
     rng = np.random.RandomState(seed)
-    X = rng.randint(0, 3, size=(260, 4)).astype(float) / 2
-    Q = rng.randint(0, 3, size=(40, 4)).astype(float) / 2
-    for data, query in ((X, None), (X, Q), (X[:30], X)):
+    X = rng.randint(0, 3, size=(260, d)).astype(float) / 2
+    Q = rng.randint(0, 3, size=(40, d)).astype(float) / 2
+    many = rng.randint(0, 3, size=(2000, d)).astype(float) / 2
+    for data, query in ((X, None), (X, Q), (X[:30], X), (X[:30], many)):
         query_rows = data if query is None else query
         d = np.sqrt(((query_rows[:, None, :] - data[None]) ** 2).sum(axis=2))
         everyone = np.broadcast_to(np.arange(len(data)), d.shape)

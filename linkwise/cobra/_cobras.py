@@ -180,7 +180,7 @@ class COBRAS(SeriesMetric, SuperInstanceClustering):
             X, qmask = ctx.X, ctx.queryable_mask
             tree = self._start_tree(ctx)
             self._space = self._series_space(ctx)
-            parts, means = ([], None) if seeds is None else make_parts(X, np.arange(ctx.n_samples), seeds, qmask)
+            parts, means = ([], None) if seeds is None else make_parts(X, np.arange(ctx.n_samples), seeds, qmask, Xm=X)
             self._first_phase = len(parts) < 2  # else the first clustering is the seeds', merged
             if not self._first_phase:
                 reps = [self._representative(X, part, qmask, m) for part, m in zip(parts, means)]
@@ -314,7 +314,9 @@ class _Assignment:
         self.X, self.centres, self.model, self.cuts, self.target = X, centres, model, [], None
 
     def nearest(self, rows):
-        return bisect(self.X[rows], self.centres) if self.model is None else predict(self.model, self.X[rows])
+        # sorted rows: a run of consecutive ones (the first split's, a chunk at a time) is read in place, not copied
+        Xr = self.X[rows[0] : rows[-1] + 1] if rows.size and rows[-1] - rows[0] + 1 == rows.size else self.X[rows]
+        return bisect(Xr, self.centres) if self.model is None else predict(self.model, Xr)
 
     def __call__(self, rows):
         return self.target[_apply_cuts(self.X, rows, self.nearest(rows), self.cuts)]
