@@ -292,3 +292,19 @@ def test_reading_the_labels_after_a_mark_does_not_change_the_next_questions(blob
             session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
         logs.append(session.query_log)
     assert logs[0] == logs[1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [0, 1])
+def test_wide_tables_are_modelled_on_64_components(seed):
+    X, y = make_blobs(n_samples=120, n_features=300, centers=3, cluster_std=6.0, random_state=seed)
+    session = lw.ActiveSession(lw.BayesianActiveClustering(3, max_queries=15, random_state=seed), X)
+    while (pair := session.ask()) is not None:
+        session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+    assert session._ctx.state["bayes"].particles.W.shape == (384, 65, 3)  # 2 d K, d = 64 components, not 300
+    est = session.finish()
+    assert est.W_map_.shape == (65, 3)  # 64 principal components and the intercept
+    assert lw.metrics.ari(y, est.labels_) > 0.5
+    # new items go through the same projection: a fitted row's copy joins the cluster the model gives it
+    free = est.predictor_.rows[:10]
+    np.testing.assert_array_equal(est.predict(X[free]), est.labels_[free])

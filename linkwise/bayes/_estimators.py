@@ -81,7 +81,7 @@ class _BayesianModelMixin:
 
 _PARAMETERS_DOC = """n_particles : int or None, default=None
         Posterior samples of W kept at all times; None means ``2 * d * K``
-        as in the paper.
+        as in the paper (d the model's inputs).
     lam : float, default=10.0
         Variance of the Gaussian prior on W (larger: weaker prior), the
         paper's lambda. The paper's text calls lambda the prior covariance

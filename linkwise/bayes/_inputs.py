@@ -42,11 +42,21 @@ class _ColumnMagnitude(TransformerMixin, BaseEstimator):
 class ModelInputs(TransformerMixin, BaseEstimator):
     """Standardise features (any finite magnitude), and above ``max_dims`` of them keep their principal components.
 
+    The components are the standardised features' coordinates in their
+    leading subspace: the logistic model on them, with its isotropic Gaussian
+    prior, is the model on the standardised features restricted to that
+    subspace (a rotation leaves the prior as it is). ``scale_components``
+    standardises each component instead, as Auto's fallback model was fitted
+    (which magnifies the faint components as much as the ones the clusters
+    lie along).
+
     Parameters
     ----------
     max_dims : int or None, default=MAX_INPUT_DIMS
         Most output dimensions; None keeps every feature. Fewer fitting rows
         than ``max_dims`` span as many components as there are rows.
+    scale_components : bool, default=False
+        Standardise each principal component (centred in any case).
 
     Attributes
     ----------
@@ -56,14 +66,15 @@ class ModelInputs(TransformerMixin, BaseEstimator):
         The principal components (randomized, ``random_state=0``) of the
         standardised features, when there are more than ``max_dims``.
     post_ : StandardScaler or None
-        The standardisation of the components (not whitening: a component
-        of no variance stays finite).
+        The standardisation of the components, with ``scale_components``
+        (not whitening: a component of no variance stays finite).
     """
 
-    _parameter_constraints = {"max_dims": [Interval(Integral, 1, None, closed="left"), None]}
+    _parameter_constraints = {"max_dims": [Interval(Integral, 1, None, closed="left"), None],
+                              "scale_components": ["boolean"]}
 
-    def __init__(self, max_dims=MAX_INPUT_DIMS):
-        self.max_dims = max_dims
+    def __init__(self, max_dims=MAX_INPUT_DIMS, scale_components=False):
+        self.max_dims, self.scale_components = max_dims, scale_components
 
     def fit(self, X, y=None, fit_rows=None):
         """Fit the standardisation on every row, and the components on ``fit_rows``.
@@ -92,7 +103,7 @@ class ModelInputs(TransformerMixin, BaseEstimator):
                 fit_rows = np.arange(0, X.shape[0], -(-X.shape[0] // _PCA_ROWS))
             fit = Z[fit_rows]
             self.pca_ = PCA(min(self.max_dims, fit.shape[0]), svd_solver="randomized", random_state=0).fit(fit)
-            self.post_ = StandardScaler().fit(self.pca_.transform(Z))
+            self.post_ = StandardScaler(with_std=self.scale_components).fit(self.pca_.transform(Z))
         return self
 
     def transform(self, X):

@@ -51,7 +51,7 @@ def design_matrix(X, max_dims=None, fit_rows=None):
     """
     check_scalar(max_dims, "max_dims", "design_matrix", kind="int", low=1, none_ok=True, role="argument")
     fit_rows = np.arange(X.shape[0]) if fit_rows is None else fit_rows
-    Z = ModelInputs(max_dims).fit(X, fit_rows=fit_rows).transform(X)
+    Z = ModelInputs(max_dims, scale_components=True).fit(X, fit_rows=fit_rows).transform(X)
     return np.hstack([Z, np.ones((X.shape[0], 1))])
 
 
