@@ -15,7 +15,7 @@ STAMP_DOCS := $(VENV)/.installed-docs
 # `make test-latest PYTHON=python3.13` tries another interpreter, in a venv of its own (.venv-latest-python3.13)
 VENV_LATEST := .venv-latest$(if $(filter python3,$(PYTHON)),,-$(notdir $(PYTHON)))
 
-.PHONY: demo test test-fast test-latest lock bench docs browser clean
+.PHONY: demo test test-fast test-latest lock bench bench-check docs browser clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -67,6 +67,12 @@ lock: $(STAMP_DEV)
 # quick runs, into benchmarks/results/quick/; `benchmarks/run.py --full` rewrites the committed benchmarks/results/
 bench: $(STAMP_DEV)
 	$(PY) benchmarks/run.py
+
+# The speed figures a change can move (sessions at scale, Bayesian active clustering, undo and reopening, start-up),
+# each as a ratio to a floor measured in the same run, against those committed in benchmarks/results/check.json:
+# fails when one is more than 1.5x worse (a slowdown is a defect). Run it before every stop; `--update` commits new ones.
+bench-check: $(STAMP_DEV)
+	$(PY) benchmarks/check.py
 
 # The site, offline, into docs/_build/html: every warning and unresolved reference is an error, and the gallery's
 # examples run (one that raises fails the build). -E reads every page afresh,
