@@ -244,8 +244,8 @@ def test_neighbours_break_distance_ties_by_index_like_brute_force(seed, d):
     rng = np.random.RandomState(seed)
     X = rng.randint(0, 3, size=(260, d)).astype(float) / 2
     Q = rng.randint(0, 3, size=(40, d)).astype(float) / 2
-    many = rng.randint(0, 3, size=(2000, d)).astype(float) / 2
-    for data, query in ((X, None), (X, Q), (X[:30], X), (X[:30], many)):
+    many = rng.randint(0, 3, size=(7000, d)).astype(float) / 2  # >= 64 queries a row, in blocks of 655
+    for data, query in ((X, None), (X, Q), (X[:30], X), (X[:100], many)):
         query_rows = data if query is None else query
         d = np.sqrt(((query_rows[:, None, :] - data[None]) ** 2).sum(axis=2))
         everyone = np.broadcast_to(np.arange(len(data)), d.shape)

