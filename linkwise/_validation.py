@@ -223,19 +223,22 @@ def check_table(X, owner):
     >>> check_table(np.arange(5.0), "PCKMeans")
     Traceback (most recent call last):
     ...
-    linkwise.exceptions.InvalidParameterError: X given to PCKMeans must be 2-D, one row per item and one column per feature; got an array of shape (5,): use X.reshape(-1, 1) for a single feature, X.reshape(1, -1) for a single item.
+    linkwise.exceptions.InvalidParameterError: Expected 2D array as X given to PCKMeans (a row per item, a column per feature), got an array of shape (5,). Reshape your data: X.reshape(-1, 1) for a single feature, X.reshape(1, -1) for a single item.
     """
     read = _shape_and_complex(X)
     if read is None:
         return
     (shape, complex_dtype), name = read, f"X given to {owner_name(owner)}"
+    # the messages open as scikit-learn's do ("Expected 2D array", "Reshape your data", "Complex data not
+    # supported"): its estimator checks match them
     if len(shape) < 2:
         got = f"an array of shape {shape}" if shape else "a single value"
-        raise InvalidParameterError(f"{name} must be 2-D, one row per item and one column per feature; got {got}: "
-                                    "use X.reshape(-1, 1) for a single feature, X.reshape(1, -1) for a single item.")
+        raise InvalidParameterError(f"Expected 2D array as {name} (a row per item, a column per feature), got {got}. "
+                                    "Reshape your data: X.reshape(-1, 1) for a single feature, X.reshape(1, -1) for "
+                                    "a single item.")
     if complex_dtype is not None:
-        raise InvalidParameterError(f"{name} must be real numbers, got complex ({complex_dtype}); give the real "
-                                    "parts (X.real), the magnitudes (np.abs(X)) or both as columns.")
+        raise InvalidParameterError(f"Complex data not supported: {name} holds {complex_dtype}; give the real parts "
+                                    "(X.real), the magnitudes (np.abs(X)) or both as columns.")
 
 
 def _shape_and_complex(X):

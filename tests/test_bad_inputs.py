@@ -367,14 +367,16 @@ ESTIMATOR_CASES += [
 # whole array, over several lines) ---------------------------------------------------------------------------
 ESTIMATOR_CASES += [
     ("pckmeans-1d-x", lambda X, y: lw.PCKMeans(n_clusters=3).fit(X[:, 0]),
-     r"X given to PCKMeans must be 2-D, one row per item.*shape \(147,\): use X\.reshape\(-1, 1\) for a single"),
+     r"Expected 2D array as X given to PCKMeans \(a row per item.*shape \(147,\)\. Reshape your data: "
+     r"X\.reshape\(-1, 1\)"),
     ("session-1d-x", lambda X, y: lw.ActiveSession(lw.COBRAS(max_queries=5), X[:, 0].tolist()),
-     r"X given to COBRAS must be 2-D.*reshape\(-1, 1\)"),
+     r"Expected 2D array as X given to COBRAS.*reshape\(-1, 1\)"),
     ("predict-one-row-as-1d", lambda X, y: lw.PCKMeans(n_clusters=3).fit(X).predict(X[0]),
-     r"must be 2-D.*X\.reshape\(1, -1\) for a single item"),
+     r"Expected 2D array.*X\.reshape\(1, -1\) for a single item"),
     ("cobras-complex-x", lambda X, y: lw.COBRAS(max_queries=5).fit(X + 1j, lw.LabelOracle(y)),
-     r"X given to COBRAS must be real numbers, got complex \(complex128\); give the real parts \(X\.real\)"),
-    ("session-complex-x", lambda X, y: lw.ActiveSession(lw.COBRAS(max_queries=5), X * 1j), "got complex"),
+     r"Complex data not supported: X given to COBRAS holds complex128; give the real parts \(X\.real\)"),
+    ("session-complex-x", lambda X, y: lw.ActiveSession(lw.COBRAS(max_queries=5), X * 1j),
+     "Complex data not supported"),
     ("session-complex-dataframe",  # loaded as a table: its complex column is no feature (its imaginary parts lost)
      lambda X, y: lw.ActiveSession(lw.COBRAS(max_queries=5), pd.DataFrame({"z": X[:, 0] + 1j})),
      "z: its cells are complex128, not numbers"),
