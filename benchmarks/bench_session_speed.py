@@ -28,8 +28,10 @@ import linkwise as lw  # noqa: E402
 
 from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
-METHODS = {"auto": lambda q: lw.Auto(max_queries=q, random_state=0),
-           "cobras": lambda q: lw.COBRAS(max_queries=q, random_state=0)}
+# the classes looked up here, not in the timed calls: linkwise imports a method's module when first named (half a
+# second for Auto's), which is start-up (bench_startup.py), not the wait for a question
+METHODS = {name: lambda q, cls=cls: cls(max_queries=q, random_state=0)
+           for name, cls in (("auto", lw.Auto), ("cobras", lw.COBRAS))}
 SECTION = "## At scale: the wait for each question, the clustering read after every answer"
 
 

@@ -45,8 +45,8 @@ def _timed(call):
 
 
 def answered_session(folder, method, n, n_answers):
-    """A session file of ``n`` rows with ``n_answers`` answers given from the classes, the one in the middle wrong;
-    its data."""
+    """A session file of ``n`` rows with ``n_answers`` answers given from the classes, the one in the middle wrong
+    (corrected when later answers contradict it, as the page asks); its data."""
     X, y = make_blobs(n_samples=n, n_features=10, centers=10, cluster_std=3.0, random_state=0)
     csv = Path(folder) / "rows.csv"
     pd.DataFrame(X, columns=[f"f{k}" for k in range(10)]).assign(item=[f"i{k}" for k in range(n)]).to_csv(csv,
@@ -56,6 +56,9 @@ def answered_session(folder, method, n, n_answers):
     session = HumanSession(Path(folder) / "s.db", data, estimator)
     for k in range(n_answers):
         state = session.state()
+        if state["question"] is None:  # later answers contradict the wrong one: the person says which was wrong
+            middle = [row for row in session.store.answers() if row.kind == "question"][n_answers // 2]
+            state = session.resolve(state["conflict"]["id"], middle.seq)
         i, j = state["question"]["pair"]
         session.answer(state["position"], bool(y[i] == y[j]) != (k == n_answers // 2))
     return session, data
@@ -73,8 +76,7 @@ def measure(method, n, n_answers):
         _, *figures["change the last answer"] = _timed(lambda: session.change(last.seq, not last.answer))
         newest = [row for row in session.store.answers() if row.kind == "question"][-1]
         _, *figures["withdraw the last answer"] = _timed(lambda: session.withdraw(newest.seq))
-        _, *figures["correct the wrong answer in the middle"] = _timed(lambda: session.change(wrong.seq,
-                                                                                              not wrong.answer))
+        _, *figures["change the answer in the middle"] = _timed(lambda: session.change(wrong.seq, not wrong.answer))
         session.close()
         reopened, *figures["reopen"] = _timed(lambda: HumanSession(Path(folder) / "s.db", data))
         reopened.close()
