@@ -295,10 +295,11 @@ def test_reading_the_labels_after_a_mark_does_not_change_the_next_questions(blob
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", [0, 1, 2])
 def test_wide_tables_are_modelled_on_64_components(seed):
-    X, y = make_blobs(n_samples=120, n_features=300, centers=3, cluster_std=6.0, random_state=seed)
-    session = lw.ActiveSession(lw.BayesianActiveClustering(3, max_queries=15, random_state=seed), X)
+    # components rescaled to unit variance (the faint ones magnified) gave ARI near 0 here
+    X, y = make_blobs(n_samples=90, n_features=300, centers=3, cluster_std=6.0, random_state=seed)
+    session = lw.ActiveSession(lw.BayesianActiveClustering(3, max_queries=10, random_state=seed), X)
     while (pair := session.ask()) is not None:
         session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
     assert session._ctx.state["bayes"].particles.W.shape == (384, 65, 3)  # 2 d K, d = 64 components, not 300
