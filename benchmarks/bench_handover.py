@@ -25,7 +25,7 @@ import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
-from _floor import cpu, floor  # noqa: E402
+from _floor import floor, question_times  # noqa: E402
 from sklearn.datasets import make_blobs  # noqa: E402
 
 import linkwise as lw  # noqa: E402
@@ -47,32 +47,10 @@ def linear_classes(n, n_features=10, seed=0):
     return X, y
 
 
-def question_times(est, X, y):
-    """CPU seconds of each step of a session: the first question, then each answer to the next question and its
-    clustering (``labels_``, as the page reads it); the session's estimator."""
-    def start():
-        session = lw.ActiveSession(est, X, stability=False)
-        session.ask()
-        _ = session.labels_  # the first clustering shown
-        return session
-
-    session, first = cpu(start)
-
-    def step(pair):
-        session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
-        session.ask()
-        return session.labels_
-
-    gaps = []
-    while (pair := session.ask()) is not None:
-        gaps.append(cpu(step, pair)[1])
-    return first, np.array(gaps), session
-
-
 def handover(n, n_features=10, n_questions=100, seed=0):
     """Auto through the hand-over: the answer that hands over and the questions after it (data of ``seed``)."""
     X, y = linear_classes(n, n_features, seed)
-    _, gaps, session = question_times(lw.Auto(max_queries=n_questions, random_state=0), X, y)
+    _, gaps, session = question_times(lw.Auto(max_queries=n_questions, random_state=0), X, y, stability=False)
     at = session.estimator_.bayes_at_
     if at is None:
         raise RuntimeError(f"Auto did not hand over on {n} rows x {n_features} features")
@@ -90,7 +68,7 @@ def alone(n, n_features, k, n_questions):
     else:  # a wide table: K blobs in hundreds of dimensions
         X, y = make_blobs(n_samples=n, n_features=n_features, centers=k, cluster_std=8.0, random_state=0)
     est = lw.BayesianActiveClustering(k, criterion="uncertain", max_queries=n_questions, random_state=0)
-    first, gaps, session = question_times(est, X, y)
+    first, gaps, session = question_times(est, X, y, stability=False)
     return {"n": n, "d": n_features, "k": k, "questions": gaps.size, "first": first, "total": first + gaps.sum(),
             "median": float(np.median(gaps)), "p90": float(np.percentile(gaps, 90)),
             "ari": lw.metrics.ari(y, session.labels_), "floor": floor(n)}

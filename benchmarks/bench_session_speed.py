@@ -21,7 +21,7 @@ import re
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
-from _floor import cpu, floor  # noqa: E402
+from _floor import floor, question_times  # noqa: E402
 from sklearn.datasets import make_blobs  # noqa: E402
 
 import linkwise as lw  # noqa: E402
@@ -35,32 +35,11 @@ METHODS = {name: lambda q, cls=cls: cls(max_queries=q, random_state=0)
 SECTION = "## At scale: the wait for each question, the clustering read after every answer"
 
 
-def session_gaps(method, n, n_questions):
-    """CPU seconds to the first question, and of each gap from an answer to the next question and labels_."""
-    X, y = make_blobs(n_samples=n, n_features=10, centers=10, random_state=0)
-
-    def start():
-        session = lw.ActiveSession(METHODS[method](n_questions), X)
-        session.ask()
-        _ = session.labels_  # the first clustering shown
-        return session
-
-    session, first = cpu(start)
-
-    def step(pair):
-        session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
-        session.ask()
-        return session.labels_
-
-    gaps = []
-    while (pair := session.ask()) is not None:
-        gaps.append(cpu(step, pair)[1])
-    return first, np.array(gaps), lw.metrics.ari(y, session.labels_)
-
-
 def measure(method, n, n_questions):
     base = floor(n)
-    first, gaps, ari = session_gaps(method, n, n_questions)
+    X, y = make_blobs(n_samples=n, n_features=10, centers=10, random_state=0)
+    first, gaps, session = question_times(METHODS[method](n_questions), X, y)
+    ari = lw.metrics.ari(y, session.labels_)
     return {"method": method, "n": n, "questions": gaps.size, "floor": base, "first": first,
             "median": float(np.median(gaps)), "p99": float(np.percentile(gaps, 99)), "max": float(gaps.max()),
             "ari": ari}
