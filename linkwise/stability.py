@@ -246,8 +246,11 @@ class StabilityMonitor:
             raise InvalidParameterError("The 'labels' argument of StabilityMonitor.update must label the same rows "
                                         f"at every update: {self._n} before, {labels.size} now. Use a new monitor "
                                         "for new data.")
+        previous = self._previous
+        # the read-only clustering of the update before, as such (a session's when nothing moved): no move
+        same = labels is self._labels and not labels.flags.writeable
+        current = previous if same else relabel(labels[self._rows])
         self._labels = labels  # what the next answer is given to, for contradicts()
-        current, previous = relabel(labels[self._rows]), self._previous
         move = 0.0 if previous is None or np.array_equal(current, previous) else 1 - ari(previous, current)
         move += 1.0 if contradicted and self.count_contradicted else 0.0
         self._previous = current

@@ -9,6 +9,7 @@ import pytest
 
 import linkwise as lw
 from linkwise.session import HumanSession
+from linkwise.session._feedback import honour
 from linkwise.session._resume import cache_folder
 from tests.e2e.helpers import answer_from
 
@@ -46,6 +47,8 @@ def test_every_change_of_a_session_file_resumes_as_a_full_replay(method, seed, i
     def check():
         nonlocal steps
         steps += 1
+        replay = session._replay  # the clustering shown, kept while the method's is unchanged, is what honour gives
+        np.testing.assert_array_equal(replay.labels(), honour(replay.session.labels_, replay.feedback_rows()))
         _assert_same(session, _replayed(path, data, tmp_path, f"step{steps}"))
 
     answer_from(session, y, 25)

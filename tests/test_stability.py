@@ -122,6 +122,24 @@ def test_stable_follows_its_definition_on_random_sessions(seed):
         assert estimate.stable == (n >= window and sum(covered) <= max_drift + 1e-9)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_labels_given_again_count_as_no_move_only_when_they_cannot_have_changed(seed):
+    # a session gives its read-only clustering again when nothing moved (no rows compared); an array that can be
+    # written to may have been changed in place, so it is compared as any other
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, 4, 200)
+    shared, copied, mutated = lw.StabilityMonitor(window=3), lw.StabilityMonitor(window=3), lw.StabilityMonitor(window=3)
+    frozen = labels.copy()
+    frozen.flags.writeable = False
+    for monitor, given in ((shared, frozen), (copied, labels.copy()), (mutated, labels)):
+        monitor.update(given, answered=False)
+    for _ in range(4):
+        assert shared.update(frozen) == copied.update(labels.copy())
+    labels[rng.permutation(200)[:100]] = 4  # the same array, changed in place
+    estimate = mutated.update(labels)
+    assert estimate.n_changed == 1 and estimate.drift > 0.1
+
+
 def test_a_contradicted_answer_holds_the_signal_back_for_a_window_of_answers():
     shown = {}
     for counted in (False, True):

@@ -11,6 +11,8 @@ desk tells it which rows to hold back (``planner``).
 import pickle
 import secrets
 
+import numpy as np
+
 from linkwise.exceptions import InconsistentConstraintError
 from linkwise.graph import pair_key
 from linkwise.loop import ActiveSession
@@ -183,16 +185,28 @@ class Replay:
 
     def labels(self):
         """The current clustering (the method's, as the cluster feedback says), numbered 0.. in order of first
-        appearance."""
+        appearance.
+
+        Most answers leave the method's clustering as it was: then the clustering shown is the same object as
+        before, so nothing after it (the numbers, the export) is computed again for every row.
+        """
         if self._labels is None:
-            self._labels = honour(self.session.labels_, self.feedback_rows())
+            method, feedback = self.session.labels_, self.feedback_rows()
+            kept = self.__dict__.get("_honoured")
+            if kept is not None and kept[1] == feedback and np.array_equal(kept[0], method):
+                self._labels = kept[2]
+            else:
+                self._labels = honour(method, feedback)
+                self._labels.flags.writeable = False  # shared by the numbers, the monitor and the views
+            self._honoured = (method, feedback, self._labels)  # not a resume point's: rebuilt from _labels at most
         return self._labels
 
     def numbers(self):
         """The current cluster of every row by its stable number (see ``HumanSession.numbers``)."""
         labels, (seen, numbers) = self.labels(), self._numbered
         if seen is not labels:
-            numbers, self._fresh = carry_numbers(labels, numbers, self._fresh)
+            if seen is None or not np.array_equal(seen, labels):  # the same partition keeps its numbers
+                numbers, self._fresh = carry_numbers(labels, numbers, self._fresh)
             self._numbered = (labels, numbers)
         return numbers
 
