@@ -16,7 +16,6 @@ Writes its section of ``results/session.md`` (the other sections are kept); ``ch
 
 import argparse
 import os
-import re
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -26,7 +25,7 @@ from sklearn.datasets import make_blobs  # noqa: E402
 
 import linkwise as lw  # noqa: E402
 
-from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
+from _results import results_path, write_section  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
 # the classes looked up here, not in the timed calls: linkwise imports a method's module when first named (half a
 # second for Auto's), which is start-up (bench_startup.py), not the wait for a question
@@ -86,9 +85,7 @@ def main():
             lines.append(_row(measure(method, n, n_questions)))
             print(lines[-1], flush=True)
     out = results_path("session.md", args.quick)
-    text = out.read_text() if out.exists() else "# Human sessions\n"
-    parts = [part for part in re.split(r"\n(?=## )", text) if not part.startswith(SECTION)]
-    out.write_text("\n".join(part.rstrip("\n") + "\n" for part in parts) + "\n" + "\n".join(lines) + "\n")
+    write_section(out, SECTION, lines)
     print(f"wrote {out}")
 
 

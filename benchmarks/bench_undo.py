@@ -17,7 +17,6 @@ Writes its section of ``results/session.md``; ``check()`` gives the quick figure
 
 import argparse
 import os
-import re
 import tempfile
 import time
 from pathlib import Path
@@ -31,7 +30,7 @@ from sklearn.datasets import make_blobs  # noqa: E402
 import linkwise as lw  # noqa: E402
 from linkwise.session import HumanSession, load_data  # noqa: E402
 
-from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
+from _results import results_path, write_section  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
 SECTION = "## Undo, change, withdraw, reopen: from resume points"
 CASES = {"full": [("Auto", 5_000, 150), ("COBRAS", 100_000, 1_000)], "quick": [("Auto", 5_000, 60),
@@ -121,9 +120,7 @@ def main():
         lines.append("")
         print("\n".join(lines[-len(figures) - 4:]), flush=True)
     out = results_path("session.md", args.quick)
-    text = out.read_text() if out.exists() else "# Human sessions\n"
-    parts = [part for part in re.split(r"\n(?=## )", text) if not part.startswith(SECTION)]
-    out.write_text("\n".join(part.rstrip("\n") + "\n" for part in parts) + "\n" + "\n".join(lines).rstrip() + "\n")
+    write_section(out, SECTION, lines)
     print(f"wrote {out}")
 
 
