@@ -127,7 +127,7 @@ def test_folder_session_in_the_terminal_resumes(tmp_path):
     assert first.exit_code == 0, first.output
     assert "img0" in first.output and "32×24 px, 0.1 KB" in first.output
     again = CliRunner().invoke(main, ["cluster", str(tmp_path / "photos"), "--ui", "terminal"], input="q\n")
-    assert again.exit_code == 0 and "(1 answers so far)" in again.output
+    assert again.exit_code == 0 and "(1 question answered so far)" in again.output
     labels = pd.read_csv(tmp_path / "photos.labels.csv")
     assert labels["id"].tolist() == [f"img{k:02d}.png" for k in range(6)]
 

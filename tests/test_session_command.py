@@ -26,12 +26,12 @@ def test_terminal_session_resumes_with_the_stored_options(tmp_path, iris_file):
                 input="s\nd\nq\n")
     assert first.exit_code == 0, first.output
     session_file = tmp_path / "iris.linkwise.db"
-    assert f"Session file: {session_file} (0 answers so far)" in first.output
+    assert f"Session file: {session_file} (0 questions answered so far)" in first.output
     assert "Saved 147 labels" in first.output and (tmp_path / "iris.labels.csv").is_file()
     # no options: the id column, method and parameters come from the session file
     again = run("cluster", data_path, "--ui", "terminal", input="q")
     assert again.exit_code == 0, again.output
-    assert "(2 answers so far)" in again.output and "flower-" in again.output
+    assert "(2 questions answered so far)" in again.output and "flower-" in again.output
     changed = run("cluster", data_path, "--ui", "terminal", "--param", "window=0.2", input="q")
     assert changed.exit_code == 1
     assert "window=0.1 (asked: 0.2)" in changed.output
@@ -183,7 +183,7 @@ def test_a_method_outside_linkwise_is_imported_only_when_named_again(tmp_path, i
         assert f"names the method '{spec}', which is not one of linkwise's" in refused.output
         assert f"pass --method {spec}" in refused.output
     again = run("cluster", data_path, "--method", spec, "--ui", "terminal", input="q")
-    assert again.exit_code == 0 and "(1 answers so far)" in again.output, again.output
+    assert again.exit_code == 0 and "(1 question answered so far)" in again.output, again.output
     refused = run("export", session_file)
     assert refused.exit_code == 1 and "not one of linkwise's" in refused.output
     exported = run("export", session_file, "--method", spec)
@@ -214,7 +214,7 @@ def test_encoding_is_kept_in_the_session(tmp_path, iris_file):
     session_file = tmp_path / "iris.linkwise.db"
     assert read_meta(session_file)["data_options"]["encoding"] == "latin-1"
     again = run("cluster", data_path, "--ui", "terminal", input="q")  # the stored encoding is used
-    assert again.exit_code == 0 and "(1 answers so far)" in again.output, again.output
+    assert again.exit_code == 0 and "(1 question answered so far)" in again.output, again.output
     exported = run("export", session_file)
     assert exported.exit_code == 0 and "fleur-é0," in exported.output
 
@@ -239,7 +239,7 @@ def test_the_page_is_served_first_and_a_session_that_then_cannot_open_is_one_err
         server.stop()
     output = "".join(server.output).splitlines()
     address = next(k for k, line in enumerate(output) if line.startswith("linkwise session at http://127.0.0.1:"))
-    assert output[address + 1] == f"Session file: {session_file} (0 answers so far)"  # said once it is open
+    assert output[address + 1] == f"Session file: {session_file} (0 questions answered so far)"  # said once it is open
     frame = pd.read_csv(data_path)
     frame.loc[0, "sepal_length"] = 99
     frame.to_csv(data_path, index=False)

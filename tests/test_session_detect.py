@@ -74,7 +74,7 @@ def test_cluster_with_no_options_detects_says_so_and_stores_it(tmp_path):
     options = read_meta(tmp_path / "products.linkwise.db")["data_options"]
     assert (options["id_column"], options["text_column"], options["features"]) == ("sku", None, ["price", "weight"])
     answered = run("cluster", path, "--ui", "terminal", input="s\nq\n")
-    assert answered.exit_code == 0 and "(0 answers so far)" in answered.output, answered.output
+    assert answered.exit_code == 0 and "(0 questions answered so far)" in answered.output, answered.output
     kept = run("cluster", path, "--ui", "terminal", "--text-column", "description", input="q\n")
     assert kept.exit_code == 1 and "other feature options" in kept.output
     # an explicit option overrides: no text detected beside --features

@@ -62,7 +62,7 @@ def test_imported_constraints_are_never_asked_and_survive_resume(tmp_path, iris_
         f"{name(a)},{name(b)},{truth(a, b)}\n" for a, b in pairs))
     first = cluster(data_path, "--constraints", known)
     assert first.exit_code == 0, first.output
-    assert "(0 answers so far, 5 imported pairs)" in first.output
+    assert "(0 questions answered; 5 imported relations so far)" in first.output
     session_file = tmp_path / "iris.linkwise.db"
     assert sorted(imported(session_file)) == sorted((min(a, b), max(a, b), bool(y[a] == y[b])) for a, b in pairs)
 
@@ -78,7 +78,7 @@ def test_imported_constraints_are_never_asked_and_survive_resume(tmp_path, iris_
     write(known, "i,j,answer\n" + "".join(f"{b},{a},{truth(a, b)}\n" for a, b in [*pairs[::-1], pairs[0]]))
     again = cluster(data_path, "--constraints", known)
     assert again.exit_code == 0, again.output
-    assert "(25 answers so far, 5 imported pairs)" in again.output
+    assert "(25 questions answered; 5 imported relations so far)" in again.output
     assert len(imported(session_file)) == 5
     assert cluster(data_path).exit_code == 0  # left out: the stored ones stay
     write(known, f"id_a,id_b,answer\n{name(0)},{name(2)},same\n")

@@ -158,7 +158,7 @@ def test_terminal_session_shows_sparklines_and_resumes(tmp_path):
     [matrix] = cache.glob("dtw-*.npy")  # one matrix: the one computed before the session, used by Auto
     written = matrix.stat().st_mtime_ns
     again = run("cluster", path, "--ui", "terminal", input="q\n")  # the stored series options and metric
-    assert again.exit_code == 0 and "(3 answers so far)" in again.output, again.output
+    assert again.exit_code == 0 and "(3 questions answered so far)" in again.output, again.output
     assert matrix.stat().st_mtime_ns == written  # read from the cache, not computed again
     other = run("cluster", path, "--ui", "terminal", "--metric", "kshape", input="q\n")
     assert other.exit_code == 1 and "metric='dtw' (asked: 'kshape')" in other.output, other.output

@@ -45,6 +45,7 @@ from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.graph import pair_key
 from linkwise.loop import ActiveEstimator
+from linkwise.session._counts import count_statements, describe
 from linkwise.session._data import Dataset
 from linkwise.session._desk import TeamDesk
 from linkwise.session._feedback import ClusterFeedback
@@ -376,7 +377,9 @@ class HumanSession:
             "method" when the method has nothing left to ask, else None),
             ``notice`` (``SessionStore.notice``: the session file was
             deleted or moved and the session went on in a recovery file; else
-            None); in a team's session ``team`` (who, the team, the
+            None), ``counts`` (the stored questions answered, moves, marks and
+            imports, and ``text``, them in words: what every view shows, see
+            :func:`~linkwise.session._counts.describe`); in a team's session ``team`` (who, the team, the
             agreement), and ``n_answered`` counts everyone's answers.
         """
         if annotator is not None:
@@ -395,6 +398,7 @@ class HumanSession:
                                                   "items": [self.data.item(pair[0]), self.data.item(pair[1])],
                                                   "check": self._check_reason(pair)}
             budget, asked, done = self.budget, session.n_queries, conflict is None and pair is None and session.done
+            counts = count_statements(replay.rows)
             return {
                 "position": position, "revision": self.revision, "question": question,
                 "conflict": None if conflict is None else replay.conflict_state(),
@@ -405,6 +409,7 @@ class HumanSession:
                 "method": type(self.estimator).__name__, "embedding": self.data.embedding,
                 "data": self.data.path.name, "n_rows": self.data.n_rows,
                 "stability": replay.stability.estimate._asdict(), "notice": self.store.notice,
+                "counts": {**counts._asdict(), "text": describe(counts)},
                 **({} if team is None else {"team": mine}),
             }
 

@@ -58,7 +58,7 @@ class Replay:
     used : list of Answer
         The rows applied in the current run, in order.
     rows : list of Answer
-        Every recorded row (and a team's answers since the last :meth:`rebuild`).
+        Every recorded row: those read at the last :meth:`rebuild` and those committed since.
     conflict : tuple or None
         ``(row, pair, believed, chain)``: the row whose statement the earlier ones contradict, the pair, what the
         earlier ones imply, and those (constraint, row) that imply it; rows after it wait until it is resolved.
@@ -151,6 +151,8 @@ class Replay:
 
     def commit(self, rows):
         """Apply rows just recorded (the rest waits in the file while a contradiction is open)."""
+        newest = self.rows[-1].seq if self.rows else -1  # a team's desk has added its answer already
+        self.rows.extend(row for row in rows if row.seq > newest)
         for row in rows:
             if self.conflict is None:
                 self.apply(row)

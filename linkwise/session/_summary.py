@@ -3,6 +3,8 @@ go on."""
 
 import shlex
 
+from linkwise.session._counts import count_statements, describe
+
 __all__ = ["labels_line", "summary"]
 
 
@@ -21,7 +23,7 @@ def summary(session):
     Returns
     -------
     list of str
-        The answers kept and where, the command that resumes the session
+        What is kept (:func:`~linkwise.session._counts.describe`) and where, the command that resumes the session
         and the one that exports it as JSON.
 
     Examples
@@ -33,14 +35,13 @@ def summary(session):
     >>> folder = tempfile.mkdtemp()
     >>> pd.DataFrame(lw.datasets.load("iris")[0]).to_csv(os.path.join(folder, "iris.csv"), index=False)
     >>> session = HumanSession(os.path.join(folder, "s.db"), load_data(os.path.join(folder, "iris.csv")))
-    >>> summary(session)[0].startswith("0 answers are saved in ")
+    >>> summary(session)[0].startswith("Saved in ") and summary(session)[0].endswith(": 0 questions answered.")
     True
     >>> session.close()
     """
     file = session.store.path
-    n = len(session.store.answers())
     data = "" if session.data.path is None else f" {shlex.quote(str(session.data.path))}"
-    return [f"{n} answer{' is' if n == 1 else 's are'} saved in {file}.",
+    return [f"Saved in {file}: {describe(count_statements(session.store.answers()))}.",
             f"To resume: linkwise cluster{data} --session {shlex.quote(str(file))}",
             f"To export them: linkwise export {shlex.quote(str(file))} --format json -o labels.json "
             "(or csv, jsonl; --answers and --constraints too)"]

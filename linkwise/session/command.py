@@ -320,13 +320,13 @@ def _estimator(method, params, stored):
 def _open_session(session_file, dataset, estimator, method, known, team, detected=""):
     """The session opened; then the columns ``detected`` and how many answers its file holds are said."""
     from linkwise.session._controller import HumanSession
+    from linkwise.session._counts import count_statements, describe
 
     with _flag_advice():  # a new session refuses rows that are all the same in what is clustered
         session = HumanSession(session_file, dataset, estimator, trusted_method=method, known=known, **team)
     try:
-        imported = sum(a.kind == "imported" for a in session.store.answers())
-        for line in (detected, f"Session file: {session_file} ({session.state()['n_answered']} answers so far"
-                     + (f", {imported} imported pairs)" if imported else ")")):
+        for line in (detected, f"Session file: {session_file} ({describe(count_statements(session.store.answers()))} "
+                     "so far)"):
             if line:
                 click.echo(line)
     except BaseException:

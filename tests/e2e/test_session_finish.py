@@ -29,7 +29,7 @@ def resumes(output, tmp_path, n):
     assert command[:2] == ["linkwise", "cluster"]
     again = CliRunner().invoke(main, [*command[1:], "--ui", "terminal"], input="q\n")
     assert again.exit_code == 0, again.output
-    assert f"({n} answers so far)" in again.output
+    assert f"({n} question{'' if n == 1 else 's'} answered so far)" in again.output
 
 
 @pytest.mark.parametrize("stop", ["finish", "ctrl+c"])
@@ -49,7 +49,7 @@ def test_stopping_prints_what_is_saved_and_how_to_resume(tmp_path, iris_file, st
     output = "".join(server.output)
     written = pd.read_csv(labels_path)
     assert f"Saved {len(written)} labels in {written['cluster'].nunique()} clusters to {labels_path}." in output
-    assert f"3 answers are saved in {tmp_path / 's.db'}." in output
+    assert f"Saved in {tmp_path / 's.db'}: 3 questions answered." in output
     assert "Traceback" not in output and "Aborted" not in output
     resumes(output, tmp_path, 3)
 
@@ -69,7 +69,7 @@ def test_ctrl_c_in_the_terminal_prints_the_summary(tmp_path, iris_file, busy):
             term.question()
         term.process.send_signal(signal.SIGINT)  # Ctrl+C (the child's session has no controlling terminal)
         term.expect(r"Saved 147 labels in \d+ clusters to .*labels\.csv\.")
-        said = term.expect(r"(\d+) answers? (is|are) saved in .*s\.db\.\s+To resume: linkwise cluster .*iris\.csv "
+        said = term.expect(r"Saved in .*s\.db: (\d+) questions? answered\.\s+To resume: linkwise cluster .*iris\.csv "
                            r"--session .*s\.db")
     finally:
         term.close()
@@ -95,4 +95,4 @@ def test_labels_that_cannot_be_written_at_the_end_are_said_and_the_summary_follo
     assert server.process.returncode == 0
     assert f"Could not write the labels to {folder / 'labels.csv'}: Cannot save file into a non-existent directory" \
         in output
-    assert "1 answer is saved in" in output and "To resume: " in output
+    assert ": 1 question answered." in output and "To resume: " in output
