@@ -23,8 +23,8 @@ _FLAGS = {"id_column": "--id-column", "text_column": "--text-column", "image_col
           "features": "--features", "encoding": "--encoding", "image_root": "--image-root",
           "series['columns']": "--series-columns", "series['id']": "--series-id", "series['time']": "--time",
           "series['value']": "--value"}
-# "the 'features' argument", "encoding='latin-1'", "series['columns']"
-_MENTION = re.compile(r"(?:the )?'(\w+)' argument|\b(\w+)='([^']*)'|(series\['\w+'\])")
+# "the 'features' argument", "encoding='latin-1'", "series['columns']", "text_column: ..." opening a message
+_MENTION = re.compile(r"(?:the )?'(\w+)' argument|\b(\w+)='([^']*)'|(series\['\w+'\])|^(\w+)(?=: )")
 
 
 def _stem(path):
@@ -76,7 +76,7 @@ def _check_output(path, option, kept):
 def _as_flags(message):
     """``message`` with each argument of load_data it names written as the flag that sets it."""
     def flag(match):
-        argument = match[1] or match[2] or match[4]
+        argument = match[1] or match[2] or match[4] or match[5]
         if argument not in _FLAGS:
             return match[0]
         return _FLAGS[argument] + (f" {match[3]}" if match[2] else "")
@@ -189,12 +189,16 @@ def _team_options(stored, annotators, overlap, disagreement, ui):
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="A method parameter, e.g. --param max_queries=100 (read as JSON, else as text). Repeatable.")
 @click.option("--ui", type=click.Choice(["web", "terminal"]), default="web", show_default=True,
-              help="Answer in a browser page or in this terminal.")
+              help="Answer in a browser page or in this terminal (keys: s same, d different, ? don't know, "
+                   "u undo, f an item in full, c the clusters, q quit).")
 @click.option("--session", "session_file", type=click.Path(dir_okay=False, path_type=Path),
               help="Session file (SQLite); reopening it resumes. Default: <data name>.linkwise.db beside DATA.")
-@click.option("--id-column", help="Column of unique row ids (default: the row number).")
-@click.option("--text-column", help="Column of text to embed and show.")
-@click.option("--image-column", help="Column of image paths, relative to the data file's folder.")
+@click.option("--id-column", help="Column of unique row ids. Default: detected, a column of different short texts "
+              "(the 'Detected:' line names it), else the row number; a folder's file names.")
+@click.option("--text-column", help="Column of text to embed and show. Default: detected, the column of the "
+              "longest sentences (the 'Detected:' line names it), else none.")
+@click.option("--image-column", help="Column of image paths, relative to the data file's folder (default: none; a "
+              "folder's images).")
 @click.option("--image-root", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Folder image paths must lie under (default: the data file's folder).")
 @click.option("--features", help="Comma-separated numeric columns to cluster on, first:last for a range (e.g. "
