@@ -65,11 +65,11 @@ def test_a_cluster_list_entry_wraps_to_the_screen_and_stops_at_two_lines(tmp_pat
     session = session_of(tmp_path, texts, 300)
     try:
         console = Console(file=StringIO(), width=width)
-        _entry(console, session.data.item(1), "  [2] cluster 2 · 4 items · ")
+        _entry(console, session.data.item(1), "  [2] cluster 2 · 1 item · ")
     finally:
         session.close()
     lines = console.file.getvalue().splitlines()
     assert len(lines) == 2 and max(map(len, lines)) <= width and lines[1].endswith("…")
-    assert lines[0].startswith("  [2] cluster 2 · 4 items · SKU-1  ")
+    assert lines[0].startswith("  [2] cluster 2 · 1 item · SKU-1  ")
     shown = " ".join(" ".join(lines)[:-1].split()[8:])  # the text after the id
     assert " ".join(texts[1][:300].split()).startswith(shown) and len(shown) > width

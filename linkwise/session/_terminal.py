@@ -427,7 +427,8 @@ def _cluster_feedback(session, console, getchar):
         mark = f" · marked {strip['mark'].replace('complete', 'pure and complete')}" if strip["mark"] else ""
         name = f" {strip['name']}" if strip["name"] else ""
         _entry(console, strip["items"][0],
-               f"  [{strip['cluster']}] cluster {strip['cluster']}{name} · {strip['size']} items{mark} · ")
+               f"  [{strip['cluster']}] cluster {strip['cluster']}{name} · {strip['size']} "
+               f"item{'' if strip['size'] == 1 else 's'}{mark} · ")
     _say(console, "Type a cluster's number and Enter, any other key to go back.")
     strip = listed.get(_read_number(getchar))
     if strip is None:
