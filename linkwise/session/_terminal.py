@@ -1,15 +1,13 @@
 """The terminal prompt of a human session: one key per answer.
 
-Keys: ``s`` same group, ``d`` different groups, ``?`` don't know, ``u`` undo,
-``q`` (or Ctrl+D) quit (the labels are written; every answer is already
-saved), ``f`` both items in full, a screen at a time (the table wraps every value to the terminal's width, labelled
-by the data's column names, and cuts the longest when the pair would not fit the screen), ``b`` raise the question
-budget (a number, then Enter), ``c`` the clusters: a digit picks one of the nine largest, then ``p``
-marks it pure, ``c`` pure and complete, ``m`` moves one of its shown items
-(a letter) to another cluster (a digit). When two answers contradict each other, the prompt lists them and a
-digit picks the wrong one. Arrow and function keys do nothing. When standard
-input is not a terminal, answers are read from it one key per line, so a
-session can be scripted.
+Keys: ``s`` same group, ``d`` different groups, ``?`` don't know, ``u`` undo, ``q`` (or Ctrl+D) quit (the labels
+are written; every answer is already saved), ``h`` the hint of each item (the digits demo: its digit; again: hidden),
+``f`` both items in full, a screen at a time (the table wraps every value to the terminal's width, labelled by the
+data's column names, and cuts the longest when the pair would not fit the screen), ``b`` raise the question budget
+(a number, then Enter), ``c`` the clusters: a digit picks one of the nine largest, then ``p`` marks it pure, ``c``
+pure and complete, ``m`` moves one of its shown items (a letter) to another cluster (a digit). When two answers
+contradict each other, the prompt lists them and a digit picks the wrong one. Arrow and function keys do nothing.
+When standard input is not a terminal, answers are read from it one key per line, so a session can be scripted.
 
 Everything shown that comes from the data is plain text: rich markup is not
 interpreted and control characters (which could move the cursor, clear the
@@ -122,10 +120,12 @@ def _shown(data, item):
     return shown
 
 
-def _pair_table(console, session, items):
-    """The two items side by side, every value wrapped to its column; when that would not fit the screen, the
-    longest values are cut to a number of lines that fits. Returns the table and whether a value was cut."""
+def _pair_table(console, session, items, more=()):
+    """The two items side by side, every value wrapped to its column, then the rows ``more`` ((name, a, b) each);
+    when that would not fit the screen, the longest values are cut to a number of lines that fits. Returns the table
+    and whether a value was cut."""
     a, b = (_shown(session.data, item) for item in items)
+    a, b = a + [(name, va) for name, va, _ in more], b + [(name, vb) for name, _, vb in more]
     names = [name for name, _ in a] + (list(_CHART_ROWS) if session.data.charts is not None else [])
     label_width = min(max(map(len, names)), max(6, console.width // 5))
     width = max(8, (console.width - label_width - 10) // 2)  # 10: the borders and padding of three columns
@@ -259,7 +259,7 @@ def _keys():
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
 
-def run_terminal(session, labels_path, *, console=None, getchar=None):
+def run_terminal(session, labels_path, *, console=None, getchar=None, hints=None):
     """Ask the session's questions in the terminal until the person quits.
 
     Parameters
@@ -274,6 +274,10 @@ def run_terminal(session, labels_path, *, console=None, getchar=None):
         Returns one key press, '' at the end of input (default: the
         terminal, or standard input one key per line when it is not a
         terminal).
+    hints : sequence of str, optional
+        A hint per row (the digits demo: each image's digit), shown beside
+        the pair only once the person presses h (again: hidden), until the
+        pair is answered.
 
     Returns
     -------
@@ -305,11 +309,22 @@ def run_terminal(session, labels_path, *, console=None, getchar=None):
     1
     >>> session.close()
     """
-    console = console or Console(highlight=False)
+    console, hints = console or Console(highlight=False), _Hints(hints)
     if getchar is None:
         with _keys() as getchar, _ctrl_c_quits(getchar) as getchar:
-            return _ask(session, labels_path, console, getchar)
-    return _ask(session, labels_path, console, getchar)
+            return _ask(session, labels_path, console, getchar, hints)
+    return _ask(session, labels_path, console, getchar, hints)
+
+
+class _Hints:
+    """The rows' hints (``values``; None: none) and whether the person asked to see them (``shown``, h toggles)."""
+
+    def __init__(self, values):
+        self.values, self.shown = values, False
+
+    def rows(self, items):
+        """The table row of the hints of ``items``, when shown."""
+        return [("hint", *(self.values[item["row"]] for item in items))] if self.shown else []
 
 
 class _CtrlC:
@@ -354,7 +369,7 @@ def _say(console, *parts):
     console.print(Text.assemble(*(part if isinstance(part, tuple) else _plain(part) for part in parts)))
 
 
-def _ask(session, labels_path, console, getchar):
+def _ask(session, labels_path, console, getchar, hints):
     state = session.state()
     about = f"{state['data']} ({state['n_rows']} items) · {state['method']}"
     if state["embedding"]:
@@ -367,13 +382,13 @@ def _ask(session, labels_path, console, getchar):
     while True:
         if not shown:  # after a key that changed nothing the question stays on screen
             state = session.state()
-            _show(console, state, session)
+            _show(console, state, session, hints)
             shown = True
         key = _read_key(getchar)
         if key == "q":
             break
         try:
-            if not _act(session, console, getchar, state, key):
+            if not _act(session, console, getchar, state, key, hints):
                 continue
         except (Refused, SessionWriteError, InvalidParameterError) as exc:  # say why; the loop shows the current state (the same question)
             _say(console, str(exc))
@@ -383,7 +398,7 @@ def _ask(session, labels_path, console, getchar):
     return k
 
 
-def _act(session, console, getchar, state, key):
+def _act(session, console, getchar, state, key, hints):
     """Do what ``key`` does in ``state`` (any key but "q"); False when it does nothing there (said so if printable)."""
     conflict = state["conflict"]
     if key == "u":
@@ -392,6 +407,9 @@ def _act(session, console, getchar, state, key):
         session.resolve(conflict["id"], conflict["answers"][int(key) - 1]["seq"])
     elif key in _KEYS and state["question"] is not None:
         session.answer(state["position"], _KEYS[key])
+        hints.shown = False  # a hint is for the pair it was asked for
+    elif key == "h" and hints.values is not None:
+        hints.shown = not hints.shown
     elif key == "f" and (conflict or state["question"]):
         _full(console, getchar, session, (conflict or state["question"])["items"])
     elif key == "c" and conflict is None:
@@ -491,23 +509,24 @@ def _keys_line(console, *keys):
     _say(console, line)
 
 
-def _pair(console, session, items):
-    """Print the pair's table, and under it how to see what was cut to fit the screen (True: something was)."""
-    table, cut = _pair_table(console, session, items)
+def _pair(console, session, items, hints):
+    """Print the pair's table (with the ``hints`` shown), and under it how to see what was cut to fit the screen
+    (True: something was)."""
+    table, cut = _pair_table(console, session, items, hints.rows(items))
     console.print(table)
     if cut:
         _say(console, "Cut to fit the screen (…): f shows A and B in full.")
     return cut
 
 
-def _show(console, state, session):
+def _show(console, state, session, hints):
     console.print(f"\n{_progress(state)}")
     if state["notice"]:
         _say(console, (state["notice"], "bold"))
     conflict = state["conflict"]
     if conflict is not None:
         _say(console, ("Your answers disagree", "bold"))
-        _pair(console, session, conflict["items"])
+        _pair(console, session, conflict["items"], hints)
         where = "in the same group" if conflict["clustering"] == "same" else "in different groups"
         _say(console, f"Your earlier answers imply '{conflict['believed']}' for A and B; the clustering "
                       f"linkwise holds now puts them {where}. Which answer is wrong?")
@@ -520,10 +539,10 @@ def _show(console, state, session):
         if q["check"]:
             _say(console, (q["check"], "bold"))
         _say(console, (f"Question {q['number']}:", "bold"), " do A and B belong to the same group?")
-        cut = _pair(console, session, q["items"])
+        cut = _pair(console, session, q["items"], hints)
         _keys_line(console, "[s] same", "[d] different", "[?] don't know", "[u] undo", "[c] clusters",
                    *(["[b] budget"] if state["budget"] is not None else []), *(["[f] in full"] if cut else []),
-                   "[q] quit")
+                   *([f"[h] {'hide the ' if hints.shown else ''}hint"] if hints.values is not None else []), "[q] quit")
     elif state["done_reason"] == "budget":
         _say(console, (f"Budget spent: {state['n_asked']} of {state['budget']} questions answered.", "bold"),
              " [b] raise the budget  [u] undo  [c] clusters  [q] quit and save the labels")

@@ -183,7 +183,9 @@ def _team_options(stored, annotators, overlap, disagreement, ui):
 @click.command()
 @click.argument("data", required=False, type=click.Path(exists=True, path_type=Path))
 @click.option("--demo", type=click.Choice(["digits"]),
-              help="Instead of DATA: scikit-learn's handwritten digits, written as 8x8 images to ./linkwise-digits/.")
+              help="Instead of DATA: scikit-learn's 1,797 handwritten digits as 8x8 images, written once to the "
+              "user's cache folder (the command says where); the session file and labels go to the "
+              "current folder (linkwise-digits.*). --ui terminal: h shows each digit's label as a hint.")
 @click.option("--method", help="Active method: auto (default), cobras, robust-cobras, cobra, cobs, bayes, cobras-dtw, "
               "cobras-kshape, or module:Class.")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
@@ -245,10 +247,14 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
 
     if (data is None) == (demo is None):
         raise click.UsageError("Give either DATA (a CSV, Parquet file or folder of images) or --demo digits.")
+    hints = None
     if demo:
-        from linkwise.session._images import write_digits
+        from linkwise.session._images import DIGITS_INTRO, write_digits
 
-        data = write_digits(Path("linkwise-digits"))
+        data, digits = write_digits()
+        hints = [f"the digit {d}" for d in digits]
+        click.echo(f"{DIGITS_INTRO}\nThe images: {data}")
+        session_file = session_file or Path("linkwise-digits.linkwise.db")
     session_file = session_file or data.parent / f"{_stem(data)}.linkwise.db"
     out = out or session_file.with_name(f"{session_file.stem.removesuffix('.linkwise')}.labels.csv")
     if _same_file(session_file, data):
@@ -287,7 +293,7 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
         from linkwise.session._terminal import run_terminal
 
         # the labels are written when the person quits (q or Ctrl+C)
-        _then_summary(start(detected), lambda session: run_terminal(session, out))
+        _then_summary(start(detected), lambda session: run_terminal(session, out, hints=hints))
         return
     checked = _check_start(session_file, dataset, estimator, team, fresh)
     if detected:
