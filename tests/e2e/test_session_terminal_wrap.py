@@ -164,7 +164,8 @@ def test_a_description_longer_than_the_screen_is_cut_and_f_pages_it_in_full(tmp_
                 values.append(line.strip())
             elif line.startswith("  "):
                 values = item.setdefault(line.strip(), [])
-        assert [" ".join(full[x]["description"]) for x in "AB"] == [" ".join(t.split()) for t in frame["description"][:2]]
+        whole = [" ".join(t.split()) for t in frame["description"][:2]]
+        assert [" ".join(full[x]["description"]) for x in "AB"] == whole
         assert full["A"]["sku"] == ["SKU-1000"] and full["B"]["price"] == [str(frame["price"][1])]
         assert pages >= 2
         term.press("x")  # back: the same question, nothing answered

@@ -6,7 +6,7 @@
 
 const MARK_WORDS = {pure: "pure", complete: "pure and complete"};
 const KIND_WORDS = {pure: "marked pure", complete: "marked pure and complete", move: "moved", imported: "imported"};
-const KEYS = {s: true, d: false, "?": null, k: null};  // the answers: same, different, don't know (? as in the terminal)
+const KEYS = {s: true, d: false, "?": null, k: null};  // same, different, don't know (? as in the terminal)
 
 function counted(n, word) {
   return n + " " + word + (n === 1 ? "" : "s");
@@ -100,7 +100,8 @@ function stripCard(strip, clusters, state, send) {
   const head = el("header");
   const swatch = el("span", "swatch");
   swatch.style.background = PALETTE[strip.cluster % PALETTE.length];
-  head.append(swatch, el("strong", null, clusterName(strip.cluster) + (strip.name ? " · " + strip.name : "")), el("span", "size", counted(strip.size, "item")));
+  head.append(swatch, el("strong", null, clusterName(strip.cluster) + (strip.name ? " · " + strip.name : "")),
+              el("span", "size", counted(strip.size, "item")));
   if (strip.mark) head.append(el("span", "badge " + strip.mark, MARK_WORDS[strip.mark]));
   const mark = (complete) => send({action: "mark", position: state.position, cluster: strip.cluster, complete: complete,
                                    confirmed: false});
