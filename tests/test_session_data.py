@@ -97,7 +97,7 @@ def test_cells_are_shown_as_pandas_writes_their_column(tmp_path):
     [
         ({"id_column": "nope"}, "'nope' is not a column of the data; columns are: name, "),
         ({"features": ["species"]}, "'species' is not numeric"),
-        ({"features": ["petal_width", "ghost"]}, "feature column: .ghost. is not a column"),
+        ({"features": ["petal_width", "ghost"]}, "features: .ghost. is not a column"),
         ({"id_column": "species"}, "not unique: 'setosa' appears twice"),
         ({"scale": "log"}, "The 'scale' argument of load_data must be one of"),
     ],

@@ -146,7 +146,7 @@ def test_terminal_session_shows_sparklines_and_resumes(tmp_path):
     assert "median of " in first.output
     # beside each id shown, the series row draws that item's series (the session's seed, and so the pairs, vary)
     charts = load_data(path, series={"columns": ["t0:t39"]}, id_column="name").charts
-    drawn = re.findall(r"│ id +│ s(\d+) +│ s(\d+) +│\n│ series +│ ([▁-█]+) +│ ([▁-█]+) +│", first.output)
+    drawn = re.findall(r"│ name +│ s(\d+) +│ s(\d+) +│\n│ series +│ ([▁-█]+) +│ ([▁-█]+) +│", first.output)
     assert len(drawn) == 4  # questions 1-4: three answered, the fourth on screen at q
     for *rows, line_a, line_b in drawn:
         for row, line in zip(map(int, rows), (line_a, line_b)):

@@ -216,3 +216,21 @@ def test_images_travel_inline_and_a_missing_one_says_why(tmp_path):
         else:
             assert item["image"] == INLINE_PNG and item["image_error"] is None
     w.close()
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_closing_says_where_the_answers_are_and_the_call_that_resumes_them(tmp_path, iris, capsys, n):
+    X, y = iris
+    path = tmp_path / "s.db"
+    w = open_session(path, X, lw.COBRAS(random_state=n)).widget()
+    answer_truly(w, y, n)
+    w.close()
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"{n} answer{' is' if n == 1 else 's are'} saved in {path}."
+    assert lines[1] == f"To resume here: lw.session.open_session({str(path)!r}).widget()"
+    assert lines[2].startswith("To resume: linkwise cluster ") and lines[2].endswith(f"--session {path}")
+    w.close()  # closed already: nothing more is said
+    assert capsys.readouterr().out == ""
+    again = eval(lines[1].removeprefix("To resume here: "), {"lw": lw})  # the call printed resumes the session
+    assert again.state["n_answered"] == n and again.state["position"] == w.state["position"]
+    again.close()

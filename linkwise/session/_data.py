@@ -38,7 +38,7 @@ from linkwise.images import IMAGE_TYPES
 with requires("session", "linkwise.session"):
     import pandas as pd
 
-from linkwise.session._series import _listed, _names
+from linkwise.session._series import _listed, _names, not_a_column
 
 __all__ = ["Dataset", "load_data", "embed_text", "UnsafePathError", "IMAGE_TYPES"]
 
@@ -753,13 +753,11 @@ def _holds(cells, text):
     return cells.astype(str).str.casefold().str.contains(text, regex=False).to_numpy()
 
 
-def _check_columns(table, names, what):
-    missing = [c for c in names if c not in table.columns]
-    if missing:
-        raise InvalidParameterError(
-            f"The {what} {', '.join(map(repr, missing))} is not a column of the data; "
-            f"columns are: {', '.join(map(str, table.columns))}."
-        )
+def _check_columns(table, columns):
+    """Refuse the first of ``columns`` (argument -> a column name, or None) that is not a column of ``table``."""
+    for argument, name in columns.items():
+        if name is not None and name not in table.columns:
+            raise InvalidParameterError(not_a_column(argument, name, table.columns))
 
 
 def _as_text(path, encoding, table, column):
@@ -965,12 +963,12 @@ def _load_table(table, path, read_as, name, root, *, id_column, text_column, ima
                                     f"{table.columns[table.columns.duplicated()][0]!r}; give every column its own name.")
     if table.shape[0] < 2:
         raise InvalidParameterError(f"The {name} has {table.shape[0]} rows; a session needs at least 2.")
-    _check_columns(table, [c for c in (id_column, text_column, image_column) if c is not None], "column")
+    _check_columns(table, {"id_column": id_column, "text_column": text_column, "image_column": image_column})
     if features is not None:
         features = [str(c) for c in features]
     options = {"id_column": id_column, "text_column": text_column, "image_column": image_column,
                "features": features, "scale": scale, "encoding": encoding, "series": series}
-    features = features and _names(table, ",".join(features), "feature column")  # ranges widened
+    features = features and _names(table, ",".join(features), "features")  # ranges widened
     fingerprint = _fingerprint(table)  # of every value as pandas reads it: the same as before ids were text
     source = _Source(table, path, read_as, name)
     if series is not None:

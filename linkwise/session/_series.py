@@ -9,6 +9,8 @@ The other columns are item information shown beside the chart (in the long forma
 first row). Values are not scaled: k-Shape z-normalises each series itself.
 """
 
+import difflib
+
 import numpy as np
 import pandas as pd
 
@@ -25,6 +27,17 @@ def _listed(columns, k=8):
     return ", ".join(map(str, columns[:k])) + (f", ... ({len(columns)} in all)" if len(columns) > k else "")
 
 
+def not_a_column(what, name, columns):
+    """The message for ``name`` (given as ``what``), which is none of ``columns``: the likeliest column meant first,
+    one the name begins or is misspelt from (difflib), ignoring case."""
+    folded = {str(c).casefold(): str(c) for c in columns}
+    key = str(name).casefold()
+    close = [c for f, c in folded.items() if f and key and (f.startswith(key) or key.startswith(f))]
+    close = close or [folded[f] for f in difflib.get_close_matches(key, folded, n=1)]
+    guess = f" did you mean {close[0]!r}? The" if close else ""
+    return f"{what}: {name!r} is not a column of the data;{guess} columns are: {_listed(list(columns))}."
+
+
 def _names(table, text, what):
     """The columns ``text`` names: a comma list of names and inclusive ranges ``first:last`` (in table order)."""
     columns, names = list(table.columns), []
@@ -33,8 +46,7 @@ def _names(table, text, what):
         ends = [part] if part in columns or ":" not in part else [e.strip() for e in part.split(":", 1)]
         for end in ends:
             if end not in columns:
-                raise InvalidParameterError(
-                    f"{what}: {end!r} is not a column of the data; columns are: {_listed(columns)}.")
+                raise InvalidParameterError(not_a_column(what, end, columns))
         first, last = columns.index(ends[0]), columns.index(ends[-1])
         if last < first:
             raise InvalidParameterError(f"{what} {part!r} is an empty range: {ends[1]!r} comes before "

@@ -1,13 +1,13 @@
 """The terminal prompt of a human session: one key per answer.
 
-Keys: ``s`` same group, ``d`` different groups, ``?`` don't know, ``u`` undo,
-``q`` (or Ctrl+D) quit (the labels are written; every answer is already
-saved), ``b`` raise the question budget (a number, then Enter), ``c`` the clusters: a digit picks one of the nine largest, then ``p``
-marks it pure, ``c`` pure and complete, ``m`` moves one of its shown items
-(a letter) to another cluster (a digit). When two answers contradict each other, the prompt lists them and a
-digit picks the wrong one. Arrow and function keys do nothing. When standard
-input is not a terminal, answers are read from it one key per line, so a
-session can be scripted.
+Keys: ``s`` same group, ``d`` different groups, ``?`` don't know, ``u`` undo, ``q`` (or Ctrl+D) quit (the labels
+are written; every answer is already saved), ``h`` the hint of each item (the digits demo: its digit; again: hidden),
+``f`` both items in full, a screen at a time (the table wraps every value to the terminal's width, labelled by the
+data's column names, and cuts the longest when the pair would not fit the screen), ``b`` raise the question budget
+(a number, then Enter), ``c`` the clusters: a digit picks one of the nine largest, then ``p`` marks it pure, ``c``
+pure and complete, ``m`` moves one of its shown items (a letter) to another cluster (a digit). When two answers
+contradict each other, the prompt lists them and a digit picks the wrong one. Arrow and function keys do nothing.
+When standard input is not a terminal, answers are read from it one key per line, so a session can be scripted.
 
 Everything shown that comes from the data is plain text: rich markup is not
 interpreted and control characters (which could move the cursor, clear the
@@ -47,7 +47,10 @@ _LETTERS = "abcdefgh"  # a listed cluster's items
 _DOUBTFUL = 3  # of them, the least typical (the last letters)
 _BLOCKS = "▁▂▃▄▅▆▇█"
 _QUIT = {"", "q", "\x04"}  # end of input, q, Ctrl+D
-_CELL = 60  # characters of a value shown in the table
+_AROUND = 12  # screen lines beside the pair table: the counts, a check, the question, its frame, the keys, ...
+_LEAST = 2  # lines of a value cut to fit the screen
+_ENTRY = 2  # lines of an item in the cluster list
+_CHART_ROWS = ("series", "cluster")  # a time series: the item's own, the median of its cluster
 _ESC = 0x1B
 _SEQUENCE_GAP = 0.1  # seconds: the bytes of one escape sequence arrive together; a lone Escape has none after it
 # C0 and C1 controls (ESC starts terminal commands, 0x9B is an 8-bit CSI) and the bidirectional overrides
@@ -61,10 +64,21 @@ def _plain(value):
     return Text(_CONTROL.sub("�", str(value)))
 
 
-def _short(value):
-    """A cell: one line of at most ``_CELL`` characters."""
-    value = " ".join(str(value).split())
-    return _plain(value if len(value) <= _CELL else value[: _CELL - 1] + "…")
+def _lines(console, value, width):
+    """``value`` as inert text on one line per ``width`` columns (its runs of white space as one space)."""
+    return _plain(" ".join(str(value).split())).wrap(console, width)
+
+
+def _cut(lines, most, width):
+    """The first ``most`` of ``lines`` (each at most ``width`` wide) as one Text, the last ending in "…" when some
+    are left out."""
+    if len(lines) > most:
+        lines = lines[:most]
+        last = lines[-1]
+        last.rstrip()
+        last.truncate(width - 1)
+        last.append("…")
+    return Text("\n").join(lines)
 
 
 def _sparkline(points, width):
@@ -73,12 +87,12 @@ def _sparkline(points, width):
 
 
 def _series_rows(session, items, width):
-    """Table rows drawing two time series as sparklines, and under each the median of a few members of its
-    current cluster; none for other data."""
+    """Table rows drawing two time series as sparklines at most ``width`` wide, and under each the median of a few
+    members of its current cluster; none for other data."""
     charts = session.data.charts
     if charts is None:
         return []
-    width = max(8, min(48, (width - 22) // 2))  # two columns beside the names; a longer name crops them
+    width = max(8, min(48, width))
 
     def lines(values, style=None, note=""):  # values: (points, channels)
         return Text("\n".join(_sparkline(c, width) for c in values.T) + note, style=style, no_wrap=True,
@@ -89,26 +103,68 @@ def _series_rows(session, items, width):
         members = cluster_sample(session.labels(), item["row"])
         cluster.append(lines(np.median(charts[members], axis=0), "dim", f"\nmedian of {len(members)} members")
                        if len(members) else Text("alone", style="dim"))
-    return [("series", *(lines(charts[item["row"]]) for item in items)), ("cluster", *cluster)]
+    own = [lines(charts[item["row"]]) for item in items]
+    return [(name, *row) for name, row in zip(_CHART_ROWS, (own, cluster))]
 
 
-def _pair_table(items, extra=()):
-    a, b = items
+def _shown(data, item):
+    """What the person sees of ``item``, as (name, value): its id and text under the data's own column names, its
+    other columns, its image."""
+    text_column = data.options["text_column"]
+    shown = [(data.options["id_column"] or "id", item["id"])]
+    if text_column is not None:
+        shown.append((text_column, "" if item["text"] is None else item["text"]))
+    shown += [(name, value) for name, value in item["fields"]]
+    if item["image"] or item["image_error"]:
+        shown.append(("image", "shown in the web page" if item["image"] else item["image_error"]))
+    return shown
+
+
+def _pair_table(console, session, items, more=()):
+    """The two items side by side, every value wrapped to its column, then the rows ``more`` ((name, a, b) each);
+    when that would not fit the screen, the longest values are cut to a number of lines that fits. Returns the table
+    and whether a value was cut."""
+    a, b = (_shown(session.data, item) for item in items)
+    a, b = a + [(name, va) for name, va, _ in more], b + [(name, vb) for name, _, vb in more]
+    names = [name for name, _ in a] + (list(_CHART_ROWS) if session.data.charts is not None else [])
+    label_width = min(max(map(len, names)), max(6, console.width // 5))
+    width = max(8, (console.width - label_width - 10) // 2)  # 10: the borders and padding of three columns
+    cells = [[_lines(console, v, w) for v, w in ((name, label_width), (va, width), (vb, width))]
+             for (name, va), (_, vb) in zip(a, b)]
+    extra = _series_rows(session, items, width)
+    need = [max(map(len, row)) for row in cells]
+    room = console.height - _AROUND - sum(max(str(c).count("\n") + 1 for c in row[1:]) for row in extra)
+    most = max(need)
+    while most > _LEAST and sum(min(n, most) for n in need) > room:
+        most -= 1
     table = Table()
-    table.add_column("")
-    table.add_column("A", overflow="fold")
-    table.add_column("B", overflow="fold")
-    table.add_row("id", _short(a["id"]), _short(b["id"]))
-    for row in extra:
-        table.add_row(*row)
-    for (name, va), (_, vb) in zip(a["fields"], b["fields"]):
-        table.add_row(_short(name), _short(va), _short(vb))
-    if a["text"] is not None:
-        table.add_row("text", _short(a["text"]), _short(b["text"]))
-    if a["image"] or a["image_error"] or b["image"] or b["image_error"]:
-        table.add_row("image", "shown in the web page" if a["image"] else _short(a["image_error"]),
-                      "shown in the web page" if b["image"] else _short(b["image_error"]))
-    return table
+    table.add_column("", width=label_width)
+    table.add_column("A", width=width)
+    table.add_column("B", width=width)
+    for k, row in enumerate(cells):
+        table.add_row(*(_cut(lines, most, w) for lines, w in zip(row, (label_width, width, width))))
+        if k == 0:  # the charts right after the ids
+            for chart in extra:
+                table.add_row(*chart)
+    return table, most < max(need)
+
+
+def _full(console, getchar, session, items):
+    """The "f" key: both items with every value in full, a screen at a time."""
+    lines = []
+    for letter, item in zip("AB", items):
+        lines.append(Text(letter, style="bold"))
+        for name, value in _shown(session.data, item):
+            lines += [Text.assemble("  ", (_plain(name).plain, "bold"))]
+            lines += [Text.assemble("    ", line) for line in _lines(console, value, max(8, console.width - 4))]
+    step = max(1, console.height - 2)
+    for start in range(0, len(lines), step):
+        for line in lines[start:start + step]:
+            console.print(line)
+        more = start + step < len(lines)
+        _say(console, "Any key: more  [q] back to the question" if more else "Any key: back to the question.")
+        if _read_key(getchar) == "q":
+            return
 
 
 class _TerminalKeys:
@@ -203,7 +259,7 @@ def _keys():
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
 
-def run_terminal(session, labels_path, *, console=None, getchar=None):
+def run_terminal(session, labels_path, *, console=None, getchar=None, hints=None):
     """Ask the session's questions in the terminal until the person quits.
 
     Parameters
@@ -218,6 +274,10 @@ def run_terminal(session, labels_path, *, console=None, getchar=None):
         Returns one key press, '' at the end of input (default: the
         terminal, or standard input one key per line when it is not a
         terminal).
+    hints : sequence of str, optional
+        A hint per row (the digits demo: each image's digit), shown beside
+        the pair only once the person presses h (again: hidden), until the
+        pair is answered.
 
     Returns
     -------
@@ -249,11 +309,22 @@ def run_terminal(session, labels_path, *, console=None, getchar=None):
     1
     >>> session.close()
     """
-    console = console or Console(highlight=False)
+    console, hints = console or Console(highlight=False), _Hints(hints)
     if getchar is None:
         with _keys() as getchar, _ctrl_c_quits(getchar) as getchar:
-            return _ask(session, labels_path, console, getchar)
-    return _ask(session, labels_path, console, getchar)
+            return _ask(session, labels_path, console, getchar, hints)
+    return _ask(session, labels_path, console, getchar, hints)
+
+
+class _Hints:
+    """The rows' hints (``values``; None: none) and whether the person asked to see them (``shown``, h toggles)."""
+
+    def __init__(self, values):
+        self.values, self.shown = values, False
+
+    def rows(self, items):
+        """The table row of the hints of ``items``, when shown."""
+        return [("hint", *(self.values[item["row"]] for item in items))] if self.shown else []
 
 
 class _CtrlC:
@@ -298,7 +369,7 @@ def _say(console, *parts):
     console.print(Text.assemble(*(part if isinstance(part, tuple) else _plain(part) for part in parts)))
 
 
-def _ask(session, labels_path, console, getchar):
+def _ask(session, labels_path, console, getchar, hints):
     state = session.state()
     about = f"{state['data']} ({state['n_rows']} items) · {state['method']}"
     if state["embedding"]:
@@ -311,13 +382,13 @@ def _ask(session, labels_path, console, getchar):
     while True:
         if not shown:  # after a key that changed nothing the question stays on screen
             state = session.state()
-            _show(console, state, session)
+            _show(console, state, session, hints)
             shown = True
         key = _read_key(getchar)
         if key == "q":
             break
         try:
-            if not _act(session, console, getchar, state, key):
+            if not _act(session, console, getchar, state, key, hints):
                 continue
         except (Refused, SessionWriteError, InvalidParameterError) as exc:  # say why; the loop shows the current state (the same question)
             _say(console, str(exc))
@@ -327,7 +398,7 @@ def _ask(session, labels_path, console, getchar):
     return k
 
 
-def _act(session, console, getchar, state, key):
+def _act(session, console, getchar, state, key, hints):
     """Do what ``key`` does in ``state`` (any key but "q"); False when it does nothing there (said so if printable)."""
     conflict = state["conflict"]
     if key == "u":
@@ -336,6 +407,11 @@ def _act(session, console, getchar, state, key):
         session.resolve(conflict["id"], conflict["answers"][int(key) - 1]["seq"])
     elif key in _KEYS and state["question"] is not None:
         session.answer(state["position"], _KEYS[key])
+        hints.shown = False  # a hint is for the pair it was asked for
+    elif key == "h" and hints.values is not None:
+        hints.shown = not hints.shown
+    elif key == "f" and (conflict or state["question"]):
+        _full(console, getchar, session, (conflict or state["question"])["items"])
     elif key == "c" and conflict is None:
         _cluster_feedback(session, console, getchar)  # then the question is shown again
     elif key == "b" and state["budget"] is not None:
@@ -350,10 +426,13 @@ def _act(session, console, getchar, state, key):
     return True
 
 
-def _item_line(item):
-    """One line about an item: its id, then its text or first columns."""
+def _entry(console, item, *before):
+    """Print ``before`` (as :func:`_say` takes them), then the item's id and its text or first columns, wrapped to
+    the screen's width and cut at ``_ENTRY`` lines."""
     about = item["text"] if item["text"] is not None else ", ".join(f"{k}: {v}" for k, v in item["fields"][:3])
-    return _short(f"{item['id']}  {about}")
+    line = Text.assemble(*(part if isinstance(part, tuple) else _plain(part) for part in before),
+                         _plain(f"{item['id']}  {' '.join(about.split())}"))
+    console.print(_cut(line.wrap(console, console.width), _ENTRY, console.width))
 
 
 def _cluster_feedback(session, console, getchar):
@@ -365,16 +444,17 @@ def _cluster_feedback(session, console, getchar):
     for strip in strips:
         mark = f" · marked {strip['mark'].replace('complete', 'pure and complete')}" if strip["mark"] else ""
         name = f" {strip['name']}" if strip["name"] else ""
-        _say(console, f"  [{strip['cluster']}] cluster {strip['cluster']}{name} · {strip['size']} items{mark} · ",
-             _item_line(strip["items"][0]))
+        _entry(console, strip["items"][0],
+               f"  [{strip['cluster']}] cluster {strip['cluster']}{name} · {strip['size']} "
+               f"item{'' if strip['size'] == 1 else 's'}{mark} · ")
     _say(console, "Type a cluster's number and Enter, any other key to go back.")
     strip = listed.get(_read_number(getchar))
     if strip is None:
         return
     shown = strip["items"] + strip["doubtful"]
     for letter, item in zip(_LETTERS, shown):
-        doubt = ("  least typical", "dim") if item in strip["doubtful"] else ""
-        _say(console, f"  ({letter}) ", _item_line(item), doubt)
+        doubt = ("least typical · ", "dim") if item in strip["doubtful"] else ""
+        _entry(console, item, f"  ({letter}) ", doubt)
     _say(console, "[p] pure  [c] pure and complete  [m] move an item  any other key: back")
     key = _read_key(getchar)
     if key in ("p", "c"):
@@ -401,7 +481,7 @@ def _mark(session, console, getchar, position, cluster, complete):
     except NeedsConfirmation as exc:
         _say(console, str(exc))
         for row in exc.rows:
-            _say(console, "    ", _item_line(session.data.item(row)))
+            _entry(console, session.data.item(row), "    ")
         _say(console, "Mark it anyway? [y] yes  any other key: no")
         if _read_key(getchar) == "y":
             session.mark(position, cluster, complete=complete, confirmed=True)
@@ -418,14 +498,35 @@ def _progress(state):
                                         state["outlook"]) if part)
 
 
-def _show(console, state, session):
+def _keys_line(console, *keys):
+    """Print the keys ("[s] same", ...) on as many lines as the screen's width needs, none split across two."""
+    line = ""
+    for key in keys:
+        if line and len(line) + 2 + len(key) > console.width:
+            _say(console, line)
+            line = ""
+        line = f"{line}  {key}" if line else key
+    _say(console, line)
+
+
+def _pair(console, session, items, hints):
+    """Print the pair's table (with the ``hints`` shown), and under it how to see what was cut to fit the screen
+    (True: something was)."""
+    table, cut = _pair_table(console, session, items, hints.rows(items))
+    console.print(table)
+    if cut:
+        _say(console, "Cut to fit the screen (…): f shows A and B in full.")
+    return cut
+
+
+def _show(console, state, session, hints):
     console.print(f"\n{_progress(state)}")
     if state["notice"]:
         _say(console, (state["notice"], "bold"))
     conflict = state["conflict"]
     if conflict is not None:
         _say(console, ("Your answers disagree", "bold"))
-        console.print(_pair_table(conflict["items"], _series_rows(session, conflict["items"], console.width)))
+        _pair(console, session, conflict["items"], hints)
         where = "in the same group" if conflict["clustering"] == "same" else "in different groups"
         _say(console, f"Your earlier answers imply '{conflict['believed']}' for A and B; the clustering "
                       f"linkwise holds now puts them {where}. Which answer is wrong?")
@@ -438,9 +539,10 @@ def _show(console, state, session):
         if q["check"]:
             _say(console, (q["check"], "bold"))
         _say(console, (f"Question {q['number']}:", "bold"), " do A and B belong to the same group?")
-        console.print(_pair_table(q["items"], _series_rows(session, q["items"], console.width)))
-        _say(console, "[s] same  [d] different  [?] don't know  [u] undo  [c] clusters"
-                      + ("  [b] budget" if state["budget"] is not None else "") + "  [q] quit")
+        cut = _pair(console, session, q["items"], hints)
+        _keys_line(console, "[s] same", "[d] different", "[?] don't know", "[u] undo", "[c] clusters",
+                   *(["[b] budget"] if state["budget"] is not None else []), *(["[f] in full"] if cut else []),
+                   *([f"[h] {'hide the ' if hints.shown else ''}hint"] if hints.values is not None else []), "[q] quit")
     elif state["done_reason"] == "budget":
         _say(console, (f"Budget spent: {state['n_asked']} of {state['budget']} questions answered.", "bold"),
              " [b] raise the budget  [u] undo  [c] clusters  [q] quit and save the labels")

@@ -20,6 +20,7 @@ from linkwise.session._data import IMAGE_TYPES, UnsafePathError
 from linkwise.session._feedback import NeedsConfirmation
 from linkwise.session._series import cluster_sample
 from linkwise.session._store import Refused, SessionWriteError
+from linkwise.session._summary import summary
 
 with requires("notebook", "linkwise.widget"):
     import anywidget
@@ -55,7 +56,7 @@ class SessionWidget(anywidget.AnyWidget):
     """A notebook view of a :class:`HumanSession`: answer with buttons or keys, undo, mark clusters.
 
     Build it with :meth:`~linkwise.session.HumanSession.widget` or :func:`linkwise.widget`. Keys (with the widget
-    focused): S same, D different, K or ? don't know, U undo.
+    focused): S same, D different, ? (or K) don't know, U undo.
 
     Parameters
     ----------
@@ -166,10 +167,18 @@ class SessionWidget(anywidget.AnyWidget):
             self.send({"done": True})  # the front end takes the next action
 
     def close(self):
-        """Close the widget and its session file (which can then be opened elsewhere: the web page, ...)."""
+        """Close the widget and its session file (which can then be opened elsewhere: the web page, ...).
+
+        The widget's view goes with it; the lines printed instead (in the cell that closes it) say where the
+        answers are and how to resume, in the notebook or with ``linkwise cluster``.
+        """
+        was_open = self.comm is not None
         super().close()
-        if "session" in self.__dict__:  # not when __init__ refused its arguments: the caller's session stays open
+        if was_open and "session" in self.__dict__:  # not when __init__ refused its arguments: that session stays open
+            lines = summary(self.session)
             self.session.close()
+            resume = f"To resume here: lw.session.open_session({str(self.session.store.path)!r}).widget()"
+            print("\n".join([lines[0], resume, *lines[1:]]))
 
 
 def widget(session, y=None):
@@ -197,6 +206,10 @@ def widget(session, y=None):
     >>> w = lw.widget(session, y=y)
     >>> w.state["n_answered"], w.curve
     (0, [[0, 0.0]])
-    >>> w.close()
+    >>> w.close()  # doctest: +ELLIPSIS
+    0 answers are saved in ...iris.db.
+    To resume here: lw.session.open_session('...iris.db').widget()
+    To resume: linkwise cluster ...iris.parquet --session ...iris.db
+    To export them: linkwise export ...
     """
     return SessionWidget(session, y)

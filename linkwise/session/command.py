@@ -23,8 +23,8 @@ _FLAGS = {"id_column": "--id-column", "text_column": "--text-column", "image_col
           "features": "--features", "encoding": "--encoding", "image_root": "--image-root",
           "series['columns']": "--series-columns", "series['id']": "--series-id", "series['time']": "--time",
           "series['value']": "--value"}
-# "the 'features' argument", "encoding='latin-1'", "series['columns']"
-_MENTION = re.compile(r"(?:the )?'(\w+)' argument|\b(\w+)='([^']*)'|(series\['\w+'\])")
+# "the 'features' argument", "encoding='latin-1'", "series['columns']", "text_column: ..." opening a message
+_MENTION = re.compile(r"(?:the )?'(\w+)' argument|\b(\w+)='([^']*)'|(series\['\w+'\])|^(\w+)(?=: )")
 
 
 def _stem(path):
@@ -76,7 +76,7 @@ def _check_output(path, option, kept):
 def _as_flags(message):
     """``message`` with each argument of load_data it names written as the flag that sets it."""
     def flag(match):
-        argument = match[1] or match[2] or match[4]
+        argument = match[1] or match[2] or match[4] or match[5]
         if argument not in _FLAGS:
             return match[0]
         return _FLAGS[argument] + (f" {match[3]}" if match[2] else "")
@@ -183,18 +183,24 @@ def _team_options(stored, annotators, overlap, disagreement, ui):
 @click.command()
 @click.argument("data", required=False, type=click.Path(exists=True, path_type=Path))
 @click.option("--demo", type=click.Choice(["digits"]),
-              help="Instead of DATA: scikit-learn's handwritten digits, written as 8x8 images to ./linkwise-digits/.")
+              help="Instead of DATA: scikit-learn's 1,797 handwritten digits as 8x8 images, written once to the "
+              "user's cache folder (the command says where); the session file and labels go to the "
+              "current folder (linkwise-digits.*). --ui terminal: h shows each digit's label as a hint.")
 @click.option("--method", help="Active method: auto (default), cobras, robust-cobras, cobra, cobs, bayes, cobras-dtw, "
               "cobras-kshape, or module:Class.")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="A method parameter, e.g. --param max_queries=100 (read as JSON, else as text). Repeatable.")
 @click.option("--ui", type=click.Choice(["web", "terminal"]), default="web", show_default=True,
-              help="Answer in a browser page or in this terminal.")
+              help="Answer in a browser page or in this terminal (keys: s same, d different, ? don't know, "
+                   "u undo, f an item in full, c the clusters, q quit).")
 @click.option("--session", "session_file", type=click.Path(dir_okay=False, path_type=Path),
               help="Session file (SQLite); reopening it resumes. Default: <data name>.linkwise.db beside DATA.")
-@click.option("--id-column", help="Column of unique row ids (default: the row number).")
-@click.option("--text-column", help="Column of text to embed and show.")
-@click.option("--image-column", help="Column of image paths, relative to the data file's folder.")
+@click.option("--id-column", help="Column of unique row ids. Default: detected, a column of different short texts "
+              "(the 'Detected:' line names it), else the row number; a folder's file names.")
+@click.option("--text-column", help="Column of text to embed and show. Default: detected, the column of the "
+              "longest sentences (the 'Detected:' line names it), else none.")
+@click.option("--image-column", help="Column of image paths, relative to the data file's folder (default: none; a "
+              "folder's images).")
 @click.option("--image-root", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Folder image paths must lie under (default: the data file's folder).")
 @click.option("--features", help="Comma-separated numeric columns to cluster on, first:last for a range (e.g. "
@@ -241,10 +247,14 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
 
     if (data is None) == (demo is None):
         raise click.UsageError("Give either DATA (a CSV, Parquet file or folder of images) or --demo digits.")
+    hints = None
     if demo:
-        from linkwise.session._images import write_digits
+        from linkwise.session._images import DIGITS_INTRO, write_digits
 
-        data = write_digits(Path("linkwise-digits"))
+        data, digits = write_digits()
+        hints = [f"the digit {d}" for d in digits]
+        click.echo(f"{DIGITS_INTRO}\nThe images: {data}")
+        session_file = session_file or Path("linkwise-digits.linkwise.db")
     session_file = session_file or data.parent / f"{_stem(data)}.linkwise.db"
     out = out or session_file.with_name(f"{session_file.stem.removesuffix('.linkwise')}.labels.csv")
     if _same_file(session_file, data):
@@ -283,7 +293,7 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
         from linkwise.session._terminal import run_terminal
 
         # the labels are written when the person quits (q or Ctrl+C)
-        _then_summary(start(detected), lambda session: run_terminal(session, out))
+        _then_summary(start(detected), lambda session: run_terminal(session, out, hints=hints))
         return
     checked = _check_start(session_file, dataset, estimator, team, fresh)
     if detected:

@@ -8,6 +8,7 @@ requests to other hosts are refused and recorded, and the server's log must show
 """
 
 import json
+import re
 import sqlite3
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -91,3 +92,65 @@ def test_five_answers_given_in_jupyterlab_are_in_the_session_file(tmp_path):
         lab.stop()
     log = lab.log()
     assert outside == [] and not NETWORK_TRIED.search(log), log
+
+
+COUNTED = ['''import linkwise as lw
+X, y = lw.datasets.load("iris")
+w = lw.session.open_session("iris.db", X, lw.COBRAS(max_queries=20, random_state=0)).widget(y=y)
+w''', "w.close()"]
+
+OUTSIDE = """(widget) => {
+  const box = widget.getBoundingClientRect();
+  return [...widget.querySelectorAll('.strip .rep')].filter((rep) => rep.getBoundingClientRect().right > box.right + 0.5
+    || rep.getBoundingClientRect().right > window.innerWidth).length
+    + [...widget.querySelectorAll('.reps')].filter((reps) => reps.scrollWidth > reps.clientWidth + 1).length;
+}"""
+
+
+def test_the_widget_counts_as_the_page_keeps_every_card_in_reach_and_says_how_to_resume(tmp_path):
+    X, y = lw.datasets.load("iris")
+    (tmp_path / "counted.ipynb").write_text(json.dumps(notebook(COUNTED)))
+    lab = JupyterLab(tmp_path)
+    try:
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                open_notebook(page, lab, "counted.ipynb")
+                widget = page.locator(".linkwise-widget")
+                shown = []
+                for k in range(3):
+                    shown.append((widget.locator(".stats .answered").inner_text(),
+                                  widget.locator(".curve text").last.text_content()))
+                    if k < 2:
+                        i, j = (int(t) for t in widget.locator(".pair .item-id").all_text_contents())
+                        widget.locator("button.same" if y[i] == y[j] else "button.different").click()
+                        page.wait_for_selector(f".linkwise-widget[data-answered='{k + 1}']", timeout=30_000)
+                assert shown == [("0 of 20 answered", "0 answers"), ("1 of 20 answered", "1 answer"),
+                                 ("2 of 20 answered", "2 answers")]
+                assert widget.locator("button.unknown kbd").inner_text() == "?"
+                largest = widget.locator(".strip").first
+                assert largest.locator(".rep").count() >= 6  # typical members, then the least typical
+                for width in (1280, 700, 480):  # every card of every strip inside the widget and the window
+                    page.set_viewport_size({"width": width, "height": 900})
+                    page.wait_for_function(f"window.innerWidth === {width}")
+                    assert widget.evaluate(OUTSIDE) == 0, width
+                page.set_viewport_size({"width": 1280, "height": 900})
+                page.locator(".jp-Cell .jp-InputArea-editor").nth(1).click()
+                page.keyboard.press("Shift+Enter")  # w.close()
+                said = page.locator(".jp-Cell").nth(1).locator(".jp-OutputArea-output")
+                said.get_by_text("To resume here:").wait_for(timeout=30_000)
+                text = said.inner_text()
+            finally:
+                browser.close()
+    finally:
+        lab.stop()
+    assert "2 answers are saved in " in text and "iris.db" in text
+    resume = re.search(r"To resume here: (lw\.session\.open_session\('([^']+)'\)\.widget\(\))", text)
+    assert resume and (tmp_path / resume.group(2)).resolve() == (tmp_path / "iris.db").resolve()  # notebook's folder
+    assert re.search(r"To resume: linkwise cluster \S*iris\.parquet --session \S*iris\.db", text)
+    again = lw.session.open_session(tmp_path / "iris.db")  # closed: the file opens elsewhere, both answers in it
+    try:
+        assert again.state()["n_answered"] == 2
+    finally:
+        again.close()

@@ -69,7 +69,7 @@ class Terminal:
 
     def question(self):
         """Wait for the next question; returns its number and the two rows shown."""
-        found = self.expect(r"Question (\d+): do A and B.*?id\s*\S\s*flower-(\d+)\s*\S\s*flower-(\d+).*?\[q\] quit")
+        found = self.expect(r"Question (\d+): do A and B.*?name\s*\S\s*flower-(\d+)\s*\S\s*flower-(\d+).*?\[q\] quit")
         return int(found.group(1)), int(found.group(2)), int(found.group(3))
 
     def close(self):

@@ -6,7 +6,11 @@
 
 const MARK_WORDS = {pure: "pure", complete: "pure and complete"};
 const KIND_WORDS = {pure: "marked pure", complete: "marked pure and complete", move: "moved", imported: "imported"};
-const KEYS = {s: true, d: false, k: null, "?": null};  // the answers: same, different, don't know
+const KEYS = {s: true, d: false, "?": null, k: null};  // same, different, don't know (? as in the terminal)
+
+function counted(n, word) {
+  return n + " " + word + (n === 1 ? "" : "s");
+}
 
 function svgNode(tag, attributes) {
   const node = document.createElementNS(SVG, tag);
@@ -61,9 +65,10 @@ function conflictPanel(conflict, send, undoButton) {
 }
 
 function curveChart(curve) {
-  // ARI after each answer: x the answers (0..last), y from min(0, lowest ARI) to 1
+  // ARI after each answer: x the answers (0..last, at least 0..1), y from min(0, lowest ARI) to 1
   const [w, h, left, bottom] = [320, 120, 34, 18];
-  const last = Math.max(curve[curve.length - 1][0], 1);
+  const answered = curve[curve.length - 1][0];
+  const last = Math.max(answered, 1);
   const low = Math.min(0, ...curve.map((p) => p[1]));
   const x = (n) => left + (w - left - 8) * n / last;
   const y = (v) => 6 + (h - bottom - 6) * (1 - (v - low) / (1 - low));
@@ -76,7 +81,7 @@ function curveChart(curve) {
     svg.append(label);
   }
   const axis = svgNode("text", {x: w - 8, y: h - 3, "text-anchor": "end"});
-  axis.textContent = last + " answers";
+  axis.textContent = counted(answered, "answer");
   svg.append(axis, svgNode("polyline", {points: curve.map(([n, v]) => x(n).toFixed(1) + "," + y(v).toFixed(1)).join(" "),
                                         class: "ari"}));
   for (const [n, v] of curve.slice(-1)) svg.append(svgNode("circle", {cx: x(n), cy: y(v), r: 3, class: "ari"}));
@@ -95,7 +100,8 @@ function stripCard(strip, clusters, state, send) {
   const head = el("header");
   const swatch = el("span", "swatch");
   swatch.style.background = PALETTE[strip.cluster % PALETTE.length];
-  head.append(swatch, el("strong", null, clusterName(strip.cluster) + (strip.name ? " · " + strip.name : "")), el("span", "size", strip.size + " items"));
+  head.append(swatch, el("strong", null, clusterName(strip.cluster) + (strip.name ? " · " + strip.name : "")),
+              el("span", "size", counted(strip.size, "item")));
   if (strip.mark) head.append(el("span", "badge " + strip.mark, MARK_WORDS[strip.mark]));
   const mark = (complete) => send({action: "mark", position: state.position, cluster: strip.cluster, complete: complete,
                                    confirmed: false});
@@ -181,7 +187,10 @@ function render({model, el: host}) {
     root.dataset.answered = state.n_answered;
     const head = el("header");
     const stats = el("div", "stats");
-    stats.append(el("span", null, state.n_answered + " answered"), el("span", null, state.n_clusters + " clusters"),
+    // as the page and the terminal count: the answers against the question budget, when there is one
+    const answered = state.budget == null ? state.n_answered + " answered" :
+      state.n_answered + " of " + state.budget + " answered";
+    stats.append(el("span", "answered", answered), el("span", null, counted(state.n_clusters, "cluster")),
                  el("span", "stability", state.stability.message));
     const about = [state.data + " (" + state.n_rows + " items)", state.method];
     if (state.embedding) about.push("text: " + state.embedding);
@@ -200,7 +209,7 @@ function render({model, el: host}) {
       const answers = el("div", "answers");
       answers.append(button("same", "Same group", "S", () => answer(true)),
                      button("different", "Different groups", "D", () => answer(false)),
-                     button("unknown", "Don't know", "K", () => answer(null)), undoButton("Undo"));
+                     button("unknown", "Don't know", "?", () => answer(null)), undoButton("Undo"));
       stage.append(answers);
     } else if (state.conflict) {
       stage.append(conflictPanel(state.conflict, send, undoButton));
@@ -221,8 +230,8 @@ function render({model, el: host}) {
       const strips = el("div", "strips");
       strips.append(...view.strips.map((strip) => stripCard(strip, others, state, send)));
       section.append(strips);
-      if (view.n_more) section.append(el("p", "note", view.n_more + " smaller clusters (" + view.n_rows_more +
-                                                   " items) not shown."));
+      if (view.n_more) section.append(el("p", "note", counted(view.n_more, "smaller cluster") + " (" +
+                                                   counted(view.n_rows_more, "item") + ") not shown."));
       parts.push(section);
     }
     root.replaceChildren(...parts);
