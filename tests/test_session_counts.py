@@ -9,6 +9,7 @@ from linkwise.cli import main
 from linkwise.session import HumanSession
 from linkwise.session._counts import Counts, count_statements, describe
 from linkwise.session._summary import summary
+from linkwise.session._terminal import _progress
 from tests.e2e.helpers import answer_from
 
 
@@ -29,7 +30,8 @@ def test_questions_moves_marks_and_imports_are_counted_alike_everywhere(iris_dat
     text = "8 questions answered; 1 move, 1 mark, 2 imported relations"
     assert describe(expected) == text
     state = session.state()
-    assert state["counts"] == {**expected._asdict(), "text": text}
+    assert state["counts"] == {**expected._asdict(), "text": text, "statements": text.split("; ")[1]}
+    assert _progress(state).startswith(f"8 of 40 answered; {state['counts']['statements']} · ")  # the terminal
     assert state["n_answered"] == expected.questions  # the header's count is the questions'
     assert summary(session)[0] == f"Saved in {tmp_path / 's.db'}: {text}."
     session.close()

@@ -226,7 +226,7 @@ def test_closing_says_where_the_answers_are_and_the_call_that_resumes_them(tmp_p
     answer_truly(w, y, n)
     w.close()
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == f"{n} answer{' is' if n == 1 else 's are'} saved in {path}."
+    assert lines[0] == f"Saved in {path}: {n} question{'' if n == 1 else 's'} answered."
     assert lines[1] == f"To resume here: lw.session.open_session({str(path)!r}).widget()"
     assert lines[2].startswith("To resume: linkwise cluster ") and lines[2].endswith(f"--session {path}")
     w.close()  # closed already: nothing more is said

@@ -45,7 +45,7 @@ from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.graph import pair_key
 from linkwise.loop import ActiveEstimator
-from linkwise.session._counts import count_statements, describe
+from linkwise.session._counts import count_statements, describe, describe_statements
 from linkwise.session._data import Dataset
 from linkwise.session._desk import TeamDesk
 from linkwise.session._feedback import ClusterFeedback
@@ -378,7 +378,8 @@ class HumanSession:
             ``notice`` (``SessionStore.notice``: the session file was
             deleted or moved and the session went on in a recovery file; else
             None), ``counts`` (the stored questions answered, moves, marks and
-            imports, and ``text``, them in words: what every view shows, see
+            imports; ``text``, them in words, and ``statements``, those but the
+            questions: what every view shows, see
             :func:`~linkwise.session._counts.describe`); in a team's session ``team`` (who, the team, the
             agreement), and ``n_answered`` counts everyone's answers.
         """
@@ -409,7 +410,7 @@ class HumanSession:
                 "method": type(self.estimator).__name__, "embedding": self.data.embedding,
                 "data": self.data.path.name, "n_rows": self.data.n_rows,
                 "stability": replay.stability.estimate._asdict(), "notice": self.store.notice,
-                "counts": {**counts._asdict(), "text": describe(counts)},
+                "counts": {**counts._asdict(), "text": describe(counts), "statements": describe_statements(counts)},
                 **({} if team is None else {"team": mine}),
             }
 

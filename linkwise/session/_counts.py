@@ -9,7 +9,7 @@ must-link with its new cluster and the cannot-link with its old one).
 
 from typing import NamedTuple
 
-__all__ = ["Counts", "count_statements", "describe"]
+__all__ = ["Counts", "count_statements", "describe", "describe_statements"]
 
 
 class Counts(NamedTuple):
@@ -56,6 +56,18 @@ def _plural(n, word):
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def describe_statements(counts):
+    """The statements of ``counts`` in words ("2 moves, 1 mark"), "" when there are none.
+
+    Examples
+    --------
+    >>> describe_statements(Counts(74, 2, 1, 0)), describe_statements(Counts(5))
+    ('2 moves, 1 mark', '')
+    """
+    return ", ".join(_plural(n, word) for n, word in ((counts.moves, "move"), (counts.marks, "mark"),
+                                                      (counts.imports, "imported relation")) if n)
+
+
 def describe(counts):
     """``counts`` in words: "74 questions answered", then the statements if any ("; 2 moves, 1 mark").
 
@@ -66,7 +78,5 @@ def describe(counts):
     >>> describe(Counts(1))
     '1 question answered'
     """
-    said = [_plural(n, word) for n, word in ((counts.moves, "move"), (counts.marks, "mark"),
-                                              (counts.imports, "imported relation")) if n]
-    answered = f"{_plural(counts.questions, 'question')} answered"
-    return answered + (f"; {', '.join(said)}" if said else "")
+    said = describe_statements(counts)
+    return f"{_plural(counts.questions, 'question')} answered" + (f"; {said}" if said else "")

@@ -494,6 +494,8 @@ def _progress(state):
     if budget is not None:  # a team's count is everyone's answers; the budget counts the method's questions
         answered = (f"{state['n_answered']} of {budget} answered" if "team" not in state else
                     f"{answered} (question {state['n_asked']} of {budget})")
+    if state["counts"]["statements"]:  # moves, marks and imports beside the questions, as everywhere
+        answered += f"; {state['counts']['statements']}"
     return " · ".join(part for part in (answered, f"{state['n_clusters']} clusters", state["stability"]["message"],
                                         state["outlook"]) if part)
 

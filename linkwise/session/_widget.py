@@ -207,7 +207,7 @@ def widget(session, y=None):
     >>> w.state["n_answered"], w.curve
     (0, [[0, 0.0]])
     >>> w.close()  # doctest: +ELLIPSIS
-    0 answers are saved in ...iris.db.
+    Saved in ...iris.db: 0 questions answered.
     To resume here: lw.session.open_session('...iris.db').widget()
     To resume: linkwise cluster ...iris.parquet --session ...iris.db
     To export them: linkwise export ...

@@ -145,7 +145,7 @@ def test_the_widget_counts_as_the_page_keeps_every_card_in_reach_and_says_how_to
                 browser.close()
     finally:
         lab.stop()
-    assert "2 answers are saved in " in text and "iris.db" in text
+    assert "Saved in " in text and "iris.db: 2 questions answered." in text
     resume = re.search(r"To resume here: (lw\.session\.open_session\('([^']+)'\)\.widget\(\))", text)
     assert resume and (tmp_path / resume.group(2)).resolve() == (tmp_path / "iris.db").resolve()  # notebook's folder
     assert re.search(r"To resume: linkwise cluster \S*iris\.parquet --session \S*iris\.db", text)

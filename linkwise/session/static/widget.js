@@ -188,8 +188,9 @@ function render({model, el: host}) {
     const head = el("header");
     const stats = el("div", "stats");
     // as the page and the terminal count: the answers against the question budget, when there is one
-    const answered = state.budget == null ? state.n_answered + " answered" :
-      state.n_answered + " of " + state.budget + " answered";
+    const answered = (state.budget == null ? state.n_answered + " answered" :
+      state.n_answered + " of " + state.budget + " answered") +
+      (state.counts.statements ? "; " + state.counts.statements : "");  // moves, marks, imports: as everywhere
     stats.append(el("span", "answered", answered), el("span", null, counted(state.n_clusters, "cluster")),
                  el("span", "stability", state.stability.message));
     const about = [state.data + " (" + state.n_rows + " items)", state.method];
