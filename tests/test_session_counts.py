@@ -48,6 +48,10 @@ def test_the_resume_message_says_the_same_count(iris_file, tmp_path):
     again = run(main, ["cluster", str(data_path), "--session", str(tmp_path / "iris.linkwise.db"), "--ui",
                        "terminal"], input="q\n")
     assert again.exit_code == 0 and "(3 questions answered so far)" in again.output, again.output
+    export = run(main, ["export", str(tmp_path / "iris.linkwise.db"), "-o", str(tmp_path / "l.csv"), "--answers",
+                        str(tmp_path / "a.csv")])
+    assert export.exit_code == 0 and "Wrote 3 rows to " in export.output, export.output
+    assert f"{tmp_path / 'a.csv'} (3 questions answered)" in export.output
 
 
 @pytest.mark.parametrize("counts, text", [(Counts(), "0 questions answered"), (Counts(1), "1 question answered"),

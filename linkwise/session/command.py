@@ -437,6 +437,7 @@ def export(session_file, data, out, answers, agreement, constraints, model, meth
     dataset = _load_data(data, meta, **dict.fromkeys(_DATA_OPTIONS))
     session = HumanSession(session_file, dataset, read_only=True, trusted_method=method)
     try:
+        from linkwise.session._counts import count_statements, describe
         from linkwise.session._export import export_format, format_table, session_table
 
         for path, table in ((out, "labels"), (answers, "answers"), (agreement, "agreement"),
@@ -449,7 +450,9 @@ def export(session_file, data, out, answers, agreement, constraints, model, meth
                 click.echo(text, nl=False)
             else:
                 Path(path).write_text(text, encoding="utf-8")
-                click.echo(f"Wrote {len(frame)} rows to {path}", err=True)
+                # a row per relation (a move is two): the count in the words of the page and the terminal beside it
+                said = f" ({describe(count_statements(session.store.answers()))})" if table == "answers" else ""
+                click.echo(f"Wrote {len(frame)} rows to {path}{said}", err=True)
         if model:
             from linkwise.session.models import save_model
 
