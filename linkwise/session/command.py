@@ -17,7 +17,6 @@ import click
 __all__ = ["cluster", "export"]
 
 _DATA_SUFFIXES = {".csv", ".tsv", ".txt", ".gz", ".bz2", ".xz", ".zst", ".zip", ".parquet", ".pq"}
-_DATA_OPTIONS = ("id_column", "text_column", "image_column", "features", "encoding", "series")  # stored in the session file
 # load_data's arguments as its messages name them -> the flag of `linkwise cluster` that sets each
 _FLAGS = {"id_column": "--id-column", "text_column": "--text-column", "image_column": "--image-column",
           "features": "--features", "encoding": "--encoding", "image_root": "--image-root",
@@ -96,25 +95,6 @@ def _flag_advice():
         if advice == str(exc):
             raise
         raise click.ClickException(advice) from None
-
-
-def _load_data(path, stored, image_root=None, **given):
-    """The session's data with the options given, else those stored in the session file (``stored``: its meta)."""
-    from linkwise.session._data import load_data
-
-    options = stored.get("data_options", {})
-    chosen = {k: options.get(k) if v is None else v for k, v in given.items()}
-    root = image_root if image_root is not None else stored.get("image_root")
-    with _flag_advice():
-        return load_data(path, image_root=root, scale=options.get("scale", "minmax"), **chosen)
-
-
-def _answered(session_file):
-    """Whether the session file holds an answer (or held one: an undone answer stays in it)."""
-    from linkwise.session._store import SessionStore
-
-    with SessionStore(session_file, read_only=True) as store:
-        return bool(store.answers() or store.retracted())
 
 
 def _series_option(columns, series_id, time, value):
@@ -242,8 +222,8 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
     Every answer is saved at once in the session file; run the same command
     again to continue where you stopped.
     """
-    from linkwise.session._controller import read_meta
     from linkwise.session._methods import encode_params
+    from linkwise.session._open import resolve_session
 
     if (data is None) == (demo is None):
         raise click.UsageError("Give either DATA (a CSV, Parquet file or folder of images) or --demo digits.")
@@ -261,23 +241,14 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
         raise click.BadParameter(f"{session_file} is the data file. Name another file.", param_hint="--session")
     _check_output(out, "--out", {"data file": data, "session file": session_file})
     params = _parse_params(params)
-    stored = read_meta(session_file) if session_file.exists() else {}  # refuses any file that is not a session
     features = None if features is None else [c.strip() for c in features.split(",") if c.strip()]
     series = _series_option(series_columns, series_id, time_column, value)
-    chosen = any(v is not None for v in (id_column, text_column, image_column, features, series))
-    fresh = not stored or chosen and not _answered(session_file)  # nothing answered: the columns are chosen anew
-    if stored and fresh:
-        stored = {**stored, "data_options": {k: v for k, v in stored["data_options"].items()
-                                             if k in ("encoding", "scale")}}
-    detected = ""  # said once the session starts, not before an error about another option
-    if fresh and data.is_file() and image_column is None and series is None:  # see _detect
-        from linkwise.session._detect import detect_options
-
-        with _flag_advice():  # detection reads the file first: its errors name flags too
-            found = detect_options(data, encoding, id_column=id_column, text_column=text_column, features=features)
-        id_column, text_column, detected = id_column or found.id_column, text_column or found.text_column, found.line
-    dataset = _load_data(data, stored, image_root, id_column=id_column, text_column=text_column,
-                         image_column=image_column, encoding=encoding, series=series, features=features)
+    with _flag_advice():  # the data's errors name flags (detection reads the file first)
+        # one way with open_session: the stored options, or columns chosen (detected) afresh; "detected" is said
+        # once the session starts, not before an error about another option
+        stored, fresh, dataset, detected = resolve_session(
+            session_file, data, id_column=id_column, text_column=text_column, image_column=image_column,
+            features=features, encoding=encoding, series=series, image_root=image_root)
     _metric_option(params, metric, method, stored, session_file, dataset)
     estimator = _estimator(method, params, stored)
     if dataset.options["series"] is not None:
@@ -425,6 +396,7 @@ def export(session_file, data, out, answers, agreement, constraints, model, meth
     The session file is only read, even while its session is running.
     """
     from linkwise.session._controller import HumanSession, read_meta
+    from linkwise.session._open import resolve_session
 
     meta = read_meta(session_file)
     if not meta:
@@ -434,7 +406,8 @@ def export(session_file, data, out, answers, agreement, constraints, model, meth
                          (constraints, "--constraints"), (model, "--model")):
         if path not in (None, "-"):
             _check_output(path, option, {"session file": session_file, "data file": data})
-    dataset = _load_data(data, meta, **dict.fromkeys(_DATA_OPTIONS))
+    with _flag_advice():
+        dataset = resolve_session(session_file, data).dataset  # with the stored options
     session = HumanSession(session_file, dataset, read_only=True, trusted_method=method)
     try:
         from linkwise.session._counts import count_statements, describe
