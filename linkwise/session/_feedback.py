@@ -4,8 +4,9 @@ A person says far more per click about a whole cluster than "same / different"; 
 (COBRAS: Van Craenendonck, Dumančić, Van Wolputte, Blockeel, IDA 2018) offers "pure" and "pure and complete". Each
 action here is stored in the session file as one action (one undo removes it) and applied through
 :meth:`ActiveSession.mark` / :meth:`ActiveSession.inform`; a move the earlier answers contradict opens the session's
-contradiction flow (where it can be withdrawn), a mark they contradict is refused naming two items. The clustering
-a session reports honours this feedback even where its method does not (:func:`honour`).
+contradiction flow (where it can be withdrawn), a mark they contradict is refused naming every item in its way
+(:class:`MarkConflict`), so that one round of moves clears it. The clustering a session reports honours this
+feedback even where its method does not (:func:`honour`).
 
 A member is *atypical* by its distance to its cluster's centre (the mean of its members) in the feature space the
 method clusters (``Dataset.X``: the scaled columns, the text embedding, or a time series' values): a strip shows
@@ -13,9 +14,11 @@ the members nearest the centre and those farthest from it, and :meth:`ClusterFee
 either way. "Pure" judged from a few typical members locks in whatever else is there, so a mark on a cluster of more
 than ``CONFIRM_SIZE`` members whose ``CONFIRM_SEEN`` least typical members were not all shown to the person (in a
 strip or a page of members, since the session opened) is refused with :class:`NeedsConfirmation`, naming them,
-until confirmed.
+until confirmed. A confirmation is remembered for those very members: a mark undone and given again is not asked
+about twice while the cluster is unchanged.
 """
 
+import hashlib
 from itertools import groupby
 
 import numpy as np
@@ -24,7 +27,7 @@ from linkwise._validation import InvalidParameterError, check_index_set
 from linkwise.graph import relabel
 from linkwise.session._store import Refused
 
-__all__ = ["ClusterFeedback", "NeedsConfirmation", "honour", "CONFIRM_SIZE", "CONFIRM_SEEN"]
+__all__ = ["ClusterFeedback", "MarkConflict", "NeedsConfirmation", "honour", "CONFIRM_SIZE", "CONFIRM_SEEN"]
 
 _SAMPLE = 4096  # members a cluster's centre is computed from, on large clusters
 NAME_LENGTH = 60  # characters of a cluster's name
@@ -32,6 +35,8 @@ CONFIRM_SIZE = 12  # a mark on a larger cluster needs ...
 CONFIRM_SEEN = 12  # ... its this many least typical members shown to the person, or a confirmation
 SORTS = ("typical", "atypical")
 MAX_PAGE_SIZE = 200
+NAMED_MAX = 100  # items a refused mark names at most (its message counts them all)
+_PAIRS_NAMED = 3  # conflicting pairs a refusal's message spells out
 
 
 class NeedsConfirmation(Refused):
@@ -46,6 +51,30 @@ class NeedsConfirmation(Refused):
     rows : iterable of int, optional
         The members not seen yet (row numbers), kept as ``rows``.
     """
+
+
+class MarkConflict(Refused):
+    """A mark the earlier statements contradict: every item in its way, so that one round of moves clears it.
+
+    Parameters
+    ----------
+    message : str
+        Why, naming the cluster and a few of the pairs, for the person.
+    rows : iterable of int
+        The items in the way (row numbers, at most ``NAMED_MAX``), kept as ``rows``.
+    notes : dict of int to str
+        For each of ``rows``, in a few words why it is in the way ("apart from a", "belongs with b").
+    """
+
+    def __init__(self, message, rows, notes):
+        super().__init__(message, rows)
+        self.notes = {int(r): notes[r] for r in self.rows}
+
+
+def _listed(phrases, sep):
+    """The first few ``phrases`` joined by ``sep``, and how many more there are."""
+    more = f"{sep}{len(phrases) - _PAIRS_NAMED} more" if len(phrases) > _PAIRS_NAMED else ""
+    return sep.join(phrases[:_PAIRS_NAMED]) + more
 
 
 def honour(labels, rows):
@@ -110,6 +139,7 @@ class ClusterFeedback:
         self._data, self._store, self._lock, self._replay, self._read_only = data, store, lock, replay, read_only
         self._guard, self._commit, self._state = guard, commit, state
         self._seen = set()  # rows shown as members of a cluster: what a mark on a large cluster needs
+        self._confirmed = set()  # digests of the member sets whose mark the person confirmed (see _check_seen)
 
     def _features(self, rows):
         return self._data.X[rows].reshape(len(rows), -1)
@@ -367,8 +397,8 @@ class ClusterFeedback:
         ------
         Refused
             A stale position, an open contradiction, feedback already given,
-            or feedback the earlier answers contradict (two items named in
-            the message and its ``rows``; nothing is stored).
+            or feedback the earlier answers contradict (a :class:`MarkConflict`
+            naming every item in its way; nothing is stored).
         NeedsConfirmation
             A cluster of more than ``CONFIRM_SIZE`` members whose
             ``CONFIRM_SEEN`` least typical members were not all shown (in
@@ -392,28 +422,54 @@ class ClusterFeedback:
             status = self._status(members, *self._marks())
             if status == "complete" or (status == "pure" and not complete):
                 raise Refused(f"Those items are already marked {'pure and complete' if status == 'complete' else 'pure'}.")
-            self._check_mark(members, complete)
-            if not confirmed:
+            what = f"Cluster {int(cluster)}" if isinstance(cluster, (int, np.integer)) else \
+                f"The group of {len(members)} items"
+            self._check_mark(members, complete, what)
+            if confirmed:
+                self._confirmed.add(self._digest(members))
+            else:
                 self._check_seen(members)
             return self._commit([self._store.record_mark(members, bool(complete), annotator=annotator)], annotator)
 
-    def _check_mark(self, members, complete):
-        """Refuse feedback the earlier statements contradict, naming two items (none of it is stored): a mark
-        is many pairs at once, so there is no single answer to set against it in the contradiction flow."""
-        conflict = self._replay.session.constraints.group_conflict(members, complete)
-        if conflict is None:
+    def _check_mark(self, members, complete, what):
+        """Refuse feedback the earlier statements contradict, naming every item in its way (none of it is stored):
+        a mark is many pairs at once, so there is no single answer to set against it in the contradiction flow."""
+        store = self._replay.session.constraints
+        if store.group_conflict(members, complete) is None:
             return
-        rows, together = list(conflict[:2]), conflict[2]
-        a, b = self._data.ids.to_numpy()[rows]
-        if together:
-            raise Refused(f"These items are not one group by your answers: {a} and {b} belong to different groups. "
-                          "Move one of them out first, or undo that answer.", rows)
-        raise Refused(f"These items are not complete by your answers: {b}, not among them, belongs with {a}. Move it "
-                      "in first, or mark them pure only.", rows)
+        ids = self._data.ids.to_numpy()
+        # members whose must-link component a cannot-link keeps apart from another member's
+        component, apart = store.relations_among(members)
+        first = dict(zip(component[::-1].tolist(), members[::-1].tolist()))  # each component's first member
+        notes = {row: f"apart from {ids[first[int(np.argmax(apart[c]))]]}"
+                 for row, c in zip(members.tolist(), component.tolist()) if apart[c].any()}
+        pairs = [f"{ids[first[a]]} and {ids[first[b]]}" for a, b in zip(*np.nonzero(np.triu(apart)))]
+        parts = [] if not notes else [
+            f"{what} is not one group by your answers: {len(notes)} of its items belong to different groups "
+            f"({_listed(pairs, '; ')}). Move one of each pair out first, or undo those answers."]
+        if complete:  # rows outside the group that a must-link ties to a member
+            labels = store.component_labels()
+            partner = dict(zip(labels[members[::-1]].tolist(), members[::-1].tolist()))
+            outside = np.setdiff1d(np.nonzero(np.isin(labels, labels[members]))[0], members)
+            tied = {row: f"belongs with {ids[partner[labels[row]]]}" for row in outside.tolist()}
+            if tied:
+                n = len(tied)
+                parts.append(f"{what} is not complete by your answers: {n} item{'s' * (n != 1)} outside it belong"
+                             f"{'s' * (n == 1)} with its members "
+                             f"({_listed([f'{ids[r]} {note}' for r, note in tied.items()], ', ')}). Move "
+                             f"{'them' if n != 1 else 'it'} in first, or mark it pure only.")
+                notes.update(tied)
+        raise MarkConflict(" ".join(parts), list(notes)[:NAMED_MAX], notes)
+
+    @staticmethod
+    def _digest(members):
+        """A member set, as a short key (a large cluster's rows are not kept twice)."""
+        return hashlib.blake2b(np.sort(np.asarray(members, dtype=np.int64)).tobytes(), digest_size=16).digest()
 
     def _check_seen(self, members):
-        """Refuse an unconfirmed mark on a large cluster whose least typical members were not all shown."""
-        if len(members) <= CONFIRM_SIZE:
+        """Refuse an unconfirmed mark on a large cluster whose least typical members were not all shown, unless
+        the person confirmed a mark on these very members before (a mark undone, then given again)."""
+        if len(members) <= CONFIRM_SIZE or self._digest(members) in self._confirmed:
             return
         doubtful = self._central(members)[::-1][:CONFIRM_SEEN]
         if self._seen.issuperset(doubtful.tolist()):

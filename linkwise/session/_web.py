@@ -42,6 +42,7 @@ from linkwise.session._export import FORMATS, MEDIA_TYPES, TABLES, format_table,
 from linkwise.session._feedback import NeedsConfirmation
 from linkwise.session._series import cluster_sample
 from linkwise.session._store import SessionWriteError
+from linkwise.session._summary import summary
 
 with requires("session", "linkwise.session"):
     from starlette.applications import Starlette
@@ -399,10 +400,11 @@ class _Page:
         """The item with its image's address (served by row number)."""
         return {**item, "image": f"/item/{item['row']}/image" if item["image"] else None}
 
-    def _decorated(self, item):
+    def _decorated(self, item, numbers):
+        """An item asked about, with its point on the map, a time series' context and its cluster (``numbers``)."""
         row = item["row"]
         point = self.data.projection[row].round(4).tolist()
-        return {**self.shown(item), "point": point, "context": self._context(row)}
+        return {**self.shown(item), "point": point, "context": self._context(row), "cluster": int(numbers[row])}
 
     def _context(self, row):
         """A few other members of a time series' cluster, drawn faintly behind it (channels of points each)."""
@@ -414,10 +416,11 @@ class _Page:
     def full_state(self, state=None, who=None):
         """The session's state (``who``'s) as the page draws it."""
         state = state or self.session.state(who)
+        numbers = self.session.numbers()
         for part in ("question", "conflict"):
             if state[part] is not None:
-                state[part] = {**state[part], "items": [self._decorated(it) for it in state[part]["items"]]}
-        state["labels"] = self.session.numbers()[self.sample].tolist()
+                state[part] = {**state[part], "items": [self._decorated(it, numbers) for it in state[part]["items"]]}
+        state["labels"] = numbers[self.sample].tolist()
         state["dropped_columns"] = self.data.dropped_columns  # columns load_data left out, and why
         state["about"] = self.about
         return state
@@ -454,8 +457,9 @@ class _Page:
             status = 409 if isinstance(exc, Refused) else 503
             reply = {"error": str(exc), "state": await run_in_threadpool(self.full_state, None, who)}
             if getattr(exc, "rows", None):  # the items the refusal names, with their clusters: the page shows them
-                labels = self.session.numbers()
-                reply["items"] = [{**self.shown(self.data.item(r)), "cluster": int(labels[r])} for r in exc.rows]
+                labels, notes = self.session.numbers(), getattr(exc, "notes", {})  # why each is in a mark's way
+                reply["items"] = [{**self.shown(self.data.item(r)), "cluster": int(labels[r]), "note": notes.get(r)}
+                                  for r in exc.rows]
                 reply["confirm"] = isinstance(exc, NeedsConfirmation)
             return JSONResponse(reply, status)
         if isinstance(exc, OSError):  # "finish" and the labels file's folder is gone: the page says so
@@ -505,13 +509,14 @@ class _Page:
 
     async def finish(self, request):
         """Write the labels; then a one-person session's server stops, once the reply is sent (a team's server
-        goes on for the others)."""
+        goes on for the others). The reply carries what the command line prints then: what is saved, where, and
+        the commands that resume and export the session."""
         stop = request.app.state.stop if self.session.team is None else None
 
         def run():
             k = self.session.write_labels(self.labels_path)
             return {"path": str(self.labels_path), "n_clusters": k, "n_rows": self.data.n_rows,
-                    "state": self.full_state(), "stops": stop is not None}
+                    "state": self.full_state(), "stops": stop is not None, "summary": summary(self.session)}
 
         reply = await self._act(request, run)
         if reply.status_code == 200 and stop is not None:
@@ -546,7 +551,9 @@ class _Page:
         """One page of a cluster's members (``HumanSession.members``), its parameters from the query string."""
         def run(params):
             view = self.session.members(request.path_params["cluster"], **params)
-            return {**view, "items": [self.shown(it) for it in view["items"]]}
+            text = self.data.options["text_column"]  # the page's table: id, this column, then the items' fields
+            return {**view, "items": [self.shown(it) for it in view["items"]],
+                    "text_column": None if text is None else str(text)}
 
         return await self._view(request, run, _MEMBER_PARAMS)
 
@@ -570,8 +577,15 @@ class _Page:
                                cluster=int, name=str)
 
     async def answers(self, request):
-        """One page of the stored answers for review (``HumanSession.review``), from the query string."""
-        return await self._view(request, lambda params: self.session.review(**params), ("page", "size", "q"))
+        """One page of the stored answers for review (``HumanSession.review``), from the query string; each with
+        its items as a question shows them (a mark: its first member)."""
+        def run(params):
+            view = self.session.review(**params)
+            return {**view, "answers": [{**a, "items": [self.shown(self.data.item(r))
+                                                        for r in a["rows"][:1 if a["n_members"] else 2]]}
+                                        for a in view["answers"]]}
+
+        return await self._view(request, run, ("page", "size", "q"))
 
     async def change(self, request):
         def run(seq, word):

@@ -8,6 +8,7 @@ from tests.e2e.test_cluster_feedback import kinds, labels, strips_shown
 from tests.e2e.test_session_browser import browser, page, position, press, served_page, wait_moved  # noqa: F401
 
 pytestmark = pytest.mark.browser
+PAGE = 50  # members a page of the member view shows (app.js's MEMBERS_PAGE)
 
 
 def start(page, tmp_path, iris_file):  # noqa: F811
@@ -42,32 +43,34 @@ def test_a_clusters_members_page_search_and_least_typical_first(page, tmp_path, 
             assert strip.locator(".rep.doubtful").count() == min(3, max(strips[cluster]["size"] - 3, 0))
         largest = order[0]
         size = strips[largest]["size"]
-        assert size > 24  # more than one page
+        assert size > PAGE  # more than one page
 
         page.locator(f'.strip[data-cluster="{largest}"] button.view-all').click()
         page.wait_for_selector('#members[data-page="0"]')
-        assert rows(page, "#members-grid .rep") == [it["row"] for it in members(server, largest, size=24)["items"]]
+        assert rows(page, "#members-grid .rep") == [it["row"] for it in members(server, largest, size=PAGE)["items"]]
         assert page.text_content("#members-title").startswith(f"Cluster {largest} · {size} items")
         page.click("#members-next")
         page.wait_for_selector('#members[data-page="1"]')
         assert rows(page, "#members-grid .rep") == [it["row"] for it in members(server, largest, page=1,
-                                                                                  size=24)["items"]]
+                                                                                  size=PAGE)["items"]]
         assert page.is_disabled("#members-prev") is False
 
         # search one column: the page's matches are the server's
         page.select_option("#members-column", "species")
         page.fill("#members-q", "VERSI")
-        expected = members(server, largest, size=24, q="VERSI", column="species")
+        expected = members(server, largest, size=PAGE, q="VERSI", column="species")
         page.wait_for_selector(f'#members-page >> text=· {expected["n_matching"]} matching')
         assert rows(page, "#members-grid .rep") == [it["row"] for it in expected["items"]]
-        assert all("versicolor" in t for t in page.locator("#members-grid .rep .fields").all_text_contents())
+        assert all("versicolor" in t for t in page.locator("#members-grid tr.rep").all_text_contents())
+        # the match marked, in the column searched only: one per member
+        assert page.locator("#members-grid mark").all_text_contents() == ["versi"] * len(expected["items"])
 
         # least typical first, one choice away
         page.fill("#members-q", "")
         page.select_option("#members-sort", "atypical")
         page.wait_for_selector("#members-page >> text=least typical first")
         page.wait_for_selector(f'#members-page >> text=· {size} members')
-        assert rows(page, "#members-grid .rep") == [it["row"] for it in members(server, largest, size=24,
+        assert rows(page, "#members-grid .rep") == [it["row"] for it in members(server, largest, size=PAGE,
                                                                                   sort="atypical")["items"]]
         page.locator("#members").screenshot(path=tmp_path / "members.png")  # renders (the docs' one: screenshots.py)
 
@@ -129,8 +132,11 @@ def test_a_refused_mark_shows_its_two_items_and_moving_one_works(page, tmp_path,
         old = position(page)
         page.select_option(f'#named .rep[data-row="{moved}"] select.move-to', str(target))
         wait_moved(page, old)
-        assert kinds(tmp_path / "s.db")[-2:] == ["move", "move"] and page.is_hidden("#named")
-        assert page.text_content("#message.done") == f"Moved: flower-{moved} to {name}"
+        assert kinds(tmp_path / "s.db")[-2:] == ["move", "move"]
+        # the other item stays in view (a mark's way may hold several), the moved one is gone
+        assert rows(page, "#named .rep") == [r for r in pair if r != moved] and page.is_visible("#named")
+        assert page.text_content("#message.done") == (f"Moved: flower-{moved} to {name} (marking the cluster again "
+                                                       "says which items are still in the way)")
         shown = labels(server)
         assert shown[moved] == shown[partner] != shown[pair[1] if moved == pair[0] else pair[0]]
 

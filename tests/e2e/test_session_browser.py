@@ -104,8 +104,8 @@ def test_answer_reload_undo_finish_gives_the_direct_runs_labels(page, tmp_path, 
         wait_moved(page, before)
         assert page.text_content("#n-answered") == "9"
         page.click("#finish")
-        page.wait_for_selector("#message >> text=Saved the clustering")
-        assert "The linkwise server has stopped" in page.text_content("#message")
+        page.wait_for_selector("#finished-text >> text=Saved the clustering")
+        assert "The linkwise server has stopped" in page.text_content("#finished-text")
         assert server.process.wait(30) == 0
     finally:
         server.stop()

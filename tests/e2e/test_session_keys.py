@@ -27,11 +27,11 @@ def test_keys_mark_move_review_and_the_overlay_lists_them(page, tmp_path, iris_f
     data_path, y = iris_file
     with served_page(page, data_path, "--id-column", "name", "--session", tmp_path / "s.db", "--method", "cobras",
                      "--param", "random_state=0") as server:
-        page.keyboard.press("?")  # the overlay, not "don't know"
+        page.keyboard.press("h")  # the overlay ("?" is "don't know", as in the terminal)
         help_box = page.locator("#keys-help")
         assert help_box.is_visible()
         listed = help_box.locator("kbd").all_text_contents()
-        assert {"S", "D", "K", "U", "P", "C", "M", "A", "R", "Y", "[", "]", "?", "Esc"} <= set(listed)
+        assert {"S", "D", "K", "U", "P", "C", "M", "A", "R", "Y", "[", "]", "?", "H", "Esc"} <= set(listed)
         old = position(page)
         page.keyboard.press("s")  # swallowed while the list is open
         page.keyboard.press("Escape")

@@ -49,8 +49,8 @@ def test_change_and_withdraw_an_answer_in_the_list(page, tmp_path, iris_file):  
         assert 4 not in live and gone[-1] == (4, "withdrawn")
         assert position(page) != old  # the clustering and the question follow the file
         # searched by an item's id
-        first_id = page.locator('#review-list tr[data-seq="2"] td').nth(1).text_content().split(" — ")[0]
+        first_id = page.locator('#review-list tr[data-seq="2"] .item-id').first.text_content()
         page.fill("#review-q", first_id)
         page.wait_for_selector("#review-page:has-text('matching')")
-        shown = page.locator("#review-list tr td:nth-child(2)").all_text_contents()
-        assert shown and all(first_id in text for text in shown)
+        shown = [row.locator(".item-id").all_text_contents() for row in page.locator("#review-list tr").all()]
+        assert shown and all(first_id in ids for ids in shown)

@@ -12,16 +12,19 @@ let busy = false;
 let stripsFor = null;  // the revision the cluster strips show
 let loadingStrips = false;
 let listed = [];  // the cluster numbers the strips show: where an item can be moved
-const MEMBERS_PAGE = 24;
+const MEMBERS_PAGE = 50;  // a screenful of table lines (or of small images) and more
 // the member view: which cluster, page, search and order it shows (null: closed), and what it shows now
 let membersQuery = null;
 let membersFor = null;
 let loadingMembers = false;
 let searchTimer = null;
+let membersScroll = false;
 const REVIEW_PAGE = 20;
 let reviewQuery = {page: 0, q: ""};
 let reviewFor = null;  // the revision and query the answer list shows
 let loadingReview = false;
+let stopped = false;  // Finish stopped the server: nothing on the page talks to it any more
+let pollTimer = null;
 
 const $ = (id) => document.getElementById(id);
 
@@ -100,6 +103,7 @@ function render(next) {
   $("n-clusters").textContent = state.n_clusters;
   $("stability").textContent = state.stability.message;
   renderProgress(state);
+  $("status").title = (state.stability.message + " " + state.outlook).trim();  // the line may be cut: all of it
   $("about").textContent = state.about.text;  // plain words; how the items are compared on hover
   $("about").title = state.about.details;
   $("ask").hidden = !state.question;
@@ -112,6 +116,8 @@ function render(next) {
   // the session file was deleted or moved: where the answers are now (stays in view)
   $("file-notice").hidden = !state.notice;
   $("file-notice").textContent = state.notice || "";
+  const changed = $("changed");  // the notice of a changed question goes once another question is shown
+  if (!state.question || changed.dataset.pair !== state.question.pair.join("-")) changed.hidden = true;
   if (state.question) {
     $("prompt").textContent = "Question " + state.question.number + ": do A and B belong to the same group?";
     fillPair($("pair"), state.question.items);
@@ -127,7 +133,7 @@ function render(next) {
 }
 
 async function loadClusters() {
-  if (!state || stripsFor === state.revision || loadingStrips) return;
+  if (!state || stripsFor === state.revision || loadingStrips || stopped) return;
   loadingStrips = true;
   let view = null;
   try {
@@ -197,9 +203,15 @@ function stripCard(strip, clusters) {
   name.placeholder = "Name it";
   name.value = strip.name || "";
   name.setAttribute("aria-label", "Name of " + clusterName(strip.cluster));
-  name.addEventListener("change", () => post("/api/name", {cluster: strip.cluster, name: name.value},
+  const save = () => post("/api/name", {cluster: strip.cluster, name: name.value},
     () => (name.value.trim() ? "Named: " + clusterName(strip.cluster) + " " + name.value.trim()
-      : "Name removed: " + clusterName(strip.cluster))).then(loadClusters));
+      : "Name removed: " + clusterName(strip.cluster))).then(loadClusters);
+  name.addEventListener("change", save);
+  // a field redrawn while typed in (renderClusters) holds the text it was given, which fires no "change": Enter
+  // saves a name that differs from the stored one all the same
+  name.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && name.value.trim() !== (strip.name || "")) save();
+  });
   head.append(name, pure, complete, all, odd);
   const reps = el("div", "reps");
   reps.append(...strip.items.map((item) => repCard(item, strip.cluster, clusters)));
@@ -221,12 +233,18 @@ function stripCard(strip, clusters) {
   return card;
 }
 
-function repCard(item, cluster, clusters, className, nFields) {
+function repCard(item, cluster, clusters, className, nFields, q) {
   // a member of ``cluster``: its tile, draggable onto another strip, with a list of the clusters to move it to
-  const card = itemTile(item, nFields);
+  const card = itemTile(item, nFields, q);
   if (className) card.classList.add(className);
-  card.draggable = true;
-  card.addEventListener("dragstart", (event) => event.dataTransfer.setData("text/plain", item.row + ":" + cluster));
+  card.append(movable(card, item, cluster, clusters));
+  return card;
+}
+
+function movable(node, item, cluster, clusters) {
+  // ``node`` (a member's tile or table row) made draggable onto another strip; returns its "Move to…" list
+  node.draggable = true;
+  node.addEventListener("dragstart", (event) => event.dataTransfer.setData("text/plain", item.row + ":" + cluster));
   const to = el("select", "move-to");
   to.setAttribute("aria-label", "Move " + item.id + " to another cluster");
   to.append(el("option", null, "Move to…"));
@@ -240,22 +258,108 @@ function repCard(item, cluster, clusters, className, nFields) {
   to.addEventListener("change", () => {
     if (to.value !== "") move(item.row, Number(to.value));
   });
-  card.append(to);
-  return card;
+  return to;
 }
 
-function mark(cluster, word, confirmed) {
+function memberRow(item, view, nFields) {
+  // a member of a table's cluster on one line: its id, text and first columns (a search's matches marked; the
+  // text opens in full on a click), then its "Move to…" list
+  const tr = el("tr", "rep");
+  tr.dataset.row = item.row;
+  const q = view.q || "";
+  const marks = (name) => (!view.column || view.column === name ? q : "");
+  const cell = (name, value) => {
+    const td = el("td");
+    td.title = value;  // the whole cell on hover, however narrow its column
+    td.append(withMatches("span", null, value, marks(name)));
+    return td;
+  };
+  const id = cell("id", item.id);
+  id.firstChild.className = "item-id";
+  tr.append(id);
+  if (view.text_column !== null) {
+    const full = item.text || "";
+    const sought = marks(view.text_column);
+    const at = sought ? full.toLowerCase().indexOf(sought.toLowerCase()) : -1;
+    const line = at > 40 ? "…" + full.slice(at - 20) : full;  // the match in view on a line that is cut
+    const td = cell(view.text_column, line);
+    td.className = "wide";
+    td.title = full;
+    td.addEventListener("click", () => {
+      td.replaceChildren(withMatches("span", null, tr.classList.toggle("open") ? full : line, sought));
+    });
+    tr.append(td);
+  }
+  for (const [name, value] of item.fields.slice(0, nFields)) tr.append(cell(name, value));
+  const move = el("td");
+  move.append(movable(tr, item, view.cluster, listed));
+  tr.append(move);
+  return tr;
+}
+
+function memberTable(view) {
+  // every member of a table's cluster: a line each, under the data's column names
+  const table = el("table", "member-table");
+  const first = view.items[0];
+  const names = ["id", ...(view.text_column !== null ? [view.text_column] : []),
+    ...first.fields.slice(0, FIELDS_SHOWN).map(([name]) => name), "Move to"];
+  const cols = el("colgroup");
+  for (const name of names) cols.append(el("col", name === view.text_column ? "wide" : null));
+  const head = el("tr");
+  head.append(...names.map((name) => el("th", null, name)));
+  const thead = el("thead");
+  thead.append(head);
+  const body = el("tbody");
+  body.append(...view.items.map((item) => memberRow(item, view, FIELDS_SHOWN)));
+  table.append(cols, thead, body);
+  return table;
+}
+
+async function mark(cluster, word, confirmed) {
   if (!state) return;
   const payload = {position: state.position, cluster: cluster, mark: word};
   if (confirmed) payload.confirmed = true;
-  post("/api/mark", payload, () => "Marked: " + clusterName(cluster) + " " + MARK_WORDS[word]);
+  const before = state.question;
+  const done = "Marked: " + clusterName(cluster) + " " + MARK_WORDS[word];
+  const reply = await post("/api/mark", payload, () => done);
+  // both items asked about were in the marked cluster: the mark settles them
+  const what = "your mark (" + clusterName(cluster) + " " + MARK_WORDS[word] + ")";
+  if (reply && before && before.items.every((item) => item.cluster === cluster)) {
+    sayChanged(before, what + " says that they belong together: that pair is settled");
+  } else if (reply) {
+    sayChanged(before, what + " changed what the method knows, so it asks another pair");
+  }
 }
 
-function move(row, cluster) {
+async function move(row, cluster) {
   if (!state) return;
   const tile = document.querySelector('.rep[data-row="' + row + '"] .item-id');
-  post("/api/move", {position: state.position, row: row, to: cluster},
-    () => "Moved: " + (tile ? tile.textContent : "item") + " to " + clusterName(cluster));
+  const name = tile ? tile.textContent : "item";
+  const before = state.question;
+  const named = $("named");
+  const inWay = named.dataset.confirm === "no" && !named.hidden && named.querySelector('.rep[data-row="' + row + '"]');
+  const reply = await post("/api/move", {position: state.position, row: row, to: cluster},
+    () => "Moved: " + name + " to " + clusterName(cluster) +
+      (inWay ? " (marking the cluster again says which items are still in the way)" : ""));
+  if (reply && inWay) {  // one of the items in a mark's way: the others stay in view, to be moved in the same round
+    inWay.remove();
+    named.hidden = !named.querySelector(".rep");
+  }
+  const what = "your move of " + name + " to " + clusterName(cluster);
+  const asked = before && before.items.some((item) => item.row === row);
+  if (reply) sayChanged(before, what + (asked ? " says where " + name + ", one of the two, belongs" :
+    " changed what the method knows") + ", so it asks another pair");
+}
+
+function sayChanged(before, why) {
+  // a move or a mark is new knowledge: the method may now ask another pair under the same number; say so and why
+  const now = state.question;
+  const box = $("changed");
+  const same = !before || !now || (before.pair[0] === now.pair[0] && before.pair[1] === now.pair[1]);
+  box.hidden = same;
+  box.dataset.pair = now ? now.pair.join("-") : "";
+  box.textContent = same ? "" : "Question " + now.number + " changed (it was " + before.items[0].id + " and " +
+    before.items[1].id + "): " + why + ".";
 }
 
 function renderNamed(reply, payload) {
@@ -263,16 +367,23 @@ function renderNamed(reply, payload) {
   // members before "pure" is confirmed
   const box = $("named");
   box.replaceChildren(el("p", null, reply.error));
-  const tiles = el("div", "reps");
-  tiles.append(...reply.items.map((item) => repCard(item, item.cluster, listed)));
+  const tiles = el("div", "reps grid");  // every item at once, wrapping: none hidden off to the side
+  tiles.append(...reply.items.map((item) => {
+    const card = repCard(item, item.cluster, listed);
+    const note = clusterName(item.cluster) + (item.note ? " · " + item.note : "");
+    card.querySelector(".item-id").after(el("span", "note", note));
+    return card;
+  }));
   box.append(tiles);
-  if (reply.confirm) {
+  if (reply.confirm) {  // below the items, on a row of their own
     const yes = el("button", "confirm-mark", "Yes, mark " + clusterName(payload.cluster) + " " + MARK_WORDS[payload.mark]);
     const no = el("button", "cancel-mark", "Cancel");
     yes.type = no.type = "button";
     yes.addEventListener("click", () => mark(payload.cluster, payload.mark, true));
     no.addEventListener("click", () => { box.hidden = true; showMessage(""); });
-    box.append(yes, no);
+    const actions = el("div", "actions");
+    actions.append(yes, no);
+    box.append(actions);
   }
   box.dataset.confirm = reply.confirm ? "yes" : "no";
   box.hidden = false;
@@ -286,8 +397,9 @@ function openMembers(cluster, sort) {
   $("members-sort").value = sort;
   membersFor = null;
   $("members").hidden = false;
-  loadMembers();
   $("members").scrollIntoView({block: "start"});
+  membersScroll = true;  // again once its items are in: the page may have been too short to scroll that far
+  loadMembers();
 }
 
 function changeMembers(change) {
@@ -298,7 +410,7 @@ function changeMembers(change) {
 
 async function loadMembers() {
   // the member view follows every change of state (a move, a mark, an undo) and of its own query
-  if (!membersQuery || !state || loadingMembers) return;
+  if (!membersQuery || !state || loadingMembers || stopped) return;
   const asked = JSON.stringify(membersQuery);
   if (membersFor === state.revision + asked) return;
   loadingMembers = true;
@@ -347,10 +459,14 @@ function renderMembers(view) {
   $("members-prev").disabled = view.page === 0;
   $("members-next").disabled = view.page + 1 >= view.n_pages;
   const grid = $("members-grid");
-  // text reads best as lines; images and series as a grid of small multiples
-  grid.classList.toggle("lines", view.items.length > 0 && view.items.every((it) => it.text !== null && !it.image && !it.series));
-  grid.replaceChildren(...view.items.map((item) => repCard(item, view.cluster, listed, null, FIELDS_SHOWN)));
+  // a table reads best as lines under its column names; images and series as a grid of small multiples
+  const lines = view.items.length > 0 && !view.items.some((it) => it.image || it.series);
+  grid.classList.toggle("grid", !lines);
+  grid.replaceChildren(...(lines ? [memberTable(view)]
+    : view.items.map((item) => repCard(item, view.cluster, listed, null, FIELDS_SHOWN, view.q))));
   addToggles(grid);
+  if (membersScroll) $("members").scrollIntoView({block: "start"});
+  membersScroll = false;
   $("members").dataset.revision = view.revision;
   $("members").dataset.page = view.page;
 }
@@ -417,7 +533,7 @@ function markerPath(ctx, shape, x, y, r) {
 
 async function loadReview() {
   // the answer list follows every change of state and of its own query
-  if (!state || loadingReview) return;
+  if (!state || loadingReview || stopped) return;
   const asked = JSON.stringify(reviewQuery);
   if (reviewFor === state.revision + asked) return;
   loadingReview = true;
@@ -453,8 +569,13 @@ function renderReview(view) {
     tr.dataset.seq = a.seq;
     const what = a.answer === null ? KIND_WORDS[a.kind] + " (" + a.n_members + " items)"
       : a.answer + (a.kind === "question" ? "" : " · " + KIND_WORDS[a.kind]);
-    const items = a.n_members ? a.ids[0] + " and " + (a.n_members - 1) + " more" : a.ids[0] + " — " + a.ids[1];
-    tr.append(el("td", null, a.seq), el("td", null, items), el("td", "answer", what), el("td", null, a.by || ""),
+    // the items as the question showed them (text, image, series or first columns), not their ids alone
+    const tiles = el("div", "pair-tiles");
+    tiles.append(...a.items.map((item) => itemTile(item)));
+    if (a.n_members) tiles.append(el("span", "more-members", "and " + (a.n_members - 1) + " more"));
+    const items = el("td", "items");
+    items.append(tiles);
+    tr.append(el("td", null, a.seq), items, el("td", "answer", what), el("td", "who", a.by || ""),
       el("td", null, a.answered_at.replace("T", " ").slice(0, 19)));
     const actions = el("td", "actions");
     if (a.can_change) {
@@ -477,6 +598,8 @@ function renderReview(view) {
     return tr;
   });
   $("review-list").replaceChildren(...rows);
+  $("review-list").closest("table").classList.toggle("solo", !state.team);  // "Who" only in a team's session
+  addToggles($("review-list"));
   $("review-page").textContent = "Page " + (view.page + 1) + " of " + view.n_pages + " · " + view.n_matching +
     (view.q ? " matching" : " answers");
   $("review-prev").disabled = view.page === 0;
@@ -486,7 +609,7 @@ function renderReview(view) {
 
 async function post(url, payload, confirmation) {
   // ``confirmation(reply)``: the short text saying what a successful action did
-  if (busy) return;
+  if (busy || stopped) return null;
   busy = true;
   try {
     const response = await fetch(url, {
@@ -530,22 +653,33 @@ function undo() {
 async function finish() {
   const reply = await post("/api/finish", {});
   if (!reply) return;
-  const box = $("message");
-  box.replaceChildren(
-    document.createTextNode("Saved the clustering of " + reply.n_rows + " items (" + reply.n_clusters +
-      " clusters) to " + reply.path + ". "),
-  );
+  const saved = "Saved the clustering of " + reply.n_rows + " items (" + reply.n_clusters + " clusters) to " +
+    reply.path + ". ";
   if (reply.stops) {  // one person's session: the server stops once this reply is sent
-    box.append("The linkwise server has stopped, and this page with it; your answers are kept in the session " +
-      "file. Run the same command again to resume.");
-    document.body.dataset.stopped = "yes";
-  } else {
-    const link = el("a", null, "Download it");
-    link.href = "/labels.csv";
-    box.append(link, ". The server keeps running (Ctrl+C in its terminal stops it): you may close this page, " +
-      "or keep answering.");
+    showFinished(saved + "The linkwise server has stopped, and this page with it; your answers are kept in the " +
+      "session file.", reply.summary);
+    return;
   }
+  const box = $("message");
+  const link = el("a", null, "Download it");
+  link.href = "/labels.csv";
+  box.replaceChildren(document.createTextNode(saved), link, ". The server keeps running (Ctrl+C in its terminal " +
+    "stops it): you may close this page, or keep answering.");
   box.hidden = false;
+}
+
+function showFinished(text, lines) {
+  // the server is gone: the summary and the commands that go on from here, and nothing left that would ask it
+  stopped = true;
+  clearInterval(pollTimer);
+  for (const id of ["ask", "conflict", "done", "wait", "join", "preparing"]) $(id).hidden = true;
+  $("finished").hidden = false;
+  $("finished-text").textContent = text;
+  $("finished-lines").textContent = lines.join("\n");
+  showMessage("");
+  for (const control of document.querySelectorAll("button, input, select, fieldset")) control.disabled = true;
+  for (const part of document.querySelectorAll(".downloads, #members, #named")) part.hidden = true;
+  document.body.dataset.stopped = "yes";
 }
 
 async function firstState() {
@@ -572,7 +706,7 @@ async function firstState() {
 
 async function poll() {
   // another tab or window may have answered: show the session's current question
-  if (busy || document.hidden || !state) return;
+  if (busy || document.hidden || !state || stopped) return;
   try {
     const response = await fetch("/api/state?revision=" + encodeURIComponent(state.revision));
     const reply = await response.json();
@@ -586,12 +720,12 @@ async function poll() {
 }
 
 document.addEventListener("keydown", (event) => {
-  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.ctrlKey || event.metaKey || event.altKey || stopped) return;
   if (event.target.closest("select, input, textarea")) return;  // keys that choose in a list are not answers
   const key = event.key.toLowerCase();
   if (key === "s") answer("same");
   else if (key === "d") answer("different");
-  else if (key === "k") answer("unknown");  // "?" shows the shortcuts (keys.js)
+  else if (key === "?" || key === "k") answer("unknown");  // "?" as in the terminal; K as before
   else if (key === "u") undo();
   else return;
   event.preventDefault();
@@ -627,5 +761,5 @@ document.addEventListener("DOMContentLoaded", async () => {
     searchTimer = setTimeout(() => { reviewQuery = {page: 0, q: $("review-q").value}; loadReview(); }, 250);
   });
   points = await (await fetch("/api/points")).json();
-  if (await firstState()) setInterval(poll, 1500);
+  if (await firstState()) pollTimer = setInterval(poll, 1500);
 });

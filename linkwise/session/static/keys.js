@@ -1,6 +1,7 @@
-// Keyboard shortcuts for the cluster strips and the answer list, and the "?" overlay listing every shortcut.
+// Keyboard shortcuts for the cluster strips and the answer list, and the overlay listing every shortcut (H).
 // Loaded after app.js, whose functions (mark, openMembers) and state it uses; app.js keeps the answer keys
-// (S, D, K, U). One cluster strip is *selected* (outlined): [ and ] change it, a click on a strip selects it.
+// (S, D, ? or K, U). H shows the overlay; Esc closes it, or the Download menu. One cluster strip is *selected*
+// (outlined): [ and ] change it, a click on a strip selects it.
 "use strict";
 
 let selectedCluster = null;
@@ -82,22 +83,35 @@ const ACTIONS = {
     search.scrollIntoView({block: "start"});
     search.focus();
   },
-  "?": () => toggleHelp(),
+  h: () => toggleHelp(),
 };
+
+function closeDownloads() {
+  // the open Download menu closes, and the focus goes back to its button; false when it was not open
+  const menu = document.querySelector("details.downloads[open]");
+  if (!menu) return false;
+  menu.open = false;
+  menu.querySelector("summary").focus();
+  return true;
+}
 
 // capture phase: runs before app.js's answer keys, so that an open overlay swallows every key
 window.addEventListener("keydown", (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   const help = document.getElementById("keys-help");
   if (!help.hidden) {
-    if (event.key === "Escape" || event.key === "?") toggleHelp(false);
+    if (event.key === "Escape" || event.key.toLowerCase() === "h") toggleHelp(false);
     if (event.key !== "Tab") {
       event.preventDefault();
       event.stopPropagation();
     }
     return;
   }
-  if (event.target.closest("select, input, textarea")) return;
+  if (event.key === "Escape" && closeDownloads()) {
+    event.preventDefault();
+    return;
+  }
+  if (stopped || event.target.closest("select, input, textarea")) return;
   const action = ACTIONS[event.key.length === 1 ? event.key.toLowerCase() : event.key];
   if (!action) return;
   event.preventDefault();
@@ -122,4 +136,8 @@ document.addEventListener("DOMContentLoaded", () => {
     if (event.target === help) toggleHelp(false);  // a click beside the list closes it
   });
   document.getElementById("keys-open").addEventListener("click", () => toggleHelp(true));
+  document.addEventListener("click", (event) => {  // a click beside the open Download menu closes it
+    const menu = document.querySelector("details.downloads[open]");
+    if (menu && !menu.contains(event.target)) menu.open = false;
+  });
 });

@@ -14,6 +14,7 @@ function renderProgress(state) {
   $("outlook").textContent = state.outlook;
   const form = $("budget");
   form.hidden = budget === null;
+  $("budget-now").textContent = budget === null ? "" : budget;  // "budget 100 · raise to [125]": no bare number
   const input = $("budget-value");
   if (budget !== null && document.activeElement !== input) {
     input.min = budget + 1;

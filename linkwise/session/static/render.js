@@ -22,9 +22,28 @@ function marker(label) {
   return {colour: PALETTE[label % PALETTE.length], shape: SHAPES[Math.floor(label / PALETTE.length) % SHAPES.length]};
 }
 
-function clamped(tag, className, text) {
+function clamped(tag, className, text, q) {
   // a long cell shows its first lines; "show more" (added by addToggles once laid out) opens it
-  return el(tag, (className ? className + " " : "") + "clamp", text);
+  return withMatches(tag, (className ? className + " " : "") + "clamp", text, q);
+}
+
+function withMatches(tag, className, text, q) {
+  // ``text`` in a new element, each occurrence of the search ``q`` (ignoring case) in a <mark>; text nodes only
+  const node = el(tag, className);
+  text = String(text);
+  const lower = text.toLowerCase();
+  const needle = (q || "").toLowerCase();
+  if (!needle || lower.length !== text.length) {  // no search, or case folding moved the offsets: plain text
+    node.textContent = text;
+    return node;
+  }
+  let at = 0;
+  for (let k = lower.indexOf(needle); k !== -1; k = lower.indexOf(needle, at)) {
+    node.append(text.slice(at, k), el("mark", null, text.slice(k, k + needle.length)));
+    at = k + needle.length;
+  }
+  node.append(text.slice(at));
+  return node;
 }
 
 function addToggles(root) {
@@ -105,18 +124,19 @@ function itemImage(item) {
   return img;
 }
 
-function itemTile(item, nFields = REP_FIELDS) {
-  // an item small (a cluster's strip, a page of its members): id, then its series, image, text or first columns
+function itemTile(item, nFields = REP_FIELDS, q = "") {
+  // an item small (a cluster's strip, a page of its members): id, then its series, image, text or first columns;
+  // a search's matches ``q`` marked
   const tile = el("div", "rep");
   tile.dataset.row = item.row;
-  tile.append(el("span", "item-id", item.id));
+  tile.append(withMatches("span", "item-id", item.id, q));
   if (item.series) tile.append(seriesChart(item.series, [], item.id));
   if (item.image) {
     tile.append(itemImage(item));
   } else if (item.text !== null) {
-    tile.append(clamped("p", "text", item.text));
+    tile.append(clamped("p", "text", item.text, q));
   } else if (!item.series) {
-    tile.append(clamped("p", "fields", item.fields.slice(0, nFields).map(([k, v]) => k + ": " + v).join("\n")));
+    tile.append(clamped("p", "fields", item.fields.slice(0, nFields).map(([k, v]) => k + ": " + v).join("\n"), q));
   }
   return tile;
 }
