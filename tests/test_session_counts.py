@@ -59,3 +59,20 @@ def test_the_resume_message_says_the_same_count(iris_file, tmp_path):
                                           (Counts(0, 2, 3, 0), "0 questions answered; 2 moves, 3 marks")])
 def test_describe_says_each_kind_with_its_plural(counts, text):
     assert describe(counts) == text
+
+
+def test_the_review_lists_a_move_once_and_counts_as_the_header(iris_data, tmp_path):
+    data, y = iris_data
+    session = HumanSession(tmp_path / "s.db", data, lw.COBRAS(random_state=0, max_queries=40))
+    answer_from(session, y, 5)
+    strips = session.clusters()["strips"]
+    moved = strips[1]["items"][0]["row"]
+    session.move(session.position, moved, strips[0]["cluster"])
+    view = session.review()
+    counts = session.state()["counts"]
+    assert view["n_matching"] == counts["questions"] + counts["moves"] + counts["marks"] + counts["imports"] == 6
+    (move,) = [a for a in view["answers"] if a["kind"] == "move"]
+    assert moved in move["rows"] and move["answer"] == "same"  # the pair with its new cluster
+    session.withdraw(move["seq"])  # the whole move goes
+    assert not any(r.kind == "move" for r in session.store.answers())
+    session.close()

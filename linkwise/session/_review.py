@@ -47,7 +47,7 @@ class AnswerReview:
         self._state = state
 
     def review(self, page=0, size=50, q=None):
-        """One page of every stored statement in effect, newest first: what a review screen lists.
+        """One page of every stored statement in effect, newest first: what a review screen lists (a move once).
 
         Parameters
         ----------
@@ -83,7 +83,10 @@ class AnswerReview:
             raise InvalidParameterError(f"The 'q' argument of HumanSession.review must be text, got {q!r:.80}.")
         ids = self._data.ids
         with self._lock:
-            listed = [self._reviewed(row, ids) for row in reversed(self._store.answers())]
+            # a move is one statement: listed once, by its must-link with the new cluster (withdrawing it withdraws
+            # the cannot-link with the old one too), so the list counts as the header and the summary do
+            listed = [self._reviewed(row, ids) for row in reversed(self._store.answers())
+                      if not (row.kind == "move" and row.action is not None and row.action != row.seq)]
             if q:
                 needle = q.casefold()
                 listed = [a for a in listed if any(needle in str(v).casefold()

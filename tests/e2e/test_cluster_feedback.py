@@ -44,6 +44,7 @@ def test_mark_a_cluster_pure_move_items_by_list_and_drag_then_reload(page, tmp_p
         order = strips_shown(page, server)
         assert page.locator(".strip .badge.pure").count() == 1
         assert kinds(tmp_path / "s.db")[-1] == "pure" and page.text_content("#n-answered") == "8"
+        page.wait_for_selector("#n-statements >> text='; 1 mark'")  # counted beside the questions, as everywhere
 
         # keyboard: a key typed in an item's list chooses there and answers nothing; an arrow picks a cluster
         second = page.locator(".strip").nth(1)
@@ -56,6 +57,7 @@ def test_mark_a_cluster_pure_move_items_by_list_and_drag_then_reload(page, tmp_p
         page.keyboard.press("ArrowDown")
         wait_moved(page, old)
         assert page.text_content("#n-answered") == "8" and kinds(tmp_path / "s.db")[-2:] == ["move", "move"]
+        page.wait_for_selector("#n-statements >> text='; 1 move, 1 mark'")  # a move is one, not its two relations
         shown = labels(server)
         assert shown[row] == shown[partner]
 

@@ -100,6 +100,8 @@ function render(next) {
   state = next;
   $("preparing").hidden = true;
   $("n-answered").textContent = state.n_answered;
+  // moves, marks and imports beside the questions, in the words of the terminal, the widget and the summary
+  $("n-statements").textContent = state.counts.statements ? "; " + state.counts.statements : "";
   $("n-clusters").textContent = state.n_clusters;
   $("stability").textContent = state.stability.message;
   renderProgress(state);
