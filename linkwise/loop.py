@@ -244,7 +244,7 @@ def _frame_dataset(X, options):
                                         f"but X is a {type(X).__name__}; give X as a pandas or polars DataFrame.")
         return None, X
     with requires("session", "ActiveSession on a DataFrame"):
-        from linkwise.session import load_frame
+        from linkwise.intake import load_frame
         X = X.to_pandas() if library == "polars" else X
     if not given and all(getattr(t, "kind", "O") in "biuf" for t in X.dtypes):
         return None, X
