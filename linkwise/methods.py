@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from typing import Callable, Optional, Union
 
-__all__ = ["Bench", "ENTRY_POINT_GROUP", "METHODS", "Method", "PARAMS", "declared", "load", "register"]
+__all__ = ["BUILTIN", "Bench", "ENTRY_POINT_GROUP", "METHODS", "Method", "PARAMS", "declared", "load", "register"]
 
 ENTRY_POINT_GROUP = "linkwise.methods"
 # a short name: what --method takes (case-insensitively, so lowercase) and a session file stores; ":" marks an
@@ -388,10 +388,9 @@ class _Names(Mapping):
         return repr(self._items())
 
 
-#: Short name -> ``module:Class`` of its estimator: the names ``linkwise cluster --method`` takes, of every declared
-#: method (a read-only view of the declarations).
+# short name -> "module:Class" of its estimator, of every declared method: the names --method takes
 METHODS = _Names(lambda method, name: method.path)
-#: Short name -> the parameters it sets beyond its class's defaults, for the names that set some.
+# short name -> the parameters it sets beyond its class's defaults, for the names that set some
 PARAMS = _Names(lambda method, name: dict(method.settings[name]) if name in method.settings else None)
 
 
