@@ -176,10 +176,12 @@ def _active(n_clusters, max_queries, random_state, *, clusterer, strategy):
                             random_state=random_state)
 
 
-def _combo(clusterer, strategy, name):
-    """The benchmark entry ``name`` of ActiveClustering with ``clusterer`` and ``strategy``."""
-    return Bench(name, f"{_CLUSTERERS[clusterer]} with {_STRATEGIES[strategy][1]}", needs_k=True, nested=True,
-                 make=partial(_active, clusterer=clusterer, strategy=strategy))
+def _combo(clusterer, strategy, name=None):
+    """The benchmark entry of ActiveClustering with ``clusterer`` and ``strategy`` (named ``clusterer-strategy``
+    in short unless ``name`` is given)."""
+    short, paper = _STRATEGIES[strategy]
+    return Bench(name or f"{clusterer.lower()}-{short}", f"{_CLUSTERERS[clusterer]} with {paper}", needs_k=True,
+                 nested=True, make=partial(_active, clusterer=clusterer, strategy=strategy))
 
 
 # COBRAS-TS (Van Craenendonck et al., Discovery Science 2018) splits super-instances on DTW or k-Shape, not K-means
@@ -197,10 +199,9 @@ _CLUSTERERS = {
     "PCKMeans": "PCKMeans (Basu et al., SDM 2004)",
     "MPCKMeans": "MPCKMeans (Bilenko et al., ICML 2004)",
 }
-_COMBOS = [(clusterer, strategy, None) for clusterer, strategy in (
-    ("COPKMeans", "Random"), ("PCKMeans", "Random"), ("MPCKMeans", "Random"), ("PCKMeans", "ExploreConsolidate"),
-    ("PCKMeans", "MinMax"), ("PCKMeans", "NPU"), ("MPCKMeans", "ExploreConsolidate"), ("MPCKMeans", "MinMax"),
-    ("MPCKMeans", "NPU"))]
+_COMBOS = [("COPKMeans", "Random"), ("PCKMeans", "Random"), ("MPCKMeans", "Random"), ("PCKMeans", "ExploreConsolidate"),
+           ("PCKMeans", "MinMax"), ("PCKMeans", "NPU"), ("MPCKMeans", "ExploreConsolidate"), ("MPCKMeans", "MinMax"),
+           ("MPCKMeans", "NPU")]
 _AUTO = ("Auto: Bayesian selection among unsupervised clusterings with committee questions, then COBRAS refinement "
          "(linkwise's default; COBS + COBRAS, Van Craenendonck et al. 2017, 2018)")
 _TREE = ("linkwise.cobra._superinstances.SuperInstanceTree", "linkwise.cobra._superinstances.LabelsHistory")
@@ -225,9 +226,8 @@ BUILTIN = (
     Method("linkwise.cobra:NoiseRobustCOBRAS", names=("robust-cobras",), bench=(
         Bench("cobras-robust", "COBRAS that detects and repairs wrong answers (Van Craenendonck et al., IDA 2018; "
               "repair: linkwise.cobra); for runs with --noise"),)),
-    Method("linkwise.active:ActiveClustering", parts=tuple(f"linkwise.active:{s}" for s in _STRATEGIES), bench=tuple(
-        _combo(clusterer, strategy, name or f"{clusterer.lower()}-{_STRATEGIES[strategy][0]}")
-        for clusterer, strategy, name in [*_COMBOS, ("PCKMeans", "Committee", "committee")])),
+    Method("linkwise.active:ActiveClustering", parts=tuple(f"linkwise.active:{s}" for s in _STRATEGIES), bench=(
+        *(_combo(clusterer, strategy) for clusterer, strategy in _COMBOS), _combo("PCKMeans", "Committee", "committee"))),
     Method("linkwise.cobs:COBS", bench=(
         Bench("cobs", "COBS: picks among ~900 unsupervised clusterings the one that satisfies most random questions "
               f"{_COBS_PAPER}", budget=False, cache=True, seed_per_repeat=True),)),
