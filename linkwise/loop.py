@@ -1095,7 +1095,7 @@ class ActiveEstimator(BaseEstimator):
         return NearestPoints(ctx.X[rows], self.labels_[rows], rows, **self.prediction_metric(), scale=ctx.scale)
 
     def prediction_metric(self):
-        """How ``predict`` compares a new item with the fitted ones, for the nearest-point rule of :meth:`make_predictor`.
+        """How ``predict`` compares a new item with the fitted ones (the nearest-point rule of :meth:`make_predictor`).
 
         Returns
         -------

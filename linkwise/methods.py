@@ -227,7 +227,8 @@ BUILTIN = (
         Bench("cobras-robust", "COBRAS that detects and repairs wrong answers (Van Craenendonck et al., IDA 2018; "
               "repair: linkwise.cobra); for runs with --noise"),)),
     Method("linkwise.active:ActiveClustering", parts=tuple(f"linkwise.active:{s}" for s in _STRATEGIES), bench=(
-        *(_combo(clusterer, strategy) for clusterer, strategy in _COMBOS), _combo("PCKMeans", "Committee", "committee"))),
+        *(_combo(clusterer, strategy) for clusterer, strategy in _COMBOS),
+        _combo("PCKMeans", "Committee", "committee"))),
     Method("linkwise.cobs:COBS", bench=(
         Bench("cobs", "COBS: picks among ~900 unsupervised clusterings the one that satisfies most random questions "
               f"{_COBS_PAPER}", budget=False, cache=True, seed_per_repeat=True),)),
@@ -285,14 +286,14 @@ def _entry_point_methods(path):
     (``path``, its copy as a tuple)."""
     import importlib.metadata
 
-    from linkwise._validation import InvalidParameterError
-
     found = []
     for point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
         where = f"The entry point {point.name} = {point.value} of group {ENTRY_POINT_GROUP}"
         try:
             method = point.load()
         except Exception as error:  # the package's own code: whatever it raises, named here in one line
+            from linkwise._validation import InvalidParameterError  # scikit-learn's: imported only then
+
             raise InvalidParameterError(f"{where} cannot be loaded ({type(error).__name__}: {error}).") from None
         found.append(_checked(method, where, [*BUILTIN, *found, *_REGISTERED.values()]))
     return tuple(found)

@@ -49,7 +49,8 @@ BEFORE = {
     "objects": {name: f"linkwise.{module}" for module, names in (
         ("constraints", "ConstraintStore"), ("exceptions", "InconsistentConstraintError"),
         ("oracle", "Oracle LabelOracle CallbackOracle"), ("loop", "ActiveSession ActiveEstimator"), ("auto", "Auto"),
-        ("cluster", "SeededKMeans ConstrainedKMeans COPKMeans PCKMeans MKMeans MPCKMeans"), ("active", "ActiveClustering"),
+        ("cluster", "SeededKMeans ConstrainedKMeans COPKMeans PCKMeans MKMeans MPCKMeans"),
+        ("active", "ActiveClustering"),
         ("cobra", "COBRA COBRAS NoiseRobustCOBRAS"), ("cobs", "COBS ActiveCOBS"),
         ("bayes", "BayesianActiveClustering BayesianClustering"), ("stability", "StabilityMonitor Stability"),
         ("session", "widget")) for name in names.split()},
@@ -161,7 +162,8 @@ def test_entry_points_are_read_only_when_methods_are_listed(tmp_path):
     site = tmp_path / "site"
     (site / "lazy_plugin-1.0.dist-info").mkdir(parents=True)
     (site / "lazy_plugin.py").write_text(PLUGIN.replace("{module}", "lazy_plugin").replace("{name}", "lazy"))
-    (site / "lazy_plugin-1.0.dist-info" / "entry_points.txt").write_text("[linkwise.methods]\nlazy = lazy_plugin:METHOD\n")
+    (site / "lazy_plugin-1.0.dist-info" / "entry_points.txt").write_text(
+        "[linkwise.methods]\nlazy = lazy_plugin:METHOD\n")
     code = ("import sys, linkwise as lw\nlw.COBRAS, lw.methods.BUILTIN\nprint('lazy_plugin' in sys.modules)\n"
             "print(lw.methods.METHODS['lazy'], 'lazy_plugin' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
@@ -182,7 +184,8 @@ class NotActive:
                                          r"lowercase"),
     (Method(lw.COBRAS, names=("cobras",)), r"^register: the name 'cobras' of linkwise.cobra._cobras:COBRAS is taken by "
                                            r"linkwise.cobra:COBRAS; declare the method under another name.$"),
-    (Method(lw.COBRAS, bench=(Bench("active-cobs", "taken"),)), r"'active-cobs' .* is taken by linkwise.cobs:ActiveCOBS"),
+    (Method(lw.COBRAS, bench=(Bench("active-cobs", "taken"),)),
+     r"'active-cobs' .* is taken by linkwise.cobs:ActiveCOBS"),
 ])
 def test_a_bad_registration_is_one_line(method, message, monkeypatch):
     monkeypatch.setattr(linkwise.methods, "_REGISTERED", {})
@@ -208,7 +211,8 @@ def test_a_benchmark_entry_named_as_the_baseline_is_refused(monkeypatch):
 ])
 def test_a_bad_entry_point_is_one_line(content, message, tmp_path, monkeypatch):
     (tmp_path / "bad_plugin-1.0.dist-info").mkdir()
-    (tmp_path / "bad_plugin-1.0.dist-info" / "entry_points.txt").write_text("[linkwise.methods]\nbad = bad_plugin:METHOD\n")
+    (tmp_path / "bad_plugin-1.0.dist-info" / "entry_points.txt").write_text(
+        "[linkwise.methods]\nbad = bad_plugin:METHOD\n")
     (tmp_path / "bad_plugin.py").write_text(content)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "bad_plugin", raising=False)

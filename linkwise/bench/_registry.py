@@ -136,8 +136,8 @@ _REGISTERED = {}  # the entries given to register, by name
 
 def _spec(method, bench):
     """The MethodSpec of ``bench``, an entry of ``method`` (see :class:`linkwise.methods.Bench`)."""
-    make = bench.make or partial(_method, method=method.estimator, k=bench.needs_k, budget=bench.budget, cache=bench.cache,
-                                 **bench.params)
+    make = bench.make or partial(_method, method=method.estimator, k=bench.needs_k, budget=bench.budget,
+                                 cache=bench.cache, **bench.params)
     return MethodSpec(bench.name, make, bench.needs_k, bench.description, own_questions=bench.own_questions,
                       nested=bench.nested, seed_per_repeat=bench.seed_per_repeat, series=bench.series)
 
