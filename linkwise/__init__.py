@@ -18,9 +18,12 @@ True
 
 import importlib
 
+from linkwise.methods import BUILTIN
+
 __version__ = "0.1.0"
 
-# public names by the module (under linkwise.) that defines them
+# public names by the module (under linkwise.) that defines them; the estimators are those of the methods' one
+# declaration (linkwise.methods)
 _OBJECTS = {
     name: f"linkwise.{module}"
     for module, names in {
@@ -28,19 +31,14 @@ _OBJECTS = {
         "exceptions": "InconsistentConstraintError",
         "oracle": "Oracle LabelOracle CallbackOracle",
         "loop": "ActiveSession ActiveEstimator",
-        "auto": "Auto",
-        "cluster": "SeededKMeans ConstrainedKMeans COPKMeans PCKMeans MKMeans MPCKMeans",
-        "active": "ActiveClustering",
-        "cobra": "COBRA COBRAS NoiseRobustCOBRAS",
-        "cobs": "COBS ActiveCOBS",
-        "bayes": "BayesianActiveClustering BayesianClustering",
         "stability": "StabilityMonitor Stability",
         "session": "widget",
     }.items()
     for name in names.split()
 }
+_OBJECTS.update(reversed(method.path.split(":")) for method in BUILTIN)
 _SUBMODULES = set("""active bayes bench cluster cobra cobs committee constraints datasets ensemble exceptions graph images
-    loop metrics oracle persist prediction repair series session stability""".split())
+    loop methods metrics oracle persist prediction repair series session stability""".split())
 
 __all__ = sorted(_OBJECTS) + sorted(_SUBMODULES)
 

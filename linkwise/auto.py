@@ -310,8 +310,19 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         "n_jobs": CANDIDATE_CONSTRAINTS["n_jobs"],
     }
 
-    def _check_params_vs_input(self, X):
-        """No more clusters than rows."""
+    def check_params_vs_input(self, X):
+        """No more clusters than rows.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+            The data, validated.
+
+        Raises
+        ------
+        InvalidParameterError
+            ``n_clusters`` is above the number of rows.
+        """
         if self.n_clusters is not None:
             check_n_clusters(self.n_clusters, X.shape[0], self)
 

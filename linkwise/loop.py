@@ -244,7 +244,7 @@ def _frame_dataset(X, options):
                                         f"but X is a {type(X).__name__}; give X as a pandas or polars DataFrame.")
         return None, X
     with requires("session", "ActiveSession on a DataFrame"):
-        from linkwise.session import load_frame
+        from linkwise.intake import load_frame
         X = X.to_pandas() if library == "polars" else X
     if not given and all(getattr(t, "kind", "O") in "biuf" for t in X.dtypes):
         return None, X
@@ -256,7 +256,7 @@ def _validated(estimator, X):
     """``X`` as the loop runs ``estimator`` on it, and the power of two it was divided by (see QueryContext)."""
     # validate_data records n_features_in_ (and feature_names_in_), which predict checks
     X = check_data(estimator.as_table(X), estimator, validate=True, ensure_min_samples=2)
-    estimator._check_params_vs_input(X)
+    estimator.check_params_vs_input(X)
     return (X / scale, scale) if (scale := magnitude_scale(X)) != 1.0 else (X, scale)
 
 
@@ -927,9 +927,29 @@ class ActiveEstimator(BaseEstimator):
     _parameter_constraints = {"max_queries": [Interval(Integral, 0, None, closed="left"), None],
                               "random_state": ["random_state"]}
 
+    def check_params_vs_input(self, X):
+        """Check the parameters against the data, before the first question.
+
+        The parameters alone are checked first, against ``_parameter_constraints``;
+        what depends on the data (``n_clusters`` above the number of rows, say)
+        is checked here, as scikit-learn's ``KMeans`` checks it in its
+        ``_check_params_vs_input``.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+            The data, validated (a table: series flattened by :meth:`as_table`).
+
+        Raises
+        ------
+        InvalidParameterError
+            A parameter does not fit the data: the message names it and the fix.
+        """
+        self._check_params_vs_input(X)
+
     def _check_params_vs_input(self, X):
-        """Check the parameters against the data ``X`` (validated, 2-D); raise InvalidParameterError naming
-        the parameter (``n_clusters`` above the number of rows, say)."""
+        """The former, private name of :meth:`check_params_vs_input`, which the default calls: a method written for
+        it is still checked (BayesianActiveClustering shares it with BayesianClustering, which calls it itself)."""
 
     def questions(self, ctx):
         """The method's questions: a generator the loop drives (the one hook every method implements).
@@ -1068,13 +1088,24 @@ class ActiveEstimator(BaseEstimator):
         -------
         object with ``predict(X)`` and ``rows``
             By default the label of the nearest fitted row
-            (:class:`~linkwise.prediction.NearestPoints`), under the method's
-            series metric if it has one.
+            (:class:`~linkwise.prediction.NearestPoints`), under
+            :meth:`prediction_metric`.
         """
         rows = fitted_rows(ctx.n_samples)
-        return NearestPoints(ctx.X[rows], self.labels_[rows], rows, metric=getattr(self, "metric", "euclidean"),
-                             window=getattr(self, "window", 0.1), series_shape=getattr(self, "_series_shape", None),
-                             scale=ctx.scale)
+        return NearestPoints(ctx.X[rows], self.labels_[rows], rows, **self.prediction_metric(), scale=ctx.scale)
+
+    def prediction_metric(self):
+        """How ``predict`` compares a new item with the fitted ones (the nearest-point rule of :meth:`make_predictor`).
+
+        Returns
+        -------
+        dict
+            Keyword arguments of :class:`~linkwise.prediction.NearestPoints`:
+            ``metric`` (default ``"euclidean"``; ``"dtw"`` or ``"kshape"`` for
+            series), ``window`` (DTW's band, default 0.1) and ``series_shape``
+            (the fitted series' ``(length, channels)``; default None: a table).
+        """
+        return {"metric": "euclidean", "window": 0.1, "series_shape": None}
 
     @property
     def predictor_(self):

@@ -26,6 +26,7 @@ Examples
 True
 """
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import joblib
@@ -34,7 +35,10 @@ from sklearn.utils.validation import check_is_fitted
 import linkwise
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
+from linkwise.constraints import Constraint, ConstraintStore
 from linkwise.loop import ActiveEstimator
+from linkwise.methods import declared
+from linkwise.prediction import LogisticAssignment, NearestPoints
 
 __all__ = ["save", "load", "TRUSTED", "FORMAT"]
 
@@ -43,20 +47,37 @@ FORMAT = 1
 # The private attributes an active estimator keeps (the others are the question loop's working state): predict's
 # rule, the shape of series, the super-instances of the COBRA family.
 _KEEP = frozenset({"_predictor", "_series_shape", "_tree"})
-# The linkwise types a .skops file may hold (estimators, their nested parts, what their fitted attributes hold).
-TRUSTED = tuple(
-    f"linkwise.{name}"
-    for name in """auto.Auto cobra._cobra.COBRA cobra._cobras.COBRAS cobra._robust.NoiseRobustCOBRAS
-    cobra._superinstances.SuperInstanceTree cobra._superinstances.LabelsHistory cobs._select.COBS
-    cobs._active.ActiveCOBS cobs._generate.Candidates bayes._estimators.BayesianActiveClustering
-    bayes._estimators.BayesianClustering
-    bayes._inputs.ModelInputs bayes._inputs._ColumnMagnitude bayes._estimators._ColumnMagnitude active._meta.ActiveClustering active._random.Random
-    active._explore.ExploreConsolidate active._explore.MinMax active._npu.NPU active._committee.Committee
-    cluster._seeded.SeededKMeans cluster._seeded.ConstrainedKMeans cluster._copkmeans.COPKMeans
-    cluster._pckmeans.PCKMeans cluster._mkmeans.MKMeans cluster._mpckmeans.MPCKMeans cluster._mpckmeans._Metrics
-    constraints.ConstraintStore
-    constraints.Constraint prediction.NearestPoints prediction.LogisticAssignment""".split()
-)
+# what every fitted estimator may hold, whatever its method
+_COMMON = (ConstraintStore, Constraint, NearestPoints, LogisticAssignment)
+
+
+
+
+class _Trusted(Sequence):
+    """The dotted paths of the linkwise types a .skops file may hold, sorted: those of the declared methods (each
+    class and its parts) and :data:`_COMMON`; a read-only view, computed when read (the methods declared by then)."""
+
+    def _paths(self):
+        return sorted({f"{t.__module__}.{t.__qualname__}" for t in _COMMON}.union(
+            *(method.trusted() for method in declared())))
+
+    def __getitem__(self, k):
+        return self._paths()[k]
+
+    def __len__(self):
+        return len(self._paths())
+
+    def __iter__(self):
+        return iter(self._paths())
+
+    def __contains__(self, path):
+        return path in self._paths()
+
+    def __repr__(self):
+        return repr(tuple(self._paths()))
+
+
+TRUSTED = _Trusted()
 
 
 def _skops(path):
@@ -69,7 +90,8 @@ def save(estimator, path, *, metadata=None):
     Parameters
     ----------
     estimator : estimator
-        A fitted linkwise estimator, e.g. ``HumanSession.model()`` of a session.
+        A fitted estimator of linkwise, or of a method another package declares
+        (:func:`linkwise.methods.register`), e.g. ``HumanSession.model()`` of a session.
     path : str or Path
         ``*.skops``: skops's safe format (the ``models`` extra); else joblib.
     metadata : dict, optional
@@ -81,7 +103,7 @@ def save(estimator, path, *, metadata=None):
     NotFittedError
         If ``estimator`` has no ``labels_``.
     TypeError
-        If ``estimator`` is not a linkwise estimator with ``predict``.
+        If ``estimator`` is neither linkwise's nor of a declared method, or has no ``predict``.
 
     Examples
     --------
@@ -94,9 +116,11 @@ def save(estimator, path, *, metadata=None):
     True
     """
     check_is_fitted(estimator, "labels_")
-    if not callable(getattr(estimator, "predict", None)) or not type(estimator).__module__.startswith("linkwise."):
-        raise TypeError(f"The 'estimator' argument of save must be a fitted linkwise estimator with predict, got "
-                        f"{type(estimator).__name__}.")
+    cls = type(estimator)  # linkwise's, or the class of a method declared by another package (imported only then)
+    if not callable(getattr(estimator, "predict", None)) or not (cls.__module__.startswith("linkwise.") or any(
+            cls is method.load() for method in declared() if not method.path.startswith("linkwise."))):
+        raise TypeError(f"The 'estimator' argument of save must be a fitted estimator with predict of linkwise or of a "
+                        f"method declared to it (linkwise.methods.register), got {type(estimator).__name__}.")
     model = estimator.__new__(type(estimator))
     active = isinstance(estimator, ActiveEstimator)  # the others keep no question loop: all their state is model
     model.__dict__.update({k: v for k, v in vars(estimator).items() if not (active and k.startswith("_")) or k in _KEEP})
@@ -155,7 +179,8 @@ def load(path, *, metadata=False):
             untrusted = sio.get_untrusted_types(file=path)
         except Exception as error:
             raise InvalidParameterError(f"The model file {path} is not a skops file ({error}).") from None
-        unknown = [t for t in untrusted if t not in TRUSTED]
+        trusted = set(TRUSTED)
+        unknown = [t for t in untrusted if t not in trusted]
         if unknown:
             raise InvalidParameterError(f"The model file {path} holds types linkwise does not trust ({', '.join(unknown)}); it "
                              "was not written by linkwise.persist.save, so it is not loaded.")

@@ -1,4 +1,5 @@
-"""The import structure: no circle among linkwise's modules, no private reach across packages.
+"""The import structure: every arrow downhill (LEVELS), no circle among linkwise's modules, no private reach across
+packages.
 
 Read from the source with ``ast`` (every ``import`` statement, also inside
 functions, where an import hidden to dodge a circle would sit); the lazy
@@ -23,6 +24,25 @@ METHOD_PACKAGES = {"linkwise.active", "linkwise.bayes", "linkwise.cobra", "linkw
 SHARED_PARTS = {"linkwise.loop", "linkwise.committee", "linkwise.repair"}
 # private names of scikit-learn's estimator protocol, which every estimator defines and its checks read
 SKLEARN_PROTOCOL = {"_parameter_constraints"}
+# Every package (see _unit) on one level, from the bottom up: a module imports only from its own level or below, so
+# the core (up to the methods) never imports the session, the bench or the command line
+LEVELS = [
+    {"linkwise.exceptions"},
+    {"linkwise._validation", "linkwise._extras", "linkwise._docstrings", "linkwise.resume"},  # shared by all
+    {"linkwise.graph", "linkwise.series", "linkwise.images"},  # pairs, series, images as data
+    # what the loop builds on: the answers, the oracles, scores, predict's rules, data (shipped, and tables as data),
+    # the constrained clusterers, stability
+    {"linkwise.constraints", "linkwise.oracle", "linkwise.metrics", "linkwise.prediction", "linkwise.datasets",
+     "linkwise.intake", "linkwise.cluster", "linkwise.ensemble", "linkwise.stability"},
+    {"linkwise.loop"},
+    SHARED_PARTS - {"linkwise.loop"} | {"linkwise.estimator_checks"},  # beside the loop, below every method
+    METHOD_PACKAGES,
+    {"linkwise.auto"},  # the default, built of the methods
+    {"linkwise.methods", "linkwise", "linkwise.persist"},  # every method declared once; public names; saved models
+    {"linkwise.session", "linkwise.bench"},  # the extras: a person's session, the benchmark
+    {"linkwise.cli", "linkwise.__main__"},
+    {"benchmarks"},
+]
 
 
 def _module_name(path):
@@ -76,6 +96,28 @@ def test_no_import_cycle():
         tuple(graphlib.TopologicalSorter(graph).static_order())
     except graphlib.CycleError as exc:
         pytest.fail(f"import cycle: {' -> '.join(exc.args[1])}")
+
+
+def _level(unit):
+    return next(k for k, units in enumerate(LEVELS) if unit in units)
+
+
+def _here(name):
+    return _unit(name) if name.startswith("linkwise") else "benchmarks"
+
+
+def test_every_package_has_a_level():
+    missing = sorted({_here(name) for name in MODULES} - set().union(*LEVELS))
+    assert not missing, f"give each a level in LEVELS: {missing}"
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_every_import_runs_downhill(name):
+    """No module imports (also inside a function) from a package on a higher level than its own."""
+    here = _here(name)
+    up = sorted({t for module, names in _imports(name) for t in _targets(module, names)
+                 if t in MODULES and _level(_unit(t)) > _level(here)})
+    assert not up, f"{name} (level {_level(here)}) imports from above: {up}"
 
 
 def _private_reaches(name):

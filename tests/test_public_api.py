@@ -18,8 +18,9 @@ def test_unknown_name_is_an_attribute_error():
 
 
 def test_import_is_cheap():
-    """`import linkwise` must not pull in the web server, Dask or plotting."""
-    code = "import sys, linkwise; print(sorted(m for m in ('starlette', 'dask', 'matplotlib', 'sklearn') if m in sys.modules))"
+    """`import linkwise` must not pull in the web server, Dask or plotting, nor listing the methods any method."""
+    code = ("import sys, linkwise; dict(linkwise.methods.METHODS), dict(linkwise.methods.PARAMS)\n"
+            "print(sorted(m for m in ('starlette', 'dask', 'matplotlib', 'sklearn', 'linkwise.cobra') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

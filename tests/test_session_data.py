@@ -62,7 +62,7 @@ def _kinds_table(n, seed):
 def test_the_fingerprint_is_the_one_sessions_stored(n, seed):
     """Sessions store the fingerprint and refuse other data: hashing blocks of columns at once (a table of 100,000
     columns) must give what pandas gave hashing the table column by column."""
-    from linkwise.session._data import _fingerprint, _plain, _vectors
+    from linkwise.intake._table import _fingerprint, _plain, _vectors
 
     table = _kinds_table(n, seed)
     if n > 1000:  # numbers only: the kinds whose columns are hashed as blocks

@@ -181,7 +181,7 @@ class _Collect(ActiveEstimator):
     _parameter_constraints = dict.fromkeys(("strategy", "n_clusters", "clusterer", "max_queries", "random_state"),
                                            "no_validation")
 
-    def _check_params_vs_input(self, X):
+    def check_params_vs_input(self, X):
         check_n_clusters(self.n_clusters, X.shape[0], f"{type(self.strategy).__name__}.collect")
 
     def questions(self, ctx):

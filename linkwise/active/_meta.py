@@ -104,8 +104,19 @@ class ActiveClustering(ActiveEstimator):
         "constraints": [StrOptions(set(CONSTRAINT_FORMS))],
     }
 
-    def _check_params_vs_input(self, X):
-        """The clusterer's n_clusters against the rows of ``X``."""
+    def check_params_vs_input(self, X):
+        """The clusterer's n_clusters against the rows of ``X``.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+            The data, validated.
+
+        Raises
+        ------
+        InvalidParameterError
+            The clusterer's ``n_clusters`` is above the number of rows.
+        """
         owner = type(self).__name__
         check_n_clusters(check_clusterer(self.clusterer, owner), X.shape[0], f"{owner}'s clusterer")
 

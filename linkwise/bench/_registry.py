@@ -2,9 +2,10 @@
 
 An entry is a lazy factory: ``make(n_clusters, max_queries, random_state)``
 returns a fresh estimator and imports its module only when called, so listing
-the registry imports no method. The active methods come from the one table of
-:mod:`linkwise.methods` (``"cobras"`` there is ``linkwise.cobra:COBRAS``;
-``"cobs"`` there is ActiveCOBS, the benchmark's ``active-cobs``). How the
+the registry imports no method. The entries are K-means (the baseline) and the
+:class:`~linkwise.methods.Bench` entries of every declared method
+(:func:`linkwise.methods.declared`: linkwise's, those of entry points and of
+:func:`linkwise.methods.register`), then those given to :func:`register`. How the
 harness runs an entry follows from the estimator it makes (see :func:`method_kind`).
 """
 
@@ -16,7 +17,7 @@ from functools import partial
 from typing import Callable
 
 from linkwise._validation import InvalidParameterError
-from linkwise.methods import PARAMS, load
+from linkwise.methods import declared, load
 
 __all__ = ["MethodSpec", "candidate_cache", "register", "registry", "get_methods", "method_kind"]
 
@@ -114,7 +115,7 @@ def candidate_cache():
 
 
 def _method(n_clusters, max_queries, random_state, *, method, k=False, budget=True, cache=False, **params):
-    """The estimator ``method`` names (see :func:`linkwise.methods.load`) with the cell's settings.
+    """The estimator of class ``method`` (an import path, or the class) with the cell's settings.
 
     ``k``: given the true number of clusters; ``budget``: given the budget;
     ``cache``: keeps its candidate clusterings (or series distances) in :func:`candidate_cache`.
@@ -125,156 +126,32 @@ def _method(n_clusters, max_queries, random_state, *, method, k=False, budget=Tr
         params["max_queries"] = max_queries
     if cache:
         params["cache"] = candidate_cache()
-    return load(method)(random_state=random_state, **PARAMS.get(method, {}), **params)
+    return (load(method) if isinstance(method, str) else method)(random_state=random_state, **params)
 
 
-# COP-KMeans stops when a point fits no cluster; relaxed, it breaks the fewest cannot-links instead
-_CLUSTERER_PARAMS = {"COPKMeans": {"on_infeasible": "relax"}}
+_BASELINE = MethodSpec("kmeans", partial(_method, method="sklearn.cluster:KMeans", k=True, budget=False, n_init=10),
+                       True, "K-means without questions (scikit-learn, n_init=10): the baseline")
+_REGISTERED = {}  # the entries given to register, by name
 
 
-def _active(n_clusters, max_queries, random_state, *, clusterer, strategy):
-    params = _CLUSTERER_PARAMS.get(clusterer, {})
-    return load("linkwise.active:ActiveClustering")(
-        clusterer=load(f"linkwise.cluster:{clusterer}")(n_clusters=n_clusters, **params),
-        strategy=load(f"linkwise.active:{strategy}")(),
-        max_queries=max_queries,
-        random_state=random_state,
-    )
+def _spec(method, bench):
+    """The MethodSpec of ``bench``, an entry of ``method`` (see :class:`linkwise.methods.Bench`)."""
+    make = bench.make or partial(_method, method=method.estimator, k=bench.needs_k, budget=bench.budget,
+                                 cache=bench.cache, **bench.params)
+    return MethodSpec(bench.name, make, bench.needs_k, bench.description, own_questions=bench.own_questions,
+                      nested=bench.nested, seed_per_repeat=bench.seed_per_repeat, series=bench.series)
 
 
-_PAPERS = {
-    "Random": "random pairs of training rows",
-    "ExploreConsolidate": "Explore & Consolidate (Basu et al., SDM 2004)",
-    "MinMax": "MinMax (Mallapragada et al., ICPR 2008)",
-    "NPU": "NPU (Xiong et al., IEEE TKDE 2014)",
-    "Committee": "selection by committee (Greene & Cunningham, ECML 2007)",
-}
-_CLUSTERERS = {
-    "COPKMeans": "COP-KMeans (Wagstaff et al., ICML 2001; on_infeasible='relax')",
-    "PCKMeans": "PCKMeans (Basu et al., SDM 2004)",
-    "MPCKMeans": "MPCKMeans (Bilenko et al., ICML 2004)",
-}
-_SHORT = {"Random": "random", "ExploreConsolidate": "explore", "MinMax": "minmax", "NPU": "npu"}
-
-
-def _defaults():
-    specs = [
-        MethodSpec(
-            "kmeans",
-            partial(_method, method="sklearn.cluster:KMeans", k=True, budget=False, n_init=10),
-            True,
-            "K-means without questions (scikit-learn, n_init=10): the baseline",
-        ),
-    ]
-    specs += [
-        MethodSpec(
-            f"cobra-{n}",
-            partial(_method, method="cobra", budget=False, n_super_instances=n),
-            False,
-            f"COBRA with {n} super-instances; asks as many questions as it needs "
-            "(Van Craenendonck et al., IJCAI 2017)",
-            own_questions=True,
-        )
-        for n in (25, 50, 100)
-    ]
-    specs.append(
-        MethodSpec(
-            "cobras",
-            partial(_method, method="cobras"),
-            False,
-            "COBRAS, anytime super-instance refinement (Van Craenendonck et al., IDA 2018)",
-        )
-    )
-    specs += [
-        MethodSpec(
-            name,
-            partial(_method, method=name, cache=True),
-            False,
-            f"COBRAS-TS: COBRAS splitting super-instances with {how} (Van Craenendonck et al., DS 2018)",
-            series=True,
-        )
-        for name, how in (("cobras-dtw", "spectral clustering on a DTW affinity (window: 10 % of the length)"),
-                          ("cobras-kshape", "k-Shape (Paparrizos & Gravano, SIGMOD 2015)"))
-    ]
-    specs.append(
-        MethodSpec(
-            "cobras-robust",
-            partial(_method, method="robust-cobras"),
-            False,
-            "COBRAS that detects and repairs wrong answers (Van Craenendonck et al., IDA 2018; "
-            "repair: linkwise.cobra); for runs with --noise",
-        )
-    )
-    combos = [
-        ("COPKMeans", "Random"),
-        ("PCKMeans", "Random"),
-        ("MPCKMeans", "Random"),
-        ("PCKMeans", "ExploreConsolidate"),
-        ("PCKMeans", "MinMax"),
-        ("PCKMeans", "NPU"),
-        ("MPCKMeans", "ExploreConsolidate"),
-        ("MPCKMeans", "MinMax"),
-        ("MPCKMeans", "NPU"),
-    ]
-    specs += [
-        MethodSpec(
-            f"{clusterer.lower()}-{_SHORT[strategy]}",
-            partial(_active, clusterer=clusterer, strategy=strategy),
-            True,
-            f"{_CLUSTERERS[clusterer]} with {_PAPERS[strategy]}",
-            nested=True,
-        )
-        for clusterer, strategy in combos
-    ]
-    specs += [
-        MethodSpec(
-            "committee",
-            partial(_active, clusterer="PCKMeans", strategy="Committee"),
-            True,
-            f"{_CLUSTERERS['PCKMeans']} with {_PAPERS['Committee']}",
-            nested=True,
-        ),
-        MethodSpec(
-            "cobs",
-            partial(_method, method="linkwise.cobs:COBS", budget=False, cache=True),
-            False,
-            "COBS: picks among ~900 unsupervised clusterings the one that satisfies most random questions "
-            "(Van Craenendonck & Blockeel, Machine Learning 2017)",
-            seed_per_repeat=True,
-        ),
-        MethodSpec(
-            "active-cobs",
-            partial(_method, method="cobs", cache=True),
-            False,
-            "COBS with active pair selection (Van Craenendonck & Blockeel, Machine Learning 2017)",
-            seed_per_repeat=True,
-        ),
-    ]
-    specs += [
-        MethodSpec(
-            f"bac-{criterion}",
-            partial(_method, method="bayes", k=True, criterion=criterion),
-            True,
-            f"Bayesian active clustering, {criterion} pair selection (Pei, Liu & Fern, ECML PKDD 2015)",
-        )
-        for criterion in ("info", "uncertain")
-    ]
-    specs += [
-        MethodSpec(
-            "auto" + ("-k" if k else ""),
-            partial(_method, method="auto", k=k, cache=True),
-            k,
-            "Auto: Bayesian selection among unsupervised clusterings with committee questions, then COBRAS "
-            "refinement (linkwise's default; COBS + COBRAS, Van Craenendonck et al. 2017, 2018)"
-            + (", given the true K" if k else ""),
-            seed_per_repeat=True,
-        )
-        for k in (False, True)
-    ]
-    return {spec.name: spec for spec in specs}
-
-
-_REGISTRY = _defaults()
+def _entries():
+    """Every entry by name: the baseline, the declared methods' entries, then the registered ones."""
+    entries = {_BASELINE.name: _BASELINE}
+    for method in declared():
+        for bench in method.bench:
+            if bench.name in entries:  # only a method of another package can take the baseline's name
+                raise InvalidParameterError(f"The benchmark entry {bench.name!r} of {method.path} is taken by "
+                                            f"{entries[bench.name].description}; declare it under another name.")
+            entries[bench.name] = _spec(method, bench)
+    return {**entries, **_REGISTERED}
 
 
 def registry():
@@ -291,7 +168,7 @@ def registry():
     >>> registry()["cobras"].needs_k
     False
     """
-    return dict(_REGISTRY)
+    return _entries()
 
 
 def register(spec, *, replace=False):
@@ -315,11 +192,11 @@ def register(spec, *, replace=False):
     """
     if not isinstance(spec, MethodSpec):
         raise InvalidParameterError(f"The 'spec' argument of register must be a MethodSpec, got {type(spec).__name__}.")
-    if spec.name in _REGISTRY and not replace:
+    if spec.name in _entries() and not replace:
         raise InvalidParameterError(
             f"A method named {spec.name!r} is already registered; pass replace=True to replace it."
         )
-    _REGISTRY[spec.name] = spec
+    _REGISTERED[spec.name] = spec
 
 
 def get_methods(names=None):
@@ -327,19 +204,20 @@ def get_methods(names=None):
 
     Names may also be :class:`MethodSpec` objects, which are used as they are.
     """
+    entries = _entries()
     if names is None:
-        return list(_REGISTRY.values())
+        return list(entries.values())
     if isinstance(names, (str, MethodSpec)):
         names = [names]
     specs = []
     for name in names:
         if isinstance(name, MethodSpec):
             specs.append(name)
-        elif name in _REGISTRY:
-            specs.append(_REGISTRY[name])
+        elif name in entries:
+            specs.append(entries[name])
         else:
             raise InvalidParameterError(
-                f"Unknown method {name!r}. Registered: {', '.join(_REGISTRY)} (see `linkwise bench --list`)."
+                f"Unknown method {name!r}. Registered: {', '.join(entries)} (see `linkwise bench --list`)."
             )
     if len({s.name for s in specs}) != len(specs):
         raise InvalidParameterError("The 'methods' argument names a method twice.")

@@ -104,8 +104,19 @@ class COBRA(SeriesMetric, SuperInstanceClustering):
         "n_super_instances": [Interval(Integral, 1, None, closed="left")],
     }
 
-    def _check_params_vs_input(self, X):
-        """No more super-instances than rows."""
+    def check_params_vs_input(self, X):
+        """No more super-instances than rows.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+            The data, validated.
+
+        Raises
+        ------
+        InvalidParameterError
+            ``n_super_instances`` is above the number of rows.
+        """
         if self.n_super_instances > X.shape[0]:
             raise InvalidParameterError(
                 f"The 'n_super_instances' parameter of COBRA must be at most the number of rows of X "

@@ -79,6 +79,17 @@ class SeriesMetric:
         self._series_shape = series.shape[1:]
         return series.reshape(len(series), -1)
 
+    def prediction_metric(self):
+        """Return how ``predict`` compares a new item with the fitted ones: under the method's metric.
+
+        Returns
+        -------
+        dict
+            ``metric`` and ``window`` as set, and ``series_shape``, the fitted
+            series' ``(length, channels)`` (None for a table).
+        """
+        return {"metric": self.metric, "window": self.window, "series_shape": self._series_shape}
+
     def _series_space(self, ctx):
         """The :class:`SeriesSpace` of this fit (None for the Euclidean metric), built once per fit.
 

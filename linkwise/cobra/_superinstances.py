@@ -376,8 +376,7 @@ class SuperInstanceClustering(ActiveEstimator):
             The representatives and their labels, under the method's metric.
         """
         reps = self.representatives_
-        return NearestPoints(ctx.X[reps], self.labels_[reps], reps, metric=self.metric, window=self.window,
-                             series_shape=getattr(self, "_series_shape", None), scale=ctx.scale)
+        return NearestPoints(ctx.X[reps], self.labels_[reps], reps, **self.prediction_metric(), scale=ctx.scale)
 
     def _start_tree(self, ctx):
         """A new :class:`SuperInstanceTree` of every row in ``self._tree``, and the run's :class:`Feedback`."""

@@ -15,7 +15,8 @@ raises an ``ImportError`` naming it.
 
 import importlib
 
-from linkwise.session._data import Dataset, UnsafePathError, embed_text, load_data, load_frame
+from linkwise.intake import Dataset, UnsafePathError, embed_text, load_frame
+from linkwise.session._data import load_data
 from linkwise.session._import import constraints_frame, read_known
 from linkwise.session._store import Answer, SessionFileError, SessionStore, SessionWriteError
 
@@ -23,8 +24,7 @@ __all__ = ["Answer", "Dataset", "HumanSession", "NeedsConfirmation", "Refused", 
            "SessionStore", "SessionWidget", "SessionWriteError", "UnsafePathError", "constraints_frame", "create_app", "embed_text",
            "load_data", "load_frame", "open_session", "read_known", "run_terminal", "serve", "widget"]
 
-# the web server, the terminal prompt and the notebook widget are imported only when used; the session itself
-# too, as it drives the methods: linkwise.loop loads a DataFrame with load_frame, and no circle of imports forms
+# the web server, the terminal prompt and the notebook widget are imported only when used; the session itself too
 _LAZY = {"create_app": "_web", "serve": "_web", "SessionOpening": "_web", "run_terminal": "_terminal", "SessionWidget": "_widget",
          "widget": "_widget", "HumanSession": "_controller", "Refused": "_controller",
          "NeedsConfirmation": "_feedback", "open_session": "_open"}

@@ -11,7 +11,8 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from linkwise.session._data import _HUGE, _huge_integers, _read_table
+from linkwise.intake import HUGE, huge_integers
+from linkwise.session._data import _read_table
 
 __all__ = ["Detected", "describe", "detect_columns", "detect_options"]
 
@@ -56,8 +57,8 @@ def _column_kind(cells, n):
     "other", why, and
     the mean words per cell of a text column (else None); see :func:`detect_columns`."""
     present = cells[cells.notna()]
-    if _huge_integers(present).any():  # as load_data leaves them out
-        return "other", _HUGE, None
+    if huge_integers(present).any():  # as load_data leaves them out
+        return "other", HUGE, None
     if _numeric(present.astype(str).str.strip()):
         return "number", "numbers", None
     if not all(isinstance(v, str) for v in present.tolist()):  # lists, dates, mixed objects

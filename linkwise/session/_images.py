@@ -1,10 +1,9 @@
-"""Images in a human session: a folder as the data, an image column as features, the digits demo."""
+"""Images in a human session: a folder as the data, the digits demo (an image column's features: linkwise.intake)."""
 
 import numpy as np
 
 from linkwise._extras import requires
-from linkwise._validation import InvalidParameterError
-from linkwise.images import image_features, image_files, image_size
+from linkwise.images import image_files, image_size
 
 with requires("session", "linkwise.session"):
     import pandas as pd
@@ -20,17 +19,6 @@ def folder_table(folder):
         width, height = image_size(path)
         sizes.append(f"{width}×{height} px, {path.stat().st_size / 1024:.1f} KB")
     return pd.DataFrame({FILE: [p.relative_to(folder).as_posix() for p in files], "size": sizes})
-
-
-def image_block(data):
-    """The features of every row's image (:func:`linkwise.images.image_features`): each must be readable."""
-    column = data.options["image_column"]
-    try:
-        paths = [data.image_path(row) for row in range(data.n_rows)]
-    except InvalidParameterError as exc:
-        raise InvalidParameterError(f"Cannot cluster on the images of column {column!r}: {exc} Fix that row, "
-                                    "or name other columns with the 'features' argument.") from None
-    return image_features(paths)
 
 
 DIGITS_INTRO = ("The demo: 1,797 handwritten digits, 0 to 9. A group is a digit: answer 'same' when A and B show "

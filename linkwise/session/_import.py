@@ -21,7 +21,8 @@ from linkwise._validation import InvalidParameterError
 from linkwise.constraints import ConstraintStore
 from linkwise.exceptions import InconsistentConstraintError
 from linkwise.graph import check_pair, pair_key
-from linkwise.session._data import _blank, _places, _read_table
+from linkwise.intake import blank
+from linkwise.session._data import _places, _read_table
 from linkwise.session._store import ANSWER_WORDS
 
 __all__ = ["ANSWERS", "constraints_frame", "read_known"]
@@ -51,7 +52,7 @@ class _File:
 
     def cells(self, column, missing=_MISSING):
         """The column's cells as stripped text, None for a blank one (or one of ``missing``, in any case)."""
-        text = ["" if _blank(v) else str(v).strip() for v in self.table[column].tolist()]
+        text = ["" if blank(v) else str(v).strip() for v in self.table[column].tolist()]
         return [None if not t or t.lower() in missing else t for t in text]
 
     def lines(self, records):
