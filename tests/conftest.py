@@ -11,6 +11,12 @@ import pytest
 import linkwise as lw
 
 
+def pytest_collection_modifyitems(items):
+    """Run the slow and browser tests first (in their order): with ``-n 2`` the workers then end on short tests
+    together, instead of one waiting for the other's last docs build or JupyterLab test."""
+    items.sort(key=lambda item: not (item.get_closest_marker("slow") or item.get_closest_marker("browser")))
+
+
 @pytest.fixture(autouse=True)
 def _own_cache(tmp_path_factory, monkeypatch):
     # sessions write resume points to the user's cache folder when closed: each test (and what it starts) its own

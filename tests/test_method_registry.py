@@ -146,7 +146,7 @@ def test_a_method_of_another_package_runs_in_the_bench_the_cli_and_saved_models(
     refused = CliRunner().invoke(main, ["cluster", str(data_path), "--ui", "terminal"], input="q\n")
     assert refused.exit_code == 1 and f"pass --method {name}" in refused.output, refused.output
     again = CliRunner().invoke(main, ["cluster", str(data_path), "--method", name, "--ui", "terminal"], input="q\n")
-    assert again.exit_code == 0 and "(2 answers so far)" in again.output, again.output
+    assert again.exit_code == 0 and "(2 questions answered so far)" in again.output, again.output
     # saved models, the safe format trusting it
     X, _ = lw.datasets.load("iris", scale="minmax")
     est = lw.methods.load(name)(max_queries=8, random_state=0).fit(X, lw.LabelOracle(y))

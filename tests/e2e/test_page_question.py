@@ -115,7 +115,7 @@ def test_after_finish_the_page_shows_the_summary_and_asks_the_server_nothing(pag
     lines = page.text_content("#finished-lines").splitlines()
     printed = "".join(server.output)
     assert len(lines) == 3 and all(line in printed for line in lines)  # what the command line prints, alike
-    assert lines[0] == f"3 answers are saved in {tmp_path / 's.db'}."
+    assert lines[0] == f"Saved in {tmp_path / 's.db'}: 3 questions answered."
     assert lines[1].startswith("To resume: linkwise cluster ") and lines[2].startswith("To export them: linkwise export ")
     assert re.fullmatch(r"Saved the clustering of \d+ items \(\d+ clusters\) to .*l\.csv\. The linkwise server has "
                         r"stopped, and this page with it; your answers are kept in the session file\.",
