@@ -7,7 +7,7 @@ from click.testing import CliRunner
 from scipy import stats
 
 from linkwise.bench import report, run
-from linkwise.bench._registry import _REGISTRY
+from linkwise.bench._registry import _REGISTERED
 from linkwise.bench._report import average_ranks, friedman_holm, wins_losses
 from linkwise.cli import main
 from tests.bench_reference import CLOSEST, FIRST, RANDOM
@@ -110,7 +110,7 @@ def test_report_command_rebuilds_the_same_tables(small_run, tmp_path):
 
 @pytest.mark.slow
 def test_bench_command_runs_lists_and_resumes(tmp_path, monkeypatch):
-    monkeypatch.setitem(_REGISTRY, "first-rows", FIRST)  # this process only, undone after the test
+    monkeypatch.setitem(_REGISTERED, "first-rows", FIRST)  # this process only, undone after the test
     out = tmp_path / "cli"
     args = ["bench", "--datasets", "iris,wine", "--methods", "kmeans,first-rows", "--budgets", "0,5", "--folds", "2"]
     result = CliRunner().invoke(main, [*args, "--out", str(out)], terminal_width=200)

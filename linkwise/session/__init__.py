@@ -20,14 +20,14 @@ from linkwise.session._data import load_data
 from linkwise.session._import import constraints_frame, read_known
 from linkwise.session._store import Answer, SessionFileError, SessionStore, SessionWriteError
 
-__all__ = ["Answer", "Dataset", "HumanSession", "NeedsConfirmation", "Refused", "SessionFileError", "SessionOpening",
+__all__ = ["Answer", "Dataset", "HumanSession", "MarkConflict", "NeedsConfirmation", "Refused", "SessionFileError", "SessionOpening",
            "SessionStore", "SessionWidget", "SessionWriteError", "UnsafePathError", "constraints_frame", "create_app", "embed_text",
            "load_data", "load_frame", "open_session", "read_known", "run_terminal", "serve", "widget"]
 
 # the web server, the terminal prompt and the notebook widget are imported only when used; the session itself too
 _LAZY = {"create_app": "_web", "serve": "_web", "SessionOpening": "_web", "run_terminal": "_terminal", "SessionWidget": "_widget",
          "widget": "_widget", "HumanSession": "_controller", "Refused": "_controller",
-         "NeedsConfirmation": "_feedback", "open_session": "_open"}
+         "NeedsConfirmation": "_feedback", "MarkConflict": "_feedback", "open_session": "_open"}
 
 
 def __getattr__(name):

@@ -380,7 +380,7 @@ class HumanSession:
             None), ``counts`` (the stored questions answered, moves, marks and
             imports; ``text``, them in words, and ``statements``, those but the
             questions: what every view shows, see
-            :func:`~linkwise.session._counts.describe`); in a team's session ``team`` (who, the team, the
+            ``session._counts.describe``); in a team's session ``team`` (who, the team, the
             agreement), and ``n_answered`` counts everyone's answers.
         """
         if annotator is not None:

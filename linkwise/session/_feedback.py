@@ -5,7 +5,7 @@ A person says far more per click about a whole cluster than "same / different"; 
 action here is stored in the session file as one action (one undo removes it) and applied through
 :meth:`ActiveSession.mark` / :meth:`ActiveSession.inform`; a move the earlier answers contradict opens the session's
 contradiction flow (where it can be withdrawn), a mark they contradict is refused naming every item in its way
-(:class:`MarkConflict`), so that one round of moves clears it. The clustering a session reports honours this
+(:class:`~linkwise.session.MarkConflict`), so that one round of moves clears it. The clustering a session reports honours this
 feedback even where its method does not (:func:`honour`).
 
 A member is *atypical* by its distance to its cluster's centre (the mean of its members) in the feature space the
@@ -397,7 +397,7 @@ class ClusterFeedback:
         ------
         Refused
             A stale position, an open contradiction, feedback already given,
-            or feedback the earlier answers contradict (a :class:`MarkConflict`
+            or feedback the earlier answers contradict (a :class:`~linkwise.session.MarkConflict`
             naming every item in its way; nothing is stored).
         NeedsConfirmation
             A cluster of more than ``CONFIRM_SIZE`` members whose

@@ -1,6 +1,6 @@
 """Opening a session file: one way for ``linkwise cluster``, :func:`open_session` and the notebook widget.
 
-:func:`resolve_session` decides, from the session file and what is given, everything the session is opened with:
+``resolve_session`` decides, from the session file and what is given, everything the session is opened with:
 the stored description (read once, with whether anything was answered), whether the columns are chosen afresh (a
 new session, or one with nothing answered given other columns), the data (the stored options where none is given,
 the id and text columns detected for a new session's data file, as ``linkwise cluster`` says in its "Detected:"
@@ -32,7 +32,7 @@ __all__ = ["Resolved", "open_session", "resolve_session"]
 
 
 class Resolved(NamedTuple):
-    """What :func:`resolve_session` decided: the stored description (``{}``: a new session), whether the columns
+    """What ``resolve_session`` decided: the stored description (``{}``: a new session), whether the columns
     were chosen afresh, the data, and the line saying which columns were detected ("" when none was)."""
 
     stored: dict
@@ -167,7 +167,7 @@ def open_session(path, data=None, estimator=None, *, id_column=None, text_column
         data file's folder; for an existing session, None keeps the stored
         options). For a new session's data file the id and text columns
         not given are detected as ``linkwise cluster`` detects them
-        (:func:`resolve_session`).
+        (``session._open.resolve_session``).
     **kwargs
         Passed to :class:`HumanSession` (``known``, ``annotators``, ...).
 

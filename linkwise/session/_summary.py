@@ -23,7 +23,7 @@ def summary(session):
     Returns
     -------
     list of str
-        What is kept (:func:`~linkwise.session._counts.describe`) and where, the command that resumes the session
+        What is kept (``session._counts.describe``) and where, the command that resumes the session
         and the one that exports it as JSON.
 
     Examples

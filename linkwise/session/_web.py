@@ -339,8 +339,9 @@ class _Page:
     images need only the data; every other route waits for the session to open (:class:`SessionOpening`).
     """
 
-    def __init__(self, opening, labels_path):
+    def __init__(self, opening, labels_path, intro=None, hints=None):
         self.opening, self.data, self.labels_path = opening, opening.data, Path(labels_path)
+        self.intro, self.hints = intro, hints  # a demo's: what a group is, each row's own label (shown when asked)
         n = self.data.n_rows
         # a fixed sample keeps each answer's response small on large data
         self.sample = np.arange(n) if n <= _SCATTER_MAX else np.sort(np.random.RandomState(0).choice(n, _SCATTER_MAX,
@@ -362,6 +363,7 @@ class _Page:
             Route("/", self.index),
             Route("/api/state", self.state),
             Route("/api/points", self.points),
+            Route("/api/demo", self.demo),
             Route("/api/answer", opened(self.answer), methods=post),
             Route("/api/undo", opened(self.undo), methods=post),
             Route("/api/resolve", opened(self.resolve), methods=post),
@@ -486,6 +488,9 @@ class _Page:
         if request.query_params.get("revision") == str(self.session.revision):
             return JSONResponse({"unchanged": True})
         return JSONResponse(await run_in_threadpool(self.full_state, None, self._annotator(request)))
+
+    async def demo(self, request):
+        return JSONResponse({"intro": self.intro, "hints": None if self.hints is None else list(self.hints)})
 
     async def points(self, request):
         xy = self.data.projection[self.sample].round(4)
@@ -625,7 +630,7 @@ class _Page:
         return Response(content, media_type=IMAGE_TYPES[path.suffix.lower()])
 
 
-def create_app(session, labels_path, token=None, tokens=None):
+def create_app(session, labels_path, token=None, tokens=None, *, intro=None, hints=None):
     """The Starlette app of one :class:`HumanSession`.
 
     Parameters
@@ -642,6 +647,10 @@ def create_app(session, labels_path, token=None, tokens=None):
     tokens : dict, optional
         A team's session: each annotator's token (default: new random ones,
         in ``app.state.tokens``); ``token`` is then not used.
+    intro : str, optional
+        What the page says first (a demo's: what a group is and that the person decides).
+    hints : sequence of str, optional
+        A label per row that the page shows under the two items only when the person asks (a demo's digits).
 
     Returns
     -------
@@ -659,7 +668,7 @@ def create_app(session, labels_path, token=None, tokens=None):
     >>> session = HumanSession(os.path.join(folder, "s.db"), load_data(os.path.join(folder, "iris.csv")))
     >>> app = create_app(session, os.path.join(folder, "labels.csv"))
     >>> [route.path for route in app.routes][:4]
-    ['/', '/api/state', '/api/points', '/api/answer']
+    ['/', '/api/state', '/api/points', '/api/demo']
     >>> len(app.state.token) >= 32
     True
     >>> session.close()
@@ -673,13 +682,13 @@ def create_app(session, labels_path, token=None, tokens=None):
         by_token = {t: who for who, t in tokens.items()}
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost"]),
                   Middleware(_Guard, tokens=by_token)]
-    app = Starlette(routes=_Page(opening, labels_path).routes(), middleware=middleware)
+    app = Starlette(routes=_Page(opening, labels_path, intro, hints).routes(), middleware=middleware)
     app.state.token, app.state.tokens = (token, None) if tokens is None else (None, tokens)
     app.state.stop = None  # serve's: stops the server after Finish
     return app
 
 
-def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
+def serve(session, labels_path, *, port=0, open_browser=True, echo=print, intro=None, hints=None):
     """Serve the session's page on 127.0.0.1 until Finish (a one-person session) or Ctrl+C.
 
     Parameters
@@ -696,6 +705,10 @@ def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
         this user can read (the browser's command line shows no token).
     echo : callable
         Prints the address (the command line passes ``click.echo``).
+    intro : str, optional
+        What the page says first, as :func:`create_app` takes it (``linkwise cluster --demo digits``).
+    hints : sequence of str, optional
+        A label per row shown only when asked, as :func:`create_app` takes them.
 
     Raises
     ------
@@ -727,7 +740,7 @@ def serve(session, labels_path, *, port=0, open_browser=True, echo=print):
         ) from None
     sock.listen(64)
     opening = session if isinstance(session, SessionOpening) else SessionOpening.of(session)
-    app = create_app(opening, labels_path)
+    app = create_app(opening, labels_path, intro=intro, hints=hints)
     origin = f"http://127.0.0.1:{sock.getsockname()[1]}"
     opener = None
     if app.state.tokens is None:

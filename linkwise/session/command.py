@@ -227,12 +227,12 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
 
     if (data is None) == (demo is None):
         raise click.UsageError("Give either DATA (a CSV, Parquet file or folder of images) or --demo digits.")
-    hints = None
+    hints = intro = None
     if demo:
         from linkwise.session._images import DIGITS_INTRO, write_digits
 
         data, digits = write_digits()
-        hints = [f"the digit {d}" for d in digits]
+        hints, intro = [f"the digit {d}" for d in digits], DIGITS_INTRO
         click.echo(f"{DIGITS_INTRO}\nThe images: {data}")
         session_file = session_file or Path("linkwise-digits.linkwise.db")
     session_file = session_file or data.parent / f"{_stem(data)}.linkwise.db"
@@ -269,7 +269,7 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
     checked = _check_start(session_file, dataset, estimator, team, fresh)
     if detected:
         click.echo(detected)
-    _then_summary(_serve_page(start, dataset, checked, out, port, no_browser),
+    _then_summary(_serve_page(start, dataset, checked, out, port, no_browser, intro, hints),
                   lambda session: _write_labels(session, out))
 
 
@@ -334,14 +334,14 @@ def _check_start(session_file, dataset, estimator, team, fresh):
     return checked
 
 
-def _serve_page(start, dataset, team, out, port, no_browser):
+def _serve_page(start, dataset, team, out, port, no_browser, intro=None, hints=None):
     """The session ``start()`` opens, once the person has stopped answering on its page (served while it opens;
-    ``team``: as checked; Finish writes the labels to ``out``)."""
+    ``team``: as checked; Finish writes the labels to ``out``; a demo's ``intro`` and ``hints``)."""
     from linkwise.session._web import SessionOpening, serve
 
     opening = SessionOpening(start, dataset, team)
     try:
-        serve(opening, out, port=port, open_browser=not no_browser, echo=click.echo)
+        serve(opening, out, port=port, open_browser=not no_browser, echo=click.echo, intro=intro, hints=hints)
     except KeyboardInterrupt:  # uvicorn stops gracefully, then raises Ctrl+C again
         pass
     return opening.wait()  # stopped before the session was open: it is waited for (its labels are written)

@@ -76,12 +76,13 @@ def token_client(origin, url):
 
 
 class LiveServer:
-    """:func:`create_app` served by uvicorn in a thread of this process (tests hold the session itself)."""
+    """:func:`create_app` (with its ``options``) served by uvicorn in a thread of this process (tests hold the
+    session itself)."""
 
-    def __init__(self, session, labels_path):
+    def __init__(self, session, labels_path, **options):
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
-        app = create_app(session, labels_path)
+        app = create_app(session, labels_path, **options)
         self.origin = f"http://127.0.0.1:{sock.getsockname()[1]}"
         self.url = f"{self.origin}/?token={app.state.token}"
         self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))

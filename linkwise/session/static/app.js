@@ -123,6 +123,7 @@ function render(next) {
   if (state.question) {
     $("prompt").textContent = "Question " + state.question.number + ": do A and B belong to the same group?";
     fillPair($("pair"), state.question.items);
+    showHint(false);
   }
   if (state.conflict) renderConflict(state.conflict);
   for (const b of document.querySelectorAll("[data-undo]")) b.disabled = !state.can_undo;
@@ -733,7 +734,27 @@ document.addEventListener("keydown", (event) => {
   event.preventDefault();
 });
 
+// A demo's introduction (what a group is) and each item's own label, shown under the pair only when asked
+let hints = null;
+
+function showHint(shown) {
+  const pair = state && state.question ? state.question.pair : null;
+  $("hint-line").hidden = !hints || !pair;
+  $("hint-text").textContent = shown && hints && pair ? "A: " + hints[pair[0]] + " · B: " + hints[pair[1]] : "";
+  $("hint").setAttribute("aria-pressed", String(!!shown));
+}
+
+async function loadDemo() {
+  const demo = await (await fetch("/api/demo")).json();
+  hints = demo.hints;
+  $("intro").hidden = !demo.intro;
+  $("intro").textContent = demo.intro || "";
+  showHint(false);
+}
+
 document.addEventListener("DOMContentLoaded", async () => {
+  $("hint").addEventListener("click", () => showHint($("hint").getAttribute("aria-pressed") !== "true"));
+  loadDemo();
   for (const b of document.querySelectorAll("[data-answer]")) {
     b.addEventListener("click", () => answer(b.dataset.answer));
   }
