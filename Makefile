@@ -43,13 +43,13 @@ browser:
 	  else echo "chromium missing: install Debian's chromium package for the browser tests"; fi; }
 
 test: $(STAMP_DEV) browser
-	$(PY) -m pytest -n 2 -q
+	$(PY) -m pytest -n 2 --dist worksteal -q
 
 # The edit-run loop: the tests/ modules without the ones marked slow (half a second of CPU or more: real data,
 # subprocesses, the docs build) or browser, and without tests/e2e (the CLI, a terminal, JupyterLab end to end) nor the doctests.
 # Under a minute on two idle cores; `make test` still runs everything.
 test-fast: $(STAMP_DEV)
-	$(PY) -m pytest -n 2 -q -m "not slow and not browser" -o addopts=-ra tests --ignore=tests/e2e
+	$(PY) -m pytest -n 2 --dist worksteal -q -m "not slow and not browser" -o addopts=-ra tests --ignore=tests/e2e
 
 # The suite against the newest release of every dependency (no lock), in its own venv: an upgrade is a deliberate
 # step. When it is green, `make lock` takes those releases into the lock.
@@ -57,7 +57,7 @@ test-latest: browser
 	test -x $(VENV_LATEST)/bin/python || $(PYTHON) -m venv $(VENV_LATEST)
 	$(VENV_LATEST)/bin/python -m pip install --quiet --upgrade --upgrade-strategy eager -e '.[dev]'
 	$(VENV_LATEST)/bin/python -m pip freeze --exclude-editable > $(VENV_LATEST)/versions.txt
-	$(VENV_LATEST)/bin/python -m pytest -n 2 -q
+	$(VENV_LATEST)/bin/python -m pytest -n 2 --dist worksteal -q
 
 # Regenerate the lock from pyproject.toml's ranges with the newest releases (uv comes with the [dev] extra).
 lock: $(STAMP_DEV)
