@@ -96,7 +96,12 @@ def read_meta(path):
     Raises :class:`SessionFileError` for a file that is not a session, or is damaged.
     """
     with SessionStore(path, read_only=True) as store:
-        return _check_meta(store.meta, path) if store.meta else {}
+        return _stored_meta(store, path)
+
+
+def _stored_meta(store, path):
+    """The checked description of the session in the open ``store`` of ``path``; ``{}`` before its first start."""
+    return _check_meta(store.meta, path) if store.meta else {}
 
 
 def _part(name, method):
@@ -388,18 +393,18 @@ class HumanSession:
         with self._lock:
             replay, desk, team = self._replay, self._desk, self.team
             session, conflict = replay.session, replay.conflict
+            counts = count_statements(replay.rows)
             if team is None:
                 pair = None if conflict is not None else session.ask()
                 position, n, can_undo = replay.position, session.n_queries, bool(replay.used)
             else:
                 pair, position = desk.question_for(annotator), desk.ticket(annotator)
-                n, mine = sum(r.kind == "question" for r in replay.rows), desk.team_state(annotator)
+                n, mine = counts.questions, desk.team_state(annotator)
                 can_undo = mine["n_mine"] > 0
             question = None if pair is None else {"pair": [int(pair[0]), int(pair[1])], "number": n + 1,
                                                   "items": [self.data.item(pair[0]), self.data.item(pair[1])],
                                                   "check": self._check_reason(pair)}
             budget, asked, done = self.budget, session.n_queries, conflict is None and pair is None and session.done
-            counts = count_statements(replay.rows)
             return {
                 "position": position, "revision": self.revision, "question": question,
                 "conflict": None if conflict is None else replay.conflict_state(),

@@ -21,7 +21,7 @@ import numpy as np
 
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
-from linkwise.session._controller import HumanSession, _check_meta
+from linkwise.session._controller import HumanSession, _stored_meta
 from linkwise.session._data import as_pandas, load_data
 from linkwise.session._store import SessionStore
 
@@ -47,7 +47,7 @@ def _stored(path):
     if not Path(path).exists():
         return {}, False
     with SessionStore(path, read_only=True) as store:
-        return (_check_meta(store.meta, path) if store.meta else {}), bool(store.answers() or store.retracted())
+        return _stored_meta(store, path), bool(store.answers() or store.retracted())
 
 
 def resolve_session(path, data=None, *, id_column=None, text_column=None, image_column=None, features=None,
@@ -125,7 +125,8 @@ def _frame(data):
 
 
 def _write_beside(frame, target, options):
-    """Write ``frame`` to ``target`` as Parquet, unless ``target`` holds the same data already (else refuse)."""
+    """Write ``frame`` to ``target`` as Parquet unless a file is there already; then the fingerprint of ``frame``'s
+    data as read from Parquet, for the caller to compare with the file's (None: written now)."""
     fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".parquet", dir=target.parent)
     os.close(fd)
     temporary = Path(name)
@@ -133,14 +134,10 @@ def _write_beside(frame, target, options):
         frame.to_parquet(temporary, index=False)
         if not target.exists():
             os.replace(temporary, target)
-            return
-        same = load_data(temporary, **options).fingerprint == load_data(target, **options).fingerprint
+            return None
+        return load_data(temporary, **options).fingerprint
     finally:
         temporary.unlink(missing_ok=True)
-    if not same:
-        raise InvalidParameterError(
-            f"The data file {target} beside the session file holds other data than the 'data' given; give the "
-            "session file of this data (or a new one), or the data this session was started with.")
 
 
 def open_session(path, data=None, estimator=None, *, id_column=None, text_column=None, image_column=None, features=None,
@@ -195,6 +192,7 @@ def open_session(path, data=None, estimator=None, *, id_column=None, text_column
     path = Path(path)
     options = {"id_column": id_column, "text_column": text_column, "image_column": image_column,
                "features": features}
+    given = None  # the fingerprint of data given in memory, when a file beside the session holds some already
     if data is not None and not isinstance(data, (str, os.PathLike)):
         frame, index = _frame(data)
         if index is not None and options["id_column"] is None:
@@ -202,9 +200,13 @@ def open_session(path, data=None, estimator=None, *, id_column=None, text_column
         target = path.resolve().with_suffix(".parquet")
         if target == path.resolve():
             raise InvalidParameterError(f"The session file {path} would be its own data file; name it .db.")
-        _write_beside(frame, target, {**options, "scale": scale})
+        given = _write_beside(frame, target, {**options, "scale": scale})
         data = target
     resolved = resolve_session(path, data, scale=scale, **options)
+    if given is not None and given != resolved.dataset.fingerprint:  # the file there holds other data
+        raise InvalidParameterError(
+            f"The data file {data} beside the session file holds other data than the 'data' given; give the "
+            "session file of this data (or a new one), or the data this session was started with.")
     if estimator is None and not resolved.stored:  # a new session's method: the command line's default
         from linkwise.auto import Auto
 

@@ -75,6 +75,9 @@ class Replay:
         # a fresh prefix per process: a page that polled an earlier server never mistakes a new state for its own
         self._boot = secrets.token_hex(4)
         self.points = ResumeCache(store, data)
+        # the method's clustering, the feedback and the clustering shown from them, last computed: honour is a
+        # function of the first two alone, so this outlives a rebuild (and is no part of a resume point)
+        self._honoured = None
 
     def rebuild(self):
         """Replay every recorded row, in recorded order (see :meth:`apply`): from the latest resume point whose
@@ -194,13 +197,13 @@ class Replay:
         """
         if self._labels is None:
             method, feedback = self.session.labels_, self.feedback_rows()
-            kept = self.__dict__.get("_honoured")
+            kept = self._honoured
             if kept is not None and kept[1] == feedback and np.array_equal(kept[0], method):
                 self._labels = kept[2]
             else:
                 self._labels = honour(method, feedback)
                 self._labels.flags.writeable = False  # shared by the numbers, the monitor and the views
-            self._honoured = (method, feedback, self._labels)  # not a resume point's: rebuilt from _labels at most
+            self._honoured = (method, feedback, self._labels)
         return self._labels
 
     def numbers(self):

@@ -364,9 +364,14 @@ def _ctrl_c_quits(getchar):
         signal.signal(signal.SIGINT, saved)
 
 
+def _text(*parts):
+    """One Text of ``parts``: each text (shown as is, never as markup) or (text, style)."""
+    return Text.assemble(*(part if isinstance(part, tuple) else _plain(part) for part in parts))
+
+
 def _say(console, *parts):
-    """Print one line; each part is text (shown as is, never as markup) or (text, style)."""
-    console.print(Text.assemble(*(part if isinstance(part, tuple) else _plain(part) for part in parts)))
+    """Print one line of ``parts`` (as :func:`_text` takes them)."""
+    console.print(_text(*parts))
 
 
 def _ask(session, labels_path, console, getchar, hints):
@@ -430,8 +435,7 @@ def _entry(console, item, *before):
     """Print ``before`` (as :func:`_say` takes them), then the item's id and its text or first columns, wrapped to
     the screen's width and cut at ``_ENTRY`` lines."""
     about = item["text"] if item["text"] is not None else ", ".join(f"{k}: {v}" for k, v in item["fields"][:3])
-    line = Text.assemble(*(part if isinstance(part, tuple) else _plain(part) for part in before),
-                         _plain(f"{item['id']}  {' '.join(about.split())}"))
+    line = _text(*before, f"{item['id']}  {' '.join(about.split())}")
     console.print(_cut(line.wrap(console, console.width), _ENTRY, console.width))
 
 
