@@ -125,10 +125,12 @@ def test_active_cobs_on_standardised_iris_does_not_end_on_a_degenerate_partition
     # then (another library version's candidates) DBSCAN's 97 and 48 rows and 5 singletons won the tie
     X, y = load_iris(return_X_y=True)
     X = StandardScaler().fit_transform(X)
-    for seed in (0, 1):
+    tied = 0  # the candidates depend on the CPU's floating point (BLAS kernels): not every seed ties everywhere
+    for seed in (0, 1, 2):
         est = lw.ActiveCOBS(max_queries=10, random_state=seed).fit(X, lw.LabelOracle(y))
-        assert (est.scores_ == est.scores_.max()).sum() > 1
+        tied += (est.scores_ == est.scores_.max()).sum() > 1
         assert not is_degenerate(est.labels_) and lw.metrics.ari(y, est.labels_) > 0.3
+    assert tied  # the case the test is about: a tie among the best-scored candidates
 
 
 def test_first_question_is_the_most_disputed_pair(blobs):
