@@ -1,4 +1,4 @@
-"""When to stop (issues 17, 28): calibrate "you can stop" so that stopping there costs little.
+"""When to stop (issues 17, 28, 39): calibrate "you can stop" so that stopping there costs little.
 
 A simulated person (``LabelOracle`` with the true classes, no wrong answers)
 answers up to 100 questions of Auto (the default) and of COBRAS, per dataset
@@ -6,33 +6,38 @@ and seed, on every shipped table of at most 2,100 rows (features scaled to
 [0, 1], every row queryable). After every answer the *trace* keeps the ARI of
 the whole clustering to the classes, how much the answer moved the clustering
 (one minus the ARI to the clustering before it, on ``StabilityMonitor``'s
-sample of at most 2,000 rows: the monitor's only input), the number of
-clusters, whether the answer agreed with the clustering it was asked in (the
-one before it), and whether the pair asked was already implied by the
-earlier answers (a check question). The traces are collected once
-(``results/stability/traces.csv.gz``); every rule is then evaluated offline
-from the moves, as the monitor would have computed it.
+sample of at most 2,000 rows), the number of clusters, whether the answer
+agreed with the clustering it was asked in (the one before it), whether the
+pair asked was already implied by the earlier answers (a check question), and
+what the person could see: how many of the answers the clustering contradicts,
+the share of rows nearer another cluster's centre than their own (the least
+typical members a cluster's view lists first), and the method's doubt
+(``ActiveEstimator.doubt`` on 200 fixed random pairs; Auto only). The traces
+are collected once (``results/stability/traces.csv.gz``); every rule is then
+evaluated offline, as the monitor would have computed it.
 
 A rule shows "you can stop" at answer t. Its *cost* in a run is the ARI after
 every answer of the run minus the ARI at the first answer where it is shown
 (a person who stops at the first signal); a run where it is never shown costs
 nothing. The requirement: a cost of at most 0.02 in at least 90 % of the runs
-where it is shown. The rules (``StabilityMonitor``'s family): the moves over
-the last W answers add up to at most ``max_drift``, where W = max(``window``,
-ceil(``share`` * t)) (all answers while t < ``window``, and "stable" is never
-shown before answer ``window``): ``share = 0`` is the fixed window of issue 17,
-``share > 0`` a window that grows with the answers, so that a clustering that
-has held for a long stretch of the session counts as settled, whatever the
-length of the session. Two families: the moves alone (issue 17's input), or
-the moves and the *contradicted* answers, each of which counts as a move of 1
-(an answer the clustering it was asked in got wrong: a method often takes
-such an answer in without changing its clustering at once, so the moves
-alone miss it). Constants are chosen on the tuning half of
-``benchmarks/split.toml`` only: among the rules that meet the requirement
-there, the one that saves the most answers (the budget minus the first shown,
-averaged over all runs; never shown saves none). Each method with traces gets
-the rule chosen on its own tuning runs (its ``stop_rule()``); the rule chosen
-on the runs of both methods together is the default of every other method.
+where it is shown; and on *easy data* (a run whose ARI after 10 answers is at
+least 0.9 and never more than 0.02 better later) the signal before the 20th
+answer. The rules (``StabilityMonitor``'s family) have two parts. *Settled*:
+the moves over the last W answers add up to at most ``max_drift``, where W =
+max(``window``, ceil(``share`` * t)) (never shown before answer ``window``),
+the moves alone or with each contradicted answer counted as a move of 1 (a
+method often takes such an answer in without changing its clustering at
+once), and at most ``max_misplaced`` of the rows misplaced. *Early* (or
+none): from answer ``early_window`` on, none of the last ``early_window``
+answers changed the clustering, it contradicts no answer, at most
+``early_max_misplaced`` of the rows are misplaced and the method's doubt is at
+most ``early_max_doubt``. Constants are chosen on the tuning half of
+``benchmarks/split.toml`` only: among the rules that meet the first
+requirement there, the one that saves the most answers (the budget minus the
+first shown, averaged over all runs; never shown saves none). Each method
+with traces gets the rule chosen on its own tuning runs (its
+``stop_rule()``); the rule chosen on the runs of both methods together is the
+default of every other method.
 
     python benchmarks/bench_stability.py [--collect] [--methods Auto,COBRAS] [--seeds 3] [--questions 100]
         [--datasets a,b] [--quick]
@@ -42,9 +47,11 @@ sets of both halves, 1 seed, 60 questions, into ``results/quick/``.
 """
 
 import argparse
+import itertools
 import os
 import subprocess
 import time
+from typing import NamedTuple
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -56,12 +63,31 @@ from linkwise.bench import candidate_cache, split_of  # noqa: E402
 
 from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
+
+class Rule(NamedTuple):
+    """A rule of ``StabilityMonitor``'s family: its keyword arguments (``StabilityMonitor(**rule._asdict())``)."""
+
+    window: int
+    share: float
+    max_drift: float
+    count_contradicted: bool
+    max_misplaced: float = 1.0
+    early_window: int | None = None
+    early_max_misplaced: float = 0.05
+    early_max_doubt: float = 0.2
+
+
 QUICK_SETS = "iris,wine,DAAG-possum,carData-Salaries"  # two tuning, two held-out
 BEFORE = "# Before: the fixed window of issue 17"
 MAX_ROWS, COST, SHARE_OK = 2100, 0.02, 0.90
 WINDOWS, SHARES, DRIFTS = (5, 10, 20, 30, 40, 50, 60, 70, 80), (0.0, 0.25, 0.5, 0.75, 1.0), (0.0, 0.01, 0.02, 0.05, 0.1,
                                                                                               0.2)
-ISSUE_17 = (50, 0.0, 0.05, False)  # the rule shipped before this calibration
+MISPLACED = (1.0, 0.1, 0.05)  # 1: not looked at
+WINDOWS_EARLY, MISPLACED_EARLY, DOUBTS_EARLY = (5, 8, 10, 15), (0.05, 0.1), (0.05, 0.1, 0.2)
+EARLY = (None, *itertools.product(WINDOWS_EARLY, MISPLACED_EARLY, DOUBTS_EARLY))
+SHIPPED = {  # the rules shipped before this calibration (issue 28's): each method's, and the pooled one
+    "Auto": Rule(40, 0.0, 0.2, True), "COBRAS": Rule(80, 0.0, 0.2, False), "pooled": Rule(70, 0.0, 0.2, False)}
+EASY_BY, EASY_ARI, EASY_SAID = 10, 0.9, 20  # easy data: good after 10 answers; the signal should come before 20
 TRACED = {  # the methods whose sessions are traced, each made for (budget, seed)
     "Auto": lambda budget, seed: lw.Auto(max_queries=budget, random_state=seed, cache=candidate_cache()),
     "COBRAS": lambda budget, seed: lw.COBRAS(max_queries=budget, random_state=seed),
@@ -143,81 +169,137 @@ def collect(names, seeds, budget, path, methods):
 
 
 def runs(frame):
-    """Per run (dataset, method, seed): split, the moves, the ARIs."""
+    """Per run (dataset, method, seed): split, the moves, the ARIs, and what the person could see after each answer
+    (NaN where the trace does not have it: unknown, as to a monitor not given it)."""
     out = []
     for (name, method, seed), run in frame.sort_values("t").groupby(["dataset", "method", "seed"], sort=True):
+        seen = {c: run[c].to_numpy(float) if c in run else np.full(len(run), np.nan)
+                for c in ("contradicted", "misplaced", "doubt")}
         out.append({"dataset": name, "method": method, "seed": seed, "split": run.split.iloc[0],
-                    "moves": run.move.to_numpy(), "contradicted": ~run.agreed.to_numpy(), "ari": run.ari.to_numpy()})
+                    "moves": run.move.to_numpy(), "contradicted": ~run.agreed.to_numpy(), "ari": run.ari.to_numpy(),
+                    "contradicting": seen["contradicted"], "misplaced": seen["misplaced"], "doubt": seen["doubt"]})
     return out
 
 
-def first_shown(run, window, share, max_drift, contradicted):
-    """The first answer (1-based) at which the rule shows "stable", or None: what ``StabilityMonitor`` computes."""
+def _first(on):
+    return int(np.argmax(on)) + 1 if on.any() else None
+
+
+def first_settled(run, window, share, max_drift, contradicted, max_misplaced=1.0):
+    """The first answer (1-based) at which the moves (and contradicted answers) of the covered answers add up to at
+    most ``max_drift`` with at most ``max_misplaced`` rows misplaced, or None."""
     moves = run["moves"] + run["contradicted"] if contradicted else run["moves"]
     total = np.r_[0.0, np.cumsum(moves)]
     t = np.arange(1, moves.size + 1)
     span = np.minimum(t, np.maximum(window, np.ceil(share * t - 1e-9).astype(int)))
     drift = total[t] - total[t - span]
-    on = (t >= window) & (drift <= max_drift + 1e-12)
-    return int(t[on][0]) if on.any() else None
+    crowded = run["misplaced"] > max_misplaced + 1e-12  # NaN (unknown): not crowded
+    return _first((t >= window) & (drift <= max_drift + 1e-12) & ~crowded)
+
+
+def first_early(run, window, max_misplaced, max_doubt, min_ari=0.99):
+    """The first answer at which the early signal holds (no change in the last ``window`` answers, no answer
+    contradicted, few rows misplaced, little doubt), or None; never without a window or a doubt."""
+    if window is None:
+        return None
+    changed = np.r_[0, np.cumsum(run["moves"] > 1 - min_ari)]
+    t = np.arange(1, run["moves"].size + 1)
+    quiet = changed[t] - changed[np.maximum(t - window, 0)] == 0
+    misplaced = np.nan_to_num(run["misplaced"], nan=0.0)  # unknown: not looked at, as by the monitor
+    return _first((t >= window) & quiet & (run["contradicting"] == 0) & (misplaced <= max_misplaced + 1e-12)
+                  & (run["doubt"] <= max_doubt + 1e-12))
+
+
+def first_shown(run, rule):
+    """The first answer (1-based) at which ``rule`` shows "stable", or None: what ``StabilityMonitor`` computes."""
+    shown = [t for t in (first_settled(run, *rule[:5]), first_early(run, *rule[5:])) if t is not None]
+    return min(shown) if shown else None
 
 
 def evaluate(all_runs, rule):
     """Per run: the first shown answer, its cost and the answers it saves."""
+    return _per_run(all_runs, [first_shown(run, rule) for run in all_runs])
+
+
+def _per_run(all_runs, firsts):
     rows = []
-    for run in all_runs:
-        first = first_shown(run, *rule)
+    for run, first in zip(all_runs, firsts):
         end = run["ari"][-1]
         rows.append({"dataset": run["dataset"], "method": run["method"], "seed": run["seed"], "split": run["split"],
                      "first": first, "cost": np.nan if first is None else end - run["ari"][first - 1],
-                     "saved": 0 if first is None else run["moves"].size - first, "budget": run["moves"].size})
+                     "saved": 0 if first is None else run["moves"].size - first, "budget": run["moves"].size,
+                     "easy": easy(run)})
     return pd.DataFrame(rows)
+
+
+def easy(run):
+    """Easy data: the clustering after 10 answers has an ARI of at least 0.9, and no later one is more than 0.02
+    better."""
+    ari = run["ari"]
+    return bool(ari.size >= EASY_BY and ari[EASY_BY - 1] >= EASY_ARI and ari[EASY_BY - 1:].max() - ari[EASY_BY - 1]
+                <= COST + 1e-12)
 
 
 def summary(per_run):
     shown = per_run.dropna(subset=["cost"])
+    easy_runs = per_run[per_run.easy]
     return {"runs": len(per_run), "shown": len(shown) / len(per_run),
             "ok": (shown.cost <= COST + 1e-12).mean() if len(shown) else np.nan,
             "median first": shown["first"].median(), "saved": per_run.saved.mean() / per_run.budget.mean(),
-            "mean cost": shown.cost.clip(lower=0).mean(), "worst cost": shown.cost.max()}
+            "mean cost": shown.cost.clip(lower=0).mean(), "worst cost": shown.cost.max(),
+            "easy": len(easy_runs), "easy early": (easy_runs["first"] < EASY_SAID).mean() if len(easy_runs) else np.nan}
 
 
-def first_clean(run, start, since):
-    """The first answer t >= ``start`` such that no answer from answer ``since`` to t was contradicted and none moved
-    the clustering (the issue's "easy data": every answer agreed with a clustering that held), or None."""
-    quiet = ~run["contradicted"] & (run["moves"] <= 1e-12)
-    for t in range(start, quiet.size + 1):
-        if quiet[min(since, t) - 1:t].all():
-            return t
-    return None
-
-
-def easy_table(all_runs):
-    """How safe a signal on "easy data" would be: ``first_clean`` as the first "you can stop", per half."""
-    lines = []
-    for start, since in ((10, 3), (10, 5), (20, 5), (30, 5)):
-        for split in ("tuning", "held-out"):
-            costs = [run["ari"][-1] - run["ari"][t - 1] for run in all_runs if run["split"] == split
-                     and (t := first_clean(run, start, since)) is not None]
-            n = sum(run["split"] == split for run in all_runs)
-            safe = f"{np.mean(np.array(costs) <= COST + 1e-12):.2f}" if costs else "n/a"
-            lines.append(f"| from answer {start}, quiet since answer {since} | {split} | {len(costs)} of {n} | {safe} |")
-    return "\n".join(lines)
+def score_grid(all_runs, grid):
+    """``summary`` of every rule of ``grid`` on ``all_runs`` (numpy over the runs: the grid has ten thousands of
+    rules), each of a rule's two parts computed once per run."""
+    never = np.iinfo(np.int64).max
+    def firsts(fn, key):
+        return np.array([never if (t := fn(run, *key)) is None else t for run in all_runs])
+    settled = {key: firsts(first_settled, key) for key in dict.fromkeys(rule[:5] for rule in grid)}
+    early = {key: firsts(first_early, key) for key in dict.fromkeys(rule[5:] for rule in grid)}
+    budget = np.array([run["moves"].size for run in all_runs])
+    end = np.array([run["ari"][-1] for run in all_runs])
+    ari = np.full((len(all_runs), budget.max() + 1), np.nan)
+    for r, run in enumerate(all_runs):
+        ari[r, 1:run["ari"].size + 1] = run["ari"]
+    is_easy = np.array([easy(run) for run in all_runs])
+    out = {}
+    for rule in grid:
+        first = np.minimum(settled[rule[:5]], early[rule[5:]])
+        shown = first != never
+        at = np.where(shown, first, 0)
+        cost = end - ari[np.arange(len(all_runs)), at]
+        ok = cost[shown] <= COST + 1e-12
+        out[rule] = {"runs": len(all_runs), "shown": shown.mean(), "ok": ok.mean() if shown.any() else np.nan,
+                     "median first": np.median(first[shown]) if shown.any() else np.nan,
+                     "saved": np.where(shown, budget - at, 0).mean() / budget.mean(),
+                     "mean cost": np.clip(cost[shown], 0, None).mean() if shown.any() else np.nan,
+                     "worst cost": cost[shown].max() if shown.any() else np.nan, "easy": int(is_easy.sum()),
+                     "easy early": (first[is_easy] < EASY_SAID).mean() if is_easy.any() else np.nan}
+    return out
 
 
 def name(rule):
-    window, share, max_drift, contradicted = rule
-    grows = f", growing to {share:.2g} of the answers" if share else ""
-    return f"{'moves and contradicted answers' if contradicted else 'moves'}: window {window}{grows}, drift <= {max_drift:g}"
+    grows = f", growing to {rule.share:.2g} of the answers" if rule.share else ""
+    text = (f"{'moves and contradicted answers' if rule.count_contradicted else 'moves'}: window {rule.window}{grows}, "
+            f"drift <= {rule.max_drift:g}")
+    if rule.max_misplaced < 1:
+        text += f", misplaced <= {rule.max_misplaced:g}"
+    if rule.early_window is not None:
+        text += (f"; early: {rule.early_window} unchanged, none contradicted, misplaced <= "
+                 f"{rule.early_max_misplaced:g}, doubt <= {rule.early_max_doubt:g}")
+    return text
 
 
 def row(label, s):
     return (f"| {label} | {s['runs']} | {s['shown']:.2f} | **{s['ok']:.2f}** | {s['median first']:.0f} | "
-            f"{s['saved']:.2f} | {s['mean cost']:.3f} | {s['worst cost']:.3f} |")
+            f"{s['saved']:.2f} | {s['mean cost']:.3f} | {s['worst cost']:.3f} | {s['easy']} | {s['easy early']:.2f} |")
 
 
 HEADER = ("| | runs | runs where shown | cost <= 0.02 (of those) | first shown (median answer) | answers saved "
-          "(share of the budget) | mean cost | worst cost |\n|---|---|---|---|---|---|---|---|")
+          f"(share of the budget) | mean cost | worst cost | easy runs | easy: shown before answer {EASY_SAID} |\n"
+          "|---|---|---|---|---|---|---|---|---|---|")
 
 
 def first_table(per_run):
@@ -245,13 +327,16 @@ def most_saving(rules, scores):
 
 def family_rows(all_runs, scores, ok):
     """The best rule of each family on the tuning runs scored, then both halves of ``all_runs``."""
-    families = {f"{what}, {size}": [r for r in ok if r[3] == contradicted and (r[1] > 0) == grows]
+    families = {f"{what}, {size}, {seen}": [r for r in ok if r.count_contradicted == contradicted
+                                            and (r.share > 0) == grows and (r.early_window, r.max_misplaced < 1) == how]
                 for what, contradicted in (("moves", False), ("moves and contradicted answers", True))
-                for size, grows in (("fixed window", False), ("growing window", True))}
+                for size, grows in (("fixed window", False), ("growing window", True))
+                for seen, how in (("nothing else seen", (None, False)), ("misplaced rows", (None, True)))}
+    families["with the early signal (any)"] = [r for r in ok if r.early_window is not None]
     out = []
     for family, rules in families.items():
         if not rules:
-            out.append(f"| {family}: no rule meets the requirement on the tuning half | | | | | | | |")
+            out.append(f"| {family}: no rule meets the requirement on the tuning half |{' |' * 9}")
             continue
         pick = most_saving(rules, scores)
         each = evaluate(all_runs, pick)
@@ -267,34 +352,37 @@ def halves(per_run, label):
 
 
 def monitor_call(rule):
-    window, share, max_drift, contradicted = rule
-    told = ", count_contradicted=True" if contradicted else ""
-    return f"`StabilityMonitor(window={window}, share={share:.2g}, max_drift={max_drift:g}{told})`"
+    defaults = Rule(70, 0.0, 0.2, False)._asdict()
+    given = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in rule._asdict().items()
+                      if k in ("window", "max_drift") or v != defaults[k])
+    return f"`StabilityMonitor({given})`"
 
 
 def report(frame, args):
     all_runs = runs(frame)
     methods = sorted({r["method"] for r in all_runs})
-    grid = [(w, s, d, c) for w in WINDOWS for s in SHARES for d in DRIFTS for c in (False, True)]
+    grid = [Rule(w, s, d, c, m, *(e or (None, 0.05, 0.2))) for w, s, d, c, m, e in
+            itertools.product(WINDOWS, SHARES, DRIFTS, (False, True), MISPLACED, EARLY)]
     # pooled over the methods: the default of a method without traces; then each method's own, on its runs only
     groups = {"pooled": all_runs, **{m: [r for r in all_runs if r["method"] == m] for m in methods}}
-    scores = {g: {rule: summary(evaluate([r for r in rs if r["split"] == "tuning"], rule)) for rule in grid}
-              for g, rs in groups.items()}
+    scores = {g: score_grid([r for r in rs if r["split"] == "tuning"], grid) for g, rs in groups.items()}
     chosen = {g: choose(scores[g], grid) for g in groups}
     best = chosen["pooled"][1]
-    pooled, before = evaluate(all_runs, best), evaluate(all_runs, ISSUE_17)
+    pooled = evaluate(all_runs, best)
+    before = {g: evaluate(groups[g], SHIPPED[g]) for g in groups}
     per_run = pd.concat([evaluate(groups[m], chosen[m][1]) for m in methods], ignore_index=True)
     method_rows = []
     for m in methods:
         method_rows += [*halves(per_run[per_run.method == m], f"{m}: {name(chosen[m][1])}"),
-                        *halves(pooled[pooled.method == m], f"{m}, before (the pooled rule)")]
+                        *halves(before[m], f"{m}, before: {name(SHIPPED[m])}"),
+                        *halves(pooled[pooled.method == m], f"{m}, the pooled rule")]
     families = []
     for g in groups:
-        families += [f"| **{g}** | | | | | | | |", *family_rows(groups[g], scores[g], chosen[g][0])]
+        families += [f"| **{g}** |{' |' * 9}", *family_rows(groups[g], scores[g], chosen[g][0])]
     top = {g: sorted(chosen[g][0], key=lambda rule: -scores[g][rule]["saved"])[:8] for g in groups}
     # how early a signal can come: per minimum window, its safest rule on the tuning half
-    safest = {w: max((r for r in grid if r[0] == w), key=lambda r: (scores["pooled"][r]["ok"], scores["pooled"][r]["saved"]))
-              for w in WINDOWS}
+    safest = {w: max((r for r in grid if r.window == w and r.early_window is None),
+                     key=lambda r: (scores["pooled"][r]["ok"], scores["pooled"][r]["saved"])) for w in WINDOWS}
     per_dataset = per_run.groupby("dataset", sort=False).apply(
         lambda p: pd.Series({"split": p.split.iloc[0], "shown": p["first"].notna().mean(),
                              "first": p["first"].median(), "worst cost": p.cost.max()}), include_groups=False)
@@ -309,7 +397,7 @@ def report(frame, args):
                                pooled.groupby(["split", "method"], sort=False))
     missed = [m for m in methods if summary(per_run[(per_run.method == m) & (per_run.split == "held-out")])["ok"]
               < SHARE_OK]
-    return f"""# When to stop: the stability estimate (issue 28)
+    return f"""# When to stop: the stability estimate (issues 28 and 39)
 
 `python benchmarks/bench_stability.py` (the report, from the stored traces; commit {commit}); the traces:
 `python benchmarks/bench_stability.py --collect --seeds {len(seeds)} --questions {args.questions}` (`nice -n 10`,
@@ -319,14 +407,17 @@ OMP_NUM_THREADS=1, one process; about 15 min per seed on a loaded machine).
 
 Datasets: tuning ({len(tune_names)}) {', '.join(tune_names)}; held-out ({len(held_names)}) {', '.join(held_names)}.
 Methods Auto and COBRAS, seeds {seeds[0]}-{seeds[-1]}, up to {args.questions} questions
-({len(all_runs)} runs). Grid: window {', '.join(map(str, WINDOWS))}; share {', '.join(f'{s:.2g}' for s in SHARES)};
-max_drift {', '.join(f'{d:g}' for d in DRIFTS)}.
+({len(all_runs)} runs). Grid ({len(grid)} rules): window {', '.join(map(str, WINDOWS))}; share {', '.join(f'{s:.2g}' for s in SHARES)};
+max_drift {', '.join(f'{d:g}' for d in DRIFTS)}; contradicted answers counted or not; max_misplaced
+{', '.join(f'{m:g}' for m in MISPLACED)}; early signal none or (early_window, early_max_misplaced, early_max_doubt) in
+{{{', '.join(map(str, WINDOWS_EARLY))}}} x {{{', '.join(map(str, MISPLACED_EARLY))}}} x {{{', '.join(map(str, DOUBTS_EARLY))}}}.
 
 ## Chosen per method, each on its own tuning runs
 
 Each method's rule (`ActiveEstimator.stop_rule()`, which `ActiveSession` and a person's session use) is the one of
 the grid that meets the requirement on that method's tuning runs and saves the most answers there; "before" is the
-rule pooled over both methods (below), which every method was given until then.
+rule it had until then (issue 28's calibration, on the moves alone), "the pooled rule" the one chosen on both methods
+together (below).
 
 {HEADER}
 {chr(10).join(method_rows)}
@@ -347,8 +438,7 @@ The default of every method without traces of its own (`StabilityMonitor()`'s de
 {row("tuning", summary(pooled[pooled.split == "tuning"]))}
 {row("**held-out**", summary(pooled[pooled.split == "held-out"]))}
 {pooled_halves}
-{row("before (issue 17: " + name(ISSUE_17) + "), tuning", summary(before[before.split == "tuning"]))}
-{row("before (issue 17: " + name(ISSUE_17) + "), **held-out**", summary(before[before.split == "held-out"]))}
+{chr(10).join(halves(before["pooled"], "before: " + name(SHIPPED["pooled"])))}
 
 ## The family
 
@@ -383,22 +473,6 @@ safely most often on the tuning half (both methods):
 
 Misses (a first signal that cost more than {COST}): {len(misses)} of {per_run['first'].notna().sum()} runs where it
 was shown: {', '.join(f"{m.dataset} {m.method} seed {m.seed} (answer {m['first']:.0f}, {m.cost:.3f})" for _, m in misses.iterrows()) or 'none'}.
-
-## Earlier on easy data? A signal once every answer agrees and nothing moves
-
-The issue asks for "you can stop" as early as the evidence supports, 10 answers on easy data. Taken literally, easy
-data is a clustering that every answer agreed with and that no answer moved. Shown at the first answer t (from 10
-on) such that every answer since an early one agreed with the clustering it was asked in and moved nothing, a person
-who stops there loses at most {COST} ARI in the share of runs below (not a candidate rule: measured on both halves,
-nothing chosen on it):
-
-| rule | half | runs where shown | cost <= {COST} (of those) |
-|---|---|---|---|
-{easy_table(all_runs)}
-
-Even a run whose clustering agreed with every answer from the third on and never moved usually improves by more
-than {COST} later: the answers asked early are the methods' own choices, and agreeing with them says little about
-the rest of the pairs. So nothing earlier than the chosen window is offered.
 
 ## Questions the earlier answers already implied
 

@@ -52,7 +52,7 @@ from linkwise.constraints import ConstraintStore
 from linkwise.graph import check_pair, pair_key
 from linkwise.prediction import NearestPoints, check_new_data, fitted_rows
 from linkwise.resume import ResumePoint, fingerprint
-from linkwise.stability import StabilityMonitor
+from linkwise.stability import StabilityMonitor, observe
 
 __all__ = ["ActiveEstimator", "ActiveSession", "Checkpoint", "Mark", "QueryContext", "Recheck", "Rest", "ResumePoint",
            "session_data"]
@@ -767,7 +767,8 @@ class ActiveSession:
 
     def _observe(self, answered=True, contradicted=False):
         if self._monitor is not None:
-            self._monitor.update(self._reported(), answered, contradicted)
+            observe(self._monitor, self.estimator_, self._reported(), self._ctx.X, self.query_log, answered,
+                    contradicted)
 
     def _reported(self):
         """The method's ``current_labels``, computed once per state: the history, the monitor and ``labels_`` read it
@@ -995,10 +996,35 @@ class ActiveEstimator(BaseEstimator):
         -------
         dict
             Keyword arguments of :class:`~linkwise.StabilityMonitor`: by
-            default its defaults, ``window=70, share=0.0, max_drift=0.2,
-            count_contradicted=False``.
+            default its defaults (80 answers that moved the clustering by at
+            most 0.2, or the early signal after 15 for a method with a
+            :meth:`doubt`).
         """
-        return {"window": 70, "share": 0.0, "max_drift": 0.2, "count_contradicted": False}
+        return {"window": 80, "share": 0.0, "max_drift": 0.2, "count_contradicted": False, "max_misplaced": 1.0,
+                "early_window": 15, "early_max_misplaced": 0.1, "early_max_doubt": 0.2}
+
+    def doubt(self, pairs):
+        """How unsure the method is of its own clustering, asked on some pairs of rows.
+
+        A method that keeps a belief over several clusterings (a committee, a
+        posterior) says how much of it goes against its majority on the pair
+        where it is least sure. The stop signal reads it
+        (:class:`~linkwise.StabilityMonitor`'s early signal, on its
+        ``probe_pairs``); a method that keeps no such belief returns None
+        (the default), and its sessions get no early signal.
+
+        Parameters
+        ----------
+        pairs : ndarray of int of shape (n_pairs, 2)
+            Row indices of the data being clustered.
+
+        Returns
+        -------
+        float in [0, 0.5] or None
+            The largest share of the belief against its majority over the
+            pairs (0: sure of every pair), or None.
+        """
+        return None
 
     def as_table(self, X):
         """The 2-D table the loop validates, for data of another shape (series) given to ``fit``.

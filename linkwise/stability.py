@@ -45,9 +45,24 @@ class Stability(NamedTuple):
         monitor has ``count_contradicted``.
     stable : bool
         The signal shown to the person ("you can stop"): ``drift <= max_drift``
-        once at least the monitor's ``window`` answers are in.
+        once at least the monitor's ``window`` answers are in, and no more
+        than ``max_misplaced`` of the rows misplaced; or the monitor's early
+        signal (see :class:`StabilityMonitor`).
     message : str
-        One line for the person.
+        One line for the person, saying why.
+    contradicting : int
+        The answers (and other stated relations) that the latest clustering
+        contradicts: what the person sees as errors in it.
+    misplaced : float or None
+        The share of the compared rows nearer another cluster's centre than
+        their own (their cluster's least typical members); None when the
+        features were not given.
+    doubt : float or None
+        The method's own doubt about the latest clustering
+        (:meth:`ActiveEstimator.doubt <linkwise.ActiveEstimator.doubt>`);
+        None for a method that keeps no belief over clusterings.
+    early : bool
+        ``stable`` by the early signal.
 
     Examples
     --------
@@ -65,6 +80,10 @@ class Stability(NamedTuple):
     drift: float
     stable: bool
     message: str
+    contradicting: int = 0
+    misplaced: float | None = None
+    doubt: float | None = None
+    early: bool = False
 
     def outlook(self, remaining=None):
         """What more answers are expected to change, in one line for the person.
@@ -109,38 +128,51 @@ class StabilityMonitor:
     while fewer are in): a window that grows with the session, so that a
     clustering counts as settled once it has held for a stretch as long as a
     fixed share of everything asked so far. It is ``stable`` once at least
-    ``window`` answers are in and those it covers moved it by at most
-    ``max_drift`` together. On data of more than ``max_rows`` rows the
-    clusterings are compared on a fixed random sample of ``max_rows`` rows,
-    so an update costs about a millisecond whatever the size.
+    ``window`` answers are in, those it covers moved it by at most
+    ``max_drift`` together, and at most ``max_misplaced`` of the rows sit
+    nearer another cluster's centre than their own. On data of more than
+    ``max_rows`` rows the clusterings are compared on a fixed random sample
+    of ``max_rows`` rows, so an update costs about a millisecond whatever
+    the size.
 
     With ``count_contradicted``, an answer that the clustering it was asked
     in got wrong also counts as a move of 1: a method often takes such an
     answer in without changing its clustering at once, and the moves alone
     would miss it.
 
-    The rule was calibrated with a simulated person (Auto and COBRAS, up to
-    100 questions) on the tuning half of the benchmark and checked on the
+    The monitor also weighs what the person sees besides the moves: the
+    answers the latest clustering contradicts (``contradicting``), the rows
+    nearer another cluster's centre than their own (``misplaced``: the
+    least typical members a cluster's view lists first; from ``X``), and
+    the method's own doubt (:meth:`ActiveEstimator.doubt
+    <linkwise.ActiveEstimator.doubt>` on ``probe_pairs``). With
+    ``early_window``, it says "you can stop" early, from answer
+    ``early_window`` on, when none of the last ``early_window`` answers
+    changed the clustering, it contradicts no answer, at most
+    ``early_max_misplaced`` of the rows are misplaced, and the method's
+    doubt is at most ``early_max_doubt`` (never for a method without one).
+
+    The rules were calibrated with a simulated person (Auto and COBRAS, up
+    to 100 questions) on the tuning half of the benchmark and checked on the
     held-out half: a person who stops at the first ``stable`` should lose
     at most 0.02 ARI against answering every question, in at least 90 % of
     the runs where it is shown (``benchmarks/results/stability.md`` has the
     figures of both halves). Each active method declares the rule chosen on
     its own runs (:meth:`ActiveEstimator.stop_rule
-    <linkwise.ActiveEstimator.stop_rule>`), which the sessions use: for
-    Auto, 40 answers whose moves and contradicted answers add up to at most
-    0.2 (91 % on the tuning half, 100 % on the held-out half); for COBRAS,
-    80 answers that moved it by at most 0.2 (97 %; 73 % on the held-out
-    half, short of the requirement). The defaults here, 70 answers that
-    moved it by at most 0.2, are the rule chosen on both methods together
-    (92 %; 79 % held out), the rule of every other method. Shorter windows
-    stopped too early, as these clusterings often hold for tens of answers
-    before a late improvement. A signal, not a guarantee: it cannot see an
-    improvement that no answer so far has hinted at.
+    <linkwise.ActiveEstimator.stop_rule>`), which the sessions use. The
+    defaults here, 80 answers that moved it by at most 0.2 or the early
+    signal after 15, are the rule chosen on Auto and COBRAS together, the
+    rule of every method without runs of its own (92 % on the tuning half,
+    85 % held out). Shorter windows stopped too early, as these
+    clusterings often hold for tens of answers before a late improvement.
+    A signal, not a guarantee: it cannot see an improvement that no answer
+    so far has hinted at.
 
     Parameters
     ----------
-    window : int, default=70
-        The fewest answers the estimate covers; none is ``stable`` before.
+    window : int, default=80
+        The fewest answers the estimate covers; none is ``stable`` before
+        (but by the early signal).
     share : float in [0, 1], default=0.0
         The share of all answers so far that the estimate covers when that
         is more than ``window`` (0: always the last ``window``).
@@ -149,13 +181,28 @@ class StabilityMonitor:
     count_contradicted : bool, default=False
         Also count each answer that contradicted the clustering it was asked
         in (``update(..., contradicted=True)``) as a move of 1.
+    max_misplaced : float in [0, 1], default=1.0
+        The largest share of misplaced rows a ``stable`` clustering may
+        have (1: not looked at); unknown without ``X``.
+    early_window : int or None, default=15
+        The answers of the early signal (None: no early signal).
+    early_max_misplaced : float in [0, 1], default=0.1
+        The largest share of misplaced rows for the early signal.
+    early_max_doubt : float in [0, 0.5], default=0.2
+        The method's largest doubt for the early signal.
     min_ari : float in (0, 1], default=0.99
         An answer after which the clustering is at least this close (ARI) to
         the one before it did not change it (``n_stable``, ``n_changed``).
     max_rows : int, default=2000
         At most this many rows are compared.
     random_state : int, RandomState instance or None, default=0
-        Seeds the sample of rows.
+        Seeds the sample of rows and ``probe_pairs``.
+
+    Attributes
+    ----------
+    probe_pairs : ndarray of shape (200, 2) or None
+        The fixed random pairs of rows the method's doubt is asked about
+        (drawn at the first update).
 
     Examples
     --------
@@ -183,23 +230,52 @@ class StabilityMonitor:
     'No answers yet.'
     >>> monitor.update([0, 0, 1, 1], contradicted=True).message
     'Still changing: the latest answer changed or contradicted the grouping.'
+
+    What the person sees: an item nearer the other cluster's centre, and the
+    early signal once the method is sure:
+
+    >>> X = [[0.0], [0.1], [0.9], [1.0], [0.2]]
+    >>> monitor = lw.StabilityMonitor(window=3, max_misplaced=0.1, early_window=2)
+    >>> for _ in range(3):
+    ...     estimate = monitor.update([0, 0, 1, 1, 1], X=X)
+    >>> estimate.stable, estimate.misplaced
+    (False, 0.2)
+    >>> estimate.message
+    'Not yet: 1 of 5 items sits nearer another group than its own (the least typical members).'
+    >>> for _ in range(2):
+    ...     estimate = monitor.update([0, 0, 1, 1, 0], X=X, doubt=0.0)  # the 4th changes it, the 5th does not
+    >>> estimate.early, estimate.message
+    (False, 'Still changing: 1 of the last 3 answers changed the grouping.')
+    >>> estimate = monitor.update([0, 0, 1, 1, 0], X=X, doubt=0.0)
+    >>> estimate.early, estimate.message
+    (True, 'You can stop: the last 2 answers changed nothing, the grouping contradicts none of your answers and the method is sure of it.')
     """
 
-    def __init__(self, window=70, share=0.0, max_drift=0.2, count_contradicted=False, min_ari=0.99, max_rows=2000,
+    _PROBES = 200  # pairs the method's doubt is asked about
+
+    def __init__(self, window=80, share=0.0, max_drift=0.2, count_contradicted=False, max_misplaced=1.0,
+                 early_window=15, early_max_misplaced=0.1, early_max_doubt=0.2, min_ari=0.99, max_rows=2000,
                  random_state=0):
         owner = "StabilityMonitor"
         self.window = check_scalar(window, "window", owner, kind="int", low=1)
         self.share = check_scalar(share, "share", owner, kind="float", low=0, high=1)
         self.max_drift = check_scalar(max_drift, "max_drift", owner, kind="float", low=0)
         self.count_contradicted = check_scalar(count_contradicted, "count_contradicted", owner, kind="bool")
+        self.max_misplaced = check_scalar(max_misplaced, "max_misplaced", owner, kind="float", low=0, high=1)
+        self.early_window = None if early_window is None else check_scalar(early_window, "early_window", owner,
+                                                                           kind="int", low=1)
+        self.early_max_misplaced = check_scalar(early_max_misplaced, "early_max_misplaced", owner, kind="float",
+                                                low=0, high=1)
+        self.early_max_doubt = check_scalar(early_max_doubt, "early_max_doubt", owner, kind="float", low=0, high=0.5)
         self.min_ari = check_scalar(min_ari, "min_ari", owner, kind="float", low=0, high=1, include_low=False)
         self.max_rows = check_scalar(max_rows, "max_rows", owner, kind="int", low=2)
         self.random_state = random_state
-        self._n = self._rows = self._previous = self._labels = None
+        self._n = self._rows = self._previous = self._labels = self.probe_pairs = None
         self._moves = []  # how much each answer moved the clustering (and 1 if it contradicted it, when counted)
         self._n_answers = self._n_stable = 0
+        self._seen = (0, None, None)  # the latest clustering's contradicting, misplaced and doubt
 
-    def update(self, labels, answered=True, contradicted=False):
+    def update(self, labels, answered=True, contradicted=False, *, X=None, answers=(), doubt=None):
         """Take the clustering after an answer and return the new :attr:`estimate`.
 
         Parameters
@@ -216,6 +292,15 @@ class StabilityMonitor:
             of the update before): a must-link across two of its clusters or
             a cannot-link within one. Counted as a move of 1 when the monitor
             has ``count_contradicted``; only an answer can contradict.
+        X : array-like of shape (n_samples, n_features), optional
+            The rows' features, for the share of misplaced rows (only the
+            compared rows are read).
+        answers : sequence of (int, int, bool or None), default=()
+            Every answer so far, as ``(i, j, answer)`` ("don't know" as
+            None): those that ``labels`` contradicts are counted
+            (``contradicting``).
+        doubt : float in [0, 0.5] or None, default=None
+            The method's doubt about ``labels`` (None: it keeps none).
 
         Returns
         -------
@@ -227,12 +312,15 @@ class StabilityMonitor:
         InvalidParameterError
             If ``labels`` is not a 1-D int array, or labels other rows than
             at the first update, or ``contradicted`` is not a bool or is True
-            for what is not an answer.
+            for what is not an answer, or ``X``, ``answers`` or ``doubt``
+            is not what is described above.
         """
         owner = "StabilityMonitor.update"
         if check_scalar(contradicted, "contradicted", owner, kind="bool", role="argument") and not answered:
             raise InvalidParameterError("The 'contradicted' argument of StabilityMonitor.update is for an answer: "
                                         "give answered=True, or contradicted=False for what is not an answer.")
+        if doubt is not None:
+            doubt = check_scalar(doubt, "doubt", owner, kind="float", low=0, high=0.5, role="argument")
         labels = np.asarray(labels)
         if labels.ndim != 1 or labels.size < 1 or not np.issubdtype(labels.dtype, np.integer):
             raise InvalidParameterError("The 'labels' argument of StabilityMonitor.update must be a 1-D array of "
@@ -242,6 +330,7 @@ class StabilityMonitor:
             n = self._n = labels.size
             rng = check_random_state(self.random_state)
             self._rows = np.sort(rng.choice(n, self.max_rows, replace=False)) if n > self.max_rows else np.arange(n)
+            self.probe_pairs = rng.randint(n, size=(self._PROBES, 2))
         elif labels.size != self._n:
             raise InvalidParameterError("The 'labels' argument of StabilityMonitor.update must label the same rows "
                                         f"at every update: {self._n} before, {labels.size} now. Use a new monitor "
@@ -254,6 +343,7 @@ class StabilityMonitor:
         move = 0.0 if previous is None or np.array_equal(current, previous) else 1 - ari(previous, current)
         move += 1.0 if contradicted and self.count_contradicted else 0.0
         self._previous = current
+        self._seen = (self._contradicting(labels, answers), None if X is None else self._misplaced(X, current), doubt)
         changed = move > 1 - self.min_ari
         if answered:
             self._n_answers += 1
@@ -263,6 +353,39 @@ class StabilityMonitor:
             self._moves[-1] += move
             self._n_stable = 0 if changed else self._n_stable
         return self.estimate
+
+    @staticmethod
+    def _contradicting(labels, answers):
+        """How many of ``answers`` (``(i, j, answer)``) ``labels`` contradicts."""
+        told = [(i, j, a) for i, j, a in answers if a is not None]
+        if not told:
+            return 0
+        try:
+            pairs = np.array([(i, j) for i, j, _ in told], dtype=np.intp)
+            same = labels[pairs[:, 0]] == labels[pairs[:, 1]]
+        except (IndexError, ValueError, TypeError):
+            raise InvalidParameterError("The 'answers' argument of StabilityMonitor.update must be (i, j, answer) "
+                                        f"triples of row indices in [0, {labels.size}) and True, False or None."
+                                        ) from None
+        return int(np.count_nonzero(same != np.array([bool(a) for _, _, a in told])))
+
+    def _misplaced(self, X, current):
+        """The share of the compared rows nearer (Euclidean) another cluster's centre, the mean of its compared
+        members, than their own: ``current`` numbers their clusters 0, 1, ... (``relabel``)."""
+        rows = self._rows
+        X = np.asarray(X)
+        if X.ndim != 2 or X.shape[0] != self._n or not np.issubdtype(X.dtype, np.number):
+            raise InvalidParameterError("The 'X' argument of StabilityMonitor.update must be the numeric features of "
+                                        f"the {self._n} rows labelled, one row each; got shape {X.shape}, dtype "
+                                        f"{X.dtype}.")
+        Z = X[rows].astype(float)
+        k = int(current.max()) + 1
+        onehot = np.zeros((rows.size, k))
+        onehot[np.arange(rows.size), current] = 1.0
+        centres = (onehot.T @ Z) / onehot.sum(axis=0)[:, None]
+        # squared distances up to each row's own norm, which does not change its nearest centre
+        nearest = np.argmin((centres ** 2).sum(axis=1) - 2 * Z @ centres.T, axis=1)
+        return float(np.mean(nearest != current))
 
     def contradicts(self, pair, answer):
         """Whether an answer contradicts the clustering of the latest update (the one it was given to).
@@ -304,18 +427,37 @@ class StabilityMonitor:
         i, j = pair
         return answer is not None and bool(self._labels[i] == self._labels[j]) != answer
 
+    def _early(self, n):
+        """Whether the early signal holds after ``n`` answers."""
+        contradicting, misplaced, doubt = self._seen
+        w = self.early_window
+        return (w is not None and n >= w and doubt is not None and doubt <= self.early_max_doubt
+                and not contradicting and (misplaced is None or misplaced <= self.early_max_misplaced)
+                and not any(move > 1 - self.min_ari for move in self._moves[n - w:]))
+
     @property
     def estimate(self):
         """The current :class:`Stability`."""
         n = self._n_answers
+        contradicting, misplaced, doubt = self._seen
         grown = math.ceil(self.share * n - 1e-9)  # 1e-9: 0.3 * 10 is 3.0000000000000004, not 3
         covered = self._moves[n - min(n, max(self.window, grown)):]
         window, drift, n_stable = len(covered), float(sum(covered)), self._n_stable
         n_changed = sum(move > 1 - self.min_ari for move in covered)
-        stable = n >= self.window and drift <= self.max_drift
+        settled = n >= self.window and drift <= self.max_drift
+        crowded = misplaced is not None and misplaced > self.max_misplaced + 1e-12
+        early = self._early(n)
+        stable = early or (settled and not crowded)
         verb = "changed or contradicted" if self.count_contradicted else "changed"
         if not self._n_answers:
             message = "No answers yet."
+        elif early:
+            message = (f"You can stop: the last {_answers(self.early_window)} changed nothing, the grouping "
+                       "contradicts none of your answers and the method is sure of it.")
+        elif settled and crowded:
+            rows, far = self._rows.size, round(misplaced * self._rows.size)
+            message = (f"Not yet: {far} of {rows} items {'sits' if far == 1 else 'sit'} nearer another group than "
+                       f"{'its' if far == 1 else 'their'} own (the least typical members).")
         elif stable and not n_changed:
             message = f"You can stop: the grouping has held for the last {_answers(n_stable)}."
         elif stable:
@@ -329,5 +471,17 @@ class StabilityMonitor:
                        f"{_answers(n_stable)}; {self.window - n} more like these and you can stop.")
         else:
             message = f"Still changing: small moves add up over the last {_answers(window)}."
+        if stable and contradicting:  # errors the person can see: said beside the signal
+            message += f" It still contradicts {_answers(contradicting)}."
         return Stability(self._n_answers, n_stable, n_changed, window, (n_changed + 1) / (window + 2), drift, stable,
-                         message)
+                         message, contradicting, misplaced, doubt, early)
+
+
+def observe(monitor, estimator, labels, X, answers, answered=True, contradicted=False):
+    """Update ``monitor`` with what a session's person sees: ``labels`` of ``X``, the ``answers`` it contradicts, and
+    ``estimator``'s doubt (:meth:`ActiveEstimator.doubt <linkwise.ActiveEstimator.doubt>`) on the monitor's probe
+    pairs. Returns the new :class:`Stability`. Features other than a dense numeric table (series, sparse text) give no
+    share of misplaced rows."""
+    doubt = None if monitor.probe_pairs is None else estimator.doubt(monitor.probe_pairs)
+    dense = isinstance(X, np.ndarray) and X.ndim == 2 and np.issubdtype(X.dtype, np.number)
+    return monitor.update(labels, answered, contradicted, X=X if dense else None, answers=answers, doubt=doubt)

@@ -160,28 +160,110 @@ def test_a_contradicted_answer_holds_the_signal_back_for_a_window_of_answers():
         "Unchanged and uncontradicted for the last 1 answer; 2 more like these and you can stop.")
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(8))
 def test_the_monitor_shows_stable_first_where_the_benchmark_computes_it(seed, monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))  # as when the script runs
-    first_shown = importlib.import_module("bench_stability").first_shown
+    bench = importlib.import_module("bench_stability")
     rng = np.random.default_rng(seed)
-    rule = (int(rng.integers(2, 12)), float(rng.choice([0, 0.25, 0.5])), float(rng.choice([0, 0.2, 0.6, 1.5])))
-    monitors = [lw.StabilityMonitor(*rule, count_contradicted=counted) for counted in (False, True)]
-    labels = rng.integers(0, 3, 40)
+    n = 40
+    X = rng.normal(size=(n, 3))
+    labels = rng.integers(0, 3, n)
+    # a random rule of the family: both parts, the misplaced rows looked at or not, an early signal or not
+    rules = [bench.Rule(int(rng.integers(2, 12)), float(rng.choice([0, 0.25, 0.5])),
+                        float(rng.choice([0, 0.2, 0.6, 1.5])), counted, float(rng.choice([1.0, 0.3, 0.5])),
+                        *((None, 0.05, 0.2) if rng.random() < 0.3 else
+                          (int(rng.integers(1, 6)), float(rng.choice([0.3, 0.6])), float(rng.choice([0.1, 0.3])))))
+             for counted in (False, True)]
+    monitors = [lw.StabilityMonitor(**rule._asdict()) for rule in rules]
     for monitor in monitors:
-        monitor.update(labels, answered=False)
-    moves, contradicted, stable = [], [], []
+        monitor.update(labels, answered=False, X=X)
+    moves, contradicted, contradicting, misplaced, doubts, stable, answers = [], [], [], [], [], [], []
     for t in range(80):  # fewer changes and wrong answers as the session goes on
         before = labels
         if rng.random() < 0.3 * (1 - t / 60):
             labels = labels.copy()
-            labels[rng.integers(40, size=int(rng.integers(1, 4)))] = rng.integers(3)
-        contradicted.append(bool(rng.random() < 0.25 * (1 - t / 80)))
-        stable.append([monitor.update(labels, contradicted=contradicted[-1]).stable for monitor in monitors])
+            labels[rng.integers(n, size=int(rng.integers(1, 4)))] = rng.integers(3)
+        i, j = (int(k) for k in rng.integers(n, size=2))
+        answer = bool(before[i] == before[j]) != bool(rng.random() < 0.25 * (1 - t / 80))
+        answers.append((i, j, answer))
+        contradicted.append(bool(before[i] == before[j]) != answer)
+        doubt = float(rng.choice([0.0, 0.15, 0.4]))
+        estimates = [monitor.update(labels, contradicted=contradicted[-1], X=X, answers=answers, doubt=doubt)
+                     for monitor in monitors]
+        stable.append([e.stable for e in estimates])
         moves.append(1 - lw.metrics.ari(before, labels))
-    run = {"moves": np.array(moves), "contradicted": np.array(contradicted)}
-    for counted, shown in zip((False, True), np.array(stable).T):
-        assert first_shown(run, *rule, counted) == (int(np.argmax(shown)) + 1 if shown.any() else None)
+        contradicting.append(estimates[0].contradicting)
+        misplaced.append(estimates[0].misplaced)
+        doubts.append(doubt)
+    assert 0 < max(contradicting) and 0 < max(misplaced)  # the case is not trivial
+    run = {"moves": np.array(moves), "contradicted": np.array(contradicted), "contradicting": np.array(contradicting),
+           "misplaced": np.array(misplaced), "doubt": np.array(doubts)}
+    for rule, shown in zip(rules, np.array(stable).T):
+        assert bench.first_shown(run, rule) == (int(np.argmax(shown)) + 1 if shown.any() else None), rule
+
+
+def test_the_misplaced_share_counts_rows_nearer_another_centre():
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        X = rng.normal(size=(60, 4)).astype(rng.choice([np.float32, np.float64]))
+        labels = rng.integers(0, 4, 60)
+        centres = np.stack([X[labels == k].mean(axis=0) for k in range(4)])
+        nearest = np.argmin(((X[:, None, :] - centres[None]) ** 2).sum(axis=2), axis=1)
+        estimate = lw.StabilityMonitor().update(labels, X=X)
+        assert estimate.misplaced == pytest.approx(np.mean(nearest != labels))
+    with pytest.raises(InvalidParameterError, match="'X'"):
+        lw.StabilityMonitor().update([0, 1, 1], X=np.zeros((2, 2)))
+
+
+def test_the_answers_the_clustering_contradicts_are_counted_and_said_beside_the_signal():
+    monitor = lw.StabilityMonitor(window=2)
+    answers = [(0, 1, True), (2, 3, True), (0, 2, None)]
+    for _ in range(2):
+        estimate = monitor.update([0, 0, 1, 2], answers=answers)  # contradicts (2, 3): must-link across
+    assert estimate.stable and estimate.contradicting == 1
+    assert estimate.message == "You can stop: the grouping has held for the last 2 answers. It still contradicts 1 answer."
+    with pytest.raises(InvalidParameterError, match="'answers'"):
+        monitor.update([0, 0, 1, 2], answers=[(0, 9, True)])
+
+
+def test_the_early_signal_needs_the_method_sure_and_nothing_contradicted():
+    X = np.array([[0.0], [0.1], [1.0], [1.1]])
+    for doubt, answers, shown in ((0.1, [], True), (None, [], False), (0.3, [], False),
+                                  (0.1, [(0, 2, True)], False)):
+        monitor = lw.StabilityMonitor(window=50, early_window=3, early_max_doubt=0.2)
+        for _ in range(3):
+            estimate = monitor.update([0, 0, 1, 1], X=X, answers=answers, doubt=doubt)
+        assert (estimate.stable, estimate.early) == (shown, shown)
+
+
+@pytest.mark.slow
+def test_on_easy_data_auto_says_stop_before_the_20th_answer_and_rightly():
+    from sklearn.datasets import make_blobs
+
+    early = 0
+    for seed in range(5):
+        X, y = make_blobs(300, centers=4, cluster_std=0.5, random_state=seed)
+        X = X[np.random.default_rng(seed).permutation(300)] if seed % 2 else X  # shuffled rows too
+        y = y[np.random.default_rng(seed).permutation(300)] if seed % 2 else y
+        session = lw.ActiveSession(lw.Auto(max_queries=19, random_state=seed), X)
+        while (pair := session.ask()) is not None:
+            session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+            if session.stability_.stable:
+                assert session.stability_.early and lw.metrics.ari(y, session.labels_) > 0.98
+                assert session.stability_.message.startswith("You can stop: the last 8 answers changed nothing")
+                early += 1
+                break
+    assert early >= 3  # most easy sessions are told so early (not every seed: a signal, not a guarantee)
+
+
+def test_auto_sessions_give_the_monitor_auto_s_doubt():
+    X, y = lw.datasets.load("iris", scale="minmax")
+    session = lw.ActiveSession(lw.Auto(max_queries=15, random_state=0), X)
+    assert session.stability_.doubt is None or 0 <= session.stability_.doubt <= 0.5
+    while (pair := session.ask()) is not None:
+        session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+        assert 0 <= session.stability_.doubt <= 0.5
+    assert lw.ActiveSession(lw.COBRAS(max_queries=3, random_state=0), X).stability_.doubt is None
 
 
 def test_only_an_answer_contradicts():
@@ -232,7 +314,13 @@ def _answer_and_shadow(session, y, shadow, wrong=()):
     """Answer every question of ``session`` from ``y`` (the n-th answer flipped for n in ``wrong``), feeding
     ``shadow`` the clusterings and whether each answer contradicted the one it was asked in; the contradicted
     count."""
-    shadow.update(session.labels_, answered=False)
+    X = session._ctx.X
+
+    def seen(labels, **kwargs):  # what the person sees besides the clustering: the answers, X, the method's doubt
+        doubt = None if shadow.probe_pairs is None else session.estimator_.doubt(shadow.probe_pairs)
+        return shadow.update(labels, X=X, answers=session.query_log, doubt=doubt, **kwargs)
+
+    seen(session.labels_, answered=False)
     n_contradicted = 0
     while (pair := session.ask()) is not None:
         before = session.labels_
@@ -240,7 +328,7 @@ def _answer_and_shadow(session, y, shadow, wrong=()):
         contradicted = bool(before[pair[0]] == before[pair[1]]) != answer
         n_contradicted += contradicted
         session.tell(pair, answer)
-        assert session.stability_ == shadow.update(session.labels_, contradicted=contradicted)
+        assert session.stability_ == seen(session.labels_, contradicted=contradicted)
     return n_contradicted
 
 

@@ -20,7 +20,7 @@ from linkwise.session._feedback import honour
 from linkwise.session._numbers import carry_numbers
 from linkwise.session._resume import ResumeCache
 from linkwise.session._store import ANSWER_WORDS
-from linkwise.stability import StabilityMonitor
+from linkwise.stability import StabilityMonitor, observe
 
 __all__ = ["Replay", "state_row"]
 
@@ -109,9 +109,14 @@ class Replay:
         # the clustering last numbered (its labels, the numbers per row) and the next fresh number: numbered after
         # every recorded row, so the numbers follow from the file alone (the export shows the page's; see numbers)
         self._numbered, self._fresh = (None, None), 1
-        self.stability.update(self.labels(), answered=False)  # the clustering before any answer
+        self._observe(answered=False)  # the clustering before any answer
         self.numbers()
         self._unsure = set()  # pairs answered "don't know" before the method asked them
+
+    def _observe(self, answered=True, contradicted=False):
+        session = self.session
+        observe(self.stability, session.estimator_, self.labels(), self.data.X, session.query_log, answered,
+                contradicted)
 
     def apply(self, row):
         """Replay one recorded row: the answer to the pending question is told; another pair (imported, moved, or
@@ -140,7 +145,7 @@ class Replay:
             self._labels = None
             answered = row.kind == "question"  # told to the clustering shown when the row was stated: the monitor's
             contradicted = answered and self.stability.contradicts((row.i, row.j), row.answer)
-            self.stability.update(self.labels(), answered, contradicted)
+            self._observe(answered, contradicted)
             self.numbers()
             # a second annotator's other answer: a tolerant method weighs both (repair), nobody is asked
             if len(constraints.conflicts) == before or row.seq in self.later:
