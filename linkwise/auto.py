@@ -384,10 +384,18 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
         cand, log_posterior = getattr(self, "_cand", None), getattr(self, "log_posterior_", None)
         if cand is None or log_posterior is None:
             return None
+        probed = getattr(self, "_probed", None)  # the candidates never change: their agreement on a session's fixed
+        if probed is None or probed[0] is not pairs or probed[1] is not cand:  # probe pairs is computed once
+            a, b = self._to_gen[pairs[:, 0]], self._to_gen[pairs[:, 1]]
+            probed = self._probed = (pairs, cand, (cand[:, a] == cand[:, b]).astype(float))
         w = np.exp(log_posterior - log_posterior.max())
-        a, b = self._to_gen[pairs[:, 0]], self._to_gen[pairs[:, 1]]
-        together = (w @ (cand[:, a] == cand[:, b])) / w.sum()
-        return float(np.minimum(together, 1 - together).max())
+        together = (w @ probed[2]) / w.sum()
+        return float(np.minimum(together, 1 - together).max(initial=0.0))
+
+    def __getstate__(self):  # the probe pairs' agreement is a cache of doubt(): not pickled, not compared
+        state = super().__getstate__()
+        state.pop("_probed", None)
+        return state
 
     def focus(self):
         """Return the rows the wrong-answer repair checks, and their clusters.

@@ -56,11 +56,13 @@ class Stability(NamedTuple):
     misplaced : float or None
         The share of the compared rows nearer another cluster's centre than
         their own (their cluster's least typical members); None when the
-        features were not given.
+        features were not given or it could not change the signal (it is
+        computed only then).
     doubt : float or None
         The method's own doubt about the latest clustering
-        (:meth:`ActiveEstimator.doubt <linkwise.ActiveEstimator.doubt>`);
-        None for a method that keeps no belief over clusterings.
+        (:meth:`ActiveEstimator.doubt <linkwise.ActiveEstimator.doubt>`),
+        asked only when the rest of the early signal holds; None otherwise,
+        and for a method that keeps no belief over clusterings.
     early : bool
         ``stable`` by the early signal.
 
@@ -296,11 +298,15 @@ class StabilityMonitor:
             The rows' features, for the share of misplaced rows (only the
             compared rows are read).
         answers : sequence of (int, int, bool or None), default=()
-            Every answer so far, as ``(i, j, answer)`` ("don't know" as
-            None): those that ``labels`` contradicts are counted
-            (``contradicting``).
-        doubt : float in [0, 0.5] or None, default=None
-            The method's doubt about ``labels`` (None: it keeps none).
+            Every answer so far, in order, as ``(i, j, answer)`` ("don't
+            know" as None): those that ``labels`` contradicts are counted
+            (``contradicting``). The sequence only grows from one update to
+            the next (a session's query log): the answers before the length
+            seen at the last update are not read again.
+        doubt : float in [0, 0.5], callable or None, default=None
+            The method's doubt about ``labels`` (None: it keeps none), or a
+            function of no argument returning it, called only when the rest
+            of the early signal holds.
 
         Returns
         -------
@@ -319,7 +325,7 @@ class StabilityMonitor:
         if check_scalar(contradicted, "contradicted", owner, kind="bool", role="argument") and not answered:
             raise InvalidParameterError("The 'contradicted' argument of StabilityMonitor.update is for an answer: "
                                         "give answered=True, or contradicted=False for what is not an answer.")
-        if doubt is not None:
+        if doubt is not None and not callable(doubt):
             doubt = check_scalar(doubt, "doubt", owner, kind="float", low=0, high=0.5, role="argument")
         labels = np.asarray(labels)
         if labels.ndim != 1 or labels.size < 1 or not np.issubdtype(labels.dtype, np.integer):
@@ -335,15 +341,18 @@ class StabilityMonitor:
             raise InvalidParameterError("The 'labels' argument of StabilityMonitor.update must label the same rows "
                                         f"at every update: {self._n} before, {labels.size} now. Use a new monitor "
                                         "for new data.")
+        if X is not None:
+            self._sample(X)  # checked before anything changes
+        contradicting = self._contradicting(labels, answers)  # as are the answers
         previous = self._previous
         # the read-only clustering of the update before, as such (a session's when nothing moved): no move
         same = labels is self._labels and not labels.flags.writeable
         current = previous if same else relabel(labels[self._rows])
         self._labels = labels  # what the next answer is given to, for contradicts()
-        move = 0.0 if previous is None or np.array_equal(current, previous) else 1 - ari(previous, current)
+        unchanged = previous is not None and (same or np.array_equal(current, previous))
+        move = 0.0 if previous is None or unchanged else 1 - ari(previous, current)
         move += 1.0 if contradicted and self.count_contradicted else 0.0
         self._previous = current
-        self._seen = (self._contradicting(labels, answers), None if X is None else self._misplaced(X, current), doubt)
         changed = move > 1 - self.min_ari
         if answered:
             self._n_answers += 1
@@ -352,33 +361,77 @@ class StabilityMonitor:
         elif self._moves:
             self._moves[-1] += move
             self._n_stable = 0 if changed else self._n_stable
+        self._see(contradicting, current, X, doubt, unchanged)
         return self.estimate
 
-    @staticmethod
-    def _contradicting(labels, answers):
-        """How many of ``answers`` (``(i, j, answer)``) ``labels`` contradicts."""
-        told = [(i, j, a) for i, j, a in answers if a is not None]
-        if not told:
-            return 0
+    def _see(self, contradicting, current, X, doubt, unchanged):
+        """What the person sees besides the answers contradicted, only where it can change the signal (each costs a
+        fraction of a millisecond): the misplaced rows (kept while the compared rows' clustering is ``unchanged``)
+        and the method's doubt."""
+        n = self._n_answers
+        w = self.early_window
+        quiet = (w is not None and n >= w and not contradicting
+                 and not any(move > 1 - self.min_ari for move in self._moves[n - w:]))
+        covered = self._covered(n)
+        settled = n >= self.window and sum(covered) <= self.max_drift
+        misplaced = None
+        if X is not None and (quiet or (settled and self.max_misplaced < 1)):
+            misplaced = self._seen[1] if unchanged and self._seen[1] is not None else self._misplaced(X, current)
+        if not quiet or (misplaced is not None and misplaced > self.early_max_misplaced + 1e-12):
+            doubt = None
+        elif callable(doubt):
+            doubt = doubt()
+            if doubt is not None:
+                doubt = check_scalar(doubt, "doubt", "StabilityMonitor.update", kind="float", low=0, high=0.5,
+                                     role="argument")
+        self._seen = (contradicting, misplaced, doubt)
+
+    def _covered(self, n):
+        """The moves of the answers the estimate covers after ``n`` answers."""
+        grown = math.ceil(self.share * n - 1e-9)  # 1e-9: 0.3 * 10 is 3.0000000000000004, not 3
+        return self._moves[n - min(n, max(self.window, grown)):]
+
+    def __getstate__(self):  # the sampled features are a cache of the caller's X: not pickled with a resume point
+        return {k: v for k, v in self.__dict__.items() if k != "_sampled"}
+
+    def _contradicting(self, labels, answers):
+        """How many of ``answers`` (``(i, j, answer)``) ``labels`` contradicts. A session's answers only grow: those
+        seen at an earlier update are kept as arrays, and only the new ones are read."""
+        seen, pairs, told = getattr(self, "_told", (0, np.empty((0, 2), np.intp), np.empty(0, bool)))
+        if len(answers) < seen:  # another, shorter sequence: read it all
+            seen, pairs, told = 0, pairs[:0], told[:0]
         try:
-            pairs = np.array([(i, j) for i, j, _ in told], dtype=np.intp)
-            same = labels[pairs[:, 0]] == labels[pairs[:, 1]]
+            new = [(i, j, a) for i, j, a in answers[seen:] if a is not None]
+            more = np.array([(i, j) for i, j, _ in new], dtype=np.intp).reshape(-1, 2)
+            if new and (more.min() < 0 or more.max() >= labels.size):
+                raise IndexError
         except (IndexError, ValueError, TypeError):
             raise InvalidParameterError("The 'answers' argument of StabilityMonitor.update must be (i, j, answer) "
                                         f"triples of row indices in [0, {labels.size}) and True, False or None."
                                         ) from None
-        return int(np.count_nonzero(same != np.array([bool(a) for _, _, a in told])))
+        if new:
+            pairs, told = np.concatenate([pairs, more]), np.concatenate([told, [bool(a) for *_, a in new]])
+        self._told = (len(answers), pairs, told)
+        return int(np.count_nonzero((labels[pairs[:, 0]] == labels[pairs[:, 1]]) != told))
+
+    def _sample(self, X):
+        """The compared rows of ``X`` as floats, checked and taken once per ``X`` (a session gives the same X at every
+        update)."""
+        cached = getattr(self, "_sampled", None)
+        if cached is not None and cached[0] is X:
+            return cached[1]
+        table = np.asarray(X)
+        if table.ndim != 2 or table.shape[0] != self._n or not np.issubdtype(table.dtype, np.number):
+            raise InvalidParameterError("The 'X' argument of StabilityMonitor.update must be the numeric features of "
+                                        f"the {self._n} rows labelled, one row each; got shape {table.shape}, dtype "
+                                        f"{table.dtype}.")
+        self._sampled = (X, table[self._rows].astype(float))
+        return self._sampled[1]
 
     def _misplaced(self, X, current):
         """The share of the compared rows nearer (Euclidean) another cluster's centre, the mean of its compared
         members, than their own: ``current`` numbers their clusters 0, 1, ... (``relabel``)."""
-        rows = self._rows
-        X = np.asarray(X)
-        if X.ndim != 2 or X.shape[0] != self._n or not np.issubdtype(X.dtype, np.number):
-            raise InvalidParameterError("The 'X' argument of StabilityMonitor.update must be the numeric features of "
-                                        f"the {self._n} rows labelled, one row each; got shape {X.shape}, dtype "
-                                        f"{X.dtype}.")
-        Z = X[rows].astype(float)
+        rows, Z = self._rows, self._sample(X)
         k = int(current.max()) + 1
         onehot = np.zeros((rows.size, k))
         onehot[np.arange(rows.size), current] = 1.0
@@ -427,26 +480,17 @@ class StabilityMonitor:
         i, j = pair
         return answer is not None and bool(self._labels[i] == self._labels[j]) != answer
 
-    def _early(self, n):
-        """Whether the early signal holds after ``n`` answers."""
-        contradicting, misplaced, doubt = self._seen
-        w = self.early_window
-        return (w is not None and n >= w and doubt is not None and doubt <= self.early_max_doubt
-                and not contradicting and (misplaced is None or misplaced <= self.early_max_misplaced)
-                and not any(move > 1 - self.min_ari for move in self._moves[n - w:]))
-
     @property
     def estimate(self):
         """The current :class:`Stability`."""
         n = self._n_answers
         contradicting, misplaced, doubt = self._seen
-        grown = math.ceil(self.share * n - 1e-9)  # 1e-9: 0.3 * 10 is 3.0000000000000004, not 3
-        covered = self._moves[n - min(n, max(self.window, grown)):]
+        covered = self._covered(n)
         window, drift, n_stable = len(covered), float(sum(covered)), self._n_stable
         n_changed = sum(move > 1 - self.min_ari for move in covered)
         settled = n >= self.window and drift <= self.max_drift
         crowded = misplaced is not None and misplaced > self.max_misplaced + 1e-12
-        early = self._early(n)
+        early = doubt is not None and doubt <= self.early_max_doubt  # asked only when the rest holds (_see)
         stable = early or (settled and not crowded)
         verb = "changed or contradicted" if self.count_contradicted else "changed"
         if not self._n_answers:
@@ -482,6 +526,7 @@ def observe(monitor, estimator, labels, X, answers, answered=True, contradicted=
     ``estimator``'s doubt (:meth:`ActiveEstimator.doubt <linkwise.ActiveEstimator.doubt>`) on the monitor's probe
     pairs. Returns the new :class:`Stability`. Features other than a dense numeric table (series, sparse text) give no
     share of misplaced rows."""
-    doubt = None if monitor.probe_pairs is None else estimator.doubt(monitor.probe_pairs)
+    pairs = monitor.probe_pairs
+    doubt = None if pairs is None else lambda: estimator.doubt(pairs)  # asked only when it can change the signal
     dense = isinstance(X, np.ndarray) and X.ndim == 2 and np.issubdtype(X.dtype, np.number)
     return monitor.update(labels, answered, contradicted, X=X if dense else None, answers=answers, doubt=doubt)

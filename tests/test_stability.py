@@ -192,8 +192,9 @@ def test_the_monitor_shows_stable_first_where_the_benchmark_computes_it(seed, mo
                      for monitor in monitors]
         stable.append([e.stable for e in estimates])
         moves.append(1 - lw.metrics.ari(before, labels))
-        contradicting.append(estimates[0].contradicting)
-        misplaced.append(estimates[0].misplaced)
+        pairs = np.array([(i, j) for i, j, _ in answers])
+        contradicting.append(int(np.sum((labels[pairs[:, 0]] == labels[pairs[:, 1]]) != [a for *_, a in answers])))
+        misplaced.append(_misplaced_share(X, labels))
         doubts.append(doubt)
     assert 0 < max(contradicting) and 0 < max(misplaced)  # the case is not trivial
     run = {"moves": np.array(moves), "contradicted": np.array(contradicted), "contradicting": np.array(contradicting),
@@ -202,15 +203,21 @@ def test_the_monitor_shows_stable_first_where_the_benchmark_computes_it(seed, mo
         assert bench.first_shown(run, rule) == (int(np.argmax(shown)) + 1 if shown.any() else None), rule
 
 
+def _misplaced_share(X, labels):
+    """The share of rows nearer another cluster's mean than their own's, computed plainly."""
+    ks = np.unique(labels)
+    centres = np.stack([X[labels == k].mean(axis=0) for k in ks])
+    return float(np.mean(ks[np.argmin(((X[:, None, :] - centres[None]) ** 2).sum(axis=2), axis=1)] != labels))
+
+
 def test_the_misplaced_share_counts_rows_nearer_another_centre():
     rng = np.random.default_rng(0)
     for _ in range(5):
         X = rng.normal(size=(60, 4)).astype(rng.choice([np.float32, np.float64]))
-        labels = rng.integers(0, 4, 60)
-        centres = np.stack([X[labels == k].mean(axis=0) for k in range(4)])
-        nearest = np.argmin(((X[:, None, :] - centres[None]) ** 2).sum(axis=2), axis=1)
-        estimate = lw.StabilityMonitor().update(labels, X=X)
-        assert estimate.misplaced == pytest.approx(np.mean(nearest != labels))
+        labels = rng.integers(0, 4, 60) * 3  # cluster numbers with gaps
+        monitor = lw.StabilityMonitor(window=1, max_misplaced=0.5)  # settled at once: the share is looked at
+        assert monitor.update(labels, X=X).misplaced == pytest.approx(_misplaced_share(X, labels))
+    assert lw.StabilityMonitor(window=5).update(labels, X=X).misplaced is None  # it could change nothing
     with pytest.raises(InvalidParameterError, match="'X'"):
         lw.StabilityMonitor().update([0, 1, 1], X=np.zeros((2, 2)))
 
@@ -222,8 +229,16 @@ def test_the_answers_the_clustering_contradicts_are_counted_and_said_beside_the_
         estimate = monitor.update([0, 0, 1, 2], answers=answers)  # contradicts (2, 3): must-link across
     assert estimate.stable and estimate.contradicting == 1
     assert estimate.message == "You can stop: the grouping has held for the last 2 answers. It still contradicts 1 answer."
-    with pytest.raises(InvalidParameterError, match="'answers'"):
-        monitor.update([0, 0, 1, 2], answers=[(0, 9, True)])
+    before = monitor.estimate
+    for bad in ([(0, 9, True)], [(0, -1, False)], [(0, 1)], [("a", 1, True)]):
+        with pytest.raises(InvalidParameterError, match="'answers'"):
+            monitor.update([0, 0, 1, 2], answers=answers + bad)
+        assert monitor.estimate == before  # nothing changed
+    # the answers only grow in a session; a shorter sequence is read anew
+    grown = answers + [(0, 3, False), (1, 2, True)]
+    assert monitor.update([0, 0, 1, 2], answers=grown).contradicting == 2
+    assert monitor.update([0, 0, 1, 1], answers=grown).contradicting == 1
+    assert monitor.update([0, 0, 1, 1], answers=[(0, 2, True)]).contradicting == 1
 
 
 def test_the_early_signal_needs_the_method_sure_and_nothing_contradicted():
@@ -256,14 +271,19 @@ def test_on_easy_data_auto_says_stop_before_the_20th_answer_and_rightly():
     assert early >= 3  # most easy sessions are told so early (not every seed: a signal, not a guarantee)
 
 
-def test_auto_sessions_give_the_monitor_auto_s_doubt():
+def test_auto_s_doubt_is_its_candidates_disagreement_on_the_pairs():
     X, y = lw.datasets.load("iris", scale="minmax")
     session = lw.ActiveSession(lw.Auto(max_queries=15, random_state=0), X)
-    assert session.stability_.doubt is None or 0 <= session.stability_.doubt <= 0.5
+    pairs = np.random.default_rng(0).integers(len(y), size=(50, 2))
     while (pair := session.ask()) is not None:
         session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
-        assert 0 <= session.stability_.doubt <= 0.5
-    assert lw.ActiveSession(lw.COBRAS(max_queries=3, random_state=0), X).stability_.doubt is None
+        est = session.estimator_
+        w = np.exp(est.log_posterior_ - est.log_posterior_.max())
+        labels = np.stack([est._cand_full(c) for c in range(len(w))])
+        together = np.array([w[labels[:, i] == labels[:, j]].sum() / w.sum() for i, j in pairs])
+        assert est.doubt(pairs) == pytest.approx(np.minimum(together, 1 - together).max())
+        assert est.doubt(np.c_[pairs[:, 0], pairs[:, 0]]) == pytest.approx(0, abs=1e-12) == est.doubt(pairs[:0])  # itself
+    assert lw.COBRAS().doubt(pairs) is None and lw.COBRA().doubt(pairs) is None
 
 
 def test_only_an_answer_contradicts():
