@@ -111,27 +111,19 @@ def _misplaced(X, labels):
     return float(np.mean(nearest != labels))
 
 
-def _committee_doubt(est, a, b):
-    """Auto's committee on the sampled pairs ``(a, b)``: the largest share of posterior weight against its majority
-    (0: its candidates agree on every pair); NaN for a method without candidates. Reads Auto's private state: a
-    measurement for the stop signal's calibration, not an interface."""
-    cand, log_posterior = getattr(est, "_cand", None), getattr(est, "log_posterior_", None)
-    if cand is None or log_posterior is None:
-        return np.nan
-    w = np.exp(log_posterior - log_posterior.max())
-    p = w @ (cand[:, est._to_gen[a]] == cand[:, est._to_gen[b]]) / w.sum()
-    return float(np.minimum(p, 1 - p).max())
+def _nan_for_none(value):
+    return np.nan if value is None else value
 
 
 def trace(name, method, est, X, y, seed):
     """One session's per-answer records: the ARI, the move, the clusters, whether the pair was implied or agreed with
     the clustering it was asked in, and what the person could see: the answers the shown clustering contradicts, the
-    share of rows nearer another cluster's centre, and Auto's committee doubt on 200 fixed random pairs."""
+    share of rows nearer another cluster's centre, and the method's doubt (``doubt()``) on 200 fixed random pairs."""
     session = lw.ActiveSession(est, X)
     mover = lw.StabilityMonitor(window=1, share=0)  # its drift over one answer: that answer's move
     mover.update(session.labels_, answered=False)
     given = lw.ConstraintStore(len(y))
-    pa, pb = np.random.RandomState(seed).randint(len(y), size=(2, 200))
+    probes = np.random.RandomState(seed).randint(len(y), size=(2, 200)).T  # as the trace has always drawn them
     pairs, answers, out = [], [], []
     while (pair := session.ask()) is not None:
         answer = bool(y[pair[0]] == y[pair[1]])
@@ -148,7 +140,7 @@ def trace(name, method, est, X, y, seed):
                     "ari": lw.metrics.ari(y, labels), "move": mover.update(labels).drift,
                     "k": len(np.unique(labels)), "implied": implied, "agreed": agreed,
                     "contradicted": int(np.count_nonzero((labels[asked[:, 0]] == labels[asked[:, 1]]) != answers)),
-                    "misplaced": _misplaced(X, labels), "doubt": _committee_doubt(session.estimator_, pa, pb)})
+                    "misplaced": _misplaced(X, labels), "doubt": _nan_for_none(session.estimator_.doubt(probes))})
     return out
 
 
