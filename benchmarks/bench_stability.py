@@ -47,6 +47,7 @@ sets of both halves, 1 seed, 60 questions, into ``results/quick/``.
 """
 
 import argparse
+import inspect
 import itertools
 import os
 import subprocess
@@ -233,21 +234,28 @@ def easy(run):
 
 
 def summary(per_run):
-    shown = per_run.dropna(subset=["cost"])
-    easy_runs = per_run[per_run.easy]
-    return {"runs": len(per_run), "shown": len(shown) / len(per_run),
-            "ok": (shown.cost <= COST + 1e-12).mean() if len(shown) else np.nan,
-            "median first": shown["first"].median(), "saved": per_run.saved.mean() / per_run.budget.mean(),
-            "mean cost": shown.cost.clip(lower=0).mean(), "worst cost": shown.cost.max(),
-            "easy": len(easy_runs), "easy early": (easy_runs["first"] < EASY_SAID).mean() if len(easy_runs) else np.nan}
+    first = per_run["first"].to_numpy(float)
+    return _stats(np.where(np.isnan(first), np.inf, first), per_run.cost.to_numpy(float),
+                  per_run.budget.to_numpy(), per_run.easy.to_numpy(bool))
+
+
+def _stats(first, cost, budget, is_easy):
+    """The figures of a rule over runs: the first answer shown (inf: never), its cost, the budget, easy or not."""
+    shown = np.isfinite(first)
+    some = shown.any()
+    return {"runs": first.size, "shown": shown.mean(), "ok": (cost[shown] <= COST + 1e-12).mean() if some else np.nan,
+            "median first": np.median(first[shown]) if some else np.nan,
+            "saved": np.where(shown, budget - np.where(shown, first, 0), 0).mean() / budget.mean(),
+            "mean cost": np.clip(cost[shown], 0, None).mean() if some else np.nan,
+            "worst cost": cost[shown].max() if some else np.nan, "easy": int(is_easy.sum()),
+            "easy early": (first[is_easy] < EASY_SAID).mean() if is_easy.any() else np.nan}
 
 
 def score_grid(all_runs, grid):
     """``summary`` of every rule of ``grid`` on ``all_runs`` (numpy over the runs: the grid has ten thousands of
     rules), each of a rule's two parts computed once per run."""
-    never = np.iinfo(np.int64).max
     def firsts(fn, key):
-        return np.array([never if (t := fn(run, *key)) is None else t for run in all_runs])
+        return np.array([np.inf if (t := fn(run, *key)) is None else t for run in all_runs])
     settled = {key: firsts(first_settled, key) for key in dict.fromkeys(rule[:5] for rule in grid)}
     early = {key: firsts(first_early, key) for key in dict.fromkeys(rule[5:] for rule in grid)}
     budget = np.array([run["moves"].size for run in all_runs])
@@ -259,16 +267,8 @@ def score_grid(all_runs, grid):
     out = {}
     for rule in grid:
         first = np.minimum(settled[rule[:5]], early[rule[5:]])
-        shown = first != never
-        at = np.where(shown, first, 0)
-        cost = end - ari[np.arange(len(all_runs)), at]
-        ok = cost[shown] <= COST + 1e-12
-        out[rule] = {"runs": len(all_runs), "shown": shown.mean(), "ok": ok.mean() if shown.any() else np.nan,
-                     "median first": np.median(first[shown]) if shown.any() else np.nan,
-                     "saved": np.where(shown, budget - at, 0).mean() / budget.mean(),
-                     "mean cost": np.clip(cost[shown], 0, None).mean() if shown.any() else np.nan,
-                     "worst cost": cost[shown].max() if shown.any() else np.nan, "easy": int(is_easy.sum()),
-                     "easy early": (first[is_easy] < EASY_SAID).mean() if is_easy.any() else np.nan}
+        cost = end - ari[np.arange(len(all_runs)), np.where(np.isfinite(first), first, 0).astype(int)]
+        out[rule] = _stats(first, cost, budget, is_easy)
     return out
 
 
@@ -344,9 +344,11 @@ def halves(per_run, label):
 
 
 def monitor_call(rule):
-    defaults = Rule(70, 0.0, 0.2, False)._asdict()
+    """``rule`` as the call that makes its monitor: every argument other than ``StabilityMonitor``'s default."""
+    defaults = {k: p.default for k, p in inspect.signature(lw.StabilityMonitor).parameters.items()}
     given = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in rule._asdict().items()
-                      if k in ("window", "max_drift") or v != defaults[k])
+                      if k in ("window", "max_drift") or v != defaults[k]
+                      and not (rule.early_window is None and k.startswith("early_max")))  # unused without the early signal
     return f"`StabilityMonitor({given})`"
 
 

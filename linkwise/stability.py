@@ -372,8 +372,7 @@ class StabilityMonitor:
         w = self.early_window
         quiet = (w is not None and n >= w and not contradicting
                  and not any(move > 1 - self.min_ari for move in self._moves[n - w:]))
-        covered = self._covered(n)
-        settled = n >= self.window and sum(covered) <= self.max_drift
+        settled = self._settled(n, self._covered(n))
         misplaced = None
         if X is not None and (quiet or (settled and self.max_misplaced < 1)):
             misplaced = self._seen[1] if unchanged and self._seen[1] is not None else self._misplaced(X, current)
@@ -385,6 +384,10 @@ class StabilityMonitor:
                 doubt = check_scalar(doubt, "doubt", "StabilityMonitor.update", kind="float", low=0, high=0.5,
                                      role="argument")
         self._seen = (contradicting, misplaced, doubt)
+
+    def _settled(self, n, covered):
+        """The settled rule's moves part after ``n`` answers whose ``covered`` moves are those the estimate covers."""
+        return n >= self.window and sum(covered) <= self.max_drift
 
     def _covered(self, n):
         """The moves of the answers the estimate covers after ``n`` answers."""
@@ -488,7 +491,7 @@ class StabilityMonitor:
         covered = self._covered(n)
         window, drift, n_stable = len(covered), float(sum(covered)), self._n_stable
         n_changed = sum(move > 1 - self.min_ari for move in covered)
-        settled = n >= self.window and drift <= self.max_drift
+        settled = self._settled(n, covered)
         crowded = misplaced is not None and misplaced > self.max_misplaced + 1e-12
         early = doubt is not None and doubt <= self.early_max_doubt  # asked only when the rest holds (_see)
         stable = early or (settled and not crowded)
