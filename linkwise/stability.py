@@ -439,9 +439,11 @@ class StabilityMonitor:
         onehot = np.zeros((rows.size, k))
         onehot[np.arange(rows.size), current] = 1.0
         centres = (onehot.T @ Z) / onehot.sum(axis=0)[:, None]
-        # squared distances up to each row's own norm, which does not change its nearest centre
-        nearest = np.argmin((centres ** 2).sum(axis=1) - 2 * Z @ centres.T, axis=1)
-        return float(np.mean(nearest != current))
+        # squared distances up to each row's own norm, the same for every centre; a tie with its own centre (equal
+        # rows, constant columns) is no misplaced row
+        d = (centres ** 2).sum(axis=1) - 2 * Z @ centres.T
+        own = d[np.arange(rows.size), current]
+        return float(np.mean(d.min(axis=1) < own - 1e-9 * (1 + (Z ** 2).sum(axis=1))))
 
     def contradicts(self, pair, answer):
         """Whether an answer contradicts the clustering of the latest update (the one it was given to).

@@ -218,6 +218,9 @@ def test_the_misplaced_share_counts_rows_nearer_another_centre():
         monitor = lw.StabilityMonitor(window=1, max_misplaced=0.5)  # settled at once: the share is looked at
         assert monitor.update(labels, X=X).misplaced == pytest.approx(_misplaced_share(X, labels))
     assert lw.StabilityMonitor(window=5).update(labels, X=X).misplaced is None  # it could change nothing
+    for same in (np.ones((30, 4)), np.zeros((2, 3), dtype=np.float32)):  # constant columns, equal rows: no one nearer
+        monitor = lw.StabilityMonitor(window=1, max_misplaced=0.5)
+        assert monitor.update(np.arange(len(same)) % 2, X=same).misplaced == 0
     with pytest.raises(InvalidParameterError, match="'X'"):
         lw.StabilityMonitor().update([0, 1, 1], X=np.zeros((2, 2)))
 
