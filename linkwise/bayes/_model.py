@@ -149,21 +149,29 @@ class Model:
         p_ij)``, the derivative of ``-H(y_i)`` with respect to the logits.
         The paper's section 3.4 prints the entropy term negated; this is the
         derivative of the prior as written (checked by finite differences).
+
+        Cluster-major, ``(K, n)``: the softmax's maxima and sums over a few
+        clusters run across whole rows instead of thousands of tiny ones
+        (the same operations in the same order as :meth:`log_assignments`).
         """
         d, n = self.X.shape[1], self.X.shape[0]
-        W = w.reshape(1, d, -1)
-        log_p = self.log_assignments(W)[:, 0]
+        W = w.reshape(d, -1)
+        log_p = np.ascontiguousarray((self.X @ W).T)
+        log_p -= log_p.max(axis=0)
+        log_p -= np.log(np.exp(log_p).sum(axis=0))
         p = np.exp(log_p)
         plogp = p * log_p
-        neg_entropy = plogp.sum(axis=1)
+        neg_entropy = plogp.sum(axis=0)
         value = -0.5 * np.dot(w, w) / self.lam + self.tau * neg_entropy.sum() / n
-        grad = -W[0] / self.lam + (self.tau / n) * self.X.T @ (plogp - p * neg_entropy[:, None])
+        plogp -= p * neg_entropy
+        grad = -W / self.lam + (self.tau / n) * self.X.T @ np.ascontiguousarray(plogp.T)
         forest = self.forest
         if len(forest):
-            log_z, beta = upward(forest, log_p[forest.nodes, None], self.eps)
+            p_nodes = p[:, forest.nodes].T
+            log_z, beta = upward(forest, log_p[:, forest.nodes].T[:, None], self.eps)
             q = downward(forest, beta, self.eps)[:, 0]
             value += log_z[0]
-            grad += self.X_nodes.T @ (q - p[forest.nodes])
+            grad += self.X_nodes.T @ (q - p_nodes)
         return -value, -grad.ravel()
 
     def map_estimate(self, W0):
