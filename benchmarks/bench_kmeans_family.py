@@ -158,7 +158,7 @@ def quality(seeds):
         for X, y in data.values():
             scores = []
             for seed in range(seeds):
-                # the same draw as tests/test_cluster_behaviour.py
+                # the same draw as tests/methods/test_cluster_behaviour.py
                 rng = np.random.RandomState(seed)
                 pairs = rng.randint(0, y.size, size=(600, 2))
                 pairs = pairs[pairs[:, 0] != pairs[:, 1]][:200]
@@ -203,7 +203,7 @@ def main():
         icm_pass(20_000, repeats),
         "\n## Quality\n",
         f"iris and wine standardised, 200 random constraints from the classes, mean ARI over {seeds} seeds "
-        "(the draws of tests/test_cluster_behaviour.py).\n",
+        "(the draws of tests/methods/test_cluster_behaviour.py).\n",
         quality(seeds),
     ]
     out = results_path("kmeans_family.md", args.quick)

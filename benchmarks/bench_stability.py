@@ -472,7 +472,7 @@ was shown: {', '.join(f"{m.dataset} {m.method} seed {m.seed} (answer {m['first']
 
 Per method, the questions whose pair the earlier answers (transitive closure of must-links, must-link +
 cannot-link) already settled: {', '.join(f"{m} {r['sum']} of {r['size']}" for m, r in implied.iterrows())}. Each is
-a deliberate check of the noise-robust repair (`ActiveSession.checking` is True for it; `tests/test_implied_questions.py`
+a deliberate check of the noise-robust repair (`ActiveSession.checking` is True for it; `tests/core/test_implied_questions.py`
 checks this for every active method over several seeds), and the page and the terminal say so.
 """  # noqa: E501
 

@@ -32,7 +32,7 @@ def test_mark_a_cluster_pure_move_items_by_list_and_drag_then_reload(page, tmp_p
     with served_page(page, data_path, "--id-column", "name", "--session", tmp_path / "s.db", "--method", "cobras",
                      "--param", "random_state=0") as server:
         # COBRAS shows its super-instances; "don't know" to each: no answer can contradict the feedback below, whichever clusters the method shows
-        # (a mark or move the answers contradict is refused or opens a contradiction: tests/test_session_feedback.py)
+        # (a mark or move the answers contradict is refused or opens a contradiction: tests/session/test_session_feedback.py)
         press(page, "k" * 8)
         order = strips_shown(page, server)
         assert len(order) >= 3 and page.locator(".strip .rep").count() >= 3
@@ -86,13 +86,13 @@ def test_mark_a_cluster_pure_move_items_by_list_and_drag_then_reload(page, tmp_p
 @pytest.mark.parametrize("kind", ["series", "images"])
 def test_strips_show_each_items_series_or_image(page, tmp_path, kind):  # noqa: F811
     if kind == "series":
-        from tests.test_session_series import shapes, wide_csv
+        from tests.session.test_session_series import shapes, wide_csv
 
         X, y = shapes(n=20, length=40)
         args = [wide_csv(tmp_path, X, y), "--series-columns", "t0:t39", "--id-column", "name"]
         shown = ".strip .rep svg.chart path.line"
     else:
-        from tests.test_images import gallery
+        from tests.core.test_images import gallery
 
         gallery(tmp_path / "photos", n=4)
         args, shown = [tmp_path / "photos", "--method", "cobras"], ".strip .rep img"

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.core.test_images import gallery
 from tests.e2e.helpers import CHROMIUM, CHROMIUM_ARGS, Server
-from tests.test_images import gallery
 
 pytestmark = pytest.mark.browser
 

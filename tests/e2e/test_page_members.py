@@ -66,7 +66,7 @@ def test_a_tables_cluster_is_a_table_of_its_columns_a_screenful_at_a_time(page, 
 
 
 def test_an_image_clusters_items_are_a_grid_several_to_a_row(page, tmp_path):  # noqa: F811
-    from tests.test_images import gallery
+    from tests.core.test_images import gallery
 
     gallery(tmp_path / "photos", n=35)
     page.set_viewport_size(SCREEN)

@@ -16,11 +16,11 @@ def data_args(kind, folder):
     if kind == "text":
         return [products_csv(folder, n=60)[0]], ".text"
     if kind == "images":
-        from tests.test_images import gallery
+        from tests.core.test_images import gallery
 
         gallery(folder / "photos", n=4)
         return [folder / "photos", "--method", "cobras"], "img"
-    from tests.test_session_series import shapes, wide_csv
+    from tests.session.test_session_series import shapes, wide_csv
 
     X, y = shapes(n=20, length=40)
     return [wide_csv(folder, X, y), "--series-columns", "t0:t39", "--id-column", "name"], "svg.chart"

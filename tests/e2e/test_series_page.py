@@ -6,7 +6,7 @@ import pytest
 
 from tests.e2e.helpers import Server
 from tests.e2e.test_session_browser import browser, open_page, page, position, wait_moved  # noqa: F401
-from tests.test_session_series import shapes, wide_csv
+from tests.session.test_session_series import shapes, wide_csv
 
 pytestmark = pytest.mark.browser
 

@@ -4,7 +4,7 @@ import pytest
 
 from tests.e2e.test_cluster_feedback import labels, strips_shown
 from tests.e2e.test_session_browser import browser, page, press, served_page  # noqa: F401
-from tests.test_session_durable import answer
+from tests.session.test_session_durable import answer
 
 pytestmark = pytest.mark.browser
 

@@ -98,7 +98,7 @@ def test_cache_file_is_reused(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("params", [{"metric": "cosine"}, {"metric": None}, {"window": 1.5}, {"window": "0.1"}])
 def test_series_distances_checks_its_arguments(params):
-    # the estimators' metric, window and cache are checked against their tables in tests/test_params.py
+    # the estimators' metric, window and cache are checked against their tables in tests/methods/test_params.py
     X, _ = waves(0, n_per=3)
     with pytest.raises(InvalidParameterError, match=next(iter(params))):
         series_distances(X, params.get("metric", "dtw"), window=params.get("window", 0.1))

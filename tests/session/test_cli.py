@@ -68,7 +68,7 @@ def trouble(kind, encoding):
     ("multiline", "Error: first line second line"),
 ])
 def test_every_verb_reports_input_errors_in_one_line(monkeypatch, kind, message):
-    monkeypatch.setitem(cli._COMMANDS, "trouble", "tests.test_cli:trouble")
+    monkeypatch.setitem(cli._COMMANDS, "trouble", "tests.session.test_cli:trouble")
     result = CliRunner().invoke(main, ["trouble", kind])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert result.output == message + "\n"
@@ -76,7 +76,7 @@ def test_every_verb_reports_input_errors_in_one_line(monkeypatch, kind, message)
 
 @pytest.mark.parametrize("kind, error", [("bug", RuntimeError), ("keyerror", KeyError)])
 def test_bugs_keep_their_traceback(monkeypatch, kind, error):
-    monkeypatch.setitem(cli._COMMANDS, "trouble", "tests.test_cli:trouble")
+    monkeypatch.setitem(cli._COMMANDS, "trouble", "tests.session.test_cli:trouble")
     result = CliRunner().invoke(main, ["trouble", kind])
     assert isinstance(result.exception, error)  # not turned into an "Error:" line
 

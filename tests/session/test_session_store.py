@@ -157,7 +157,7 @@ def test_a_killed_holder_leaves_the_session_free(tmp_path, held_as):
     os.link(path, hard)
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLD, str(tmp_path / held_as)], stdout=subprocess.PIPE, text=True,
-        cwd=Path(__file__).parents[1]
+        cwd=Path(__file__).parents[2]
     )
     try:
         assert holder.stdout.readline().strip() == "ready"

@@ -12,7 +12,7 @@ import linkwise as lw
 from linkwise.session import HumanSession, Refused
 from linkwise.session._team import check_team, cohen_kappa, overlap_drawn
 from tests.e2e.helpers import answer_from
-from tests.test_session_store import format1_file
+from tests.session.test_session_store import format1_file
 
 TEAM = ["alice", "bob", "carol"]
 

@@ -10,7 +10,7 @@ import pytest
 import linkwise as lw
 from linkwise.estimator_checks import check_active_estimator
 
-SOURCE = Path(__file__).resolve().parents[1] / "docs" / "user_guide" / "own_method.py"
+SOURCE = Path(__file__).resolve().parents[2] / "docs" / "user_guide" / "own_method.py"
 
 
 @pytest.fixture(scope="module")

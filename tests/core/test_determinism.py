@@ -20,7 +20,7 @@ import pytest
 
 import linkwise as lw
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # name -> constructor call, evaluated in the worker with ``lw`` imported
 ESTIMATORS = {

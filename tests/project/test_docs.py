@@ -19,7 +19,7 @@ pytest.importorskip("numpydoc")
 pytest.importorskip("sphinx_gallery")
 pytest.importorskip("pydata_sphinx_theme")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ("_build", "generated", "auto_examples", "sg_execution_times.rst")
 
 

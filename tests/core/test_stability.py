@@ -12,7 +12,7 @@ import linkwise as lw
 from linkwise._validation import InvalidParameterError
 from linkwise.session import HumanSession
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_constant_clustering_becomes_stable_after_a_window_of_answers():

@@ -17,7 +17,7 @@ import pytest
 
 from linkwise._extras import EXTRAS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OPTIONAL = sorted({module for modules in EXTRAS.values() for module in modules})
 
 # installed first in the child: a finder that makes the named top-level packages look absent

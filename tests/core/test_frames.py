@@ -219,7 +219,7 @@ def test_a_column_transformer_embeds_text_before_cobras(seed):
 @pytest.mark.slow
 def test_a_polars_frame_without_the_session_extra_names_it():
     pytest.importorskip("polars", reason="polars is not installed")
-    from tests.test_extras import run
+    from tests.core.test_extras import run
 
     out = run("""
     import polars as pl, linkwise as lw

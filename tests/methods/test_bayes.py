@@ -128,7 +128,7 @@ def test_dont_know_is_skipped_and_not_asked_again(blobs):
 @pytest.mark.parametrize(
     "params, match",
     [
-        # each parameter alone: tests/test_params.py; against the data here
+        # each parameter alone: tests/methods/test_params.py; against the data here
         ({"n_clusters": 50}, "at most the number of samples"),
     ],
 )

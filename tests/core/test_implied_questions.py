@@ -3,7 +3,7 @@
 import pytest
 
 import linkwise as lw
-from tests.test_determinism import ESTIMATORS
+from tests.core.test_determinism import ESTIMATORS
 
 
 def _method(name, seed):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # private top-level modules meant for every package: argument checks, the guard of optional imports, and the
 # assembly of docstrings from shared parts

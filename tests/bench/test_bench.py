@@ -26,7 +26,7 @@ from linkwise.bench._runner import run_cell
 from linkwise.bench._split import expand_groups
 from tests.bench_reference import BROKEN, CHAIN, CLOSEST, FIRST, RANDOM, SLOW, Chain, make_closest, make_task
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = [CLOSEST, RANDOM, FIRST, "kmeans"]
 QUIET = dict(progress=False, write_report=False)  # no progress bar, no plots: the report has its own tests
 

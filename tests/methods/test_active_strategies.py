@@ -285,7 +285,7 @@ def test_committee_expansion_asks_at_most_k_minus_one_per_point():
 @pytest.mark.parametrize(
     "strategy, match",
     [
-        # each parameter alone: tests/test_params.py; a relation of two here
+        # each parameter alone: tests/methods/test_params.py; a relation of two here
         (Committee(kappa_ml=0.5, kappa_cl=0.6), "'kappa_cl' parameter of Committee must be below kappa_ml=0.5, got 0.6"),
         (Committee(kappa_ml=0.5, kappa_cl=0.5), "'kappa_cl' parameter of Committee must be below kappa_ml=0.5, got 0.5"),
     ],
@@ -298,7 +298,7 @@ def test_bad_strategy_parameters_are_named(strategy, match, blobs):
 
 def test_collect_checks_its_arguments(blobs):
     X, y = blobs
-    # each argument alone: tests/test_params.py
+    # each argument alone: tests/methods/test_params.py
     with pytest.raises(ValueError, match="'n_clusters' parameter of ExploreConsolidate.collect must be at most the "
                        "number of samples, got n_clusters=61 for n_samples=60"):
         ExploreConsolidate().collect(X, lw.LabelOracle(y), n_clusters=61)

@@ -163,7 +163,7 @@ def test_benchmark_demo_never_replaces_another_benchmark(tmp_path, found):
 
 @pytest.mark.slow
 def test_the_readme_quotes_the_demo_as_it_prints(demo_output):
-    readme = _flat((Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8"))
+    readme = _flat((Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8"))
     quoted = re.search(r"after 100 answers ([\d,]+) of 1,797 digits are in the group of their own digit \(ARI "
                        r"([\d.]+)\), against ([\d,]+) for K-means told that there are 10 digits \(ARI ([\d.]+)\); "
                        r"after 10, 25 and 50 answers it is level with K-means \(ARI ([\d.]+)\)", readme)

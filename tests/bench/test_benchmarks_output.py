@@ -16,7 +16,7 @@ import pytest
 
 from benchmarks import _results
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "benchmarks"
 SCRIPTS = sorted(BENCH.glob("bench_*.py"))
 # calls that write a file, whatever the script calls its paths

@@ -73,7 +73,7 @@ def test_predict_refuses_a_table_without_the_columns(tmp_path, iris_file):
 @pytest.mark.slow
 def test_series_session_model_predicts_new_series(tmp_path):
     pytest.importorskip("aeon")
-    from tests.test_session_series import shapes, wide_csv
+    from tests.session.test_session_series import shapes, wide_csv
 
     X, y = shapes(n=16)
     options = {"columns": ["t0:t39"]}

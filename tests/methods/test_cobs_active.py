@@ -310,7 +310,7 @@ def test_threads_fitting_at_once_share_the_memo(blobs):
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        # each parameter against its table: tests/test_params.py; the names in algorithms and grid here
+        # each parameter against its table: tests/methods/test_params.py; the names in algorithms and grid here
         ({"algorithms": ["optics"]}, "'algorithms' parameter of ActiveCOBS must be one of"),
         ({"grid": {"spectral": {"n_neighbors": [], "sigma": []}}}, "gives spectral clustering no affinity"),
     ],
