@@ -76,6 +76,7 @@ class Rule(NamedTuple):
     early_window: int | None = None
     early_max_misplaced: float = 0.05
     early_max_doubt: float = 0.2
+    doubt_quantile: float = 1.0
 
 
 QUICK_SETS = "iris,wine,DAAG-possum,carData-Salaries"  # two tuning, two held-out
@@ -84,8 +85,9 @@ MAX_ROWS, COST, SHARE_OK = 2100, 0.02, 0.90
 WINDOWS, SHARES, DRIFTS = (5, 10, 20, 30, 40, 50, 60, 70, 80), (0.0, 0.25, 0.5, 0.75, 1.0), (0.0, 0.01, 0.02, 0.05, 0.1,
                                                                                               0.2)
 MISPLACED = (1.0, 0.1, 0.05)  # 1: not looked at
-WINDOWS_EARLY, MISPLACED_EARLY, DOUBTS_EARLY = (5, 8, 10, 15), (0.05, 0.1), (0.05, 0.1, 0.2)
-EARLY = (None, *itertools.product(WINDOWS_EARLY, MISPLACED_EARLY, DOUBTS_EARLY))
+WINDOWS_EARLY, MISPLACED_EARLY, DOUBTS_EARLY = (5, 8, 10, 15), (0.05, 0.1), (0.02, 0.05, 0.1, 0.2)
+DOUBT_QUANTILES = (1.0, 0.95, 0.9, 0.75, 0.5)  # of the doubt over the probe pairs, traced (1: the largest)
+EARLY = (None, *itertools.product(WINDOWS_EARLY, MISPLACED_EARLY, DOUBTS_EARLY, DOUBT_QUANTILES))
 SHIPPED = {  # the rules shipped before this calibration (issue 28's): each method's, and the pooled one
     "Auto": Rule(40, 0.0, 0.2, True), "COBRAS": Rule(80, 0.0, 0.2, False), "pooled": Rule(70, 0.0, 0.2, False)}
 EASY_BY, EASY_ARI, EASY_SAID = 10, 0.9, 20  # easy data: good after 10 answers; the signal should come before 20
@@ -112,14 +114,20 @@ def _misplaced(X, labels):
     return float(np.mean(nearest != labels))
 
 
-def _nan_for_none(value):
-    return np.nan if value is None else value
+def _doubts(doubt):
+    """The trace's columns of a method's doubt on the probe pairs: each of ``DOUBT_QUANTILES`` (NaN without one)."""
+    return {_doubt_column(q): np.nan if doubt is None else float(np.quantile(doubt, q)) for q in DOUBT_QUANTILES}
+
+
+def _doubt_column(q):
+    return "doubt" if q == 1 else f"doubt_q{round(100 * q)}"
 
 
 def trace(name, method, est, X, y, seed):
     """One session's per-answer records: the ARI, the move, the clusters, whether the pair was implied or agreed with
     the clustering it was asked in, and what the person could see: the answers the shown clustering contradicts, the
-    share of rows nearer another cluster's centre, and the method's doubt (``doubt()``) on 200 fixed random pairs."""
+    share of rows nearer another cluster's centre, and quantiles of the method's doubt (``doubt()``) on 200 fixed random
+    pairs."""
     session = lw.ActiveSession(est, X)
     mover = lw.StabilityMonitor(window=1, share=0)  # its drift over one answer: that answer's move
     mover.update(session.labels_, answered=False)
@@ -141,7 +149,7 @@ def trace(name, method, est, X, y, seed):
                     "ari": lw.metrics.ari(y, labels), "move": mover.update(labels).drift,
                     "k": len(np.unique(labels)), "implied": implied, "agreed": agreed,
                     "contradicted": int(np.count_nonzero((labels[asked[:, 0]] == labels[asked[:, 1]]) != answers)),
-                    "misplaced": _misplaced(X, labels), "doubt": _nan_for_none(session.estimator_.doubt(probes))})
+                    "misplaced": _misplaced(X, labels), **_doubts(session.estimator_.doubt(probes))})
     return out
 
 
@@ -167,10 +175,11 @@ def runs(frame):
     out = []
     for (name, method, seed), run in frame.sort_values("t").groupby(["dataset", "method", "seed"], sort=True):
         seen = {c: run[c].to_numpy(float) if c in run else np.full(len(run), np.nan)
-                for c in ("contradicted", "misplaced", "doubt")}
+                for c in ("contradicted", "misplaced", *map(_doubt_column, DOUBT_QUANTILES))}
         out.append({"dataset": name, "method": method, "seed": seed, "split": run.split.iloc[0],
                     "moves": run.move.to_numpy(), "contradicted": ~run.agreed.to_numpy(), "ari": run.ari.to_numpy(),
-                    "contradicting": seen["contradicted"], "misplaced": seen["misplaced"], "doubt": seen["doubt"]})
+                    "contradicting": seen["contradicted"], "misplaced": seen["misplaced"],
+                    "doubt": {q: seen[_doubt_column(q)] for q in DOUBT_QUANTILES}})
     return out
 
 
@@ -190,9 +199,10 @@ def first_settled(run, window, share, max_drift, contradicted, max_misplaced=1.0
     return _first((t >= window) & (drift <= max_drift + 1e-12) & ~crowded)
 
 
-def first_early(run, window, max_misplaced, max_doubt, min_ari=0.99):
+def first_early(run, window, max_misplaced, max_doubt, quantile=1.0, min_ari=0.99):
     """The first answer at which the early signal holds (no change in the last ``window`` answers, no answer
-    contradicted, few rows misplaced, little doubt), or None; never without a window or a doubt."""
+    contradicted, few rows misplaced, little doubt: its ``quantile`` over the probe pairs), or None; never without a
+    window or a doubt."""
     if window is None:
         return None
     changed = np.r_[0, np.cumsum(run["moves"] > 1 - min_ari)]
@@ -200,7 +210,7 @@ def first_early(run, window, max_misplaced, max_doubt, min_ari=0.99):
     quiet = changed[t] - changed[np.maximum(t - window, 0)] == 0
     misplaced = np.nan_to_num(run["misplaced"], nan=0.0)  # unknown: not looked at, as by the monitor
     return _first((t >= window) & quiet & (run["contradicting"] == 0) & (misplaced <= max_misplaced + 1e-12)
-                  & (run["doubt"] <= max_doubt + 1e-12))
+                  & (run["doubt"][quantile] <= max_doubt + 1e-12))
 
 
 def first_shown(run, rule):
@@ -279,8 +289,9 @@ def name(rule):
     if rule.max_misplaced < 1:
         text += f", misplaced <= {rule.max_misplaced:g}"
     if rule.early_window is not None:
+        doubt = "doubt" if rule.doubt_quantile == 1 else f"doubt's {rule.doubt_quantile:g} quantile"
         text += (f"; early: {rule.early_window} unchanged, none contradicted, misplaced <= "
-                 f"{rule.early_max_misplaced:g}, doubt <= {rule.early_max_doubt:g}")
+                 f"{rule.early_max_misplaced:g}, {doubt} <= {rule.early_max_doubt:g}")
     return text
 
 
@@ -346,16 +357,17 @@ def halves(per_run, label):
 def monitor_call(rule):
     """``rule`` as the call that makes its monitor: every argument other than ``StabilityMonitor``'s default."""
     defaults = {k: p.default for k, p in inspect.signature(lw.StabilityMonitor).parameters.items()}
+    # the early signal's parameters are unused without it
     given = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in rule._asdict().items()
                       if k in ("window", "max_drift") or v != defaults[k]
-                      and not (rule.early_window is None and k.startswith("early_max")))  # unused without the early signal
+                      and not (rule.early_window is None and (k.startswith("early_max") or k == "doubt_quantile")))
     return f"`StabilityMonitor({given})`"
 
 
 def report(frame, args):
     all_runs = runs(frame)
     methods = sorted({r["method"] for r in all_runs})
-    grid = [Rule(w, s, d, c, m, *(e or (None, 0.05, 0.2))) for w, s, d, c, m, e in
+    grid = [Rule(w, s, d, c, m, *(e or (None, 0.05, 0.2, 1.0))) for w, s, d, c, m, e in
             itertools.product(WINDOWS, SHARES, DRIFTS, (False, True), MISPLACED, EARLY)]
     # pooled over the methods: the default of a method without traces; then each method's own, on its runs only
     groups = {"pooled": all_runs, **{m: [r for r in all_runs if r["method"] == m] for m in methods}}
@@ -403,8 +415,10 @@ Datasets: tuning ({len(tune_names)}) {', '.join(tune_names)}; held-out ({len(hel
 Methods Auto and COBRAS, seeds {seeds[0]}-{seeds[-1]}, up to {args.questions} questions
 ({len(all_runs)} runs). Grid ({len(grid)} rules): window {', '.join(map(str, WINDOWS))}; share {', '.join(f'{s:.2g}' for s in SHARES)};
 max_drift {', '.join(f'{d:g}' for d in DRIFTS)}; contradicted answers counted or not; max_misplaced
-{', '.join(f'{m:g}' for m in MISPLACED)}; early signal none or (early_window, early_max_misplaced, early_max_doubt) in
-{{{', '.join(map(str, WINDOWS_EARLY))}}} x {{{', '.join(map(str, MISPLACED_EARLY))}}} x {{{', '.join(map(str, DOUBTS_EARLY))}}}.
+{', '.join(f'{m:g}' for m in MISPLACED)}; early signal none or (early_window, early_max_misplaced, early_max_doubt,
+doubt_quantile) in {{{', '.join(map(str, WINDOWS_EARLY))}}} x {{{', '.join(map(str, MISPLACED_EARLY))}}} x
+{{{', '.join(map(str, DOUBTS_EARLY))}}} x {{{', '.join(f'{q:g}' for q in DOUBT_QUANTILES)}}} (the quantile of the method's doubt over
+the 200 probe pairs: 1 the largest).
 
 ## Chosen per method, each on its own tuning runs
 

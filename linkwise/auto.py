@@ -363,7 +363,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
                 "early_window": 8, "early_max_misplaced": 0.05, "early_max_doubt": 0.2}
 
     def doubt(self, pairs):
-        """The candidates' doubt on ``pairs``: the largest share of posterior weight against their majority.
+        """The candidates' doubt on each of ``pairs``: the share of posterior weight against their majority.
 
         Weighted by the answers selection scored them on: once COBRAS refines
         the chosen candidate or Bayesian active clustering takes over, the
@@ -377,9 +377,8 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
 
         Returns
         -------
-        float in [0, 0.5] or None
-            0 when the candidates agree on every pair; None before they are
-            generated.
+        ndarray of float in [0, 0.5] of shape (n_pairs,) or None
+            0 where the candidates agree; None before they are generated.
         """
         cand, log_posterior = getattr(self, "_cand", None), getattr(self, "log_posterior_", None)
         if cand is None or log_posterior is None:
@@ -390,7 +389,7 @@ class Auto(RepairAttributes, SeriesMetric, ActiveEstimator):
             probed = self._probed = (pairs, cand, (cand[:, a] == cand[:, b]).astype(float))
         w = np.exp(log_posterior - log_posterior.max())
         together = (w @ probed[2]) / w.sum()
-        return float(np.minimum(together, 1 - together).max(initial=0.0))
+        return np.clip(np.minimum(together, 1 - together), 0.0, 0.5)  # a share of rounded sums can pass 1
 
     def __getstate__(self):  # the probe pairs' agreement is a cache of doubt(): not pickled, not compared
         state = super().__getstate__()

@@ -1007,11 +1007,11 @@ class ActiveEstimator(BaseEstimator):
         """How unsure the method is of its own clustering, asked on some pairs of rows.
 
         A method that keeps a belief over several clusterings (a committee, a
-        posterior) says how much of it goes against its majority on the pair
-        where it is least sure. The stop signal reads it
-        (:class:`~linkwise.StabilityMonitor`'s early signal, on its
-        ``probe_pairs``); a method that keeps no such belief returns None
-        (the default), and its sessions get no early signal.
+        posterior) says how much of it goes against its majority on each
+        pair. The stop signal reads it (:class:`~linkwise.StabilityMonitor`'s
+        early signal, a quantile over its ``probe_pairs``); a method that
+        keeps no such belief returns None (the default), and its sessions
+        get no early signal.
 
         Parameters
         ----------
@@ -1020,9 +1020,9 @@ class ActiveEstimator(BaseEstimator):
 
         Returns
         -------
-        float in [0, 0.5] or None
-            The largest share of the belief against its majority over the
-            pairs (0: sure of every pair), or None.
+        ndarray of float in [0, 0.5] of shape (n_pairs,) or None
+            The share of the belief against its majority on each pair (0:
+            sure of it), or None.
         """
         return None
 

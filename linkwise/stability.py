@@ -59,7 +59,8 @@ class Stability(NamedTuple):
         features were not given or it could not change the signal (it is
         computed only then).
     doubt : float or None
-        The method's own doubt about the latest clustering
+        The method's own doubt about the latest clustering: the monitor's
+        ``doubt_quantile`` of its doubt on each probe pair
         (:meth:`ActiveEstimator.doubt <linkwise.ActiveEstimator.doubt>`),
         asked only when the rest of the early signal holds; None otherwise,
         and for a method that keeps no belief over clusterings.
@@ -152,7 +153,8 @@ class StabilityMonitor:
     ``early_window`` on, when none of the last ``early_window`` answers
     changed the clustering, it contradicts no answer, at most
     ``early_max_misplaced`` of the rows are misplaced, and the method's
-    doubt is at most ``early_max_doubt`` (never for a method without one).
+    doubt (its ``doubt_quantile`` over the probe pairs) is at most
+    ``early_max_doubt`` (never for a method without one).
 
     The rules were calibrated with a simulated person (Auto and COBRAS, up
     to 100 questions) on the tuning half of the benchmark and checked on the
@@ -192,6 +194,9 @@ class StabilityMonitor:
         The largest share of misplaced rows for the early signal.
     early_max_doubt : float in [0, 0.5], default=0.2
         The method's largest doubt for the early signal.
+    doubt_quantile : float in (0, 1], default=1.0
+        The quantile of the method's doubt over the probe pairs that the
+        early signal reads (1: the pair it is least sure of).
     min_ari : float in (0, 1], default=0.99
         An answer after which the clustering is at least this close (ARI) to
         the one before it did not change it (``n_stable``, ``n_changed``).
@@ -256,8 +261,8 @@ class StabilityMonitor:
     _PROBES = 200  # pairs the method's doubt is asked about
 
     def __init__(self, window=80, share=0.0, max_drift=0.2, count_contradicted=False, max_misplaced=1.0,
-                 early_window=15, early_max_misplaced=0.1, early_max_doubt=0.2, min_ari=0.99, max_rows=2000,
-                 random_state=0):
+                 early_window=15, early_max_misplaced=0.1, early_max_doubt=0.2, doubt_quantile=1.0, min_ari=0.99,
+                 max_rows=2000, random_state=0):
         owner = "StabilityMonitor"
         self.window = check_scalar(window, "window", owner, kind="int", low=1)
         self.share = check_scalar(share, "share", owner, kind="float", low=0, high=1)
@@ -269,6 +274,8 @@ class StabilityMonitor:
         self.early_max_misplaced = check_scalar(early_max_misplaced, "early_max_misplaced", owner, kind="float",
                                                 low=0, high=1)
         self.early_max_doubt = check_scalar(early_max_doubt, "early_max_doubt", owner, kind="float", low=0, high=0.5)
+        self.doubt_quantile = check_scalar(doubt_quantile, "doubt_quantile", owner, kind="float", low=0, high=1,
+                                           include_low=False)
         self.min_ari = check_scalar(min_ari, "min_ari", owner, kind="float", low=0, high=1, include_low=False)
         self.max_rows = check_scalar(max_rows, "max_rows", owner, kind="int", low=2)
         self.random_state = random_state
@@ -303,10 +310,11 @@ class StabilityMonitor:
             (``contradicting``). The sequence only grows from one update to
             the next (a session's query log): the answers before the length
             seen at the last update are not read again.
-        doubt : float in [0, 0.5], callable or None, default=None
-            The method's doubt about ``labels`` (None: it keeps none), or a
-            function of no argument returning it, called only when the rest
-            of the early signal holds.
+        doubt : array-like of float in [0, 0.5], callable or None, default=None
+            The method's doubt about ``labels`` on each of some pairs (one
+            float: one pair; None: it keeps none), or a function of no
+            argument returning it, called only when the rest of the early
+            signal holds; the early signal reads its ``doubt_quantile``.
 
         Returns
         -------
@@ -326,7 +334,7 @@ class StabilityMonitor:
             raise InvalidParameterError("The 'contradicted' argument of StabilityMonitor.update is for an answer: "
                                         "give answered=True, or contradicted=False for what is not an answer.")
         if doubt is not None and not callable(doubt):
-            doubt = check_scalar(doubt, "doubt", owner, kind="float", low=0, high=0.5, role="argument")
+            doubt = self._summary(doubt)
         labels = np.asarray(labels)
         if labels.ndim != 1 or labels.size < 1 or not np.issubdtype(labels.dtype, np.integer):
             raise InvalidParameterError("The 'labels' argument of StabilityMonitor.update must be a 1-D array of "
@@ -380,10 +388,20 @@ class StabilityMonitor:
             doubt = None
         elif callable(doubt):
             doubt = doubt()
-            if doubt is not None:
-                doubt = check_scalar(doubt, "doubt", "StabilityMonitor.update", kind="float", low=0, high=0.5,
-                                     role="argument")
+            doubt = None if doubt is None else self._summary(doubt)
         self._seen = (contradicting, misplaced, doubt)
+
+    def _summary(self, doubt):
+        """The ``doubt_quantile`` of a method's doubt on each pair (0 on no pair), checked."""
+        try:
+            values = None if isinstance(doubt, bool) else np.atleast_1d(np.asarray(doubt))
+        except ValueError:  # a ragged sequence
+            values = None
+        if (values is None or values.ndim != 1 or values.dtype.kind not in "iuf"
+                or not np.all((values >= 0) & (values <= 0.5))):
+            raise InvalidParameterError("The 'doubt' argument of StabilityMonitor.update must be the method's doubt "
+                                        f"on each pair, floats in [0, 0.5] (or one float); got {doubt!r:.80}.")
+        return float(np.quantile(values, self.doubt_quantile)) if values.size else 0.0
 
     def _settled(self, n, covered):
         """The settled rule's moves part after ``n`` answers whose ``covered`` moves are those the estimate covers."""

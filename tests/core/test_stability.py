@@ -171,8 +171,9 @@ def test_the_monitor_shows_stable_first_where_the_benchmark_computes_it(seed, mo
     # a random rule of the family: both parts, the misplaced rows looked at or not, an early signal or not
     rules = [bench.Rule(int(rng.integers(2, 12)), float(rng.choice([0, 0.25, 0.5])),
                         float(rng.choice([0, 0.2, 0.6, 1.5])), counted, float(rng.choice([1.0, 0.3, 0.5])),
-                        *((None, 0.05, 0.2) if rng.random() < 0.3 else
-                          (int(rng.integers(1, 6)), float(rng.choice([0.3, 0.6])), float(rng.choice([0.1, 0.3])))))
+                        *((None, 0.05, 0.2, 1.0) if rng.random() < 0.3 else
+                          (int(rng.integers(1, 6)), float(rng.choice([0.3, 0.6])), float(rng.choice([0.1, 0.3])),
+                           float(rng.choice(bench.DOUBT_QUANTILES)))))
              for counted in (False, True)]
     monitors = [lw.StabilityMonitor(**rule._asdict()) for rule in rules]
     for monitor in monitors:
@@ -187,7 +188,7 @@ def test_the_monitor_shows_stable_first_where_the_benchmark_computes_it(seed, mo
         answer = bool(before[i] == before[j]) != bool(rng.random() < 0.25 * (1 - t / 80))
         answers.append((i, j, answer))
         contradicted.append(bool(before[i] == before[j]) != answer)
-        doubt = float(rng.choice([0.0, 0.15, 0.4]))
+        doubt = rng.choice([0.0, 0.15, 0.4], size=20, p=rng.dirichlet(np.ones(3)))  # the method's, on 20 pairs
         estimates = [monitor.update(labels, contradicted=contradicted[-1], X=X, answers=answers, doubt=doubt)
                      for monitor in monitors]
         stable.append([e.stable for e in estimates])
@@ -198,7 +199,8 @@ def test_the_monitor_shows_stable_first_where_the_benchmark_computes_it(seed, mo
         doubts.append(doubt)
     assert 0 < max(contradicting) and 0 < max(misplaced)  # the case is not trivial
     run = {"moves": np.array(moves), "contradicted": np.array(contradicted), "contradicting": np.array(contradicting),
-           "misplaced": np.array(misplaced), "doubt": np.array(doubts)}
+           "misplaced": np.array(misplaced),
+           "doubt": {q: np.array([np.quantile(d, q) for d in doubts]) for q in bench.DOUBT_QUANTILES}}
     for rule, shown in zip(rules, np.array(stable).T):
         assert bench.first_shown(run, rule) == (int(np.argmax(shown)) + 1 if shown.any() else None), rule
 
@@ -254,6 +256,29 @@ def test_the_early_signal_needs_the_method_sure_and_nothing_contradicted():
         assert (estimate.stable, estimate.early) == (shown, shown)
 
 
+@pytest.mark.parametrize("quantile", [1.0, 0.9, 0.5])
+def test_the_early_signal_reads_the_quantile_of_the_doubt_over_the_pairs(quantile):
+    X = np.array([[0.0], [0.1], [1.0], [1.1]])
+    doubt = np.random.default_rng(3).permutation(np.r_[np.zeros(80), np.full(15, 0.15), np.full(5, 0.4)])
+    monitor = lw.StabilityMonitor(window=50, early_window=3, early_max_doubt=0.2, doubt_quantile=quantile)
+    for _ in range(3):
+        estimate = monitor.update([0, 0, 1, 1], X=X, doubt=lambda: doubt)  # as a session asks it: a callable
+    assert estimate.doubt == pytest.approx(np.quantile(doubt, quantile))
+    assert estimate.early == (quantile < 1)  # 5 % of the pairs doubted at .4: only the largest is above .2
+
+
+@pytest.mark.parametrize("doubt", [0.6, -0.1, [0.1, np.nan], "0.1", True, [[0.1]], [0.1, [0.2]]])
+def test_a_doubt_that_is_not_shares_on_pairs_is_refused_in_one_line(doubt):
+    monitor = lw.StabilityMonitor(window=50, early_window=1)
+    monitor.update([0, 0, 1, 1])
+    before = monitor.estimate
+    with pytest.raises(InvalidParameterError, match=r"^The 'doubt' argument of StabilityMonitor.update must be [^\n]*$"):
+        monitor.update([0, 0, 1, 1], doubt=doubt)
+    assert monitor.estimate == before  # checked before anything changes
+    with pytest.raises(InvalidParameterError, match="'doubt'"):
+        monitor.update([0, 0, 1, 1], doubt=lambda: doubt)  # a method's hook: read only when it can change the signal
+
+
 @pytest.mark.slow
 def test_on_easy_data_auto_says_stop_before_the_20th_answer_and_rightly():
     from sklearn.datasets import make_blobs
@@ -284,8 +309,9 @@ def test_auto_s_doubt_is_its_candidates_disagreement_on_the_pairs():
         w = np.exp(est.log_posterior_ - est.log_posterior_.max())
         labels = np.stack([est._cand_full(c) for c in range(len(w))])
         together = np.array([w[labels[:, i] == labels[:, j]].sum() / w.sum() for i, j in pairs])
-        assert est.doubt(pairs) == pytest.approx(np.minimum(together, 1 - together).max())
-        assert est.doubt(np.c_[pairs[:, 0], pairs[:, 0]]) == pytest.approx(0, abs=1e-12) == est.doubt(pairs[:0])  # itself
+        assert est.doubt(pairs) == pytest.approx(np.minimum(together, 1 - together))
+        assert est.doubt(np.c_[pairs[:, 0], pairs[:, 0]]) == pytest.approx(np.zeros(len(pairs)), abs=1e-12)  # itself
+        assert est.doubt(pairs[:0]).shape == (0,)
     assert lw.COBRAS().doubt(pairs) is None and lw.COBRA().doubt(pairs) is None
 
 
@@ -316,7 +342,8 @@ def test_the_outlook_says_what_more_answers_may_change():
                                           ({"share": -0.1}, "share"), ({"share": 1.5}, "share"),
                                           ({"max_drift": -0.1}, "max_drift"), ({"max_drift": "0.1"}, "max_drift"),
                                           ({"min_ari": 0}, "min_ari"), ({"min_ari": 1.5}, "min_ari"),
-                                          ({"max_rows": 1}, "max_rows"),
+                                          ({"max_rows": 1}, "max_rows"), ({"doubt_quantile": 0}, "doubt_quantile"),
+                                          ({"doubt_quantile": 1.5}, "doubt_quantile"),
                                           ({"count_contradicted": 1}, "count_contradicted")])
 def test_bad_parameters_name_themselves(kwargs, name):
     with pytest.raises(InvalidParameterError, match=f"'{name}'"):
