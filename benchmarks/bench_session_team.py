@@ -6,7 +6,7 @@ classes. For each dataset the same number of answers is given by
 - *one person* (the baseline): ``HumanSession.answer`` + ``state``, per answer;
 - *a team of three* in turns: ``answer`` (whose reply hands the annotator their next question) + the next
   annotator's ``state``; then, apart, ``prepare``: what the page's server does after replying, replaying the
-  shadow session whose predicted answers an answer contradicted (:mod:`linkwise.session._team`).
+  shadow session whose predicted answers an answer contradicted (:mod:`linkwise.session.core._team`).
 
 Reported: time per answer (median / p90 / max, ms) and the team / one-person ratio of medians and p90s; the
 time of the replays after replying (when one was needed); the

@@ -16,18 +16,19 @@ raises an ``ImportError`` naming it.
 import importlib
 
 from linkwise.intake import Dataset, UnsafePathError, embed_text, load_frame
-from linkwise.session._data import load_data
-from linkwise.session._import import constraints_frame, read_known
-from linkwise.session._store import Answer, SessionFileError, SessionStore, SessionWriteError
+from linkwise.session.core._import import constraints_frame, read_known
+from linkwise.session.core._store import Answer, SessionFileError, SessionStore, SessionWriteError
+from linkwise.session.data._data import load_data
 
 __all__ = ["Answer", "Dataset", "HumanSession", "MarkConflict", "NeedsConfirmation", "Refused", "SessionFileError", "SessionOpening",
            "SessionStore", "SessionWidget", "SessionWriteError", "UnsafePathError", "constraints_frame", "create_app", "embed_text",
            "load_data", "load_frame", "open_session", "read_known", "run_terminal", "serve", "widget"]
 
 # the web server, the terminal prompt and the notebook widget are imported only when used; the session itself too
-_LAZY = {"create_app": "_web", "serve": "_web", "SessionOpening": "_web", "run_terminal": "_terminal", "SessionWidget": "_widget",
-         "widget": "_widget", "HumanSession": "_controller", "Refused": "_controller",
-         "NeedsConfirmation": "_feedback", "MarkConflict": "_feedback", "open_session": "_open"}
+_LAZY = {"create_app": "front._web", "serve": "front._web", "SessionOpening": "front._web",
+         "run_terminal": "front._terminal", "SessionWidget": "front._widget", "widget": "front._widget",
+         "HumanSession": "core._controller", "Refused": "core._controller", "NeedsConfirmation": "core._feedback",
+         "MarkConflict": "core._feedback", "open_session": "core._open"}
 
 
 def __getattr__(name):

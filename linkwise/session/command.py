@@ -222,14 +222,14 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
     Every answer is saved at once in the session file; run the same command
     again to continue where you stopped.
     """
-    from linkwise.session._methods import encode_params
-    from linkwise.session._open import resolve_session
+    from linkwise.session.core._methods import encode_params
+    from linkwise.session.core._open import resolve_session
 
     if (data is None) == (demo is None):
         raise click.UsageError("Give either DATA (a CSV, Parquet file or folder of images) or --demo digits.")
     hints = intro = None
     if demo:
-        from linkwise.session._images import DIGITS_INTRO, write_digits
+        from linkwise.session.data._images import DIGITS_INTRO, write_digits
 
         data, digits = write_digits()
         hints, intro = [f"the digit {d}" for d in digits], DIGITS_INTRO
@@ -255,13 +255,13 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
         _precompute(dataset.X, stored["params"] if estimator is None else encode_params(estimator))
     known = None
     if constraints or labels:
-        from linkwise.session._import import read_known
+        from linkwise.session.core._import import read_known
 
         known = read_known(dataset, constraints, labels)  # before the session: a bad file stores nothing
     team = _team_options(stored.get("team"), annotators, overlap, disagreement, ui)
     start = functools.partial(_open_session, session_file, dataset, estimator, method, known, team)
     if ui == "terminal":
-        from linkwise.session._terminal import run_terminal
+        from linkwise.session.front._terminal import run_terminal
 
         # the labels are written when the person quits (q or Ctrl+C)
         _then_summary(start(detected), lambda session: run_terminal(session, out, hints=hints))
@@ -276,7 +276,7 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
 def _metric_option(params, metric, method, stored, session_file, dataset):
     """Add ``--metric`` (or the method's default for time series) to ``params``; refuse it for data that are not
     time series. A resumed session without ``--metric`` keeps its stored metric."""
-    from linkwise.session._methods import resolve_method
+    from linkwise.session.core._methods import resolve_method
 
     if dataset.options["series"] is not None and (metric or not stored):
         _add_metric(params, metric, None if stored and not method else resolve_method(method or "auto"), session_file,
@@ -289,7 +289,7 @@ def _estimator(method, params, stored):
     """The estimator ``--method`` and ``--param`` give, for a session file whose meta is ``stored`` (empty: a new
     one); None: the stored method and parameters."""
     from linkwise.methods import PARAMS
-    from linkwise.session._methods import build_estimator, make_method, resolve_method, same_method
+    from linkwise.session.core._methods import build_estimator, make_method, resolve_method, same_method
 
     if stored and method is None and params:
         return build_estimator(stored["method"], params)  # the stored method, which must be linkwise's
@@ -300,8 +300,8 @@ def _estimator(method, params, stored):
 
 def _open_session(session_file, dataset, estimator, method, known, team, detected=""):
     """The session opened; then the columns ``detected`` and how many answers its file holds are said."""
-    from linkwise.session._controller import HumanSession
-    from linkwise.session._counts import count_statements, describe
+    from linkwise.session.core._controller import HumanSession
+    from linkwise.session.core._counts import count_statements, describe
 
     with _flag_advice():  # a new session refuses rows that are all the same in what is clustered
         session = HumanSession(session_file, dataset, estimator, trusted_method=method, known=known, **team)
@@ -321,8 +321,8 @@ def _check_start(session_file, dataset, estimator, team, fresh):
     address is printed), each in one line: a session file it cannot hold, a team's names, a new session's rows
     all the same, the method's parameters. Returns the team checked (None: one person)."""
     from linkwise._validation import validate_params
-    from linkwise.session._store import SessionStore
-    from linkwise.session._team import check_team
+    from linkwise.session.core._store import SessionStore
+    from linkwise.session.core._team import check_team
 
     SessionStore.check_available(session_file)
     checked = check_team(**team) if team else None
@@ -337,7 +337,7 @@ def _check_start(session_file, dataset, estimator, team, fresh):
 def _serve_page(start, dataset, team, out, port, no_browser, intro=None, hints=None):
     """The session ``start()`` opens, once the person has stopped answering on its page (served while it opens;
     ``team``: as checked; Finish writes the labels to ``out``; a demo's ``intro`` and ``hints``)."""
-    from linkwise.session._web import SessionOpening, serve
+    from linkwise.session.front._web import SessionOpening, serve
 
     opening = SessionOpening(start, dataset, team)
     try:
@@ -349,7 +349,7 @@ def _serve_page(start, dataset, team, out, port, no_browser, intro=None, hints=N
 
 def _write_labels(session, out):
     """The labels as the session ends (after Finish: the same again), written to ``out``."""
-    from linkwise.session._summary import labels_line
+    from linkwise.session.core._summary import labels_line
 
     try:
         click.echo(labels_line(session.data.n_rows, session.write_labels(out), out))
@@ -359,7 +359,7 @@ def _write_labels(session, out):
 
 def _then_summary(session, answer):
     """``answer(session)`` (the person answers until they stop), then what is saved and how to go on."""
-    from linkwise.session._summary import summary
+    from linkwise.session.core._summary import summary
 
     try:
         answer(session)
@@ -395,8 +395,8 @@ def export(session_file, data, out, answers, agreement, constraints, model, meth
 
     The session file is only read, even while its session is running.
     """
-    from linkwise.session._controller import HumanSession, read_meta
-    from linkwise.session._open import resolve_session
+    from linkwise.session.core._controller import HumanSession, read_meta
+    from linkwise.session.core._open import resolve_session
 
     meta = read_meta(session_file)
     if not meta:
@@ -410,8 +410,8 @@ def export(session_file, data, out, answers, agreement, constraints, model, meth
         dataset = resolve_session(session_file, data).dataset  # with the stored options
     session = HumanSession(session_file, dataset, read_only=True, trusted_method=method)
     try:
-        from linkwise.session._counts import count_statements, describe
-        from linkwise.session._export import export_format, format_table, session_table
+        from linkwise.session.core._counts import count_statements, describe
+        from linkwise.session.core._export import export_format, format_table, session_table
 
         for path, table in ((out, "labels"), (answers, "answers"), (agreement, "agreement"),
                             (constraints, "constraints")):

@@ -18,7 +18,7 @@ import numpy as np
 
 from linkwise import persist
 from linkwise._validation import InvalidParameterError, apply_scaling
-from linkwise.session._data import load_data
+from linkwise.session.data._data import load_data
 
 __all__ = ["save_model", "predict_table", "predict"]
 

@@ -137,7 +137,7 @@ def test_folder_session_in_the_terminal_resumes(tmp_path):
 def test_digits_demo_writes_8x8_images_once(tmp_path, monkeypatch):
     from sklearn.datasets import load_digits
 
-    from linkwise.session._images import write_digits
+    from linkwise.session.data._images import write_digits
 
     folder, digits = write_digits(tmp_path / "digits")
     files = sorted(folder.iterdir())
@@ -162,7 +162,7 @@ def test_the_digits_demo_says_what_a_group_is_writes_its_images_to_the_cache_and
         tmp_path, monkeypatch):
     from sklearn.datasets import load_digits
 
-    from linkwise.session._images import DIGITS_INTRO
+    from linkwise.session.data._images import DIGITS_INTRO
 
     cache = tmp_path / "cache"
     monkeypatch.setenv("LINKWISE_CACHE", str(cache))

@@ -464,7 +464,7 @@ def test_the_terminal_shows_the_stability_message(iris_data, tmp_path):
 
     from rich.console import Console
 
-    from linkwise.session._terminal import run_terminal
+    from linkwise.session.front._terminal import run_terminal
 
     data, y = iris_data
     session = HumanSession(tmp_path / "s.db", data, lw.COBRAS(random_state=0))

@@ -107,10 +107,10 @@ class LiveServer:
 
 
 def gated_opening(data, session_file, gate):
-    """A :class:`~linkwise.session._web.SessionOpening` of a new COBRAS session that opens only once ``gate`` (a
+    """A :class:`~linkwise.session.front._web.SessionOpening` of a new COBRAS session that opens only once ``gate`` (a
     threading.Event) is set: a method whose first question takes as long as the test wants."""
     from linkwise.session import HumanSession
-    from linkwise.session._web import SessionOpening
+    from linkwise.session.front._web import SessionOpening
 
     def open_session():
         assert gate.wait(60), "the test never let the session open"
@@ -189,7 +189,7 @@ def direct_fit(session_file, X, y, n_questions):
     import json
     import sqlite3
 
-    from linkwise.session._methods import build_estimator
+    from linkwise.session.core._methods import build_estimator
 
     with sqlite3.connect(session_file) as db:
         meta = {key: json.loads(value) for key, value in db.execute("SELECT key, value FROM meta")}

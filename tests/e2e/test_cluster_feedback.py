@@ -6,7 +6,7 @@ import sqlite3
 import pandas as pd
 import pytest
 
-from linkwise.session._feedback import CONFIRM_SIZE
+from linkwise.session.core._feedback import CONFIRM_SIZE
 from tests.e2e.test_session_browser import browser, page, position, press, served_page, wait_moved  # noqa: F401
 
 pytestmark = pytest.mark.browser

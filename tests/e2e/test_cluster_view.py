@@ -3,7 +3,7 @@ and a page that follows every action: in real headless Chromium against a real s
 
 import pytest
 
-from linkwise.session._feedback import CONFIRM_SEEN, CONFIRM_SIZE
+from linkwise.session.core._feedback import CONFIRM_SEEN, CONFIRM_SIZE
 from tests.e2e.test_cluster_feedback import kinds, labels, strips_shown
 from tests.e2e.test_session_browser import browser, page, position, press, served_page, wait_moved  # noqa: F401
 

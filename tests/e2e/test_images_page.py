@@ -46,7 +46,7 @@ def test_a_folder_of_images_is_answered_in_the_page(page, tmp_path):
         assert server.state()["n_answered"] == 1
     finally:
         server.stop()
-    from linkwise.session._controller import read_meta
+    from linkwise.session.core._controller import read_meta
 
     assert read_meta(tmp_path / "photos.linkwise.db")["data_path"] == str(tmp_path / "photos")
 

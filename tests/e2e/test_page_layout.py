@@ -8,7 +8,7 @@ import sqlite3
 
 import pytest
 
-from linkwise.session._terminal import _KEYS
+from linkwise.session.front._terminal import _KEYS
 from tests.e2e.helpers import truth_answer
 from tests.e2e.test_cluster_feedback import strips_shown
 from tests.e2e.test_session_browser import browser, page, position, press, served_page, wait_moved  # noqa: F401

@@ -10,7 +10,7 @@ import pytest
 
 import linkwise as lw
 from linkwise.session import HumanSession
-from linkwise.session._feedback import CONFIRM_SEEN, CONFIRM_SIZE
+from linkwise.session.core._feedback import CONFIRM_SEEN, CONFIRM_SIZE
 from tests.e2e.helpers import LiveServer
 from tests.e2e.test_page_layout import boxes, inside
 from tests.e2e.test_session_browser import browser, open_page, page, position, wait_moved  # noqa: F401

@@ -313,7 +313,7 @@ def test_the_page_says_it_prepares_the_first_question_until_the_session_is_open(
 
 
 def test_the_page_says_why_a_session_did_not_start(page, iris_data, tmp_path):
-    from linkwise.session._web import SessionOpening
+    from linkwise.session.front._web import SessionOpening
 
     def refuse():
         raise SessionFileError("The session s.db was made for other data.")

@@ -4,7 +4,7 @@ import sqlite3
 
 import pytest
 
-from linkwise.session._feedback import CONFIRM_SIZE
+from linkwise.session.core._feedback import CONFIRM_SIZE
 from tests.e2e.test_cluster_feedback import strips_shown
 from tests.e2e.test_session_browser import browser, page, position, press, served_page  # noqa: F401
 from tests.products import products_csv

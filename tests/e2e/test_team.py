@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from linkwise.session._team import overlap_drawn
+from linkwise.session.core._team import overlap_drawn
 from tests.e2e.helpers import CHROMIUM, Server
 
 pytestmark = pytest.mark.browser

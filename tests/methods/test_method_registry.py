@@ -139,7 +139,7 @@ def test_a_method_of_another_package_runs_in_the_bench_the_cli_and_saved_models(
     done = CliRunner().invoke(main, ["cluster", str(data_path), "--method", name, "--id-column", "name", "--ui",
                                      "terminal"], input="s\nd\nq\n")
     assert done.exit_code == 0, done.output
-    from linkwise.session._controller import read_meta
+    from linkwise.session.core._controller import read_meta
 
     assert read_meta(tmp_path / "iris.linkwise.db")["method"] == name
     # a session file naming a method of another package reopens only when the person names it again

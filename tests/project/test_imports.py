@@ -217,3 +217,30 @@ def test_no_private_attribute_reach_across_packages(name):
     """
     offenders = list(_private_attribute_reaches(name))
     assert not offenders, "\n".join(offenders)
+
+
+# The layers of linkwise.session, from the bottom up: what is clustered, the session itself, what the person sees;
+# the package's own modules (its public names, the command-line verbs) on top
+SESSION_LAYERS = ["linkwise.session.data", "linkwise.session.core", "linkwise.session.front", "linkwise.session"]
+# HumanSession.widget() hands the session to the notebook front end: the one arrow up, inside that method
+SESSION_UP = {("linkwise.session.core._controller", "linkwise.session.front._widget")}
+
+
+def _session_layer(name):
+    return next(k for k, layer in enumerate(SESSION_LAYERS) if name == layer or name.startswith(layer + ".")
+                and (layer != "linkwise.session" or name.count(".") == 2))
+
+
+@pytest.mark.parametrize("name", [name for name in MODULES if name.startswith("linkwise.session")])
+def test_the_session_s_layers_import_only_downhill(name):
+    """A module of a layer of linkwise.session imports none of a higher layer (SESSION_UP aside)."""
+    up = sorted({t for module, names in _imports(name) for t in _targets(module, names)
+                 if t.startswith("linkwise.session.") and t in MODULES
+                 and _session_layer(t) > _session_layer(name) and (name, t) not in SESSION_UP})
+    assert not up, f"{name} ({SESSION_LAYERS[_session_layer(name)]}) imports from above: {up}"
+
+
+def test_each_session_layer_says_what_it_may_import():
+    for layer in SESSION_LAYERS[:-1]:
+        doc = ast.get_docstring(ast.parse(MODULES[layer].read_text()))
+        assert doc and "may import" in doc, f"{layer}/__init__.py: say what the layer may import"

@@ -28,7 +28,7 @@ import linkwise as lw
 from linkwise._validation import InvalidParameterError, minmax
 from linkwise.cli import main
 from linkwise.session import HumanSession, load_data
-from linkwise.session._store import APPLICATION_ID
+from linkwise.session.core._store import APPLICATION_ID
 from tests.e2e.helpers import BAD_REQUESTS, PNG, answer_from, iris_csv
 
 EVIL = "linkwise_catalogue_evil"  # a module whose import leaves a marker file: importing it is the failure

@@ -5,8 +5,8 @@ import pytest
 import linkwise as lw
 from linkwise._validation import InvalidParameterError
 from linkwise.session import HumanSession
-from linkwise.session._controller import DEFAULT_BUDGET
-from linkwise.session._store import Refused, SessionFileError
+from linkwise.session.core._controller import DEFAULT_BUDGET
+from linkwise.session.core._store import Refused, SessionFileError
 from tests.e2e.helpers import answer_from
 
 

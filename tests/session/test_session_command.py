@@ -11,7 +11,7 @@ from click.testing import CliRunner
 import linkwise as lw
 from linkwise.cli import main
 from linkwise.session import HumanSession, load_data
-from linkwise.session._controller import read_meta
+from linkwise.session.core._controller import read_meta
 from tests.e2e.helpers import Server, answer_from, truth_answer
 
 

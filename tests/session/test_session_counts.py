@@ -7,9 +7,9 @@ from click.testing import CliRunner
 import linkwise as lw
 from linkwise.cli import main
 from linkwise.session import HumanSession
-from linkwise.session._counts import Counts, count_statements, describe
-from linkwise.session._summary import summary
-from linkwise.session._terminal import _progress
+from linkwise.session.core._counts import Counts, count_statements, describe
+from linkwise.session.core._summary import summary
+from linkwise.session.front._terminal import _progress
 from tests.e2e.helpers import answer_from
 
 

@@ -1,4 +1,4 @@
-"""A new session's id and text columns detected from the values (linkwise.session._detect), on the command line
+"""A new session's id and text columns detected from the values (linkwise.session.data._detect), on the command line
 and in a real session file; feature options change freely until the first answer."""
 
 import numpy as np
@@ -9,8 +9,8 @@ from click.testing import CliRunner
 import linkwise as lw
 from linkwise.cli import main
 from linkwise.session import HumanSession, SessionFileError, load_data
-from linkwise.session._controller import read_meta
-from linkwise.session._detect import describe, detect_columns, detect_options
+from linkwise.session.core._controller import read_meta
+from linkwise.session.data._detect import describe, detect_columns, detect_options
 from tests.products import products_csv
 
 

@@ -154,7 +154,7 @@ def test_bad_input_is_refused_naming_the_argument(session, call, match):
 
 def test_the_reported_clustering_honours_feedback_the_method_ignores():
     from linkwise.session import Answer
-    from linkwise.session._feedback import honour
+    from linkwise.session.core._feedback import honour
 
     def row(seq, i, j, answer, kind, members=None, action=None):
         return Answer(seq, i, j, answer, "", None, kind, members, action or seq)

@@ -6,7 +6,7 @@ import pytest
 
 import linkwise as lw
 from linkwise.session import HumanSession, NeedsConfirmation
-from linkwise.session._feedback import CONFIRM_SIZE, NAMED_MAX, MarkConflict
+from linkwise.session.core._feedback import CONFIRM_SIZE, NAMED_MAX, MarkConflict
 
 
 def apart_pairs(seed, n_pairs, rows):

@@ -8,7 +8,7 @@ import pytest
 import linkwise as lw
 from linkwise._validation import InvalidParameterError
 from linkwise.session import HumanSession, NeedsConfirmation, Refused
-from linkwise.session._feedback import CONFIRM_SEEN, CONFIRM_SIZE
+from linkwise.session.core._feedback import CONFIRM_SEEN, CONFIRM_SIZE
 from tests.e2e.helpers import answer_from
 
 

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 import linkwise as lw
 from linkwise.cli import main
 from linkwise.session import HumanSession
-from linkwise.session._numbers import carry_numbers
+from linkwise.session.core._numbers import carry_numbers
 from tests.e2e.helpers import answer_from
 
 

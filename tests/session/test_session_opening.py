@@ -7,7 +7,7 @@ from click.testing import CliRunner
 import linkwise as lw
 from linkwise.cli import main
 from linkwise.session import HumanSession, open_session
-from linkwise.session._open import resolve_session
+from linkwise.session.core._open import resolve_session
 from tests.products import products_csv
 
 

@@ -9,8 +9,8 @@ import pytest
 
 import linkwise as lw
 from linkwise.session import HumanSession
-from linkwise.session._feedback import honour
-from linkwise.session._resume import cache_folder
+from linkwise.session.core._feedback import honour
+from linkwise.session.data._cache import cache_folder
 from tests.e2e.helpers import answer_from
 
 

@@ -9,8 +9,8 @@ from click.testing import CliRunner
 
 from linkwise.cli import main
 from linkwise.session import HumanSession, load_data
-from linkwise.session._controller import read_meta
-from linkwise.session._terminal import _sparkline
+from linkwise.session.core._controller import read_meta
+from linkwise.session.front._terminal import _sparkline
 
 
 def shapes(n=12, length=40, seed=0):

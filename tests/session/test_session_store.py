@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from linkwise.session import SessionFileError, SessionStore, SessionWriteError
-from linkwise.session._store import APPLICATION_ID
+from linkwise.session.core._store import APPLICATION_ID
 
 # the schema of session files of format 1 (linkwise before annotators and cluster feedback), as it was written
 FORMAT1_SCHEMA = """

@@ -10,7 +10,7 @@ from sklearn.metrics import cohen_kappa_score
 
 import linkwise as lw
 from linkwise.session import HumanSession, Refused
-from linkwise.session._team import check_team, cohen_kappa, overlap_drawn
+from linkwise.session.core._team import check_team, cohen_kappa, overlap_drawn
 from tests.e2e.helpers import answer_from
 from tests.session.test_session_store import format1_file
 

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from linkwise.session._terminal import _line_keys, _plain, _TerminalKeys
+from linkwise.session.front._terminal import _line_keys, _plain, _TerminalKeys
 
 
 @pytest.fixture

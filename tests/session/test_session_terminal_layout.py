@@ -8,7 +8,7 @@ import pytest
 from rich.console import Console
 
 from linkwise.session import HumanSession, load_data
-from linkwise.session._terminal import _AROUND, _LEAST, _entry, _pair_table
+from linkwise.session.front._terminal import _AROUND, _LEAST, _entry, _pair_table
 
 
 @pytest.fixture(scope="module")

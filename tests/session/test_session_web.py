@@ -13,8 +13,9 @@ import pandas as pd
 import pytest
 
 from linkwise._validation import InvalidParameterError
-from linkwise.session import _web, load_data, serve
-from linkwise.session._web import SessionOpening
+from linkwise.session import load_data, serve
+from linkwise.session.front import _web
+from linkwise.session.front._web import SessionOpening
 from tests.e2e.helpers import BAD_REQUESTS, PNG, LiveServer, Scripted, Server, gated_opening, truth_answer
 
 

@@ -4,6 +4,7 @@ import numpy as np
 
 from linkwise._extras import requires
 from linkwise.images import image_files, image_size
+from linkwise.session.data._cache import cache_folder
 
 with requires("session", "linkwise.session"):
     import pandas as pd
@@ -32,11 +33,9 @@ def write_digits(folder=None):
     They stay 8 x 8: the page and the widget draw small images large, pixel by pixel (``image-rendering:
     pixelated``), while upscaled files (measured at 96 px) made the image features five times slower to compute
     and their clustering worse (K-means ARI .68 against .74). Returns the folder (default: ``digits`` in the user's
-    cache folder, see :func:`~linkwise.session._resume.cache_folder`) and each image's digit, in file order.
+    cache folder, see :func:`~linkwise.session.data._cache.cache_folder`) and each image's digit, in file order.
     """
     from sklearn.datasets import load_digits
-
-    from linkwise.session._resume import cache_folder
 
     with requires("images", "linkwise cluster --demo digits"):
         from PIL import Image

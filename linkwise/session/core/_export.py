@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from linkwise._validation import check_option
-from linkwise.session._import import constraints_frame
+from linkwise.session.core._import import constraints_frame
 
 __all__ = ["FORMATS", "MEDIA_TYPES", "TABLES", "export_format", "format_table", "session_table"]
 

@@ -1,18 +1,18 @@
 """A team's desk in a human session: who holds which question, the speculative shadow, joining, agreement.
 
 :class:`TeamDesk` is the team part of :class:`~linkwise.session.HumanSession`: it is given the session's
-:class:`~linkwise.session._replay.Replay` (what was applied, the change count), the store and the lock, and hands
+:class:`~linkwise.session.core._replay.Replay` (what was applied, the change count), the store and the lock, and hands
 the replay its ``planner`` (which of a team's answers to hold back). The team's rules, as pure functions, and why it
-works so are in :mod:`linkwise.session._team`.
+works so are in :mod:`linkwise.session.core._team`.
 """
 
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.graph import pair_key
 from linkwise.loop import ActiveSession
-from linkwise.session._replay import state_row
-from linkwise.session._store import Refused
-from linkwise.session._team import agreement, check_name, plan, wanted
+from linkwise.session.core._replay import state_row
+from linkwise.session.core._store import Refused
+from linkwise.session.core._team import agreement, check_name, plan, wanted
 
 with requires("session", "linkwise.session"):
     import pandas as pd
@@ -26,7 +26,7 @@ class TeamDesk:
     Parameters
     ----------
     team : dict or None
-        The team (see :func:`linkwise.session._team.check_team`); None: the session's one person.
+        The team (see :func:`linkwise.session.core._team.check_team`); None: the session's one person.
     replay : Replay
         The session's replay; the desk sets its ``planner``.
     store : SessionStore

@@ -272,7 +272,7 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
         UTF-16 / UTF-32 when the file starts with their byte-order mark.
         Kept in ``Dataset.options`` (None: detected).
     series : dict, optional
-        Time series instead of features (see ``linkwise.session._series``):
+        Time series instead of features (see ``linkwise.session.data._series``):
         ``{"columns": ["t0:t127", ...]}`` (wide: one series per row, one
         column range or comma list per channel) or ``{"id": "id", "time":
         "t", "value": ["v", ...]}`` (long: one row per time step; ``time``
@@ -308,7 +308,7 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
         raise InvalidParameterError(f"The data file {path} does not exist.")
     check_option(scale, "scale", "load_data", ("minmax", "none"), role="argument")
     if path.is_dir():
-        from linkwise.session._images import FILE, folder_table
+        from linkwise.session.data._images import FILE, folder_table
 
         table, read_as = folder_table(path), None
         id_column, image_column, features = id_column or FILE, image_column or FILE, features or [FILE]

@@ -28,11 +28,11 @@ import numpy as np
 
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
-from linkwise.session._controller import Refused
-from linkwise.session._feedback import NeedsConfirmation
-from linkwise.session._series import cluster_sample
-from linkwise.session._store import SessionWriteError
-from linkwise.session._summary import labels_line
+from linkwise.session.core._controller import Refused
+from linkwise.session.core._feedback import NeedsConfirmation
+from linkwise.session.core._store import SessionWriteError
+from linkwise.session.core._summary import labels_line
+from linkwise.session.data._series import cluster_sample
 
 with requires("session", "linkwise.session"):
     from rich.console import Console

@@ -1,6 +1,6 @@
 """The resume points of a session file: where a replay can start instead of at the first recorded row.
 
-A :class:`~linkwise.session._replay.Replay` keeps, after rows where its method rested, the state it reached (the
+A :class:`~linkwise.session.core._replay.Replay` keeps, after rows where its method rested, the state it reached (the
 ActiveSession's :class:`~linkwise.ResumePoint` and its own), with the rows it covers. An undo, a changed or
 withdrawn answer and a reopened file replay from the latest point whose rows are the first ones recorded now: the
 stored rows stay the one source of truth, a point only spares replaying the rows it covers.
@@ -24,9 +24,10 @@ import numpy as np
 
 from linkwise.loop import ActiveSession, session_data
 from linkwise.resume import ResumePoint
-from linkwise.session._methods import encode_params, method_spec
+from linkwise.session.core._methods import encode_params, method_spec
+from linkwise.session.data._cache import cache_folder
 
-__all__ = ["ResumeCache", "cache_folder"]
+__all__ = ["ResumeCache"]
 
 # Points kept in memory at most, and the bytes of their states: the newest always, older ones thinned out.
 _MAX_POINTS = 24
@@ -35,20 +36,11 @@ _MAX_BYTES = 256 << 20
 _MAX_FILES = 32
 
 
-def cache_folder():
-    """The folder resume points of closed sessions are written to (see the module docstring)."""
-    folder = os.environ.get("LINKWISE_CACHE")
-    if folder:
-        return Path(folder)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "linkwise"
-
-
 @functools.cache
 def _code_version():
     """A digest of linkwise's source: a point pickled by other code is never used."""
     digest = hashlib.sha256()
-    for path in sorted(Path(__file__).resolve().parents[1].rglob("*.py")):
+    for path in sorted(Path(__file__).resolve().parents[2].rglob("*.py")):  # linkwise/
         digest.update(path.read_bytes())
     return digest.hexdigest()[:32]
 

@@ -22,8 +22,8 @@ from linkwise.constraints import ConstraintStore
 from linkwise.exceptions import InconsistentConstraintError
 from linkwise.graph import check_pair, pair_key
 from linkwise.intake import blank
-from linkwise.session._data import _places, _read_table
-from linkwise.session._store import ANSWER_WORDS
+from linkwise.session.core._store import ANSWER_WORDS
+from linkwise.session.data._data import _places, _read_table
 
 __all__ = ["ANSWERS", "constraints_frame", "read_known"]
 

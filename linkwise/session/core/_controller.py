@@ -8,13 +8,13 @@ edit the file and replay.
 
 A session for a team (``annotators``) hands each annotator a question of their own, so nobody waits for another:
 the method's pending question to one, the questions it would ask next to the others (see
-:mod:`linkwise.session._team`). Their *position* is a ticket naming the pair and the annotator.
+:mod:`linkwise.session.core._team`). Their *position* is a ticket naming the pair and the annotator.
 
 :class:`HumanSession` is composed of parts, each an object it holds and gives only what that part needs: the
-replay of the file (:class:`~linkwise.session._replay.Replay`, which every other part reads), the feedback on whole
-clusters (:class:`~linkwise.session._feedback.ClusterFeedback`), the team's desk
-(:class:`~linkwise.session._desk.TeamDesk`) and the review of answers
-(:class:`~linkwise.session._review.AnswerReview`). Here: opening, the state, the actions on a question, results;
+replay of the file (:class:`~linkwise.session.core._replay.Replay`, which every other part reads), the feedback on whole
+clusters (:class:`~linkwise.session.core._feedback.ClusterFeedback`), the team's desk
+(:class:`~linkwise.session.core._desk.TeamDesk`) and the review of answers
+(:class:`~linkwise.session.core._review.AnswerReview`). Here: opening, the state, the actions on a question, results;
 the parts' public methods are the session's (:func:`_part`).
 
 The verbs, one meaning each in every layer (store, replay, session, page):
@@ -45,16 +45,16 @@ from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.graph import pair_key
 from linkwise.loop import ActiveEstimator
-from linkwise.session._counts import count_statements, describe, describe_statements
-from linkwise.session._data import Dataset
-from linkwise.session._desk import TeamDesk
-from linkwise.session._feedback import ClusterFeedback
-from linkwise.session._import import _store_known
-from linkwise.session._methods import build_estimator, encode_params, method_spec
-from linkwise.session._replay import Replay
-from linkwise.session._review import AnswerReview, described
-from linkwise.session._store import ANSWER_WORDS, Answer, Refused, SessionFileError, SessionStore
-from linkwise.session._team import check_team
+from linkwise.session.core._counts import count_statements, describe, describe_statements
+from linkwise.session.core._desk import TeamDesk
+from linkwise.session.core._feedback import ClusterFeedback
+from linkwise.session.core._import import _store_known
+from linkwise.session.core._methods import build_estimator, encode_params, method_spec
+from linkwise.session.core._replay import Replay
+from linkwise.session.core._review import AnswerReview, described
+from linkwise.session.core._store import ANSWER_WORDS, Answer, Refused, SessionFileError, SessionStore
+from linkwise.session.core._team import check_team
+from linkwise.session.data._data import Dataset
 
 with requires("session", "linkwise.session"):
     import pandas as pd
@@ -149,7 +149,7 @@ class HumanSession:
         the same ones (or ones implying the same). Ignored read-only.
     annotators : list of str or "open", optional
         Serve the session to a team: each named annotator gets a question of
-        their own (``linkwise.session._team``); "open": people
+        their own (``linkwise.session.core._team``); "open": people
         :meth:`join` with a name. Stored in the file; None keeps the stored
         team (or the one person of a session without).
     overlap : float, default=0.0
@@ -342,7 +342,7 @@ class HumanSession:
         """Return the current cluster of every row by its stable number.
 
         A cluster keeps its number while it exists (matched by overlap after
-        every stored statement, see ``linkwise.session._numbers``) and a new
+        every stored statement, see ``linkwise.session.core._numbers``) and a new
         one gets a number never used before. Replayed from the file, the
         numbers are the same when the session is opened again or exported,
         and an undo gives back the numbers before the undone answer. The
@@ -774,7 +774,7 @@ class HumanSession:
         InvalidParameterError
             The session is read-only or a team's, or ``y`` is not one label per row.
         """
-        from linkwise.session._widget import SessionWidget
+        from linkwise.session.front._widget import SessionWidget
 
         return SessionWidget(self, y)
 

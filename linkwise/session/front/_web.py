@@ -35,14 +35,14 @@ import numpy as np
 
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
-from linkwise.session._controller import Refused
-from linkwise.session._data import IMAGE_TYPES, UnsafePathError
-from linkwise.session._detect import describe
-from linkwise.session._export import FORMATS, MEDIA_TYPES, TABLES, format_table, session_table
-from linkwise.session._feedback import NeedsConfirmation
-from linkwise.session._series import cluster_sample
-from linkwise.session._store import SessionWriteError
-from linkwise.session._summary import summary
+from linkwise.session.core._controller import Refused
+from linkwise.session.core._export import FORMATS, MEDIA_TYPES, TABLES, format_table, session_table
+from linkwise.session.core._feedback import NeedsConfirmation
+from linkwise.session.core._store import SessionWriteError
+from linkwise.session.core._summary import summary
+from linkwise.session.data._data import IMAGE_TYPES, UnsafePathError
+from linkwise.session.data._detect import describe
+from linkwise.session.data._series import cluster_sample
 
 with requires("session", "linkwise.session"):
     from starlette.applications import Starlette

@@ -3,7 +3,7 @@ go on."""
 
 import shlex
 
-from linkwise.session._counts import count_statements, describe
+from linkwise.session.core._counts import count_statements, describe
 
 __all__ = ["labels_line", "summary"]
 

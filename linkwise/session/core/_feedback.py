@@ -25,7 +25,7 @@ import numpy as np
 
 from linkwise._validation import InvalidParameterError, check_index_set
 from linkwise.graph import relabel
-from linkwise.session._store import Refused
+from linkwise.session.core._store import Refused
 
 __all__ = ["ClusterFeedback", "MarkConflict", "NeedsConfirmation", "honour", "CONFIRM_SIZE", "CONFIRM_SEEN"]
 
@@ -219,7 +219,7 @@ class ClusterFeedback:
 
         >>> session.mark(session.position, strips[0]["cluster"])  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        linkwise.session._feedback.NeedsConfirmation: Cluster 1 has 147 items, ...
+        linkwise.session.core._feedback.NeedsConfirmation: Cluster 1 has 147 items, ...
         >>> _ = session.mark(session.position, strips[0]["cluster"], confirmed=True)
         >>> session.clusters()["strips"][0]["mark"], session.store.answers()[-1].kind
         ('pure', 'pure')

@@ -2,7 +2,7 @@
 
 This module holds the team's rules as pure functions of the stored rows (settings, names, overlap, agreement and
 kappa, what replay leaves out, which pairs want another annotator); the session's part that hands the questions
-out and keeps the shadow is :class:`~linkwise.session._desk.TeamDesk`.
+out and keeps the shadow is :class:`~linkwise.session.core._desk.TeamDesk`.
 
 An active method is one sequential question generator, so it has one question at a time (its *pending* pair).
 Several annotators are kept busy by a fallback that works with every method:
@@ -126,7 +126,7 @@ def agreement(rows):
 
     Examples
     --------
-    >>> from linkwise.session._store import Answer
+    >>> from linkwise.session.core._store import Answer
     >>> rows = [Answer(1, 0, 1, True, "t", "ann"), Answer(2, 0, 1, False, "t", "bo"), Answer(3, 2, 3, True, "t", "bo")]
     >>> [(r["annotator"], r["n_answers"], r["n_overlap"], r["agreement"]) for r in agreement(rows)]
     [('ann', 1, 1, 0.0), ('bo', 2, 1, 0.0), ('all', 3, 1, 0.0)]

@@ -7,7 +7,7 @@ clustering follows as if the answer had been given that way.
 import numpy as np
 
 from linkwise._validation import InvalidParameterError
-from linkwise.session._store import ANSWER_WORDS, Refused
+from linkwise.session.core._store import ANSWER_WORDS, Refused
 
 __all__ = ["AnswerReview", "described"]
 

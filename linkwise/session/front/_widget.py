@@ -16,11 +16,11 @@ import numpy as np
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.metrics import ari
-from linkwise.session._data import IMAGE_TYPES, UnsafePathError
-from linkwise.session._feedback import NeedsConfirmation
-from linkwise.session._series import cluster_sample
-from linkwise.session._store import Refused, SessionWriteError
-from linkwise.session._summary import summary
+from linkwise.session.core._feedback import NeedsConfirmation
+from linkwise.session.core._store import Refused, SessionWriteError
+from linkwise.session.core._summary import summary
+from linkwise.session.data._data import IMAGE_TYPES, UnsafePathError
+from linkwise.session.data._series import cluster_sample
 
 with requires("notebook", "linkwise.widget"):
     import anywidget

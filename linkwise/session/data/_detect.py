@@ -12,7 +12,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from linkwise.intake import HUGE, huge_integers
-from linkwise.session._data import _read_table
+from linkwise.session.data._data import _read_table
 
 __all__ = ["Detected", "describe", "detect_columns", "detect_options"]
 

@@ -3,8 +3,8 @@ person sees of it (the clustering with the cluster feedback honoured, stable clu
 contradiction, the position and revision that name the current state).
 
 :class:`Replay` is the part of :class:`~linkwise.session.HumanSession` that every other part reads: the feedback on
-clusters (:mod:`linkwise.session._feedback`), the team's desk (:mod:`linkwise.session._desk`) and the review of
-answers (:mod:`linkwise.session._review`) are each given it. It knows nothing of people, pages or teams: a team's
+clusters (:mod:`linkwise.session.core._feedback`), the team's desk (:mod:`linkwise.session.core._desk`) and the review of
+answers (:mod:`linkwise.session.core._review`) are each given it. It knows nothing of people, pages or teams: a team's
 desk tells it which rows to hold back (``planner``).
 """
 
@@ -16,10 +16,10 @@ import numpy as np
 from linkwise.exceptions import InconsistentConstraintError
 from linkwise.graph import pair_key
 from linkwise.loop import ActiveSession
-from linkwise.session._feedback import honour
-from linkwise.session._numbers import carry_numbers
-from linkwise.session._resume import ResumeCache
-from linkwise.session._store import ANSWER_WORDS
+from linkwise.session.core._feedback import honour
+from linkwise.session.core._numbers import carry_numbers
+from linkwise.session.core._resume import ResumeCache
+from linkwise.session.core._store import ANSWER_WORDS
 from linkwise.stability import StabilityMonitor, observe
 
 __all__ = ["Replay", "state_row"]

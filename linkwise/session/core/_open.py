@@ -21,9 +21,9 @@ import numpy as np
 
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
-from linkwise.session._controller import HumanSession, _stored_meta
-from linkwise.session._data import as_pandas, load_data
-from linkwise.session._store import SessionStore
+from linkwise.session.core._controller import HumanSession, _stored_meta
+from linkwise.session.core._store import SessionStore
+from linkwise.session.data._data import as_pandas, load_data
 
 with requires("session", "linkwise.session"):
     import pandas as pd
@@ -87,7 +87,7 @@ def resolve_session(path, data=None, *, id_column=None, text_column=None, image_
         kept = {k: v for k, v in kept.items() if k in ("encoding", "scale")}
     detected = ""
     if fresh and Path(data).is_file() and image_column is None and series is None:  # see _detect
-        from linkwise.session._detect import detect_options
+        from linkwise.session.data._detect import detect_options
 
         found = detect_options(data, encoding if encoding is not None else kept.get("encoding"), id_column=id_column,
                                text_column=text_column, features=features)
