@@ -75,11 +75,6 @@ def _run(hash_seed, threads):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-@pytest.fixture(scope="module")
-def logs():
-    return [_run(hash_seed, threads) for hash_seed, threads in PROCESSES]
-
-
 def test_every_public_active_estimator_is_covered():
     public = {name for name in lw.__all__ if isinstance(getattr(lw, name), type)
               and issubclass(getattr(lw, name), lw.ActiveEstimator) and name != "ActiveEstimator"}
@@ -88,17 +83,39 @@ def test_every_public_active_estimator_is_covered():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(ESTIMATORS))
-def test_same_questions_and_clustering_in_every_process(logs, name):
+def test_same_questions_and_clustering_in_every_process():
+    # one test, not one per estimator: the processes run once (a module's fixture runs once per xdist worker that
+    # gets one of its tests, and these processes are most of the module's cost); every estimator that differs is named
+    logs = [_run(hash_seed, threads) for hash_seed, threads in PROCESSES]
+    failures = [failure for name in sorted(ESTIMATORS) if (failure := _differs(logs, name))]
+    assert not failures, "\n".join(failures)
+
+
+def _differs(logs, name):
+    """What differs between the processes' runs of ``name`` (None: nothing)."""
     first = logs[0][name]
-    assert len(first["log"]) > 5, f"{name} asked only {len(first['log'])} questions: too few to compare"
+    if len(first["log"]) <= 5:
+        return f"{name} asked only {len(first['log'])} questions: too few to compare"
     for (hash_seed, threads), run in zip(PROCESSES[1:], logs[1:]):
         other = run[name]
         where = f"{name}, PYTHONHASHSEED={hash_seed} and {threads} threads against {PROCESSES[0]}"
-        differ = next((q for q, (a, b) in enumerate(zip(first["log"], other["log"])) if a != b),
-                      min(len(first["log"]), len(other["log"])))
-        assert first["log"] == other["log"], (
-            f"{where}: question {differ} differs: {first['log'][differ:differ + 2]} against "
-            f"{other['log'][differ:differ + 2]}")
-        assert first["labels"] == other["labels"], f"{where}: same questions, another clustering"
-        assert first["model"] == other["model"], f"{where}: another model (ActiveCOBS: other candidate clusterings)"
+        if first["log"] != other["log"]:
+            differ = next((q for q, (a, b) in enumerate(zip(first["log"], other["log"])) if a != b),
+                          min(len(first["log"]), len(other["log"])))
+            return (f"{where}: question {differ} differs: {first['log'][differ:differ + 2]} against "
+                    f"{other['log'][differ:differ + 2]}")
+        if first["labels"] != other["labels"]:
+            return f"{where}: same questions, another clustering"
+        if first["model"] != other["model"]:
+            return f"{where}: another model (ActiveCOBS: other candidate clusterings)"
+    return None
+
+
+def test_a_difference_in_any_process_is_named():
+    same = {"log": [[0, k, True] for k in range(1, 8)], "labels": [0, 1], "model": "m"}
+    assert _differs([{"A": same}] * 3, "A") is None
+    for field, changed, said in (("log", [[0, 1, True]] * 7, "question 1 differs"),
+                                 ("labels", [1, 0], "another clustering"), ("model", "n", "another model")):
+        logs = [{"A": same}, {"A": same}, {"A": {**same, field: changed}}]
+        assert said in _differs(logs, "A") and "PYTHONHASHSEED=3 and 2 threads" in _differs(logs, "A")
+    assert "too few" in _differs([{"A": {**same, "log": same["log"][:5]}}] * 3, "A")
