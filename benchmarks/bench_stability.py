@@ -30,11 +30,12 @@ method often takes such an answer in without changing its clustering at
 once), and at most ``max_misplaced`` of the rows misplaced. *Early* (or
 none): from answer ``early_window`` on, none of the last ``early_window``
 answers changed the clustering, it contradicts no answer, at most
-``early_max_misplaced`` of the rows are misplaced and the method's doubt is at
-most ``early_max_doubt``. Constants are chosen on the tuning half of
-``benchmarks/split.toml`` only: among the rules that meet the first
-requirement there, the one that saves the most answers (the budget minus the
-first shown, averaged over all runs; never shown saves none). Each method
+``early_max_misplaced`` of the rows are misplaced and the method's doubt (its
+``doubt_quantile`` over 200 probe pairs) is at most ``early_max_doubt``.
+Constants are chosen on the tuning half of ``benchmarks/split.toml`` only:
+among the rules that meet the first requirement there, the one that saves the
+most answers (the budget minus the first shown, averaged over all runs; never
+shown saves none). Each method
 with traces gets the rule chosen on its own tuning runs (its
 ``stop_rule()``); the rule chosen on the runs of both methods together is the
 default of every other method.
@@ -328,6 +329,11 @@ def most_saving(rules, scores):
     return max(rules, key=lambda rule: (scores[rule]["saved"], scores[rule]["ok"]))
 
 
+def telling_early(rules, scores):
+    """The rule of ``rules`` that tells the most easy runs before answer ``EASY_SAID`` (ties: the most saving)."""
+    return max(rules, key=lambda rule: (np.nan_to_num(scores[rule]["easy early"]), scores[rule]["saved"]))
+
+
 def family_rows(all_runs, scores, ok):
     """The best rule of each family on the tuning runs scored, then both halves of ``all_runs``."""
     families = {f"{what}, {size}, {seen}": [r for r in ok if r.count_contradicted == contradicted
@@ -345,6 +351,24 @@ def family_rows(all_runs, scores, ok):
         each = evaluate(all_runs, pick)
         for split in ("tuning", "held-out"):
             out.append(row(f"{family}: {name(pick)}, {split}", summary(each[each.split == split])))
+    return out
+
+
+def easy_against_safety(method_runs, scores, grid):
+    """Per doubt quantile, the rules of ``grid`` that tell the most easy tuning runs early, safe on the tuning half
+    and not, as rows of both halves of ``method_runs``."""
+    out = []
+    for q in DOUBT_QUANTILES:  # settled parts of at least EASY_SAID answers: only the early signal tells before it
+        rules = [r for r in grid if r.early_window is not None and r.doubt_quantile == q and r.window >= EASY_SAID]
+        safe = [r for r in rules if scores[r]["ok"] >= SHARE_OK]
+        for label, pick in (("safe on tuning", telling_early(safe, scores) if safe else None),
+                            ("any", telling_early(rules, scores))):
+            if pick is None:
+                out.append(f"| quantile {q:g}, {label}: no rule meets the requirement on the tuning half |{' |' * 9}")
+                continue
+            each = evaluate(method_runs, pick)
+            out += [row(f"quantile {q:g}, {label}: {name(pick)}, {split}", summary(each[each.split == split]))
+                    for split in ("tuning", "held-out")]
     return out
 
 
@@ -386,6 +410,7 @@ def report(frame, args):
     for g in groups:
         families += [f"| **{g}** |{' |' * 9}", *family_rows(groups[g], scores[g], chosen[g][0])]
     top = {g: sorted(chosen[g][0], key=lambda rule: -scores[g][rule]["saved"])[:8] for g in groups}
+    easy_rows = easy_against_safety(groups["Auto"], scores["Auto"], grid) if "Auto" in groups else []
     # how early a signal can come: per minimum window, its safest rule on the tuning half
     safest = {w: max((r for r in grid if r.window == w and r.early_window is None),
                      key=lambda r: (scores["pooled"][r]["ok"], scores["pooled"][r]["saved"])) for w in WINDOWS}
@@ -468,6 +493,17 @@ safely most often on the tuning half (both methods):
 | window | that rule | cost <= 0.02, tuning | runs where shown | first shown (median) |
 |---|---|---|---|---|
 {chr(10).join(f"| {w} | {name(r)} | {scores['pooled'][r]['ok']:.2f} | {scores['pooled'][r]['shown']:.2f} | {scores['pooled'][r]['median first']:.0f} |" for w, r in safest.items())}
+
+## Easy data against safety: Auto's early signal per quantile of its doubt
+
+On easy data the signal should come before the 20th answer. Per quantile of Auto's doubt over the probe pairs
+(1: the pair it is least sure of), the rule of the grid with that quantile (and a settled part of at least
+{EASY_SAID} answers, so that only the early signal can come before the {EASY_SAID}th) that tells the most easy tuning runs
+early among those meeting the requirement on the tuning half, and the one that tells the most of them whatever its
+safety (both halves; chosen on the tuning rows):
+
+{HEADER}
+{chr(10).join(easy_rows)}
 
 ## When each method's rule first shows "you can stop" (runs per range of answers)
 

@@ -998,10 +998,10 @@ class ActiveEstimator(BaseEstimator):
             Keyword arguments of :class:`~linkwise.StabilityMonitor`: by
             default its defaults (80 answers that moved the clustering by at
             most 0.2, or the early signal after 15 for a method with a
-            :meth:`doubt`).
+            :meth:`doubt`, sure of 95 % of the probe pairs to 0.02).
         """
         return {"window": 80, "share": 0.0, "max_drift": 0.2, "count_contradicted": False, "max_misplaced": 1.0,
-                "early_window": 15, "early_max_misplaced": 0.1, "early_max_doubt": 0.2}
+                "early_window": 15, "early_max_misplaced": 0.1, "early_max_doubt": 0.02, "doubt_quantile": 0.95}
 
     def doubt(self, pairs):
         """How unsure the method is of its own clustering, asked on some pairs of rows.
