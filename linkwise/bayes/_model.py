@@ -26,6 +26,13 @@ _CHUNK = 4096  # candidate pairs per block when gathering marginals (bounds memo
 _BLOCK = 1 << 18  # logits per block of particles in the entropy term (a few MB: stays in cache)
 
 
+def _log_softmax(logits, axis):
+    """``logits`` normalised in place to log-probabilities over clusters along ``axis`` (shifted by their maximum)."""
+    logits -= logits.max(axis=axis, keepdims=True)
+    logits -= np.log(np.exp(logits).sum(axis=axis, keepdims=True))
+    return logits
+
+
 def _entropy_sum(logits):
     """Sum over rows of the softmax entropy over clusters, logits (S, K, n) -> (S,).
 
@@ -75,9 +82,7 @@ class Model:
         s, d, k = W.shape
         # one matrix product for every particle: (n, d) @ (d, k*s) -> (n, k, s)
         logits = (X @ W.transpose(1, 2, 0).reshape(d, k * s)).reshape(-1, k, s)
-        logits -= logits.max(axis=1, keepdims=True)
-        logits -= np.log(np.exp(logits).sum(axis=1, keepdims=True))
-        return logits.transpose(0, 2, 1)
+        return _log_softmax(logits, axis=1).transpose(0, 2, 1)
 
     def mean_entropy(self, W, rows=None, dtype=np.float64):
         """Average entropy ``1/N sum_i H(y_i | W, x_i)`` per particle, over ``rows``, logits in ``dtype``."""
@@ -156,9 +161,7 @@ class Model:
         """
         d, n = self.X.shape[1], self.X.shape[0]
         W = w.reshape(d, -1)
-        log_p = np.ascontiguousarray((self.X @ W).T)
-        log_p -= log_p.max(axis=0)
-        log_p -= np.log(np.exp(log_p).sum(axis=0))
+        log_p = _log_softmax(np.ascontiguousarray((self.X @ W).T), axis=0)
         p = np.exp(log_p)
         plogp = p * log_p
         neg_entropy = plogp.sum(axis=0)
