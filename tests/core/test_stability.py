@@ -200,7 +200,9 @@ def test_the_monitor_shows_stable_first_where_the_benchmark_computes_it(seed, mo
     assert 0 < max(contradicting) and 0 < max(misplaced)  # the case is not trivial
     run = {"moves": np.array(moves), "contradicted": np.array(contradicted), "contradicting": np.array(contradicting),
            "misplaced": np.array(misplaced),
-           "doubt": {q: np.array([np.quantile(d, q) for d in doubts]) for q in bench.DOUBT_QUANTILES}}
+           # the trace's columns of the doubt, as bench_stability writes them
+           "doubt": {q: np.array([bench._doubts(d)[bench._doubt_column(q)] for d in doubts])
+                     for q in bench.DOUBT_QUANTILES}}
     for rule, shown in zip(rules, np.array(stable).T):
         assert bench.first_shown(run, rule) == (int(np.argmax(shown)) + 1 if shown.any() else None), rule
 

@@ -1,5 +1,6 @@
 """What a wheel of linkwise holds, read from pyproject.toml's package data: every file the code reads beside its
-modules, and no dataset of a GPL-licensed package (tests/core/test_datasets.py checks which those are)."""
+modules; only the datasets' table leaves files out (tests/core/test_datasets.py checks that those are the tables
+of GPL-licensed packages)."""
 
 import fnmatch
 import subprocess
@@ -21,9 +22,6 @@ def test_every_file_beside_the_modules_goes_in_the_wheel_but_gpl_data():
                            check=True).stdout.split()
     data = [f for f in files if not f.endswith(".py")]
     assert any("session/front/static/" in f for f in data) and any("datasets/data/" in f for f in data)
-    left_out = [f for f in data if not _matches(SETUPTOOLS["package-data"], f)
-                or _matches(SETUPTOOLS["exclude-package-data"], f)]
-    gpl = ("AER-", "carData-", "DAAG-", "Ecdat-", "heplots-", "HSAUR-", "ISLR-", "MASS-", "mosaicData-", "openintro-",
-           "pscl-", "Stat2Data-", "survival-")
-    assert [f for f in left_out if not Path(f).name.startswith(gpl)] == []  # the page's static files among them
-    assert left_out  # the GPL tables are left out
+    assert [f for f in data if not _matches(SETUPTOOLS["package-data"], f)] == []  # the page's static files too
+    assert list(SETUPTOOLS["exclude-package-data"]) == ["linkwise.datasets"]
+    assert any(_matches(SETUPTOOLS["exclude-package-data"], f) for f in data)  # the GPL tables are left out
