@@ -20,15 +20,18 @@ from linkwise.session.core._import import constraints_frame, read_known
 from linkwise.session.core._store import Answer, SessionFileError, SessionStore, SessionWriteError
 from linkwise.session.data._data import load_data
 
-__all__ = ["Answer", "Dataset", "HumanSession", "MarkConflict", "NeedsConfirmation", "Refused", "SessionFileError", "SessionOpening",
-           "SessionStore", "SessionWidget", "SessionWriteError", "UnsafePathError", "constraints_frame", "create_app", "embed_text",
-           "load_data", "load_frame", "open_session", "read_known", "run_terminal", "serve", "widget"]
+__all__ = ["Answer", "Contradiction", "ContradictionAnswer", "Dataset", "HumanSession", "MarkConflict", "NeedsConfirmation",
+           "Question", "Refused", "SessionFileError", "SessionOpening", "SessionState", "SessionStore", "SessionWidget",
+           "SessionWriteError", "TeamView", "UnsafePathError", "constraints_frame", "create_app", "embed_text", "load_data",
+           "load_frame", "open_session", "read_known", "run_terminal", "serve", "widget"]
 
 # the web server, the terminal prompt and the notebook widget are imported only when used; the session itself too
 _LAZY = {"create_app": "front._web", "serve": "front._web", "SessionOpening": "front._web",
          "run_terminal": "front._terminal", "SessionWidget": "front._widget", "widget": "front._widget",
          "HumanSession": "core._controller", "Refused": "core._controller", "NeedsConfirmation": "core._feedback",
-         "MarkConflict": "core._feedback", "open_session": "core._open"}
+         "MarkConflict": "core._feedback", "open_session": "core._open", "SessionState": "core._state",
+         "Question": "core._state", "Contradiction": "core._state", "ContradictionAnswer": "core._state",
+         "TeamView": "core._state"}
 
 
 def __getattr__(name):

@@ -151,11 +151,11 @@ def test_a_human_session_points_from_a_frame_or_array_to_open_session(tmp_path):
     # what the message says: the frame loaded as the command line loads it, then written beside the session file
     session = open_session(tmp_path / "b.db", frame, lw.COBRAS(random_state=3), id_column="name", text_column="note")
     assert np.allclose(session.data.X, load_frame(frame, id_column="name", text_column="note").X)
-    i, j = session.state()["question"]["pair"]
+    i, j = session.state().question.pair
     session.answer(session.position, bool(y[i] == y[j]))
     session.close()
     resumed = open_session(tmp_path / "b.db")  # from the file written beside it
-    assert resumed.state()["n_answered"] == 1
+    assert resumed.state().n_answered == 1
     resumed.close()
 
 

@@ -442,22 +442,21 @@ def test_human_session_state_carries_the_stability_of_its_method(iris_data, tmp_
     twin, wrong, n_contradicted = lw.ActiveSession(make(), data.X), {2, 7}, 0
     for n in range(rule["window"] + 3):
         state = session.state()
-        pair = state["question"]["pair"]
+        pair = state.question.pair
         assert tuple(twin.ask()) == tuple(pair)
         before = twin.labels_
         answer = bool(y[pair[0]] == y[pair[1]]) != (n in wrong)
         n_contradicted += bool(before[pair[0]] == before[pair[1]]) != answer
-        session.answer(state["position"], answer)
+        session.answer(state.position, answer)
         twin.tell(pair, answer)
-    stability = session.state()["stability"]
-    assert set(stability) == set(lw.Stability._fields)
-    assert stability == twin.stability_._asdict()
-    assert stability["n_answers"] == rule["window"] + 3 and stability["window"] == rule["window"]
-    assert n_contradicted > 0 and isinstance(stability["message"], str)
-    json.dumps(stability)  # what the page polls
+    stability = session.state().stability
+    assert stability == twin.stability_
+    assert stability.n_answers == rule["window"] + 3 and stability.window == rule["window"]
+    assert n_contradicted > 0 and isinstance(stability.message, str)
+    assert json.loads(json.dumps(session.state().to_json()))["stability"] == stability._asdict()  # what the page polls
     session.close()
     again = HumanSession(tmp_path / "s.db", data)  # replayed from the file: the same estimate
-    assert again.state()["stability"] == stability
+    assert again.state().stability == stability
     again.close()
 
 
@@ -474,8 +473,8 @@ def test_the_terminal_shows_the_stability_message(iris_data, tmp_path):
     run_terminal(session, tmp_path / "labels.csv", console=Console(file=out, width=200), getchar=lambda: next(keys))
     assert "0 of 100 answered · 1 clusters · No answers yet." in out.getvalue()
     state = session.state()
-    assert (f"1 of 100 answered · {state['n_clusters']} clusters · {state['stability']['message']} · "
-            f"{state['outlook']}") in out.getvalue()
+    assert (f"1 of 100 answered · {state.n_clusters} clusters · {state.stability.message} · "
+            f"{state.outlook}") in out.getvalue()
     session.close()
 
 

@@ -174,9 +174,9 @@ def answer_from(session, y, n):
     asked = []
     for _ in range(n):
         state = session.state()
-        i, j = state["question"]["pair"]
+        i, j = state.question.pair
         asked.append((i, j))
-        session.answer(state["position"], bool(y[i] == y[j]))
+        session.answer(state.position, bool(y[i] == y[j]))
     return asked
 
 

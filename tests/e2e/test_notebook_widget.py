@@ -151,6 +151,6 @@ def test_the_widget_counts_as_the_page_keeps_every_card_in_reach_and_says_how_to
     assert re.search(r"To resume: linkwise cluster \S*iris\.parquet --session \S*iris\.db", text)
     again = lw.session.open_session(tmp_path / "iris.db")  # closed: the file opens elsewhere, both answers in it
     try:
-        assert again.state()["n_answered"] == 2
+        assert again.state().n_answered == 2
     finally:
         again.close()

@@ -37,7 +37,7 @@ def test_a_spent_budget_is_said_alike_in_the_header_and_the_end_message_and_rais
     page.wait_for_selector("#progress >> text=0 of 5 answered")
     for n in range(1, 6):
         old = page.get_attribute("body", "data-position")
-        page.click(f"#ask button.{truth_answer(y, session.state()['question']['pair'])}")
+        page.click(f"#ask button.{truth_answer(y, session.state().question.pair)}")
         moved(page, old)
         assert page.text_content("#progress") == f"{n} of 5 answered"
     # spent: the header and the end message name the same counts, and the question is gone
@@ -69,14 +69,14 @@ def test_a_check_question_says_so_on_the_page(live, iris_data, page):
     page.goto(server.url)
     page.wait_for_selector("body[data-position]", state="attached")
     assert page.locator("#check").is_hidden()
-    while (question := session.state()["question"]) is not None and question["check"] is None:
+    while (question := session.state().question) is not None and question.check is None:
         answer_from(session, y, 1)
     assert question is not None, "the method asked no check question"
     page.reload()
     page.wait_for_selector("#check", state="visible")
-    assert page.text_content("#check") == question["check"]
-    assert re.fullmatch(r"A check: your earlier answers imply (same group|different groups)\.", question["check"])
+    assert page.text_content("#check") == question.check
+    assert re.fullmatch(r"A check: your earlier answers imply (same group|different groups)\.", question.check)
     old = page.get_attribute("body", "data-position")
-    page.click(f"#ask button.{truth_answer(y, question['pair'])}")
+    page.click(f"#ask button.{truth_answer(y, question.pair)}")
     moved(page, old)
-    assert page.locator("#check").is_hidden() == (session.state()["question"]["check"] is None)
+    assert page.locator("#check").is_hidden() == (session.state().question.check is None)

@@ -263,7 +263,7 @@ def test_more_than_ten_clusters_get_distinct_markers(page, live, tmp_path):
     pd.DataFrame(rng.rand(30, 2), columns=["a", "b"]).to_csv(tmp_path / "d.csv", index=False)
     server, session = live(load_data(tmp_path / "d.csv"), Scripted(script=[]))  # 30 clusters of one item
     open_page(page, server)
-    assert session.state()["n_clusters"] == 30
+    assert session.state().n_clusters == 30
     colours_drawn = page.evaluate("""() => {
         const canvas = document.getElementById("scatter");
         const px = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;

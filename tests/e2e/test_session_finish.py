@@ -74,7 +74,7 @@ def test_ctrl_c_in_the_terminal_prints_the_summary(tmp_path, iris_file, busy):
     finally:
         term.close()
     session = HumanSession(tmp_path / "s.db", load_data(data_path, id_column="name"))
-    stored = session.state()["n_answered"]
+    stored = session.state().n_answered
     session.close()
     # Ctrl+C right after "s" may come before the key is read: then nothing is stored, and the summary says so
     assert int(said.group(1)) == stored and stored in ((0, 1) if busy else (1,))

@@ -23,8 +23,8 @@ def test_the_page_shows_the_stability_message(live, iris_data):
         page.goto(server.url)
         page.wait_for_selector("#stability >> text=No answers yet.")
         old = page.get_attribute("body", "data-position")
-        i, j = session.state()["question"]["pair"]
+        i, j = session.state().question.pair
         page.click("button.same" if y[i] == y[j] else "button.different")
         page.wait_for_selector(f'body[data-position]:not([data-position="{old}"])', state="attached")
-        assert page.text_content("#stability") == session.state()["stability"]["message"] != "No answers yet."
+        assert page.text_content("#stability") == session.state().stability.message != "No answers yet."
         browser.close()

@@ -372,23 +372,23 @@ def test_a_resumed_human_session_keeps_every_answer_and_asks_none_again(iris_dat
         asked = []
         for _ in range(n):
             state = session.state()
-            i, j = state["question"]["pair"]
+            i, j = state.question.pair
             calls += 1
             reply = None if calls % 5 == 0 else bool(y[i] == y[j])  # a few "don't know" among the answers
             asked.append((i, j, reply))
-            session.answer(state["position"], reply)
+            session.answer(state.position, reply)
         return asked
 
     session = HumanSession(path, data, lw.ActiveCOBS(grid=GRID, random_state=3))
     first = answer(session, 9)
-    labels, position = session.labels().copy(), session.state()["position"]
+    labels, position = session.labels().copy(), session.state().position
     session.close()
     stored = [(a.i, a.j, a.answer) for a in HumanSession(path, data, read_only=True).store.answers()]
     assert stored == first
 
     again = HumanSession(path, data)  # method, grid and seed come from the file
     assert type(again.estimator) is lw.ActiveCOBS and again.estimator.grid == GRID
-    assert again.state()["n_answered"] == 9 and again.state()["position"] == position
+    assert again.state().n_answered == 9 and again.state().position == position
     np.testing.assert_array_equal(again.labels(), labels)
     later = answer(again, 7)
     pairs = [frozenset(p[:2]) for p in first + later]

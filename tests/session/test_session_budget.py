@@ -14,13 +14,13 @@ def test_a_new_session_has_a_budget_and_says_what_more_answers_may_change(iris_d
     data, y = iris_data
     session = HumanSession(tmp_path / "s.db", data, lw.COBRAS(random_state=0))
     state = session.state()
-    assert (state["budget"], state["n_asked"], state["done_reason"], state["outlook"]) == (DEFAULT_BUDGET, 0, None, "")
+    assert (state.budget, state.n_asked, state.done_reason, state.outlook) == (DEFAULT_BUDGET, 0, None, "")
     answer_from(session, y, 12)
     state = session.state()
-    estimate = lw.Stability(**state["stability"])
-    assert state["n_asked"] == state["n_answered"] == 12
-    assert state["outlook"] == estimate.outlook(DEFAULT_BUDGET - 12) and f"of the {DEFAULT_BUDGET - 12} left" in \
-        state["outlook"]
+    estimate = state.stability
+    assert state.n_asked == state.n_answered == 12
+    assert state.outlook == estimate.outlook(DEFAULT_BUDGET - 12) and f"of the {DEFAULT_BUDGET - 12} left" in \
+        state.outlook
     session.close()
     with pytest.raises(SessionFileError, match=r"max_queries=100 \(asked: 30\).*raise the budget"):
         HumanSession(tmp_path / "s.db", data, lw.COBRAS(random_state=0, max_queries=30))  # another budget: refused
@@ -35,16 +35,16 @@ def test_a_spent_budget_ends_the_questions_and_raising_it_brings_them_back(iris_
     session = HumanSession(tmp_path / "s.db", data, lw.COBRAS(random_state=seed, max_queries=8))
     asked = answer_from(session, y, 8)
     spent = session.state()
-    assert spent["done"] and spent["question"] is None and spent["done_reason"] == "budget"
-    assert (spent["n_asked"], spent["budget"]) == (8, 8)
+    assert spent.done and spent.question is None and spent.done_reason == "budget"
+    assert (spent.n_asked, spent.budget) == (8, 8)
     raised = session.raise_budget(12)
-    assert not raised["done"] and raised["done_reason"] is None and raised["budget"] == 12
-    assert raised["n_asked"] == 8 and raised["question"]["number"] == 9
+    assert not raised.done and raised.done_reason is None and raised.budget == 12
+    assert raised.n_asked == 8 and raised.question.number == 9
     asked += answer_from(session, y, 4)
-    assert session.state()["done_reason"] == "budget"
+    assert session.state().done_reason == "budget"
     session.close()
     again = HumanSession(tmp_path / "s.db", data)  # the raised budget is in the file
-    assert again.budget == 12 and again.state()["n_asked"] == 12 and again.state()["done"]
+    assert again.budget == 12 and again.state().n_asked == 12 and again.state().done
     # the same questions as a session given the larger budget from the start
     direct = lw.ActiveSession(lw.COBRAS(random_state=seed, max_queries=12), data.X)
     for pair in asked:
@@ -82,17 +82,17 @@ def test_a_check_question_says_what_the_earlier_answers_imply(iris_data, tmp_pat
     for seed in range(4):
         session = HumanSession(tmp_path / f"{seed}.db", data, lw.NoiseRobustCOBRAS(random_state=seed, max_queries=40))
         given = lw.ConstraintStore(len(y))
-        while (state := session.state())["question"] is not None:
-            i, j = state["question"]["pair"]
+        while (state := session.state()).question is not None:
+            i, j = state.question.pair
             implied = given.relation(i, j)
             if implied is None:
-                assert state["question"]["check"] is None
+                assert state.question.check is None
             else:
                 words = "same group" if implied else "different groups"
-                assert state["question"]["check"] == f"A check: your earlier answers imply {words}."
+                assert state.question.check == f"A check: your earlier answers imply {words}."
                 checks.append(seed)
             given.add(i, j, bool(y[i] == y[j]))
-            session.answer(state["position"], bool(y[i] == y[j]))
+            session.answer(state.position, bool(y[i] == y[j]))
         session.close()
     assert checks  # the method did check some answers
 

@@ -54,7 +54,7 @@ def test_export_writes_labels_and_every_answer(tmp_path, iris_file):
     data = load_data(data_path, id_column="name")
     session = HumanSession(tmp_path / "s.db", data, lw.COBRAS(random_state=0))
     asked = answer_from(session, y, 4)
-    session.undo(session.state()["position"])
+    session.undo(session.state().position)
     expected = session.labels_frame()
     session.close()
 
@@ -156,8 +156,8 @@ def test_export_only_reads_even_while_the_session_runs(tmp_path, iris_file):
 
     session = HumanSession(tmp_path / "s.db", load_data(data_path), lw.COBRAS(random_state=0))
     state = session.state()
-    i, j = state["question"]["pair"]
-    session.answer(state["position"], bool(y[i] == y[j]))
+    i, j = state.question.pair
+    session.answer(state.position, bool(y[i] == y[j]))
     # the session is still open here; the -shm file is their shared index, which readers use too
     files = {p.name: digest(p) for p in tmp_path.iterdir() if not p.name.endswith("-shm")}
     printed = run("export", tmp_path / "s.db")

@@ -30,9 +30,10 @@ def test_questions_moves_marks_and_imports_are_counted_alike_everywhere(iris_dat
     text = "8 questions answered; 1 move, 1 mark, 2 imported relations"
     assert describe(expected) == text
     state = session.state()
-    assert state["counts"] == {**expected._asdict(), "text": text, "statements": text.split("; ")[1]}
-    assert _progress(state).startswith(f"8 of 40 answered; {state['counts']['statements']} · ")  # the terminal
-    assert state["n_answered"] == expected.questions  # the header's count is the questions'
+    assert state.counts == expected
+    assert state.to_json()["counts"] == {**expected._asdict(), "text": text, "statements": text.split("; ")[1]}
+    assert _progress(state).startswith(f"8 of 40 answered; {text.split('; ')[1]} · ")  # the terminal
+    assert state.n_answered == expected.questions  # the header's count is the questions'
     assert summary(session)[0] == f"Saved in {tmp_path / 's.db'}: {text}."
     session.close()
 
@@ -69,8 +70,8 @@ def test_the_review_lists_a_move_once_and_counts_as_the_header(iris_data, tmp_pa
     moved = strips[1]["items"][0]["row"]
     session.move(session.position, moved, strips[0]["cluster"])
     view = session.review()
-    counts = session.state()["counts"]
-    assert view["n_matching"] == counts["questions"] + counts["moves"] + counts["marks"] + counts["imports"] == 6
+    counts = session.state().counts
+    assert view["n_matching"] == counts.questions + counts.moves + counts.marks + counts.imports == 6
     (move,) = [a for a in view["answers"] if a["kind"] == "move"]
     assert moved in move["rows"] and move["answer"] == "same"  # the pair with its new cluster
     session.withdraw(move["seq"])  # the whole move goes

@@ -94,10 +94,10 @@ def test_feature_options_change_until_the_first_answer_then_are_kept(tmp_path):
     session.close()
     # no answer yet: other options replace the stored ones (the file is real SQLite, read back)
     session = HumanSession(file, load_data(path, id_column="sku", text_column="description"))
-    assert session.state()["n_answered"] == 0
+    assert session.state().n_answered == 0
     state = session.state()
-    i, j = state["question"]["pair"]
-    session.answer(state["position"], bool(category[i] == category[j]))
+    i, j = state.question.pair
+    session.answer(state.position, bool(category[i] == category[j]))
     session.close()
     assert read_meta(file)["data_options"]["text_column"] == "description"
     with pytest.raises(SessionFileError, match="other feature options"):

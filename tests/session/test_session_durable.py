@@ -67,7 +67,7 @@ def test_a_copy_of_the_db_alone_holds_every_acknowledged_answer(tmp_path, iris_f
         shutil.copyfile(copies / f"{k}.db", moved)
         session = HumanSession(moved, data)
         try:
-            assert session.state()["n_answered"] == k
+            assert session.state().n_answered == k
             assert sqlite3.connect(moved).execute("PRAGMA integrity_check").fetchone() == ("ok",)
         finally:
             session.close()
@@ -109,7 +109,7 @@ def test_a_read_only_session_file_is_refused_at_start_with_one_line(tmp_path, ir
     session_file = tmp_path / "s.db"
     session = HumanSession(session_file, data, lw.COBRAS(random_state=0))
     state = session.state()
-    session.answer(state["position"], True)
+    session.answer(state.position, True)
     session.close()
     os.chmod(session_file, 0o444)  # refused for root too, whom the mode does not stop
     before = digest(session_file)
@@ -200,7 +200,7 @@ def test_a_session_file_gone_while_running_goes_on_in_a_recovery_file(tmp_path, 
     assert sorted(p.name for p in folder.iterdir()) == sorted({*kept, "s.recovered.db"})
     again = scripted_session(folder, data) if how != "replaced" else None  # a new session at the old name
     resumed = HumanSession(folder / "s.recovered.db", data, trusted_method="tests.e2e.helpers:Scripted")
-    assert resumed.state()["n_answered"] == 6 and resumed.store.notice is None
+    assert resumed.state().n_answered == 6 and resumed.store.notice is None
     resumed.close()
     if again is not None:
         again.close()

@@ -25,15 +25,15 @@ def session_file(tmp_path, iris_file):
     file = tmp_path / "s.db"
     session = HumanSession(file, load_data(data_path, id_column="name"), lw.COBRAS(random_state=0))
     answer_from(session, y, 6)
-    session.undo(session.state()["position"])
+    session.undo(session.state().position)
     answer_from(session, y, 2)
     labels = session.numbers()
     big = int(pd.Series(labels).value_counts().index[0])
     session.name(big, "Große Blüten")
     state = session.state()
-    session.mark(state["position"], big, confirmed=True)
+    session.mark(state.position, big, confirmed=True)
     other = int(next(c for c in labels if c != big))
-    session.move(session.state()["position"], int((labels == other).nonzero()[0][0]), big)
+    session.move(session.state().position, int((labels == other).nonzero()[0][0]), big)
     session.close()
     return file
 

@@ -1,5 +1,7 @@
 """Cluster feedback in a human session: the clusters as strips, marking one pure (and complete), moving an item."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -50,8 +52,8 @@ def test_a_mark_is_stored_with_its_kind_replayed_and_undone(session, iris_data, 
     cluster = next(c for c in np.unique(session.numbers()).tolist()
                    if not np.isin(components[members(session, c)], components[session.numbers() != c]).any())
     rows = members(session, cluster)
-    state = session.mark(before["position"], cluster, confirmed=True)
-    assert state["n_answered"] == before["n_answered"] and state["position"] != before["position"]
+    state = session.mark(before.position, cluster, confirmed=True)
+    assert state.n_answered == before.n_answered and state.position != before.position
     stored = session.store.answers()[-1]
     assert (stored.kind, stored.members) == ("pure", tuple(rows.tolist()))
     marked = {s["cluster"]: s["mark"] for s in session.clusters()["strips"]}
@@ -61,7 +63,7 @@ def test_a_mark_is_stored_with_its_kind_replayed_and_undone(session, iris_data, 
     # pure -> complete
     state = session.mark(session.position, int(session.numbers()[rows[0]]), complete=True, confirmed=True)
     assert session.store.answers()[-1].kind == "complete"
-    assert state["conflict"] is None
+    assert state.conflict is None
     assert session._replay.session.constraints.relation(int(rows[0]), int(np.setdiff1d(np.arange(data.n_rows), rows)[0])) is False
     frame = session.answers_frame()
     assert frame["kind"].tolist()[-2:] == ["pure", "complete"]
@@ -71,14 +73,14 @@ def test_a_mark_is_stored_with_its_kind_replayed_and_undone(session, iris_data, 
     session.close()
 
     again = HumanSession(tmp_path / "s.db", data)  # replayed: the same clusters and feedback
-    assert again.state() == {**state, "revision": again.state()["revision"]}
+    assert again.state() == dataclasses.replace(state, revision=again.state().revision)
     assert again.clusters() == {**view, "revision": again.revision}
     assert (again.labels() == labels).all()
     again.undo(again.position)  # removes the last action: the complete mark
     assert [a.kind for a in again.store.answers()][-1] == "pure"
     assert [r["kind"] for r in again.store.retracted()] == ["complete"]
     again.undo(again.position)
-    assert again.position == before["position"] and {a.kind for a in again.store.answers()} == {"question"}
+    assert again.position == before.position and {a.kind for a in again.store.answers()} == {"question"}
     again.close()
 
 
@@ -87,10 +89,10 @@ def test_a_move_lands_the_item_in_its_target_and_is_one_undoable_action(session,
     strips = session.clusters()["strips"]
     source, target = strips[0], strips[1]
     row = source["items"][0]["row"]
-    state = session.move(before["position"], row, target["cluster"])
+    state = session.move(before.position, row, target["cluster"])
     labels = session.numbers()
     moved = members(session, labels[row])
-    assert state["n_answered"] == before["n_answered"]
+    assert state.n_answered == before.n_answered
     rows = session.store.answers()[-2:]
     assert [(r.kind, r.answer) for r in rows] == [("move", True), ("move", False)] and rows[0].action == rows[1].action
     partner, old = ({r.i, r.j} - {row} for r in rows)
@@ -101,9 +103,9 @@ def test_a_move_lands_the_item_in_its_target_and_is_one_undoable_action(session,
     session.close()
 
     again = HumanSession(tmp_path / "s.db", iris_data[0])
-    assert (again.numbers() == labels).all() and again.position == state["position"]
+    assert (again.numbers() == labels).all() and again.position == state.position
     again.undo(again.position)  # the whole move
-    assert again.position == before["position"] and [r["kind"] for r in again.store.retracted()] == ["move", "move"]
+    assert again.position == before.position and [r["kind"] for r in again.store.retracted()] == ["move", "move"]
     again.close()
 
 
@@ -125,13 +127,13 @@ def test_a_move_that_contradicts_a_mark_opens_the_contradiction_and_can_be_withd
     session.mark(session.position, source["cluster"], confirmed=True)
     row = source["items"][0]["row"]
     state = session.move(session.position, row, strips[1]["cluster"])
-    conflict = state["conflict"]
-    assert conflict is not None and {a["kind"] for a in conflict["answers"]} == {"pure", "move"}
+    conflict = state.conflict
+    assert conflict is not None and {a.kind for a in conflict.answers} == {"pure", "move"}
     with pytest.raises(Refused, match="Resolve the contradiction"):
         session.mark(session.position, 0)
-    move = next(a["seq"] for a in conflict["answers"] if a["kind"] == "move")
-    state = session.resolve(conflict["id"], move)  # the move was wrong: withdrawn whole, not flipped
-    assert state["conflict"] is None and [a.kind for a in session.store.answers()][-1] == "pure"
+    move = next(a.seq for a in conflict.answers if a.kind == "move")
+    state = session.resolve(conflict.id, move)  # the move was wrong: withdrawn whole, not flipped
+    assert state.conflict is None and [a.kind for a in session.store.answers()][-1] == "pure"
     assert [r["kind"] for r in session.store.retracted()] == ["move", "move"]
 
 
@@ -203,7 +205,7 @@ def test_an_item_moved_into_a_marked_cluster_keeps_it_marked(session):
     session.mark(session.position, strips[0]["cluster"], confirmed=True)
     anchor, relation = strips[0]["items"][0]["row"], session._replay.session.constraints.relation
     row = next(it["row"] for s in strips[1:] for it in s["items"] if relation(anchor, it["row"]) is None)
-    assert session.move(session.position, row, strips[0]["cluster"])["conflict"] is None
+    assert session.move(session.position, row, strips[0]["cluster"]).conflict is None
     (strip,) = [s for s in session.clusters()["strips"] if row in np.flatnonzero(session.numbers() == s["cluster"])]
     assert strip["mark"] == "pure" and strip["size"] == strips[0]["size"] + 1
 
@@ -227,7 +229,7 @@ def test_the_terminal_lists_the_clusters_marks_one_and_moves_an_item(session, tm
     assert (mark.kind, mark.members, must.kind, must.answer, cannot.kind) == ("pure", largest, "move", True, "move")
     row, labels = strips[1]["items"][0]["row"], session.numbers()
     (partner,) = {must.i, must.j} - {row}
-    assert session.state()["conflict"] is None and labels[row] == labels[partner]
+    assert session.state().conflict is None and labels[row] == labels[partner]
     assert partner in members(session, labels[strips[2]["items"][0]["row"]])
     text = out.getvalue()
     doubtful = session.members(int(session.numbers()[largest[0]]), size=12, sort="atypical")["items"]

@@ -47,7 +47,7 @@ def imported(session_file):
 
 def first_question(tmp_path, data):
     with opened(tmp_path / "plain.db", data, lw.COBRAS(max_queries=40, random_state=0)) as plain:
-        return tuple(plain.state()["question"]["pair"])
+        return tuple(plain.state().question.pair)
 
 
 @pytest.mark.slow
@@ -67,8 +67,8 @@ def test_imported_constraints_are_never_asked_and_survive_resume(tmp_path, iris_
     assert sorted(imported(session_file)) == sorted((min(a, b), max(a, b), bool(y[a] == y[b])) for a, b in pairs)
 
     with opened(session_file, data) as session:
-        assert tuple(session.state()["question"]["pair"]) != (i, j)  # the plain session's first question is known
-        assert session.state()["n_answered"] == 0
+        assert tuple(session.state().question.pair) != (i, j)  # the plain session's first question is known
+        assert session.state().n_answered == 0
         told = lw.ConstraintStore(data.n_rows)
         for a, b in pairs:
             told.add(a, b, bool(y[a] == y[b]))
@@ -87,7 +87,7 @@ def test_imported_constraints_are_never_asked_and_survive_resume(tmp_path, iris_
     assert "began with other imported answers: the pair 'flower-0', 'flower-2' (same) is given now" in other.output
     assert "start a new session file" in other.output
     with opened(session_file, data, read_only=True) as session:
-        assert session.state()["n_answered"] == 25 and len(session.store.answers()) == 30
+        assert session.state().n_answered == 25 and len(session.store.answers()) == 30
 
 
 @pytest.mark.slow
@@ -133,7 +133,7 @@ def test_export_then_import_round_trips(tmp_path, iris_file):
     with opened(tmp_path / "s.db", data, lw.COBRAS(random_state=0), known=[(3, 4, True)]) as session:
         answer_from(session, y, 6)
         state = session.state()
-        session.answer(state["position"], None)  # "don't know": no constraint, not exported
+        session.answer(state.position, None)  # "don't know": no constraint, not exported
         setosa = np.flatnonzero(y == 0)[:5]
         session._applied([session.store.record_mark(setosa, complete=False)])
         expected = {(int(i), int(j), a) for i, j, a, _ in session.statements()}
@@ -162,7 +162,7 @@ def test_export_then_import_round_trips(tmp_path, iris_file):
                "--labels", tmp_path / "labels.csv")
     assert full.exit_code == 0, full.output
     with opened(tmp_path / "v.db", data, read_only=True) as labelled:
-        assert labelled.state()["done"]
+        assert labelled.state().done
         assert (labelled.labels() == relabel(pd.read_csv(tmp_path / "labels.csv")["cluster"])).all()
 
 
@@ -253,9 +253,9 @@ def test_known_in_python_checks_its_rows_and_the_stored_start(tmp_path, iris_dat
         pass
     with opened(path, data, known=[(0, 1, True), (1, 2, True)]) as session:
         seqs = [a.seq for a in session.store.answers()]
-        assert len(seqs) == 2 and session.state()["can_undo"]
+        assert len(seqs) == 2 and session.state().can_undo
         session.store.correct(seqs[0])  # as resolving a contradiction against it would
-        session.undo(session.state()["position"])  # the person undid the import
+        session.undo(session.state().position)  # the person undid the import
     # what the session began with, also as it was before the correction and the undo: accepted, nothing added
     with opened(path, data, known=[(0, 2, True), (1, 2, True)]) as again:
         assert again.store.answers() == [] and len(again.store.retracted()) == 3
@@ -269,9 +269,9 @@ def test_an_open_contradiction_is_not_exported(tmp_path, iris_data, tolerant):
     method = Scripted(script=[[0, 1], [1, 2], [3, 4]], tolerant=tolerant, random_state=0)
     with opened(tmp_path / "s.db", data, method, known=[(5, 6, True)]) as session:
         for answer in (True, True):
-            session.answer(session.state()["position"], answer)
+            session.answer(session.state().position, answer)
         moved = session.store.record_many([(0, 2, False)], kind="move")  # contradicts 0~1~2
-        assert session._applied(moved)["conflict"] is not None
+        assert session._applied(moved).conflict is not None
         frame = constraints_frame(session)
     assert frame[["id_a", "id_b", "answer", "kind"]].values.tolist() == [
         ["flower-5", "flower-6", "same", "imported"], ["flower-0", "flower-1", "same", "question"],

@@ -30,7 +30,7 @@ def test_export_model_then_predict_new_rows(tmp_path, iris_file, suffix):
     labels = session.labels()
     fitted = session.model()
     np.testing.assert_array_equal(fitted.labels_, labels)
-    assert session.state()["n_answered"] == 12  # the session goes on after model()
+    assert session.state().n_answered == 12  # the session goes on after model()
     session.close()
 
     model = tmp_path / f"model{suffix}"

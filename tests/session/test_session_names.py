@@ -23,7 +23,7 @@ def test_a_name_follows_its_cluster_and_is_exported(iris_data, tmp_path, seed):
     strip = session.clusters()["strips"][0]
     revision = session.revision
     state = session.name(strip["cluster"], "  Garden ")
-    assert state["revision"] != revision and session.names() == {strip["cluster"]: "Garden"}
+    assert state.revision != revision and session.names() == {strip["cluster"]: "Garden"}
     members = set(np.flatnonzero(session.numbers() == strip["cluster"]).tolist())
     answer_from(session, y, 10)  # clusters split and merge; the named one keeps its number while it exists
     numbers = session.numbers()

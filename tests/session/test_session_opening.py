@@ -23,7 +23,7 @@ def test_open_session_on_a_file_is_the_session_the_command_line_opens(tmp_path, 
     for session in (from_python, from_cli):  # the ids and the text detected, the command line's method
         assert session.data.options["id_column"] == "sku" and session.data.options["text_column"] == "description"
         assert type(session.estimator) is lw.Auto
-        assert session.state()["n_clusters"] > 1  # Auto's clustering before any answer, not one cluster
+        assert session.state().n_clusters > 1  # Auto's clustering before any answer, not one cluster
     np.testing.assert_array_equal(from_python.data.X, from_cli.data.X)
     assert list(from_python.data.ids) == list(from_cli.data.ids)
     from_python.close()

@@ -1,5 +1,7 @@
 """HumanSession replays every kind of stored statement in order: answers, imported pairs, cluster feedback."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -17,7 +19,7 @@ def test_every_kind_is_replayed_in_order_and_resumes_identically(iris_data, tmp_
     imported = session.store.record_many([(0, 60, False), (60, 120, bool(y[60] == y[120]))], kind="imported")
     mark = session.store.record_mark(setosa, complete=True, annotator="ann")
     state = session._applied([*imported, mark])
-    assert state["n_answered"] == 3  # statements outside the questions are not questions
+    assert state.n_answered == 3  # statements outside the questions are not questions
     assert session._replay.session.constraints.relation(int(setosa[-1]), 100) is False
     labels = session.labels()
     assert len(set(labels[setosa])) == 1
@@ -27,7 +29,7 @@ def test_every_kind_is_replayed_in_order_and_resumes_identically(iris_data, tmp_
     session.close()
 
     again = HumanSession(path, data)  # replayed from the file: the same state
-    assert again.state() == {**state, "revision": again.state()["revision"]}
+    assert again.state() == dataclasses.replace(state, revision=again.state().revision)
     kinds = [(a.kind, a.annotator) for a in again.store.answers()]
     assert kinds == [("question", None)] * 3 + [("imported", None)] * 2 + [("complete", "ann")] + [("question", None)] * 5
     frame = again.answers_frame()
@@ -46,11 +48,11 @@ def test_feedback_that_contradicts_an_answer_is_shown_and_can_be_withdrawn(iris_
     # "pure" joins a pair answered different; "complete" around one of a pair answered same parts it
     before = session.state()
     mark = session.store.record_mark([i] if stated else [i, j], complete=stated)
-    conflict = session._applied([mark])["conflict"]
-    assert conflict is not None and conflict["id"] == mark.seq
-    assert {a["kind"] for a in conflict["answers"]} == {"question", mark.kind}
-    state = session.resolve(conflict["id"], mark.seq)  # the feedback was wrong: it is withdrawn, the answer stays
-    assert state["conflict"] is None and state["position"] == before["position"]
+    conflict = session._applied([mark]).conflict
+    assert conflict is not None and conflict.id == mark.seq
+    assert {a.kind for a in conflict.answers} == {"question", mark.kind}
+    state = session.resolve(conflict.id, mark.seq)  # the feedback was wrong: it is withdrawn, the answer stays
+    assert state.conflict is None and state.position == before.position
     assert {a.kind for a in session.store.answers()} == {"question"}
     assert [r["kind"] for r in session.store.retracted()] == [mark.kind]
     session.close()
@@ -63,10 +65,10 @@ def test_a_mark_contradicting_through_its_own_pairs_opens_a_contradiction(iris_d
     mark = session.store.record_mark([2, 3, 4], complete=False)  # each of 2-3, 2-4 alone fits; together they join 3-4
     session.close()
     session = HumanSession(tmp_path / "s.db", data)
-    conflict = session.state()["conflict"]
-    assert conflict["id"] == mark.seq
-    assert [(a["kind"], a["rows"], a["answer"], a["new"]) for a in conflict["answers"]] == [
-        ("pure", [2, 3], "same", False), ("imported", [3, 4], "different", False), ("pure", [2, 4], "same", True)]
-    state = session.resolve(conflict["id"], mark.seq)
-    assert state["conflict"] is None and [a.kind for a in session.store.answers()] == ["imported"]
+    conflict = session.state().conflict
+    assert conflict.id == mark.seq
+    assert [(a.kind, a.rows, a.answer, a.new) for a in conflict.answers] == [
+        ("pure", (2, 3), "same", False), ("imported", (3, 4), "different", False), ("pure", (2, 4), "same", True)]
+    state = session.resolve(conflict.id, mark.seq)
+    assert state.conflict is None and [a.kind for a in session.store.answers()] == ["imported"]
     session.close()

@@ -30,7 +30,7 @@ def _assert_same(session, replayed):
     np.testing.assert_array_equal(session.numbers(), replayed.numbers())
     mine, theirs = session.state(), replayed.state()
     for key in ("question", "n_answered", "stability", "conflict"):
-        assert mine.get(key) == theirs.get(key), key
+        assert getattr(mine, key) == getattr(theirs, key), key
     assert session.position.split(".", 1)[1] == replayed.position.split(".", 1)[1]
 
 

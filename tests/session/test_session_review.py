@@ -41,7 +41,7 @@ def test_change_and_withdraw_replay_and_keep_the_originals(session, iris_data, t
     first = session.review(size=200)["answers"][-1]  # the oldest: every later question depends on it
     flipped = {"same": False, "different": True}[first["answer"]]
     state = session.change(first["seq"], flipped)
-    assert "->" in state["changed"]
+    assert "->" in state.changed
     (row,) = [r for r in session.store.answers() if r.seq == first["seq"]]
     assert row.answer is flipped
     assert session.store.retracted()[-1]["reason"] == "changed"
@@ -60,7 +60,7 @@ def test_change_and_withdraw_replay_and_keep_the_originals(session, iris_data, t
     n = len(session.store.answers())
     latest = session.review()["answers"][0]
     state = session.withdraw(latest["seq"])
-    assert state["withdrawn"] and len(session.store.answers()) == n - 1
+    assert state.withdrawn and len(session.store.answers()) == n - 1
     assert session.store.retracted()[-1]["reason"] == "withdrawn"
     assert latest["seq"] not in [a["seq"] for a in session.review(size=200)["answers"]]
     with pytest.raises(Refused, match="no longer in effect"):

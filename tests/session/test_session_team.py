@@ -24,10 +24,10 @@ def team_session(path, data, estimator=None, **team):
 def answer_as(session, who, y, flip=False):
     """``who`` answers their question from the labels ``y`` (``flip``: wrongly); the pair, or None if none."""
     state = session.state(who)
-    if state["question"] is None:
+    if state.question is None:
         return None
-    i, j = state["question"]["pair"]
-    session.answer(state["position"], bool(y[i] == y[j]) != flip, who)
+    i, j = state.question.pair
+    session.answer(state.position, bool(y[i] == y[j]) != flip, who)
     return i, j
 
 
@@ -46,10 +46,10 @@ def repeated(session):
 def test_each_annotator_has_a_question_of_their_own_and_answers_are_attributed(iris_data, tmp_path):
     data, y = iris_data
     session = team_session(tmp_path / "s.db", data)
-    held = [tuple(session.state(who)["question"]["pair"]) for who in TEAM]
+    held = [tuple(session.state(who).question.pair) for who in TEAM]
     assert len(set(held)) == 3  # nobody waits for another
     assert held[0] == session._replay.session.ask()  # the method's own question is with the first to come
-    assert [session.state(who)["question"]["pair"] for who in TEAM] == [list(p) for p in held]  # kept until answered
+    assert [session.state(who).question.pair for who in TEAM] == held  # kept until answered
     rounds(session, y, 12)
     rows = session.store.answers()
     assert [r.annotator for r in rows[:3]] == TEAM and {r.kind for r in rows} == {"question"}
@@ -60,7 +60,7 @@ def test_each_annotator_has_a_question_of_their_own_and_answers_are_attributed(i
     assert not asked & {tuple(sorted(p[:2])) for p in loop.informed}
     assert len(asked) + len(loop.informed) == 36
     assert all(loop.constraints.relation(r.i, r.j) == r.answer for r in rows)
-    assert session.state("bob")["n_answered"] == 36 and session.state("bob")["team"]["n_mine"] == 12
+    assert session.state("bob").n_answered == 36 and session.state("bob").team.n_mine == 12
     session.close()
 
 
@@ -83,19 +83,19 @@ def test_speculative_questions_are_those_the_method_asks_when_predictions_hold(i
 def test_a_stale_ticket_is_refused_and_an_annotator_must_be_named(iris_data, tmp_path):
     data, y = iris_data
     session = team_session(tmp_path / "s.db", data)
-    ticket = session.state("alice")["position"]
+    ticket = session.state("alice").position
     assert ticket.endswith("@alice")
     answer_as(session, "alice", y)
     with pytest.raises(Refused, match="already been answered"):
         session.answer(ticket, True, "alice")
     with pytest.raises(Refused):  # bob's ticket is not alice's
-        session.answer(session.state("bob")["position"], True, "alice")
+        session.answer(session.state("bob").position, True, "alice")
     with pytest.raises(lw.exceptions.InvalidParameterError, match="'annotator'.*one of the team \\(alice, bob, carol\\)"):
         session.answer(ticket, True, "mallory")
     with pytest.raises(lw.exceptions.InvalidParameterError, match="'annotator'"):
         session.answer(ticket, True)
     assert len(session.store.answers()) == 1
-    assert session.state()["question"] is None  # nobody's state: an observer, handed nothing
+    assert session.state().question is None  # nobody's state: an observer, handed nothing
     session.close()
 
 
@@ -120,11 +120,11 @@ def test_undo_takes_back_the_annotators_own_last_answer(iris_data, tmp_path):
     session = team_session(tmp_path / "s.db", data)
     first = answer_as(session, "alice", y)
     answer_as(session, "bob", y)
-    state = session.undo(session.state("alice")["position"], "alice")
+    state = session.undo(session.state("alice").position, "alice")
     assert [a.annotator for a in session.store.answers()] == ["bob"]
-    assert tuple(state["question"]["pair"]) == first  # handed back to her
+    assert tuple(state.question.pair) == first  # handed back to her
     with pytest.raises(Refused, match="no answer"):
-        session.undo(session.state("carol")["position"], "carol")
+        session.undo(session.state("carol").position, "carol")
     session.close()
 
 
@@ -159,14 +159,14 @@ def test_overlap_asks_a_drawn_share_of_pairs_twice_and_reports_agreement(iris_da
     second = [by_pair[p][1].answer for p in by_pair if p in twice]
     assert frame.loc["all", "n_overlap"] == len(twice) and frame.loc["alice", "agreement"] == 0
     assert frame.loc["all", "kappa"] == pytest.approx(cohen_kappa_score(first, second))
-    assert session.state("alice")["team"]["agreement"][-1]["n_overlap"] == len(twice)
+    assert session.state("alice").team.agreement[-1]["n_overlap"] == len(twice)
     session.close()
 
 
 def disagree_once(session, y, first, second):
     """``first`` answers truly, ``second`` the opposite on the same pair (overlap 1); the pair."""
     pair = answer_as(session, first, y)
-    assert tuple(session.state(second)["question"]["pair"]) == pair  # the pair waits for its second answer
+    assert tuple(session.state(second).question.pair) == pair  # the pair waits for its second answer
     answer_as(session, second, y, flip=True)
     return pair
 
@@ -175,9 +175,9 @@ def test_a_tie_goes_to_a_third_annotator_and_the_majority_stands(iris_data, tmp_
     data, y = iris_data
     session = team_session(tmp_path / "s.db", data, overlap=1.0)
     pair = disagree_once(session, y, "alice", "bob")
-    assert session.state("alice")["conflict"] is None
+    assert session.state("alice").conflict is None
     assert session._replay.session.constraints.relation(*pair) is None  # until the tie is broken, the method waits
-    assert tuple(session.state("carol")["question"]["pair"]) == pair
+    assert tuple(session.state("carol").question.pair) == pair
     answer_as(session, "carol", y)
     assert session._replay.session.constraints.relation(*pair) == bool(y[pair[0]] == y[pair[1]])
     assert [r.annotator for r in session.store.answers()] == ["alice", "bob", "carol"]  # the minority's stays
@@ -185,7 +185,7 @@ def test_a_tie_goes_to_a_third_annotator_and_the_majority_stands(iris_data, tmp_
     session.close()
     again = HumanSession(tmp_path / "s.db", data)  # the same after a restart
     assert again._replay.session.constraints.relation(*pair) == bool(y[pair[0]] == y[pair[1]])
-    assert again.team["disagreement"] == "third" and again.state("bob")["conflict"] is None
+    assert again.team["disagreement"] == "third" and again.state("bob").conflict is None
     again.close()
 
 
@@ -195,18 +195,18 @@ def test_repair_gives_a_tolerant_method_both_answers_and_a_strict_one_the_contra
                           disagreement="repair")
     pair = disagree_once(robust, y, "alice", "bob")
     state = robust.state("carol")
-    assert state["conflict"] is None and state["question"] is not None  # nobody has to settle it
+    assert state.conflict is None and state.question is not None  # nobody has to settle it
     assert len(robust._replay.session.constraints.conflicts) == 1  # both answers are the method's evidence
     robust.close()
 
     strict = team_session(tmp_path / "s.db", data, overlap=1.0, disagreement="repair")
     pair = disagree_once(strict, y, "alice", "bob")
-    conflict = strict.state("carol")["conflict"]
-    assert conflict is not None and conflict["pair"] == list(pair)
-    assert [a["by"] for a in conflict["answers"]] == ["alice", "bob"]  # the page says who said what
-    assert strict.state("carol")["question"] is None
-    strict.resolve(conflict["id"], conflict["answers"][-1]["seq"])  # bob's answer was wrong
-    assert strict.state("carol")["conflict"] is None
+    conflict = strict.state("carol").conflict
+    assert conflict is not None and conflict.pair == tuple(pair)
+    assert [a.by for a in conflict.answers] == ["alice", "bob"]  # the page says who said what
+    assert strict.state("carol").question is None
+    strict.resolve(conflict.id, conflict.answers[-1].seq)  # bob's answer was wrong
+    assert strict.state("carol").conflict is None
     strict.close()
 
 
@@ -214,8 +214,8 @@ def test_a_team_of_two_repairs_instead_of_waiting_for_a_third(iris_data, tmp_pat
     data, y = iris_data
     session = team_session(tmp_path / "s.db", data, annotators=["alice", "bob"], overlap=1.0)
     disagree_once(session, y, "alice", "bob")
-    assert session.state("alice")["team"]["disagreement"] == "repair"
-    assert session.state("alice")["conflict"] is not None
+    assert session.state("alice").team.disagreement == "repair"
+    assert session.state("alice").conflict is not None
     session.close()
 
 
@@ -224,12 +224,12 @@ def test_resume_after_restart_hands_out_afresh_and_asks_nothing_twice(iris_data,
     path = tmp_path / "s.db"
     session = team_session(path, data, overlap=0.2)
     rounds(session, y, 5)
-    stale = session.state("bob")["position"]
-    answered = session.state("bob")["n_answered"]
+    stale = session.state("bob").position
+    answered = session.state("bob").n_answered
     session.close()
 
     again = HumanSession(path, data)  # the stored team, method and overlap
-    assert again.team == check_team(TEAM, 0.2) and again.state("carol")["n_answered"] == answered
+    assert again.team == check_team(TEAM, 0.2) and again.state("carol").n_answered == answered
     for who in reversed(TEAM):  # another order: other hands get other pairs
         answer_as(again, who, y)
     with pytest.raises(Refused):
@@ -258,7 +258,7 @@ def test_a_format1_file_resumes_with_a_team(iris_data, tmp_path):
                        [(k, json.dumps(v)) for k, v in {**meta, "format": 1}.items()])
     db.close()
     session = HumanSession(old, data, annotators=["alice", "bob"])
-    assert session.store.meta["format"] == 2 and session.state("alice")["n_answered"] == 3
+    assert session.store.meta["format"] == 2 and session.state("alice").n_answered == 3
     pair = answer_as(session, "alice", y)
     answer_as(session, "bob", y)
     stored = session.store.answers()
@@ -276,9 +276,9 @@ def test_an_open_team_takes_names_as_people_join(iris_data, tmp_path):
     session = team_session(path, data, annotators="open", overlap=1.0)
     with pytest.raises(lw.exceptions.InvalidParameterError, match="nobody has joined yet"):
         session.answer("x", True, "alice")
-    assert session.join("alice")["team"]["annotator"] == "alice"
+    assert session.join("alice").team.annotator == "alice"
     pair = answer_as(session, "alice", y)
-    assert session.join("bob")["team"]["disagreement"] == "repair"  # two people: no third to ask
+    assert session.join("bob").team.disagreement == "repair"  # two people: no third to ask
     with pytest.raises(lw.exceptions.InvalidParameterError, match="'name'"):
         session.join("<b>")
     for name in ("all", ".", "-x"):  # 'all' would be the agreement table's row of everyone
@@ -286,10 +286,10 @@ def test_an_open_team_takes_names_as_people_join(iris_data, tmp_path):
             session.join(name)
     assert session.team["annotators"] == ["alice", "bob"]
     assert answer_as(session, "bob", y, flip=True) == pair  # asked twice (overlap 1), and they disagree
-    assert session.state("bob")["conflict"] is not None
+    assert session.state("bob").conflict is not None
     session.join("carol")  # a third member: the tie now waits for them instead
-    assert session.state("bob")["conflict"] is None
-    assert tuple(session.state("carol")["question"]["pair"]) == pair
+    assert session.state("bob").conflict is None
+    assert tuple(session.state("carol").question.pair) == pair
     session.close()
     again = HumanSession(path, data, annotators="open")  # restarted: who joined is kept
     assert again.team["annotators"] == ["alice", "bob", "carol"] and again.team["open"]
@@ -395,9 +395,9 @@ def test_a_question_handed_out_stays_with_a_tolerant_method(iris_data, tmp_path)
     for k in range(30):
         for who in ("alice", "bob"):
             state = session.state(who)
-            if state["conflict"] is not None:
+            if state.conflict is not None:
                 break
-            assert session.state(who)["position"] == state["position"]
+            assert session.state(who).position == state.position
             answer_as(session, who, y, flip=who == "bob" and k % 4 == 0)
     rows = session.store.answers()
     assert len(rows) >= 10 and {r.annotator for r in rows} == {"alice", "bob"}
@@ -415,7 +415,7 @@ def test_a_contradicted_shadow_serves_the_reply_and_is_replayed_after_it(iris_da
             break  # an answer contradicted the shadow's prediction: the reply did not wait for a replay
     else:
         pytest.fail("no answer contradicted the shadow's predictions")
-    assert session.state(who)["question"] is not None
+    assert session.state(who).question is not None
     session.prepare()  # what the page's server does once it has replied
     assert session._desk.shadow is not before and session._desk.shadow[0] == session._replay.changes
     fresh = session._desk.shadow
@@ -428,23 +428,23 @@ def test_a_team_member_gives_cluster_feedback_with_their_ticket(iris_data, tmp_p
     data, y = iris_data
     session = team_session(tmp_path / "s.db", data)
     rounds(session, y, 3)
-    held = {who: session.state(who)["question"]["pair"] for who in TEAM}
+    held = {who: session.state(who).question.pair for who in TEAM}
     for strip in session.clusters()["strips"]:  # the first cluster the answers do not part
         try:
-            session.mark(session.state("bob")["position"], strip["cluster"], annotator="bob", confirmed=True)
+            session.mark(session.state("bob").position, strip["cluster"], annotator="bob", confirmed=True)
             break
         except Refused as refused:
             assert "not one group by your answers" in str(refused)
     assert (session.store.answers()[-1].kind, session.store.answers()[-1].annotator) == ("pure", "bob")
     # the others keep their questions unless the feedback settled them; nobody is handed a known pair
     for who in TEAM:
-        pair = session.state(who)["question"]["pair"]
+        pair = session.state(who).question.pair
         assert session._replay.session.constraints.relation(*pair) is None
         assert pair == held[who] or session._replay.session.constraints.relation(*held[who]) is not None
     answer_as(session, "carol", y)
     assert session.store.answers()[-1].annotator == "carol"
     strips = session.clusters()["strips"]
-    session.move(session.state("alice")["position"], strips[-1]["items"][0]["row"], strips[0]["cluster"], "alice")
+    session.move(session.state("alice").position, strips[-1]["items"][0]["row"], strips[0]["cluster"], "alice")
     assert {(a.kind, a.annotator) for a in session.store.answers()[-2:]} == {("move", "alice")}
     session.close()
 
@@ -454,8 +454,8 @@ def test_every_members_answer_counts_towards_stability(iris_data, tmp_path):
     session = team_session(tmp_path / "s.db", data)
     rounds(session, y, 4)
     answered = sum(a.kind == "question" for a in session.store.answers())
-    assert answered == 12 and session.state("bob")["stability"]["n_answers"] == answered
+    assert answered == 12 and session.state("bob").stability.n_answers == answered
     session.close()
     again = team_session(tmp_path / "s.db", data)  # replayed: the same estimate
-    assert again.state("bob")["stability"]["n_answers"] == answered
+    assert again.state("bob").stability.n_answers == answered
     again.close()

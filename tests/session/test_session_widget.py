@@ -68,7 +68,7 @@ def test_answers_are_stored_in_the_session_file_and_the_traits_follow(tmp_path, 
     assert {item["row"] for item in w.state["question"]["items"]} == set(w.state["question"]["pair"])
     w.close()
     again = HumanSession(path, load_data(tmp_path / "s.parquet"))
-    assert again.state()["n_answered"] == 6 and again.state()["position"] == w.state["position"]
+    assert again.state().n_answered == 6 and again.state().position == w.state["position"]
     again.close()
 
 
@@ -158,7 +158,7 @@ def test_open_session_from_a_dataframe_keeps_its_index_as_ids(tmp_path, iris):
     frame = pd.DataFrame(X, columns=["a", "b", "c", "d"], index=[f"flower-{k}" for k in range(len(y))])
     frame["species"] = np.array(["setosa", "versicolor", "virginica"])[y]
     session = open_session(tmp_path / "s.db", frame.sample(frac=1, random_state=0), lw.COBRAS(random_state=0))
-    item = session.state()["question"]["items"][0]
+    item = session.state().question.items[0]
     assert item["id"].startswith("flower-") and session.data.options["id_column"] == "id"
     assert session.data.X.shape == (len(y), 4) and "species" in session.data.dropped_columns
     session.close()
@@ -188,7 +188,7 @@ def test_the_widget_refuses_a_read_only_or_team_session_and_wrong_labels(tmp_pat
     session = open_session(path)
     with pytest.raises(InvalidParameterError, match="one label per row"):
         session.widget(y=y[:-1])
-    assert session.state()["n_answered"] == 0  # a refused widget leaves the session open
+    assert session.state().n_answered == 0  # a refused widget leaves the session open
     session.close()
     team = open_session(path, annotators=["alice", "bob"])
     with pytest.raises(InvalidParameterError, match="team's session is answered in its web pages"):

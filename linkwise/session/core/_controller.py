@@ -32,6 +32,7 @@ The verbs, one meaning each in every layer (store, replay, session, page):
 - *review*: list the recorded statements for a person to check (``HumanSession.review``, ``/api/answers``).
 """
 
+import dataclasses
 import functools
 import json
 import numbers
@@ -45,13 +46,14 @@ from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.graph import pair_key
 from linkwise.loop import ActiveEstimator
-from linkwise.session.core._counts import count_statements, describe, describe_statements
+from linkwise.session.core._counts import count_statements
 from linkwise.session.core._desk import TeamDesk
 from linkwise.session.core._feedback import ClusterFeedback
 from linkwise.session.core._import import _store_known
 from linkwise.session.core._methods import build_estimator, encode_params, method_spec
 from linkwise.session.core._replay import Replay
 from linkwise.session.core._review import AnswerReview, described
+from linkwise.session.core._state import Question, SessionState
 from linkwise.session.core._store import ANSWER_WORDS, Answer, Refused, SessionFileError, SessionStore
 from linkwise.session.core._team import check_team
 from linkwise.session.data._data import Dataset
@@ -185,12 +187,12 @@ class HumanSession:
     >>> data = load_data(csv)
     >>> session = HumanSession(db, data, lw.COBRAS(random_state=0))
     >>> state = session.state()
-    >>> i, j = state["question"]["pair"]
-    >>> session.answer(state["position"], bool(y[i] == y[j]))["n_answered"]
+    >>> i, j = state.question.pair
+    >>> session.answer(state.position, bool(y[i] == y[j])).n_answered
     1
     >>> session.close()
     >>> again = HumanSession(db, data)  # resumes after question 1
-    >>> again.state()["n_answered"], again.estimator.random_state
+    >>> again.state().n_answered, again.estimator.random_state
     (1, 0)
     >>> again.close()
 
@@ -198,9 +200,9 @@ class HumanSession:
 
     >>> team = HumanSession(db + "-team", data, lw.COBRAS(random_state=0), annotators=["alice", "bob"])
     >>> alice, bob = team.state("alice"), team.state("bob")
-    >>> alice["question"]["pair"] != bob["question"]["pair"]
+    >>> alice.question.pair != bob.question.pair
     True
-    >>> team.answer(bob["position"], True, "bob")["team"]["n_mine"]
+    >>> team.answer(bob.position, True, "bob").team.n_mine
     1
     >>> team.close()
     """
@@ -367,26 +369,12 @@ class HumanSession:
 
         Returns
         -------
-        dict
-            ``position``, ``revision``, ``question`` (``pair``, ``items``,
-            ``number``; None when done or while a contradiction is open),
-            ``conflict`` (the contradicting answers, what the earlier ones
-            imply, and whether the current clustering puts the pair
-            together; or None), ``done``, ``n_answered``, ``n_clusters``,
-            ``can_undo``, ``method``, ``embedding``, ``data``, ``n_rows``,
-            ``stability`` (the fields of :attr:`ActiveSession.stability_ <linkwise.ActiveSession>`),
-            ``budget`` (the method's ``max_queries``, None: no limit) and
-            ``n_asked`` (the method's questions answered so far, what the
-            budget counts), ``outlook`` (what more answers are expected to
-            change), ``done_reason`` ("budget" when the budget is spent,
-            "method" when the method has nothing left to ask, else None),
-            ``notice`` (``SessionStore.notice``: the session file was
-            deleted or moved and the session went on in a recovery file; else
-            None), ``counts`` (the stored questions answered, moves, marks and
-            imports; ``text``, them in words, and ``statements``, those but the
-            questions: what every view shows, see
-            ``session._counts.describe``); in a team's session ``team`` (who, the team, the
-            agreement), and ``n_answered`` counts everyone's answers.
+        SessionState
+            The question (or open contradiction), the counts, the budget, the
+            stability and what more answers are expected to change; in a team's
+            session the annotator's view of the team (``n_answered`` then counts
+            everyone's answers). The web page and the notebook widget read its
+            :meth:`~SessionState.to_json`.
         """
         if annotator is not None:
             self._desk.check_annotator(annotator, "state")
@@ -400,24 +388,21 @@ class HumanSession:
             else:
                 pair, position = desk.question_for(annotator), desk.ticket(annotator)
                 n, mine = counts.questions, desk.team_state(annotator)
-                can_undo = mine["n_mine"] > 0
-            question = None if pair is None else {"pair": [int(pair[0]), int(pair[1])], "number": n + 1,
-                                                  "items": [self.data.item(pair[0]), self.data.item(pair[1])],
-                                                  "check": self._check_reason(pair)}
+                can_undo = mine.n_mine > 0
+            question = None if pair is None else Question((int(pair[0]), int(pair[1])), n + 1,
+                                                          (self.data.item(pair[0]), self.data.item(pair[1])),
+                                                          self._check_reason(pair))
             budget, asked, done = self.budget, session.n_queries, conflict is None and pair is None and session.done
-            return {
-                "position": position, "revision": self.revision, "question": question,
-                "conflict": None if conflict is None else replay.conflict_state(),
-                "done": done, "n_answered": n, "budget": budget, "n_asked": asked,
-                "done_reason": None if not done else "budget" if budget is not None and asked >= budget else "method",
-                "outlook": replay.stability.estimate.outlook(None if budget is None else max(0, budget - asked)),
-                "n_clusters": int(self.labels().max()) + 1, "can_undo": can_undo or conflict is not None,
-                "method": type(self.estimator).__name__, "embedding": self.data.embedding,
-                "data": self.data.path.name, "n_rows": self.data.n_rows,
-                "stability": replay.stability.estimate._asdict(), "notice": self.store.notice,
-                "counts": {**counts._asdict(), "text": describe(counts), "statements": describe_statements(counts)},
-                **({} if team is None else {"team": mine}),
-            }
+            return SessionState(
+                position=position, revision=self.revision, question=question,
+                conflict=None if conflict is None else replay.conflict_state(), done=done,
+                done_reason=None if not done else "budget" if budget is not None and asked >= budget else "method",
+                n_answered=n, budget=budget, n_asked=asked,
+                outlook=replay.stability.estimate.outlook(None if budget is None else max(0, budget - asked)),
+                n_clusters=int(self.labels().max()) + 1, can_undo=can_undo or conflict is not None,
+                method=type(self.estimator).__name__, embedding=self.data.embedding, data=self.data.path.name,
+                n_rows=self.data.n_rows, stability=replay.stability.estimate, notice=self.store.notice, counts=counts,
+                team=None if team is None else mine)
 
     def _check_reason(self, pair):
         """Why a question the earlier answers settle is asked (one line for the person), or None for any other."""
@@ -450,7 +435,7 @@ class HumanSession:
 
         Returns
         -------
-        dict
+        SessionState
             The new :meth:`state`: a session whose budget was spent asks again.
 
         Raises
@@ -512,7 +497,7 @@ class HumanSession:
 
         Returns
         -------
-        dict
+        SessionState
             The new :meth:`state`.
 
         Raises
@@ -561,8 +546,8 @@ class HumanSession:
 
         Returns
         -------
-        dict
-            The new :meth:`state`, with ``undone``: what was removed, in words.
+        SessionState
+            The new :meth:`state`, its ``undone`` saying what was removed, in words.
 
         Raises
         ------
@@ -586,7 +571,7 @@ class HumanSession:
             if replay.conflict is None and self.team is not None:
                 self._desk.hand_back(annotator, last[0])
             replay.rebuild()
-            return {**self.state(annotator), "undone": described(row, self.data.ids)}
+            return dataclasses.replace(self.state(annotator), undone=described(row, self.data.ids))
 
     def resolve(self, conflict_id, wrong_seq):
         """Settle a contradiction: the answer ``wrong_seq`` was wrong.
@@ -607,7 +592,7 @@ class HumanSession:
 
         Returns
         -------
-        dict
+        SessionState
             The new :meth:`state`.
 
         Raises
@@ -729,7 +714,7 @@ class HumanSession:
 
         Returns
         -------
-        dict
+        SessionState
             Their :meth:`state`.
 
         Raises

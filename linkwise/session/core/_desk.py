@@ -11,6 +11,7 @@ from linkwise._validation import InvalidParameterError
 from linkwise.graph import pair_key
 from linkwise.loop import ActiveSession
 from linkwise.session.core._replay import state_row
+from linkwise.session.core._state import TeamView
 from linkwise.session.core._store import Refused
 from linkwise.session.core._team import agreement, check_name, plan, wanted
 
@@ -146,12 +147,11 @@ class TeamDesk:
         return f"{'end' if replay.session.done else 'wait'}@{name}" if pair is None else f"{pair[0]}-{pair[1]}@{name}"
 
     def team_state(self, who):
-        """``who``'s view of the team, for ``HumanSession.state``."""
+        """``who``'s :class:`~linkwise.session.core._state.TeamView`, for ``HumanSession.state``."""
         rows = self._replay.rows
-        return {"annotator": who, "annotators": self.team["annotators"], "open": self.team.get("open", False),
-                "overlap": self.team["overlap"],
-                "disagreement": self.disagreement, "agreement": agreement(rows),
-                "n_mine": sum(r.kind == "question" and r.annotator == who for r in rows)}
+        return TeamView(who, self.team["annotators"], self.team.get("open", False), self.team["overlap"],
+                        self.disagreement, agreement(rows),
+                        sum(r.kind == "question" and r.annotator == who for r in rows))
 
     def answer(self, who, answer):
         """Record ``who``'s answer to the pair handed to them and apply it as the team's rules say."""

@@ -345,7 +345,7 @@ class ClusterFeedback:
 
         Returns
         -------
-        dict
+        SessionState
             The new :meth:`state`.
         """
         if not isinstance(text, str) or len(text.strip()) > NAME_LENGTH or not text.isprintable():
@@ -390,7 +390,7 @@ class ClusterFeedback:
 
         Returns
         -------
-        dict
+        SessionState
             The new :meth:`state`.
 
         Raises
@@ -500,7 +500,7 @@ class ClusterFeedback:
 
         Returns
         -------
-        dict
+        SessionState
             The new :meth:`state`.
 
         Raises

@@ -19,6 +19,7 @@ from linkwise.loop import ActiveSession
 from linkwise.session.core._feedback import honour
 from linkwise.session.core._numbers import carry_numbers
 from linkwise.session.core._resume import ResumeCache
+from linkwise.session.core._state import Contradiction, ContradictionAnswer
 from linkwise.session.core._store import ANSWER_WORDS
 from linkwise.stability import StabilityMonitor, observe
 
@@ -226,16 +227,16 @@ class Replay:
         return [(i, j, a, row) for ((i, j), a), row in self._source.items() if a is not None and row.seq != held]
 
     def conflict_state(self):
-        """The open contradiction as a client shows it (see ``HumanSession.state``)."""
+        """The open contradiction as a client shows it (a :class:`~linkwise.session.core._state.Contradiction`)."""
         row, (i, j), believed, chain = self.conflict
         item = self.data.item
 
         def described(r, a, b, answer, new):
-            return {"seq": r.seq, "rows": [a, b], "ids": [item(a)["id"], item(b)["id"]], "kind": r.kind,
-                    "by": r.annotator, "answer": ANSWER_WORDS[answer], "answered_at": r.answered_at, "new": new}
+            return ContradictionAnswer(r.seq, (a, b), (item(a)["id"], item(b)["id"]), r.kind, r.annotator,
+                                       ANSWER_WORDS[answer], r.answered_at, new)
 
         labels = self.labels()
-        return {"id": row.seq, "pair": [i, j], "items": [item(i), item(j)],
-                "believed": ANSWER_WORDS[believed], "clustering": ANSWER_WORDS[bool(labels[i] == labels[j])],
-                "answers": [described(r, c.i, c.j, c.must_link, False) for c, r in chain]
-                + [described(row, i, j, not believed, True)]}
+        return Contradiction(row.seq, (i, j), (item(i), item(j)), ANSWER_WORDS[believed],
+                             ANSWER_WORDS[bool(labels[i] == labels[j])],
+                             tuple(described(r, c.i, c.j, c.must_link, False) for c, r in chain)
+                             + (described(row, i, j, not believed, True),))

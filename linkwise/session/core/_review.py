@@ -4,6 +4,8 @@ session file's ``retracted`` table (reason 'changed' or 'withdrawn') and the ses
 clustering follows as if the answer had been given that way.
 """
 
+import dataclasses
+
 import numpy as np
 
 from linkwise._validation import InvalidParameterError
@@ -132,8 +134,8 @@ class AnswerReview:
 
         Returns
         -------
-        dict
-            The new :meth:`state`, with ``changed``: what changed, in words.
+        SessionState
+            The new :meth:`state`, its ``changed`` saying what changed, in words.
 
         Raises
         ------
@@ -159,7 +161,7 @@ class AnswerReview:
             self._store.change(seq, None if answer is None else bool(answer))
             before = described(row, self._data.ids)
             self._replay.rebuild()
-            return {**self._state(), "changed": f"{before} -> {ANSWER_WORDS[answer]}"}
+            return dataclasses.replace(self._state(), changed=f"{before} -> {ANSWER_WORDS[answer]}")
 
     def withdraw(self, seq):
         """Withdraw the stored statement ``seq`` and the rest of its action (a move's two pairs), then replay.
@@ -171,8 +173,8 @@ class AnswerReview:
 
         Returns
         -------
-        dict
-            The new :meth:`state`, with ``withdrawn``: what was removed, in words.
+        SessionState
+            The new :meth:`state`, its ``withdrawn`` saying what was removed, in words.
 
         Raises
         ------
@@ -187,4 +189,4 @@ class AnswerReview:
             row = self._stored(seq, "withdraw")
             self._store.retract(seq, "withdrawn")
             self._replay.rebuild()
-            return {**self._state(), "withdrawn": described(row, self._data.ids)}
+            return dataclasses.replace(self._state(), withdrawn=described(row, self._data.ids))

@@ -29,6 +29,7 @@ import numpy as np
 from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.session.core._controller import Refused
+from linkwise.session.core._counts import describe_statements
 from linkwise.session.core._feedback import NeedsConfirmation
 from linkwise.session.core._store import SessionWriteError
 from linkwise.session.core._summary import labels_line
@@ -305,7 +306,7 @@ def run_terminal(session, labels_path, *, console=None, getchar=None, hints=None
     >>> keys = iter("sq")
     >>> k = run_terminal(session, os.path.join(folder, "labels.csv"), console=Console(file=StringIO()),
     ...                  getchar=lambda: next(keys))
-    >>> session.state()["n_answered"]
+    >>> session.state().n_answered
     1
     >>> session.close()
     """
@@ -376,9 +377,9 @@ def _say(console, *parts):
 
 def _ask(session, labels_path, console, getchar, hints):
     state = session.state()
-    about = f"{state['data']} ({state['n_rows']} items) · {state['method']}"
-    if state["embedding"]:
-        about += f" · text: {state['embedding']}"
+    about = f"{state.data} ({state.n_rows} items) · {state.method}"
+    if state.embedding:
+        about += f" · text: {state.embedding}"
     _say(console, ("linkwise ", "bold"), about)
     for column, reason in session.data.dropped_columns.items():
         _say(console, f"Not clustered on {column}: {reason}")
@@ -399,28 +400,28 @@ def _ask(session, labels_path, console, getchar, hints):
             _say(console, str(exc))
         shown = False
     k = session.write_labels(labels_path)
-    _say(console, labels_line(state["n_rows"], k, labels_path))
+    _say(console, labels_line(state.n_rows, k, labels_path))
     return k
 
 
 def _act(session, console, getchar, state, key, hints):
     """Do what ``key`` does in ``state`` (any key but "q"); False when it does nothing there (said so if printable)."""
-    conflict = state["conflict"]
+    conflict = state.conflict
     if key == "u":
-        session.undo(state["position"])
-    elif conflict is not None and key.isdigit() and 1 <= int(key) <= len(conflict["answers"]):
-        session.resolve(conflict["id"], conflict["answers"][int(key) - 1]["seq"])
-    elif key in _KEYS and state["question"] is not None:
-        session.answer(state["position"], _KEYS[key])
+        session.undo(state.position)
+    elif conflict is not None and key.isdigit() and 1 <= int(key) <= len(conflict.answers):
+        session.resolve(conflict.id, conflict.answers[int(key) - 1].seq)
+    elif key in _KEYS and state.question is not None:
+        session.answer(state.position, _KEYS[key])
         hints.shown = False  # a hint is for the pair it was asked for
     elif key == "h" and hints.values is not None:
         hints.shown = not hints.shown
-    elif key == "f" and (conflict or state["question"]):
-        _full(console, getchar, session, (conflict or state["question"])["items"])
+    elif key == "f" and (conflict or state.question):
+        _full(console, getchar, session, (conflict or state.question).items)
     elif key == "c" and conflict is None:
         _cluster_feedback(session, console, getchar)  # then the question is shown again
-    elif key == "b" and state["budget"] is not None:
-        _say(console, f"New budget (more than {state['budget']} questions): type it and Enter.")
+    elif key == "b" and state.budget is not None:
+        _say(console, f"New budget (more than {state.budget} questions): type it and Enter.")
         budget = _read_number(getchar)
         if budget is not None:
             session.raise_budget(budget)
@@ -493,15 +494,15 @@ def _mark(session, console, getchar, position, cluster, complete):
 
 def _progress(state):
     """The counts line: "N of M answered" (N answered without a budget), clusters, stability, outlook."""
-    budget = state["budget"]
-    answered = f"{state['n_answered']} answered"
+    budget = state.budget
+    answered = f"{state.n_answered} answered"
     if budget is not None:  # a team's count is everyone's answers; the budget counts the method's questions
-        answered = (f"{state['n_answered']} of {budget} answered" if "team" not in state else
-                    f"{answered} (question {state['n_asked']} of {budget})")
-    if state["counts"]["statements"]:  # moves, marks and imports beside the questions, as everywhere
-        answered += f"; {state['counts']['statements']}"
-    return " · ".join(part for part in (answered, f"{state['n_clusters']} clusters", state["stability"]["message"],
-                                        state["outlook"]) if part)
+        answered = (f"{state.n_answered} of {budget} answered" if state.team is None else
+                    f"{answered} (question {state.n_asked} of {budget})")
+    if state.counts.statements:  # moves, marks and imports beside the questions, as everywhere
+        answered += f"; {describe_statements(state.counts)}"
+    return " · ".join(part for part in (answered, f"{state.n_clusters} clusters", state.stability.message,
+                                        state.outlook) if part)
 
 
 def _keys_line(console, *keys):
@@ -527,30 +528,30 @@ def _pair(console, session, items, hints):
 
 def _show(console, state, session, hints):
     console.print(f"\n{_progress(state)}")
-    if state["notice"]:
-        _say(console, (state["notice"], "bold"))
-    conflict = state["conflict"]
+    if state.notice:
+        _say(console, (state.notice, "bold"))
+    conflict = state.conflict
     if conflict is not None:
         _say(console, ("Your answers disagree", "bold"))
-        _pair(console, session, conflict["items"], hints)
-        where = "in the same group" if conflict["clustering"] == "same" else "in different groups"
-        _say(console, f"Your earlier answers imply '{conflict['believed']}' for A and B; the clustering "
+        _pair(console, session, conflict.items, hints)
+        where = "in the same group" if conflict.clustering == "same" else "in different groups"
+        _say(console, f"Your earlier answers imply '{conflict.believed}' for A and B; the clustering "
                       f"linkwise holds now puts them {where}. Which answer is wrong?")
-        for k, a in enumerate(conflict["answers"], 1):
-            when = "just now" if a["new"] else a["answered_at"]
-            _say(console, f"  [{k}] {a['ids'][0]} and {a['ids'][1]}: {a['answer']} ({when})")
+        for k, a in enumerate(conflict.answers, 1):
+            when = "just now" if a.new else a.answered_at
+            _say(console, f"  [{k}] {a.ids[0]} and {a.ids[1]}: {a.answer} ({when})")
         _say(console, "Press its number, u to undo the latest answer, q to quit.")
-    elif state["question"] is not None:
-        q = state["question"]
-        if q["check"]:
-            _say(console, (q["check"], "bold"))
-        _say(console, (f"Question {q['number']}:", "bold"), " do A and B belong to the same group?")
-        cut = _pair(console, session, q["items"], hints)
+    elif state.question is not None:
+        q = state.question
+        if q.check:
+            _say(console, (q.check, "bold"))
+        _say(console, (f"Question {q.number}:", "bold"), " do A and B belong to the same group?")
+        cut = _pair(console, session, q.items, hints)
         _keys_line(console, "[s] same", "[d] different", "[?] don't know", "[u] undo", "[c] clusters",
-                   *(["[b] budget"] if state["budget"] is not None else []), *(["[f] in full"] if cut else []),
+                   *(["[b] budget"] if state.budget is not None else []), *(["[f] in full"] if cut else []),
                    *([f"[h] {'hide the ' if hints.shown else ''}hint"] if hints.values is not None else []), "[q] quit")
-    elif state["done_reason"] == "budget":
-        _say(console, (f"Budget spent: {state['n_asked']} of {state['budget']} questions answered.", "bold"),
+    elif state.done_reason == "budget":
+        _say(console, (f"Budget spent: {state.n_asked} of {state.budget} questions answered.", "bold"),
              " [b] raise the budget  [u] undo  [c] clusters  [q] quit and save the labels")
     else:
         _say(console, "No more questions: the method has what it needs. [u] undo  [c] clusters  [q] quit and save "

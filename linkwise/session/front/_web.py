@@ -416,8 +416,9 @@ class _Page:
         return charts[cluster_sample(self.session.labels(), row)].transpose(0, 2, 1).tolist()
 
     def full_state(self, state=None, who=None):
-        """The session's state (``who``'s) as the page draws it."""
-        state = state or self.session.state(who)
+        """The session's ``SessionState`` (``who``'s, unless ``state`` is given) as the page draws it: its JSON,
+        each item with its cluster's number, and the page's own fields."""
+        state = (state or self.session.state(who)).to_json()
         numbers = self.session.numbers()
         for part in ("question", "conflict"):
             if state[part] is not None:

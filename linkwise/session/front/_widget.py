@@ -128,8 +128,9 @@ class SessionWidget(anywidget.AnyWidget):
         return {**item, "image": image}
 
     def _refresh(self, state, message="", refused=None):
-        """Sync the session's ``state`` (and its clusters, the curve, ``message``, the ``refused`` action's items)
-        to the front end, as one update."""
+        """Sync the session's ``state`` (a ``SessionState``; and its clusters, the curve, ``message``, the
+        ``refused`` action's items) to the front end, as one update."""
+        state = state.to_json()
         for part in ("question", "conflict"):
             if state[part] is not None:
                 state[part] = {**state[part], "items": [self._item(it, True) for it in state[part]["items"]]}
@@ -150,7 +151,7 @@ class SessionWidget(anywidget.AnyWidget):
         labels = self.session.numbers()
         items = [{**self._item(self.session.data.item(r)), "cluster": int(labels[r])} for r in exc.rows]
         mark = dict(zip(("position", "cluster", "complete"), values)) if isinstance(exc, NeedsConfirmation) else None
-        return {"items": items, "mark": mark and {**mark, "position": self.session.state()["position"]}}
+        return {"items": items, "mark": mark and {**mark, "position": self.session.position}}
 
     def _on_message(self, _, content, buffers):
         try:
