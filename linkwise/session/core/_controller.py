@@ -13,9 +13,10 @@ the method's pending question to one, the questions it would ask next to the oth
 :class:`HumanSession` is composed of parts, each an object it holds and gives only what that part needs: the
 replay of the file (:class:`~linkwise.session.core._replay.Replay`, which every other part reads), the feedback on whole
 clusters (:class:`~linkwise.session.core._feedback.ClusterFeedback`), the team's desk
-(:class:`~linkwise.session.core._desk.TeamDesk`) and the review of answers
-(:class:`~linkwise.session.core._review.AnswerReview`). Here: opening, the state, the actions on a question, results;
-the parts' public methods are the session's (:func:`_part`).
+(:class:`~linkwise.session.core._desk.TeamDesk`), the review of answers
+(:class:`~linkwise.session.core._review.AnswerReview`) and the results: tables, labels file, fitted method
+(:class:`~linkwise.session.core._export.SessionResults`). Here: opening, the state, the actions on a question; the
+parts' public methods are the session's (:func:`_part`).
 
 The verbs, one meaning each in every layer (store, replay, session, page):
 
@@ -42,24 +43,21 @@ import threading
 import numpy as np
 from sklearn.base import clone
 
-from linkwise._extras import requires
 from linkwise._validation import InvalidParameterError
 from linkwise.graph import pair_key
 from linkwise.loop import ActiveEstimator
 from linkwise.session.core._counts import count_statements
 from linkwise.session.core._desk import TeamDesk
+from linkwise.session.core._export import SessionResults
 from linkwise.session.core._feedback import ClusterFeedback
 from linkwise.session.core._import import _store_known
 from linkwise.session.core._methods import build_estimator, encode_params, method_spec
 from linkwise.session.core._replay import Replay
 from linkwise.session.core._review import AnswerReview, described
 from linkwise.session.core._state import Question, SessionState
-from linkwise.session.core._store import ANSWER_WORDS, Answer, Refused, SessionFileError, SessionStore
+from linkwise.session.core._store import ANSWER_WORDS, Refused, SessionFileError, SessionStore
 from linkwise.session.core._team import check_team
 from linkwise.session.data._data import Dataset
-
-with requires("session", "linkwise.session"):
-    import pandas as pd
 
 __all__ = ["HumanSession", "Refused", "ANSWER_WORDS", "read_meta"]
 
@@ -236,6 +234,7 @@ class HumanSession:
             self._feedback = ClusterFeedback(data, self.store, self._lock, self._replay, read_only, self._guard,
                                              self._applied, self.state)
             self._review = AnswerReview(data, self.store, self._lock, self._replay, read_only, self.state)
+            self._results = SessionResults(data, self.store, self._lock, self._replay, self._feedback.names)
             self._replay.rebuild()
             if created:
                 self.store.write_meta({
@@ -619,91 +618,6 @@ class HumanSession:
             self._replay.rebuild()
             return self.state()
 
-    # -- results --------------------------------------------------------------
-    def model(self):
-        """Return the method fitted on the answers applied so far, to assign new items.
-
-        The session goes on (its answers are replayed afresh).
-
-        Returns
-        -------
-        ActiveEstimator
-            Its ``labels_`` are the clustering shown (:meth:`labels`, cluster
-            feedback honoured) and ``predict`` follows them
-            (:mod:`linkwise.prediction`); save it with :func:`linkwise.persist.save`.
-        """
-        with self._lock:
-            fitted = self._replay.session.finish(labels=self.labels())
-            self._replay.rebuild()
-            return fitted
-
-    def labels_frame(self):
-        """Return the current clustering as a table.
-
-        Returns
-        -------
-        pandas.DataFrame
-            One row per item, with columns ``id``, ``cluster`` (its stable
-            number, see :meth:`numbers`) and ``name`` (see :meth:`name`; empty
-            for a cluster without).
-        """
-        numbers, names = self.numbers(), self.names()
-        return pd.DataFrame({"id": self.data.ids.to_numpy(), "cluster": numbers,
-                             "name": [names.get(c, "") for c in numbers.tolist()]})
-
-    def answers_frame(self):
-        """Return every statement ever stored, live, undone or corrected, as a table.
-
-        Returns
-        -------
-        pandas.DataFrame
-            One row per statement, in order: the two ids (for feedback on a
-            cluster, its first row's, and every member's id in ``members``),
-            who gave it, its kind ('question', 'imported', 'pure', 'complete',
-            'move'), its ``status`` and times; ``answer`` is same / different
-            / don't know, empty for feedback on a cluster.
-        """
-        ids = self.data.ids.to_numpy()
-        live = [{**a._asdict(), "status": "live", "retracted_at": None} for a in self.store.answers()]
-        gone = [{**r, "status": r["reason"]} for r in self.store.retracted()]
-        frame = pd.DataFrame(live + gone, columns=[*Answer._fields, "status", "retracted_at"])
-        frame.insert(1, "id_a", ids[frame["i"].to_numpy(dtype=np.intp)])
-        frame.insert(2, "id_b", ids[frame["j"].to_numpy(dtype=np.intp)])
-        # a mark (feedback on a cluster) is no same/different answer: its answer is left empty, its kind says it
-        frame["answer"] = [None if m is not None else ANSWER_WORDS[a] for a, m in zip(frame["answer"], frame["members"])]
-        frame["members"] = [None if m is None else json.dumps(ids[list(m)].tolist()) for m in frame["members"]]
-        return frame.drop(columns=["i", "j"]).sort_values(["seq", "answered_at"], kind="stable")
-
-    def statements(self):
-        """Return every pair relation stated and applied, in order.
-
-        Returns
-        -------
-        list of (int, int, bool, Answer)
-            ``(i, j, answer, row)``: the pair, its relation, and the stored
-            statement that stated it (feedback on a cluster states several);
-            "don't know" left out.
-        """
-        with self._lock:
-            return self._replay.statements()
-
-    def write_labels(self, path):
-        """Write the current clustering as CSV (:meth:`labels_frame`).
-
-        Parameters
-        ----------
-        path : str or Path
-            The file to write (replaced if it exists).
-
-        Returns
-        -------
-        int
-            The number of clusters.
-        """
-        with self._lock:
-            self.labels_frame().to_csv(path, index=False)
-            return int(self.labels().max()) + 1
-
     def join(self, name):
         """Add an annotator to an open team (see ``annotators="open"``).
 
@@ -738,6 +652,11 @@ class HumanSession:
     review = _part("_review", AnswerReview.review)
     change = _part("_review", AnswerReview.change)
     withdraw = _part("_review", AnswerReview.withdraw)
+    model = _part("_results", SessionResults.model)
+    labels_frame = _part("_results", SessionResults.labels_frame)
+    answers_frame = _part("_results", SessionResults.answers_frame)
+    statements = _part("_results", SessionResults.statements)
+    write_labels = _part("_results", SessionResults.write_labels)
     prepare = _part("_desk", TeamDesk.prepare)
     agreement_frame = _part("_desk", TeamDesk.agreement_frame)
 
