@@ -103,19 +103,29 @@ def check_scalar(value, name, owner, *, kind, low=None, high=None, include_low=T
         if isinstance(value, (bool, np.bool_)):
             return bool(value)
         _fail(name, owner, "a bool" + (" or None" if none_ok else ""), value, role)
-    lo = f" {'>=' if include_low else '>'} {low}" if low is not None else ""
-    hi = f" {'<=' if include_high else '<'} {high}" if high is not None else ""
-    if lo and hi:
-        lo, hi = f" in {'[' if include_low else '('}{low}, {high}{']' if include_high else ')'}", ""
-    what = {"int": "an int", "float": "a float"}[kind] + lo + hi + (" or None" if none_ok else "")
+    what = {"int": "an int", "float": "a float"}[kind] + _bounds_text(low, high, include_low, include_high) + (
+        " or None" if none_ok else "")
     types = numbers.Integral if kind == "int" else numbers.Real
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, types):
         _fail(name, owner, what, value, role)
-    too_low = low is not None and (value < low if include_low else value <= low)
-    too_high = high is not None and (value > high if include_high else value >= high)
-    if (kind == "float" and not np.isfinite(value)) or too_low or too_high:
+    if (kind == "float" and not np.isfinite(value)) or _outside(value, low, high, include_low, include_high):
         _fail(name, owner, what, value, role)
     return int(value) if kind == "int" else float(value)
+
+
+def _bounds_text(low, high, include_low, include_high):
+    """The bounds as a message says them: " >= 1", " < 2", " in [0, 1)", or ""."""
+    if low is not None and high is not None:
+        return f" in {'[' if include_low else '('}{low}, {high}{']' if include_high else ')'}"
+    if low is not None:
+        return f" {'>=' if include_low else '>'} {low}"
+    return "" if high is None else f" {'<=' if include_high else '<'} {high}"
+
+
+def _outside(value, low, high, include_low, include_high):
+    """Whether the number ``value`` lies outside the bounds (None: none on that side)."""
+    too_low = low is not None and (value < low if include_low else value <= low)
+    return too_low or high is not None and (value > high if include_high else value >= high)
 
 
 def check_option(value, name, owner, options, *, role="parameter"):

@@ -227,19 +227,8 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
 
     if (data is None) == (demo is None):
         raise click.UsageError("Give either DATA (a CSV, Parquet file or folder of images) or --demo digits.")
-    hints = intro = None
-    if demo:
-        from linkwise.session.data._images import DIGITS_INTRO, write_digits
-
-        data, digits = write_digits()
-        hints, intro = [f"the digit {d}" for d in digits], DIGITS_INTRO
-        click.echo(f"{DIGITS_INTRO}\nThe images: {data}")
-        session_file = session_file or Path("linkwise-digits.linkwise.db")
-    session_file = session_file or data.parent / f"{_stem(data)}.linkwise.db"
-    out = out or session_file.with_name(f"{session_file.stem.removesuffix('.linkwise')}.labels.csv")
-    if _same_file(session_file, data):
-        raise click.BadParameter(f"{session_file} is the data file. Name another file.", param_hint="--session")
-    _check_output(out, "--out", {"data file": data, "session file": session_file})
+    data, session_file, hints, intro = _demo_data(data, session_file) if demo else (data, session_file, None, None)
+    session_file, out = _files(data, session_file, out)
     params = _parse_params(params)
     features = None if features is None else [c.strip() for c in features.split(",") if c.strip()]
     series = _series_option(series_columns, series_id, time_column, value)
@@ -253,11 +242,7 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
     estimator = _estimator(method, params, stored)
     if dataset.options["series"] is not None:
         _precompute(dataset.X, stored["params"] if estimator is None else encode_params(estimator))
-    known = None
-    if constraints or labels:
-        from linkwise.session.core._import import read_known
-
-        known = read_known(dataset, constraints, labels)  # before the session: a bad file stores nothing
+    known = _known(dataset, constraints, labels)  # before the session: a bad file stores nothing
     team = _team_options(stored.get("team"), annotators, overlap, disagreement, ui)
     start = functools.partial(_open_session, session_file, dataset, estimator, method, known, team)
     if ui == "terminal":
@@ -271,6 +256,35 @@ def cluster(data, demo, method, params, ui, session_file, id_column, text_column
         click.echo(detected)
     _then_summary(_serve_page(start, dataset, checked, out, port, no_browser, intro, hints),
                   lambda session: _write_labels(session, out))
+
+
+def _demo_data(data, session_file):
+    """``--demo digits``: the digit images written to a folder, said, and the session file they default to; with
+    the hints the terminal may show and the page's introduction."""
+    from linkwise.session.data._images import DIGITS_INTRO, write_digits
+
+    data, digits = write_digits()
+    click.echo(f"{DIGITS_INTRO}\nThe images: {data}")
+    return data, session_file or Path("linkwise-digits.linkwise.db"), [f"the digit {d}" for d in digits], DIGITS_INTRO
+
+
+def _files(data, session_file, out):
+    """The session file and the labels file (each defaults to a name beside the data), neither the data file."""
+    session_file = session_file or data.parent / f"{_stem(data)}.linkwise.db"
+    out = out or session_file.with_name(f"{session_file.stem.removesuffix('.linkwise')}.labels.csv")
+    if _same_file(session_file, data):
+        raise click.BadParameter(f"{session_file} is the data file. Name another file.", param_hint="--session")
+    _check_output(out, "--out", {"data file": data, "session file": session_file})
+    return session_file, out
+
+
+def _known(dataset, constraints, labels):
+    """What the person brings (``--constraints``, ``--labels``) read against ``dataset``; None without either."""
+    if not (constraints or labels):
+        return None
+    from linkwise.session.core._import import read_known
+
+    return read_known(dataset, constraints, labels)
 
 
 def _metric_option(params, metric, method, stored, session_file, dataset):

@@ -97,12 +97,17 @@ class TeamDesk:
         if pair is None and pending is not None and pending not in held and who not in answered.get(pending, ()):
             pair = pending
         if pair is None:
-            shadow, self._stale = self.shadow, (None, None)
-            if shadow is None or shadow[0] != replay.changes and shadow is not stale:  # outdated: replay now
-                shadow = self.shadow = self._speculate()
-            pair = next((p for p in shadow[1] if p not in held and fresh(p)), None)
+            pair = next((p for p in self._shadow_questions(stale) if p not in held and fresh(p)), None)
         self.held[who] = pair
         return pair
+
+    def _shadow_questions(self, stale):
+        """The shadow's next questions: its own while they stand (or ``stale``'s, the shadow current before the
+        latest answer), else a shadow speculated afresh now."""
+        shadow, self._stale = self.shadow, (None, None)
+        if shadow is None or shadow[0] != self._replay.changes and shadow is not stale:  # outdated: replay now
+            shadow = self.shadow = self._speculate()
+        return shadow[1]
 
     def _speculate(self):
         """The questions the method would ask next if each of them were answered as its clustering predicts: a
