@@ -62,6 +62,7 @@ import pandas as pd  # noqa: E402
 
 import linkwise as lw  # noqa: E402
 from linkwise.bench import candidate_cache, split_of  # noqa: E402
+from linkwise.stability import misplaced_share  # noqa: E402
 
 from _results import results_path  # noqa: E402  (benchmarks/ is on the path when this script runs)
 
@@ -105,16 +106,6 @@ def tables():
     return sorted(names, key=lambda n: (split_of(n) != "tuning", n))
 
 
-def _misplaced(X, labels):
-    """The share of rows nearer another cluster's centre (mean) than their own: what a person sees among a
-    cluster's least typical members."""
-    k = int(labels.max()) + 1
-    centres = np.stack([np.bincount(labels, X[:, f], k) for f in range(X.shape[1])], axis=1)
-    centres /= np.maximum(np.bincount(labels, minlength=k), 1)[:, None]
-    nearest = np.argmin(((X[:, None, :] - centres[None]) ** 2).sum(axis=2), axis=1)
-    return float(np.mean(nearest != labels))
-
-
 def _doubts(doubt):
     """The trace's columns of a method's doubt on the probe pairs: each of ``DOUBT_QUANTILES`` (NaN without one)."""
     return {_doubt_column(q): np.nan if doubt is None else float(np.quantile(doubt, q)) for q in DOUBT_QUANTILES}
@@ -150,7 +141,7 @@ def trace(name, method, est, X, y, seed):
                     "ari": lw.metrics.ari(y, labels), "move": mover.update(labels).drift,
                     "k": len(np.unique(labels)), "implied": implied, "agreed": agreed,
                     "contradicted": int(np.count_nonzero((labels[asked[:, 0]] == labels[asked[:, 1]]) != answers)),
-                    "misplaced": _misplaced(X, labels), **_doubts(session.estimator_.doubt(probes))})
+                    "misplaced": misplaced_share(X, labels), **_doubts(session.estimator_.doubt(probes))})
     return out
 
 

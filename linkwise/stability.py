@@ -11,7 +11,7 @@ from linkwise._validation import InvalidParameterError, check_scalar
 from linkwise.graph import relabel
 from linkwise.metrics import ari
 
-__all__ = ["Stability", "StabilityMonitor"]
+__all__ = ["Stability", "StabilityMonitor", "misplaced_share"]
 
 
 def _answers(n):
@@ -451,18 +451,8 @@ class StabilityMonitor:
         return self._sampled[1]
 
     def _misplaced(self, X, current):
-        """The share of the compared rows nearer (Euclidean) another cluster's centre, the mean of its compared
-        members, than their own: ``current`` numbers their clusters 0, 1, ... (``relabel``)."""
-        rows, Z = self._rows, self._sample(X)
-        k = int(current.max()) + 1
-        onehot = np.zeros((rows.size, k))
-        onehot[np.arange(rows.size), current] = 1.0
-        centres = (onehot.T @ Z) / onehot.sum(axis=0)[:, None]
-        # squared distances up to each row's own norm, the same for every centre; a tie with its own centre (equal
-        # rows, constant columns) is no misplaced row
-        d = (centres ** 2).sum(axis=1) - 2 * Z @ centres.T
-        own = d[np.arange(rows.size), current]
-        return float(np.mean(d.min(axis=1) < own - 1e-9 * (1 + (Z ** 2).sum(axis=1))))
+        """:func:`misplaced_share` of the compared rows of ``X``."""
+        return misplaced_share(self._sample(X), current)
 
     def contradicts(self, pair, answer):
         """Whether an answer contradicts the clustering of the latest update (the one it was given to).
@@ -554,3 +544,39 @@ def observe(monitor, estimator, labels, X, answers, answered=True, contradicted=
     doubt = None if pairs is None else lambda: estimator.doubt(pairs)  # asked only when it can change the signal
     dense = isinstance(X, np.ndarray) and X.ndim == 2 and np.issubdtype(X.dtype, np.number)
     return monitor.update(labels, answered, contradicted, X=X if dense else None, answers=answers, doubt=doubt)
+
+
+def misplaced_share(X, labels):
+    """The share of rows nearer (Euclidean) another cluster's centre than their own.
+
+    What a person sees among the clusters' least typical members. A centre is the mean of its cluster's rows. A row as near another centre as its own (equal rows, constant
+    columns) is not counted. :class:`StabilityMonitor` reads it on its compared rows; the benchmark of the stop
+    signal (``benchmarks/bench_stability.py``) on every row.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The features.
+    labels : array-like of shape (n_samples,)
+        The clustering (any labels).
+
+    Returns
+    -------
+    float
+        The share, in [0, 1].
+
+    Examples
+    --------
+    >>> from linkwise.stability import misplaced_share
+    >>> misplaced_share([[0.0], [1.0], [2.0], [10.0]], [0, 0, 1, 1])  # 2.0 lies nearer the first centre (0.5)
+    0.25
+    """
+    Z, current = np.asarray(X, dtype=float), relabel(labels)
+    n, k = Z.shape[0], int(current.max()) + 1
+    onehot = np.zeros((n, k))
+    onehot[np.arange(n), current] = 1.0
+    centres = (onehot.T @ Z) / onehot.sum(axis=0)[:, None]
+    # squared distances up to each row's own norm, the same for every centre; the tolerance keeps a tie a tie
+    d = (centres ** 2).sum(axis=1) - 2 * Z @ centres.T
+    own = d[np.arange(n), current]
+    return float(np.mean(d.min(axis=1) < own - 1e-9 * (1 + (Z ** 2).sum(axis=1))))

@@ -11,6 +11,7 @@ import pytest
 import linkwise as lw
 from linkwise._validation import InvalidParameterError
 from linkwise.session import HumanSession
+from linkwise.stability import misplaced_share
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -164,6 +165,7 @@ def test_a_contradicted_answer_holds_the_signal_back_for_a_window_of_answers():
 def test_the_monitor_shows_stable_first_where_the_benchmark_computes_it(seed, monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))  # as when the script runs
     bench = importlib.import_module("bench_stability")
+    assert bench.misplaced_share is misplaced_share  # the trace's share is the monitor's, not a copy
     rng = np.random.default_rng(seed)
     n = 40
     X = rng.normal(size=(n, 3))
@@ -221,10 +223,15 @@ def test_the_misplaced_share_counts_rows_nearer_another_centre():
         labels = rng.integers(0, 4, 60) * 3  # cluster numbers with gaps
         monitor = lw.StabilityMonitor(window=1, max_misplaced=0.5)  # settled at once: the share is looked at
         assert monitor.update(labels, X=X).misplaced == pytest.approx(_misplaced_share(X, labels))
+        # one function for the monitor and the benchmark of the stop signal, whatever the label values
+        assert misplaced_share(X, labels) == monitor.update(labels, X=X).misplaced == misplaced_share(X, labels // 3)
+        order = rng.permutation(60)  # a property of the rows, not of their order
+        assert misplaced_share(X[order], labels[order]) == pytest.approx(misplaced_share(X, labels))
     assert lw.StabilityMonitor(window=5).update(labels, X=X).misplaced is None  # it could change nothing
     for same in (np.ones((30, 4)), np.zeros((2, 3), dtype=np.float32)):  # constant columns, equal rows: no one nearer
         monitor = lw.StabilityMonitor(window=1, max_misplaced=0.5)
-        assert monitor.update(np.arange(len(same)) % 2, X=same).misplaced == 0
+        assert monitor.update(np.arange(len(same)) % 2, X=same).misplaced == 0 == misplaced_share(same,
+                                                                                                  np.arange(len(same)) % 2)
     with pytest.raises(InvalidParameterError, match="'X'"):
         lw.StabilityMonitor().update([0, 1, 1], X=np.zeros((2, 2)))
 

@@ -36,7 +36,13 @@ class Question:
     check: str | None
 
     def to_json(self):
-        """The question as the page and the widget read it."""
+        """The question as the page and the widget read it.
+
+        Returns
+        -------
+        dict
+            ``pair``, ``number``, ``items``, ``check``: JSON values.
+        """
         return {"pair": list(self.pair), "number": self.number, "items": list(self.items), "check": self.check}
 
 
@@ -74,7 +80,13 @@ class ContradictionAnswer:
     new: bool
 
     def to_json(self):
-        """The statement as the page and the widget read it."""
+        """The statement as the page and the widget read it.
+
+        Returns
+        -------
+        dict
+            Its fields as JSON values (``rows`` and ``ids`` as lists).
+        """
         return {"seq": self.seq, "rows": list(self.rows), "ids": list(self.ids), "kind": self.kind, "by": self.by,
                 "answer": self.answer, "answered_at": self.answered_at, "new": self.new}
 
@@ -107,7 +119,13 @@ class Contradiction:
     answers: tuple
 
     def to_json(self):
-        """The contradiction as the page and the widget read it."""
+        """The contradiction as the page and the widget read it.
+
+        Returns
+        -------
+        dict
+            Its fields as JSON values, ``answers`` a list of theirs.
+        """
         return {"id": self.id, "pair": list(self.pair), "items": list(self.items), "believed": self.believed,
                 "clustering": self.clustering, "answers": [a.to_json() for a in self.answers]}
 
@@ -144,7 +162,13 @@ class TeamView:
     n_mine: int
 
     def to_json(self):
-        """The view as the page reads it."""
+        """The view as the page reads it.
+
+        Returns
+        -------
+        dict
+            Its fields as JSON values.
+        """
         return {"annotator": self.annotator, "annotators": list(self.annotators), "open": self.open,
                 "overlap": self.overlap, "disagreement": self.disagreement, "agreement": self.agreement,
                 "n_mine": self.n_mine}
@@ -227,11 +251,14 @@ class SessionState:
     withdrawn: str | None = None
 
     def to_json(self):
-        """The state as the page and the notebook widget read it: a dict of JSON values.
+        """The state as the page and the notebook widget read it.
 
-        ``counts`` carries ``text`` (them in words) and ``statements`` (the moves, marks and imports in words:
-        what the views show beside the questions); ``team``, ``undone``, ``changed`` and ``withdrawn`` appear only
-        when set.
+        Returns
+        -------
+        dict
+            Every field as JSON values; ``counts`` carries ``text`` (them in words) and ``statements`` (the moves,
+            marks and imports in words: what the views show beside the questions); ``team``, ``undone``,
+            ``changed`` and ``withdrawn`` appear only when set.
         """
         counts = self.counts
         json = {"position": self.position, "revision": self.revision,
