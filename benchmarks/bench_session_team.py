@@ -46,11 +46,11 @@ def run(name, n, folder, team):
     times, replays, k = [], [], 0
     who = TEAM[0] if team else None
     state = session.state(who)
-    while len(times) < n and (state["question"] or team and not state["done"]):
-        if state["question"] is not None:
-            i, j = state["question"]["pair"]
+    while len(times) < n and (state.question or team and not state.done):
+        if state.question is not None:
+            i, j = state.question.pair
             start = time.perf_counter()
-            session.answer(state["position"], bool(y[i] == y[j]), who)
+            session.answer(state.position, bool(y[i] == y[j]), who)
             who = TEAM[(k := k + 1) % 3] if team else None
             state = session.state(who)  # the next annotator's question (theirs already, unless just joined)
             times.append(time.perf_counter() - start)

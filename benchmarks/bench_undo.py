@@ -55,11 +55,11 @@ def answered_session(folder, method, n, n_answers):
     session = HumanSession(Path(folder) / "s.db", data, estimator)
     for k in range(n_answers):
         state = session.state()
-        if state["question"] is None:  # later answers contradict the wrong one: the person says which was wrong
+        if state.question is None:  # later answers contradict the wrong one: the person says which was wrong
             middle = [row for row in session.store.answers() if row.kind == "question"][n_answers // 2]
-            state = session.resolve(state["conflict"]["id"], middle.seq)
-        i, j = state["question"]["pair"]
-        session.answer(state["position"], bool(y[i] == y[j]) != (k == n_answers // 2))
+            state = session.resolve(state.conflict.id, middle.seq)
+        i, j = state.question.pair
+        session.answer(state.position, bool(y[i] == y[j]) != (k == n_answers // 2))
     return session, data
 
 
