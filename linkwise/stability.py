@@ -572,6 +572,9 @@ def misplaced_share(X, labels):
     0.25
     """
     Z, current = np.asarray(X, dtype=float), relabel(labels)
+    if Z.ndim != 2 or current.shape != (Z.shape[0],) or not Z.shape[0]:
+        raise InvalidParameterError(f"misplaced_share takes features X of shape (n_samples, n_features) and one label "
+                                    f"per row; got X of shape {Z.shape} and {current.size} labels.")
     n, k = Z.shape[0], int(current.max()) + 1
     onehot = np.zeros((n, k))
     onehot[np.arange(n), current] = 1.0

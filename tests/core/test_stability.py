@@ -234,6 +234,9 @@ def test_the_misplaced_share_counts_rows_nearer_another_centre():
                                                                                                   np.arange(len(same)) % 2)
     with pytest.raises(InvalidParameterError, match="'X'"):
         lw.StabilityMonitor().update([0, 1, 1], X=np.zeros((2, 2)))
+    for X, labels in (([[0.0]], [0, 1]), (np.zeros(3), [0, 1, 1]), (np.zeros((0, 2)), [])):
+        with pytest.raises(InvalidParameterError, match="one label per row"):
+            misplaced_share(X, labels)
 
 
 def test_the_answers_the_clustering_contradicts_are_counted_and_said_beside_the_signal():
