@@ -133,6 +133,11 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
         answer and W. ``"uncertain"``: the pair whose answer is most
         uncertain. ``"random"``: a random pair (the paper's passive baseline).
     {parameters}
+    min_ess : float in (0, 1], default=1.0
+        Resample and move the particles after an answer only once their
+        effective sample size ``(sum w)^2 / sum w^2`` is below this fraction
+        of them; in between, answers reweight them and questions are scored
+        with the weights. 1 moves them after every answer, as the paper.
     candidate_pairs : int, default=10000
         Size of the candidate pool scored for each question: every queryable
         pair when there are at most this many, else this many pairs drawn
@@ -184,15 +189,16 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
     anytime = True
 
     def __init__(self, n_clusters=2, *, criterion="info", n_particles=None, lam=10.0, tau=1.0, eps=0.05, n_mcmc_steps=5,
-                 fit_intercept=True, candidate_pairs=10000, max_queries=None, random_state=None):
+                 min_ess=1.0, fit_intercept=True, candidate_pairs=10000, max_queries=None, random_state=None):
         super().__init__(n_clusters, n_particles=n_particles, lam=lam, tau=tau, eps=eps, n_mcmc_steps=n_mcmc_steps,
                          fit_intercept=fit_intercept, random_state=random_state)
-        self.criterion, self.candidate_pairs, self.max_queries = criterion, candidate_pairs, max_queries
+        self.min_ess, self.criterion, self.candidate_pairs, self.max_queries = min_ess, criterion, candidate_pairs, max_queries
 
     _parameter_constraints = {
         **_BayesianModelMixin._parameter_constraints,
         **ActiveEstimator._parameter_constraints,
         "criterion": [StrOptions({"info", "uncertain", "random"})],
+        "min_ess": [Interval(Real, 0, 1, closed="right")],
         "candidate_pairs": [Interval(Integral, 1, None, closed="left")],
     }
 
@@ -305,7 +311,7 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
         state = ctx.state["bayes"]
         rebuild = state.particles is None or ctx.revision != state.revision
         if rebuild:
-            state.particles = self._particle_filter(state.inputs, ctx.rng)
+            state.particles = self._particle_filter(state.inputs, ctx.rng, self.min_ess)
             state.revision, state.n_stated = ctx.revision, 0
             for a, b, answer in ctx.believed(ctx.log):
                 if not state.particles.model.forest.closes_cycle(a, b):
@@ -355,7 +361,7 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
                 p_must, scores = None, ctx.rng.uniform(size=a.size)
             else:
                 p_must = particles.p_must(a, b)
-                scores = pair_scores(p_must, self.criterion)
+                scores = pair_scores(p_must, self.criterion, particles.weights)
             k, n_dropped = first_acyclic(scores, cycle)
             return int(a[k]), int(b[k]), n_dropped, None if p_must is None else p_must[:, k]
         return None

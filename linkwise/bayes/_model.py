@@ -146,8 +146,9 @@ class Model:
                                                forest.position[b[inside]]).T
         return out.T
 
-    def objective(self, w):
-        """Negative log posterior of one flat W and its gradient (for L-BFGS).
+    def objective(self, w, entropy_rows=None):
+        """Negative log posterior of one flat W and its gradient (for L-BFGS), the entropy over ``entropy_rows``
+        (default every row).
 
         The gradient is ``sum_{i in forest} x_i (q_i - p_i)^T - W / lam +
         tau/N sum_i x_i g_i^T`` with ``g_ik = p_ik (log p_ik - sum_j p_ij log
@@ -159,27 +160,33 @@ class Model:
         clusters run across whole rows instead of thousands of tiny ones
         (the same operations in the same order as :meth:`log_assignments`).
         """
-        d, n = self.X.shape[1], self.X.shape[0]
-        W = w.reshape(d, -1)
-        log_p = _log_softmax(np.ascontiguousarray((self.X @ W).T), axis=0)
+        X = self.X if entropy_rows is None else self.X[entropy_rows]
+        n = X.shape[0]
+        W = w.reshape(X.shape[1], -1)
+        log_p = _log_softmax(np.ascontiguousarray((X @ W).T), axis=0)
         p = np.exp(log_p)
         plogp = p * log_p
         neg_entropy = plogp.sum(axis=0)
         value = -0.5 * np.dot(w, w) / self.lam + self.tau * neg_entropy.sum() / n
         plogp -= p * neg_entropy
-        grad = -W / self.lam + (self.tau / n) * self.X.T @ np.ascontiguousarray(plogp.T)
+        grad = -W / self.lam + (self.tau / n) * X.T @ np.ascontiguousarray(plogp.T)
         forest = self.forest
         if len(forest):
-            p_nodes = p[:, forest.nodes].T
-            log_z, beta = upward(forest, log_p[:, forest.nodes].T[:, None], self.eps)
+            if entropy_rows is None:
+                log_p_nodes = log_p[:, forest.nodes]
+            else:
+                log_p_nodes = _log_softmax(np.ascontiguousarray((self.X_nodes @ W).T), axis=0)
+            p_nodes = np.exp(log_p_nodes).T
+            log_z, beta = upward(forest, log_p_nodes.T[:, None], self.eps)
             q = downward(forest, beta, self.eps)[:, 0]
             value += log_z[0]
             grad += self.X_nodes.T @ (q - p_nodes)
         return -value, -grad.ravel()
 
-    def map_estimate(self, W0):
-        """The local optimum of the log posterior from ``W0`` (d, K) by L-BFGS, and its unnormalised value."""
-        result = minimize(self.objective, W0.ravel(), jac=True, method="L-BFGS-B")
+    def map_estimate(self, W0, entropy_rows=None):
+        """The local optimum of the log posterior from ``W0`` (d, K) by L-BFGS, and its unnormalised value
+        (the entropy over ``entropy_rows``, default every row)."""
+        result = minimize(self.objective, W0.ravel(), args=(entropy_rows,), jac=True, method="L-BFGS-B")
         return result.x.reshape(W0.shape), -float(result.fun)
 
     def labels(self, W):

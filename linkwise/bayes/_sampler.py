@@ -6,7 +6,7 @@ step sizes to tune), every particle stepping at once. The sampler and the
 ranking of MAP starts evaluate the entropy term in single precision and, on
 more than ``_ENTROPY_ROWS`` rows, over that many evenly spaced rows (about
 1e-2 nats of error, and the bulk of the cost no longer grows with n); the MAP
-estimate uses every row.
+estimate is searched on those rows and polished on every row.
 """
 
 import numpy as np
@@ -111,6 +111,14 @@ class ParticleFilter:
         self.W, _ = elliptical_slice(self.W, self._log_likelihood(self.W), self._log_likelihood,
                                      np.sqrt(self.model.lam), self.rng, n_steps)
 
+    @property
+    def weights(self):
+        """The particles' normalised weights, or None while they are equal (after each resampling)."""
+        if not self.log_weights.any():
+            return None
+        weights = np.exp(self.log_weights - self.log_weights.max())
+        return weights / weights.sum()
+
     def p_must(self, a, b):
         """``P(z_ab = must-link | Z, W_s)`` of shape (n_particles, n_pairs)."""
         eps = self.model.eps
@@ -158,10 +166,14 @@ class ParticleFilter:
         grid of scales) and the densest is one start. The last MAP alone would
         follow one mode long after another became higher (digits 3-8-9: ARI
         .84 to .42 between 20 and 50 answers), so both starts are optimised.
+        On more than ``_ENTROPY_ROWS`` rows both runs take the entropy over
+        the sampler's rows and only the better one is polished on every row
+        (it reaches the same optimum at a quarter of the full evaluations).
         """
+        model, rows = self.model, self._entropy_rows
         starts = (_RAY_SCALES[:, None, None, None] * self.W[None]).reshape(-1, *self.W.shape[1:])
-        ranking = self.model.log_posterior(starts, self._entropy_rows, dtype=np.float32)
-        optima = [self.model.map_estimate(starts[np.argmax(ranking)])]
-        if previous is not None:
-            optima.append(self.model.map_estimate(previous))
-        return max(optima, key=lambda optimum: optimum[1])[0]
+        ranking = model.log_posterior(starts, rows, dtype=np.float32)
+        optima = [model.map_estimate(start, rows) for start in (starts[np.argmax(ranking)], previous)
+                  if start is not None]
+        best = max(optima, key=lambda optimum: optimum[1])[0]
+        return best if rows is None else model.map_estimate(best)[0]

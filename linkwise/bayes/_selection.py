@@ -33,15 +33,17 @@ def _binary_entropy(p):
     return np.negative(h, out=h)
 
 
-def pair_scores(p_must, criterion):
+def pair_scores(p_must, criterion, weights=None):
     """Scores of candidate pairs from ``P(z_ab = must-link | Z, W_s)``, ``(n_particles, n_pairs)``.
 
     ``"uncertain"``: entropy of the answer with W integrated out; ``"info"``:
-    that minus the expected entropy given W (the answer's mutual information with W).
+    that minus the expected entropy given W (the answer's mutual information
+    with W). ``weights``: the particles' normalised weights (None: equal).
     """
-    score = _binary_entropy(p_must.mean(axis=0))
+    average = (lambda v: v.mean(axis=0)) if weights is None else (lambda v: weights @ v)
+    score = _binary_entropy(average(p_must))
     if criterion == "info":
-        score -= _binary_entropy(p_must).mean(axis=0)
+        score -= average(_binary_entropy(p_must))
     return score
 
 

@@ -65,9 +65,11 @@ def test_info_skips_cycle_closing_pairs_and_counts_them():
 
 
 @pytest.mark.slow
-def test_budget_history_and_quality(blobs):
+@pytest.mark.parametrize("min_ess", [1.0, 0.5])  # 0.5: moved only when the weights degenerate, scored with them
+def test_budget_history_and_quality(blobs, min_ess):
     X, y = blobs
-    est = lw.BayesianActiveClustering(3, max_queries=15, random_state=1, **FAST).fit(X, lw.LabelOracle(y))
+    est = lw.BayesianActiveClustering(3, max_queries=15, min_ess=min_ess, random_state=1, **FAST)
+    est.fit(X, lw.LabelOracle(y))
     assert est.n_queries_ == 15 == len(est.query_log_) == len(est.constraints_)
     assert est.labels_history_.shape == (15, 40)
     assert est.W_map_.shape == (9, 3)  # with the intercept row

@@ -8,7 +8,7 @@ from scipy.optimize import check_grad
 
 from linkwise.bayes._forest import STATED_EPS, ConstraintForest, downward, max_product, same_cluster_in_tree, upward
 from linkwise.bayes._model import Model
-from linkwise.bayes._sampler import ParticleFilter, elliptical_slice, systematic_resample
+from linkwise.bayes._sampler import _ENTROPY_ROWS, ParticleFilter, elliptical_slice, systematic_resample
 from linkwise.bayes._selection import candidate_pool, first_acyclic, pair_scores
 
 N_ROWS = 11
@@ -173,6 +173,7 @@ def test_gradient_matches_finite_differences(with_constraints):
     X = rng.randn(20, 4)
     forest = ConstraintForest(20, PAIRS if with_constraints else [], MUST if with_constraints else [])
     model = Model(X, forest, lam=0.5, tau=2.0, eps=0.05)
+    rows = np.arange(0, 20, 3)
     for _ in range(3):
         w = rng.randn(4 * 3)
         value, grad = model.objective(w)
@@ -180,6 +181,11 @@ def test_gradient_matches_finite_differences(with_constraints):
         assert error < 1e-5 * max(1.0, np.linalg.norm(grad))
         # the objective is the negative of the batched log posterior
         assert -value == pytest.approx(model.log_posterior(w.reshape(1, 4, 3))[0], rel=1e-10)
+        # over some rows (the MAP's search on large data): the same on those rows, the answers' term on every node
+        value, grad = model.objective(w, rows)
+        error = check_grad(lambda v: model.objective(v, rows)[0], lambda v: model.objective(v, rows)[1], w)
+        assert error < 1e-5 * max(1.0, np.linalg.norm(grad))
+        assert -value == pytest.approx(model.log_posterior(w.reshape(1, 4, 3), rows)[0], rel=1e-10)
 
 
 def test_map_estimate_is_a_stationary_point_and_labels_honour_strong_constraints():
@@ -227,6 +233,56 @@ def test_candidate_pool_all_pairs_or_distinct_sample():
     assert 450 < a.size <= 500 and np.all(a < b)
     assert np.isin(a, queryable).all() and np.isin(b, queryable).all()
     assert len(set(zip(a.tolist(), b.tolist()))) == a.size
+
+
+@pytest.mark.parametrize("criterion", ["uncertain", "info"])
+def test_weighted_scores_are_those_of_the_particles_weighted(criterion):
+    rng = np.random.RandomState(12)
+    p = rng.uniform(size=(6, 50))
+    # equal weights: the plain average; one particle weighing all: that particle alone; a weight of 1/3 on one of
+    # three particles: the same as that particle once among copies of the others
+    np.testing.assert_allclose(pair_scores(p, criterion, np.full(6, 1 / 6)), pair_scores(p, criterion), atol=1e-6)
+    one_hot = np.eye(6)[2]
+    np.testing.assert_allclose(pair_scores(p, criterion, one_hot), pair_scores(p[2:3], criterion), atol=1e-6)
+    copies = p[[0, 1, 1]]
+    np.testing.assert_allclose(pair_scores(p[:2], criterion, np.array([1 / 3, 2 / 3])), pair_scores(copies, criterion),
+                               atol=1e-6)
+
+
+def test_weights_are_none_after_resampling_and_normalised_between():
+    rng = np.random.RandomState(13)
+    X = np.hstack([rng.randn(30, 2), np.ones((30, 1))])
+    always = ParticleFilter(X, 2, 20, lam=10.0, tau=1.0, eps=0.05, n_mcmc_steps=1, n_init_steps=2, rng=rng)
+    assert always.weights is None
+    always.add(0, 1, True)
+    assert always.weights is None and always.n_moves == 1
+    never = ParticleFilter(X, 2, 20, lam=10.0, tau=1.0, eps=0.05, n_mcmc_steps=1, n_init_steps=2, rng=rng, min_ess=0.0)
+    p_must = never.p_must(0, 1)[:, 0]
+    never.add(0, 1, True)
+    assert never.n_moves == 0
+    np.testing.assert_allclose(never.weights, p_must / p_must.sum(), rtol=1e-5)  # p_must in single precision
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_map_on_large_data_searched_on_rows_and_polished_on_all_is_the_full_optimum(seed):
+    # above _ENTROPY_ROWS rows both L-BFGS runs take the entropy over the sampler's rows, the better is polished on
+    # every row: a stationary point of the full posterior, no lower than the two runs on every row
+    rng = np.random.RandomState(seed)
+    n = _ENTROPY_ROWS + 700
+    y = rng.randint(3, size=n)
+    X = np.hstack([rng.randn(n, 2) + 3.0 * np.eye(3)[y][:, :2] - 1.5 * (y == 2)[:, None], np.ones((n, 1))])
+    order = rng.permutation(n)
+    X, y = X[order], y[order]
+    particles = ParticleFilter(X, 3, 18, lam=10.0, tau=1.0, eps=0.05, n_mcmc_steps=2, n_init_steps=3, rng=rng)
+    previous = None
+    for i in range(0, 16, 2):
+        particles.add(i, i + 1, bool(y[i] == y[i + 1]))
+        W = particles.map_estimate(previous)
+        model = particles.model
+        assert np.linalg.norm(model.objective(W.ravel())[1]) < 1e-2 * n ** 0.5
+        full = max((model.map_estimate(start) for start in (W, previous) if start is not None), key=lambda o: o[1])
+        assert model.log_posterior(W[None])[0] >= full[1] - 1e-3 * abs(full[1])
+        previous = W
 
 
 def test_scores_and_cycle_skipping():
