@@ -10,23 +10,26 @@ scikit-learn's, raised as linkwise's
 parameter of PCKMeans must be an int in the range [1, inf). Got 0 instead.``
 What depends on the data (``n_clusters`` against the number of rows) is the
 estimator's ``_check_params_vs_input``, as in scikit-learn's ``KMeans``.
-Function arguments are checked by :func:`check_scalar` and its siblings, in
-the same spirit: ``The 'budget' argument of run must be an int >= 0, got -1.``
+Public functions and methods declare their arguments the same way, in a table
+given to the :func:`validate_args` decorator (scikit-learn's ``validate_params``
+decorator), in the same format with "argument": ``The 'budgets' argument of run
+must be an int in the range [0, inf). Got -1 instead.``; a value checked inside
+a function (an entry of a dict) goes through the same :func:`check_value`.
 """
 
-import numbers
+import functools
+import inspect
 
 import numpy as np
 from sklearn.utils import check_array
-from sklearn.utils._param_validation import HasMethods, StrOptions, validate_parameter_constraints
+from sklearn.utils._param_validation import HasMethods, StrOptions, make_constraint
 from sklearn.utils._param_validation import Interval as _SklearnInterval
-from sklearn.utils._param_validation import InvalidParameterError as _SklearnInvalidParameterError
 from sklearn.utils.validation import validate_data
 
 from linkwise.exceptions import InvalidParameterError
 
-__all__ = ["HasMethods", "Interval", "StrOptions", "validate_params", "check_params", "check_scalar",
-           "check_option", "check_n_clusters", "check_index_set", "check_y_ignored", "check_data",
+__all__ = ["HasMethods", "Interval", "StrOptions", "validate_params", "validate_args", "check_value",
+           "check_n_clusters", "check_index_set", "check_y_ignored", "check_data",
            "check_numeric_columns", "check_table", "check_finite", "magnitude_scale", "minmax_scaling",
            "apply_scaling", "minmax", "owner_name", "holds_bool"]
 
@@ -46,32 +49,188 @@ class Interval(_SklearnInterval):
         return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
 
 
-def check_params(constraints, params, owner):
-    """Check ``params`` (name -> value) against ``constraints`` (name -> list of scikit-learn constraints, a
-    value meeting one is valid; a name without an entry is not checked); raise InvalidParameterError on the
-    first value that meets none.
+def check_value(value, constraints, name, owner, *, role="argument"):
+    """Check one ``value`` named ``name`` against ``constraints`` (a list of scikit-learn constraints, a value
+    meeting one is valid) and return it; raise InvalidParameterError in the one format otherwise.
+
+    For a value checked inside a function that is not one of its arguments
+    (an entry of a dict, a parameter of a given estimator): ``role`` says
+    what it is (``"argument"``, ``"parameter"``, ``"entry"``).
+
+    Parameters
+    ----------
+    value : object
+        The value to check.
+    constraints : list
+        Constraints as in ``_parameter_constraints``: :class:`Interval`,
+        ``StrOptions``, ``"boolean"``, None, a type, ``"array-like"``, ...
+    name : str
+        The name in the message.
+    owner : str, class or object
+        The function, method or class named in the message (see :func:`owner_name`).
+    role : str, default="argument"
+        What ``name`` is to ``owner``.
+
+    Returns
+    -------
+    object
+        ``value``, unchanged.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``value`` meets none of ``constraints``.
 
     Examples
     --------
-    >>> check_params({"n_jobs": [Interval(numbers.Integral, 1, None, closed="left"), None]}, {"n_jobs": 0}, "run")
+    >>> from numbers import Integral
+    >>> check_value(0, [Interval(Integral, 1, None, closed="left"), None], "n_jobs", "run")
     Traceback (most recent call last):
     ...
-    linkwise.exceptions.InvalidParameterError: The 'n_jobs' parameter of run must be an int in the range [1, inf) or None. Got 0 instead.
+    linkwise.exceptions.InvalidParameterError: The 'n_jobs' argument of run must be an int in the range [1, inf) or None. Got 0 instead.
     """
-    try:
-        validate_parameter_constraints(constraints, params, caller_name=owner_name(owner))
-    except _SklearnInvalidParameterError as error:  # scikit-learn's message, linkwise's class (a subclass)
-        raise InvalidParameterError(str(error)) from None
+    made = [make_constraint(constraint) for constraint in constraints]
+    if not any(constraint.is_satisfied_by(value) for constraint in made):
+        _refuse(value, made, name, owner, role)
+    return value
+
+
+def _refuse(value, made, name, owner, role):
+    """Raise the one message: ``value`` meets none of the constraints ``made`` (by ``make_constraint``)."""
+    shown = [str(constraint) for constraint in made if not constraint.hidden]
+    wanted = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
+    raise InvalidParameterError(f"The '{name}' {role} of {owner_name(owner)} must be {wanted}. Got {_shown(value)} "
+                                "instead.")
+
+
+def _shown(value):
+    """``value`` as a message shows it, in one line: its repr, or an array's shape and dtype, or the repr's start."""
+    text = repr(value)
+    if "\n" not in text and len(text) <= 100:
+        return text
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        return f"an array of shape {value.shape} and dtype {value.dtype}"
+    return " ".join(text.split())[:96] + " ..."
 
 
 def validate_params(estimator):
     """Check the constructor parameters of ``estimator`` against its ``_parameter_constraints`` table.
 
     What scikit-learn's ``BaseEstimator._validate_params`` does, raising
-    linkwise's InvalidParameterError: the one check of every linkwise
-    estimator's parameters, at the start of its ``fit``.
+    linkwise's InvalidParameterError (:func:`check_value`, a parameter): the
+    one check of every linkwise estimator's parameters, at the start of its
+    ``fit``. A parameter without an entry, or with ``"no_validation"``, is
+    not checked.
     """
-    check_params(estimator._parameter_constraints, estimator.get_params(deep=False), estimator)
+    constraints = estimator._parameter_constraints
+    for name, value in estimator.get_params(deep=False).items():
+        if constraints.get(name, "no_validation") != "no_validation":
+            check_value(value, constraints[name], name, estimator, role="parameter")
+
+
+def validate_args(constraints, *, owner=None):
+    """Decorator: check the arguments of a public function or method against ``constraints`` before it runs.
+
+    What scikit-learn's ``sklearn.utils._param_validation.validate_params``
+    does, raising linkwise's InvalidParameterError. Each argument named in
+    ``constraints`` is found in the call as the function's signature places
+    it (its default when not given; ``self`` and ``cls`` are not checked)
+    and checked as :func:`check_value` does, a value meeting one of its
+    constraints being valid:
+    ``The 'window' argument of StabilityMonitor must be an int in the range
+    [1, inf). Got 0 instead.`` The decorated function keeps its name,
+    signature and docstring (``functools.wraps``); its table is
+    ``_arg_constraints``, the function itself ``__wrapped__``. Values are not
+    converted: a function that needs ``int(value)`` does it in its body.
+
+    Parameters
+    ----------
+    constraints : dict
+        ``{argument: [constraint, ...]}``, the vocabulary of
+        ``_parameter_constraints`` (:class:`Interval`, ``StrOptions``,
+        ``"boolean"``, None, types, ``"array-like"``, callable, ...).
+    owner : str, optional
+        The name in messages; by default the function's name, ``Class.method``
+        for a method (the class of ``self``: a subclass's name for an
+        inherited method), or the class for ``__init__``.
+
+    Returns
+    -------
+    callable
+        The decorator.
+
+    Raises
+    ------
+    ValueError
+        At decoration, if ``constraints`` names no argument of the function.
+
+    Examples
+    --------
+    >>> from numbers import Integral
+    >>> @validate_args({"k": [Interval(Integral, 1, None, closed="left")]})
+    ... def top(values, k=1):
+    ...     return sorted(values)[-int(k):]
+    >>> top([3, 1, 2], k=2)
+    [2, 3]
+    >>> top([3, 1, 2], k=0)
+    Traceback (most recent call last):
+    ...
+    linkwise.exceptions.InvalidParameterError: The 'k' argument of top must be an int in the range [1, inf). Got 0 instead.
+    """
+
+    def decorate(func):
+        slots, n_positional, bound_to = _argument_slots(func, constraints)
+
+        @functools.wraps(func)
+        def checked(*args, **kwargs):
+            if n_positional is not None and len(args) > n_positional:
+                return func(*args, **kwargs)  # too many arguments: Python's own message, from the call
+            for name, position, default, made in slots:
+                if position is not None and position < len(args):
+                    if name in kwargs:
+                        return func(*args, **kwargs)  # given twice: Python's message
+                    value = args[position]
+                elif name in kwargs:
+                    value = kwargs[name]
+                elif default is inspect.Parameter.empty:
+                    continue  # missing: the call says so
+                else:
+                    value = default
+                if not any(constraint.is_satisfied_by(value) for constraint in made):
+                    instance = args[0] if bound_to and args else None
+                    _refuse(value, made, name, owner or _callable_name(func, instance), "argument")
+            return func(*args, **kwargs)
+
+        checked._arg_constraints = constraints
+        return checked
+
+    return decorate
+
+
+def _argument_slots(func, constraints):
+    """Where :func:`validate_args` finds each checked argument of ``func``: ``(name, position or None, default,
+    constraints made)`` for each, the number of positional arguments (None: ``*args``), and whether the first
+    is a method's ``self`` or ``cls``."""
+    params = list(inspect.signature(func).parameters.values())
+    by_name = {p.name: p for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+    bound_to = bool(params) and params[0].name in ("self", "cls") and "." in func.__qualname__
+    unknown = sorted(set(constraints) - set(by_name) | set(constraints) & {"self", "cls"})
+    if unknown:
+        raise ValueError(f"validate_args on {func.__qualname__}: no argument {', '.join(unknown)} to check.")
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    slots = [(name, positional.index(name) if name in positional else None, by_name[name].default,
+              [make_constraint(constraint) for constraint in allowed]) for name, allowed in constraints.items()]
+    starred = any(p.kind is p.VAR_POSITIONAL for p in params)
+    return slots, None if starred else len(positional), bound_to
+
+
+def _callable_name(func, instance=None):
+    """``f``, ``Class.method`` (the class of ``instance``, a method's ``self`` or ``cls``, when given), or
+    ``Class`` for ``Class.__init__``."""
+    name = func.__qualname__.rpartition("<locals>.")[2]
+    if instance is not None:
+        name = f"{(instance if isinstance(instance, type) else type(instance)).__name__}.{func.__name__}"
+    return name.removesuffix(".__init__")
 
 
 def owner_name(owner):
@@ -79,72 +238,11 @@ def owner_name(owner):
     return owner if isinstance(owner, str) else (owner if isinstance(owner, type) else type(owner)).__name__
 
 
-def _fail(name, owner, what, value, role="parameter"):
-    raise InvalidParameterError(f"The '{name}' {role} of {owner_name(owner)} must be {what}, got {value!r}.")
-
-
-def check_scalar(value, name, owner, *, kind, low=None, high=None, include_low=True, include_high=True, none_ok=False,
-                 role="parameter"):
-    """Check one int, float or bool ``value`` of parameter ``name`` of ``owner`` and return it.
-
-    ``kind`` is ``"int"``, ``"float"`` (any finite real number, never a bool)
-    or ``"bool"``; ``low`` and ``high`` are bounds, included unless
-    ``include_low`` / ``include_high`` is False; ``none_ok`` accepts None;
-    ``role`` is ``"parameter"`` (constructor) or ``"argument"`` (method).
-
-    Examples
-    --------
-    >>> check_scalar(3, "n_clusters", "PCKMeans", kind="int", low=1)
-    3
-    """
-    if value is None and none_ok:
-        return None
-    if kind == "bool":
-        if isinstance(value, (bool, np.bool_)):
-            return bool(value)
-        _fail(name, owner, "a bool" + (" or None" if none_ok else ""), value, role)
-    what = {"int": "an int", "float": "a float"}[kind] + _bounds_text(low, high, include_low, include_high) + (
-        " or None" if none_ok else "")
-    types = numbers.Integral if kind == "int" else numbers.Real
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, types):
-        _fail(name, owner, what, value, role)
-    if (kind == "float" and not np.isfinite(value)) or _outside(value, low, high, include_low, include_high):
-        _fail(name, owner, what, value, role)
-    return int(value) if kind == "int" else float(value)
-
-
-def _bounds_text(low, high, include_low, include_high):
-    """The bounds as a message says them: " >= 1", " < 2", " in [0, 1)", or ""."""
-    if low is not None and high is not None:
-        return f" in {'[' if include_low else '('}{low}, {high}{']' if include_high else ')'}"
-    if low is not None:
-        return f" {'>=' if include_low else '>'} {low}"
-    return "" if high is None else f" {'<=' if include_high else '<'} {high}"
-
-
-def _outside(value, low, high, include_low, include_high):
-    """Whether the number ``value`` lies outside the bounds (None: none on that side)."""
-    too_low = low is not None and (value < low if include_low else value <= low)
-    return too_low or high is not None and (value > high if include_high else value >= high)
-
-
-def check_option(value, name, owner, options, *, role="parameter"):
-    """Check that ``value`` is one of ``options`` and return it.
-
-    Examples
-    --------
-    >>> check_option("full", "metric", "MPCKMeans", ("diagonal", "full"))
-    'full'
-    """
-    if not isinstance(value, (str, bool, type(None))) or value not in options:
-        _fail(name, owner, f"one of {', '.join(map(repr, options))}", value, role)
-    return value
-
-
-def check_n_clusters(n_clusters, n_samples, owner):
-    """Refuse more clusters than rows of the data (for an estimator's ``_check_params_vs_input``)."""
+def check_n_clusters(n_clusters, n_samples, owner, *, role="parameter"):
+    """Refuse more clusters than rows of the data (for an estimator's ``_check_params_vs_input``; ``role``
+    ``"argument"`` for a function's)."""
     if n_clusters > n_samples:
-        raise InvalidParameterError(f"The 'n_clusters' parameter of {owner_name(owner)} must be at most the number of "
+        raise InvalidParameterError(f"The 'n_clusters' {role} of {owner_name(owner)} must be at most the number of "
                                     f"samples, got n_clusters={n_clusters} for n_samples={n_samples}.")
 
 

@@ -8,12 +8,13 @@ the smaller root's onto the larger): ``add`` and ``relation`` take near-constant
 
 import copy
 from itertools import chain, repeat
+from numbers import Integral
 from operator import itemgetter
 from typing import NamedTuple
 
 import numpy as np
 
-from linkwise._validation import InvalidParameterError, check_index_set, check_scalar
+from linkwise._validation import Interval, check_index_set, check_value, validate_args
 from linkwise.exceptions import InconsistentConstraintError
 from linkwise.graph import check_constraints, check_pair, find_root, relabel, shortest_path
 
@@ -81,9 +82,9 @@ class ConstraintStore:
     [[0, 1], [2]]
     """
 
+    @validate_args({"n": [Interval(Integral, 1, None, closed="left")], "tolerant": ["boolean"]})
     def __init__(self, n, *, tolerant=False):
-        self.n = check_scalar(n, "n", "ConstraintStore", kind="int", low=1)
-        self.tolerant = check_scalar(tolerant, "tolerant", "ConstraintStore", kind="bool")
+        self.n, self.tolerant = int(n), bool(tolerant)
         self._reset()
 
     def _reset(self):
@@ -274,9 +275,8 @@ class ConstraintStore:
             is left unchanged.
         """
         i, j = check_pair(i, j, self.n, "ConstraintStore")
-        if not isinstance(must_link, (bool, np.bool_)):
-            raise InvalidParameterError("The 'must_link' argument of ConstraintStore.add must be a bool "
-                                        f"(True = must-link, False = cannot-link), got {must_link!r}.")
+        if not isinstance(must_link, (bool, np.bool_)):  # checked by hand first: add is called for every answer
+            check_value(must_link, ["boolean"], "must_link", "ConstraintStore.add")
         must_link, known = bool(must_link), self.relation(i, j)
         constraint = Constraint(i, j, must_link)
         if known is not None and known != must_link and not self.tolerant:
@@ -295,6 +295,7 @@ class ConstraintStore:
         return True
 
     # -- a group at once (a person's mark on a cluster: ActiveSession.mark) -------------------------
+    @validate_args({"complete": ["boolean"]})
     def add_group(self, rows, complete=False):
         """Store that ``rows`` belong together and, with ``complete``, that nothing else does.
 
@@ -357,6 +358,7 @@ class ConstraintStore:
                 self._cl[r].add(root)
             self._cl.update(zip(filter(lambda r: r not in self._cl, apart), map(set, repeat((root,)))))
 
+    @validate_args({"complete": ["boolean"]})
     def group_conflict(self, rows, complete=False):
         """Tell whether :meth:`add_group` of ``rows`` would contradict the store, and where.
 
@@ -399,7 +401,6 @@ class ConstraintStore:
     def _members(self, rows, complete, owner):
         """The group's rows (sorted) and the rows outside it that a complete group cannot-links (else none)."""
         rows = check_index_set(rows, self.n, "rows", f"ConstraintStore.{owner}")
-        complete = check_scalar(complete, "complete", f"ConstraintStore.{owner}", kind="bool", role="argument")
         return rows, np.setdiff1d(np.arange(self.n), rows) if complete else rows[:0]
 
     def _plan(self, rows, outside, whole=False):

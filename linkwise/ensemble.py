@@ -14,14 +14,20 @@ clustering. European Conference on Machine Learning (ECML), 2007, LNAI 4701.
 """
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_array, check_random_state
 
-from linkwise._validation import InvalidParameterError, check_scalar
+from linkwise._validation import Interval, InvalidParameterError, check_n_clusters, validate_args
 from linkwise.graph import components
+
+# the arguments of coassociation and ensemble_labels (Committee's table declares the same as parameters)
+_ENSEMBLE_CONSTRAINTS = {"n_clusters": [Interval(Integral, 1, None, closed="left")],
+                         "n_estimators": [Interval(Integral, 1, None, closed="left")],
+                         "sample_fraction": [Interval(Real, 0, 1, closed="right")]}
 
 __all__ = ["coassociation", "impute_constraints", "ensemble_labels", "flat_codes", "agreement", "imputed_neighbourhoods"]
 
@@ -29,6 +35,7 @@ __all__ = ["coassociation", "impute_constraints", "ensemble_labels", "flat_codes
 _BLOCK = 512
 
 
+@validate_args(_ENSEMBLE_CONSTRAINTS)
 def coassociation(X, n_clusters, *, n_estimators=100, sample_fraction=0.8, random_state=None):
     """Co-association matrix of an ensemble of k-means clusterings on subsamples.
 
@@ -82,6 +89,7 @@ def coassociation(X, n_clusters, *, n_estimators=100, sample_fraction=0.8, rando
     return (onehot @ onehot.T).astype(np.float64) / codes.shape[1]
 
 
+@validate_args({"kappa_ml": [Interval(Real, 0, 1, closed="both")], "kappa_cl": [Interval(Real, 0, 1, closed="both")]})
 def impute_constraints(A, kappa_ml=0.98, kappa_cl=0.0):
     """Guess constraints from a co-association matrix by thresholding it.
 
@@ -127,9 +135,10 @@ def impute_constraints(A, kappa_ml=0.98, kappa_cl=0.0):
     ([[0, 1]], [[0, 2]])
     """
     owner = "impute_constraints"
-    kappa_ml = check_scalar(kappa_ml, "kappa_ml", owner, kind="float", low=0.0, high=1.0, role="argument")
-    kappa_cl = check_scalar(kappa_cl, "kappa_cl", owner, kind="float", low=0.0, high=kappa_ml, include_high=False,
-                            role="argument")
+    kappa_ml, kappa_cl = float(kappa_ml), float(kappa_cl)
+    if kappa_cl >= kappa_ml:  # a relation of two arguments, beyond what the table states
+        raise InvalidParameterError(f"The 'kappa_cl' argument of {owner} must be below kappa_ml={kappa_ml!r}, got "
+                                    f"{kappa_cl!r}.")
     A = check_array(A, dtype=np.float64, input_name="A")
     if A.shape[0] != A.shape[1]:
         raise InvalidParameterError(f"The 'A' argument of {owner} must be a square co-association matrix, got shape "
@@ -143,6 +152,7 @@ def impute_constraints(A, kappa_ml=0.98, kappa_cl=0.0):
 
 
 # -- ensemble codes, shared with the query strategies (Committee, NPU) -------------
+@validate_args(_ENSEMBLE_CONSTRAINTS)
 def ensemble_labels(X, n_clusters, n_estimators=100, sample_fraction=0.8, random_state=None, owner="ensemble_labels"):
     """Run the base clusterings of :func:`coassociation`.
 
@@ -183,10 +193,8 @@ def ensemble_labels(X, n_clusters, n_estimators=100, sample_fraction=0.8, random
     X = check_array(X, dtype=np.float64, ensure_min_samples=2, input_name="X")
     rng = check_random_state(random_state)
     n = X.shape[0]
-    n_clusters = check_scalar(n_clusters, "n_clusters", owner, kind="int", low=1, high=n)
-    n_estimators = check_scalar(n_estimators, "n_estimators", owner, kind="int", low=1)
-    sample_fraction = check_scalar(sample_fraction, "sample_fraction", owner, kind="float", low=0.0, high=1.0,
-                                   include_low=False)
+    check_n_clusters(n_clusters, n, owner, role="argument")
+    n_clusters, n_estimators, sample_fraction = int(n_clusters), int(n_estimators), float(sample_fraction)
     size = max(n_clusters, int(round(sample_fraction * n)))
     codes = np.empty((n, n_estimators), dtype=np.int32)
     with warnings.catch_warnings():

@@ -12,12 +12,13 @@ columns (``linkwise cluster data.csv --features emb_0:emb_511``).
 """
 
 from contextlib import contextmanager
+from numbers import Integral
 from pathlib import Path
 
 import numpy as np
 
 from linkwise._extras import requires
-from linkwise._validation import InvalidParameterError, check_scalar
+from linkwise._validation import Interval, InvalidParameterError, validate_args
 
 __all__ = ["image_features", "load_folder", "image_files", "IMAGE_TYPES"]
 
@@ -81,6 +82,7 @@ def _unit(v):
     return v / norm if norm > 0 else v
 
 
+@validate_args({"cell": [Interval(Integral, 2, None, closed="left")], "bins": [Interval(Integral, 1, None, closed="left")]})
 def image_features(images, *, cell=16, bins=8):
     """Describe each image by its shapes and colours: one feature row per image.
 
@@ -116,8 +118,8 @@ def image_features(images, *, cell=16, bins=8):
     >>> X.shape
     (2, 348)
     """
-    size = 4 * check_scalar(cell, "cell", "image_features", kind="int", low=2)
-    bins = check_scalar(bins, "bins", "image_features", kind="int", low=1)
+    cell, bins = int(cell), int(bins)
+    size = 4 * cell
     with requires("images", "linkwise.images"):
         from skimage import color, feature, transform
     rows = []

@@ -41,11 +41,15 @@ from sklearn.utils import check_random_state
 
 from linkwise._extras import requires
 from linkwise._validation import (
+    HasMethods,
     Interval,
     InvalidParameterError,
+    StrOptions,
     check_data,
     check_index_set,
+    check_value,
     magnitude_scale,
+    validate_args,
     validate_params,
 )
 from linkwise.constraints import ConstraintStore
@@ -373,14 +377,10 @@ class ActiveSession:
     5
     """
 
+    @validate_args({"resume_points": [StrOptions(set(_SPACINGS) - {None}), None]})
     def __init__(self, estimator, X, queryable=None, *, stability=True, resume_points=None, id_column=None,
                  text_column=None, image_column=None, features=None, series=None, image_root=None, scale=None):
-        if not isinstance(estimator, ActiveEstimator):
-            raise InvalidParameterError("The 'estimator' argument of ActiveSession must be an active estimator "
-                                        f"(COBRAS, COBRA, ActiveClustering, ...), got {type(estimator).__name__}.")
-        if resume_points not in _SPACINGS:
-            raise InvalidParameterError(f"The 'resume_points' argument of ActiveSession must be None, 'spaced' or "
-                                        f"'every', got {resume_points!r}.")
+        check_value(estimator, [ActiveEstimator], "estimator", "ActiveSession")  # a class defined below: not in the table
         options = {"id_column": id_column, "text_column": text_column, "image_column": image_column,
                    "features": features, "series": series, "image_root": image_root, "scale": scale}
         self.data_, X = _frame_dataset(X, options)
@@ -488,6 +488,7 @@ class ActiveSession:
         return self._pending
 
     @_locked
+    @validate_args({"answer": ["boolean", None]})
     def tell(self, pair, answer):
         """Answer the pending question.
 
@@ -512,9 +513,6 @@ class ActiveSession:
         if pair_key(*rows) != pair_key(*self._pending):
             raise InvalidParameterError(f"The 'pair' argument of ActiveSession.tell must be the pending question "
                                         f"{self._pending}, got {pair!r}.")
-        if answer is not None and not isinstance(answer, (bool, np.bool_)):
-            raise InvalidParameterError("The 'answer' argument of ActiveSession.tell must be True (same cluster), "
-                                        f"False (different clusters) or None (don't know), got {answer!r}.")
         (i, j), ctx = self._pending, self._ctx
         answer = None if answer is None else bool(answer)
         contradicted = self._monitor is not None and self._monitor.contradicts((i, j), answer)  # before it learns
@@ -571,6 +569,7 @@ class ActiveSession:
         return n
 
     @_locked
+    @validate_args({"answer": ["boolean"], "move": ["boolean"]})
     def inform(self, i, j, answer, *, move=False):
         """Add a relation the person stated outside the pending question.
 
@@ -597,13 +596,8 @@ class ActiveSession:
             The estimator refuses contradicting answers and this one
             contradicts what is known; nothing has changed.
         """
-        if not isinstance(move, (bool, np.bool_)):
-            raise InvalidParameterError(f"The 'move' argument of ActiveSession.inform must be a bool, got {move!r}.")
         ctx = self._ctx
         i, j = check_pair(i, j, ctx.n_samples, "ActiveSession.inform")
-        if not isinstance(answer, (bool, np.bool_)):
-            raise InvalidParameterError("The 'answer' argument of ActiveSession.inform must be True (same cluster) or "
-                                        f"False (different clusters), got {answer!r}.")
         ctx.constraints.add(i, j, bool(answer))
         if ctx.knowledge is not ctx.constraints:
             ctx.knowledge.inform(i, j, bool(answer))
@@ -612,6 +606,7 @@ class ActiveSession:
         self._stated([(i, j, bool(answer))])
 
     @_locked
+    @validate_args({"complete": ["boolean"]})
     def mark(self, rows, complete=False):
         """Feedback on a whole cluster: its ``rows`` belong together; ``complete``: and nothing else does.
 
@@ -637,8 +632,6 @@ class ActiveSession:
         """
         ctx = self._ctx
         rows = check_index_set(rows, ctx.n_samples, "rows", "ActiveSession.mark")
-        if not isinstance(complete, (bool, np.bool_)):
-            raise InvalidParameterError(f"The 'complete' argument of ActiveSession.mark must be a bool, got {complete!r}.")
         ctx.constraints.add_group(rows, bool(complete))  # all or none: a strict store refuses a contradiction whole
         outside = np.setdiff1d(np.arange(ctx.n_samples), rows) if complete else rows[:0]
         if ctx.knowledge is not ctx.constraints:
@@ -713,6 +706,7 @@ class ActiveSession:
         return self._point
 
     @classmethod
+    @validate_args({"point": [ResumePoint]})
     def resume(cls, point, *, max_queries=_SAME):
         """A session in the state of ``point``: the method goes on from its rest, as the session it was taken from.
 
@@ -744,9 +738,6 @@ class ActiveSession:
         >>> again.n_queries <= session.n_queries
         True
         """
-        if not isinstance(point, ResumePoint):
-            raise InvalidParameterError(f"The 'point' argument of ActiveSession.resume must be a ResumePoint "
-                                        f"(ActiveSession.resume_point()), got {type(point).__name__}.")
         session = cls.__new__(cls)
         session.__dict__.update(point.state())
         session.data_, session._lock = point.dataset, threading.RLock()
@@ -1141,6 +1132,7 @@ class ActiveEstimator(BaseEstimator):
         """
         return self._predictor
 
+    @validate_args({"oracle": [HasMethods(["query"])]})
     def fit(self, X, oracle, queryable=None):
         """Cluster ``X``, asking ``oracle`` about pairs within the budget.
 
@@ -1168,9 +1160,6 @@ class ActiveEstimator(BaseEstimator):
             Whatever the method or the oracle raises; ``constraints_``,
             ``query_log_`` and ``n_queries_`` keep the answers so far.
         """
-        if not callable(getattr(oracle, "query", None)):
-            raise InvalidParameterError(f"The 'oracle' argument of {type(self).__name__}.fit must have a query(i, j) "
-                                        f"method (e.g. linkwise.LabelOracle(y)), got {type(oracle).__name__}.")
         session = ActiveSession._fitting(self, X, queryable)
         try:
             while (pair := session.ask()) is not None:

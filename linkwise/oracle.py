@@ -1,11 +1,12 @@
 """Oracles answer questions about pairs: must-link (True), cannot-link (False) or don't know (None)."""
 
+from numbers import Integral, Real
 from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 from sklearn.utils import check_random_state
 
-from linkwise._validation import InvalidParameterError, check_scalar
+from linkwise._validation import Interval, InvalidParameterError, validate_args
 from linkwise.graph import check_pair, pair_key
 
 __all__ = ["Oracle", "LabelOracle", "CallbackOracle", "ClusterAction"]
@@ -116,12 +117,13 @@ class LabelOracle:
     [('move', [2], None)]
     """
 
+    @validate_args({"noise": [Interval(Real, 0, 1, closed="both")]})
     def __init__(self, y, noise=0.0, random_state=None):
         self.y = y = np.asarray(y)
         if y.ndim != 1 or y.size < 2:
             raise InvalidParameterError("The 'y' argument of LabelOracle must be a 1-D array of at least 2 labels, "
                                         f"got shape {y.shape}.")
-        self.noise = check_scalar(noise, "noise", "LabelOracle", kind="float", low=0.0, high=1.0)
+        self.noise = float(noise)
         # one integer seed: the flip of pair (i, j) is a pure function of (seed, i, j)
         self._seed = int(check_random_state(random_state).randint(2**31 - 1))
         self.n_queries = self.n_wrong = 0
@@ -161,6 +163,7 @@ class LabelOracle:
         at = np.searchsorted(labels, self.y)
         return np.where(wrong, labels[(at + shift) % labels.size], self.y)
 
+    @validate_args({"max_moves": [Interval(Integral, 0, None, closed="left")]})
     def cluster_feedback(self, labels, max_moves=3):
         """Act as a person who sees the clustering ``labels`` would, largest cluster first.
 
@@ -195,7 +198,7 @@ class LabelOracle:
         if labels.shape != self.y.shape:
             raise InvalidParameterError(f"The 'labels' argument of LabelOracle.cluster_feedback must have one label "
                                         f"per row ({self.y.size}), got shape {labels.shape}.")
-        max_moves = check_scalar(max_moves, "max_moves", "LabelOracle.cluster_feedback", kind="int", low=0)
+        max_moves = int(max_moves)
         y = self.perceived()
         clusters, inverse, sizes = np.unique(labels, return_inverse=True, return_counts=True)
         members = [np.flatnonzero(inverse == c) for c in range(clusters.size)]
@@ -264,9 +267,8 @@ class CallbackOracle:
     (True, False)
     """
 
+    @validate_args({"fn": [callable]})
     def __init__(self, fn):
-        if not callable(fn):
-            raise InvalidParameterError(f"The 'fn' argument of CallbackOracle must be callable, got {fn!r}.")
         self.fn, self.n_queries = fn, 0
 
     def query(self, i, j):

@@ -10,16 +10,19 @@ from aeon (``pip install 'linkwise[timeseries]'``).
 import hashlib
 import os
 import tempfile
+from numbers import Real
 from pathlib import Path
 
 import numpy as np
 
 from linkwise._extras import requires
-from linkwise._validation import check_finite, check_option, check_scalar
+from linkwise._validation import Interval, StrOptions, check_finite, validate_args
 
 __all__ = ["check_series", "series_distances", "cross_distances", "resample", "METRICS"]
 
 METRICS = ("euclidean", "dtw", "kshape")
+# the arguments of series_distances and cross_distances
+_DISTANCE_CONSTRAINTS = {"metric": [StrOptions(set(METRICS[1:]))], "window": [Interval(Real, 0, 1, closed="both")]}
 _SHAPE = "shape (n_series, length) or (n_series, length, channels)"
 _BLOCK = 32  # rows of DTW per progress step
 _SBD_BLOCK = 1 << 22  # floats of cross-correlation held at once
@@ -65,6 +68,7 @@ def check_series(X):
     return check_finite(series, "check_series")
 
 
+@validate_args(_DISTANCE_CONSTRAINTS)
 def series_distances(X, metric, *, window=0.1, cache=None, progress=None):
     """Compute the DTW or shape-based distances between every two series of ``X``.
 
@@ -109,8 +113,7 @@ def series_distances(X, metric, *, window=0.1, cache=None, progress=None):
     >>> bool(D[0, 1] < D[0, 2]), bool(np.allclose(D, D.T))
     (True, True)
     """
-    check_option(metric, "metric", "series_distances", METRICS[1:], role="argument")
-    window = check_scalar(window, "window", "series_distances", kind="float", low=0, high=1, role="argument")
+    window = float(window)
     series = check_series(X)
     path = None
     if cache is not None:
@@ -129,6 +132,7 @@ def series_distances(X, metric, *, window=0.1, cache=None, progress=None):
     return D
 
 
+@validate_args(_DISTANCE_CONSTRAINTS)
 def cross_distances(A, B, metric, *, window=0.1):
     """Compute the DTW or shape-based distances from the series of ``A`` to those of ``B``.
 
@@ -153,7 +157,7 @@ def cross_distances(A, B, metric, *, window=0.1):
     Raises
     ------
     InvalidParameterError
-        If ``metric`` is not one allowed.
+        If ``metric`` or ``window`` is not one allowed.
 
     Examples
     --------
@@ -163,7 +167,7 @@ def cross_distances(A, B, metric, *, window=0.1):
     >>> D.shape, int(np.argmin(D))
     ((1, 2), 0)
     """
-    check_option(metric, "metric", "cross_distances", METRICS[1:], role="argument")
+    window = float(window)
     A, B = check_series(A), check_series(B)
     if metric == "kshape":
         sbd, other = SBD(A), SBD(B)

@@ -1,13 +1,13 @@
 """When to stop: how much the clustering still changes as answers come in."""
 
 import math
-from numbers import Integral
+from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
 from sklearn.utils import check_random_state
 
-from linkwise._validation import InvalidParameterError, check_scalar
+from linkwise._validation import Interval, InvalidParameterError, validate_args
 from linkwise.graph import relabel
 from linkwise.metrics import ari
 
@@ -261,30 +261,34 @@ class StabilityMonitor:
 
     _PROBES = 200  # pairs the method's doubt is asked about
 
+    @validate_args({
+        "window": [Interval(Integral, 1, None, closed="left")],
+        "share": [Interval(Real, 0, 1, closed="both")],
+        "max_drift": [Interval(Real, 0, None, closed="left")],
+        "count_contradicted": ["boolean"],
+        "max_misplaced": [Interval(Real, 0, 1, closed="both")],
+        "early_window": [Interval(Integral, 1, None, closed="left"), None],
+        "early_max_misplaced": [Interval(Real, 0, 1, closed="both")],
+        "early_max_doubt": [Interval(Real, 0, 0.5, closed="both")],
+        "doubt_quantile": [Interval(Real, 0, 1, closed="right")],
+        "min_ari": [Interval(Real, 0, 1, closed="right")],
+        "max_rows": [Interval(Integral, 2, None, closed="left")],
+    })
     def __init__(self, window=80, share=0.0, max_drift=0.2, count_contradicted=False, max_misplaced=1.0,
                  early_window=15, early_max_misplaced=0.1, early_max_doubt=0.02, doubt_quantile=0.95, min_ari=0.99,
                  max_rows=2000, random_state=0):
-        owner = "StabilityMonitor"
-        self.window = check_scalar(window, "window", owner, kind="int", low=1)
-        self.share = check_scalar(share, "share", owner, kind="float", low=0, high=1)
-        self.max_drift = check_scalar(max_drift, "max_drift", owner, kind="float", low=0)
-        self.count_contradicted = check_scalar(count_contradicted, "count_contradicted", owner, kind="bool")
-        self.max_misplaced = check_scalar(max_misplaced, "max_misplaced", owner, kind="float", low=0, high=1)
-        self.early_window = None if early_window is None else check_scalar(early_window, "early_window", owner,
-                                                                           kind="int", low=1)
-        self.early_max_misplaced = check_scalar(early_max_misplaced, "early_max_misplaced", owner, kind="float",
-                                                low=0, high=1)
-        self.early_max_doubt = check_scalar(early_max_doubt, "early_max_doubt", owner, kind="float", low=0, high=0.5)
-        self.doubt_quantile = check_scalar(doubt_quantile, "doubt_quantile", owner, kind="float", low=0, high=1,
-                                           include_low=False)
-        self.min_ari = check_scalar(min_ari, "min_ari", owner, kind="float", low=0, high=1, include_low=False)
-        self.max_rows = check_scalar(max_rows, "max_rows", owner, kind="int", low=2)
+        self.window, self.max_rows, self.count_contradicted = int(window), int(max_rows), bool(count_contradicted)
+        self.early_window = None if early_window is None else int(early_window)
+        self.share, self.max_drift, self.max_misplaced = float(share), float(max_drift), float(max_misplaced)
+        self.early_max_misplaced, self.early_max_doubt = float(early_max_misplaced), float(early_max_doubt)
+        self.doubt_quantile, self.min_ari = float(doubt_quantile), float(min_ari)
         self.random_state = random_state
         self._n = self._rows = self._previous = self._labels = self.probe_pairs = None
         self._moves = []  # how much each answer moved the clustering (and 1 if it contradicted it, when counted)
         self._n_answers = self._n_stable = 0
         self._seen = (0, None, None)  # the latest clustering's contradicting, misplaced and doubt
 
+    @validate_args({"contradicted": ["boolean"]})
     def update(self, labels, answered=True, contradicted=False, *, X=None, answers=(), doubt=None):
         """Take the clustering after an answer and return the new :attr:`estimate`.
 
@@ -330,8 +334,7 @@ class StabilityMonitor:
             for what is not an answer, or ``X``, ``answers`` or ``doubt``
             is not what is described above.
         """
-        owner = "StabilityMonitor.update"
-        if check_scalar(contradicted, "contradicted", owner, kind="bool", role="argument") and not answered:
+        if contradicted and not answered:
             raise InvalidParameterError("The 'contradicted' argument of StabilityMonitor.update is for an answer: "
                                         "give answered=True, or contradicted=False for what is not an answer.")
         if doubt is not None and not callable(doubt):

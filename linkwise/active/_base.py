@@ -17,8 +17,8 @@ from linkwise._validation import (
     Interval,
     InvalidParameterError,
     check_n_clusters,
-    check_params,
-    check_scalar,
+    check_value,
+    validate_args,
     validate_params,
 )
 from linkwise.cluster import MKMeans, MPCKMeans, PCKMeans
@@ -50,6 +50,7 @@ class QueryStrategy(BaseEstimator):
     def questions(self, ctx, n_clusters, fit_labels):
         raise NotImplementedError(f"{type(self).__name__} must implement questions(ctx, n_clusters, fit_labels)")
 
+    @validate_args({**ActiveEstimator._parameter_constraints, "n_clusters": [Interval(Integral, 1, None, closed="left")]})
     def collect(self, X, oracle, *, n_clusters, max_queries=None, queryable=None, random_state=None):
         """Ask ``oracle`` the questions this strategy picks and return the answers.
 
@@ -78,10 +79,6 @@ class QueryStrategy(BaseEstimator):
         ConstraintStore
             Every answer, with what follows from them.
         """
-        owner = f"{type(self).__name__}.collect"
-        arguments = {"n_clusters": n_clusters, "max_queries": max_queries, "random_state": random_state}
-        constraints = {**ActiveEstimator._parameter_constraints, "n_clusters": [Interval(Integral, 1, None, closed="left")]}
-        check_params(constraints, arguments, owner)
         clusterer = PCKMeans(n_clusters=n_clusters) if self._needs_clusterer else None
         run = _Collect(strategy=self, n_clusters=n_clusters, clusterer=clusterer, max_queries=max_queries,
                        random_state=random_state)
@@ -150,7 +147,9 @@ def check_clusterer(clusterer, owner):
         raise InvalidParameterError(f"The 'clusterer' parameter of {owner} must take pairwise constraints, fit(X, ml=, "
                                     f"cl=), but {type(clusterer).__name__}.fit has no ml / cl arguments. Use a "
                                     "constrained clusterer (linkwise.PCKMeans, MPCKMeans, COPKMeans or MKMeans).")
-    return check_scalar(params["n_clusters"], "n_clusters", f"{owner}'s clusterer", kind="int", low=1)
+    check_value(params["n_clusters"], [Interval(Integral, 1, None, closed="left")], "n_clusters", f"{owner}'s clusterer",
+                role="parameter")
+    return int(params["n_clusters"])
 
 
 def _takes_pairs(fit):

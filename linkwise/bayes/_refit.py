@@ -7,10 +7,12 @@ no particles: L-BFGS on the model's posterior, started from a multinomial
 logistic regression of the given clustering's largest clusters.
 """
 
+from numbers import Integral
+
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from linkwise._validation import InvalidParameterError, check_scalar
+from linkwise._validation import Interval, InvalidParameterError, validate_args
 from linkwise.bayes._forest import ConstraintForest
 from linkwise.bayes._inputs import ModelInputs
 from linkwise.bayes._model import Model
@@ -21,6 +23,7 @@ __all__ = ["design_matrix", "refit_labels"]
 _LAM, _TAU, _EPS = 10.0, 1.0, 0.05
 
 
+@validate_args({"max_dims": [Interval(Integral, 1, None, closed="left"), None]})
 def design_matrix(X, max_dims=None, fit_rows=None):
     """Build the model's inputs for ``X``: standardised features and a constant column (the intercept).
 
@@ -49,12 +52,12 @@ def design_matrix(X, max_dims=None, fit_rows=None):
     InvalidParameterError
         If ``max_dims`` is not None or a positive int.
     """
-    check_scalar(max_dims, "max_dims", "design_matrix", kind="int", low=1, none_ok=True, role="argument")
     fit_rows = np.arange(X.shape[0]) if fit_rows is None else fit_rows
     Z = ModelInputs(max_dims, scale_components=True).fit(X, fit_rows=fit_rows).transform(X)
     return np.hstack([Z, np.ones((X.shape[0], 1))])
 
 
+@validate_args({"n_clusters": [Interval(Integral, 1, None, closed="left")]})
 def refit_labels(design, rows, pairs, must, init, n_clusters):
     """Cluster every row under the model's MAP given the answered ``pairs``, fitted on ``rows``.
 
@@ -99,7 +102,6 @@ def refit_labels(design, rows, pairs, must, init, n_clusters):
     >>> refit_labels(design_matrix(X), np.arange(8), pairs, must, init, 2).tolist()
     [0, 0, 1, 1, 1, 1, 1, 1]
     """
-    check_scalar(n_clusters, "n_clusters", "refit_labels", kind="int", low=1, role="argument")
     pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
     if len(must) != len(pairs):
         raise InvalidParameterError(f"The 'must' argument of refit_labels must hold one answer per pair, got "

@@ -10,7 +10,7 @@ from scipy.optimize import linear_sum_assignment
 from sklearn.cluster import KMeans
 from sklearn.metrics.cluster import contingency_matrix
 
-from linkwise._validation import InvalidParameterError
+from linkwise._validation import InvalidParameterError, StrOptions, validate_args
 from linkwise.auto import Auto
 from linkwise.bench._results import CONFIG, ERRORS, RESULTS
 from linkwise.bench._runner import run
@@ -183,6 +183,7 @@ class Tour:
     seconds_per_answer: np.ndarray
 
 
+@validate_args({"name": [StrOptions(set(TOUR_DATA))]})
 def tour(name, *, budgets=TOUR_BUDGETS, random_state=0):
     """Cluster dataset ``name`` ("digits" or "iris") as ``linkwise demo`` tells it.
 
@@ -202,8 +203,6 @@ def tour(name, *, budgets=TOUR_BUDGETS, random_state=0):
     >>> [n for n, _ in result.curve], result.n_kinds, len(result.seconds_per_answer)
     ([0, 5], 3, 5)
     """
-    if name not in TOUR_DATA:
-        raise InvalidParameterError(f"The 'name' argument of tour must be one of {sorted(TOUR_DATA)}, got {name!r}.")
     if name == "digits":  # scikit-learn ships them: ink from 0 to 16
         from sklearn.datasets import load_digits
 

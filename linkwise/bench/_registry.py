@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Callable
 
-from linkwise._validation import InvalidParameterError
+from linkwise._validation import InvalidParameterError, validate_args
 from linkwise.methods import declared, load
 
 __all__ = ["MethodSpec", "candidate_cache", "register", "registry", "get_methods", "method_kind"]
@@ -171,6 +171,7 @@ def registry():
     return _entries()
 
 
+@validate_args({"spec": [MethodSpec]})
 def register(spec, *, replace=False):
     """Add a method to the registry (for the library API and this process only).
 
@@ -190,8 +191,6 @@ def register(spec, *, replace=False):
     >>> "ward" in registry()
     True
     """
-    if not isinstance(spec, MethodSpec):
-        raise InvalidParameterError(f"The 'spec' argument of register must be a MethodSpec, got {type(spec).__name__}.")
     if spec.name in _entries() and not replace:
         raise InvalidParameterError(
             f"A method named {spec.name!r} is already registered; pass replace=True to replace it."

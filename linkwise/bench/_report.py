@@ -13,7 +13,7 @@ import numpy as np
 from scipy import stats
 
 from linkwise._extras import requires
-from linkwise._validation import check_option
+from linkwise._validation import StrOptions, check_value, validate_args
 from linkwise.bench._protocol import METRICS
 from linkwise.bench._results import KEY, load_config, load_results, read_errors
 
@@ -218,6 +218,7 @@ def _curves(results, config, metric):
     return _in_order(curves, {"dataset": config["datasets"], "method": list(config["methods"])})
 
 
+@validate_args({"metric": [StrOptions(set(METRICS)), None]})
 def report(out, *, metric=None, write=True):
     """Build the tables, statistics, plots and HTML report of a run directory.
 
@@ -257,8 +258,9 @@ def report(out, *, metric=None, write=True):
     """
     out = Path(out)
     results, config = load_results(out), load_config(out)
-    metric = config.get("metric", "ari") if metric is None else metric
-    check_option(metric, "metric", "report", tuple(METRICS), role="argument")
+    if metric is None:  # the run's: its config was written by run, or by hand
+        metric = check_value(config.get("metric", "ari"), [StrOptions(set(METRICS))], "metric", f"the config in {out}",
+                             role="entry")
     frame = comparison_frame(results, config, metric)
     settings = list(dict.fromkeys(frame["setting"]))
     summary = _summary(frame, settings, config)

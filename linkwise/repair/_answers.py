@@ -8,11 +8,12 @@ explains and repairs a contradiction in :mod:`linkwise.repair._explain`.
 
 import math
 from itertools import chain, count
+from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
 
-from linkwise._validation import check_scalar
+from linkwise._validation import Interval, validate_args
 from linkwise.constraints import ConstraintStore
 from linkwise.graph import breadth_first, components, pair_key
 from linkwise.graph import shortest_path as path_between
@@ -107,16 +108,17 @@ class AnswerGraph(NoiseModel, ExplanationSearch):
     (0, 3)
     """
 
+    @validate_args({
+        "n": [Interval(Integral, 1, None, closed="left")],
+        "noise_probability": [Interval(Real, 0, 0.5, closed="neither")],
+        "prior_strength": [Interval(Real, 0, None, closed="neither")],
+        "max_depth": [Interval(Integral, 1, None, closed="left")],
+        "max_nodes": [Interval(Integral, 1, None, closed="left")],
+        "slack": [Interval(Integral, 0, None, closed="left")],
+    })
     def __init__(self, n, noise_probability, *, X=None, prior_strength=20, max_depth=4, max_nodes=2000, slack=2):
-        me = "AnswerGraph"
-        self.n = check_scalar(n, "n", me, kind="int", low=1)
-        self.noise_probability = check_scalar(noise_probability, "noise_probability", me, kind="float", low=0.0,
-                                              high=0.5, include_low=False, include_high=False)
-        self.max_depth = check_scalar(max_depth, "max_depth", me, kind="int", low=1)
-        self.max_nodes = check_scalar(max_nodes, "max_nodes", me, kind="int", low=1)
-        self.slack = check_scalar(slack, "slack", me, kind="int", low=0)
-        self.prior_strength = check_scalar(prior_strength, "prior_strength", me, kind="float", low=0.0,
-                                           include_low=False)
+        self.n, self.noise_probability, self.prior_strength = int(n), float(noise_probability), float(prior_strength)
+        self.max_depth, self.max_nodes, self.slack = int(max_depth), int(max_nodes), int(slack)
         self._X = X
         self._dist = []  # edge id -> distance between its points (with X)
         self._prior = (-1, None)  # (n_answers it was fitted on, prior per edge)

@@ -139,7 +139,7 @@ def test_bench_command_runs_lists_and_resumes(tmp_path, monkeypatch):
         (["--datasets", "nope"], "Unknown dataset"),
         (["--methods", "nope"], "Unknown method 'nope'"),
         (["--budgets", "ten"], "comma-separated list"),
-        (["--folds", "1"], "'folds' argument of run must be an int >= 2"),
+        (["--folds", "1"], "'folds' argument of run must be an int in the range [2, inf). Got 1 instead"),
         (["--backend", "spark"], "'spark' is not one of"),
     ],
 )

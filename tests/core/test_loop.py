@@ -71,7 +71,7 @@ def test_bad_inputs_name_the_argument(blobs):
         ClosestPairsFirst().fit(X, lw.LabelOracle(y), queryable=[0, 99])
     with pytest.raises(ValueError, match=r"'max_queries' parameter of ClosestPairsFirst must be an int in the range \[0, inf\) or None"):
         ClosestPairsFirst(max_queries=-1).fit(X, lw.LabelOracle(y))
-    with pytest.raises(TypeError, match="active estimator"):
+    with pytest.raises(TypeError, match=r"^The 'estimator' argument of ActiveSession must be an instance of 'linkwise.loop.ActiveEstimator'\."):
         lw.ActiveSession(object(), X)
 
 

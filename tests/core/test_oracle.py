@@ -46,7 +46,7 @@ def test_callback_oracle_checks_answers():
 @pytest.mark.parametrize(
     "make, match",
     [
-        (lambda: lw.LabelOracle([0, 1], noise=1.5), r"'noise' parameter of LabelOracle must be a float in \[0.0, 1.0\]"),
+        (lambda: lw.LabelOracle([0, 1], noise=1.5), r"^The 'noise' argument of LabelOracle must be a float in the range \[0.0, 1.0\]\. Got 1.5 instead\.$"),
         (lambda: lw.LabelOracle([[0, 1]]), "'y' argument"),
         (lambda: lw.LabelOracle([0, 1]).query(0, 2), "'j' argument"),
         (lambda: lw.LabelOracle([0, 1]).query(1, 1), "two different points"),

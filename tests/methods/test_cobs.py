@@ -371,14 +371,14 @@ def test_arpacks_restart_vectors_are_seeded():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        ({"algorithms": ["kmeans", "birch"]}, "'algorithms' parameter of COBS must be one of"),
+        ({"algorithms": ["kmeans", "birch"]}, "The 'algorithms' parameter of COBS must be a str among .+\\. Got 'birch' instead\\.$"),
         ({"algorithms": "kmeans"}, "'algorithms' parameter of COBS must be an array-like. Got 'kmeans' instead."),
         ({"algorithms": []}, "at least one"),
         ({"algorithms": ["kmeans", "kmeans"]}, "at most once"),
-        ({"grid": {"optics": {}}}, "'grid' parameter of COBS must be one of"),
-        ({"grid": {"kmeans": {"k": [2]}}}, "grid\\['kmeans'\\]' parameter of COBS must be one of"),
+        ({"grid": {"optics": {}}}, "The 'grid' parameter of COBS must be a str among .+\\. Got 'optics' instead\\.$"),
+        ({"grid": {"kmeans": {"k": [2]}}}, "The 'grid\\['kmeans'\\]' parameter of COBS must be a str among .+\\. Got 'k' instead\\.$"),
         ({"grid": {"kmeans": {"n_clusters": []}}}, "'n_clusters' entry of the grid of COBS must be a non-empty"),
-        ({"grid": {"kmeans": {"n_seeds": 0}}}, "'n_seeds' entry of the grid of COBS must be an int >= 1"),
+        ({"grid": {"kmeans": {"n_seeds": 0}}}, "The 'n_seeds' entry of the grid of COBS must be an int in the range \\[1, inf\\)\\. Got 0 instead\\.$"),
         ({"grid": {"dbscan": {"eps": [0.5, -1.0]}}}, "'eps' entry of the grid of COBS"),
         ({"grid": {"spectral": {"sigma": "wide"}}}, "'sigma' entry of the grid of COBS"),
         ({"grid": {"kmeans": {"n_clusters": [2, 90]}}}, "n_clusters=90 \\(kmeans\\) but X has only 90 rows"),

@@ -311,7 +311,7 @@ def test_threads_fitting_at_once_share_the_memo(blobs):
     "kwargs, match",
     [
         # each parameter against its table: tests/methods/test_params.py; the names in algorithms and grid here
-        ({"algorithms": ["optics"]}, "'algorithms' parameter of ActiveCOBS must be one of"),
+        ({"algorithms": ["optics"]}, "The 'algorithms' parameter of ActiveCOBS must be a str among .+\\. Got 'optics' instead\\.$"),
         ({"grid": {"spectral": {"n_neighbors": [], "sigma": []}}}, "gives spectral clustering no affinity"),
     ],
 )

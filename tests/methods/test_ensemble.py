@@ -87,8 +87,8 @@ def test_imputed_constraints_are_precise_on_separated_data():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(kappa_ml=1.5), "'kappa_ml' argument of impute_constraints must be a float in \\[0.0, 1.0\\]"),
-        (dict(kappa_ml=0.5, kappa_cl=0.5), "'kappa_cl' argument .* in \\[0.0, 0.5\\)"),
+        (dict(kappa_ml=1.5), "^The 'kappa_ml' argument of impute_constraints must be a float in the range \\[0.0, 1.0\\]\\. Got 1.5 instead\\.$"),
+        (dict(kappa_ml=0.5, kappa_cl=0.5), "^The 'kappa_cl' argument of impute_constraints must be below kappa_ml=0.5, got 0.5\\.$"),
     ],
 )
 def test_impute_constraints_rejects_bad_thresholds(kwargs, match):
@@ -106,9 +106,10 @@ def test_impute_constraints_rejects_bad_matrices():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(n_clusters=0), "'n_clusters' parameter of coassociation must be an int in \\[1, 240\\]"),
-        (dict(n_clusters=3, n_estimators=0), "'n_estimators' parameter of coassociation must be an int >= 1"),
-        (dict(n_clusters=3, sample_fraction=0.0), "'sample_fraction' parameter of coassociation must be a float in \\(0.0, 1.0\\]"),
+        (dict(n_clusters=0), "^The 'n_clusters' argument of coassociation must be an int in the range \\[1, inf\\)\\. Got 0 instead"),
+        (dict(n_clusters=241), "'n_clusters' argument of coassociation must be at most the number of samples, got n_clusters=241 for n_samples=240"),
+        (dict(n_clusters=3, n_estimators=0), "'n_estimators' argument of coassociation must be an int in the range \\[1, inf\\)"),
+        (dict(n_clusters=3, sample_fraction=0.0), "'sample_fraction' argument of coassociation must be a float in the range \\(0.0, 1.0\\]"),
     ],
 )
 def test_coassociation_rejects_bad_parameters(overlapping, kwargs, match):

@@ -118,7 +118,7 @@ def test_every_public_estimator_is_generated():
                                          for name, constraints in lw.cobs.CANDIDATE_CONSTRAINTS.items()
                                          for label, value in _bad_values(constraints)])
 def test_generate_refuses_a_bad_argument_naming_it(name, value):
-    with pytest.raises(InvalidParameterError, match=rf"^The '{name}' parameter of generate must be .+ Got .+ instead\.$"):
+    with pytest.raises(InvalidParameterError, match=rf"^The '{name}' argument of generate must be .+ Got .+ instead\.$"):
         lw.cobs.generate(X, **{name: value})
 
 
@@ -126,7 +126,7 @@ def test_generate_refuses_a_bad_argument_naming_it(name, value):
                                          ("random_state", "seed")])
 def test_collect_refuses_a_bad_argument_naming_it(name, value):
     arguments = {"n_clusters": 3, "max_queries": 3, "random_state": 0, name: value}
-    with pytest.raises(InvalidParameterError, match=rf"^The '{name}' parameter of Random.collect must be "):
+    with pytest.raises(InvalidParameterError, match=rf"^The '{name}' argument of Random.collect must be "):
         lw.active.Random().collect(X, lw.LabelOracle(Y), **arguments)
 
 

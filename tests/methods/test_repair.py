@@ -224,7 +224,7 @@ def test_search_is_fast_on_a_large_answer_graph():
     ],
 )
 def test_bad_parameters_are_named(kwargs, name):
-    with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of AnswerGraph"):
+    with pytest.raises(InvalidParameterError, match=rf"^The '{name}' argument of AnswerGraph must be .+\. Got .+ instead\.$"):
         AnswerGraph(5, **kwargs)
 
 

@@ -102,7 +102,9 @@ def test_an_answer_is_taken_once(iris_data, tmp_path):
     with pytest.raises(Refused, match="already been answered"):
         session.answer(shown.position, False)
     assert [a.answer for a in session.store.answers()] == [True]
-    with pytest.raises(InvalidParameterError, match="must be True, False or None"):
+    refused = (r"^The 'answer' argument of HumanSession.answer must be an instance of 'bool' or an instance of "
+               r"'numpy.bool' or None\. Got 'yes' instead\.$")
+    with pytest.raises(InvalidParameterError, match=refused):
         session.answer(session.state().position, "yes")
     session.close()
 
@@ -173,7 +175,8 @@ def test_a_failed_start_leaves_no_session_file(iris_data, tmp_path):
         HumanSession(tmp_path / "s.db", data, lw.COBRAS(max_queries=-1))
     with pytest.raises(InvalidParameterError, match="random_state.*a session file stores only"):
         HumanSession(tmp_path / "s.db", data, lw.COBRAS(random_state=np.random.RandomState(0)))
-    with pytest.raises(InvalidParameterError, match="must be an active estimator"):
+    with pytest.raises(InvalidParameterError, match=r"^The 'estimator' argument of HumanSession must be an instance of 'linkwise.loop.ActiveEstimator'\. "
+                       r"Got PCKMeans\(n_clusters=3\) instead\.$"):
         HumanSession(tmp_path / "s.db", data, lw.PCKMeans(n_clusters=3))
     assert list(tmp_path.glob("s.db*")) == []
 

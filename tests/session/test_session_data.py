@@ -99,7 +99,7 @@ def test_cells_are_shown_as_pandas_writes_their_column(tmp_path):
         ({"features": ["species"]}, "'species' is not numeric"),
         ({"features": ["petal_width", "ghost"]}, "features: .ghost. is not a column"),
         ({"id_column": "species"}, "not unique: 'setosa' appears twice"),
-        ({"scale": "log"}, "The 'scale' argument of load_data must be one of"),
+        ({"scale": "log"}, "The 'scale' argument of load_data must be a str among"),
     ],
 )
 def test_bad_options_name_the_problem(tmp_path, kwargs, match, iris_file):

@@ -141,11 +141,12 @@ def test_a_move_that_contradicts_a_mark_opens_the_contradiction_and_can_be_withd
     (lambda s, p: s.mark(p, 99), "'cluster' argument of HumanSession.mark must be a cluster number"),
     (lambda s, p: s.mark(p, True), "'cluster' argument of HumanSession.mark must be a cluster number"),
     (lambda s, p: s.mark(p, [0, 999]), "'cluster' argument of HumanSession.mark holds index 999"),
-    (lambda s, p: s.mark(p, 0, complete="yes"), "'complete' argument of HumanSession.mark must be True or False"),
+    (lambda s, p: s.mark(p, 0, complete="yes"), "^The 'complete' argument of HumanSession.mark must be an instance of 'bool' or an instance of "
+     "'numpy.bool'. Got 'yes' instead.$"),
     (lambda s, p: s.move(p, -1, 0), "'row' argument of HumanSession.move must be a row number from 0 to 146"),
     (lambda s, p: s.move(p, 0, -1), "'to' argument of HumanSession.move must be a cluster number"),
     (lambda s, p: s.move(p, 0, int(s.numbers()[0])), "already is; name another cluster"),
-    (lambda s, p: s.clusters(limit=0), "'limit' argument of HumanSession.clusters must be a positive int"),
+    (lambda s, p: s.clusters(limit=0), r"^The 'limit' argument of HumanSession.clusters must be an int in the range \[1, inf\). Got 0 instead.$"),
 ])
 def test_bad_input_is_refused_naming_the_argument(session, call, match):
     n = len(session.store.answers())

@@ -81,15 +81,15 @@ def test_a_mark_is_reviewed_as_a_mark_and_can_only_be_withdrawn(session):
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda s: s.review(page=-1), "'page' argument of HumanSession.review must be an int of at least 0"),
+    (lambda s: s.review(page=-1), r"^The 'page' argument of HumanSession.review must be an int in the range \[0, inf\)\. Got -1 instead\.$"),
     (lambda s: s.review(page=99), "'page' argument of HumanSession.review must be from 0 to"),
-    (lambda s: s.review(size=0), "'size' argument of HumanSession.review must be an int of at least 1"),
-    (lambda s: s.review(size=201), "must be an int from 1 to 200"),
+    (lambda s: s.review(size=0), r"'size' argument of HumanSession.review must be an int in the range \[1, 200\]\. Got 0"),
+    (lambda s: s.review(size=201), r"must be an int in the range \[1, 200\]\. Got 201 instead"),
     (lambda s: s.review(size=True), "'size' argument of HumanSession.review must be an int"),
-    (lambda s: s.review(q=3), "'q' argument of HumanSession.review must be text"),
+    (lambda s: s.review(q=3), "'q' argument of HumanSession.review must be an instance of 'str' or None. Got 3 instead"),
     (lambda s: s.change("1", True), "'seq' argument of HumanSession.change must be an answer's number"),
     (lambda s: s.change(True, True), "'seq' argument of HumanSession.change must be an answer's number"),
-    (lambda s: s.change(1, "same"), "'answer' argument of HumanSession.change must be True, False or None"),
+    (lambda s: s.change(1, "same"), "'answer' argument of HumanSession.change must be an instance of 'bool' .+ or None. Got 'same' instead"),
     (lambda s: s.withdraw(1.0), "'seq' argument of HumanSession.withdraw must be an answer's number"),
 ])
 def test_bad_review_arguments_are_one_line_errors(session, call, message):
@@ -121,7 +121,7 @@ def test_hostile_review_requests_are_refused_with_one_line(live, iris_data, rout
 
 @pytest.mark.parametrize("params, message", [
     ({"page": "-1"}, "'page' must be a whole number"),
-    ({"size": "500"}, "must be an int from 1 to 200"),
+    ({"size": "500"}, "must be an int in the range [1, 200]. Got 500 instead"),
     ({"q": "x" * 201}, "'q' must be at most 200 characters"),
     ({"sort": "seq"}, "Unknown parameter 'sort'"),
     ([("page", "0"), ("page", "1")], "'page' is given 2 times"),

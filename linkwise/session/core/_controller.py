@@ -40,10 +40,9 @@ import numbers
 import secrets
 import threading
 
-import numpy as np
 from sklearn.base import clone
 
-from linkwise._validation import InvalidParameterError
+from linkwise._validation import InvalidParameterError, check_value, validate_args
 from linkwise.graph import pair_key
 from linkwise.loop import ActiveEstimator
 from linkwise.session.core._counts import count_statements
@@ -257,9 +256,7 @@ class HumanSession:
     @staticmethod
     def _adopt(estimator, seed):
         """A clone of ``estimator``, seeded with ``seed`` when its ``random_state`` is None."""
-        if not isinstance(estimator, ActiveEstimator):
-            raise InvalidParameterError("The 'estimator' argument of HumanSession must be an active estimator "
-                                        f"(COBRAS, COBRA, ...), got {type(estimator).__name__}.")
+        check_value(estimator, [ActiveEstimator], "estimator", "HumanSession")
         estimator = clone(estimator)
         if estimator.random_state is None:
             estimator.set_params(random_state=seed)
@@ -480,6 +477,7 @@ class HumanSession:
         if self._replay.conflict is not None:
             raise Refused("Resolve the contradiction first: say which answer was wrong.")
 
+    @validate_args({"answer": ["boolean", None]})
     def answer(self, position, answer, annotator=None):
         """Store the answer to the current question, then move on.
 
@@ -510,9 +508,6 @@ class HumanSession:
             The answer could not be written (disk full, ...): nothing
             changed, and the same answer may be given again.
         """
-        if answer is not None and not isinstance(answer, (bool, np.bool_)):
-            raise InvalidParameterError(f"The 'answer' argument of HumanSession.answer must be True, False or None, "
-                                        f"got {answer!r}.")
         self._desk.check_annotator(annotator, "answer")
         with self._lock:
             self._guard(position, annotator)

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from linkwise._validation import check_option
+from linkwise._validation import StrOptions, check_value
 from linkwise.session.core._import import constraints_frame
 from linkwise.session.core._store import ANSWER_WORDS, Answer
 
@@ -27,7 +27,7 @@ MEDIA_TYPES = {"csv": "text/csv", "json": "application/json", "jsonl": "applicat
 def export_format(path, given=None):
     """The format to write ``path`` in: ``given``, else its suffix's (``.json``, ``.jsonl``), else CSV."""
     if given is not None:
-        return check_option(given, "format", "export", FORMATS, role="argument")
+        return check_value(given, [StrOptions(set(FORMATS))], "format", "export")
     suffix = Path(str(path)).suffix.lower().lstrip(".")
     return suffix if suffix in FORMATS else "csv"
 
@@ -35,7 +35,7 @@ def export_format(path, given=None):
 def session_table(session, table):
     """One of a session's :data:`TABLES` as a DataFrame: ``labels`` (id, cluster, name), ``answers`` (every
     statement, marks and moves with their kind), ``constraints`` (the pair relations held) or ``agreement``."""
-    check_option(table, "table", "export", TABLES, role="argument")
+    check_value(table, [StrOptions(set(TABLES))], "table", "export")
     return constraints_frame(session) if table == "constraints" else getattr(session, f"{table}_frame")()
 
 
@@ -49,7 +49,7 @@ def format_table(frame, fmt):
     {"id":"a","cluster":0}
     {"id":"b","cluster":1}
     """
-    check_option(fmt, "format", "export", FORMATS, role="argument")
+    check_value(fmt, [StrOptions(set(FORMATS))], "format", "export")
     if fmt == "csv":
         return frame.to_csv(index=False)
     if "members" in frame.columns:  # a JSON text in a CSV cell; a list of ids in JSON

@@ -20,10 +20,11 @@ about twice while the cluster is unchanged.
 
 import hashlib
 from itertools import groupby
+from numbers import Integral
 
 import numpy as np
 
-from linkwise._validation import InvalidParameterError, check_index_set
+from linkwise._validation import Interval, InvalidParameterError, StrOptions, check_index_set, validate_args
 from linkwise.graph import relabel
 from linkwise.session.core._store import Refused
 
@@ -178,6 +179,8 @@ class ClusterFeedback:
         values, starts = np.unique(numbers[order], return_index=True)
         return dict(zip(values.tolist(), np.split(order, starts[1:])))
 
+    @validate_args({"limit": [Interval(Integral, 1, None, closed="left")], "per": [Interval(Integral, 1, None, closed="left")],
+                    "doubtful": [Interval(Integral, 0, None, closed="left")]}, owner="HumanSession.clusters")
     def clusters(self, limit=30, per=3, doubtful=3):
         """The current clusters, largest first, as strips: size, typical and atypical items, feedback given.
 
@@ -225,10 +228,6 @@ class ClusterFeedback:
         ('pure', 'pure')
         >>> session.close()
         """
-        for name, value, least in (("limit", limit, 1), ("per", per, 1), ("doubtful", doubtful, 0)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < least:
-                raise InvalidParameterError(f"The {name!r} argument of HumanSession.clusters must be a "
-                                            f"{'positive' if least else 'non-negative'} int, got {value!r}.")
         with self._lock:
             groups, marks, names = self._groups(), self._marks(), self.names()
             order = sorted(groups, key=lambda c: (-len(groups[c]), c))
@@ -242,6 +241,9 @@ class ClusterFeedback:
             return {"position": self._replay.position, "revision": self._replay.revision, "strips": strips,
                     "n_more": max(len(groups) - limit, 0), "n_rows_more": int(sum(len(groups[c]) for c in order[limit:]))}
 
+    @validate_args({"page": [Interval(Integral, 0, None, closed="left")],
+                    "size": [Interval(Integral, 1, MAX_PAGE_SIZE, closed="both")],
+                    "q": [str, None], "sort": [StrOptions(set(SORTS))]}, owner="HumanSession.members")
     def members(self, cluster, page=0, size=24, q=None, column=None, sort="typical"):
         """One page of a cluster's members: every member can be seen, searched, and its least typical ones first.
 
@@ -287,18 +289,6 @@ class ClusterFeedback:
         >>> session.close()
         """
         columns = self._data.search_columns
-        checks = (("page", page, 0, None), ("size", size, 1, MAX_PAGE_SIZE))
-        for name, value, least, most in checks:
-            if (not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < least
-                    or (most is not None and value > most)):
-                span = f"from {least} to {most}" if most else f"of at least {least}"
-                raise InvalidParameterError(f"The {name!r} argument of HumanSession.members must be an int {span}, "
-                                            f"got {value!r}.")
-        if sort not in SORTS:
-            raise InvalidParameterError(f"The 'sort' argument of HumanSession.members must be one of "
-                                        f"{', '.join(SORTS)}, got {sort!r}.")
-        if q is not None and not isinstance(q, str):
-            raise InvalidParameterError(f"The 'q' argument of HumanSession.members must be text, got {q!r}.")
         if column is not None and column not in columns:
             raise InvalidParameterError(f"The 'column' argument of HumanSession.members must be one of "
                                         f"{', '.join(columns)}, got {column!r}.")
@@ -368,6 +358,7 @@ class ClusterFeedback:
                                         f"(one that clusters() shows now), got {cluster!r}.")
         return groups[int(cluster)]
 
+    @validate_args({"complete": ["boolean"], "confirmed": ["boolean"]}, owner="HumanSession.mark")
     def mark(self, position, cluster, complete=False, annotator=None, confirmed=False):
         """Say that a cluster is pure (its members all belong together), and perhaps complete.
 
@@ -409,10 +400,6 @@ class ClusterFeedback:
         --------
         See :meth:`clusters`.
         """
-        for name, value in (("complete", complete), ("confirmed", confirmed)):
-            if not isinstance(value, (bool, np.bool_)):
-                raise InvalidParameterError(f"The {name!r} argument of HumanSession.mark must be True or False, "
-                                            f"got {value!r}.")
         with self._lock:
             self._guard(position, annotator)
             if isinstance(cluster, (int, np.integer)):

@@ -5,10 +5,11 @@ clustering follows as if the answer had been given that way.
 """
 
 import dataclasses
+from numbers import Integral
 
 import numpy as np
 
-from linkwise._validation import InvalidParameterError
+from linkwise._validation import Interval, InvalidParameterError, validate_args
 from linkwise.session.core._store import ANSWER_WORDS, Refused
 
 __all__ = ["AnswerReview", "described"]
@@ -48,6 +49,9 @@ class AnswerReview:
         self._data, self._store, self._lock, self._replay, self._read_only = data, store, lock, replay, read_only
         self._state = state
 
+    @validate_args({"page": [Interval(Integral, 0, None, closed="left")],
+                    "size": [Interval(Integral, 1, _MAX_PAGE, closed="both")], "q": [str, None]},
+                   owner="HumanSession.review")
     def review(self, page=0, size=50, q=None):
         """One page of every stored statement in effect, newest first: what a review screen lists (a move once).
 
@@ -74,15 +78,6 @@ class AnswerReview:
         InvalidParameterError
             ``page`` or ``size`` is out of range, or ``q`` is not text.
         """
-        for name, value, least in (("page", page, 0), ("size", size, 1)):
-            if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < least:
-                raise InvalidParameterError(f"The {name!r} argument of HumanSession.review must be an int of at "
-                                            f"least {least}, got {value!r}.")
-        if size > _MAX_PAGE:
-            raise InvalidParameterError(f"The 'size' argument of HumanSession.review must be an int from 1 to "
-                                        f"{_MAX_PAGE}, got {size!r}.")
-        if q is not None and not isinstance(q, str):
-            raise InvalidParameterError(f"The 'q' argument of HumanSession.review must be text, got {q!r:.80}.")
         ids = self._data.ids
         with self._lock:
             # a move is one statement: listed once, by its must-link with the new cluster (withdrawing it withdraws
@@ -122,6 +117,7 @@ class AnswerReview:
                           "window); the answers are shown again.")
         return row
 
+    @validate_args({"answer": ["boolean", None]}, owner="HumanSession.change")
     def change(self, seq, answer):
         """Change the stored answer ``seq`` (a question's or an imported pair's) to ``answer``, then replay.
 
@@ -147,9 +143,6 @@ class AnswerReview:
         SessionWriteError
             The change could not be written: nothing changed.
         """
-        if answer is not None and not isinstance(answer, (bool, np.bool_)):
-            raise InvalidParameterError(f"The 'answer' argument of HumanSession.change must be True, False or "
-                                        f"None, got {answer!r:.80}.")
         with self._lock:
             row = self._stored(seq, "change")
             if row.kind not in ("question", "imported"):

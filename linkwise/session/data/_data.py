@@ -21,7 +21,7 @@ from itertools import islice
 from pathlib import Path
 
 from linkwise._extras import requires
-from linkwise._validation import InvalidParameterError, check_option
+from linkwise._validation import InvalidParameterError, StrOptions, validate_args
 from linkwise.images import IMAGE_TYPES
 from linkwise.intake import Dataset, Source, UnsafePathError, as_pandas, load_table
 
@@ -238,6 +238,7 @@ class _FileSource(Source):
         return _read_as(self.path, self.read_as)
 
 
+@validate_args({"scale": [StrOptions({"minmax", "none"})]})
 def load_data(path, *, id_column=None, text_column=None, image_column=None, features=None, image_root=None,
               scale="minmax", encoding=None, series=None):
     """Read a CSV or Parquet file for a human session.
@@ -306,7 +307,6 @@ def load_data(path, *, id_column=None, text_column=None, image_column=None, feat
     path = Path(path).resolve()
     if not path.exists():
         raise InvalidParameterError(f"The data file {path} does not exist.")
-    check_option(scale, "scale", "load_data", ("minmax", "none"), role="argument")
     if path.is_dir():
         from linkwise.session.data._images import FILE, folder_table
 
