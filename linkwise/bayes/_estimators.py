@@ -138,6 +138,9 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
         effective sample size ``(sum w)^2 / sum w^2`` is below this fraction
         of them; in between, answers reweight them and questions are scored
         with the weights. 1 moves them after every answer, as the paper.
+        0.5 about halves a question's time at 10,000 rows but was lower on
+        the benchmark's tuning half (by .05 at 10 answers and .015 at 100;
+        benchmarks/results/auto.md, session 17), hence the default.
     candidate_pairs : int, default=10000
         Size of the candidate pool scored for each question: every queryable
         pair when there are at most this many, else this many pairs drawn
@@ -189,7 +192,7 @@ class BayesianActiveClustering(_BayesianModelMixin, ActiveEstimator):
     anytime = True
 
     def __init__(self, n_clusters=2, *, criterion="info", n_particles=None, lam=10.0, tau=1.0, eps=0.05, n_mcmc_steps=5,
-                 min_ess=1.0, fit_intercept=True, candidate_pairs=10000, max_queries=None, random_state=None):
+                 fit_intercept=True, min_ess=1.0, candidate_pairs=10000, max_queries=None, random_state=None):
         super().__init__(n_clusters, n_particles=n_particles, lam=lam, tau=tau, eps=eps, n_mcmc_steps=n_mcmc_steps,
                          fit_intercept=fit_intercept, random_state=random_state)
         self.min_ess, self.criterion, self.candidate_pairs, self.max_queries = min_ess, criterion, candidate_pairs, max_queries
