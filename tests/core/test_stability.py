@@ -239,6 +239,22 @@ def test_the_misplaced_share_counts_rows_nearer_another_centre():
             misplaced_share(X, labels)
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_misplaced_share_of_a_wide_data_frame_is_that_of_its_values(seed):
+    # 50 rows x 500 features as a DataFrame, labels as strings in a Series: the share of the plain arrays
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(50, 500))
+    X[:, :5] += 4.0 * (np.arange(50) % 2)[:, None]  # two groups along a few of the columns
+    X[:, 7] = 3.0  # a constant column
+    labels = np.where(rng.random(50) < 0.8, np.arange(50) % 2, 1 - np.arange(50) % 2)  # a fifth misplaced, about
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(500)], index=rng.permutation(50) + 100)
+    names = pd.Series(np.array(["kitchen", "garden"])[labels], index=frame.index)
+    share = misplaced_share(frame, names)
+    assert share == misplaced_share(X, labels) == pytest.approx(_misplaced_share(X, labels))
+    assert 0.0 < share < 0.5
+
+
 def test_the_answers_the_clustering_contradicts_are_counted_and_said_beside_the_signal():
     monitor = lw.StabilityMonitor(window=2)
     answers = [(0, 1, True), (2, 3, True), (0, 2, None)]
