@@ -146,9 +146,9 @@ class Model:
                                                forest.position[b[inside]]).T
         return out.T
 
-    def objective(self, w, entropy_rows=None):
-        """Negative log posterior of one flat W and its gradient (for L-BFGS), the entropy over ``entropy_rows``
-        (default every row).
+    def objective(self, w, X_entropy=None):
+        """Negative log posterior of one flat W and its gradient (for L-BFGS), the entropy over the rows of
+        ``X_entropy`` (some of the model's inputs, selected once by :meth:`map_estimate`; default every row).
 
         The gradient is ``sum_{i in forest} x_i (q_i - p_i)^T - W / lam +
         tau/N sum_i x_i g_i^T`` with ``g_ik = p_ik (log p_ik - sum_j p_ij log
@@ -160,7 +160,7 @@ class Model:
         clusters run across whole rows instead of thousands of tiny ones
         (the same operations in the same order as :meth:`log_assignments`).
         """
-        X = self.X if entropy_rows is None else self.X[entropy_rows]
+        X = self.X if X_entropy is None else X_entropy
         n = X.shape[0]
         W = w.reshape(X.shape[1], -1)
         log_p = _log_softmax(np.ascontiguousarray((X @ W).T), axis=0)
@@ -172,7 +172,7 @@ class Model:
         grad = -W / self.lam + (self.tau / n) * X.T @ np.ascontiguousarray(plogp.T)
         forest = self.forest
         if len(forest):
-            if entropy_rows is None:
+            if X_entropy is None:
                 log_p_nodes = log_p[:, forest.nodes]
             else:
                 log_p_nodes = _log_softmax(np.ascontiguousarray((self.X_nodes @ W).T), axis=0)
@@ -186,7 +186,8 @@ class Model:
     def map_estimate(self, W0, entropy_rows=None):
         """The local optimum of the log posterior from ``W0`` (d, K) by L-BFGS, and its unnormalised value
         (the entropy over ``entropy_rows``, default every row)."""
-        result = minimize(self.objective, W0.ravel(), args=(entropy_rows,), jac=True, method="L-BFGS-B")
+        X_entropy = None if entropy_rows is None else self.X[entropy_rows]  # one copy, not one per evaluation
+        result = minimize(self.objective, W0.ravel(), args=(X_entropy,), jac=True, method="L-BFGS-B")
         return result.x.reshape(W0.shape), -float(result.fun)
 
     def labels(self, W):

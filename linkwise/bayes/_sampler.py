@@ -116,8 +116,12 @@ class ParticleFilter:
         """The particles' normalised weights, or None while they are equal (after each resampling)."""
         if not self.log_weights.any():
             return None
-        weights = np.exp(self.log_weights - self.log_weights.max())
+        weights = self._relative_weights()
         return weights / weights.sum()
+
+    def _relative_weights(self):
+        """The weights up to a constant factor, the largest 1."""
+        return np.exp(self.log_weights - self.log_weights.max())
 
     def p_must(self, a, b):
         """``P(z_ab = must-link | Z, W_s)`` of shape (n_particles, n_pairs)."""
@@ -150,7 +154,7 @@ class ParticleFilter:
 
     def _rejuvenate(self):
         """Resample and move the particles when the effective sample size is below ``min_ess`` particles' worth."""
-        weights = np.exp(self.log_weights - self.log_weights.max())
+        weights = self._relative_weights()
         if self.min_ess >= 1.0 or weights.sum() ** 2 < self.min_ess * weights.size * np.dot(weights, weights):
             self.W = self.W[systematic_resample(weights, self.rng)]
             self.log_weights[:] = 0.0

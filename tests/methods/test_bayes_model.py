@@ -182,8 +182,8 @@ def test_gradient_matches_finite_differences(with_constraints):
         # the objective is the negative of the batched log posterior
         assert -value == pytest.approx(model.log_posterior(w.reshape(1, 4, 3))[0], rel=1e-10)
         # over some rows (the MAP's search on large data): the same on those rows, the answers' term on every node
-        value, grad = model.objective(w, rows)
-        error = check_grad(lambda v: model.objective(v, rows)[0], lambda v: model.objective(v, rows)[1], w)
+        value, grad = model.objective(w, X[rows])
+        error = check_grad(lambda v: model.objective(v, X[rows])[0], lambda v: model.objective(v, X[rows])[1], w)
         assert error < 1e-5 * max(1.0, np.linalg.norm(grad))
         assert -value == pytest.approx(model.log_posterior(w.reshape(1, 4, 3), rows)[0], rel=1e-10)
 
