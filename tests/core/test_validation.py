@@ -414,7 +414,7 @@ def _bad_values(constraints):
         except NotImplementedError:  # no value of the type falls outside (a type, None, a random state)
             pass
     if any(isinstance(c, SklearnInterval) for c in made):  # a number is wanted
-        candidates += [("bool", True), ("fraction", 2.5), ("nan", np.nan), ("text", "3")]
+        candidates += [("bool", True), ("fraction", 2.5), ("nan", np.nan), ("inf", np.inf), ("text", "3")]
     if "boolean" in constraints:
         candidates += [("int", 1), ("text", "yes")]
     return [(label, v) for label, v in candidates if not any(c.is_satisfied_by(v) for c in made)]
