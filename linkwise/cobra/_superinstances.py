@@ -160,8 +160,15 @@ class SuperInstanceTree:
         self.position = [centre]
         self.cluster = np.zeros(1, dtype=np.intp)
         self.shown = (1, self.cluster.copy())
-        self._cache = None
+        self._cache = self._labels = None
         self._pending = []  # lazy splits (_LazySplit), oldest first
+
+    def __getstate__(self):  # the labels shown are a cache of the rest: not pickled with a resume point
+        return {k: v for k, v in self.__dict__.items() if k != "_labels"}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._labels = None
 
     @property
     def n_ids(self):
@@ -269,18 +276,34 @@ class SuperInstanceTree:
 
     def _label_per_id(self, view):
         """Label (0.. by first point) of every leaf rows point to, by id, under a ``view`` saved by :meth:`show`:
-        each takes the cluster of its ancestor that existed then. A lazy split is assigned first only if the view
-        puts its new leaves in different clusters (else its rows not assigned yet all take their one cluster)."""
+        each takes the cluster of its ancestor that existed then. For the view shown, read-only and the same array
+        until it or the rows of a leaf change (most answers change neither)."""
+        # a lazy split is assigned first only if the view puts its new leaves in different clusters (else its rows
+        # not assigned yet all take their one cluster)
         if any(np.unique(self._cluster_then(job.ids, view)).size > 1 for job in self._pending):
             self.settle()
-        leaves, _, shows = self._holding_rows()
+        holding, kept = self._holding_rows(), self._labels
+        if kept is not None and kept[0] is view and kept[1] is holding:
+            return kept[2]
+        leaves, _, shows = holding
         per_id = np.zeros(self.n_ids, dtype=np.int32)
         per_id[leaves] = relabel(self._cluster_then(shows, view))
+        if view is self.shown:
+            per_id.flags.writeable = False
+            self._labels = (view, holding, per_id, None)  # the labels of every row: computed when read
         return per_id
 
     def labels(self):
-        """Point labels of the shown clustering, numbered 0.. by first point."""
-        return self._label_per_id(self.shown)[self.leaf_of_point].astype(np.intp)
+        """Point labels of the shown clustering, numbered 0.. by first point: read-only, the same array until the
+        clustering shown or the rows of a leaf change (a replay of hundreds of answers on a million rows labels
+        every row only where something moved)."""
+        per_id = self._label_per_id(self.shown)
+        view, holding, _, labels = self._labels
+        if labels is None:
+            labels = per_id[self.leaf_of_point].astype(np.intp)
+            labels.flags.writeable = False
+            self._labels = (view, holding, per_id, labels)
+        return labels
 
     def super_instance_labels(self):
         """Leaf of every point, numbered 0.. by first point."""

@@ -412,3 +412,33 @@ def test_replay_refuses_what_is_no_answers_in_one_line(iris, answers):
                        r"must be a mapping [^\n]*$"):
         session.replay(answers)
     assert session.n_queries == 0 and session.ask() is not None  # nothing told, the session goes on
+
+
+@pytest.mark.parametrize("method", [
+    lambda s: lw.COBRAS(max_queries=25, random_state=s),
+    lambda s: lw.BayesianActiveClustering(3, n_particles=12, max_queries=8, random_state=s),
+    lambda s: lw.ActiveClustering(lw.PCKMeans(n_clusters=3, random_state=s), lw.active.MinMax(), max_queries=12,
+                                  random_state=s),
+    lambda s: ClosestPairsFirst(random_state=s),
+], ids=["cobras", "bayes", "pckmeans-minmax", "custom"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_labels_is_a_read_only_shared_view_of_labels_(method, seed):
+    X, y = make_blobs(n_samples=90, centers=3, cluster_std=2.5, random_state=seed)
+    order = np.random.RandomState(seed).permutation(len(y))  # shuffled rows
+    X, y = X[order], y[order]
+    session = lw.ActiveSession(method(seed), X)
+    same_object = 0
+    while (pair := session.ask()) is not None:
+        before = session.labels()
+        session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+        shown = session.labels()
+        assert not shown.flags.writeable and shown is session.labels()  # one array per state
+        fresh = session.labels_
+        np.testing.assert_array_equal(shown, fresh)
+        fresh[:] = -1  # labels_ is the caller's: labels() does not change
+        assert (session.labels() >= 0).all()
+        same_object += shown is before
+    session.inform(0, 1, bool(y[0] == y[1]))
+    np.testing.assert_array_equal(session.labels(), session.labels_)
+    if isinstance(session.estimator_, lw.COBRAS):
+        assert same_object > 0  # COBRAS keeps its clustering's array while an answer changes nothing

@@ -140,6 +140,33 @@ def test_lazy_splits_read_at_any_moment_agree_with_their_settled_rows(monkeypatc
     np.testing.assert_array_equal(session.finish().labels_, fitted.labels_)
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_clustering_kept_between_answers_is_the_one_computed_afresh(monkeypatch, seed):
+    """The tree keeps the labels of every row until the clustering shown or a leaf's rows change: after every
+    answer, statement and mark (lazy splits on the way) they equal those of a copy that computes them afresh."""
+    monkeypatch.setattr(cobras_module, "_LAZY_MIN", 40)
+    monkeypatch.setattr(si_module, "_CHUNK", 8)
+    X, y = make_blobs(n_samples=500, centers=6, cluster_std=2.5, random_state=seed)
+    session = lw.ActiveSession(lw.COBRAS(max_queries=50, random_state=seed), X)
+    rng = np.random.RandomState(seed)
+    kept = 0
+    for step in range(60):
+        before = session.labels()
+        if step % 7 == 3:
+            i, j = rng.choice(len(y), 2, replace=False)
+            session.inform(int(i), int(j), bool(y[i] == y[j]))
+        elif step == 30:
+            session.mark(np.flatnonzero(y == y[0])[:20])
+        elif (pair := session.ask()) is not None:
+            session.tell(pair, bool(y[pair[0]] == y[pair[1]]))
+        shown = session.labels()
+        afresh = copy.deepcopy(session.estimator_._tree)  # the copy keeps no labels
+        assert afresh._labels is None
+        np.testing.assert_array_equal(shown, afresh.labels())
+        kept += shown is before
+    assert kept > 0
+
+
 # -- bad input -------------------------------------------------------------------
 def test_identical_points_need_no_question():
     X = np.ones((20, 3))

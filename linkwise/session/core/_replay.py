@@ -26,7 +26,9 @@ from linkwise.stability import StabilityMonitor, observe
 __all__ = ["Replay", "state_row"]
 
 # What a resume point keeps of a replay, beside its ActiveSession's state (with the rows it covers).
-_STATE = ("used", "_processed", "_source", "conflict", "_labels", "_numbered", "_fresh", "stability", "_unsure")
+_STATE = ("used", "_feedback", "_processed", "_source", "conflict", "_labels", "_numbered", "_fresh", "stability",
+          "_unsure")
+_FEEDBACK = ("pure", "complete", "move")  # the kinds of row that are feedback on clusters
 
 
 def state_row(session, row, unsure):
@@ -105,6 +107,7 @@ class Replay:
         # stability of what the person sees (the feedback honoured), counting every annotator's answers
         self.stability = StabilityMonitor(**self.estimator.stop_rule())
         self.used, self._processed = [], []
+        self._feedback = []  # the rows of used that are feedback on clusters (see feedback_rows)
         self._source = {}  # (pair, must-link) -> the recorded row that stated it, for explaining a contradiction
         self.conflict = self._labels = None
         # the clustering last numbered (its labels, the numbers per row) and the next fresh number: numbered after
@@ -141,6 +144,8 @@ class Replay:
             pair, must_link, explained = exc.pair, exc.must_link, getattr(exc, "explanation", None)
         else:
             self.used.append(row)
+            if row.kind in _FEEDBACK:
+                self._feedback.append(row)
             stated = [(row.i, row.j, row.answer)] if row.kind == "question" else session.informed[informed:]
             self._source.update({(pair_key(i, j), a): row for i, j, a in stated})
             self._labels = None
@@ -191,8 +196,8 @@ class Replay:
         return f"{n}.end" if pair is None else f"{n}.{pair[0]}-{pair[1]}"
 
     def feedback_rows(self):
-        """The applied rows of feedback on clusters: marks and moves."""
-        return [row for row in self.used if row.kind in ("pure", "complete", "move")]
+        """The applied rows of feedback on clusters: marks and moves (a copy: the list grows as rows are applied)."""
+        return list(self._feedback)
 
     def labels(self):
         """The current clustering (the method's, as the cluster feedback says), numbered 0.. in order of first
@@ -202,9 +207,9 @@ class Replay:
         before, so nothing after it (the numbers, the export) is computed again for every row.
         """
         if self._labels is None:
-            method, feedback = self.session.labels_, self.feedback_rows()
+            method, feedback = self.session.labels(), self.feedback_rows()
             kept = self._honoured
-            if kept is not None and kept[1] == feedback and np.array_equal(kept[0], method):
+            if kept is not None and kept[1] == feedback and (kept[0] is method or np.array_equal(kept[0], method)):
                 self._labels = kept[2]
             else:
                 self._labels = honour(method, feedback)
